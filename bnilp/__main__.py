@@ -1,0 +1,3 @@
+from bnilp.cli import main
+
+main()

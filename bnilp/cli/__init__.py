@@ -1,0 +1,61 @@
+"""The ``bnilp`` command line: one sub-module per command, loaded lazily.
+
+Every :class:`bnilp.errors.BnilpError` becomes one line on stderr and exit code 2 (never a
+traceback). Exit code 3 means a limit cut the work short (time, network count): the result is
+valid but not proven optimal / not complete.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from bnilp import __version__
+from bnilp.errors import BnilpError
+
+#: command name -> "module:attribute"
+COMMANDS = {
+    "score": "bnilp.cli.score:score",
+    "solve": "bnilp.cli.learn:solve",
+    "learn": "bnilp.cli.learn:learn",
+    "citest": "bnilp.cli.citest:citest",
+    "simulate": "bnilp.cli.simulate:simulate",
+    "compare": "bnilp.cli.simulate:compare",
+    "proxy-search": "bnilp.cli.proxy:proxy_search",
+}
+
+EXIT_INPUT = 2
+EXIT_LIMIT = 3
+
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands are imported only when used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except BnilpError as exc:
+            click.echo(f"bnilp: error: {exc}", err=True)
+            sys.exit(EXIT_INPUT)
+        except KeyboardInterrupt:
+            click.echo("bnilp: interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="bnilp")
+def main() -> None:
+    """Exact Bayesian network structure learning: the optimal network, every network within a
+    Bayes factor of it, their equivalence classes and edge posteriors."""

@@ -1,0 +1,98 @@
+"""Options shared by the commands that read data and score it (score, learn, proxy-search, citest)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from bnilp.data import Dataset, load_data
+from bnilp.errors import InputError
+from bnilp.scores import REGISTRY, LocalScore, StructurePrior, make_score
+
+
+def data_options(func: Callable) -> Callable:
+    """--no-header, --discrete, --continuous, --missing, --format."""
+    for opt in reversed([
+        click.option("--no-header", is_flag=True, help="The file has no names line; columns are named 0..n-1."),
+        click.option("--discrete", "discrete_cols", metavar="COLS", help="Comma-separated columns to treat as discrete."),
+        click.option("--continuous", "continuous_cols", metavar="COLS",
+                     help="Comma-separated columns to treat as continuous."),
+        click.option("--missing", metavar="TOKENS", help="Extra tokens meaning 'missing' (e.g. '?'); an error."),
+        click.option("--format", "fmt", type=click.Choice(["auto", "csv", "dat"]), default="auto", show_default=True,
+                     help="Data format: CSV/TSV or GOBNILP .dat (names line, arities line with '-' for continuous)."),
+    ]):
+        func = opt(func)
+    return func
+
+
+def score_options(func: Callable) -> Callable:
+    """--score and its settings, structure priors."""
+    for opt in reversed([
+        click.option("--score", "score_name", type=click.Choice(sorted(REGISTRY)), default="bic", show_default=True),
+        click.option("--ess", type=float, default=1.0, show_default=True, help="BDeu equivalent sample size."),
+        click.option("--mvp-degree", default="log", show_default=True,
+                     help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer."),
+        click.option("--bins", type=int, default=3, show_default=True, help="CGd: equal-frequency bins."),
+        click.option("--prior", "prior_kind", type=click.Choice(["none", "binomial", "ebic"]), default="none",
+                     show_default=True, help="Structure prior added to every local score."),
+        click.option("--expected-parents", type=float, default=1.0, show_default=True,
+                     help="Binomial prior: expected number of parents r."),
+        click.option("--ebic-gamma", type=float, default=0.5, show_default=True, help="EBIC prior: γ."),
+        click.option("--penalty-discount", type=float, default=1.0, show_default=True,
+                     help="Multiplies the ½·ln N complexity penalty (BIC, CG, MVP)."),
+    ]):
+        func = opt(func)
+    return func
+
+
+def bf_options(func: Callable) -> Callable:
+    """--bf / --epsilon (ε = ln BF)."""
+    func = click.option("--epsilon", type=float, default=None,
+                        help="ε = ln(BF) directly (overrides --bf).")(func)
+    func = click.option("--bf", type=float, default=None,
+                        help="Bayes factor: keep every network within BF of the optimum (ε = ln BF).")(func)
+    return func
+
+
+def epsilon_from(bf: float | None, epsilon: float | None, default_bf: float) -> float:
+    """ε from --bf/--epsilon; BF must be ≥ 1 and ε ≥ 0, both finite."""
+    if epsilon is not None:
+        if not (math.isfinite(epsilon) and epsilon >= 0):
+            raise InputError(f"--epsilon must be a finite number ≥ 0, got {epsilon}")
+        return float(epsilon)
+    bf = default_bf if bf is None else bf
+    if not (math.isfinite(bf) and bf >= 1):
+        raise InputError(f"--bf must be a finite number ≥ 1, got {bf}")
+    return math.log(bf)
+
+
+def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
+    return load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
+                     continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
+                     fmt=opts.get("fmt", "auto"))
+
+
+def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
+    """Build the score named by --score with only the settings it takes."""
+    name = opts.get("score_name", "bic")
+    prior = StructurePrior(opts.get("prior_kind", "none"), data.n, opts.get("expected_parents", 1.0),
+                           opts.get("ebic_gamma", 0.5))
+    settings: dict[str, Any] = {"prior": prior, "penalty_discount": opts.get("penalty_discount", 1.0)}
+    if name == "bdeu":
+        settings["ess"] = opts.get("ess", 1.0)
+    if name == "cgd":
+        settings["bins"] = opts.get("bins", 3)
+    if name == "mvp":
+        degree = str(opts.get("mvp_degree", "log"))
+        if degree != "log":
+            try:
+                degree = int(degree)
+            except ValueError:
+                raise InputError(f"--mvp-degree must be 'log' or a positive integer, got {degree!r}") from None
+            if degree < 1:
+                raise InputError(f"--mvp-degree must be 'log' or a positive integer, got {degree}")
+        settings["degree"] = degree
+    return make_score(name, data, **settings)

@@ -1,0 +1,318 @@
+"""Data loading: a typed, validated, integer-coded data set.
+
+Inputs: CSV/TSV (delimiter sniffed), GOBNILP ``.dat`` (names line, optional arities line where
+``-`` marks a continuous column), and pandas DataFrames. Discrete columns are coded 0..r−1 with
+r = the number of *distinct observed* values (GOBNILP's rule with ``arities = FALSE``; codes in a
+file need not be contiguous). Continuous columns are float64.
+
+Bad input raises :class:`bnilp.errors.InputError` naming file, line and column. A constant column
+is not an error: it carries no information, and as a child every parent set would tie with ∅, so
+it is left out of the network and reported in ``Dataset.dropped``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bnilp.errors import InputError
+
+DISCRETE = "discrete"
+CONTINUOUS = "continuous"
+
+#: an all-integer column with at most this many distinct values is taken as discrete
+MAX_INFERRED_LEVELS = 10
+
+
+@dataclass
+class Dataset:
+    """Typed columns of one data set (constant columns already removed).
+
+    ``codes[:, j]`` holds the 0..r_j−1 codes of discrete column j (−1 for continuous columns);
+    ``values[:, j]`` holds the floats of continuous column j (NaN for discrete columns).
+    """
+
+    names: list[str]
+    kinds: list[str]
+    codes: np.ndarray
+    values: np.ndarray
+    arities: list[int]
+    levels: list[list[str]]
+    source: str = "<memory>"
+    dropped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    @property
+    def N(self) -> int:  # noqa: N802 - the conventional name for the number of rows
+        return int(self.codes.shape[0])
+
+    def is_discrete(self, j: int) -> bool:
+        return self.kinds[j] == DISCRETE
+
+    def index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise InputError(f"{self.source}: unknown variable {name!r} "
+                             f"(known: {', '.join(self.names)})") from None
+
+    def discrete_indices(self) -> list[int]:
+        return [j for j, k in enumerate(self.kinds) if k == DISCRETE]
+
+    def continuous_indices(self) -> list[int]:
+        return [j for j, k in enumerate(self.kinds) if k == CONTINUOUS]
+
+    def describe(self) -> dict:
+        """Plain summary for sidecars and reports."""
+        return {
+            "data": self.source,
+            "N": self.N,
+            "variables": list(self.names),
+            "kinds": dict(zip(self.names, self.kinds, strict=True)),
+            "arities": {nm: r for nm, r, k in zip(self.names, self.arities, self.kinds, strict=True)
+                        if k == DISCRETE},
+            "dropped_constant": list(self.dropped),
+        }
+
+
+def _split_list(cols: str | list[str] | None) -> list[str]:
+    if cols is None:
+        return []
+    if isinstance(cols, str):
+        return [c.strip() for c in cols.split(",") if c.strip()]
+    return [str(c) for c in cols]
+
+
+def _sniff_delimiter(sample: str, path: str) -> str | None:
+    """A delimiter for ``sample``; ``None`` means runs of whitespace."""
+    lines = [ln for ln in sample.splitlines() if ln.strip()][:20]
+    if not lines:
+        raise InputError(f"{path}: the file is empty")
+    for delim in ("\t", ",", ";", "|"):
+        counts = {ln.count(delim) for ln in lines}
+        if len(counts) == 1 and counts.pop() > 0:
+            return delim
+    try:
+        return csv.Sniffer().sniff("\n".join(lines), delimiters=",;\t|").delimiter
+    except csv.Error:
+        return None
+
+
+def _read_table(path: str, delimiter: str | None) -> list[list[str]]:
+    """Rows of string cells; lines are 1-based in error messages."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc})") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty")
+    if delimiter is None:
+        delimiter = _sniff_delimiter(text[:65536], path)
+    rows: list[list[str]] = []
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if delimiter is None:
+        for line in lines:
+            rows.append(line.split())
+    else:
+        for cells in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter):
+            rows.append([c.strip() for c in cells])
+    return rows
+
+
+def _looks_like_arity_line(cells: list[str]) -> bool:
+    return bool(cells) and all(c == "-" or (c.isdigit() and int(c) > 0) for c in cells)
+
+
+def load_data(
+    path: str | os.PathLike[str],
+    *,
+    no_header: bool = False,
+    discrete: str | list[str] | None = None,
+    continuous: str | list[str] | None = None,
+    delimiter: str | None = None,
+    missing: str | list[str] | None = None,
+    fmt: str = "auto",
+) -> Dataset:
+    """Load a CSV/TSV or GOBNILP ``.dat`` file into a :class:`Dataset`.
+
+    ``no_header`` names the columns ``0..n−1`` (as GOBNILP does). ``fmt`` is ``auto``, ``csv`` or
+    ``dat``; with ``auto`` a second line of positive integers and ``-`` is an arity line when the
+    file ends in ``.dat`` or the line holds a ``-``. ``missing`` lists extra tokens (e.g. ``?``)
+    that mean a missing value; an empty cell always does. Missing values are an error.
+    """
+    path = os.fspath(path)
+    rows = _read_table(path, delimiter)
+    first_data_line = 1
+    if no_header:
+        names = [str(j) for j in range(len(rows[0]))]
+    else:
+        names = rows[0]
+        rows = rows[1:]
+        first_data_line = 2
+    declared: list[str] | None = None
+    if fmt not in ("auto", "csv", "dat"):
+        raise InputError(f"unknown data format {fmt!r} (auto, csv or dat)")
+    if rows and fmt != "csv" and _looks_like_arity_line(rows[0]) and len(rows[0]) == len(names):
+        if fmt == "dat" or path.endswith(".dat") or "-" in rows[0]:
+            declared = rows[0]
+            rows = rows[1:]
+            first_data_line += 1
+    if not rows:
+        raise InputError(f"{path}: no data rows")
+    width = len(names)
+    for offset, row in enumerate(rows):
+        if len(row) != width:
+            raise InputError(f"{path}:{first_data_line + offset}: expected {width} fields, found {len(row)}")
+    frame = pd.DataFrame(rows, columns=range(width), dtype=str)
+    kinds_hint: dict[str, str] = {}
+    if declared is not None:
+        for name, token in zip(names, declared, strict=True):
+            kinds_hint[name] = CONTINUOUS if token == "-" else DISCRETE
+    return _build(frame, names, path, first_data_line, discrete, continuous, missing, kinds_hint)
+
+
+def from_dataframe(
+    df: pd.DataFrame,
+    *,
+    discrete: str | list[str] | None = None,
+    continuous: str | list[str] | None = None,
+    source: str = "<DataFrame>",
+) -> Dataset:
+    """A :class:`Dataset` from a pandas DataFrame (categorical/object/bool columns are discrete)."""
+    names = [str(c) for c in df.columns]
+    hints = {}
+    for name, col in zip(names, df.columns, strict=True):
+        dtype = df[col].dtype
+        if isinstance(dtype, pd.CategoricalDtype) or dtype == object or dtype == bool:
+            hints[name] = DISCRETE
+    if df.isna().any().any():
+        col = next(c for c in df.columns if df[c].isna().any())
+        row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
+        raise InputError(f"{source}: row {row}, column {str(col)!r}: missing value")
+    frame = df.astype(str)
+    frame.columns = range(len(names))
+    return _build(frame, names, source, 0, discrete, continuous, None, hints)
+
+
+def _build(
+    frame: pd.DataFrame,
+    names: list[str],
+    source: str,
+    first_line: int,
+    discrete: str | list[str] | None,
+    continuous: str | list[str] | None,
+    missing: str | list[str] | None,
+    hints: dict[str, str],
+) -> Dataset:
+    """Validate names and cells, decide kinds, code the columns."""
+    where = (lambda r: f"{source}:{first_line + r}") if first_line else (lambda r: f"{source}: row {r}")
+    seen: dict[str, int] = {}
+    for j, name in enumerate(names):
+        if not name:
+            raise InputError(f"{source}:1: column {j + 1} has an empty name")
+        if name in seen:
+            raise InputError(f"{source}:1: duplicate column name {name!r} (columns {seen[name] + 1} and {j + 1})")
+        seen[name] = j
+    want_discrete = _split_list(discrete)
+    want_continuous = _split_list(continuous)
+    for name in want_discrete + want_continuous:
+        if name not in seen:
+            raise InputError(f"{source}: unknown variable {name!r} in --discrete/--continuous "
+                             f"(known: {', '.join(names)})")
+    both = set(want_discrete) & set(want_continuous)
+    if both:
+        raise InputError(f"{source}: {sorted(both)[0]!r} is named both discrete and continuous")
+    missing_tokens = {""} | set(_split_list(missing))
+    N = len(frame)
+    codes = np.full((N, len(names)), -1, dtype=np.int64)
+    values = np.full((N, len(names)), np.nan)
+    kinds, arities, levels, notes, dropped, keep = [], [], [], [], [], []
+    for j, name in enumerate(names):
+        cells = frame[j].to_numpy(dtype=str)
+        bad = np.isin(cells, list(missing_tokens))
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{where(r)}: column {name!r}: missing value {cells[r]!r}")
+        numeric = pd.to_numeric(pd.Series(cells), errors="coerce").to_numpy(dtype=float)
+        if name in want_discrete:
+            kind, why = DISCRETE, "given"
+        elif name in want_continuous:
+            kind, why = CONTINUOUS, "given"
+        elif name in hints:
+            kind, why = hints[name], "declared"
+        elif np.isnan(numeric).any():
+            kind, why = DISCRETE, "non-numeric values"
+        elif np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS:
+            kind, why = DISCRETE, f"integers with ≤ {MAX_INFERRED_LEVELS} distinct values"
+        else:
+            kind, why = CONTINUOUS, "numeric"
+        if why != "given" and why != "declared":
+            notes.append(f"{name}: {kind} ({why})")
+        if kind == CONTINUOUS:
+            if np.isnan(numeric).any() or not np.isfinite(numeric).all():
+                r = int(np.flatnonzero(~np.isfinite(numeric))[0])
+                raise InputError(f"{where(r)}: column {name!r} is continuous but holds {cells[r]!r}")
+            if np.ptp(numeric) == 0:
+                dropped.append(name)
+                continue
+            values[:, j] = numeric
+            arities.append(0)
+            levels.append([])
+        else:
+            labels, inverse = _code_labels(cells, numeric)
+            if len(labels) < 2:
+                dropped.append(name)
+                continue
+            codes[:, j] = inverse
+            arities.append(len(labels))
+            levels.append(labels)
+        kinds.append(kind)
+        keep.append(j)
+    if not keep:
+        raise InputError(f"{source}: every column is constant; there is nothing to learn")
+    return Dataset(
+        names=[names[j] for j in keep],
+        kinds=kinds,
+        codes=np.ascontiguousarray(codes[:, keep]),
+        values=np.ascontiguousarray(values[:, keep]),
+        arities=arities,
+        levels=levels,
+        source=source,
+        dropped=dropped,
+        notes=notes,
+    )
+
+
+def _code_labels(cells: np.ndarray, numeric: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Codes 0..r−1 in sorted label order (numeric order when every label is a number)."""
+    if not np.isnan(numeric).any():
+        uniq, inverse = np.unique(numeric, return_inverse=True)
+        first = {}
+        for label, code in zip(cells, inverse, strict=True):
+            first.setdefault(int(code), label)
+            if len(first) == len(uniq):
+                break
+        return [first[c] for c in range(len(uniq))], inverse.astype(np.int64)
+    uniq, inverse = np.unique(cells, return_inverse=True)
+    return [str(u) for u in uniq], inverse.astype(np.int64)
+
+
+def default_path(name: str) -> Path:
+    """Path of a file in the project's ``instances/`` folder."""
+    return Path(__file__).resolve().parent.parent / "instances" / name

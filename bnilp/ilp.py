@@ -1,0 +1,667 @@
+"""Exact Bayesian-network structure learning by integer programming: OPT, then the credible set.
+
+Model (Jaakkola et al., AISTATS 2010; Cussens, UAI 2011; Bartlett & Cussens, AIJ 2017):
+
+- one binary ``x(i, Π)`` per candidate parent set Π of variable i, objective ``s(i, Π)``, maximize;
+- convexity ``Σ_Π x(i, Π) = 1`` for every i;
+- acyclicity by *cluster constraints*: for every cluster C (|C| ≥ 2)
+  ``Σ_{i∈C} Σ_{Π∩C≠∅} x(i, Π) ≤ |C| − 1``. All 2-clusters are added up front (they are the
+  ``a(j→i) + a(i→j) ≤ 1`` arrow constraints written in family variables); larger clusters are added
+  lazily by a ``pyscipopt.Conshdlr``: ``conscheck``/``consenfolp``/``consenfops`` test the integral
+  parent choice with a topological sort and cut off a cycle with the cluster cut of its strongly
+  connected component, ``conssepalp`` separates cluster cuts from the fractional LP solution with
+  cheap numpy heuristics (strongly connected components of the support digraph weighted by x*,
+  at several thresholds, then a greedy shrink of each component to its most violated sub-cluster).
+  GOBNILP's exact cluster sub-IP is not used: enforcement alone makes the model exact.
+- a sink-finding primal heuristic (``pyscipopt.Heur``) rounds the LP solution to a DAG; the same
+  routine on the scores alone gives the starting solution, and a user DAG can be given as warm start.
+
+The objective is shifted by each variable's best local score (coefficients ≤ 0, small magnitudes);
+reported scores are always recomputed exactly with ``math.fsum`` from the table.
+
+Phase 1 proves OPT by branch-and-cut. Phase 2 lists every DAG G with s(G) ≥ OPT − ε in ONE further
+branch-and-cut ("collect and exclude", as GOBNILP_dev in Liao et al., AAAI 2019): the objective limit
+is OPT − ε − tol, ``conscheck`` rejects every candidate, and ``consenfolp``/``consenfops`` record each
+integral acyclic solution and add its no-good ``Σ_i x(i, Π_i) ≤ n − 1`` (``CONSADDED``); presolving,
+restarts, symmetry handling, conflict analysis and dual reductions are off so that no DAG is lost.
+The solve ends "infeasible" once every credible DAG has been excluded — the normal end. The phase-1
+cluster cuts are given to phase 2 as initial rows. Collected DAGs are filtered exactly with their
+fsum scores. SCIP's counting mode (``setParamsCountsols``) was not used: it switches separation off
+and cannot hand the solutions back, so the handler would have to record them anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from pyscipopt import SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Heur, Model
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from bnilp.errors import InputError
+from bnilp.scorefile import ScoreTable
+
+Parents = dict[str, frozenset[str]]
+
+logger = logging.getLogger(__name__)
+
+_INT_TOL = 0.5          # an integral value is read as 1 when above this
+_CUT_TOL = 1e-6         # minimal violation of a separated cluster cut
+_SUPPORT_TOL = 1e-7     # LP values below this are treated as 0 by the separator
+_THRESHOLDS = (0.999, 0.5, 0.25, 1e-6)   # arrow-weight thresholds for the SCC separator
+
+
+@dataclass
+class Network:
+    """A DAG: ``score`` is the fsum of its local scores; ``parents`` has every variable."""
+
+    score: float
+    parents: Parents
+
+
+@dataclass
+class SolveResult:
+    """Outcome of :func:`solve`. ``networks`` are best first and all have score ≥ OPT − ε."""
+
+    optimum: float | None
+    bound: float
+    gap: float
+    status: str
+    seconds: float
+    epsilon: float
+    complete: bool
+    networks: list[Network]
+    stats: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary (non-finite floats become ``None``)."""
+        return {
+            "optimum": _finite(self.optimum),
+            "bound": _finite(self.bound),
+            "gap": _finite(self.gap),
+            "status": self.status,
+            "seconds": self.seconds,
+            "epsilon": self.epsilon,
+            "complete": self.complete,
+            "n_networks": len(self.networks),
+            "networks": [{"score": net.score,
+                          "parents": {v: sorted(ps) for v, ps in net.parents.items()}}
+                         for net in self.networks],
+            "stats": {k: _jsonable(v) for k, v in self.stats.items()},
+            "message": self.message,
+        }
+
+
+def _finite(value: float | None) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _finite(float(value))
+    return value
+
+
+def to_digraph(parents: Parents) -> nx.DiGraph:
+    """The network as a DiGraph: every variable a node, an edge parent → child per arrow."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(parents)
+    for child, ps in parents.items():
+        graph.add_edges_from((p, child) for p in sorted(ps))
+    return graph
+
+
+class _Data:
+    """Flattened families. Family k: child ``child[k]``, parents ``pbool[k]`` (bool row over
+    variables), exact score ``score[k]``, shifted objective ``obj[k] = score[k] − best[child]``.
+    Families of one child are contiguous (``start[i]:start[i+1]``) and sorted best first."""
+
+    def __init__(self, table: ScoreTable):
+        self.names = list(table.variables)
+        self.n = n = len(self.names)
+        index = {v: i for i, v in enumerate(self.names)}
+        child, sets, scores, start = [], [], [], [0]
+        for i, v in enumerate(self.names):
+            for ps, s in table.sorted_family(v):
+                child.append(i)
+                sets.append(ps)
+                scores.append(float(s))
+            start.append(len(child))
+        self.K = len(child)
+        self.child = np.asarray(child, dtype=np.intp)
+        self.sets: list[frozenset[str]] = sets
+        self.score = np.asarray(scores, dtype=float)
+        self.start = np.asarray(start, dtype=np.intp)
+        self.pbool = np.zeros((self.K, n), dtype=bool)
+        for k, ps in enumerate(sets):
+            self.pbool[k, [index[p] for p in ps]] = True
+        self.pmask = [sum(1 << index[p] for p in ps) for ps in sets]
+        self.best = np.array([self.score[start[i]] if start[i + 1] > start[i] else -math.inf
+                              for i in range(n)])
+        self.offset = math.fsum(self.best) if n else 0.0
+        self.obj = self.score - self.best[self.child] if self.K else np.zeros(0)
+
+    def exact(self, choice: tuple[int, ...]) -> float:
+        return math.fsum(self.score[k] for k in choice)
+
+    def parents(self, choice: tuple[int, ...]) -> Parents:
+        return {self.names[self.child[k]]: self.sets[k] for k in choice}
+
+    def cluster_families(self, cvec: np.ndarray) -> np.ndarray:
+        """Indices of families whose child is in C and whose parents meet C."""
+        sel = cvec[self.child] & self.pbool[:, cvec].any(axis=1)
+        return np.flatnonzero(sel)
+
+
+def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
+    """Strongly connected components (size ≥ 2, as bool vectors) of the union of the chosen
+    families' arrows; empty when that graph is a DAG."""
+    n = data.n
+    pm = [0] * n
+    for k in chosen:
+        pm[data.child[k]] |= data.pmask[k]
+    remaining = (1 << n) - 1
+    while True:
+        sources = 0
+        for i in range(n):
+            if remaining >> i & 1 and not pm[i] & remaining:
+                sources |= 1 << i
+        if not sources:
+            break
+        remaining &= ~sources
+    if not remaining:
+        return []
+    rows, cols = [], []
+    for k in chosen:
+        i = data.child[k]
+        for j in np.flatnonzero(data.pbool[k]):
+            rows.append(j)
+            cols.append(i)
+    adj = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    ncomp, labels = connected_components(adj, directed=True, connection="strong")
+    sizes = np.bincount(labels, minlength=ncomp)
+    return [labels == c for c in np.flatnonzero(sizes >= 2)]
+
+
+def _choice(data: _Data, vals: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] | None]:
+    """(families at 1, the parent choice if exactly one family per variable is at 1)."""
+    chosen = np.flatnonzero(vals > _INT_TOL)
+    counts = np.bincount(data.child[chosen], minlength=data.n)
+    if data.n and np.all(counts == 1):
+        return chosen, tuple(int(k) for k in chosen)
+    return chosen, None
+
+
+def _separate(data: _Data, x: np.ndarray, max_cuts: int = 50) -> list[np.ndarray]:
+    """Violated cluster cuts (bool vectors over variables) for the fractional point ``x``.
+
+    Candidates are the SCCs of the arrow-weight digraph at several thresholds; each is shrunk
+    greedily while that increases the violation ``Σ_{i∈C} Σ_{Π∩C≠∅} x − (|C| − 1)``."""
+    n = data.n
+    sup = np.flatnonzero(x > _SUPPORT_TOL)
+    xs, cs, ps = x[sup], data.child[sup], data.pbool[sup]
+    if not len(sup):
+        return []
+    onehot = np.zeros((len(sup), n))
+    onehot[np.arange(len(sup)), cs] = xs
+    weight = ps.T.astype(float) @ onehot          # weight[j, i] = x-mass of arrow j -> i
+
+    def violation(cvec: np.ndarray) -> float:
+        sel = cvec[cs] & ps[:, cvec].any(axis=1)
+        return float(xs[sel].sum()) - (int(cvec.sum()) - 1)
+
+    seen: set[bytes] = set()
+    added: set[bytes] = set()
+    cuts: list[tuple[float, np.ndarray]] = []
+    for thr in _THRESHOLDS:
+        adj = csr_matrix(weight >= thr)
+        ncomp, labels = connected_components(adj, directed=True, connection="strong")
+        sizes = np.bincount(labels, minlength=ncomp)
+        for comp in np.flatnonzero(sizes >= 2):
+            cvec = labels == comp
+            key = cvec.tobytes()
+            if key in seen:
+                continue
+            seen.add(key)
+            best = violation(cvec)
+            while cvec.sum() > 2:
+                trial = []
+                for v in np.flatnonzero(cvec):
+                    cvec[v] = False
+                    trial.append((violation(cvec), v))
+                    cvec[v] = True
+                val, v = max(trial)
+                if val <= best + 1e-12:
+                    break
+                cvec[v] = False
+                best = val
+            key = cvec.tobytes()
+            if best > _CUT_TOL and key not in added:
+                added.add(key)
+                cuts.append((best, cvec.copy()))
+    cuts.sort(key=lambda vc: -vc[0])
+    return [c for _, c in cuts[:max_cuts]]
+
+
+def _sink_dag(data: _Data, x: np.ndarray) -> tuple[int, ...] | None:
+    """Round ``x`` to a DAG by sink finding: repeatedly make the variable whose best allowed
+    family (parents among the variables not yet placed) has the largest x (then the best score)
+    a sink. Returns a parent choice (one family index per variable, in variable order) or None."""
+    n, K = data.n, data.K
+    if n == 0:
+        return ()
+    starts = data.start[:-1]
+    inR = np.ones(n, dtype=bool)
+    nbad = np.zeros(K, dtype=np.intp)
+    pos_all = np.arange(K)
+    choice = [-1] * n
+    for _ in range(n):
+        allowed = (nbad == 0) & inR[data.child]
+        key = np.where(allowed, x, -np.inf)
+        m = np.maximum.reduceat(key, starts)
+        m[~inR] = -np.inf
+        top = m.max()
+        if not math.isfinite(top):
+            return None
+        cond = allowed & (key >= m[data.child] - 1e-9)
+        first = np.minimum.reduceat(np.where(cond, pos_all, K), starts)
+        cand = np.flatnonzero(inR & (m >= top - 1e-9))
+        objs = data.obj[np.minimum(first[cand], K - 1)]
+        i = int(cand[int(np.argmax(objs))])
+        choice[i] = int(first[i])
+        inR[i] = False
+        nbad[data.pbool[:, i]] += 1
+    return tuple(choice)
+
+
+class _Acyclicity(Conshdlr):
+    """Acyclicity of the parent choice (phase 1) or collect-and-exclude enumeration (phase 2)."""
+
+    def __init__(self, data: _Data, xvars: list, enumerate_mode: bool, stats: dict,
+                 on_record: Callable[[tuple[int, ...]], None] | None = None):
+        self.data = data
+        self.xvars = xvars
+        self.tvars: list | None = None
+        self.enumerate_mode = enumerate_mode
+        self.stats = stats
+        self.on_record = on_record
+        self.recorded: set[tuple[int, ...]] = set()
+        self.clusters: dict[bytes, np.ndarray] = {}
+
+    def _tv(self) -> list:
+        if self.tvars is None:
+            self.tvars = [self.model.getTransformedVar(v) for v in self.xvars]
+        return self.tvars
+
+    def _lp_values(self) -> np.ndarray:
+        return np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K)
+
+    def _sol_values(self, sol) -> np.ndarray:
+        get = self.model.getSolVal
+        return np.fromiter((get(sol, v) for v in self._tv()), dtype=float, count=self.data.K)
+
+    def _expr(self, fams: np.ndarray, tvars: bool):
+        vars_ = self._tv() if tvars else self.xvars
+        return sum(vars_[k] for k in fams)
+
+    def _add_cluster_row(self, cvec: np.ndarray, kind: str) -> None:
+        fams = self.data.cluster_families(cvec)
+        model = self.model
+        row = model.createEmptyRowUnspec(name=f"cluster{self.stats['cuts_total']}", lhs=None,
+                                         rhs=float(cvec.sum() - 1), local=False, removable=True)
+        model.cacheRowExtensions(row)
+        tv = self._tv()
+        for k in fams:
+            model.addVarToRow(row, tv[k], 1.0)
+        model.flushRowExtensions(row)
+        model.addCut(row, forcecut=kind != "sepa")
+        model.addPoolCut(row)
+        model.releaseRow(row)
+        self._count(cvec, kind)
+
+    def _add_cluster_cons(self, cvec: np.ndarray, kind: str) -> None:
+        fams = self.data.cluster_families(cvec)
+        self.model.addCons(self._expr(fams, True) <= float(cvec.sum() - 1),
+                           name=f"clustercons{self.stats['cuts_total']}", removable=True)
+        self._count(cvec, kind)
+
+    def _count(self, cvec: np.ndarray, kind: str) -> None:
+        self.clusters.setdefault(cvec.tobytes(), cvec.copy())
+        self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
+        self.stats["cuts_total"] += 1
+
+    def _record(self, choice: tuple[int, ...]) -> None:
+        """Phase 2: store the DAG and exclude it by a global no-good."""
+        self.recorded.add(choice)
+        idx = np.asarray(choice, dtype=np.intp)
+        self.model.addCons(self._expr(idx, True) <= self.data.n - 1,
+                           name=f"nogood{len(self.recorded)}", removable=False)
+        self.stats["cuts"]["nogood"] = self.stats["cuts"].get("nogood", 0) + 1
+        if self.on_record is not None:
+            self.on_record(choice)
+
+    def _enforce(self, vals: np.ndarray, lp: bool, solinfeasible: bool) -> dict:
+        t0 = time.perf_counter()
+        try:
+            chosen, choice = _choice(self.data, vals)
+            comps = _cyclic_components(self.data, chosen)
+            if comps:
+                for cvec in comps:
+                    if lp:
+                        self._add_cluster_row(cvec, "enfolp")
+                    else:
+                        self._add_cluster_cons(cvec, "enfops")
+                return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
+            if not self.enumerate_mode:
+                return {"result": SCIP_RESULT.FEASIBLE}
+            if choice is None or choice in self.recorded:
+                return {"result": SCIP_RESULT.INFEASIBLE}
+            self._record(choice)
+            return {"result": SCIP_RESULT.CONSADDED}
+        finally:
+            self.stats["python_enforce_seconds"] += time.perf_counter() - t0
+
+    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+        return self._enforce(self._lp_values(), True, solinfeasible)
+
+    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+        return self._enforce(self._sol_values(None), False, solinfeasible)
+
+    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+        if self.enumerate_mode:
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        chosen, _ = _choice(self.data, self._sol_values(solution))
+        if _cyclic_components(self.data, chosen):
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        return {"result": SCIP_RESULT.FEASIBLE}
+
+    def conssepalp(self, constraints, nusefulconss):
+        t0 = time.perf_counter()
+        try:
+            cuts = _separate(self.data, self._lp_values())
+            for cvec in cuts:
+                self._add_cluster_row(cvec, "sepa")
+            self.stats["sepa_calls"] += 1
+            return {"result": SCIP_RESULT.SEPARATED if cuts else SCIP_RESULT.DIDNOTFIND}
+        finally:
+            self.stats["python_sepa_seconds"] += time.perf_counter() - t0
+
+    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+        vars_ = self.xvars if constraint is None or constraint.isOriginal() else self._tv()
+        both = nlockspos + nlocksneg
+        for v in vars_:
+            self.model.addVarLocksType(v, locktype, both, both)
+
+
+class _SinkHeur(Heur):
+    """Rounds the LP solution to a DAG (sink finding) and offers it to SCIP."""
+
+    def __init__(self, hdlr: _Acyclicity, stats: dict, tick: Callable[[], None]):
+        self.hdlr = hdlr
+        self.stats = stats
+        self.tick = tick
+
+    def heurexec(self, heurtiming, nodeinfeasible):
+        model = self.model
+        self.tick()
+        if model.getLPSolstat() != SCIP_LPSOLSTAT.OPTIMAL:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        t0 = time.perf_counter()
+        data = self.hdlr.data
+        choice = _sink_dag(data, self.hdlr._lp_values())
+        self.stats["python_heur_seconds"] += time.perf_counter() - t0
+        if choice is None:
+            return {"result": SCIP_RESULT.DIDNOTFIND}
+        value = math.fsum(data.obj[k] for k in choice)
+        if model.getNSols() and value <= model.getPrimalbound() - data.offset + 1e-9:
+            return {"result": SCIP_RESULT.DIDNOTFIND}
+        sol = model.createSol(self)
+        tv = self.hdlr._tv()
+        for k in choice:
+            model.setSolVal(sol, tv[k], 1.0)
+        if model.trySol(sol, printreason=False):
+            self.stats["heur_solutions"] += 1
+            return {"result": SCIP_RESULT.FOUNDSOL}
+        return {"result": SCIP_RESULT.DIDNOTFIND}
+
+
+def _new_stats() -> dict[str, Any]:
+    return {"cuts": {}, "cuts_total": 0, "sepa_calls": 0, "python_sepa_seconds": 0.0,
+            "python_enforce_seconds": 0.0, "python_heur_seconds": 0.0, "heur_solutions": 0}
+
+
+def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
+           on_record: Callable[[tuple[int, ...]], None] | None = None,
+           clusters: list[np.ndarray] | None = None) -> tuple[Model, list, _Acyclicity]:
+    """The family-variable model with convexity rows, all 2-cluster rows and the handler."""
+    model = Model("bnilp")
+    model.hideOutput(not verbose)
+    xvars = [model.addVar(name=f"x{k}", vtype="B", obj=float(data.obj[k])) for k in range(data.K)]
+    model.setMaximize()
+    for i in range(data.n):
+        model.addCons(sum(xvars[k] for k in range(data.start[i], data.start[i + 1])) == 1,
+                      name=f"convex_{i}")
+    pair = np.zeros(data.n, dtype=bool)
+    for i in range(data.n):
+        for j in range(i + 1, data.n):
+            pair[:] = False
+            pair[[i, j]] = True
+            fams = data.cluster_families(pair)
+            both = set(data.child[fams].tolist())
+            if len(both) == 2:
+                model.addCons(sum(xvars[k] for k in fams) <= 1, name=f"pair_{i}_{j}")
+    for c, cvec in enumerate(clusters or []):
+        fams = data.cluster_families(cvec)
+        model.addCons(sum(xvars[k] for k in fams) <= float(cvec.sum() - 1), name=f"phase1cut{c}",
+                      removable=True)
+    hdlr = _Acyclicity(data, xvars, enumerate_mode, stats, on_record)
+    model.includeConshdlr(hdlr, "acyclic", "acyclicity of the parent choice by cluster cuts",
+                          sepapriority=100, enfopriority=-2_000_000, chckpriority=-2_000_000,
+                          sepafreq=1, propfreq=-1, eagerfreq=-1, maxprerounds=0, needscons=True)
+    cons = model.createCons(hdlr, "acyclic", initial=False, separate=True, enforce=True, check=True,
+                            propagate=False, local=False, modifiable=False, dynamic=False,
+                            removable=False, stickingatnode=False)
+    model.addPyCons(cons)
+    model.setParam("misc/usesymmetry", 0)
+    model.setParam("limits/gap", 0.0)
+    model.setParam("limits/absgap", 0.0)
+    return model, xvars, hdlr
+
+
+def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
+    ws = {v: frozenset(p) for v, p in warm_start.items()}
+    missing = [v for v in table.variables if v not in ws]
+    extra = [v for v in ws if v not in table.families]
+    if missing or extra:
+        raise InputError(f"warm start: variables missing {missing[:5]} / unknown {extra[:5]}")
+    for v, ps in ws.items():
+        if ps not in table.families[v]:
+            raise InputError(f"warm start: parent set {sorted(ps)} of {v!r} is not in the score table")
+    if not nx.is_directed_acyclic_graph(to_digraph(ws)):
+        raise InputError("warm start: the network has a directed cycle")
+    return ws
+
+
+def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None = None,
+          max_networks: int = 150_000, warm_start: Parents | None = None,
+          enumerate_ties: bool = True, progress: Callable[[dict], None] | None = None,
+          verbose: bool = False) -> SolveResult:
+    """Prove OPT (phase 1), then list every DAG with score ≥ OPT − ε (phase 2).
+
+    Phase 2 runs when ``epsilon > 0``, or when ``epsilon == 0`` and ``enumerate_ties``.
+    ``time_limit`` (seconds) covers both phases; ``max_networks`` caps the credible set.
+    ``complete`` is True only when the returned list is provably the whole credible set."""
+    if epsilon < 0 or not math.isfinite(epsilon):
+        raise InputError(f"epsilon must be a finite number ≥ 0, got {epsilon}")
+    if max_networks < 1:
+        raise InputError(f"max_networks must be ≥ 1, got {max_networks}")
+    t_start = time.perf_counter()
+    deadline = None if time_limit is None else t_start + max(0.0, float(time_limit))
+    ws = _validate_warm_start(table, warm_start) if warm_start is not None else None
+    data = _Data(table)
+    stats1 = _new_stats()
+    last_tick = [0.0]
+
+    def elapsed() -> float:
+        return time.perf_counter() - t_start
+
+    def report(phase: str, networks: int, force: bool = False, **extra: Any) -> None:
+        if progress is None:
+            return
+        now = time.perf_counter()
+        if force or now - last_tick[0] >= 0.25:
+            last_tick[0] = now
+            progress({"phase": phase, "networks": networks, "elapsed": now - t_start, **extra})
+
+    def remaining() -> float | None:
+        return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+    def finish(**kw: Any) -> SolveResult:
+        res = SolveResult(seconds=elapsed(), epsilon=float(epsilon), **kw)
+        report("done", len(res.networks), force=True, status=res.status)
+        logger.info("bnilp.ilp: %s, OPT %s, %d networks in %.2f s", res.status, res.optimum,
+                    len(res.networks), res.seconds)
+        return res
+
+    if any(data.start[i + 1] == data.start[i] for i in range(data.n)):
+        return finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                      networks=[], stats={"phase1": stats1},
+                      message="a variable has no candidate parent set: no DAG exists")
+
+    # ---- phase 1 -------------------------------------------------------------------------
+    report("optimize", 0, force=True)
+    model, xvars, hdlr = _build(data, stats1, False, verbose)
+    model.includeHeur(_SinkHeur(hdlr, stats1, lambda: report("optimize", 0)), "sinkfind",
+                      "sink-finding LP rounding", "S", priority=1000, freq=1, freqofs=0, maxdepth=-1,
+                      timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+    starts = []
+    if ws is not None:
+        starts.append(tuple(data.start[i] + [ps for ps, _ in table.sorted_family(v)].index(ws[v])
+                            for i, v in enumerate(data.names)))
+    greedy = _sink_dag(data, np.zeros(data.K))
+    if greedy is not None:
+        starts.append(greedy)
+    for choice in starts:
+        sol = model.createSol()
+        for k in choice:
+            model.setSolVal(sol, xvars[k], 1.0)
+        model.addSol(sol)
+    rem = remaining()
+    if rem is not None:
+        model.setParam("limits/time", max(rem, 1e-3))
+    t1 = time.perf_counter()
+    model.optimize()
+    stats1["seconds"] = time.perf_counter() - t1
+    status1 = model.getStatus()
+    stats1.update(scip_status=status1, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
+                  lps=model.getNLPs(), solutions_found=model.getNSolsFound(),
+                  n_families=data.K, n_variables=data.n)
+    stats: dict[str, Any] = {"phase1": stats1}
+    dual = model.getDualbound() + data.offset if status1 != "infeasible" else -math.inf
+    best_choice: tuple[int, ...] | None = None
+    if model.getNSols():
+        _, best_choice = _choice(data, np.array([model.getSolVal(model.getBestSol(), v) for v in xvars]))
+    if status1 == "infeasible" or best_choice is None and status1 == "optimal":
+        return finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                      networks=[], stats=stats, message="the score table admits no DAG")
+    if status1 != "optimal":
+        if best_choice is None:
+            return finish(optimum=None, bound=dual, gap=math.inf, status="time_limit", complete=False,
+                          networks=[], stats=stats,
+                          message=f"time limit reached in phase 1 before any DAG was found "
+                                  f"(upper bound {dual:.6f}); optimality not proven")
+        opt = data.exact(best_choice)
+        gap = abs(dual - opt) / max(abs(opt), 1e-12)
+        return finish(optimum=opt, bound=dual, gap=gap, status="time_limit", complete=False,
+                      networks=[Network(opt, data.parents(best_choice))], stats=stats,
+                      message=f"time limit reached in phase 1: best DAG {opt:.6f}, upper bound "
+                              f"{dual:.6f}, gap {gap:.3g}; optimality not proven")
+    assert best_choice is not None
+    opt = data.exact(best_choice)
+    opt_shift = math.fsum(data.obj[k] for k in best_choice)
+    phase1_clusters = list(hdlr.clusters.values())
+    del model, hdlr
+    if epsilon == 0 and not enumerate_ties:
+        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=False,
+                      networks=[Network(opt, data.parents(best_choice))], stats=stats,
+                      message="optimal network found; other optimal networks (ties) were not listed")
+
+    # ---- phase 2 -------------------------------------------------------------------------
+    stats2 = _new_stats()
+    stats["phase2"] = stats2
+    credible: dict[tuple[int, ...], float] = {}
+    threshold = [opt - epsilon]
+    limit_hit = [False]
+
+    def on_record(choice: tuple[int, ...]) -> None:
+        s = data.exact(choice)
+        if s >= threshold[0]:
+            credible[choice] = s
+            if len(credible) >= max_networks:
+                limit_hit[0] = True
+                model2.interruptSolve()
+        report("enumerate", len(credible))
+
+    report("enumerate", 0, force=True)
+    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, phase1_clusters)
+    tol = 1e-6 * max(1.0, abs(opt_shift) + epsilon)
+    model2.setObjlimit(opt_shift - epsilon - tol)
+    model2.setPresolve(SCIP_PARAMSETTING.OFF)
+    model2.setHeuristics(SCIP_PARAMSETTING.OFF)
+    for name, value in (("presolving/maxrestarts", 0), ("misc/allowstrongdualreds", False),
+                        ("misc/allowweakdualreds", False), ("conflict/enable", False)):
+        model2.setParam(name, value)
+    rem = remaining()
+    timed_out = False
+    if rem is not None and rem <= 0:
+        timed_out = True
+    else:
+        if rem is not None:
+            model2.setParam("limits/time", max(rem, 1e-3))
+        t2 = time.perf_counter()
+        model2.optimize()
+        stats2["seconds"] = time.perf_counter() - t2
+        status2 = model2.getStatus()
+        stats2.update(scip_status=status2, nodes=model2.getNTotalNodes(),
+                      lp_iterations=model2.getNLPIterations(), lps=model2.getNLPs(),
+                      collected=len(hdlr2.recorded))
+        timed_out = status2 == "timelimit"
+        if not timed_out and not limit_hit[0] and status2 != "infeasible":
+            raise RuntimeError(f"phase 2 ended with unexpected SCIP status {status2!r}")
+    best = max(credible.values(), default=opt)
+    if best > opt:          # SCIP's tolerance may have picked a DAG a hair below the true OPT
+        opt = best
+        threshold[0] = opt - epsilon
+    items = sorted(((s, c) for c, s in credible.items() if s >= threshold[0]), key=lambda sc: (-sc[0], sc[1]))
+    if not items:
+        items = [(data.exact(best_choice), best_choice)]
+    networks = [Network(s, data.parents(c)) for s, c in items[:max_networks]]
+    n_found = len(networks)
+    if limit_hit[0]:
+        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="network_limit", complete=False,
+                      networks=networks, stats=stats,
+                      message=f"network limit reached: stopped after {n_found} credible networks "
+                              f"(there may be more; the list is not the top {n_found})")
+    if timed_out:
+        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="time_limit", complete=False,
+                      networks=networks, stats=stats,
+                      message=f"time limit reached while listing credible networks: OPT is proven, "
+                              f"but only {n_found} networks within epsilon were found (incomplete)")
+    return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=True,
+                  networks=networks, stats=stats)

@@ -1,0 +1,381 @@
+"""Markov equivalence classes (MECs) of DAGs: keys, CPDAGs, class sizes, grouping.
+
+A network is a parent map ``parents: dict[str, frozenset[str]]`` (every variable a key).
+
+Equivalence (Verma & Pearl 1990): two DAGs are Markov equivalent iff they have the same skeleton
+and the same v-structures a → c ← b with a, b non-adjacent. :func:`mec_key` returns exactly that
+pair, so ``mec_key(g) == mec_key(h)`` ⇔ g ≡ h.
+
+CPDAG (essential graph; Chickering 1995, Meek 1995): start from the skeleton, orient the
+v-structures, then close under Meek's rules
+
+- R1: a → b — c, a, c non-adjacent            ⇒ b → c
+- R2: a → c → b and a — b                     ⇒ a → b
+- R3: a — c → b, a — d → b, c, d non-adjacent ⇒ a → b
+- R4: a — b, a ~ c → d → b, a ~ d, c, b non-adjacent ⇒ a → b   (never fires from a DAG's
+  v-structures alone; it is applied for the rooted sub-problems of the counter below)
+
+until nothing changes. The undirected edges that remain are exactly the edges whose orientation
+differs between members of the class (Meek 1995; checked against brute force in the tests).
+Representation: :func:`cpdag_edges` gives ``(directed: set[(u, v)], undirected: set[frozenset])``;
+:func:`cpdag` gives a ``networkx.DiGraph`` in which an undirected edge u — v is stored as both
+u → v and v → u, every edge carrying the attribute ``undirected`` (bool).
+
+Class size: the undirected part of a CPDAG is a disjoint union of chordal chain components and
+the number of DAGs in the class is the product over components of their numbers of acyclic
+moral orientations (AMOs) (Andersson, Madigan & Perlman 1997; He, Jia & Yu 2015). For one
+connected chordal component U every AMO has exactly one source v, and orienting all edges at v
+outwards and closing under Meek's rules leaves chain components that are again chordal:
+
+    #AMO(U) = Σ_{v ∈ U} Π_{C ∈ chain components of U^(v)} #AMO(C)            (He, Jia & Yu 2015)
+
+memoised over vertex sets, with the closed forms #AMO(clique on k) = k! and #AMO(tree on k) = k.
+This is exact for every size; it is fast for the chain components that occur in practice (tens of
+nodes) but not polynomial in the worst case — the polynomial Clique-Picking algorithm of
+Wienöbst, Bannach & Liśkiewicz (2021) is the route if that is ever needed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import networkx as nx
+
+Parents = dict[str, frozenset[str]]
+Edge = tuple[str, str]
+MecKey = tuple[frozenset[frozenset[str]], frozenset[tuple[str, str, str]]]
+CpdagEdges = tuple[set[Edge], set[frozenset[str]]]
+
+
+def as_parents(parents: Mapping[str, Iterable[str]]) -> Parents:
+    """A parent map with frozenset values (accepts lists, sets, tuples)."""
+    return {v: frozenset(p) for v, p in parents.items()}
+
+
+def network_items(networks: Iterable[Any]) -> list[tuple[float, Parents]]:
+    """``[(score, parents), ...]`` from tuples, objects with ``.score``/``.parents``, or dicts.
+
+    Dicts are the solver's JSON form ``{"score": s, "parents": {var: [..]}}``.
+    """
+    out: list[tuple[float, Parents]] = []
+    for net in networks:
+        if isinstance(net, tuple):
+            score, parents = net
+        elif isinstance(net, Mapping):
+            score, parents = net["score"], net["parents"]
+        else:
+            score, parents = net.score, net.parents
+        out.append((float(score), as_parents(parents)))
+    return out
+
+
+def skeleton(parents: Mapping[str, Iterable[str]]) -> frozenset[frozenset[str]]:
+    """Unordered adjacent pairs."""
+    return frozenset(frozenset((p, v)) for v, ps in parents.items() for p in ps)
+
+
+def v_structures(parents: Mapping[str, Iterable[str]]) -> frozenset[tuple[str, str, str]]:
+    """Every (a, c, b) with a → c ← b, a < b, a and b non-adjacent."""
+    pa = as_parents(parents)
+    out = set()
+    for c, ps in pa.items():
+        if len(ps) < 2:
+            continue
+        for a, b in itertools.combinations(sorted(ps), 2):
+            if a not in pa[b] and b not in pa[a]:
+                out.add((a, c, b))
+    return frozenset(out)
+
+
+def mec_key(parents: Mapping[str, Iterable[str]]) -> MecKey:
+    """(skeleton, v-structures): equal keys ⇔ Markov equivalent (Verma & Pearl 1990)."""
+    return skeleton(parents), v_structures(parents)
+
+
+def _adjacency(nodes: Iterable[str], directed: Iterable[Edge],
+               undirected: Iterable[frozenset[str]]) -> dict[str, set[str]]:
+    adj: dict[str, set[str]] = {v: set() for v in nodes}
+    for u, v in directed:
+        adj[u].add(v)
+        adj[v].add(u)
+    for e in undirected:
+        u, v = tuple(e)
+        adj[u].add(v)
+        adj[v].add(u)
+    return adj
+
+
+def _forced(x: str, y: str, directed: set[Edge], undirected: set[frozenset[str]],
+            adj: dict[str, set[str]]) -> bool:
+    """Whether one of Meek's rules R1–R4 orients the undirected edge x — y as x → y."""
+    for a in adj[x]:
+        if (a, x) in directed and a not in adj[y] and a != y:
+            return True  # R1
+    for z in adj[x] & adj[y]:
+        if (x, z) in directed and (z, y) in directed:
+            return True  # R2
+    und_x = [c for c in adj[x] if frozenset((x, c)) in undirected and (c, y) in directed]
+    for c, d in itertools.combinations(und_x, 2):
+        if d not in adj[c]:
+            return True  # R3
+    for d in adj[x] & adj[y]:
+        if (d, y) not in directed:
+            continue
+        for c in adj[x] & adj[d]:
+            if c != y and (c, d) in directed and c not in adj[y]:
+                return True  # R4
+    return False
+
+
+def meek_closure(directed: set[Edge], undirected: set[frozenset[str]],
+                 adj: dict[str, set[str]]) -> None:
+    """Apply Meek's rules R1–R4 in place until no undirected edge can be oriented."""
+    changed = True
+    while changed:
+        changed = False
+        for e in list(undirected):
+            if e not in undirected:
+                continue
+            x, y = tuple(e)
+            for a, b in ((x, y), (y, x)):
+                if _forced(a, b, directed, undirected, adj):
+                    undirected.discard(e)
+                    directed.add((a, b))
+                    changed = True
+                    break
+
+
+def cpdag_edges(parents: Mapping[str, Iterable[str]]) -> CpdagEdges:
+    """The CPDAG of a DAG as ``(directed {(u, v)}, undirected {frozenset({u, v})})``."""
+    pa = as_parents(parents)
+    directed: set[Edge] = set()
+    for a, c, b in v_structures(pa):
+        directed.add((a, c))
+        directed.add((b, c))
+    undirected = {e for e in skeleton(pa) if not any((u, v) in directed for u, v in _pairs(e))}
+    adj = _adjacency(pa, directed, undirected)
+    meek_closure(directed, undirected, adj)
+    return directed, undirected
+
+
+def _pairs(e: frozenset[str]) -> tuple[Edge, Edge]:
+    u, v = tuple(e)
+    return (u, v), (v, u)
+
+
+def cpdag(parents: Mapping[str, Iterable[str]]) -> nx.DiGraph:
+    """The CPDAG as a DiGraph: u — v is stored as u → v and v → u; attribute ``undirected``."""
+    directed, undirected = cpdag_edges(parents)
+    g = nx.DiGraph()
+    g.add_nodes_from(parents)
+    g.add_edges_from(directed, undirected=False)
+    for e in undirected:
+        g.add_edges_from(_pairs(e), undirected=True)
+    return g
+
+
+def _undirected_part(obj: Any) -> tuple[list[str], set[frozenset[str]]]:
+    """Nodes and undirected edges of a CPDAG given as parents, edge sets or a DiGraph."""
+    if isinstance(obj, nx.DiGraph):
+        und = {frozenset((u, v)) for u, v in obj.edges if obj.has_edge(v, u)}
+        return list(obj.nodes), und
+    if isinstance(obj, Mapping):
+        _, und = cpdag_edges(obj)
+        return list(obj), und
+    _, und = obj
+    und = {frozenset(e) for e in und}
+    nodes = sorted({v for e in und for v in e})
+    return nodes, und
+
+
+def _chain_components(nodes: Iterable[str], adj: Mapping[str, set[str]]) -> list[frozenset[str]]:
+    """Connected components of the undirected graph ``adj`` restricted to ``nodes``."""
+    todo = set(nodes)
+    out = []
+    while todo:
+        start = todo.pop()
+        comp = {start}
+        stack = [start]
+        while stack:
+            x = stack.pop()
+            for y in adj[x]:
+                if y in todo:
+                    todo.discard(y)
+                    comp.add(y)
+                    stack.append(y)
+        out.append(frozenset(comp))
+    return out
+
+
+def _rooted(root: str, comp: frozenset[str], adj: Mapping[str, set[str]]) -> tuple[set[Edge], list[frozenset[str]]]:
+    """Orient all edges at ``root`` outwards inside ``comp``, close under Meek's rules.
+
+    Returns the directed edges and the chain components (size ≥ 2) that stay undirected.
+    """
+    sub = {v: adj[v] & comp for v in comp}
+    directed = {(root, w) for w in sub[root]}
+    undirected = {frozenset((u, v)) for u in comp for v in sub[u] if u < v and root not in (u, v)}
+    meek_closure(directed, undirected, sub)
+    und_adj: dict[str, set[str]] = {v: set() for v in comp}
+    for e in undirected:
+        u, v = tuple(e)
+        und_adj[u].add(v)
+        und_adj[v].add(u)
+    comps = [c for c in _chain_components(comp, und_adj) if len(c) > 1]
+    return directed, comps
+
+
+def _count_amo(comp: frozenset[str], adj: Mapping[str, set[str]], memo: dict[frozenset[str], int]) -> int:
+    if comp in memo:
+        return memo[comp]
+    k = len(comp)
+    n_edges = sum(len(adj[v] & comp) for v in comp) // 2
+    if k <= 2 or n_edges == k * (k - 1) // 2:
+        result = math.factorial(k)
+    elif n_edges == k - 1:
+        result = k
+    else:
+        result = 0
+        for root in sorted(comp):
+            _, comps = _rooted(root, comp, adj)
+            prod = 1
+            for c in comps:
+                prod *= _count_amo(c, adj, memo)
+            result += prod
+    memo[comp] = result
+    return result
+
+
+def _components_checked(obj: Any) -> tuple[list[frozenset[str]], dict[str, set[str]]]:
+    nodes, und = _undirected_part(obj)
+    adj = _adjacency(nodes, (), und)
+    comps = [c for c in _chain_components(nodes, adj) if len(c) > 1]
+    for c in comps:
+        if not nx.is_chordal(nx.Graph([tuple(e) for e in und if e <= c])):
+            raise ValueError(f"chain component {sorted(c)} is not chordal: not a CPDAG")
+    return comps, adj
+
+
+def count_dags_in_mec(cpdag_or_dag: Any) -> int:
+    """Number of DAGs in the Markov equivalence class.
+
+    Accepts a DAG's parent map, a CPDAG as ``(directed, undirected)`` edge sets, or a CPDAG
+    DiGraph from :func:`cpdag`. Product over chain components of their AMO counts.
+    """
+    comps, adj = _components_checked(cpdag_or_dag)
+    memo: dict[frozenset[str], int] = {}
+    total = 1
+    for c in comps:
+        total *= _count_amo(c, adj, memo)
+    return total
+
+
+def _amos(comp: frozenset[str], adj: Mapping[str, set[str]]) -> Iterator[set[Edge]]:
+    """Every acyclic moral orientation of the chordal component ``comp`` (once each)."""
+    if len(comp) == 1:
+        yield set()
+        return
+    for root in sorted(comp):
+        directed, comps = _rooted(root, comp, adj)
+        for parts in itertools.product(*(list(_amos(c, adj)) for c in comps)):
+            out = set(directed)
+            for p in parts:
+                out |= p
+            yield out
+
+
+def dags_in_mec(cpdag_or_dag: Any, nodes: Sequence[str] | None = None) -> Iterator[Parents]:
+    """Every DAG of the class as a parent map (exponential: use for small classes).
+
+    Accepts what :func:`count_dags_in_mec` accepts; ``nodes`` is needed for an edge-set CPDAG
+    with isolated or only-directed nodes.
+    """
+    if isinstance(cpdag_or_dag, Mapping):
+        directed, und = cpdag_edges(cpdag_or_dag)
+        all_nodes = list(cpdag_or_dag)
+    elif isinstance(cpdag_or_dag, nx.DiGraph):
+        g = cpdag_or_dag
+        und = {frozenset((u, v)) for u, v in g.edges if g.has_edge(v, u)}
+        directed = {(u, v) for u, v in g.edges if not g.has_edge(v, u)}
+        all_nodes = list(g.nodes)
+    else:
+        directed, und = cpdag_or_dag
+        directed = set(directed)
+        und = {frozenset(e) for e in und}
+        all_nodes = list(nodes) if nodes is not None else sorted(
+            {v for e in und for v in e} | {v for e in directed for v in e})
+    comps, adj = _components_checked((directed, und))
+    for parts in itertools.product(*(list(_amos(c, adj)) for c in comps)):
+        pa: dict[str, set[str]] = {v: set() for v in all_nodes}
+        for u, v in directed:
+            pa[v].add(u)
+        for p in parts:
+            for u, v in p:
+                pa[v].add(u)
+        yield {v: frozenset(p) for v, p in pa.items()}
+
+
+@dataclass
+class MEC:
+    """One Markov equivalence class found in a list of networks.
+
+    ``score`` is the best member score, ``members`` indices into the input list (best first),
+    ``n_dags`` the number of members present, ``cpdag`` = ``(directed, undirected)`` edge sets.
+    ``class_size`` (computed on first use) is the number of DAGs in the whole class.
+    """
+
+    key: MecKey
+    score: float
+    members: list[int]
+    cpdag: CpdagEdges
+    nodes: list[str] = field(default_factory=list)
+
+    @property
+    def n_dags(self) -> int:
+        return len(self.members)
+
+    @cached_property
+    def class_size(self) -> int:
+        return count_dags_in_mec(self.cpdag)
+
+    def cpdag_graph(self) -> nx.DiGraph:
+        directed, undirected = self.cpdag
+        g = nx.DiGraph()
+        g.add_nodes_from(self.nodes)
+        g.add_edges_from(directed, undirected=False)
+        for e in undirected:
+            g.add_edges_from(_pairs(e), undirected=True)
+        return g
+
+
+def group_by_mec(networks: Iterable[Any]) -> list[MEC]:
+    """Group networks by Markov equivalence, best class first (ties: first occurrence).
+
+    ``networks``: ``(score, parents)`` tuples, objects with ``.score``/``.parents`` or dicts.
+    """
+    items = network_items(networks)
+    groups: dict[MecKey, list[int]] = {}
+    for i, (_, pa) in enumerate(items):
+        groups.setdefault(mec_key(pa), []).append(i)
+    mecs = []
+    for key, idx in groups.items():
+        idx.sort(key=lambda i: (-items[i][0], i))
+        first = items[idx[0]][1]
+        mecs.append(MEC(key=key, score=items[idx[0]][0], members=idx, cpdag=cpdag_edges(first),
+                        nodes=list(first)))
+    mecs.sort(key=lambda m: (-m.score, m.members[0]))
+    return mecs
+
+
+def mec_index(mecs: Sequence[MEC], n_networks: int) -> list[int]:
+    """Class number of every network (``-1`` for a network in no class)."""
+    out = [-1] * n_networks
+    for k, m in enumerate(mecs):
+        for i in m.members:
+            out[i] = k
+    return out

@@ -1,0 +1,361 @@
+"""Candidate parent sets: a lattice walk with the ε-relaxed pruning rules of ``pruning.md``.
+
+For each child the walk visits parent sets by size (0, 1, 2, …). A set of size k is generated only
+if all its (k−1)-subsets were generated and none of the rules that prune *supersets* fired on
+them; it is then scored, and rule R1 decides whether it is written. Memory is proportional to the
+current frontier (two levels), not to all subsets.
+
+Invariant (soundness): a parent set used by some DAG G with s(G) ≥ OPT − ε is never pruned. Each
+rule below shows that a set it removes can be swapped for a subset that scores more than ε higher;
+the swap keeps the DAG acyclic, so the DAG is below OPT − ε. The rules compare with a small
+tolerance on the side of keeping (a borderline set is kept).
+
+Sources: Liao, Sharma, Cussens & van Beek (AAAI 2019), Lemma 1, Theorems 1–4 and the supplement,
+with signs fixed and Theorem 2 tightened as in ``shared/docs/pruning.md``; de Campos & Ji (2011)
+for the classic ε = 0 forms.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bnilp.errors import InputError
+from bnilp.scorefile import ScoreTable
+from bnilp.scores.base import LocalScore
+from bnilp.scores.discrete import DiscreteScore
+
+log = logging.getLogger(__name__)
+
+ALL_RULES = frozenset({"R1", "R2", "R3", "R4", "R5"})
+SUPERSET_RULES = frozenset({"R2", "R3", "R4", "R5"})
+#: palim used when no rule bounds the parent-set size (mixed scores, or a structure prior)
+DEFAULT_UNBOUNDED_PALIM = 3
+#: refuse an unpruned, unlimited walk past this many parent sets per child
+MAX_UNPRUNED_SETS = 1 << 16
+
+
+def _tol(value: float) -> float:
+    """Slack that makes every rule keep borderline sets (floating-point safety)."""
+    return 1e-9 * max(1.0, abs(value))
+
+
+def r1_dominated(score: float, best_subset: float, epsilon: float) -> bool:
+    """R1 (Lemma 1), any decomposable score: prune Π′ if s(Π′) < s(Π) − ε for some Π ⊊ Π′.
+
+    Proof: in a DAG using Π′, replace Π′ by Π; still acyclic, total rises by more than ε, so the
+    DAG scores below OPT − ε. Supersets of Π′ are not covered. ``best_subset`` is the best score
+    over all proper subsets, pruned ones included (their scores are valid comparators).
+    """
+    return score < best_subset - epsilon - _tol(best_subset)
+
+
+def r2_penalty_bound(penalty: float, best_subset: float, epsilon: float) -> bool:
+    """R2 (Theorem 1), BIC: s(Π″) = LL(Π″) − pen(Π″) ≤ −pen(Π″) since LL ≤ 0 for a discrete child.
+
+    If −pen(Π′) < s(Π) − ε for a subset Π, then every Π″ ⊇ Π′ has s(Π″) ≤ −pen(Π″) ≤ −pen(Π′) <
+    s(Π) − ε (penalties grow with supersets, and Π ⊂ Π″): prune Π′ and all its supersets.
+    """
+    return -penalty < best_subset - epsilon - _tol(best_subset)
+
+
+def r3_no_superset_pays(ll: float, w: float, r_child: int, q: float, epsilon: float) -> bool:
+    """R3 (Theorem 2, tightened), BIC: for Π″ ⊋ Π, s(Π″) − s(Π) ≤ −LL(Π) − w·(r_i−1)·q_Π.
+
+    Because LL(Π″) ≤ 0 and q_Π″ ≥ 2·q_Π (every arity ≥ 2), s(Π″) ≤ −2w(r_i−1)q_Π while
+    s(Π) = LL(Π) − w(r_i−1)q_Π. If w(r_i−1)q_Π + LL(Π) > ε every proper superset scores more than ε
+    below Π: prune all proper supersets of Π (Π itself is kept if R1 lets it).
+    """
+    gain_bound = -ll - w * (r_child - 1) * q
+    return gain_bound < -epsilon - _tol(ll)
+
+
+def r4_entropy_bound(nh_child: float, nh_new: float, w: float, r_child: int, q: float, r_new: int,
+                     epsilon: float) -> bool:
+    """R4 (Theorem 3), BIC: LL(Π∪{j}) − LL(Π) = N·I(V_i; V_j | Π) ≤ N·min{H(V_i|Π), H(V_j|Π)}.
+
+    The penalty grows by w(r_i−1)q_Π(r_j−1). If N·min{…} − w(r_i−1)q_Π(r_j−1) < −ε then
+    s(Π∪{j}) < s(Π) − ε; adding any S to both sides lowers both entropies and raises q, so the
+    same holds for Π∪S∪{j} against Π∪S: prune Π∪{j} and all its supersets.
+    ``nh_child`` = N·H(V_i|Π) = −LL(Π); ``nh_new`` = N·H(V_j|Π).
+    """
+    bound = min(nh_child, nh_new) - w * (r_child - 1) * q * (r_new - 1)
+    return bound < -epsilon - _tol(nh_child)
+
+
+def r5_bdeu_bound(q_plus: int, r_child: int, best_subset: float, epsilon: float) -> bool:
+    """R5 (Theorem 4), BDeu: each observed parent configuration adds at most −ln r_i.
+
+    The first row of a configuration has predictive probability 1/r_i and the later ones at
+    most 1, so s(Π″) ≤ −q⁺_Π″·ln r_i, and q⁺ never shrinks for supersets. If −q⁺_Π′·ln r_i <
+    s(Π) − ε for a subset Π, prune Π′ and all its supersets.
+    """
+    return -q_plus * math.log(r_child) < best_subset - epsilon - _tol(best_subset)
+
+
+@dataclass
+class WalkStats:
+    """What the walk did for one child."""
+
+    child: str
+    scored: int = 0
+    kept: int = 0
+    pruned: dict[str, int] = field(default_factory=lambda: {r: 0 for r in sorted(ALL_RULES)})
+    max_size: int = 0
+    palim_reached: bool = False
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scored": self.scored, "kept": self.kept, "pruned": dict(self.pruned),
+                "max_kept_size": self.max_size, "palim_reached": self.palim_reached,
+                "seconds": round(self.seconds, 4)}
+
+
+@dataclass
+class _Node:
+    """A generated parent set on the frontier: its score and the best score of any subset ≤ it."""
+
+    score: float
+    best_up_to: float
+    ll: float = 0.0
+    q: float = 1.0
+    nh: float = 0.0
+
+
+def walk_child(
+    score: LocalScore,
+    child: int,
+    *,
+    epsilon: float = 0.0,
+    palim: int | None = None,
+    rules: Iterable[str] | None = None,
+) -> tuple[dict[tuple[int, ...], float], WalkStats]:
+    """All parent sets of ``child`` that survive the rules (a dict sorted-tuple → local score).
+
+    ``rules`` restricts the rules used (default: every rule the score says is sound for this
+    child); an empty set keeps every parent set up to ``palim``.
+    """
+    t0 = time.perf_counter()
+    data = score.data
+    stats = WalkStats(child=data.names[child])
+    sound = score.pruning_rules(child)
+    active = sound if rules is None else sound & frozenset(rules)
+    discrete = isinstance(score, DiscreteScore)
+    if active & SUPERSET_RULES and not discrete:
+        raise InputError(f"rules {sorted(active & SUPERSET_RULES)} need a discrete score")
+    candidates = [j for j in range(data.n) if score.allowed_parent(child, j)]
+    if palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
+        raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
+                         f"give --palim (it has {len(candidates)} candidate parents)")
+    w = score.penalty_weight() if discrete else 0.0
+    arities = data.arities
+    r_child = arities[child]
+    kept: dict[tuple[int, ...], float] = {}
+
+    def evaluate(parents: tuple[int, ...], best_subset: float) -> _Node | None:
+        """Score ``parents``; None if a superset rule prunes it (and all its supersets) first."""
+        if discrete:
+            q = score.q_all(parents)
+            if "R2" in active and r2_penalty_bound(score.penalty_weight() * q * (r_child - 1), best_subset,
+                                                   epsilon):
+                stats.pruned["R2"] += 1
+                return None
+            config = score.config(parents)
+            if "R5" in active and r5_bdeu_bound(config.q_plus, r_child, best_subset, epsilon):
+                stats.pruned["R5"] += 1
+                return None
+            if "R4" in active and parents:
+                for j in parents:
+                    sub = frontier[tuple(x for x in parents if x != j)]
+                    if r4_entropy_bound(-sub.ll, config.nh - sub.nh, w, r_child, sub.q, arities[j], epsilon):
+                        stats.pruned["R4"] += 1
+                        return None
+            fam = score.family_stats(child, parents, config)
+            stats.scored += 1
+            return _Node(fam.score, max(fam.score, best_subset), fam.ll, q, config.nh)
+        value = score.local(child, parents)
+        if not math.isfinite(value):
+            raise InputError(f"score {score.name!r} gave {value} for {data.names[child]!r} "
+                             f"with parents {[data.names[p] for p in parents]}")
+        stats.scored += 1
+        return _Node(value, max(value, best_subset))
+
+    def expandable(parents: tuple[int, ...], node: _Node) -> bool:
+        if "R3" in active and r3_no_superset_pays(node.ll, w, r_child, node.q, epsilon):
+            stats.pruned["R3"] += 1
+            return False
+        return True
+
+    frontier: dict[tuple[int, ...], _Node] = {}
+    empty = evaluate((), -math.inf)
+    assert empty is not None
+    kept[()] = empty.score
+    if expandable((), empty):
+        frontier[()] = empty
+    size = 0
+    while frontier:
+        if palim is not None and size >= palim:
+            stats.palim_reached = any(c > max(p, default=-1) for p in frontier for c in candidates)
+            break
+        size += 1
+        nxt: dict[tuple[int, ...], _Node] = {}
+        for base in sorted(frontier):
+            last = base[-1] if base else -1
+            for j in candidates:
+                if j <= last:
+                    continue
+                parents = base + (j,)
+                best_subset = -math.inf
+                complete = True
+                for x in parents:
+                    sub = frontier.get(tuple(y for y in parents if y != x))
+                    if sub is None:
+                        complete = False
+                        break
+                    best_subset = max(best_subset, sub.best_up_to)
+                if not complete:
+                    continue
+                node = evaluate(parents, best_subset)
+                if node is None:
+                    continue
+                if "R1" in active and r1_dominated(node.score, best_subset, epsilon):
+                    stats.pruned["R1"] += 1
+                else:
+                    kept[parents] = node.score
+                    stats.max_size = size
+                if expandable(parents, node):
+                    nxt[parents] = node
+        frontier = nxt
+        if not active and len(kept) > MAX_UNPRUNED_SETS and palim is None:
+            raise InputError(f"--no-prune without --palim: more than {MAX_UNPRUNED_SETS} parent sets "
+                             f"for {data.names[child]!r}; give --palim")
+    stats.kept = len(kept)
+    stats.seconds = time.perf_counter() - t0
+    return kept, stats
+
+
+def _walk_named(score: LocalScore, child: int, epsilon: float, palim: int | None,
+                rules: frozenset[str] | None) -> tuple[dict[frozenset[str], float], WalkStats]:
+    kept, stats = walk_child(score, child, epsilon=epsilon, palim=palim, rules=rules)
+    names = score.data.names
+    return {frozenset(names[p] for p in ps): s for ps, s in kept.items()}, stats
+
+
+def needs_default_palim(score: LocalScore, rules: Iterable[str] | None = None) -> bool:
+    """True when, for some child, no sound rule bounds the size of parent sets."""
+    allowed = ALL_RULES if rules is None else frozenset(rules)
+    return any(not (score.pruning_rules(i) & allowed & SUPERSET_RULES) for i in range(score.data.n))
+
+
+def score_parent_sets(
+    score: LocalScore,
+    *,
+    epsilon: float = 0.0,
+    palim: int | None = None,
+    prune: bool = True,
+    rules: Iterable[str] | None = None,
+    n_jobs: int = 1,
+    scheduler: str | None = None,
+    progress: Callable[[WalkStats], None] | None = None,
+) -> ScoreTable:
+    """Score and prune the parent sets of every variable; returns the :class:`ScoreTable`.
+
+    ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
+    for some child (mixed scores, structure priors) and no ``palim`` is given,
+    :data:`DEFAULT_UNBOUNDED_PALIM` is used and recorded in ``meta`` (the result is then exact for
+    parent sets of at most that size). ``n_jobs`` runs children in parallel with joblib;
+    ``scheduler`` (a Dask address, or ``"local"``) runs them on a Dask cluster.
+    """
+    if not (math.isfinite(epsilon) and epsilon >= 0):
+        raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")
+    if palim is not None and palim < 0:
+        raise InputError(f"--palim must be ≥ 0, got {palim}")
+    rule_set = frozenset(rules) if rules is not None else None
+    if rule_set is not None and rule_set - ALL_RULES:
+        raise InputError(f"unknown pruning rules {sorted(rule_set - ALL_RULES)}")
+    if not prune:
+        rule_set = frozenset()
+    palim_default = False
+    if palim is None and (not prune or needs_default_palim(score, rule_set)):
+        if not prune and score.data.n <= 16:
+            palim = None
+        else:
+            palim = DEFAULT_UNBOUNDED_PALIM
+            palim_default = True
+            log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d", palim)
+    t0 = time.perf_counter()
+    children = list(range(score.data.n))
+    results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress)
+    names = score.data.names
+    families = {names[i]: fam for i, (fam, _) in zip(children, results, strict=True)}
+    per_var = {names[i]: st.to_dict() for i, (_, st) in zip(children, results, strict=True)}
+    palim_cut = any(st.palim_reached for _, st in results)
+    pruned_total = {r: sum(st.pruned[r] for _, st in results) for r in sorted(ALL_RULES)}
+    meta: dict[str, Any] = {
+        **score.settings(),
+        **score.data.describe(),
+        "epsilon": epsilon,
+        "bf": math.exp(epsilon) if epsilon < 700 else math.inf,
+        "palim": palim,
+        "palim_default": palim_default,
+        "palim_reached": palim_cut,
+        "exact_for_parent_sets_up_to": palim if palim_cut else None,
+        "prune": prune,
+        "rules": sorted(rule_set if rule_set is not None else ALL_RULES) if prune else [],
+        "rules_applied": {names[i]: sorted(score.pruning_rules(i) & (rule_set if rule_set is not None
+                                                                      else ALL_RULES)) for i in children},
+        "scored": sum(st.scored for _, st in results),
+        "kept": sum(st.kept for _, st in results),
+        "pruned": pruned_total,
+        "seconds": round(time.perf_counter() - t0, 4),
+        "per_variable": per_var,
+    }
+    return ScoreTable(variables=list(names), families=families, meta=meta)
+
+
+def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | None,
+         rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
+         progress: Callable[[WalkStats], None] | None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
+    """The per-child walks, serially or through joblib (optionally on Dask); results in child order."""
+    if n_jobs == 1 and scheduler is None:
+        out = []
+        for i in children:
+            res = _walk_named(score, i, epsilon, palim, rules)
+            if progress:
+                progress(res[1])
+            out.append(res)
+        return out
+    from joblib import Parallel, delayed, parallel_config
+
+    tasks = (delayed(_walk_named)(score, i, epsilon, palim, rules) for i in children)
+    if scheduler is not None:
+        client = _dask_client(scheduler)
+        try:
+            with parallel_config(backend="dask"):
+                out = Parallel(n_jobs=-1)(tasks)
+        finally:
+            client.close()
+        if progress:
+            for _, st in out:
+                progress(st)
+        return out
+    out = []
+    for res in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
+        if progress:
+            progress(res[1])
+        out.append(res)
+    return out
+
+
+def _dask_client(scheduler: str) -> Any:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
+    if scheduler == "local":
+        return Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=False))
+    return Client(scheduler)

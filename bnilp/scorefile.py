@@ -1,0 +1,199 @@
+"""GOBNILP/Jaakkola score files: the hand-off between scoring and search.
+
+Format (Jaakkola et al. 2010; GOBNILP, pygobnilp)::
+
+    n                      number of variables
+    NAME k                 a variable and the number of its candidate parent sets
+    SCORE m P1 ... Pm      k lines: local score (higher is better), parent count, parent names
+    ...
+
+bnilp writes sections best-first with full ``repr`` precision and no comments (GOBNILP's and
+pygobnilp's readers take the first line as n). Settings go to a JSON sidecar ``FILE.json``.
+The reader is token-based: it accepts ``#`` comment lines and any whitespace layout, and rejects a
+malformed or truncated file with ``file:line`` and what it expected.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bnilp.errors import InputError
+
+Families = dict[str, dict[frozenset[str], float]]
+
+
+@dataclass
+class ScoreTable:
+    """Candidate parent sets and their local scores.
+
+    ``variables`` keeps file order; ``families[child][parents] = local score`` (higher is better).
+    ``meta`` holds how the table was made (score, settings, ε, palim, pruning counts …).
+    """
+
+    variables: list[str]
+    families: Families
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def n_parent_sets(self) -> int:
+        return sum(len(f) for f in self.families.values())
+
+    def sorted_family(self, child: str) -> list[tuple[frozenset[str], float]]:
+        """Parent sets of ``child`` best first; ties by size then names (deterministic)."""
+        items = self.families[child].items()
+        return sorted(items, key=lambda kv: (-kv[1], len(kv[0]), sorted(kv[0])))
+
+    def network_score(self, parents: dict[str, frozenset[str]]) -> float:
+        """Exact total score of a network (``math.fsum`` of its local scores)."""
+        return math.fsum(self.families[v][frozenset(parents[v])] for v in self.variables)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def format_jaakkola(table: ScoreTable) -> str:
+    """The table as Jaakkola text (sections in ``table.variables`` order, best-first)."""
+    lines = [str(len(table.variables))]
+    for child in table.variables:
+        family = table.sorted_family(child)
+        lines.append(f"{child} {len(family)}")
+        for parents, score in family:
+            names = sorted(parents, key=table.variables.index)
+            lines.append(" ".join([repr(float(score)), str(len(names)), *names]))
+    return "\n".join(lines) + "\n"
+
+
+def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> None:
+    """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked."""
+    for name in table.variables:
+        if not name or any(ch.isspace() for ch in name) or name.startswith("#"):
+            raise InputError(f"variable name {name!r} cannot be written to a score file "
+                             "(empty, contains whitespace or starts with '#')")
+    atomic_write_text(path, format_jaakkola(table))
+    if sidecar:
+        meta = dict(table.meta)
+        meta.setdefault("n_variables", len(table.variables))
+        meta["n_parent_sets"] = table.n_parent_sets()
+        atomic_write_text(f"{os.fspath(path)}.json", json.dumps(meta, indent=2, default=str) + "\n")
+
+
+class _Tokens:
+    """Whitespace tokens of a text with their line numbers; ``#`` starts a comment line."""
+
+    def __init__(self, text: str, filename: str):
+        self.filename = filename
+        self.items: list[tuple[str, int]] = []
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            self.items.extend((tok, lineno) for tok in stripped.split())
+        self.pos = 0
+        self.last_line = text.count("\n") + 1
+
+    def next(self, expected: str) -> tuple[str, int]:
+        if self.pos >= len(self.items):
+            raise InputError(f"{self.filename}:{self.last_line}: file ends early: expected {expected}")
+        tok = self.items[self.pos]
+        self.pos += 1
+        return tok
+
+    def next_int(self, expected: str) -> tuple[int, int]:
+        tok, line = self.next(expected)
+        try:
+            value = int(tok)
+        except ValueError:
+            raise InputError(f"{self.filename}:{line}: expected {expected}, found {tok!r}") from None
+        if value < 0:
+            raise InputError(f"{self.filename}:{line}: expected {expected}, found negative {value}")
+        return value, line
+
+    def next_score(self) -> tuple[float, int]:
+        tok, line = self.next("a local score")
+        try:
+            value = float(tok)
+        except ValueError:
+            raise InputError(f"{self.filename}:{line}: expected a local score, found {tok!r}") from None
+        if not math.isfinite(value):
+            raise InputError(f"{self.filename}:{line}: local score {tok!r} is not finite")
+        return value, line
+
+
+def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
+    """Parse Jaakkola text; errors name ``filename:line`` and what was expected."""
+    toks = _Tokens(text, filename)
+    n, _ = toks.next_int("the number of variables")
+    variables: list[str] = []
+    families: Families = {}
+    pending: list[tuple[str, frozenset[str], int]] = []
+    for _ in range(n):
+        name, line = toks.next("a variable name")
+        if name in families:
+            raise InputError(f"{filename}:{line}: variable {name!r} has a second section")
+        k, _ = toks.next_int(f"the number of parent sets of {name!r}")
+        variables.append(name)
+        families[name] = {}
+        for _ in range(k):
+            score, line = toks.next_score()
+            m, _ = toks.next_int("the number of parents")
+            parents = []
+            for _ in range(m):
+                parent, pline = toks.next(f"a parent name ({m} expected on line {line})")
+                if pline != line:
+                    raise InputError(f"{filename}:{line}: expected {m} parents, found {len(parents)}")
+                parents.append(parent)
+            key = frozenset(parents)
+            if len(key) != m:
+                raise InputError(f"{filename}:{line}: a parent is repeated in {parents}")
+            if name in key:
+                raise InputError(f"{filename}:{line}: {name!r} is listed as its own parent")
+            if key in families[name]:
+                raise InputError(f"{filename}:{line}: parent set {sorted(key)} of {name!r} is listed twice")
+            families[name][key] = score
+            pending.append((name, key, line))
+    if toks.pos < len(toks.items):
+        tok, line = toks.items[toks.pos]
+        raise InputError(f"{filename}:{line}: unexpected {tok!r} after the last of {n} variable sections")
+    known = set(variables)
+    for name, key, line in pending:
+        unknown = sorted(key - known)
+        if unknown:
+            raise InputError(f"{filename}:{line}: parent {unknown[0]!r} of {name!r} is not a declared variable")
+    return ScoreTable(variables=variables, families=families)
+
+
+def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
+    """Read a Jaakkola score file (and its JSON sidecar into ``meta`` if there is one)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc})") from None
+    table = parse_jaakkola(text, str(path))
+    sidecar = Path(f"{path}.json")
+    if sidecar.exists():
+        try:
+            table.meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            table.meta = {}
+    return table

@@ -1,0 +1,102 @@
+"""The local-score interface shared by every score, and the structure priors.
+
+A local score s(i | Π) is a log-score, higher is better, in natural-log units, so that differences
+of network totals approximate ln(Bayes factor) (see ``shared/docs/scores.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from bnilp.data import Dataset
+from bnilp.errors import InputError
+
+
+@dataclass(frozen=True)
+class StructurePrior:
+    """ln π(|Π|) added to every local score.
+
+    - ``none``: 0.
+    - ``binomial`` (Andrews et al. §5.1): each of the n−1 possible parents is present with
+      probability p = r/(n−1): ln π(k) = k·ln p + (n−1−k)·ln(1−p), r = expected parents.
+    - ``ebic`` (Chen & Chen 2008): −γ·ln C(n−1, k).
+    """
+
+    kind: str = "none"
+    n_variables: int = 1
+    expected_parents: float = 1.0
+    gamma: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("none", "binomial", "ebic"):
+            raise InputError(f"unknown structure prior {self.kind!r} (none, binomial or ebic)")
+        if self.kind == "binomial" and not 0 < self.expected_parents < max(self.n_variables - 1, 1):
+            raise InputError(f"--expected-parents must lie in (0, n−1) = (0, {self.n_variables - 1}), "
+                             f"got {self.expected_parents}")
+        if self.kind == "ebic" and self.gamma < 0:
+            raise InputError(f"--ebic-gamma must be ≥ 0, got {self.gamma}")
+
+    def log_prior(self, k: int) -> float:
+        if self.kind == "none":
+            return 0.0
+        m = self.n_variables - 1
+        if self.kind == "binomial":
+            p = self.expected_parents / m
+            return k * math.log(p) + (m - k) * math.log1p(-p)
+        return -self.gamma * (math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1))
+
+    def settings(self) -> dict[str, Any]:
+        if self.kind == "none":
+            return {"prior": "none"}
+        if self.kind == "binomial":
+            return {"prior": "binomial", "expected_parents": self.expected_parents}
+        return {"prior": "ebic", "ebic_gamma": self.gamma}
+
+
+class LocalScore(ABC):
+    """Local score of a family: ``local(child, parents)`` with variables as column indices.
+
+    Subclasses implement :meth:`raw` (the score without the structure prior) and say which
+    pruning rules of ``shared/docs/pruning.md`` are sound for a child (:meth:`pruning_rules`).
+    """
+
+    name: str = ""
+
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
+        if penalty_discount <= 0:
+            raise InputError(f"--penalty-discount must be > 0, got {penalty_discount}")
+        self.data = data
+        self.prior = prior or StructurePrior("none", data.n)
+        self.penalty_discount = float(penalty_discount)
+
+    @abstractmethod
+    def raw(self, child: int, parents: tuple[int, ...]) -> float:
+        """Score of the family without the structure prior."""
+
+    def local(self, child: int, parents: tuple[int, ...]) -> float:
+        """s(child | parents) = raw score + ln π(|parents|)."""
+        return self.raw(child, parents) + self.prior.log_prior(len(parents))
+
+    def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
+        """(maximised log-likelihood ℓ, free parameters df) of the family, for likelihood-ratio tests.
+
+        Scores that are not of the form ℓ − ½·c·df·ln N (BDeu, MML) raise ``NotImplementedError``.
+        """
+        raise NotImplementedError(f"score {self.name!r} has no likelihood/df decomposition")
+
+    def allowed_parent(self, child: int, parent: int) -> bool:
+        """Whether ``parent`` may be a parent of ``child`` at all under this score."""
+        return parent != child
+
+    def pruning_rules(self, child: int) -> frozenset[str]:
+        """Rules of pruning.md that are sound for ``child`` under this score (R1 always)."""
+        return frozenset({"R1"})
+
+    def settings(self) -> dict[str, Any]:
+        """How the score was configured (for the score file's sidecar and reports)."""
+        out: dict[str, Any] = {"score": self.name, "penalty_discount": self.penalty_discount}
+        out.update(self.prior.settings())
+        return out

@@ -1,0 +1,249 @@
+"""bnilp.ilp against independent oracles: brute-force DAG enumeration (n ≤ 5) and DP (n ≤ 12)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from bnilp.errors import InputError
+from bnilp.ilp import SolveResult, solve, to_digraph
+from bnilp.scorefile import ScoreTable, read_jaakkola
+from tests.oracles import brute_force_credible, dp_optimum, is_acyclic
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+EPSILONS = (0.0, math.log(3), math.log(20), math.log(150))
+
+
+def random_table(n: int, seed: int, *, keep: float = 0.5, max_size: int | None = None,
+                 ties: bool = False, pruned: bool = False, empty: bool = True) -> ScoreTable:
+    """A random table: a random subset of each variable's parent sets (∅ always, unless
+    ``empty`` is False). ``ties``: scores are multiples of 1/4 (exact sums, many equal networks);
+    ``pruned``: keep a set only if it beats all its kept subsets (as pruning would)."""
+    rng = random.Random(seed)
+    names = [f"V{i}" for i in range(n)]
+    families: dict[str, dict[frozenset[str], float]] = {}
+    for v in names:
+        others = [u for u in names if u != v]
+        limit = len(others) if max_size is None else max_size
+        fam: dict[frozenset[str], float] = {}
+        for size in range(limit + 1):
+            for ps in itertools.combinations(others, size):
+                if size == 0 and empty or size > 0 and rng.random() < keep:
+                    base = -10.0 * (1 + size) * rng.random() - size
+                    fam[frozenset(ps)] = rng.randint(-40, 0) / 4 if ties else base
+        if pruned:
+            fam = {ps: s for ps, s in fam.items()
+                   if all(s > t for qs, t in fam.items() if qs < ps)}
+        if not fam:
+            fam[frozenset(rng.sample(others, 1))] = -1.0
+        families[v] = fam
+    return ScoreTable(variables=names, families=families)
+
+
+def as_set(networks) -> set[tuple[tuple[str, frozenset[str]], ...]]:
+    return {tuple(sorted(p.items())) for p in networks}
+
+
+def check_result(table: ScoreTable, res: SolveResult, epsilon: float) -> None:
+    """Invariants every result must satisfy, whatever its status."""
+    keys = []
+    for net in res.networks:
+        assert set(net.parents) == set(table.variables)
+        assert is_acyclic(net.parents)
+        for v, ps in net.parents.items():
+            assert ps in table.families[v]
+        assert net.score == table.network_score(net.parents)
+        keys.append(tuple(sorted(net.parents.items())))
+    assert len(keys) == len(set(keys)), "a network was listed twice"
+    scores = [net.score for net in res.networks]
+    assert scores == sorted(scores, reverse=True)
+    if res.optimum is not None and res.networks:
+        assert res.networks[0].score == res.optimum
+        assert all(s >= res.optimum - epsilon for s in scores)
+        assert res.bound >= res.optimum - 1e-6 * max(1.0, abs(res.optimum))
+    json.dumps(res.to_dict())
+
+
+CASES = [(n, seed, kind) for n in (3, 4, 5) for seed in range(6)
+         for kind in ("plain", "ties", "pruned")]
+
+
+@pytest.mark.parametrize("n,seed,kind", CASES)
+def test_credible_sets_match_brute_force(n, seed, kind):
+    keep = {3: 0.8, 4: 0.5, 5: 0.3}[n]
+    table = random_table(n, 1000 * n + seed, keep=keep, ties=kind == "ties", pruned=kind == "pruned")
+    for eps in EPSILONS:
+        res = solve(table, eps)
+        opt, expected = brute_force_credible(table, eps)
+        check_result(table, res, eps)
+        assert res.status == "optimal" and res.complete
+        assert res.optimum == pytest.approx(opt, abs=1e-9)
+        assert as_set(net.parents for net in res.networks) == as_set(p for _, p in expected), eps
+
+
+@pytest.mark.parametrize("n,seed", [(3, 1), (3, 2), (4, 3), (4, 4)])
+def test_huge_epsilon_lists_every_admitted_dag(n, seed):
+    table = random_table(n, seed, keep=0.6)
+    res = solve(table, 1e6)
+    _, expected = brute_force_credible(table, 1e6)
+    check_result(table, res, 1e6)
+    assert res.complete
+    assert as_set(net.parents for net in res.networks) == as_set(p for _, p in expected)
+
+
+def test_full_tables_on_four_variables_give_all_543_dags():
+    table = random_table(4, 7, keep=1.0)
+    res = solve(table, 1e6)
+    assert len(res.networks) == 543 and res.complete
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in range(8, 13) for s in range(2)])
+def test_optimum_matches_dynamic_programming(n, seed):
+    table = random_table(n, 77 * n + seed, keep=0.08, max_size=3, pruned=seed == 1)
+    res = solve(table, 0.0, enumerate_ties=False)
+    check_result(table, res, 0.0)
+    assert res.status == "optimal"
+    assert res.optimum == pytest.approx(dp_optimum(table), abs=1e-9)
+    assert len(res.networks) == 1 and not res.complete
+
+
+def test_ties_are_all_listed_at_epsilon_zero():
+    table = random_table(4, 11, keep=0.7, ties=True)
+    opt, expected = brute_force_credible(table, 0.0)
+    res = solve(table, 0.0)
+    assert res.complete and len(res.networks) == len(expected)
+    assert all(net.score == opt for net in res.networks)
+
+
+def test_infeasible_table():
+    table = ScoreTable(variables=["A", "B", "C"], families={
+        "A": {frozenset({"B"}): -1.0},
+        "B": {frozenset({"A"}): -2.0, frozenset({"C", "A"}): -3.0},
+        "C": {frozenset(): -1.0},
+    })
+    for eps in (0.0, 1.0):
+        res = solve(table, eps)
+        assert res.status == "infeasible" and res.networks == [] and res.optimum is None
+        json.dumps(res.to_dict())
+    empty = ScoreTable(variables=["A", "B"], families={"A": {}, "B": {frozenset(): 0.0}})
+    assert solve(empty).status == "infeasible"
+
+
+def test_no_empty_parent_set_but_feasible():
+    table = ScoreTable(variables=["A", "B", "C"], families={
+        "A": {frozenset({"B"}): -1.0, frozenset({"C"}): -4.0},
+        "B": {frozenset({"A"}): -2.0, frozenset(): -5.0},
+        "C": {frozenset({"A"}): -1.0, frozenset(): -3.0},
+    })
+    for eps in EPSILONS:
+        opt, expected = brute_force_credible(table, eps)
+        res = solve(table, eps)
+        check_result(table, res, eps)
+        assert res.optimum == pytest.approx(opt)
+        assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_warm_start_never_changes_the_optimum(seed):
+    table = random_table(9, 500 + seed, keep=0.1, max_size=3)
+    rng = random.Random(seed)
+    order = list(table.variables)
+    rng.shuffle(order)
+    warm = {}
+    for pos, v in enumerate(order):
+        allowed = [ps for ps in table.families[v] if ps <= set(order[:pos])]
+        warm[v] = rng.choice(allowed)
+    res = solve(table, 0.0, warm_start=warm, enumerate_ties=False)
+    assert res.optimum == pytest.approx(dp_optimum(table), abs=1e-9)
+    res_opt = solve(table, 0.0, warm_start=res.networks[0].parents, enumerate_ties=False)
+    assert res_opt.optimum == pytest.approx(res.optimum, abs=1e-9)
+
+
+def test_invalid_warm_start_is_rejected():
+    table = random_table(3, 5, keep=1.0)
+    cyclic = {"V0": frozenset({"V1"}), "V1": frozenset({"V0"}), "V2": frozenset()}
+    with pytest.raises(InputError, match="cycle"):
+        solve(table, warm_start=cyclic)
+    table.families["V0"].pop(frozenset({"V1", "V2"}), None)
+    with pytest.raises(InputError, match="not in the score table"):
+        solve(table, warm_start={"V0": frozenset({"V1", "V2"}), "V1": frozenset(), "V2": frozenset()})
+    with pytest.raises(InputError):
+        solve(table, warm_start={"V0": frozenset()})
+
+
+def test_time_limit_returns_valid_dag_and_honest_gap():
+    table = random_table(25, 3, keep=0.004, max_size=3)
+    res = solve(table, 1.0, time_limit=0.5)
+    assert res.status == "time_limit" and not res.complete
+    assert "time limit" in res.message
+    assert len(res.networks) == 1
+    check_result(table, res, math.inf)
+    assert res.bound >= res.optimum
+    assert res.gap == pytest.approx(abs(res.bound - res.optimum) / abs(res.optimum))
+    assert res.seconds < 5
+
+
+def test_network_limit_truncates():
+    table = random_table(4, 9, keep=0.8)
+    res = solve(table, 1e6, max_networks=5)
+    assert res.status == "network_limit" and not res.complete
+    assert len(res.networks) == 5 and "limit" in res.message
+    check_result(table, res, 1e6)
+
+
+def test_epsilon_zero_without_ties_and_progress():
+    table = random_table(5, 21, keep=0.4)
+    seen = []
+    res = solve(table, math.log(20), progress=seen.append)
+    assert seen and {"phase", "networks", "elapsed"} <= set(seen[0])
+    assert seen[-1]["networks"] == len(res.networks)
+    one = solve(table, 0.0, enumerate_ties=False)
+    assert len(one.networks) == 1 and one.status == "optimal" and not one.complete
+    assert one.optimum == res.optimum
+
+
+def test_bad_arguments():
+    table = random_table(3, 1)
+    with pytest.raises(InputError):
+        solve(table, -1.0)
+    with pytest.raises(InputError):
+        solve(table, 1.0, max_networks=0)
+
+
+def test_to_digraph():
+    graph = to_digraph({"A": frozenset(), "B": frozenset({"A"}), "C": frozenset({"A", "B"})})
+    assert set(graph.nodes) == {"A", "B", "C"}
+    assert set(graph.edges) == {("A", "B"), ("A", "C"), ("B", "C")}
+
+
+def test_single_variable():
+    table = ScoreTable(variables=["A"], families={"A": {frozenset(): -2.5}})
+    res = solve(table, 1.0)
+    assert res.optimum == -2.5 and res.complete and len(res.networks) == 1
+
+
+@pytest.mark.skipif(not (DATA / "liao2019_ebnsl" / "scores" / "wine.BIC.3").exists(),
+                    reason="shared data not available")
+def test_wine_bic_bf3_has_308_networks():
+    # Liao et al. (AAAI 2019) Table 1: wine, BIC, BF 3 -> 308 networks; OPT from the BIC scorer.
+    table = read_jaakkola(DATA / "liao2019_ebnsl" / "scores" / "wine.BIC.3")
+    res = solve(table, math.log(3))
+    assert res.optimum == pytest.approx(-1258.4459086098502, abs=1e-6)
+    assert res.status == "optimal" and res.complete
+    assert len(res.networks) == 308
+    check_result(table, res, math.log(3))
+
+
+@pytest.mark.skipif(not (DATA / "pygobnilp" / "scores" / "asia_10000.dat.3.jkl").exists(),
+                    reason="shared data not available")
+def test_asia_matches_dynamic_programming():
+    table = read_jaakkola(DATA / "pygobnilp" / "scores" / "asia_10000.dat.3.jkl")
+    res = solve(table, 0.0)
+    assert res.optimum == pytest.approx(dp_optimum(table), abs=1e-6)
+    check_result(table, res, 0.0)
+    assert res.complete

@@ -1,0 +1,180 @@
+"""MEC keys, CPDAGs and class sizes against brute force over every DAG on 3–5 nodes."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import math
+import random
+
+import networkx as nx
+import pytest
+
+from bnilp.mec import (
+    MEC,
+    count_dags_in_mec,
+    cpdag,
+    cpdag_edges,
+    dags_in_mec,
+    group_by_mec,
+    mec_index,
+    mec_key,
+    network_items,
+    v_structures,
+)
+from tests.oracles import all_dags, is_acyclic
+
+KNOWN_CLASSES = {3: 11, 4: 185, 5: 8782}
+
+
+def _frozen(pa):
+    return tuple(sorted((v, tuple(sorted(p))) for v, p in pa.items()))
+
+
+@pytest.fixture(scope="module", params=[3, 4, 5])
+def classes(request):
+    n = request.param
+    nodes = [f"X{i}" for i in range(n)]
+    groups = collections.defaultdict(list)
+    for dag in all_dags(nodes):
+        groups[mec_key(dag)].append(dag)
+    return n, nodes, groups
+
+
+def test_number_of_classes(classes):
+    n, _, groups = classes
+    assert len(groups) == KNOWN_CLASSES[n]
+    assert sum(len(g) for g in groups.values()) == {3: 25, 4: 543, 5: 29281}[n]
+
+
+def test_class_sizes_and_cpdags(classes):
+    _, nodes, groups = classes
+    for members in groups.values():
+        directed, undirected = cpdag_edges(members[0])
+        assert count_dags_in_mec(members[0]) == len(members)
+        assert count_dags_in_mec((directed, undirected)) == len(members)
+        for dag in members[1:]:
+            assert cpdag_edges(dag) == (directed, undirected)
+        # an edge is undirected in the CPDAG iff its orientation varies within the class
+        orientations = collections.defaultdict(set)
+        for dag in members:
+            for v, ps in dag.items():
+                for p in ps:
+                    orientations[frozenset((p, v))].add((p, v))
+        varying = {e for e, o in orientations.items() if len(o) == 2}
+        assert undirected == varying
+        assert directed == {next(iter(o)) for e, o in orientations.items() if len(o) == 1}
+
+
+def test_dags_in_mec_lists_the_class(classes):
+    n, _, groups = classes
+    if n == 5:
+        sample = list(groups.values())[::7]
+    else:
+        sample = list(groups.values())
+    for members in sample:
+        listed = list(dags_in_mec(members[0]))
+        assert len(listed) == len(members)
+        assert {_frozen(d) for d in listed} == {_frozen(d) for d in members}
+
+
+def test_cpdag_digraph_form():
+    pa = {"a": frozenset(), "b": frozenset({"a"}), "c": frozenset({"b"}), "d": frozenset({"c", "e"}),
+          "e": frozenset()}
+    g = cpdag(pa)
+    assert isinstance(g, nx.DiGraph)
+    assert set(g.nodes) == set(pa)
+    # c → d ← e is a v-structure; a — b — c stays undirected; c - d directed
+    assert g.has_edge("a", "b") and g.has_edge("b", "a") and g["a"]["b"]["undirected"]
+    assert g.has_edge("c", "d") and not g.has_edge("d", "c") and not g["c"]["d"]["undirected"]
+    assert count_dags_in_mec(g) == 3
+    assert v_structures(pa) == frozenset({("c", "d", "e")})
+
+
+def _random_chordal(n: int, rng: random.Random) -> nx.Graph:
+    """A connected chordal graph: each new vertex joins a clique of the current graph."""
+    g = nx.Graph()
+    g.add_node(0)
+    for v in range(1, n):
+        u = rng.randrange(v)
+        clique = [u] + [w for w in g.neighbors(u) if rng.random() < 0.5]
+        clique = [w for w in clique if all(g.has_edge(w, x) for x in clique if x != w)]
+        g.add_edges_from((v, w) for w in clique)
+    assert nx.is_chordal(g) and nx.is_connected(g)
+    return g
+
+
+def _amo_brute(g: nx.Graph) -> int:
+    """AMOs of an undirected graph: orientations by a vertex order with no v-structure."""
+    found = set()
+    for order in itertools.permutations(g.nodes):
+        pos = {v: i for i, v in enumerate(order)}
+        edges = frozenset((u, v) if pos[u] < pos[v] else (v, u) for u, v in g.edges)
+        pa = collections.defaultdict(set)
+        for u, v in edges:
+            pa[v].add(u)
+        if any(not g.has_edge(a, b) for ps in pa.values() for a, b in itertools.combinations(ps, 2)):
+            continue
+        found.add(edges)
+    return len(found)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_count_random_chordal_components(seed):
+    rng = random.Random(seed)
+    g = _random_chordal(rng.choice([6, 7, 8]), rng)
+    names = {v: f"v{v}" for v in g.nodes}
+    und = {frozenset((names[u], names[v])) for u, v in g.edges}
+    assert count_dags_in_mec((set(), und)) == _amo_brute(g)
+
+
+def test_count_closed_forms_and_large_components():
+    clique = {frozenset((f"n{i}", f"n{j}")) for i in range(9) for j in range(i)}
+    assert count_dags_in_mec((set(), clique)) == math.factorial(9)
+    path = {frozenset((f"n{i:02d}", f"n{i + 1:02d}")) for i in range(29)}
+    assert count_dags_in_mec((set(), path)) == 30
+    # two disjoint components multiply
+    assert count_dags_in_mec((set(), clique | path)) == math.factorial(9) * 30
+    # an undirected chordal graph on 14 nodes (not a clique or tree) counts in reasonable time
+    g = _random_chordal(14, random.Random(3))
+    und = {frozenset((f"v{u:02d}", f"v{v:02d}")) for u, v in g.edges}
+    assert count_dags_in_mec((set(), und)) >= 14
+
+
+def test_not_chordal_is_rejected():
+    cycle = {frozenset(("a", "b")), frozenset(("b", "c")), frozenset(("c", "d")), frozenset(("d", "a"))}
+    with pytest.raises(ValueError, match="chordal"):
+        count_dags_in_mec((set(), cycle))
+
+
+def test_group_by_mec_best_first_and_duck_typing():
+    nodes = ["a", "b", "c"]
+    dags = list(all_dags(nodes))
+    rng = random.Random(0)
+    scored = []
+    by_key = {}
+    for d in dags:
+        key = mec_key(d)
+        by_key.setdefault(key, -rng.random() * 10)
+        scored.append((by_key[key], d))
+
+    class Net:
+        def __init__(self, score, parents):
+            self.score, self.parents = score, parents
+
+    as_objects = [Net(s, d) for s, d in scored]
+    as_dicts = [{"score": s, "parents": {v: sorted(p) for v, p in d.items()}} for s, d in scored]
+    assert network_items(as_dicts) == network_items(scored) == network_items(as_objects)
+    mecs = group_by_mec(as_objects)
+    assert len(mecs) == 11
+    assert all(isinstance(m, MEC) for m in mecs)
+    assert [m.score for m in mecs] == sorted((m.score for m in mecs), reverse=True)
+    assert sorted(i for m in mecs for i in m.members) == list(range(len(dags)))
+    for m in mecs:
+        assert m.n_dags == m.class_size == len(m.members)
+        assert {mec_key(dags[i]) for i in m.members} == {m.key}
+        assert m.cpdag == cpdag_edges(dags[m.members[0]])
+        assert set(m.cpdag_graph().nodes) == set(nodes)
+    ids = mec_index(mecs, len(dags))
+    assert all(i in mecs[ids[i]].members for i in range(len(dags)))
+    assert all(is_acyclic(d) for m in mecs for d in dags_in_mec(m.cpdag, nodes))
