@@ -479,6 +479,7 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
                             removable=False, stickingatnode=False)
     model.addPyCons(cons)
     model.setParam("misc/usesymmetry", 0)
+    model.setParam("separating/aggregation/freq", -1)   # seconds per round, no cuts on BNSL
     model.setParam("limits/gap", 0.0)
     model.setParam("limits/absgap", 0.0)
     return model, xvars, hdlr

@@ -15,8 +15,10 @@ v-structures, then close under Meek's rules
 - R4: a — b, a ~ c → d → b, a ~ d, c, b non-adjacent ⇒ a → b   (never fires from a DAG's
   v-structures alone; it is applied for the rooted sub-problems of the counter below)
 
-until nothing changes. The undirected edges that remain are exactly the edges whose orientation
-differs between members of the class (Meek 1995; checked against brute force in the tests).
+until nothing changes (:func:`cpdag_edges_meek`). :func:`cpdag_edges` computes the same graph by
+Chickering's (1995) edge labelling (compelled / reversible edges), which needs one topological
+sort and one pass over the edges. The undirected edges are exactly the edges whose orientation
+differs between members of the class (Meek 1995; both routes are checked against brute force).
 Representation: :func:`cpdag_edges` gives ``(directed: set[(u, v)], undirected: set[frozenset])``;
 :func:`cpdag` gives a ``networkx.DiGraph`` in which an undirected edge u — v is stored as both
 u → v and v → u, every edge carrying the attribute ``undirected`` (bool).
@@ -40,7 +42,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -90,6 +92,21 @@ def v_structures(parents: Mapping[str, Iterable[str]]) -> frozenset[tuple[str, s
             if a not in pa[b] and b not in pa[a]:
                 out.add((a, c, b))
     return frozenset(out)
+
+
+def _fast_key(parents: Mapping[str, Iterable[str]]) -> tuple[frozenset[Edge], frozenset[tuple[str, str, str]]]:
+    """Same information as :func:`mec_key` with ordered tuples for the skeleton (faster)."""
+    skel = set()
+    for c, ps in parents.items():
+        for p in ps:
+            skel.add((p, c) if p < c else (c, p))
+    vs = []
+    for c, ps in parents.items():
+        if len(ps) > 1:
+            for a, b in itertools.combinations(sorted(ps), 2):
+                if (a, b) not in skel:
+                    vs.append((a, c, b))
+    return frozenset(skel), frozenset(vs)
 
 
 def mec_key(parents: Mapping[str, Iterable[str]]) -> MecKey:
@@ -150,8 +167,62 @@ def meek_closure(directed: set[Edge], undirected: set[frozenset[str]],
                     break
 
 
+def _topological_order(pa: Parents) -> list[str]:
+    indeg = {v: len(ps) for v, ps in pa.items()}
+    children: dict[str, list[str]] = {v: [] for v in pa}
+    for v, ps in pa.items():
+        for p in ps:
+            children[p].append(v)
+    stack = sorted((v for v, d in indeg.items() if d == 0), reverse=True)
+    order = []
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        for c in children[v]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                stack.append(c)
+    if len(order) != len(pa):
+        raise ValueError("the parent map has a directed cycle")
+    return order
+
+
 def cpdag_edges(parents: Mapping[str, Iterable[str]]) -> CpdagEdges:
-    """The CPDAG of a DAG as ``(directed {(u, v)}, undirected {frozenset({u, v})})``."""
+    """The CPDAG of a DAG as ``(directed {(u, v)}, undirected {frozenset({u, v})})``.
+
+    Chickering's (1995) edge labelling: edges are visited by child in topological order and, for
+    one child, by parent in reverse topological order; an edge is compelled (directed in the
+    CPDAG) or reversible (undirected). Equal to the Meek closure of the v-structures.
+    """
+    pa = as_parents(parents)
+    pos = {v: i for i, v in enumerate(_topological_order(pa))}
+    compelled: dict[Edge, bool] = {}
+    for y in sorted(pa, key=pos.__getitem__):
+        pa_y = pa[y]
+        for x in sorted(pa_y, key=pos.__getitem__, reverse=True):
+            if (x, y) in compelled:
+                continue
+            done = False
+            for w in pa[x]:
+                if compelled[(w, x)]:
+                    if w not in pa_y:
+                        for z in pa_y:
+                            compelled[(z, y)] = True
+                        done = True
+                        break
+                    compelled[(w, y)] = True
+            if done:
+                continue
+            label = any(z != x and z not in pa[x] for z in pa_y)
+            for z in pa_y:
+                compelled.setdefault((z, y), label)
+    directed = {e for e, c in compelled.items() if c}
+    undirected = {frozenset(e) for e, c in compelled.items() if not c}
+    return directed, undirected
+
+
+def cpdag_edges_meek(parents: Mapping[str, Iterable[str]]) -> CpdagEdges:
+    """The same CPDAG by orienting the v-structures and closing under Meek's rules (slower)."""
     pa = as_parents(parents)
     directed: set[Edge] = set()
     for a, c, b in v_structures(pa):
@@ -325,25 +396,34 @@ class MEC:
     """One Markov equivalence class found in a list of networks.
 
     ``score`` is the best member score, ``members`` indices into the input list (best first),
-    ``n_dags`` the number of members present, ``cpdag`` = ``(directed, undirected)`` edge sets.
-    ``class_size`` (computed on first use) is the number of DAGs in the whole class.
+    ``representative`` the parent map of the best member. ``n_dags`` is the number of members
+    present; ``cpdag`` = ``(directed, undirected)`` edge sets and ``class_size`` (the number of DAGs
+    in the whole class) are computed on first use.
     """
 
     key: MecKey
     score: float
     members: list[int]
-    cpdag: CpdagEdges
-    nodes: list[str] = field(default_factory=list)
+    representative: Parents
 
     @property
     def n_dags(self) -> int:
         return len(self.members)
+
+    @property
+    def nodes(self) -> list[str]:
+        return list(self.representative)
+
+    @cached_property
+    def cpdag(self) -> CpdagEdges:
+        return cpdag_edges(self.representative)
 
     @cached_property
     def class_size(self) -> int:
         return count_dags_in_mec(self.cpdag)
 
     def cpdag_graph(self) -> nx.DiGraph:
+        """The CPDAG as a DiGraph (see :func:`cpdag`)."""
         directed, undirected = self.cpdag
         g = nx.DiGraph()
         g.add_nodes_from(self.nodes)
@@ -359,15 +439,14 @@ def group_by_mec(networks: Iterable[Any]) -> list[MEC]:
     ``networks``: ``(score, parents)`` tuples, objects with ``.score``/``.parents`` or dicts.
     """
     items = network_items(networks)
-    groups: dict[MecKey, list[int]] = {}
+    groups: dict[tuple[frozenset[Edge], frozenset[tuple[str, str, str]]], list[int]] = {}
     for i, (_, pa) in enumerate(items):
-        groups.setdefault(mec_key(pa), []).append(i)
+        groups.setdefault(_fast_key(pa), []).append(i)
     mecs = []
-    for key, idx in groups.items():
+    for idx in groups.values():
         idx.sort(key=lambda i: (-items[i][0], i))
         first = items[idx[0]][1]
-        mecs.append(MEC(key=key, score=items[idx[0]][0], members=idx, cpdag=cpdag_edges(first),
-                        nodes=list(first)))
+        mecs.append(MEC(key=mec_key(first), score=items[idx[0]][0], members=idx, representative=first))
     mecs.sort(key=lambda m: (-m.score, m.members[0]))
     return mecs
 

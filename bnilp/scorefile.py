@@ -107,7 +107,7 @@ class _Tokens:
                 continue
             self.items.extend((tok, lineno) for tok in stripped.split())
         self.pos = 0
-        self.last_line = text.count("\n") + 1
+        self.last_line = self.items[-1][1] if self.items else 1
 
     def next(self, expected: str) -> tuple[str, int]:
         if self.pos >= len(self.items):

@@ -49,8 +49,13 @@ def brute_force_networks(table: ScoreTable) -> list[tuple[float, Parents]]:
     """Every DAG the table admits, with its fsum score, best first."""
     names = table.variables
     out = []
-    for combo in itertools.product(*(list(table.families[v]) for v in names)):
-        parents = dict(zip(names, combo, strict=True))
+    if math.prod(len(table.families[v]) for v in names) > 30000 and len(names) <= 5:
+        candidates: Iterator[Parents] = (p for p in all_dags(names)
+                                         if all(p[v] in table.families[v] for v in names))
+    else:
+        candidates = (dict(zip(names, combo, strict=True))
+                      for combo in itertools.product(*(list(table.families[v]) for v in names)))
+    for parents in candidates:
         if is_acyclic(parents):
             out.append((math.fsum(table.families[v][parents[v]] for v in names), parents))
     out.sort(key=lambda sp: -sp[0])

@@ -15,6 +15,7 @@ from bnilp.mec import (
     count_dags_in_mec,
     cpdag,
     cpdag_edges,
+    cpdag_edges_meek,
     dags_in_mec,
     group_by_mec,
     mec_index,
@@ -51,6 +52,7 @@ def test_class_sizes_and_cpdags(classes):
     _, nodes, groups = classes
     for members in groups.values():
         directed, undirected = cpdag_edges(members[0])
+        assert cpdag_edges_meek(members[0]) == (directed, undirected)
         assert count_dags_in_mec(members[0]) == len(members)
         assert count_dags_in_mec((directed, undirected)) == len(members)
         for dag in members[1:]:
@@ -139,6 +141,29 @@ def test_count_closed_forms_and_large_components():
     g = _random_chordal(14, random.Random(3))
     und = {frozenset((f"v{u:02d}", f"v{v:02d}")) for u, v in g.edges}
     assert count_dags_in_mec((set(), und)) >= 14
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_chickering_equals_meek_on_random_dags(seed):
+    rng = random.Random(seed)
+    n = rng.choice([8, 10, 12])
+    nodes = [f"v{i:02d}" for i in range(n)]
+    rng.shuffle(nodes)
+    density = rng.choice([0.2, 0.35, 0.5])
+    pa = {v: frozenset(u for u in nodes[:i] if rng.random() < density) for i, v in enumerate(nodes)}
+    assert cpdag_edges(pa) == cpdag_edges_meek(pa)
+    directed, undirected = cpdag_edges(pa)
+    if count_dags_in_mec(pa) <= 2000:
+        members = list(dags_in_mec(pa))
+        assert len(members) == count_dags_in_mec(pa)
+        assert {mec_key(m) for m in members} == {mec_key(pa)}
+        assert len({_frozen(m) for m in members}) == len(members)
+        assert _frozen(pa) in {_frozen(m) for m in members}
+
+
+def test_cycle_is_rejected():
+    with pytest.raises(ValueError, match="cycle"):
+        cpdag_edges({"a": frozenset({"b"}), "b": frozenset({"a"})})
 
 
 def test_not_chordal_is_rejected():

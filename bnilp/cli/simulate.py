@@ -1,0 +1,153 @@
+"""``bnilp simulate`` (mixed data from a random DAG) and ``bnilp compare`` (AP/AR/AHP/AHR, SHD).
+
+Both follow Andrews, Ramsey & Cooper §6; the definitions are in :mod:`bnilp.simulate` and
+:mod:`bnilp.metrics`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from bnilp.errors import InputError
+from bnilp.metrics import (
+    compare_marked,
+    cpdag_graph,
+    dag_graph,
+    parents_of_result,
+    read_json,
+    thresholded_graph,
+)
+from bnilp.scorefile import atomic_write_text
+from bnilp.simulate import simulate as simulate_data
+
+
+def _json_safe(obj: Any) -> Any:
+    """NaN/inf → null, recursively (strict JSON)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def _parse_categories(text: str) -> tuple[int, int]:
+    parts = text.split("-")
+    try:
+        if len(parts) == 1:
+            lo = hi = int(parts[0])
+        elif len(parts) == 2:
+            lo, hi = int(parts[0]), int(parts[1])
+        else:
+            raise ValueError
+    except ValueError:
+        raise InputError(f"--categories must look like LO-HI (e.g. 2-5) or K, got {text!r}") from None
+    return lo, hi
+
+
+@click.command()
+@click.option("--nodes", type=int, required=True, help="Number of variables.")
+@click.option("--samples", type=int, required=True, help="Number of rows.")
+@click.option("--avg-degree", type=float, default=2.0, show_default=True,
+              help="Average degree; the DAG gets round(avg_degree·nodes/2) edges.")
+@click.option("--max-degree", type=int, default=5, show_default=True,
+              help="Largest degree of any node (0 = no limit).")
+@click.option("--discrete-fraction", type=float, default=0.5, show_default=True,
+              help="Fraction of the variables that are discrete.")
+@click.option("--categories", default="2-5", show_default=True,
+              help="Categories of a discrete variable (uniform in LO-HI); also the temporary bins of a "
+                   "continuous parent of a discrete child.")
+@click.option("--nonlinear", is_flag=True, help="Continuous children depend on random cubic polynomials.")
+@click.option("--seed", type=int, default=None,
+              help="Random seed (default: a fresh one, recorded in the truth).")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="Data CSV to write.")
+@click.option("--truth", "truth_path", required=True, type=click.Path(dir_okay=False),
+              help="True graph JSON to write ({'parents': ..., 'kinds': ..., ...}).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing.")
+def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discrete_fraction: float,
+             categories: str, nonlinear: bool, seed: int | None, output: str, truth_path: str,
+             quiet: bool) -> None:
+    """Simulate mixed discrete/continuous data from a random DAG (Andrews et al. §6)."""
+    lo, hi = _parse_categories(categories)
+    if max_degree < 0:
+        raise InputError(f"--max-degree must be ≥ 0 (0 = no limit), got {max_degree}")
+    data, truth = simulate_data(nodes, samples, avg_degree, max_degree or None, discrete_fraction,
+                                (lo, hi), nonlinear, seed)
+    truth["data"] = output
+    atomic_write_text(output, data.to_csv(index=False, float_format="%.12g"))
+    atomic_write_text(truth_path, json.dumps(truth, indent=1) + "\n")
+    if quiet:
+        return
+    console = Console()
+    n_disc = len(truth["discrete"])
+    console.print(f"wrote {output}: {samples} rows, {nodes} variables ({n_disc} discrete, "
+                  f"{nodes - n_disc} continuous), {'nonlinear' if nonlinear else 'linear'}")
+    console.print(f"wrote {truth_path}: {truth['n_edges']} edges, seed {truth['settings']['seed']}")
+    for note in truth["notes"]:
+        console.print(f"note: {note}")
+    if truth["discrete"]:
+        click.echo(f"discrete columns: --discrete {','.join(truth['discrete'])}")
+
+
+def _learned_graph(obj: Any, where: str, true_nodes: frozenset[str], threshold: float | None, cpdag: bool):
+    if threshold is None:
+        parents = parents_of_result(obj, where)
+        return (cpdag_graph if cpdag else dag_graph)(parents, where)
+    if cpdag:
+        raise InputError("--cpdag compares DAGs; it cannot be combined with --edges-threshold")
+    if not isinstance(obj, dict) or not isinstance(obj.get("edges"), list):
+        raise InputError(f"{where}: --edges-threshold needs an 'edges' list of {{from, to, posterior}}")
+    if isinstance(obj.get("variables"), list):
+        nodes = [str(v) for v in obj["variables"]]
+    elif "parents" in obj or "networks" in obj:
+        nodes = list(parents_of_result(obj, where))
+    else:
+        nodes = sorted(true_nodes)
+    return thresholded_graph(obj["edges"], nodes, threshold, where)
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        return "n/a" if math.isnan(x) else f"{x:.3f}"
+    return str(x)
+
+
+@click.command()
+@click.argument("learned", type=click.Path(dir_okay=False))
+@click.argument("true", type=click.Path(dir_okay=False))
+@click.option("--edges-threshold", type=float, default=None,
+              help="Compare the posterior-averaged graph of the result's 'edges' at this threshold.")
+@click.option("--cpdag", is_flag=True, help="Compare the CPDAGs (equivalence classes) of both DAGs.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool, as_json: bool) -> None:
+    """Compare a LEARNED result with the TRUE graph: AP, AR, AHP, AHR, SHD, skeleton F1 (§6)."""
+    true_parents = parents_of_result(read_json(true, "true graph"), true)
+    true_graph = (cpdag_graph if cpdag else dag_graph)(true_parents, true)
+    learned_graph = _learned_graph(read_json(learned, "learned result"), learned, true_graph.nodes,
+                                   edges_threshold, cpdag)
+    result = compare_marked(learned_graph, true_graph)
+    result["mode"] = "cpdag" if cpdag else ("averaged" if edges_threshold is not None else "dag")
+    if edges_threshold is not None:
+        result["edges_threshold"] = edges_threshold
+    if as_json:
+        click.echo(json.dumps(_json_safe(result), indent=1))
+        return
+    table = Table(title=f"{learned} vs {true} ({result['mode']})")
+    for col in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton F1"):
+        table.add_column(col, justify="right")
+    table.add_row(*(_fmt(result[k]) for k in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton_F1")))
+    console = Console()
+    console.print(table)
+    adj = result["adjacencies"]
+    console.print(f"adjacencies: {adj['true_positive']} correct, {adj['false_positive']} extra, "
+                  f"{adj['false_negative']} missing; {result['reversed']} reversed, "
+                  f"{result['mark_mismatch']} with other marks; AHR over all true arrowheads "
+                  f"{_fmt(result['AHR_all'])}")

@@ -1,0 +1,214 @@
+"""Accuracy of a learned graph against the true one (Andrews, Ramsey & Cooper §6, slides).
+
+A graph is compared as a set of *adjacencies* (unordered pairs {u, v}) and a set of *arrowheads*
+(ordered pairs (u, v) meaning "an arrowhead at v on the edge u–v"): a directed edge u → v has the
+single arrowhead (u, v); an undirected edge u — v (a CPDAG's reversible edge, or an averaged graph
+whose orientation is undecided) has none. With L the learned and T the true graph (seed §6):
+
+- AP  (adjacency precision) = |adj(L) ∩ adj(T)| / |adj(L)|       correct adjacencies / predicted
+- AR  (adjacency recall)    = |adj(L) ∩ adj(T)| / |adj(T)|       correct adjacencies / true
+- AHP (arrowhead precision) = |ah(L) ∩ ah(T)| / |ah(L)|          correct arrowheads / predicted
+- AHR (arrowhead recall)    = |ah(L) ∩ ah(T)| / |{(u, v) ∈ ah(T) : {u, v} ∈ adj(L)}|
+  correct arrowheads / true arrowheads *in found adjacencies* (the seed's definition);
+  ``AHR_all`` divides by every true arrowhead, |ah(T)|, instead.
+- skeleton F1 = 2·AP·AR / (AP + AR) = 2·TP / (2·TP + FP + FN) on adjacencies.
+- SHD (structural Hamming distance) = missing + extra adjacencies + common adjacencies whose
+  marks differ. Between DAGs that is missing + extra + reversed edges; between CPDAGs (Tsamardinos
+  et al. 2006) a directed/undirected mismatch also counts one.
+
+A ratio with a zero denominator is undefined and reported as NaN (``null`` in JSON).
+:func:`compare_graphs` compares DAG with DAG, or (``cpdag=True``) the CPDAGs of both DAGs
+(:func:`bnilp.mec.cpdag_edges`), which scores only what the data can identify.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from bnilp.errors import InputError
+
+Parents = Mapping[str, Iterable[str]]
+
+
+@dataclass(frozen=True)
+class MarkedGraph:
+    """A graph as nodes, adjacencies {u, v} and arrowheads (u, v) = "arrowhead at v on u–v"."""
+
+    nodes: frozenset[str]
+    adjacencies: frozenset[frozenset[str]]
+    arrowheads: frozenset[tuple[str, str]]
+
+
+def _checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
+    if not isinstance(parents, Mapping):
+        raise InputError(f"{what}: 'parents' must map each variable to a list of parents")
+    out: dict[str, frozenset[str]] = {}
+    for child, ps in parents.items():
+        if isinstance(ps, str) or not isinstance(ps, Iterable):
+            raise InputError(f"{what}: parents of {child!r} must be a list of variable names")
+        ps = frozenset(str(p) for p in ps)
+        out[str(child)] = ps
+    for child, ps in out.items():
+        unknown = sorted(ps - out.keys())
+        if unknown:
+            raise InputError(f"{what}: parent {unknown[0]!r} of {child!r} is not a variable of the graph")
+        if child in ps:
+            raise InputError(f"{what}: {child!r} is its own parent")
+    return out
+
+
+def dag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
+    """Every edge p → c of the parent map with its arrowhead at c (cycles are not checked)."""
+    pa = _checked_parents(parents, what)
+    directed = {(p, c) for c, ps in pa.items() for p in ps}
+    both = {frozenset(e) for e in directed if (e[1], e[0]) in directed}
+    if both:
+        u, v = sorted(next(iter(both)))
+        raise InputError(f"{what}: {u!r} and {v!r} are each other's parents")
+    return MarkedGraph(frozenset(pa), frozenset(frozenset(e) for e in directed), frozenset(directed))
+
+
+def cpdag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
+    """The CPDAG of a DAG: compelled edges keep their arrowhead, reversible ones have none."""
+    from bnilp.mec import cpdag_edges
+
+    pa = _checked_parents(parents, what)
+    g = nx.DiGraph([(p, c) for c, ps in pa.items() for p in ps])
+    if not nx.is_directed_acyclic_graph(g):
+        cycle = " → ".join(u for u, _ in nx.find_cycle(g))
+        raise InputError(f"{what}: the graph has a cycle ({cycle}); a CPDAG needs a DAG")
+    directed, undirected = cpdag_edges(pa)
+    adj = {frozenset(e) for e in directed} | set(undirected)
+    return MarkedGraph(frozenset(pa), frozenset(adj), frozenset(directed))
+
+
+def _ratio(num: int, den: int) -> float:
+    return num / den if den else math.nan
+
+
+def compare_marked(learned: MarkedGraph, true: MarkedGraph) -> dict[str, Any]:
+    """AP, AR, AHP, AHR, AHR_all, skeleton F1, SHD and the counts behind them (module docstring)."""
+    if learned.nodes != true.nodes:
+        only_l = sorted(learned.nodes - true.nodes)
+        only_t = sorted(true.nodes - learned.nodes)
+        parts = []
+        if only_l:
+            parts.append(f"only in the learned graph: {', '.join(only_l[:5])}")
+        if only_t:
+            parts.append(f"only in the true graph: {', '.join(only_t[:5])}")
+        raise InputError("the learned and true graphs have different variables (" + "; ".join(parts) + ")")
+    common = learned.adjacencies & true.adjacencies
+    tp, fp, fn = len(common), len(learned.adjacencies - common), len(true.adjacencies - common)
+    ah_correct = len(learned.arrowheads & true.arrowheads)
+    ah_true_found = sum(1 for u, v in true.arrowheads if frozenset((u, v)) in learned.adjacencies)
+
+    def marks(g: MarkedGraph, e: frozenset[str]) -> frozenset[tuple[str, str]]:
+        u, v = tuple(e)
+        return frozenset(a for a in ((u, v), (v, u)) if a in g.arrowheads)
+
+    mismatched = reversed_ = 0
+    for e in common:
+        ml, mt = marks(learned, e), marks(true, e)
+        if ml != mt:
+            mismatched += 1
+            if len(ml) == 1 and len(mt) == 1:
+                reversed_ += 1
+    ap, ar = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
+    return {
+        "AP": ap,
+        "AR": ar,
+        "AHP": _ratio(ah_correct, len(learned.arrowheads)),
+        "AHR": _ratio(ah_correct, ah_true_found),
+        "AHR_all": _ratio(ah_correct, len(true.arrowheads)),
+        "skeleton_F1": _ratio(2 * tp, 2 * tp + fp + fn),
+        "SHD": fn + fp + mismatched,
+        "adjacencies": {"true_positive": tp, "false_positive": fp, "false_negative": fn},
+        "arrowheads": {"correct": ah_correct, "predicted": len(learned.arrowheads),
+                       "true": len(true.arrowheads), "true_in_found_adjacencies": ah_true_found},
+        "missing": fn,
+        "extra": fp,
+        "reversed": reversed_,
+        "mark_mismatch": mismatched,
+        "n_variables": len(true.nodes),
+        "n_learned_adjacencies": len(learned.adjacencies),
+        "n_true_adjacencies": len(true.adjacencies),
+    }
+
+
+def compare_graphs(learned_parents: Parents, true_parents: Parents, *, cpdag: bool = False) -> dict[str, Any]:
+    """Compare a learned DAG with the true DAG (both as ``{variable: [parents]}``, every variable a
+    key). ``cpdag=True`` compares their CPDAGs instead. Returns :func:`compare_marked`'s dict with
+    ``"mode"`` (``"dag"`` or ``"cpdag"``) added."""
+    build = cpdag_graph if cpdag else dag_graph
+    out = compare_marked(build(learned_parents, "learned graph"), build(true_parents, "true graph"))
+    out["mode"] = "cpdag" if cpdag else "dag"
+    return out
+
+
+def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], threshold: float,
+                      what: str = "edges") -> MarkedGraph:
+    """The posterior-averaged graph of ``[{"from", "to", "posterior"}, ...]``.
+
+    The adjacency {u, v} is present when p(u → v) + p(v → u) ≥ ``threshold``; it is directed
+    u → v when moreover p(u → v) ≥ threshold > p(v → u), and undirected (no arrowhead) otherwise.
+    """
+    if not (math.isfinite(threshold) and 0 < threshold <= 1):
+        raise InputError(f"--edges-threshold must lie in (0, 1], got {threshold}")
+    node_set = frozenset(str(v) for v in nodes)
+    post: dict[tuple[str, str], float] = {}
+    for k, e in enumerate(edges):
+        try:
+            u, v, p = str(e["from"]), str(e["to"]), float(e["posterior"])
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"{what}: entry {k} needs 'from', 'to' and a numeric 'posterior'") from None
+        for x in (u, v):
+            if x not in node_set:
+                raise InputError(f"{what}: entry {k} names {x!r}, which is not a variable of the result")
+        if not (0.0 <= p <= 1.0 + 1e-9):
+            raise InputError(f"{what}: entry {k} has posterior {p} outside [0, 1]")
+        post[(u, v)] = post.get((u, v), 0.0) + p
+    adj, heads = set(), set()
+    for (u, v), p in post.items():
+        back = post.get((v, u), 0.0)
+        if p + back >= threshold:
+            adj.add(frozenset((u, v)))
+            if p >= threshold > back:
+                heads.add((u, v))
+    return MarkedGraph(node_set, frozenset(adj), frozenset(heads))
+
+
+def read_json(path: str | Path, what: str) -> Any:
+    """A JSON file, with every failure as an :class:`InputError` naming the file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file ({what})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+
+
+def parents_of_result(obj: Any, where: str) -> dict[str, list[str]]:
+    """``parents`` of a truth / learned result: top-level ``"parents"``, else ``networks[0]``."""
+    if isinstance(obj, Mapping):
+        if "parents" in obj:
+            parents = obj["parents"]
+        elif isinstance(obj.get("networks"), list) and obj["networks"] \
+                and isinstance(obj["networks"][0], Mapping) and "parents" in obj["networks"][0]:
+            parents = obj["networks"][0]["parents"]
+        else:
+            raise InputError(f"{where}: no 'parents' object (nor 'networks'[0].parents)")
+    else:
+        raise InputError(f"{where}: expected a JSON object with 'parents'")
+    checked = _checked_parents(parents, where)
+    return {c: sorted(ps) for c, ps in checked.items()}

@@ -1,0 +1,732 @@
+"""Search by proxy: greedy structure search on a Gaussian-process approximation of the score.
+
+Source: B. Yackley, B. Anderson and T. Lane, *Bayesian network search by proxy* (2011), the seed
+``shared/seeds/yackley-anderson-lane-search-by-proxy.txt`` (its formulas are OCR-damaged; what
+follows is re-derived), and C. E. Rasmussen and C. K. I. Williams, *Gaussian Processes for Machine
+Learning* (MIT Press 2006), eqs. 2.25–2.26 (predictive mean), 5.8–5.9 (log marginal likelihood and
+its gradient).
+
+Graphs as bit strings. A graph over n variables is the vector b(g) ∈ {0,1}^{n(n−1)} of its edge
+indicators [e_ij ∈ g], i ≠ j, in row-major order of (i, j) (edge i→j: i is a parent of j;
+:func:`edge_pairs`). The training graphs g_1..g_m form the rows of B ∈ {0,1}^{m×n(n−1)}.
+
+Kernel (the seed's §5.2–5.3). k(g, g') = Σ_{i≠j} w_ij [e_ij ∈ g][e_ij ∈ g'] = b(g) W b(g')ᵀ with
+W = diag(w), w_ij > 0: the summed weight of the edges two graphs share. With noise σ²,
+
+    K = B W Bᵀ + σ² I,        k* = B W b(g*)ᵀ.
+
+Regression (R&W eqs. 2.25–2.26 with a constant mean μ). With s the exact training scores and
+α = K⁻¹ (s − μ 1) (one Cholesky factorisation), the proxy is the predictive mean
+
+    ŝ(g*) = μ + k*ᵀ α = μ + Σ_ij c_ij [e_ij ∈ g*],    c = w ⊙ (Bᵀ α).
+
+It is *linear* in the edge indicators, so adding edge i→j changes the proxy by +c_ij, deleting it
+by −c_ij, reversing it by c_ji − c_ij: the proxy hill climber costs O(1) per move.
+
+Hyperparameters (R&W eqs. 5.8–5.9). θ = (ln w, ln σ², μ), logs for positivity; the scores are
+standardised for the fit (μ, σ², w are reported back in score units). With y = s − μ 1,
+
+    ln p(s | B, θ) = −½ yᵀ K⁻¹ y − ½ ln |K| − (m/2) ln 2π,
+    ∂ ln p / ∂θ_k  = ½ tr((α αᵀ − K⁻¹) ∂K/∂θ_k),          ∂ ln p / ∂μ = 1ᵀ α.
+
+Since ∂K/∂ln w_ij = w_ij b_ij b_ijᵀ (b_ij: column ij of B) and ∂K/∂ln σ² = σ² I, with
+A = α αᵀ − K⁻¹ the whole weight gradient is one product: ½ w ⊙ diag(Bᵀ A B) = ½ w ⊙ Σ_rows (B ⊙ A B),
+and ∂ ln p/∂ ln σ² = ½ σ² tr A. The maximiser is L-BFGS-B (scipy) on −ln p. Edges that occur in no
+training graph do not enter K and get c_ij = 0, so they are left out of the fit.
+
+Training graphs (:func:`random_dag`): a uniformly random topological order, then every pair that is
+forward in that order becomes an edge independently with probability p = min(1, 2r/(n−1)), so the
+expected in-degree averaged over the variables is r (``expected_parents``, default 1); a variable
+given more than ``max_parents`` parents keeps a uniformly random subset of that size; pairs the
+score forbids (``LocalScore.allowed_parent``) are never edges. Duplicates are redrawn.
+
+Search (the seed's §5.4–5.5). Greedy hill climbing from the empty graph: at every step the best of
+all single-edge additions, deletions and reversals that keep the graph acyclic (a move that would
+close a cycle is rejected and the next best is tried) and respect ``max_parents``; stop when no move
+improves. :func:`greedy_search` runs it on exact local scores (the seed's comparison; local scores
+cached by (child, parent set), only the changed families rescored after a move);
+:func:`proxy_search` runs it on ŝ and scores only its end point exactly.
+
+Refinement (the seed's future work, §7; ``refine`` rounds): score exactly the proxy optimum and
+random single-edge perturbations of the best network found so far (a move type drawn uniformly
+from add/delete/reverse, then a valid move of that type uniformly), add them to the training set,
+refit (warm-started), and climb again from the best network. The result is the best network scored
+exactly among the rounds' end points.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.optimize import minimize
+
+from bnilp.errors import InputError
+from bnilp.scores.base import LocalScore
+
+Progress = Callable[[str], None]
+
+_LOG_W_BOUNDS = (math.log(1e-8), math.log(1e4))
+_LOG_NOISE_BOUNDS = (math.log(1e-6), math.log(10.0))
+_MEAN_BOUNDS = (-10.0, 10.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# graphs as bit strings
+
+
+def edge_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sources, targets) of the n(n−1) possible edges i→j, i ≠ j, in row-major order."""
+    src, dst = np.nonzero(~np.eye(n, dtype=bool))
+    return src, dst
+
+
+def graph_bits(adj: np.ndarray) -> np.ndarray:
+    """b(g): the edge indicators of adjacency matrix ``adj`` (adj[i, j] ⇔ i→j) as a float vector."""
+    adj = np.asarray(adj, dtype=bool)
+    src, dst = edge_pairs(adj.shape[0])
+    return adj[src, dst].astype(np.float64)
+
+
+def bits_adjacency(bits: np.ndarray, n: int) -> np.ndarray:
+    """The adjacency matrix of bit string ``bits`` (inverse of :func:`graph_bits`)."""
+    adj = np.zeros((n, n), dtype=bool)
+    src, dst = edge_pairs(n)
+    adj[src, dst] = np.asarray(bits) > 0.5
+    return adj
+
+
+def is_dag(adj: np.ndarray) -> bool:
+    """Whether adjacency matrix ``adj`` has no directed cycle (Kahn's algorithm)."""
+    adj = np.asarray(adj, dtype=bool)
+    indeg = adj.sum(axis=0)
+    ready = list(np.flatnonzero(indeg == 0))
+    seen = 0
+    while ready:
+        u = ready.pop()
+        seen += 1
+        for v in np.flatnonzero(adj[u]):
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    return seen == adj.shape[0]
+
+
+def _reaches(adj: np.ndarray, src: int, dst: int) -> bool:
+    """Whether a directed path src ⇝ dst exists (src == dst counts)."""
+    if src == dst:
+        return True
+    seen = np.zeros(adj.shape[0], dtype=bool)
+    seen[src] = True
+    stack = [src]
+    while stack:
+        nxt = np.flatnonzero(adj[stack.pop()] & ~seen)
+        if nxt.size:
+            if (nxt == dst).any():
+                return True
+            seen[nxt] = True
+            stack.extend(nxt.tolist())
+    return False
+
+
+def allowed_matrix(score: LocalScore) -> np.ndarray:
+    """allowed[i, j] ⇔ i may be a parent of j under ``score``."""
+    n = score.data.n
+    allowed = np.zeros((n, n), dtype=bool)
+    for j in range(n):
+        for i in range(n):
+            allowed[i, j] = i != j and score.allowed_parent(j, i)
+    return allowed
+
+
+def random_dag(
+    n: int,
+    rng: np.random.Generator,
+    *,
+    expected_parents: float = 1.0,
+    max_parents: int | None = None,
+    allowed: np.ndarray | None = None,
+) -> np.ndarray:
+    """A random DAG as an adjacency matrix (see the module docstring for the distribution)."""
+    if n < 2:
+        return np.zeros((n, n), dtype=bool)
+    p = min(1.0, 2.0 * expected_parents / (n - 1))
+    order = rng.permutation(n)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    forward = rank[:, None] < rank[None, :]
+    adj = forward & (rng.random((n, n)) < p)
+    if allowed is not None:
+        adj &= allowed
+    if max_parents is not None:
+        for j in np.flatnonzero(adj.sum(axis=0) > max_parents):
+            pa = np.flatnonzero(adj[:, j])
+            adj[:, j] = False
+            adj[rng.choice(pa, size=max_parents, replace=False), j] = True
+    return adj
+
+
+# ----------------------------------------------------------------------------------------------
+# the Gaussian process
+
+
+def graph_kernel(b1: np.ndarray, b2: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """k(g, g') = b(g) W b(g')ᵀ for all rows of ``b1`` × rows of ``b2``."""
+    return (np.atleast_2d(b1) * weights) @ np.atleast_2d(b2).T
+
+
+def _cholesky(K: np.ndarray) -> tuple[np.ndarray, bool]:
+    """cho_factor of K, adding jitter only if K is numerically singular."""
+    try:
+        return cho_factor(K, lower=True, check_finite=False)
+    except LinAlgError:
+        jitter = 1e-12 * max(float(np.mean(np.diag(K))), 1e-300)
+        for _ in range(8):
+            try:
+                return cho_factor(K + jitter * np.eye(K.shape[0]), lower=True, check_finite=False)
+            except LinAlgError:
+                jitter *= 100.0
+        raise
+
+
+def log_marginal_likelihood(theta: np.ndarray, B: np.ndarray, s: np.ndarray) -> tuple[float, np.ndarray]:
+    """ln p(s | B, θ) and its gradient for θ = (ln w_1..ln w_d, ln σ², μ) (R&W eqs. 5.8–5.9)."""
+    m, d = B.shape
+    w = np.exp(theta[:d])
+    noise = math.exp(theta[d])
+    mean = theta[d + 1]
+    K = graph_kernel(B, B, w)
+    K[np.diag_indices(m)] += noise
+    factor = _cholesky(K)
+    y = s - mean
+    alpha = cho_solve(factor, y, check_finite=False)
+    logdet = 2.0 * float(np.log(np.diag(factor[0])).sum())
+    value = -0.5 * float(y @ alpha) - 0.5 * logdet - 0.5 * m * math.log(2.0 * math.pi)
+    A = np.outer(alpha, alpha) - cho_solve(factor, np.eye(m), check_finite=False)
+    grad = np.empty(d + 2)
+    grad[:d] = 0.5 * w * np.einsum("ij,ij->j", B, A @ B)
+    grad[d] = 0.5 * noise * float(np.trace(A))
+    grad[d + 1] = float(alpha.sum())
+    return value, grad
+
+
+@dataclass
+class GraphGP:
+    """A fitted proxy: ŝ(g) = mean + b(g)·coefficients, in score units.
+
+    ``weights`` (w, one per possible edge), ``noise`` (σ²) and ``mean`` (μ) are the
+    hyperparameters; ``alpha`` = K⁻¹(s − μ); ``active`` marks the edges seen in training.
+    """
+
+    weights: np.ndarray
+    noise: float
+    mean: float
+    B: np.ndarray
+    scores: np.ndarray
+    alpha: np.ndarray
+    coefficients: np.ndarray
+    active: np.ndarray
+    log_marginal_likelihood: float
+    iterations: int
+    seconds: float
+
+    def predict(self, bits: np.ndarray) -> np.ndarray | float:
+        """ŝ for one bit string (a float) or for each row of a matrix of them."""
+        bits = np.asarray(bits, dtype=np.float64)
+        out = self.mean + bits @ self.coefficients
+        return float(out) if bits.ndim == 1 else out
+
+    def predict_kernel(self, bits: np.ndarray) -> np.ndarray:
+        """ŝ = μ + k*ᵀ α computed through the kernel (a check on :meth:`predict`)."""
+        return self.mean + graph_kernel(bits, self.B, self.weights) @ self.alpha
+
+
+def fit_gp(
+    B: np.ndarray,
+    scores: np.ndarray,
+    *,
+    noise: float | None = None,
+    learn_mean: bool = True,
+    optimize: bool = True,
+    maxiter: int = 200,
+    init: GraphGP | None = None,
+) -> GraphGP:
+    """Fit the graph-kernel GP to training bit strings ``B`` and exact ``scores``.
+
+    ``noise``: fixed σ² in score units (learned when ``None``); ``learn_mean=False`` keeps μ at the
+    mean of the scores; ``optimize=False`` keeps the initial weights (the mean number of edges per
+    graph times w is the score variance). ``init`` warm-starts from an earlier fit.
+    """
+    B = np.asarray(B, dtype=np.float64)
+    s = np.asarray(scores, dtype=np.float64)
+    if B.ndim != 2 or B.shape[0] != s.shape[0] or B.shape[0] < 1:
+        raise InputError("fit_gp needs a (samples × edges) matrix and one score per sample")
+    if not np.isfinite(s).all():
+        raise InputError("fit_gp: a training score is not finite")
+    start = time.perf_counter()
+    m = B.shape[0]
+    active = B.any(axis=0)
+    Ba = B[:, active]
+    d = Ba.shape[1]
+    center = float(s.mean())
+    scale = float(s.std()) or 1.0
+    y = (s - center) / scale
+    edges = max(float(Ba.sum(axis=1).mean()), 1.0)
+    log_w0 = np.full(d, -math.log(edges))
+    if init is not None and init.weights.shape[0] == B.shape[1]:
+        log_w0 = np.log(np.clip(init.weights[active] / scale**2, math.exp(_LOG_W_BOUNDS[0]),
+                                math.exp(_LOG_W_BOUNDS[1])))
+    if noise is None:
+        log_n0 = math.log(0.1) if init is None else float(np.clip(math.log(init.noise / scale**2),
+                                                                  *_LOG_NOISE_BOUNDS))
+        noise_bounds = _LOG_NOISE_BOUNDS
+    else:
+        if not noise > 0:
+            raise InputError(f"fit_gp: noise must be > 0, got {noise}")
+        log_n0 = math.log(noise / scale**2)
+        noise_bounds = (log_n0, log_n0)
+    theta = np.concatenate([log_w0, [log_n0, 0.0]])
+    iterations = 0
+    if optimize and d > 0:
+        bounds = [_LOG_W_BOUNDS] * d + [noise_bounds, _MEAN_BOUNDS if learn_mean else (0.0, 0.0)]
+
+        def objective(th: np.ndarray) -> tuple[float, np.ndarray]:
+            value, grad = log_marginal_likelihood(th, Ba, y)
+            return -value, -grad
+
+        res = minimize(objective, theta, jac=True, method="L-BFGS-B", bounds=bounds,
+                       options={"maxiter": maxiter})
+        theta = res.x
+        iterations = int(res.nit)
+    lml, _ = log_marginal_likelihood(theta, Ba, y)
+    w = np.exp(theta[:d])
+    K = graph_kernel(Ba, Ba, w)
+    K[np.diag_indices(m)] += math.exp(theta[d])
+    alpha = cho_solve(_cholesky(K), y - theta[d + 1], check_finite=False)
+    weights = np.full(B.shape[1], math.exp(-math.log(edges)) * scale**2)
+    weights[active] = w * scale**2
+    coefficients = np.zeros(B.shape[1])
+    coefficients[active] = scale * w * (Ba.T @ alpha)
+    return GraphGP(
+        weights=weights,
+        noise=math.exp(theta[d]) * scale**2,
+        mean=center + scale * float(theta[d + 1]),
+        B=B,
+        scores=s,
+        alpha=alpha / scale,
+        coefficients=coefficients,
+        active=active,
+        log_marginal_likelihood=lml - m * math.log(scale),
+        iterations=iterations,
+        seconds=time.perf_counter() - start,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# exact scores with a cache
+
+
+class _ExactScorer:
+    """Local scores cached by (child, parent set); totals with math.fsum."""
+
+    def __init__(self, score: LocalScore):
+        self.score = score
+        self.cache: dict[tuple[int, frozenset[int]], float] = {}
+
+    def local(self, child: int, parents: frozenset[int]) -> float:
+        key = (child, parents)
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = float(self.score.local(child, tuple(sorted(parents))))
+            self.cache[key] = hit
+        return hit
+
+    def total(self, adj: np.ndarray) -> float:
+        return math.fsum(self.local(j, frozenset(np.flatnonzero(adj[:, j]).tolist()))
+                         for j in range(adj.shape[0]))
+
+
+# ----------------------------------------------------------------------------------------------
+# the hill climber
+
+
+def _hill_climb(
+    adj: np.ndarray,
+    allowed: np.ndarray,
+    max_parents: int,
+    column: Callable[[int, np.ndarray], np.ndarray],
+    value: float,
+    names: list[str],
+    trajectory: list[dict[str, Any]],
+    key: str,
+    max_steps: int = 1_000_000,
+) -> tuple[np.ndarray, float]:
+    """Best-improvement hill climbing with add / delete / reverse moves.
+
+    ``column(j, adj)`` gives T[:, j]: T[i, j] = change of the objective when edge i→j is toggled
+    (added if absent, deleted if present); it depends only on the parents of j. Entries where the
+    move is not allowed are ignored. Returns the final adjacency and objective value.
+    """
+    n = adj.shape[0]
+    adj = adj.copy()
+    T = np.zeros((n, n))
+    for j in range(n):
+        T[:, j] = column(j, adj)
+    indeg = adj.sum(axis=0)
+    step = int(trajectory[-1]["step"]) if trajectory else 0
+    for _ in range(max_steps):
+        room = indeg < max_parents
+        gains = np.full((3, n, n), -np.inf)
+        gains[0] = np.where(~adj & allowed & room[None, :], T, -np.inf)
+        gains[1] = np.where(adj, T, -np.inf)
+        gains[2] = np.where(adj & allowed.T & room[:, None], T + T.T, -np.inf)
+        tol = 1e-10 * (1.0 + abs(value))
+        flat = gains.ravel()
+        candidates = np.flatnonzero(flat > tol)
+        chosen = None
+        for idx in candidates[np.argsort(-flat[candidates], kind="stable")]:
+            kind, i, j = np.unravel_index(idx, gains.shape)
+            if kind == 0 and _reaches(adj, j, i):
+                continue
+            if kind == 2:
+                adj[i, j] = False
+                closes = _reaches(adj, i, j)
+                adj[i, j] = True
+                if closes:
+                    continue
+            chosen = (int(kind), int(i), int(j), float(flat[idx]))
+            break
+        if chosen is None:
+            break
+        kind, i, j, gain = chosen
+        if kind == 0:
+            adj[i, j] = True
+            changed = [j]
+        elif kind == 1:
+            adj[i, j] = False
+            changed = [j]
+        else:
+            adj[i, j] = False
+            adj[j, i] = True
+            changed = [i, j]
+        indeg = adj.sum(axis=0)
+        for c in changed:
+            T[:, c] = column(c, adj)
+        value += gain
+        step += 1
+        move = ("add", "delete", "reverse")[kind]
+        trajectory.append({"step": step, "move": f"{move} {names[i]}->{names[j]}", key: value})
+    return adj, value
+
+
+def _check_max_parents(max_parents: int | None, n: int) -> int:
+    if max_parents is None:
+        return max(n - 1, 0)
+    if isinstance(max_parents, bool) or not isinstance(max_parents, int | np.integer) or max_parents < 0:
+        raise InputError(f"--max-parents must be an integer ≥ 0, got {max_parents!r}")
+    return int(max_parents)
+
+
+def _start_adjacency(score: LocalScore, start: Mapping[str, Iterable[str]] | None, allowed: np.ndarray,
+                     max_parents: int) -> np.ndarray:
+    data = score.data
+    adj = np.zeros((data.n, data.n), dtype=bool)
+    if start is None:
+        return adj
+    for child, parents in start.items():
+        j = data.index(str(child))
+        for p in parents:
+            i = data.index(str(p))
+            if not allowed[i, j]:
+                raise InputError(f"start network: {p!r} may not be a parent of {child!r}")
+            adj[i, j] = True
+    if not is_dag(adj):
+        raise InputError("start network has a directed cycle")
+    if (adj.sum(axis=0) > max_parents).any():
+        raise InputError(f"start network has a variable with more than {max_parents} parents")
+    return adj
+
+
+# ----------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass
+class SearchResult:
+    """A network found by :func:`greedy_search` or :func:`proxy_search`.
+
+    ``parents`` maps every variable to its parent names; ``score`` is the exact total score;
+    ``proxy_score`` the GP prediction at the network (``None`` for greedy); ``samples`` the number
+    of training graphs scored exactly (0 for greedy); ``evaluations`` the distinct local scores
+    computed; ``timings`` seconds per phase.
+    """
+
+    method: str
+    parents: dict[str, frozenset[str]]
+    score: float
+    proxy_score: float | None
+    samples: int
+    seconds: float
+    trajectory: list[dict[str, Any]]
+    seed: int | None
+    variables: list[str] = field(default_factory=list)
+    evaluations: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def edges(self) -> list[tuple[str, str]]:
+        order = {v: k for k, v in enumerate(self.variables or sorted(self.parents))}
+        return sorted(((p, c) for c, ps in self.parents.items() for p in ps),
+                      key=lambda e: (order[e[1]], order[e[0]]))
+
+    def to_networkx(self) -> nx.DiGraph:
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.variables or self.parents)
+        graph.add_edges_from(self.edges())
+        return graph
+
+    def to_dict(self) -> dict[str, Any]:
+        order = {v: k for k, v in enumerate(self.variables or sorted(self.parents))}
+        return {
+            "method": self.method,
+            "parents": {v: sorted(self.parents[v], key=order.__getitem__) for v in order},
+            "score": self.score,
+            "proxy_score": self.proxy_score,
+            "samples": self.samples,
+            "seconds": self.seconds,
+            "trajectory": self.trajectory,
+            "seed": self.seed,
+            "evaluations": self.evaluations,
+            "timings": self.timings,
+        }
+
+
+def _parents_of(adj: np.ndarray, names: list[str]) -> dict[str, frozenset[str]]:
+    return {names[j]: frozenset(names[i] for i in np.flatnonzero(adj[:, j])) for j in range(len(names))}
+
+
+def _say(progress: Progress | None, message: str) -> None:
+    if progress is not None:
+        progress(message)
+
+
+# ----------------------------------------------------------------------------------------------
+# the two searches
+
+
+def greedy_search(
+    score: LocalScore,
+    *,
+    max_parents: int | None = None,
+    start: Mapping[str, Iterable[str]] | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> SearchResult:
+    """Greedy hill climbing on exact scores (add / delete / reverse; cycles rejected).
+
+    Deterministic (ties go to the first move in add, delete, reverse and row-major order);
+    ``seed`` is only recorded. ``start`` maps variable names to parent names (default: empty).
+    """
+    began = time.perf_counter()
+    data = score.data
+    n = data.n
+    kmax = _check_max_parents(max_parents, n)
+    allowed = allowed_matrix(score)
+    adj = _start_adjacency(score, start, allowed, kmax)
+    scorer = _ExactScorer(score)
+
+    def column(j: int, a: np.ndarray) -> np.ndarray:
+        pa = frozenset(np.flatnonzero(a[:, j]).tolist())
+        base = scorer.local(j, pa)
+        out = np.zeros(n)
+        full = len(pa) >= kmax
+        for i in range(n):
+            if i in pa:
+                out[i] = scorer.local(j, pa - {i}) - base
+            elif allowed[i, j] and not full:
+                out[i] = scorer.local(j, pa | {i}) - base
+        return out
+
+    value = scorer.total(adj)
+    trajectory: list[dict[str, Any]] = [{"step": 0, "move": "start", "score": value}]
+    _say(progress, f"greedy search on {n} variables")
+    adj, _ = _hill_climb(adj, allowed, kmax, column, value, data.names, trajectory, "score")
+    final = scorer.total(adj)
+    seconds = time.perf_counter() - began
+    return SearchResult(method="greedy", parents=_parents_of(adj, data.names), score=final,
+                        proxy_score=None, samples=0, seconds=seconds, trajectory=trajectory, seed=seed,
+                        variables=list(data.names), evaluations=len(scorer.cache),
+                        timings={"search": seconds})
+
+
+def _random_move(adj: np.ndarray, rng: np.random.Generator, allowed: np.ndarray, kmax: int,
+                 tries: int = 200) -> np.ndarray | None:
+    """A random valid single-edge perturbation: move type uniform, then a valid move uniformly."""
+    for _ in range(tries):
+        kind = int(rng.integers(3))
+        new = adj.copy()
+        if kind == 0:
+            cand = np.argwhere(~adj & ~adj.T & allowed & (adj.sum(axis=0) < kmax)[None, :])
+            if not len(cand):
+                continue
+            i, j = cand[rng.integers(len(cand))]
+            new[i, j] = True
+        else:
+            edges = np.argwhere(adj)
+            if not len(edges):
+                continue
+            i, j = edges[rng.integers(len(edges))]
+            new[i, j] = False
+            if kind == 2:
+                if not allowed[j, i] or new[:, i].sum() >= kmax:
+                    continue
+                new[j, i] = True
+        if is_dag(new):
+            return new
+    return None
+
+
+def proxy_search(
+    score: LocalScore,
+    *,
+    samples: int = 100,
+    refine: int = 0,
+    refine_samples: int | None = None,
+    max_parents: int | None = None,
+    expected_parents: float = 1.0,
+    seed: int | None = None,
+    maxiter: int = 200,
+    progress: Progress | None = None,
+) -> SearchResult:
+    """Search by proxy: score ``samples`` random DAGs exactly, fit the GP, climb on its mean.
+
+    ``refine`` rounds each add the proxy optimum and ``refine_samples`` (default ``samples // 2``,
+    at least 5) random single-edge perturbations of the best network so far to the training set,
+    refit and climb again. ``seed`` (drawn and recorded when ``None``) fixes every random choice.
+    """
+    began = time.perf_counter()
+    if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 2:
+        raise InputError(f"--samples must be an integer ≥ 2, got {samples!r}")
+    if isinstance(refine, bool) or not isinstance(refine, int | np.integer) or refine < 0:
+        raise InputError(f"--refine must be an integer ≥ 0, got {refine!r}")
+    if not (math.isfinite(expected_parents) and expected_parents > 0):
+        raise InputError(f"expected_parents must be > 0, got {expected_parents}")
+    per_round = max(5, samples // 2) if refine_samples is None else int(refine_samples)
+    if per_round < 1:
+        raise InputError(f"refine_samples must be ≥ 1, got {refine_samples}")
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (2**31))
+    rng = np.random.default_rng(seed)
+    data = score.data
+    n = data.n
+    names = data.names
+    kmax = _check_max_parents(max_parents, n)
+    allowed = allowed_matrix(score)
+    scorer = _ExactScorer(score)
+    timings = {"sample": 0.0, "fit": 0.0, "search": 0.0}
+
+    t0 = time.perf_counter()
+    _say(progress, f"scoring {samples} random DAGs exactly")
+    empty = np.zeros((n, n), dtype=bool)
+    seen: set[bytes] = {np.packbits(graph_bits(empty).astype(bool)).tobytes()}
+    graphs: list[np.ndarray] = [graph_bits(empty)]
+    values: list[float] = [scorer.total(empty)]
+    attempts = 0
+    while len(graphs) < samples and attempts < 50 * samples:
+        attempts += 1
+        adj = random_dag(n, rng, expected_parents=expected_parents, max_parents=kmax, allowed=allowed)
+        bits = graph_bits(adj)
+        key = np.packbits(bits.astype(bool)).tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        graphs.append(bits)
+        values.append(scorer.total(adj))
+    if len(graphs) < 2:
+        raise InputError(f"{data.source}: fewer than 2 distinct random DAGs over {n} variables")
+    timings["sample"] += time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    _say(progress, f"fitting the proxy to {len(graphs)} graphs")
+    gp = fit_gp(np.array(graphs), np.array(values), maxiter=maxiter)
+    timings["fit"] += time.perf_counter() - t0
+
+    trajectory: list[dict[str, Any]] = []
+    src, dst = edge_pairs(n)
+    best_adj: np.ndarray | None = None
+    best_score = -math.inf
+    start_adj = np.zeros((n, n), dtype=bool)
+    for rnd in range(refine + 1):
+        coef = np.zeros((n, n))
+        coef[src, dst] = gp.coefficients
+
+        def column(j: int, a: np.ndarray, c: np.ndarray = coef) -> np.ndarray:
+            return np.where(a[:, j], -c[:, j], c[:, j])
+
+        t0 = time.perf_counter()
+        _say(progress, f"round {rnd}: greedy search on the proxy")
+        first = len(trajectory)
+        value = gp.predict(graph_bits(start_adj))
+        trajectory.append({"step": first, "round": rnd, "move": "start", "proxy_score": value})
+        adj, value = _hill_climb(start_adj, allowed, kmax, column, value, names, trajectory, "proxy_score")
+        for entry in trajectory[first:]:
+            entry.setdefault("round", rnd)
+        timings["search"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        exact = scorer.total(adj)
+        trajectory[-1]["score"] = exact
+        if exact > best_score:
+            best_adj, best_score = adj, exact
+        timings["sample"] += time.perf_counter() - t0
+        if rnd == refine:
+            break
+        t0 = time.perf_counter()
+        _say(progress, f"round {rnd + 1}: scoring {per_round} perturbations of the best network")
+        new_graphs = [(adj, exact)]
+        for _ in range(50 * per_round):
+            if len(new_graphs) > per_round:
+                break
+            moved = _random_move(best_adj, rng, allowed, kmax)
+            if moved is None:
+                break
+            new_graphs.append((moved, None))
+        for g, sc in new_graphs:
+            bits = graph_bits(g)
+            key = np.packbits(bits.astype(bool)).tobytes()
+            if key in seen:
+                continue
+            seen.add(key)
+            graphs.append(bits)
+            values.append(scorer.total(g) if sc is None else sc)
+        timings["sample"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        gp = fit_gp(np.array(graphs), np.array(values), maxiter=maxiter, init=gp)
+        timings["fit"] += time.perf_counter() - t0
+        start_adj = best_adj
+    assert best_adj is not None
+    proxy_value = gp.predict(graph_bits(best_adj))
+    return SearchResult(method="proxy", parents=_parents_of(best_adj, names), score=best_score,
+                        proxy_score=float(proxy_value), samples=len(graphs),
+                        seconds=time.perf_counter() - began, trajectory=trajectory, seed=seed,
+                        variables=list(names), evaluations=len(scorer.cache), timings=timings)
+
+
+__all__ = [
+    "GraphGP",
+    "SearchResult",
+    "bits_adjacency",
+    "edge_pairs",
+    "fit_gp",
+    "graph_bits",
+    "graph_kernel",
+    "greedy_search",
+    "is_dag",
+    "log_marginal_likelihood",
+    "proxy_search",
+    "random_dag",
+]

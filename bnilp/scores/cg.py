@@ -1,0 +1,270 @@
+"""Conditional Gaussian (CG) and its discretised variant (CGd) for mixed data.
+
+Source: Andrews, Ramsey & Cooper, "Scoring Bayesian networks of mixed variables" (seed
+``andrews-ramsey-cooper-mixed-scores.txt``), §3 (CG) and §5.2 (discretisation heuristic), with the
+conventions of ``shared/docs/scores.md`` and ``shared/docs/tetrad-notes.md``.
+
+**CG of a variable set S** (§3, eqs. 8–11). Partition the N rows by every combination of the
+discrete variables of S; in a non-empty cell p with n_p rows and the k continuous variables of S,
+
+    ℓ_p = n_p·ln(n_p/N) − n_p/2·(ln|Σ̂_p| + k·(ln 2π + 1)),       Σ̂_p the MLE covariance (÷ n_p)
+
+(the seed's eqs. 9–10 print "+ 1" where the maximised Gaussian log-likelihood has "+ k").
+ℓ(S) = Σ_p ℓ_p and df(S) = q_S·(k + k(k+1)/2 + 1) − 1 with q_S = ∏ r_j over *all* configurations of
+the discrete variables of S, observed or not (means, covariances and a mixing weight per cell; the
+seed's eq. 11 omits the means — tetrad-notes). For a family,
+
+    ℓ(Y | Pa) = ℓ({Y} ∪ Pa) − ℓ(Pa),   df(Y | Pa) = df({Y} ∪ Pa) − df(Pa)   (eqs. 3, 4, 12, 13)
+    s(Y | Pa) = ℓ(Y | Pa) − ½·c·df(Y | Pa)·ln N                            (c = penalty discount)
+
+for a discrete and a continuous child alike; the denominator mixture of a discrete child is the
+paper's single Gaussian per discrete-parent cell. Because every family is a difference of one set
+function, CG is score-equivalent. With only discrete variables CG is BIC; a continuous child with
+k continuous parents is linear regression with intercept and MLE variance, df = k + 2.
+
+**Small cells** (not in the paper; tetrad-notes leaves the rule to us). A cell of S is *small*
+when n_p ≤ k (Σ̂_p necessarily singular) or when the smallest eigenvalue of its covariance,
+computed on globally standardised columns, is below ``EIG_TOL`` = 1e−9 (duplicate rows, collinear
+variables inside the cell). A small cell keeps its own means and mixing weight but uses the
+*pooled within-cell covariance* Σ_W = Σ_p n_p·Σ̂_p / N of S (all rows of S, each centred on its
+cell mean), through the proper Gaussian log-likelihood
+
+    ℓ_p = n_p·ln(n_p/N) − n_p/2·(ln|Σ_W| + tr(Σ_W⁻¹·Σ̂_p) + k·ln 2π).
+
+So numerator and denominator are always evaluated on the same rows, nothing is dropped, and a
+degenerate cell earns no unbounded likelihood. If Σ_W itself is singular (globally collinear
+columns) its eigenvalues are floored at ``EIG_TOL`` (standardised scale), which keeps ℓ finite.
+The df count does not change with the rule. Known limits: a cell can switch between its own and
+the pooled covariance when a parent is added, so for families with small cells the likelihood-
+ratio statistic of nested models can be negative; and for a *discrete* child the single-Gaussian
+denominator makes a negative statistic possible even without small cells (paper's approximation).
+
+**CGd** (§5.2): every continuous column gets an equal-frequency discretised copy with b bins
+(default 3): cut points sorted[⌊N/b⌋·(i+1)], i = 0..b−2, a value equal to a cut going to the upper
+bin (Tetrad's rule); empty bins are dropped from the arity. A discrete child's continuous parents
+are replaced by their copies and the family is scored by multinomial BIC,
+s = Σ_jk n_jk ln(n_jk/n_j) − ½·c·q·(r − 1)·ln N. A continuous child is scored by CG.
+
+Pruning: only R1 is claimed (a continuous log-density is unbounded, so the discrete-score superset
+bounds R2–R5 do not transfer; see ``shared/docs/pruning.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy.special import xlogy
+
+from bnilp.data import Dataset
+from bnilp.errors import InputError
+from bnilp.scores.base import LocalScore, StructurePrior
+
+#: eigenvalue threshold (globally standardised scale) below which a cell covariance counts as singular
+EIG_TOL = 1e-9
+#: cache sizes (entries); the caches are cleared when full
+_SET_CACHE = 500_000
+_PART_CACHE = 512
+_LN2PI = math.log(2.0 * math.pi)
+
+
+class Partition:
+    """Rows grouped by the configuration of some discrete columns.
+
+    ``order`` sorts the rows by cell, ``starts`` are the first sorted positions of the cells,
+    ``counts`` the non-empty cell sizes, ``inverse`` the cell of every (unsorted) row.
+    """
+
+    __slots__ = ("order", "starts", "counts", "inverse")
+
+    def __init__(self, codes: np.ndarray) -> None:
+        uniq, inverse = np.unique(codes, return_inverse=True)
+        self.inverse = inverse.ravel()
+        self.order = np.argsort(self.inverse, kind="stable")
+        self.counts = np.bincount(self.inverse, minlength=uniq.size)
+        self.starts = np.concatenate(([0], np.cumsum(self.counts)[:-1]))
+
+
+def mixed_radix_codes(columns: list[np.ndarray], arities: list[int], n_rows: int) -> np.ndarray:
+    """Configuration code of every row (re-coded with ``np.unique`` before the radix overflows)."""
+    codes = np.zeros(n_rows, dtype=np.int64)
+    size = 1
+    for col, r in zip(columns, arities, strict=True):
+        codes = codes * r + col
+        size *= r
+        if size > (1 << 40):
+            uniq, codes = np.unique(codes, return_inverse=True)
+            codes = codes.ravel().astype(np.int64)
+            size = int(uniq.size)
+    return codes
+
+
+def equal_frequency_bins(x: np.ndarray, bins: int) -> np.ndarray:
+    """Codes 0..b'−1 of the equal-frequency discretisation of ``x`` (Tetrad's cut rule, empty bins dropped)."""
+    xs = np.sort(x)
+    step = x.size // bins
+    cuts = xs[[step * (i + 1) for i in range(bins - 1)]] if step > 0 else xs[:0]
+    raw = np.searchsorted(cuts, x, side="right")
+    _, codes = np.unique(raw, return_inverse=True)
+    return codes.ravel().astype(np.int64)
+
+
+class ConditionalGaussian(LocalScore):
+    """CG score (Andrews, Ramsey & Cooper §3); see the module docstring for formulas and rules."""
+
+    name = "cg"
+
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
+        super().__init__(data, prior=prior, penalty_discount=penalty_discount)
+        self.N = data.N
+        if self.N < 2:
+            raise InputError(f"{data.source}: score {self.name!r} needs at least 2 rows")
+        self.discrete = [data.is_discrete(j) for j in range(data.n)]
+        self.codes = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
+        self.arities = list(data.arities)
+        # continuous columns standardised (population SD); ℓ is corrected back to the raw scale
+        self.z = np.zeros((self.N, data.n))
+        self.log_sd = np.zeros(data.n)
+        for j in range(data.n):
+            if not self.discrete[j]:
+                col = data.values[:, j].astype(float)
+                sd = float(col.std())
+                sd = sd if sd > 0 else 1.0
+                self.z[:, j] = (col - col.mean()) / sd
+                self.log_sd[j] = math.log(sd)
+        self._sets: dict[frozenset[int], tuple[float, float]] = {}
+        self._parts: dict[tuple[int, ...], Partition] = {}
+
+    # -- set function -------------------------------------------------------------------------
+
+    def partition(self, disc: tuple[int, ...]) -> Partition:
+        """Row partition by the discrete columns ``disc`` (sorted tuple), cached."""
+        hit = self._parts.get(disc)
+        if hit is None:
+            codes = mixed_radix_codes([self.codes[j] for j in disc], [self.arities[j] for j in disc], self.N)
+            hit = Partition(codes)
+            if len(self._parts) >= _PART_CACHE:
+                self._parts.clear()
+            self._parts[disc] = hit
+        return hit
+
+    def set_loglik_df(self, variables: frozenset[int]) -> tuple[float, float]:
+        """(ℓ(S), df(S)) of a variable set, cached by the set."""
+        hit = self._sets.get(variables)
+        if hit is not None:
+            return hit
+        disc = tuple(sorted(j for j in variables if self.discrete[j]))
+        cont = sorted(j for j in variables if not self.discrete[j])
+        k = len(cont)
+        q = float(math.prod(self.arities[j] for j in disc))
+        df = q * (k + k * (k + 1) / 2 + 1) - 1
+        part = self.partition(disc)
+        counts = part.counts.astype(float)
+        ll = float(xlogy(counts, counts / self.N).sum())
+        if k:
+            ll += self._gaussian_part(part, cont)
+        result = (ll, df)
+        if len(self._sets) >= _SET_CACHE:
+            self._sets.clear()
+        self._sets[variables] = result
+        return result
+
+    def _gaussian_part(self, part: Partition, cont: list[int]) -> float:
+        """Σ_p −n_p/2·(ln|Σ̃_p| + …) on the raw scale, with the small-cell rule."""
+        k = len(cont)
+        n = part.counts
+        x = self.z[part.order][:, cont]
+        means = np.add.reduceat(x, part.starts, axis=0) / n[:, None]
+        xc = x - np.repeat(means, n, axis=0)
+        outer = (xc[:, :, None] * xc[:, None, :]).reshape(self.N, k * k)
+        scatter = np.add.reduceat(outer, part.starts, axis=0).reshape(-1, k, k)
+        cov = scatter / n[:, None, None]
+        eig = np.linalg.eigvalsh(cov)
+        small = (n <= k) | (eig[:, 0] <= EIG_TOL)
+        nf = n.astype(float)
+        total = -0.5 * k * (_LN2PI + 1.0) * float(nf[~small].sum())
+        if (~small).any():
+            total -= 0.5 * float((nf[~small] * np.log(eig[~small]).sum(axis=1)).sum())
+        if small.any():
+            w_eig, w_vec = np.linalg.eigh(scatter.sum(axis=0) / self.N)
+            w_eig = np.maximum(w_eig, EIG_TOL)
+            w_inv = (w_vec / w_eig) @ w_vec.T
+            traces = np.einsum("ij,pji->p", w_inv, cov[small])
+            total -= 0.5 * float((nf[small] * (np.log(w_eig).sum() + traces + k * _LN2PI)).sum())
+        return total - self.N * float(self.log_sd[cont].sum())
+
+    # -- LocalScore -----------------------------------------------------------------------------
+
+    def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
+        """ℓ(Y | Pa) = ℓ({Y} ∪ Pa) − ℓ(Pa) and df(Y | Pa) = df({Y} ∪ Pa) − df(Pa)."""
+        pa = frozenset(parents)
+        ll1, df1 = self.set_loglik_df(pa | {child})
+        ll0, df0 = self.set_loglik_df(pa)
+        return ll1 - ll0, df1 - df0
+
+    def raw(self, child: int, parents: tuple[int, ...]) -> float:
+        ll, df = self.loglik_df(child, parents)
+        return ll - 0.5 * self.penalty_discount * df * math.log(self.N)
+
+    def settings(self) -> dict[str, Any]:
+        out = super().settings()
+        out.update({
+            "covariance": "MLE (divide by n_p)",
+            "df_per_cell": "k + k(k+1)/2 + 1 over all discrete configurations, minus 1",
+            "discrete_child": "single Gaussian per discrete-parent cell in the denominator (paper)",
+            "small_partitions": f"cells with n_p <= k or min eigenvalue <= {EIG_TOL:g} (standardised) "
+                                "use the pooled within-cell covariance in the Gaussian likelihood",
+            "pruning": "R1 only",
+        })
+        return out
+
+
+class ConditionalGaussianDiscretized(ConditionalGaussian):
+    """CGd (§5.2): a discrete child's continuous parents are replaced by equal-frequency bins."""
+
+    name = "cgd"
+
+    def __init__(self, data: Dataset, *, bins: int = 3, prior: StructurePrior | None = None,
+                 penalty_discount: float = 1.0):
+        if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 2:
+            raise InputError(f"--bins must be an integer ≥ 2, got {bins!r}")
+        super().__init__(data, prior=prior, penalty_discount=penalty_discount)
+        self.bins = int(bins)
+        self.binned: dict[int, np.ndarray] = {}
+        self.bin_arity: dict[int, int] = {}
+        for j in range(data.n):
+            if not self.discrete[j]:
+                self.binned[j] = equal_frequency_bins(data.values[:, j], self.bins)
+                self.bin_arity[j] = int(self.binned[j].max()) + 1
+
+    def _column(self, j: int) -> tuple[np.ndarray, int]:
+        if self.discrete[j]:
+            return self.codes[j], self.arities[j]
+        return self.binned[j], self.bin_arity[j]
+
+    def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
+        """CG for a continuous child; multinomial (LL, q·(r − 1)) on binned parents for a discrete one."""
+        if not self.discrete[child]:
+            return super().loglik_df(child, parents)
+        cols = [self._column(j) for j in sorted(parents)]
+        q = float(math.prod(r for _, r in cols))
+        codes = mixed_radix_codes([c for c, _ in cols], [r for _, r in cols], self.N)
+        _, config = np.unique(codes, return_inverse=True)
+        config = config.ravel()
+        r = self.arities[child]
+        table = np.bincount(config * r + self.codes[child], minlength=(int(config.max()) + 1) * r)
+        table = table.reshape(-1, r).astype(float)
+        nj = table.sum(axis=1)
+        ll = float(xlogy(table, table).sum() - xlogy(nj, nj).sum())
+        return ll, q * (r - 1)
+
+    def settings(self) -> dict[str, Any]:
+        out = super().settings()
+        out.update({
+            "bins": self.bins,
+            "discretization": "equal frequency over the whole column, cuts sorted[floor(N/b)*(i+1)], "
+                              "ties to the upper bin, empty bins dropped",
+            "discrete_child": "multinomial BIC with continuous parents replaced by their binned copies",
+        })
+        return out

@@ -1,0 +1,201 @@
+"""Minimum Message Length (MML) score for mixed data, s = −(message length) in nits.
+
+Source: Li & Dai, "The discovery of generalized causal models with mixed variables using MML
+criterion" (seed ``li-dai-mml-mixed-causal-models.txt``), §3, eqs. 3.8–3.14, as specified in
+``shared/docs/scores.md``. n is the number of variables, m the number of parents, T the rows of the
+(sub)data set being encoded. Per family the message length is the structure part plus the parameter
+and data part:
+
+- structure (eq. 3.8, exact with lgamma instead of the Stirling form 3.9): ln n + ln C(n, m);
+- discrete child, discrete parents (eqs. 3.10–3.11), r states, q = ∏ r_j parent configurations,
+  θ_jk = (n_jk + ½)/(N_j + r/2):
+  Σ_{j=1..q} ln q + Σ_{j: N_j>0} [(r−1)/2·(ln(N_j/12) + 1) − ln (r−1)! − Σ_k (n_jk + ½)·ln θ_jk];
+- continuous child, no parents (eq. 3.12), σ² = SS/(T−1):
+  ½ ln(T²/2) + ln κ₂ + 1 + T/2·ln 2π + (T−1)/2·ln σ² + Σ_t (v_t − μ)²/(2σ²);
+- continuous child, K continuous parents (eq. 3.13), regression *without intercept* (the paper's
+  eq. 2.2) by least squares, A = XᵀX (T×K parent data; Fisher information of the coefficients
+  times σ²), σ² = RSS/(T−K):
+  ½ ln(T/2) + ½ ln|A| + (K+1)/2·ln κ_{K+1} + (K+1)/2 + T/2·ln 2π + (T−K)/2·ln σ² + RSS/(2σ²);
+- continuous child with discrete parents (eq. 3.14): Σ_{j=1..q} ln q plus 3.12 or 3.13 on the rows
+  of every observed configuration j.
+
+These constants follow from the Wallace–Freeman formula with parameters (coefficients, σ²), prior
+h ∝ 1/σ² and Fisher determinant |A|/σ^{2K}·T/(2σ⁴) (T²/(2σ⁶) without parents), which reproduces the
+seed's ½ ln(T²/2), ½ ln(T/2) and the (T−1)/2, (T−K)/2 powers of σ².
+
+Conventions (bnilp's, not the paper's):
+
+- The −T·ln ε_i measurement-accuracy term is dropped: it is the same for every parent set of a
+  child, so it does not change any comparison between parent sets of that child.
+- Unobserved parent configurations (N_j = 0) contribute their ln q but no parameter/data part.
+- Continuous columns are centred on their overall mean before 3.13 (the paper's regression has no
+  intercept; its linear causal models assume centred data). Scale is left as in the data.
+- κ_d: Conway & Sloane's best known lattice-quantiser constants for d ≤ 8, beyond that Wallace's
+  approximation d/2·(1 + ln κ_d) ≈ −d/2·ln 2π + ½·ln(dπ) − γ (γ Euler's constant).
+- Degenerate cells: σ² is floored at 10⁻⁸·Var(child) (exact fits, duplicate rows) and 3.12 uses
+  max(T−1, 1) in σ²'s denominator (T = 1); a 3.13 cell with T ≤ K rows or a rank-deficient A
+  (collinear parents) is encoded with 3.12 instead.
+- **A discrete child may not have a continuous parent** (the paper's Table 1: "not allowed"):
+  ``allowed_parent`` returns False for such pairs and ``raw`` raises ``InputError`` if asked.
+- ``penalty_discount`` must be 1 (MML has no BIC penalty to discount); the score has no
+  likelihood/df split, so ``loglik_df`` raises ``NotImplementedError``.
+
+Pruning: only R1 is claimed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy.special import gammaln
+
+from bnilp.data import Dataset
+from bnilp.errors import InputError
+from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.cg import Partition, mixed_radix_codes
+
+#: best known lattice quantiser constants κ_d, d = 1..8 (Conway & Sloane, table 2.3)
+KAPPA = {1: 1 / 12, 2: 5 / (36 * math.sqrt(3)), 3: 0.0785433, 4: 0.0766032, 5: 0.0756254,
+         6: 0.0742437, 7: 0.0731281, 8: 0.0716821}
+#: σ² floor as a fraction of the child's overall variance
+VARIANCE_FLOOR = 1e-8
+_EULER_GAMMA = 0.5772156649015329
+_LN2PI = math.log(2.0 * math.pi)
+
+
+def log_kappa(d: int) -> float:
+    """ln κ_d (table for d ≤ 8, Wallace's approximation beyond)."""
+    if d in KAPPA:
+        return math.log(KAPPA[d])
+    return (2.0 / d) * (-d / 2 * _LN2PI + 0.5 * math.log(d * math.pi) - _EULER_GAMMA) - 1.0
+
+
+def structure_length(n: int, m: int) -> float:
+    """Eq. 3.8 for one node: ln n + ln C(n, m)."""
+    return math.log(n) + math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)
+
+
+def multinomial_length(counts: np.ndarray, q: float) -> float:
+    """Eq. 3.11 from the (configurations × r) count table of the observed configurations."""
+    r = counts.shape[1]
+    nj = counts.sum(axis=1)
+    theta = (counts + 0.5) / (nj[:, None] + r / 2)
+    per_config = ((r - 1) / 2 * (np.log(nj / 12.0) + 1) - math.lgamma(r)
+                  - ((counts + 0.5) * np.log(theta)).sum(axis=1))
+    return q * math.log(q) + float(per_config.sum())
+
+
+def gaussian_length(v: np.ndarray, floor: float) -> float:
+    """Eq. 3.12 (no parents) on T values, −T ln ε dropped."""
+    t = v.size
+    ss = float(((v - v.mean()) ** 2).sum())
+    s2 = max(ss / max(t - 1, 1), floor)
+    return (0.5 * math.log(t * t / 2.0) + log_kappa(2) + 1.0 + t / 2 * _LN2PI
+            + (t - 1) / 2 * math.log(s2) + ss / (2 * s2))
+
+
+def regression_length(v: np.ndarray, x: np.ndarray, floor: float) -> float:
+    """Eq. 3.13 (K continuous parents, no intercept) on T rows, −T ln ε dropped; 3.12 if degenerate."""
+    t, k = x.shape
+    if t <= k:
+        return gaussian_length(v, floor)
+    a = x.T @ x
+    eig = np.linalg.eigvalsh(a)
+    if eig[0] <= 1e-12 * max(float(eig[-1]), 1e-300):
+        return gaussian_length(v, floor)
+    alpha = np.linalg.lstsq(x, v, rcond=None)[0]
+    rss = float(((v - x @ alpha) ** 2).sum())
+    s2 = max(rss / (t - k), floor)
+    return (0.5 * math.log(t / 2.0) + 0.5 * float(np.log(eig).sum()) + (k + 1) / 2 * log_kappa(k + 1)
+            + (k + 1) / 2 + t / 2 * _LN2PI + (t - k) / 2 * math.log(s2) + rss / (2 * s2))
+
+
+class MinimumMessageLength(LocalScore):
+    """MML score of Li & Dai (eqs. 3.8–3.14); continuous parents of discrete children are disallowed."""
+
+    name = "mml"
+
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
+        if penalty_discount != 1.0:
+            raise InputError(f"score 'mml' takes no penalty discount (got {penalty_discount}); "
+                             "MML has no BIC penalty to scale")
+        super().__init__(data, prior=prior, penalty_discount=penalty_discount)
+        self.N = data.N
+        self.n = data.n
+        self.discrete = [data.is_discrete(j) for j in range(data.n)]
+        self.codes = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
+        self.arities = list(data.arities)
+        self.centred: list[np.ndarray | None] = []
+        self.floor: list[float] = []
+        for j in range(data.n):
+            if self.discrete[j]:
+                self.centred.append(None)
+                self.floor.append(0.0)
+            else:
+                col = data.values[:, j].astype(float)
+                self.centred.append(col - col.mean())
+                self.floor.append(VARIANCE_FLOOR * max(float(col.var()), 1e-300))
+        self._parts: dict[tuple[int, ...], Partition] = {}
+
+    def allowed_parent(self, child: int, parent: int) -> bool:
+        """No continuous parent for a discrete child (Li & Dai, Table 1)."""
+        return parent != child and not (self.discrete[child] and not self.discrete[parent])
+
+    def partition(self, disc: tuple[int, ...]) -> Partition:
+        hit = self._parts.get(disc)
+        if hit is None:
+            codes = mixed_radix_codes([self.codes[j] for j in disc], [self.arities[j] for j in disc], self.N)
+            hit = Partition(codes)
+            if len(self._parts) >= 512:
+                self._parts.clear()
+            self._parts[disc] = hit
+        return hit
+
+    def message_length(self, child: int, parents: tuple[int, ...]) -> float:
+        """Structure + parameters + data of the family, in nits (without −T ln ε)."""
+        for p in parents:
+            if not self.allowed_parent(child, p):
+                raise InputError(f"score 'mml': {self.data.names[p]!r} cannot be a parent of "
+                                 f"{self.data.names[child]!r} (no continuous parent of a discrete child)")
+        disc = tuple(sorted(j for j in parents if self.discrete[j]))
+        cont = sorted(j for j in parents if not self.discrete[j])
+        q = float(math.prod(self.arities[j] for j in disc))
+        part = self.partition(disc)
+        length = structure_length(self.n, len(parents))
+        if self.discrete[child]:
+            r = self.arities[child]
+            inverse = part.inverse
+            table = np.bincount(inverse * r + self.codes[child], minlength=part.counts.size * r)
+            return length + multinomial_length(table.reshape(-1, r).astype(float), q)
+        floor = self.floor[child]
+        y = self.centred[child][part.order]
+        x = np.column_stack([self.centred[j] for j in cont])[part.order] if cont else None
+        length += q * math.log(q)
+        for start, t in zip(part.starts.tolist(), part.counts.tolist(), strict=True):
+            v = y[start:start + t]
+            if x is None:
+                length += gaussian_length(v, floor)
+            else:
+                length += regression_length(v, x[start:start + t], floor)
+        return length
+
+    def raw(self, child: int, parents: tuple[int, ...]) -> float:
+        return -self.message_length(child, parents)
+
+    def settings(self) -> dict[str, Any]:
+        out = super().settings()
+        out.update({
+            "units": "nits; score = -message length",
+            "structure_code": "ln n + ln C(n, m) (eq. 3.8, exact)",
+            "dropped_terms": "-T ln(epsilon) (constant per child)",
+            "continuous_parent_of_discrete_child": "disallowed (allowed_parent is False)",
+            "regression": "no intercept (eq. 2.2), continuous columns centred on their overall mean",
+            "unobserved_configurations": "contribute ln q only",
+            "small_partitions": "3.13 cells with T <= K or rank-deficient X'X use eq. 3.12; "
+                                f"sigma^2 floored at {VARIANCE_FLOOR:g} * Var(child); T = 1 uses T-1 -> 1",
+            "kappa": "Conway-Sloane table for d <= 8, Wallace's approximation beyond",
+            "pruning": "R1 only",
+        })
+        return out

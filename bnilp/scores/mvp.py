@@ -1,0 +1,180 @@
+"""Mixed Variable Polynomial (MVP) score for mixed data.
+
+Source: Andrews, Ramsey & Cooper, "Scoring Bayesian networks of mixed variables" (seed
+``andrews-ramsey-cooper-mixed-scores.txt``), §4, eqs. 14–21, with the conventions of
+``shared/docs/scores.md`` and ``shared/docs/tetrad-notes.md``.
+
+Partition the rows by the configuration of the child's discrete parents. In a non-empty cell p with
+n_p rows, the degree is g = ⌊ln n_p⌋ (``degree="log"``) or a fixed integer g ≥ 1. Every continuous
+parent is standardised inside the cell (population SD); a parent constant inside the cell gives no
+column. The design is [1, x_j, x_j², …, x_j^g for each remaining continuous parent j] (no cross
+terms), solved by least squares (``np.linalg.lstsq``, SVD-based). If the design has at least as
+many columns as the cell has rows, the cell falls back to the intercept-only fit.
+
+- Continuous child (eq. 19–20): σ̂²_p = RSS_p / n_p,
+  ℓ_p = −n_p/2·(ln 2π + ln σ̃²_p + σ̂²_p/σ̃²_p) with σ̃²_p = max(σ̂²_p, 10⁻⁸·Var(Y)) — the usual
+  ℓ_p = −n_p/2·(ln 2π + ln σ̂²_p + 1) unless the fit is exact, when the floor keeps ℓ finite (it is the
+  maximum over σ² ≥ 10⁻⁸·Var(Y)); df_p = m_p, the number of design columns (= c·g + 1 without
+  fallbacks, c = number of continuous parents).
+- Discrete child with d categories (eq. 21): least squares of each category's indicator on the
+  design; each row's fitted values sum to 1 (intercept in the design). With m_j the smallest value of
+  row j, if m_j < 1/n_p the row is shrunk towards uniform, α_j = (1/n_p − 1/d)/(m_j − 1/d), clipped to
+  [0, 1] (when n_p ≤ d the target 1/n_p ≥ 1/d cannot be reached and the row becomes uniform),
+  p̂_j = α_j·ŷ_j + (1 − α_j)/d; ℓ_p = Σ_j ln p̂_j(y_j); df_p = m_p·(d − 1).
+- Cells with n_p ≤ 1 contribute ℓ_p = 0 and the intercept-only df (1, or d − 1).
+- ℓ = Σ_p ℓ_p, df = Σ_p df_p over the non-empty cells; s = ℓ − ½·c_pen·df·ln N.
+
+MVP is not score-equivalent (the polynomial fit of Y on X differs from that of X on Y). Pruning:
+only R1 is claimed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from bnilp.data import Dataset
+from bnilp.errors import InputError
+from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.cg import Partition, mixed_radix_codes
+
+#: σ̂² floor as a fraction of the child's overall variance
+VARIANCE_FLOOR = 1e-8
+#: a parent whose within-cell SD is below this fraction of its overall SD counts as constant there
+CONSTANT_TOL = 1e-12
+_LN2PI = math.log(2.0 * math.pi)
+
+
+class MixedVariablePolynomial(LocalScore):
+    """MVP score (Andrews, Ramsey & Cooper §4); see the module docstring."""
+
+    name = "mvp"
+
+    def __init__(self, data: Dataset, *, degree: str | int = "log", prior: StructurePrior | None = None,
+                 penalty_discount: float = 1.0):
+        if isinstance(degree, str) and degree.strip().lower() == "log":
+            self.degree: str | int = "log"
+        else:
+            try:
+                value = int(degree)
+            except (TypeError, ValueError):
+                raise InputError(f"--degree must be 'log' or an integer ≥ 1, got {degree!r}") from None
+            if isinstance(degree, bool) or value < 1 or value != float(degree):
+                raise InputError(f"--degree must be 'log' or an integer ≥ 1, got {degree!r}")
+            self.degree = value
+        super().__init__(data, prior=prior, penalty_discount=penalty_discount)
+        self.N = data.N
+        self.discrete = [data.is_discrete(j) for j in range(data.n)]
+        self.codes = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
+        self.values = [np.ascontiguousarray(data.values[:, j]) for j in range(data.n)]
+        self.arities = list(data.arities)
+        self.sd = [float(np.nanstd(data.values[:, j])) if not self.discrete[j] else 0.0 for j in range(data.n)]
+        self._parts: dict[tuple[int, ...], Partition] = {}
+
+    def partition(self, disc: tuple[int, ...]) -> Partition:
+        hit = self._parts.get(disc)
+        if hit is None:
+            codes = mixed_radix_codes([self.codes[j] for j in disc], [self.arities[j] for j in disc], self.N)
+            hit = Partition(codes)
+            if len(self._parts) >= 512:
+                self._parts.clear()
+            self._parts[disc] = hit
+        return hit
+
+    def cell_degree(self, n_p: int) -> int:
+        return int(math.floor(math.log(n_p))) if self.degree == "log" else int(self.degree)
+
+    def design(self, x: np.ndarray, cont: list[int]) -> np.ndarray:
+        """[1, powers 1..g of each within-cell standardised, non-constant parent] for the cell rows ``x``."""
+        n_p = x.shape[0]
+        g = self.cell_degree(n_p)
+        cols = [np.ones(n_p)]
+        if g >= 1:
+            for i, j in enumerate(cont):
+                col = x[:, i]
+                sd = float(col.std())
+                if sd <= CONSTANT_TOL * max(self.sd[j], 1e-300):
+                    continue
+                z = (col - col.mean()) / sd
+                power = np.ones(n_p)
+                for _ in range(g):
+                    power = power * z
+                    cols.append(power)
+        if len(cols) >= n_p:
+            cols = cols[:1]
+        return np.column_stack(cols)
+
+    def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
+        """(ℓ, df) summed over the cells of the discrete parents."""
+        disc = tuple(sorted(j for j in parents if self.discrete[j]))
+        cont = sorted(j for j in parents if not self.discrete[j])
+        part = self.partition(disc)
+        xs = np.column_stack([self.values[j] for j in cont])[part.order] if cont else None
+        if self.discrete[child]:
+            d = self.arities[child]
+            ys = self.codes[child][part.order]
+        else:
+            ys = self.values[child][part.order]
+            floor = VARIANCE_FLOOR * self.sd[child] ** 2
+        ll = 0.0
+        df = 0.0
+        for start, n_p in zip(part.starts.tolist(), part.counts.tolist(), strict=True):
+            y = ys[start:start + n_p]
+            if n_p <= 1:
+                df += (d - 1) if self.discrete[child] else 1
+                continue
+            x = xs[start:start + n_p] if xs is not None else np.empty((n_p, 0))
+            design = self.design(x, cont)
+            m = design.shape[1]
+            if self.discrete[child]:
+                ll += self._discrete_cell(design, y, d)
+                df += m * (d - 1)
+            else:
+                beta = np.linalg.lstsq(design, y, rcond=None)[0]
+                resid = y - design @ beta
+                s2 = float(resid @ resid) / n_p
+                s2f = max(s2, floor)
+                ll -= 0.5 * n_p * (_LN2PI + math.log(s2f) + s2 / s2f)
+                df += m
+        return ll, df
+
+    @staticmethod
+    def _discrete_cell(design: np.ndarray, y: np.ndarray, d: int) -> float:
+        """Σ_j ln p̂_j(y_j) with the eq. 21 shrink towards uniform."""
+        n_p = y.size
+        onehot = np.zeros((n_p, d))
+        onehot[np.arange(n_p), y] = 1.0
+        beta = np.linalg.lstsq(design, onehot, rcond=None)[0]
+        fitted = design @ beta
+        low = fitted.min(axis=1)
+        target = 1.0 / n_p
+        alpha = np.ones(n_p)
+        shrink = low < target
+        if shrink.any():
+            denom = low[shrink] - 1.0 / d
+            with np.errstate(divide="ignore", invalid="ignore"):
+                a = np.where(denom < 0, (target - 1.0 / d) / denom, 0.0)
+            alpha[shrink] = np.clip(a, 0.0, 1.0)
+        p_obs = alpha * fitted[np.arange(n_p), y] + (1.0 - alpha) / d
+        return float(np.log(p_obs).sum())
+
+    def raw(self, child: int, parents: tuple[int, ...]) -> float:
+        ll, df = self.loglik_df(child, parents)
+        return ll - 0.5 * self.penalty_discount * df * math.log(self.N)
+
+    def settings(self) -> dict[str, Any]:
+        out = super().settings()
+        out.update({
+            "degree": self.degree,
+            "standardize": "each continuous parent inside each partition (population SD); "
+                           "constant parents give no column",
+            "small_partitions": "design with >= n_p columns falls back to intercept only; "
+                                "n_p <= 1 contributes no likelihood",
+            "variance_floor": f"{VARIANCE_FLOOR:g} * Var(child)",
+            "discrete_child": "linear probability fit, eq. 21 shrink to minimum 1/n_p (alpha clipped to [0,1])",
+            "df": "per non-empty partition: design columns (continuous), columns * (d - 1) (discrete)",
+            "pruning": "R1 only",
+        })
+        return out

@@ -1,0 +1,219 @@
+"""Mixed discrete/continuous data from random DAGs (Andrews, Ramsey & Cooper, §6 and slides).
+
+The seed's design, restated with every random draw made explicit:
+
+1. **Causal order and DAG.** The variables ``X1..Xn`` get a uniformly random causal order. The
+   target number of edges is ``m = round(avg_degree·n/2)`` (average degree = 2·edges/n). Candidate
+   pairs (a before b in the order) are visited in uniformly random order and the edge a → b is
+   added when both endpoints still have degree < ``max_degree``, until m edges exist. When the
+   degree cap makes m unreachable the graph keeps the edges it has and the truth records a note.
+2. **Kinds.** Exactly ``round(discrete_fraction·n)`` variables, chosen uniformly, are discrete
+   (the seed assigns each with probability ½; a fixed count removes that variance). A discrete
+   variable has r categories, r uniform in ``categories = (lo, hi)`` inclusive (seed: 2–5).
+3. **Temporary discretisation.** After a continuous variable is simulated it gets a temporary
+   equal-frequency discretised copy with b bins, b uniform in ``categories`` (seed: 2–5 bins):
+   cut points at the empirical j/b quantiles, j = 1..b−1. Copies are used only as parents of
+   discrete children and are not returned.
+4. **Variables in causal order.**
+   - *Continuous child*: rows are partitioned by the configuration of its discrete parents; in
+     each configuration c it is ``x = μ_c + Σ_j β_cj·f_j(x_j) + σ_c·ε``, ε ~ N(0, 1), with
+     intercept μ_c and coefficients β_cj of magnitude U(0.5, 1.5) and random sign, noise variance
+     σ_c² ~ U(0.5, 1.5). Linear data: f_j(x) = x. Nonlinear data (``nonlinear=True``; the seed adds
+     second and third order polynomial terms): f_j(x) = standardise(a1·x + a2·x² + a3·x³) with
+     a_d ~ U(−1, 1) drawn once per (child, parent) — standardising the term replaces the seed's
+     square-/cube-root resampling of values that grow too large. A root is μ + σ·ε.
+   - *Discrete child*: rows are partitioned by the configuration of its discrete parents and the
+     discretised copies of its continuous parents; each configuration has its own distribution
+     over the r categories drawn from Dirichlet(1, …, 1) (uniform on the simplex). A root has one
+     such distribution.
+   Every continuous variable is standardised (mean 0, population sd 1) right after it is drawn,
+   so the scale never grows along long chains and the output is standardised as in the seed
+   ("prior to running tests on any algorithm, the data were standardized"). A discrete variable
+   whose sample shows a single category (it would be dropped as constant when loaded) has its
+   parameters redrawn, up to 100 times.
+
+Discrete columns hold the integer codes 0..r−1; with r ≤ 10 ``bnilp.data.load_data`` infers them
+as discrete (integers with ≤ 10 distinct values) and the non-integer continuous columns as
+continuous. The truth lists the discrete columns in ``"discrete"`` for ``--discrete`` in any case.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bnilp.errors import InputError
+
+COEF_RANGE = (0.5, 1.5)
+NOISE_VAR_RANGE = (0.5, 1.5)
+POLY_RANGE = (-1.0, 1.0)
+MAX_REDRAWS = 100
+
+
+def _standardise(x: np.ndarray) -> np.ndarray:
+    sd = float(np.std(x))
+    centred = x - float(np.mean(x))
+    return centred / sd if sd > 0 else centred
+
+
+def _signed(rng: np.random.Generator, size: int | tuple[int, ...]) -> np.ndarray:
+    """Magnitudes U(COEF_RANGE) with independent random signs."""
+    return rng.uniform(*COEF_RANGE, size=size) * rng.choice([-1.0, 1.0], size=size)
+
+
+def _configurations(columns: list[np.ndarray], n_samples: int) -> tuple[np.ndarray, int]:
+    """Row-wise configuration index 0..q⁺−1 of the given integer columns (observed ones only)."""
+    if not columns:
+        return np.zeros(n_samples, dtype=np.int64), 1
+    _, inverse = np.unique(np.column_stack(columns), axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    return inverse.astype(np.int64), int(inverse.max()) + 1
+
+
+def _equal_frequency(x: np.ndarray, bins: int) -> np.ndarray:
+    """Equal-frequency bin codes 0..bins−1 (cuts at the empirical j/bins quantiles)."""
+    cuts = np.quantile(x, np.arange(1, bins) / bins)
+    return np.searchsorted(cuts, x, side="right").astype(np.int64)
+
+
+def _random_dag(order: list[int], n_edges: int, max_degree: int | None,
+                rng: np.random.Generator) -> list[tuple[int, int]]:
+    n = len(order)
+    pairs = [(order[a], order[b]) for a in range(n) for b in range(a + 1, n)]
+    degree = np.zeros(n, dtype=np.int64)
+    edges: list[tuple[int, int]] = []
+    for k in rng.permutation(len(pairs)):
+        if len(edges) >= n_edges:
+            break
+        u, v = pairs[int(k)]
+        if max_degree is not None and (degree[u] >= max_degree or degree[v] >= max_degree):
+            continue
+        edges.append((u, v))
+        degree[u] += 1
+        degree[v] += 1
+    return edges
+
+
+def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int | None,
+              discrete_fraction: float, categories: tuple[int, int]) -> tuple[int, int]:
+    if int(n_nodes) != n_nodes or n_nodes < 1:
+        raise InputError(f"--nodes must be a positive integer, got {n_nodes}")
+    if int(n_samples) != n_samples or n_samples < 2:
+        raise InputError(f"--samples must be an integer ≥ 2, got {n_samples}")
+    if not (math.isfinite(avg_degree) and 0 <= avg_degree <= max(n_nodes - 1, 0)):
+        raise InputError(f"--avg-degree must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
+    if max_degree is not None:
+        if int(max_degree) != max_degree or max_degree < 1:
+            raise InputError(f"--max-degree must be a positive integer, got {max_degree}")
+        if avg_degree > max_degree:
+            raise InputError(f"--avg-degree {avg_degree} cannot exceed --max-degree {max_degree}")
+    if not (0.0 <= discrete_fraction <= 1.0):
+        raise InputError(f"--discrete-fraction must lie in [0, 1], got {discrete_fraction}")
+    try:
+        lo, hi = (int(c) for c in categories)
+    except (TypeError, ValueError):
+        raise InputError(f"--categories must be two integers lo-hi, got {categories!r}") from None
+    if not 2 <= lo <= hi:
+        raise InputError(f"--categories needs 2 ≤ lo ≤ hi, got {lo}-{hi}")
+    return lo, hi
+
+
+def simulate(
+    n_nodes: int,
+    n_samples: int,
+    avg_degree: float,
+    max_degree: int | None = None,
+    discrete_fraction: float = 0.5,
+    categories: tuple[int, int] = (2, 5),
+    nonlinear: bool = False,
+    seed: int | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Simulate mixed data from a random DAG (module docstring: every draw and its range).
+
+    Returns ``(data, truth)``: ``data`` has columns ``X1..Xn`` (discrete: int64 codes 0..r−1;
+    continuous: float64, mean 0, sd 1); ``truth`` is plain JSON-ready data with ``parents``
+    (variable → sorted parent names, every variable present), ``kinds``, ``discrete`` (names),
+    ``categories`` (discrete variable → r), ``bins`` (continuous variable → temporary bins),
+    ``order`` (causal order), ``n_edges``, ``settings`` (the arguments, with the seed actually used)
+    and ``notes``. The same arguments with the same integer seed give identical output.
+    """
+    lo, hi = _validate(n_nodes, n_samples, avg_degree, max_degree, discrete_fraction, categories)
+    n, N = int(n_nodes), int(n_samples)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    rng = np.random.default_rng(seed)
+    names = [f"X{i + 1}" for i in range(n)]
+    notes: list[str] = []
+
+    order = [int(v) for v in rng.permutation(n)]
+    target = int(round(avg_degree * n / 2))
+    edges = _random_dag(order, target, None if max_degree is None else int(max_degree), rng)
+    if len(edges) < target:
+        notes.append(f"the degree cap {max_degree} allowed only {len(edges)} of {target} edges")
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for u, v in edges:
+        parents[v].append(u)
+    for ps in parents:
+        ps.sort()
+
+    n_discrete = int(round(discrete_fraction * n))
+    is_discrete = np.zeros(n, dtype=bool)
+    is_discrete[rng.choice(n, size=n_discrete, replace=False)] = True
+    arity = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(is_discrete)}
+    bins = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(~is_discrete)}
+
+    columns: dict[int, np.ndarray] = {}
+    binned: dict[int, np.ndarray] = {}
+    for v in order:
+        pa = parents[v]
+        disc_pa = [p for p in pa if is_discrete[p]]
+        cont_pa = [p for p in pa if not is_discrete[p]]
+        if is_discrete[v]:
+            config, q = _configurations([columns[p] for p in disc_pa] + [binned[p] for p in cont_pa], N)
+            r = arity[v]
+            for _ in range(MAX_REDRAWS):
+                probs = rng.dirichlet(np.ones(r), size=q)
+                cum = np.cumsum(probs, axis=1)[config]
+                x = (rng.random(N)[:, None] >= cum[:, :-1]).sum(axis=1).astype(np.int64)
+                if np.unique(x).size > 1:
+                    break
+            else:
+                notes.append(f"{names[v]} shows a single category after {MAX_REDRAWS} draws")
+            columns[v] = x
+        else:
+            config, q = _configurations([columns[p] for p in disc_pa], N)
+            terms = [columns[p] for p in cont_pa]
+            if nonlinear:
+                terms = [_standardise(np.polyval(np.r_[rng.uniform(*POLY_RANGE, size=3), 0.0], t))
+                         for t in terms]
+            mu = _signed(rng, q)
+            beta = _signed(rng, (q, len(cont_pa)))
+            sigma = np.sqrt(rng.uniform(*NOISE_VAR_RANGE, size=q))
+            x = mu[config] + sigma[config] * rng.standard_normal(N)
+            for j, t in enumerate(terms):
+                x += beta[config, j] * t
+            columns[v] = _standardise(x)
+            binned[v] = _equal_frequency(columns[v], bins[v])
+
+    data = pd.DataFrame({names[i]: columns[i] for i in range(n)})
+    truth: dict[str, Any] = {
+        "parents": {names[i]: [names[p] for p in parents[i]] for i in range(n)},
+        "kinds": {names[i]: "discrete" if is_discrete[i] else "continuous" for i in range(n)},
+        "discrete": [names[i] for i in range(n) if is_discrete[i]],
+        "categories": {names[i]: arity[i] for i in sorted(arity)},
+        "bins": {names[i]: bins[i] for i in sorted(bins)},
+        "order": [names[i] for i in order],
+        "n_edges": len(edges),
+        "settings": {
+            "n_nodes": n, "n_samples": N, "avg_degree": float(avg_degree),
+            "max_degree": None if max_degree is None else int(max_degree),
+            "discrete_fraction": float(discrete_fraction), "categories": [lo, hi],
+            "nonlinear": bool(nonlinear), "seed": int(seed),
+        },
+        "notes": notes,
+        "generator": "bnilp.simulate (Andrews, Ramsey & Cooper §6)",
+    }
+    return data, truth

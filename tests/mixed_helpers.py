@@ -1,0 +1,45 @@
+"""Small helpers shared by the mixed-score tests: build a :class:`Dataset` from plain arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bnilp.data import Dataset
+
+
+def make_dataset(columns: list[np.ndarray], kinds: str) -> Dataset:
+    """A Dataset from columns; ``kinds`` has one letter per column, ``d`` (codes) or ``c`` (floats)."""
+    n_rows = len(columns[0])
+    codes = np.full((n_rows, len(columns)), -1, dtype=np.int64)
+    values = np.full((n_rows, len(columns)), np.nan)
+    arities, levels, kind_names = [], [], []
+    for j, (col, kind) in enumerate(zip(columns, kinds, strict=True)):
+        if kind == "d":
+            uniq, inv = np.unique(np.asarray(col), return_inverse=True)
+            codes[:, j] = inv.ravel()
+            arities.append(int(uniq.size))
+            levels.append([str(u) for u in uniq])
+            kind_names.append("discrete")
+        else:
+            values[:, j] = np.asarray(col, dtype=float)
+            arities.append(0)
+            levels.append([])
+            kind_names.append("continuous")
+    names = [f"V{j}" for j in range(len(columns))]
+    return Dataset(names=names, kinds=kind_names, codes=codes, values=values, arities=arities, levels=levels)
+
+
+def random_mixed(rng: np.random.Generator, kinds: str, n_rows: int, arity: int = 3) -> Dataset:
+    """Random dependent mixed data: each column depends on the previous ones."""
+    cols: list[np.ndarray] = []
+    for kind in kinds:
+        signal = np.zeros(n_rows)
+        for prev in cols:
+            signal += 0.8 * (prev - prev.mean()) / (prev.std() + 1e-12)
+        if kind == "d":
+            noisy = signal + rng.normal(size=n_rows)
+            cuts = np.quantile(noisy, np.linspace(0, 1, arity + 1)[1:-1])
+            cols.append(np.searchsorted(cuts, noisy).astype(float))
+        else:
+            cols.append(signal + rng.normal(size=n_rows) * rng.uniform(0.5, 2.0) + rng.normal() * 3)
+    return make_dataset(cols, kinds)

@@ -1,0 +1,124 @@
+"""Data loading: formats, type inference, arities, and every error path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnilp.data import CONTINUOUS, DISCRETE, from_dataframe, load_data
+from bnilp.errors import InputError
+
+
+def write(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_csv_with_header_infers_types(tmp_path) -> None:
+    path = write(tmp_path, "d.csv", "a,b,c\nx,1,0.5\ny,2,1.5\nx,1,2.25\ny,3,0.75\n")
+    data = load_data(path)
+    assert data.names == ["a", "b", "c"]
+    assert data.kinds == [DISCRETE, DISCRETE, CONTINUOUS]
+    assert data.arities == [2, 3, 0]
+    assert any("a: discrete" in note for note in data.notes)
+
+
+def test_tsv_and_whitespace_are_sniffed(tmp_path) -> None:
+    tsv = load_data(write(tmp_path, "d.tsv", "a\tb\n1\t2\n2\t1\n"))
+    ws = load_data(write(tmp_path, "d.txt", "a b\n1 2\n2  1\n"))
+    assert tsv.names == ws.names == ["a", "b"]
+    assert np.array_equal(tsv.codes, ws.codes)
+
+
+def test_no_header_names_columns_by_position_and_crlf(tmp_path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_bytes(b"0,1\r\n1,0\r\n1,1")
+    data = load_data(path, no_header=True)
+    assert data.names == ["0", "1"] and data.N == 3
+
+
+def test_gobnilp_dat_with_arity_line_marks_continuous(tmp_path) -> None:
+    path = write(tmp_path, "m.dat", "A B X\n2 3 -\na b 0.5\nb c 1.5\na a 2.5\n")
+    data = load_data(path)
+    assert data.kinds == [DISCRETE, DISCRETE, CONTINUOUS]
+    assert data.arities == [2, 3, 0]
+
+
+def test_arity_counts_distinct_values_not_max_plus_one(tmp_path) -> None:
+    data = load_data(write(tmp_path, "d.csv", "a,b\n0,7\n4,7\n4,9\n"))
+    assert data.arities == [2, 2]
+    assert sorted(set(data.codes[:, 0])) == [0, 1]
+
+
+def test_none_is_a_state_not_missing(tmp_path) -> None:
+    data = load_data(write(tmp_path, "d.csv", "a,b\nNone,NA\nlow,NA\nNone,x\n"))
+    assert data.levels[0] == ["None", "low"] and data.levels[1] == ["NA", "x"]
+
+
+def test_explicit_types_override_inference(tmp_path) -> None:
+    data = load_data(write(tmp_path, "d.csv", "a,b\n1,2\n2,3\n3,4\n"), discrete="a", continuous=["b"])
+    assert data.kinds == [DISCRETE, CONTINUOUS]
+
+
+def test_constant_column_is_dropped_with_a_record(tmp_path) -> None:
+    data = load_data(write(tmp_path, "d.csv", "a,b,c\n1,5,x\n2,5,y\n"))
+    assert data.names == ["a", "c"] and data.dropped == ["b"]
+
+
+def test_dataframe_input() -> None:
+    frame = pd.DataFrame({"g": pd.Categorical(["u", "v", "u"]), "x": [0.1, 0.7, 0.2], "k": [1, 2, 1]})
+    data = from_dataframe(frame)
+    assert data.kinds == [DISCRETE, CONTINUOUS, DISCRETE]
+
+
+@pytest.mark.parametrize("text,pattern", [
+    ("", "empty"),
+    ("a,b\n", "no data rows"),
+    ("a,a\n1,2\n2,1\n", r"d.csv:1: duplicate column name 'a'"),
+    ("a,b\n1,2\n,1\n", r"d.csv:3: column 'a': missing value"),
+    ("a,b\n1,2\n1\n", r"d.csv:3: expected 2 fields, found 1"),
+    ("a,,b\n1,2,3\n2,3,4\n", "empty name"),
+])
+def test_bad_files_name_file_line_column(tmp_path, text: str, pattern: str) -> None:
+    with pytest.raises(InputError, match=pattern):
+        load_data(write(tmp_path, "d.csv", text))
+
+
+def test_non_numeric_cell_in_continuous_column(tmp_path) -> None:
+    path = write(tmp_path, "d.csv", "a,b\n1.5,2\n2.5,1\nzz,3\n")
+    with pytest.raises(InputError, match=r"d.csv:4: column 'a' is continuous but holds 'zz'"):
+        load_data(path, continuous="a")
+    dat = write(tmp_path, "m.dat", "A X\n2 -\na 0.5\nb oops\n")
+    with pytest.raises(InputError, match=r"m.dat:4: column 'X'"):
+        load_data(dat)
+
+
+def test_question_mark_missing_when_asked(tmp_path) -> None:
+    path = write(tmp_path, "d.csv", "a,b\n1,2\n?,1\n")
+    assert load_data(path).levels[0] == ["1", "?"]
+    with pytest.raises(InputError, match="missing value '\\?'"):
+        load_data(path, missing="?")
+
+
+def test_unknown_variable_in_type_lists(tmp_path) -> None:
+    with pytest.raises(InputError, match="unknown variable 'zz'"):
+        load_data(write(tmp_path, "d.csv", "a,b\n1,2\n2,1\n"), discrete="zz")
+
+
+def test_missing_file() -> None:
+    with pytest.raises(InputError, match="no such file"):
+        load_data("/nonexistent/data.csv")
+
+
+def test_shared_formats(shared_data) -> None:
+    mixed = load_data(shared_data / "mixed" / "clgaussian.test")
+    assert mixed.kinds.count(CONTINUOUS) == 4 and mixed.arities[:3] == [2, 3, 4]
+    ttt = load_data(shared_data / "liao2019_ebnsl" / "tic-tac-toe.csv", no_header=True)
+    assert (ttt.N, ttt.n) == (958, 10)
+    water_path = shared_data / "liao2019_ebnsl" / "water1000.csv"
+    water = load_data(water_path, no_header=True)
+    distinct = pd.read_csv(water_path, header=None).nunique()
+    assert water.dropped == [str(c) for c in distinct.index if distinct[c] == 1]
+    assert water.n == 32 - len(water.dropped)

@@ -1,0 +1,144 @@
+"""bnilp.metrics: AP/AR/AHP/AHR/SHD/skeleton F1 on hand-made graphs (values derived by hand)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bnilp.errors import InputError
+from bnilp.metrics import compare_graphs, parents_of_result, thresholded_graph
+from bnilp.simulate import simulate
+
+
+def test_hand_example_extra_and_reversed():
+    # true:    A → B → C,  D isolated
+    # learned: A → B ← C,  A → D
+    # adjacencies: true {AB, BC}, learned {AB, BC, AD}: TP 2, FP 1 (AD), FN 0 → AP 2/3, AR 1
+    # arrowheads: true {(A,B), (B,C)}, learned {(A,B), (C,B), (A,D)}: correct {(A,B)} → AHP 1/3
+    # true arrowheads in found adjacencies: AB and BC are both found → 2 → AHR 1/2 (= AHR_all)
+    # SHD: 0 missing + 1 extra + 1 reversed (BC) = 2; skeleton F1 = 2·2/(2·2 + 1 + 0) = 0.8
+    true = {"A": [], "B": ["A"], "C": ["B"], "D": []}
+    learned = {"A": [], "B": ["A", "C"], "C": [], "D": ["A"]}
+    m = compare_graphs(learned, true)
+    assert m["AP"] == pytest.approx(2 / 3)
+    assert m["AR"] == pytest.approx(1.0)
+    assert m["AHP"] == pytest.approx(1 / 3)
+    assert m["AHR"] == pytest.approx(1 / 2)
+    assert m["AHR_all"] == pytest.approx(1 / 2)
+    assert m["SHD"] == 2
+    assert (m["missing"], m["extra"], m["reversed"]) == (0, 1, 1)
+    assert m["skeleton_F1"] == pytest.approx(0.8)
+    assert m["mode"] == "dag"
+
+
+def test_hand_example_ahr_counts_found_adjacencies_only():
+    # true:    A → B ← C → D
+    # learned: A → B → C        (C–D missing)
+    # adjacencies: true {AB, BC, CD}, learned {AB, BC}: TP 2, FP 0, FN 1 → AP 1, AR 2/3
+    # arrowheads: true {(A,B), (C,B), (C,D)}, learned {(A,B), (B,C)}: correct 1 → AHP 1/2
+    # true arrowheads in found adjacencies: (A,B), (C,B) → AHR 1/2; over all true ones AHR_all 1/3
+    # SHD: 1 missing + 0 extra + 1 reversed = 2; F1 = 4/(4 + 0 + 1) = 0.8
+    true = {"A": [], "B": ["A", "C"], "C": [], "D": ["C"]}
+    learned = {"A": [], "B": ["A"], "C": ["B"], "D": []}
+    m = compare_graphs(learned, true)
+    assert (m["AP"], m["AR"]) == (pytest.approx(1.0), pytest.approx(2 / 3))
+    assert m["AHP"] == pytest.approx(1 / 2)
+    assert m["AHR"] == pytest.approx(1 / 2)
+    assert m["AHR_all"] == pytest.approx(1 / 3)
+    assert m["SHD"] == 2
+    assert m["skeleton_F1"] == pytest.approx(0.8)
+    assert m["arrowheads"] == {"correct": 1, "predicted": 2, "true": 3, "true_in_found_adjacencies": 2}
+
+
+def test_cpdag_mode_collider_vs_chain():
+    # true: A → C ← B (a v-structure: both edges compelled in the CPDAG)
+    # learned: A → C → B (a chain: its CPDAG is A — C — B, no arrowheads)
+    # CPDAG: adjacencies equal (AP = AR = 1); learned has no arrowheads → AHP undefined (NaN);
+    # true arrowheads (A,C), (B,C) are in found adjacencies, none predicted → AHR 0;
+    # SHD = 2 (both common adjacencies carry different marks), nothing "reversed".
+    true = {"A": [], "B": [], "C": ["A", "B"]}
+    learned = {"A": [], "B": ["C"], "C": ["A"]}
+    m = compare_graphs(learned, true, cpdag=True)
+    assert m["mode"] == "cpdag"
+    assert (m["AP"], m["AR"]) == (1.0, 1.0)
+    assert math.isnan(m["AHP"])
+    assert m["AHR"] == 0.0
+    assert (m["SHD"], m["reversed"], m["mark_mismatch"]) == (2, 0, 2)
+    # as DAGs: arrowheads true {(A,C), (B,C)}, learned {(A,C), (C,B)} → AHP = AHR = 1/2, SHD 1
+    d = compare_graphs(learned, true)
+    assert (d["AHP"], d["AHR"], d["SHD"], d["reversed"]) == (0.5, 0.5, 1, 1)
+
+
+def test_cpdag_mode_equivalent_dags_are_perfect():
+    # A → B → C and A ← B ← C are Markov equivalent: CPDAG A — B — C for both
+    m = compare_graphs({"A": [], "B": ["A"], "C": ["B"]}, {"A": ["B"], "B": ["C"], "C": []}, cpdag=True)
+    assert (m["AP"], m["AR"], m["SHD"]) == (1.0, 1.0, 0)
+    assert math.isnan(m["AHP"]) and math.isnan(m["AHR"])
+    # as DAGs the same pair has both edges reversed: SHD 2, AHP = AHR = 0
+    d = compare_graphs({"A": [], "B": ["A"], "C": ["B"]}, {"A": ["B"], "B": ["C"], "C": []})
+    assert (d["SHD"], d["AHP"], d["AHR"]) == (2, 0.0, 0.0)
+
+
+def test_identical_and_empty_graphs():
+    g = {"A": [], "B": ["A"], "C": ["A", "B"]}
+    m = compare_graphs(g, g)
+    assert (m["AP"], m["AR"], m["AHP"], m["AHR"], m["skeleton_F1"], m["SHD"]) == (1, 1, 1, 1, 1, 0)
+    empty = {"A": [], "B": [], "C": []}
+    e = compare_graphs(empty, empty)
+    assert e["SHD"] == 0 and all(math.isnan(e[k]) for k in ("AP", "AR", "AHP", "AHR", "skeleton_F1"))
+    # nothing learned against g: AP undefined, AR 0, SHD = 3 missing
+    n = compare_graphs(empty, g)
+    assert math.isnan(n["AP"]) and n["AR"] == 0.0 and n["SHD"] == 3
+
+
+def test_shd_is_symmetric_and_matches_counts_on_random_dags():
+    for seed in range(5):
+        _, t1 = simulate(12, 20, 2.0, 5, seed=seed)
+        _, t2 = simulate(12, 20, 2.0, 5, seed=seed + 100)
+        a, b = compare_graphs(t1["parents"], t2["parents"]), compare_graphs(t2["parents"], t1["parents"])
+        assert a["SHD"] == b["SHD"] == a["missing"] + a["extra"] + a["reversed"]
+        assert a["AP"] == pytest.approx(b["AR"])
+        assert a["skeleton_F1"] == pytest.approx(2 * a["AP"] * a["AR"] / (a["AP"] + a["AR"]))
+
+
+def test_bad_graphs_raise_input_error():
+    with pytest.raises(InputError, match="different variables"):
+        compare_graphs({"A": [], "B": []}, {"A": [], "C": []})
+    with pytest.raises(InputError, match="not a variable"):
+        compare_graphs({"A": ["Z"], "B": []}, {"A": [], "B": []})
+    with pytest.raises(InputError, match="its own parent"):
+        compare_graphs({"A": ["A"], "B": []}, {"A": [], "B": []})
+    with pytest.raises(InputError, match="each other's parents"):
+        compare_graphs({"A": ["B"], "B": ["A"]}, {"A": [], "B": []})
+    with pytest.raises(InputError, match="cycle"):
+        compare_graphs({"A": ["C"], "B": ["A"], "C": ["B"]}, {"A": [], "B": [], "C": []}, cpdag=True)
+    with pytest.raises(InputError, match="list"):
+        compare_graphs({"A": "B", "B": []}, {"A": [], "B": []})
+
+
+def test_thresholded_graph():
+    # A–B: 0.9 + 0.05 ≥ 0.5 and p(A→B) = 0.9 ≥ 0.5 > 0.05 → A → B
+    # B–C: 0.3 + 0.3 = 0.6 ≥ 0.5 but neither direction reaches 0.5 → undirected B — C
+    # C–D: 0.2 < 0.5 → absent
+    edges = [{"from": "A", "to": "B", "posterior": 0.9}, {"from": "B", "to": "A", "posterior": 0.05},
+             {"from": "B", "to": "C", "posterior": 0.3}, {"from": "C", "to": "B", "posterior": 0.3},
+             {"from": "C", "to": "D", "posterior": 0.2}]
+    g = thresholded_graph(edges, "ABCD", 0.5)
+    assert g.adjacencies == {frozenset("AB"), frozenset("BC")}
+    assert g.arrowheads == {("A", "B")}
+    with pytest.raises(InputError):
+        thresholded_graph(edges, "ABC", 0.5)
+    with pytest.raises(InputError):
+        thresholded_graph(edges, "ABCD", 1.5)
+    with pytest.raises(InputError):
+        thresholded_graph([{"from": "A", "to": "B"}], "AB", 0.5)
+
+
+def test_parents_of_result():
+    assert parents_of_result({"parents": {"A": ["B"], "B": []}}, "x") == {"A": ["B"], "B": []}
+    net = {"networks": [{"score": -1.0, "parents": {"A": [], "B": ["A"]}}, {"score": -2.0, "parents": {}}]}
+    assert parents_of_result(net, "x") == {"A": [], "B": ["A"]}
+    for bad in ({"networks": []}, {"foo": 1}, [1, 2], {"parents": [1]}):
+        with pytest.raises(InputError):
+            parents_of_result(bad, "x")

@@ -1,0 +1,80 @@
+"""Score files: round trip, sidecar, atomic writing, and every malformed-file error."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from bnilp.errors import InputError
+from bnilp.scorefile import ScoreTable, parse_jaakkola, read_jaakkola, write_jaakkola
+
+
+def sample_table() -> ScoreTable:
+    return ScoreTable(
+        ["A", "B", "C"],
+        {"A": {frozenset(): -10.125, frozenset({"B"}): -9.0 / 7.0},
+         "B": {frozenset(): -3.0, frozenset({"A", "C"}): -2.0000000000000004},
+         "C": {frozenset(): -1e-17}},
+        {"score": "bic", "epsilon": math.log(20)},
+    )
+
+
+def test_round_trip_is_identical(tmp_path) -> None:
+    first, second = tmp_path / "a.scores", tmp_path / "b.scores"
+    write_jaakkola(sample_table(), first)
+    table = read_jaakkola(first)
+    assert table.families == sample_table().families
+    write_jaakkola(table, second)
+    assert first.read_text() == second.read_text()
+    meta = json.loads((tmp_path / "a.scores.json").read_text())
+    assert meta["score"] == "bic" and meta["n_parent_sets"] == 5
+
+
+def test_sections_are_best_first_plain_jaakkola(tmp_path) -> None:
+    path = tmp_path / "t.scores"
+    write_jaakkola(sample_table(), path)
+    lines = path.read_text().splitlines()
+    assert lines[0] == "3" and lines[1] == "A 2"
+    assert float(lines[2].split()[0]) > float(lines[3].split()[0])
+    assert not any(line.startswith("#") for line in lines)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_comments_and_free_layout_accepted() -> None:
+    text = "# made by hand\n2\nX 2\n-1.5 0\n# best-first not required\n-2 1 Y\nY 1\n-3 0\n"
+    table = parse_jaakkola(text)
+    assert table.families["X"][frozenset({"Y"})] == -2.0
+
+
+@pytest.mark.parametrize("text,pattern", [
+    ("2\nX 1\n-1 0\n", r"f:3: file ends early: expected a variable name"),
+    ("1\nX 2\n-1 0\n", r"f:3: file ends early: expected a local score"),
+    ("1\nX 1\nabc 0\n", r"f:3: expected a local score, found 'abc'"),
+    ("1\nX 1\nnan 0\n", r"f:3: local score 'nan' is not finite"),
+    ("1\nX 1\n-inf 0\n", r"f:3: local score '-inf' is not finite"),
+    ("2\nX 1\n-1 0\nX 1\n-1 0\n", r"f:4: variable 'X' has a second section"),
+    ("1\nX 1\n-1 1 Q\n", r"f:3: parent 'Q' of 'X' is not a declared variable"),
+    ("2\nX 1\n-1 2 Y\nY 1\n-1 0\n", r"f:3: expected 2 parents, found 1"),
+    ("1\nX 1\n-1 0\nextra\n", r"f:4: unexpected 'extra'"),
+    ("x\n", r"f:1: expected the number of variables"),
+    ("2\nX 2\n-1 0\n-2 0\nY 1\n-1 0\n", r"parent set \[\] of 'X' is listed twice"),
+    ("1\nX 1\n-1 1 X\n", r"own parent"),
+])
+def test_malformed_files_are_rejected_with_line(text: str, pattern: str) -> None:
+    with pytest.raises(InputError, match=pattern):
+        parse_jaakkola(text, "f")
+
+
+def test_reads_gobnilp_and_pygobnilp_files(shared_data) -> None:
+    wine = read_jaakkola(shared_data / "liao2019_ebnsl" / "scores" / "wine.BIC.3")
+    assert len(wine.variables) == 14 and wine.n_parent_sets() == 592
+    asia = read_jaakkola(shared_data / "pygobnilp" / "scores" / "asia_10000.dat.3.jkl")
+    assert asia.variables[0] == "One"
+
+
+def test_names_with_whitespace_cannot_be_written(tmp_path) -> None:
+    table = ScoreTable(["a b"], {"a b": {frozenset(): -1.0}})
+    with pytest.raises(InputError, match="whitespace"):
+        write_jaakkola(table, tmp_path / "x.scores")

@@ -1,0 +1,221 @@
+"""CG and CGd against plain-numpy oracles (Andrews, Ramsey & Cooper §3, §5.2)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from bnilp.data import load_data
+from bnilp.errors import InputError
+from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized
+from bnilp.scores.discrete import BIC
+from tests.mixed_helpers import make_dataset, random_mixed
+
+CLG = "/work/shared/data/mixed/clgaussian.test"
+
+
+def regression_loglik(y: np.ndarray, x: np.ndarray) -> float:
+    """Maximised log-likelihood of y on [1, x] with MLE variance."""
+    design = np.column_stack([np.ones(len(y)), x]) if x.size else np.ones((len(y), 1))
+    beta = np.linalg.lstsq(design, y, rcond=None)[0]
+    sigma2 = float(np.mean((y - design @ beta) ** 2))
+    return -len(y) / 2 * (math.log(2 * math.pi * sigma2) + 1)
+
+
+def test_all_discrete_equals_bic() -> None:
+    rng = np.random.default_rng(1)
+    data = random_mixed(rng, "dddd", 400, arity=3)
+    cg, bic = ConditionalGaussian(data), BIC(data)
+    for child in range(4):
+        others = [j for j in range(4) if j != child]
+        for size in range(4):
+            for pa in itertools.combinations(others, size):
+                assert cg.raw(child, pa) == pytest.approx(bic.raw(child, pa), abs=1e-9, rel=1e-12)
+                ll, df = cg.loglik_df(child, pa)
+                ll_b, df_b = bic.loglik_df(child, pa)
+                assert ll == pytest.approx(ll_b, abs=1e-9) and df == df_b
+
+
+def test_continuous_child_is_linear_regression() -> None:
+    rng = np.random.default_rng(2)
+    data = random_mixed(rng, "cccc", 300)
+    score = ConditionalGaussian(data)
+    x = data.values
+    for pa in [(), (1,), (1, 2), (1, 2, 3)]:
+        ll, df = score.loglik_df(0, pa)
+        expected = regression_loglik(x[:, 0], x[:, list(pa)])
+        assert ll == pytest.approx(expected, abs=1e-8)
+        # scores.md: df(Y|Pa) = df({Y} ∪ Pa) − df(Pa) = k + 2 (k slopes, intercept, variance)
+        assert df == len(pa) + 2
+        assert score.raw(0, pa) == pytest.approx(expected - 0.5 * (len(pa) + 2) * math.log(300), abs=1e-8)
+
+
+def test_continuous_child_with_discrete_parent_is_cellwise_regression() -> None:
+    rng = np.random.default_rng(3)
+    data = random_mixed(rng, "dcc", 500, arity=4)
+    score = ConditionalGaussian(data)
+    cells = data.codes[:, 0]
+    ll, df = score.loglik_df(2, (0, 1))
+    expected = sum(regression_loglik(data.values[cells == c, 2], data.values[cells == c, 1]) for c in range(4))
+    assert ll == pytest.approx(expected, abs=1e-8)
+    assert df == 4 * (1 + 2)
+
+
+def test_discrete_child_formula() -> None:
+    """ℓ(D | X) = Σ_d n_d ln(n_d/N) − n_d/2 ln σ̂²_d − (−N/2 ln σ̂²) written out for one continuous parent."""
+    rng = np.random.default_rng(4)
+    data = random_mixed(rng, "cd", 400, arity=3)
+    score = ConditionalGaussian(data)
+    x, d = data.values[:, 0], data.codes[:, 1]
+    n = len(x)
+    expected = n / 2 * math.log(x.var())
+    for c in range(3):
+        nc = int((d == c).sum())
+        expected += nc * math.log(nc / n) - nc / 2 * math.log(x[d == c].var())
+    ll, df = score.loglik_df(1, (0,))
+    assert ll == pytest.approx(expected, abs=1e-8)
+    assert df == (3 * (1 + 1 + 1) - 1) - (1 + 1 + 1 - 1)
+
+
+@pytest.mark.parametrize("kinds", ["ddd", "ddc", "dcd", "dcc", "cdc", "ccc"])
+def test_score_equivalence_complete_dags(kinds: str) -> None:
+    rng = np.random.default_rng(len(kinds) + sum(map(ord, kinds)))
+    data = random_mixed(rng, kinds, 250, arity=3)
+    score = ConditionalGaussian(data)
+    totals = []
+    for order in itertools.permutations(range(3)):
+        totals.append(sum(score.raw(v, tuple(sorted(order[:i]))) for i, v in enumerate(order)))
+    assert max(totals) - min(totals) < 1e-8 * max(1.0, abs(totals[0]))
+    # v-structure-free equivalent pair: 0→1→2 vs 2→1→0
+    chain = score.raw(0, ()) + score.raw(1, (0,)) + score.raw(2, (1,))
+    reverse = score.raw(2, ()) + score.raw(1, (2,)) + score.raw(0, (1,))
+    assert chain == pytest.approx(reverse, abs=1e-8)
+
+
+def test_nested_lrt_nonnegative_for_continuous_child() -> None:
+    rng = np.random.default_rng(5)
+    data = random_mixed(rng, "dcdcc", 300, arity=3)
+    score = ConditionalGaussian(data)
+    for child in (1, 3, 4):
+        others = [j for j in range(5) if j != child]
+        for size in range(4):
+            for z in itertools.combinations(others, size):
+                for y1 in others:
+                    if y1 in z:
+                        continue
+                    ll1, df1 = score.loglik_df(child, tuple(sorted(z + (y1,))))
+                    ll0, df0 = score.loglik_df(child, z)
+                    assert 2 * (ll1 - ll0) >= -1e-8
+                    assert df1 > df0
+
+
+def cgd_bins(x: np.ndarray, b: int) -> list[int]:
+    """Tetrad's equal-frequency rule written independently: count cuts ≤ value, drop empty bins."""
+    xs = sorted(x.tolist())
+    cuts = [xs[(len(xs) // b) * (i + 1)] for i in range(b - 1)]
+    raw = [sum(1 for c in cuts if v >= c) for v in x.tolist()]
+    used = sorted(set(raw))
+    return [used.index(r) for r in raw]
+
+
+@pytest.mark.parametrize("bins", [2, 3, 5])
+def test_cgd_discrete_child_is_bic_on_binned_copies(bins: int) -> None:
+    rng = np.random.default_rng(6)
+    data = random_mixed(rng, "cdcd", 300, arity=3)
+    score = ConditionalGaussianDiscretized(data, bins=bins)
+    cols = [cgd_bins(data.values[:, 0], bins), data.codes[:, 1].tolist(),
+            cgd_bins(data.values[:, 2], bins), data.codes[:, 3].tolist()]
+    arity = [len(set(c)) for c in cols]
+    n = 300
+    for child in (1, 3):
+        others = [j for j in range(4) if j != child]
+        for size in range(4):
+            for pa in itertools.combinations(others, size):
+                joint = Counter(tuple(cols[p][t] for p in pa) + (cols[child][t],) for t in range(n))
+                marg = Counter(tuple(cols[p][t] for p in pa) for t in range(n))
+                ll = sum(c * math.log(c / marg[key[:-1]]) for key, c in joint.items())
+                q = math.prod(arity[p] for p in pa)
+                expected = ll - 0.5 * q * (arity[child] - 1) * math.log(n)
+                assert score.raw(child, pa) == pytest.approx(expected, abs=1e-9)
+    cg = ConditionalGaussian(data)
+    assert score.raw(0, (1, 2)) == cg.raw(0, (1, 2))
+
+
+def test_cgd_with_ties_drops_empty_bins() -> None:
+    x = np.array([0.0] * 8 + [1.0, 2.0])
+    d = np.array([0, 1] * 5)
+    score = ConditionalGaussianDiscretized(make_dataset([x, d], "cd"), bins=3)
+    assert score.bin_arity[0] == len(set(cgd_bins(x, 3)))
+    assert math.isfinite(score.raw(1, (0,)))
+
+
+def test_cgd_rejects_bad_bins() -> None:
+    data = random_mixed(np.random.default_rng(0), "cd", 20)
+    with pytest.raises(InputError):
+        ConditionalGaussianDiscretized(data, bins=1)
+
+
+def test_small_cell_uses_pooled_covariance() -> None:
+    """A cell with n_p ≤ k: its ℓ_p is the Gaussian likelihood under the pooled within-cell covariance."""
+    rng = np.random.default_rng(7)
+    n = 60
+    d = np.array([0] * 58 + [1, 1])
+    x = rng.normal(size=(n, 2))
+    x[:, 1] += x[:, 0]
+    score = ConditionalGaussian(make_dataset([d, x[:, 0], x[:, 1]], "dcc"))
+    ll, _ = score.set_loglik_df(frozenset({0, 1, 2}))
+    cells = [d == 0, d == 1]
+    resid = np.vstack([x[c] - x[c].mean(axis=0) for c in cells])
+    pooled = resid.T @ resid / n
+    expected = 0.0
+    for c in cells:
+        nc = int(c.sum())
+        cov = np.cov(x[c].T, bias=True)
+        expected += nc * math.log(nc / n)
+        if nc > 2:
+            expected -= nc / 2 * (math.log(np.linalg.det(cov)) + 2 * (math.log(2 * math.pi) + 1))
+        else:
+            expected -= nc / 2 * (math.log(np.linalg.det(pooled)) + np.trace(np.linalg.solve(pooled, cov))
+                                  + 2 * math.log(2 * math.pi))
+    assert ll == pytest.approx(expected, abs=1e-8)
+
+
+def test_degenerate_inputs_stay_finite() -> None:
+    rng = np.random.default_rng(8)
+    n = 40
+    many = rng.integers(0, 15, size=n)  # tiny partitions
+    x = rng.normal(size=n)
+    collinear = 2 * x + 1
+    dup = np.repeat(rng.normal(size=4), 10)  # duplicate rows
+    y = x + rng.normal(size=n)
+    flag = (y > 0).astype(int)
+    data = make_dataset([many, x, collinear, dup, y, flag], "dcccc" + "d")
+    for cls in (ConditionalGaussian, ConditionalGaussianDiscretized):
+        score = cls(data)
+        for child in range(6):
+            others = [j for j in range(6) if j != child]
+            for size in range(4):
+                for pa in itertools.combinations(others, size):
+                    assert math.isfinite(score.raw(child, pa)), (cls.name, child, pa)
+
+
+def test_clgaussian_true_parents_of_g() -> None:
+    data = load_data(CLG)
+    score = ConditionalGaussian(data)
+    g = data.index("G")
+    ix = lambda *names: tuple(sorted(data.index(v) for v in names))  # noqa: E731
+    true = score.local(g, ix("A", "D", "E", "F"))
+    assert true > score.local(g, ())
+    assert true > score.local(g, ix("B", "C", "H"))
+    assert true > score.local(g, ix("A", "D", "E"))
+
+
+def test_settings_complete() -> None:
+    data = random_mixed(np.random.default_rng(0), "cd", 20)
+    s = ConditionalGaussianDiscretized(data, bins=4, penalty_discount=2.0).settings()
+    assert s["score"] == "cgd" and s["bins"] == 4 and s["penalty_discount"] == 2.0
+    assert "small_partitions" in s and s["prior"] == "none"

@@ -1,0 +1,123 @@
+"""bnilp.simulate: graph shape, kinds, parameters' effects, determinism, round trip through load_data."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from bnilp.citest import ci_test
+from bnilp.data import from_dataframe, load_data
+from bnilp.errors import InputError
+from bnilp.simulate import simulate
+
+
+def _degrees(parents: dict[str, list[str]]) -> dict[str, int]:
+    deg = dict.fromkeys(parents, 0)
+    for child, ps in parents.items():
+        for p in ps:
+            deg[child] += 1
+            deg[p] += 1
+    return deg
+
+
+def test_graph_has_target_edges_degree_cap_and_respects_order():
+    for seed in range(4):
+        df, truth = simulate(60, 50, 2.0, max_degree=5, seed=seed)
+        parents = truth["parents"]
+        assert list(parents) == list(df.columns) == [f"X{i}" for i in range(1, 61)]
+        assert truth["n_edges"] == sum(len(p) for p in parents.values())
+        assert truth["n_edges"] == 60 or truth["notes"]  # round(2·60/2) unless the cap stalls
+        assert max(_degrees(parents).values()) <= 5
+        pos = {v: k for k, v in enumerate(truth["order"])}
+        assert all(pos[p] < pos[c] for c, ps in parents.items() for p in ps)
+        g = nx.DiGraph([(p, c) for c, ps in parents.items() for p in ps])
+        assert nx.is_directed_acyclic_graph(g)
+
+
+def test_degree_cap_shortfall_is_reported():
+    # n = 5, avg 2 → 5 edges with every degree ≤ 2: a Hamiltonian cycle, which greedy insertion
+    # often cannot finish; the truth must then say so.
+    for seed in range(20):
+        _, truth = simulate(5, 10, 2.0, max_degree=2, seed=seed)
+        assert truth["n_edges"] <= 5
+        assert bool(truth["notes"]) == (truth["n_edges"] < 5)
+        assert max(_degrees(truth["parents"]).values()) <= 2
+
+
+def test_kinds_categories_and_standardisation():
+    df, truth = simulate(40, 500, 3.0, max_degree=5, discrete_fraction=0.25, categories=(3, 4), seed=7)
+    assert len(truth["discrete"]) == 10
+    for name, kind in truth["kinds"].items():
+        col = df[name]
+        if kind == "discrete":
+            r = truth["categories"][name]
+            assert 3 <= r <= 4
+            assert col.dtype == np.int64 and col.min() >= 0 and col.max() < r and col.nunique() >= 2
+        else:
+            assert col.dtype == np.float64
+            assert abs(col.mean()) < 1e-9 and abs(col.std(ddof=0) - 1) < 1e-9
+            assert 3 <= truth["bins"][name] <= 4
+    all_cont, t = simulate(5, 100, 1.0, discrete_fraction=0.0, seed=1)
+    assert t["discrete"] == [] and all(all_cont.dtypes == np.float64)
+
+
+def test_deterministic_for_a_seed():
+    a, ta = simulate(15, 200, 2.0, 4, nonlinear=True, seed=42)
+    b, tb = simulate(15, 200, 2.0, 4, nonlinear=True, seed=42)
+    c, tc = simulate(15, 200, 2.0, 4, nonlinear=True, seed=43)
+    assert a.equals(b) and ta == tb
+    assert not a.equals(c)
+    _, tn = simulate(5, 20, 1.0)
+    assert isinstance(tn["settings"]["seed"], int)
+
+
+def test_csv_round_trip_gives_the_same_kinds(tmp_path):
+    df, truth = simulate(20, 300, 2.0, 5, seed=3)
+    path = tmp_path / "d.csv"
+    path.write_text(df.to_csv(index=False, float_format="%.12g"))
+    data = load_data(path)
+    assert data.names == list(truth["kinds"])
+    assert data.kinds == list(truth["kinds"].values())
+    assert data.dropped == []
+    frame = from_dataframe(df, discrete=truth["discrete"])
+    assert frame.kinds == data.kinds
+
+
+def test_discrete_edges_carry_dependence():
+    # all-discrete data: a child's distribution differs per parent state (Dirichlet CPTs), so most
+    # true edges are marginally dependent under the BIC likelihood-ratio test at N = 2000
+    df, truth = simulate(12, 2000, 2.0, 3, discrete_fraction=1.0, categories=(2, 3), seed=11)
+    data = from_dataframe(df, discrete=truth["discrete"])
+    edges = [(p, c) for c, ps in truth["parents"].items() for p in ps]
+    hits = sum(ci_test(data, p, c, score="bic", alpha=0.01).dependent for p, c in edges)
+    assert hits >= 0.8 * len(edges)
+
+
+def test_continuous_edges_carry_dependence():
+    # a continuous child of a single continuous parent: |β| ≥ 0.5, noise variance ≤ 1.5 → |corr| > 0.3
+    df, truth = simulate(30, 1000, 2.0, 5, discrete_fraction=0.0, seed=5)
+    corr = df.corr().to_numpy()
+    idx = {n: k for k, n in enumerate(df.columns)}
+    for child, ps in truth["parents"].items():
+        if len(ps) == 1:
+            assert abs(corr[idx[child], idx[ps[0]]]) > 0.3
+
+
+def test_nonlinear_is_standardised_and_finite():
+    df, truth = simulate(25, 400, 3.0, 5, nonlinear=True, seed=9)
+    cont = [n for n, k in truth["kinds"].items() if k == "continuous"]
+    assert np.isfinite(df[cont].to_numpy()).all()
+    assert np.allclose(df[cont].mean(), 0, atol=1e-9) and np.allclose(df[cont].std(ddof=0), 1)
+    assert truth["settings"]["nonlinear"] is True
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"n_nodes": 0}, {"n_samples": 1}, {"avg_degree": -1}, {"avg_degree": 20},
+    {"max_degree": 0}, {"avg_degree": 4, "max_degree": 3}, {"discrete_fraction": 1.5},
+    {"categories": (1, 3)}, {"categories": (4, 3)},
+])
+def test_bad_arguments(kwargs):
+    args = {"n_nodes": 10, "n_samples": 50, "avg_degree": 2.0, "seed": 0} | kwargs
+    with pytest.raises(InputError):
+        simulate(**args)
