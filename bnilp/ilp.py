@@ -57,6 +57,16 @@ _CUT_TOL = 1e-6         # minimal violation of a separated cluster cut
 _SUPPORT_TOL = 1e-7     # LP values below this are treated as 0 by the separator
 _THRESHOLDS = (0.999, 0.5, 0.25, 1e-6)   # arrow-weight thresholds for the SCC separator
 
+#: SCIP parameters of both phases (measured on wine.BIC.3 and random 25-variable tables).
+SCIP_PARAMS: dict[str, Any] = {
+    "misc/usesymmetry": 0,                   # symmetry detection does not see the cluster handler
+    "limits/gap": 0.0,
+    "limits/absgap": 0.0,
+    "separating/aggregation/freq": -1,       # seconds per round, never a cut on BNSL
+    "cutselection/hybrid/minorthoroot": 0.0,  # cluster cuts overlap: keep near-parallel ones
+    "cutselection/hybrid/minortho": 0.0,
+}
+
 
 @dataclass
 class Network:
@@ -211,51 +221,69 @@ def _choice(data: _Data, vals: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] 
 def _separate(data: _Data, x: np.ndarray, max_cuts: int = 50) -> list[np.ndarray]:
     """Violated cluster cuts (bool vectors over variables) for the fractional point ``x``.
 
-    Candidates are the SCCs of the arrow-weight digraph at several thresholds; each is shrunk
-    greedily while that increases the violation ``Σ_{i∈C} Σ_{Π∩C≠∅} x − (|C| − 1)``."""
+    Seeds: the SCCs of the arrow-weight digraph at several thresholds and, for every variable,
+    the pair with its heaviest two-way arrow weight. Each seed is improved by a best-move local
+    search (add or drop one variable) on the violation ``Σ_{i∈C} Σ_{Π∩C≠∅} x − (|C| − 1)``,
+    vectorised over the support families of ``x``."""
     n = data.n
     sup = np.flatnonzero(x > _SUPPORT_TOL)
-    xs, cs, ps = x[sup], data.child[sup], data.pbool[sup]
-    if not len(sup):
+    if not len(sup) or n < 2:
         return []
-    onehot = np.zeros((len(sup), n))
-    onehot[np.arange(len(sup)), cs] = xs
-    weight = ps.T.astype(float) @ onehot          # weight[j, i] = x-mass of arrow j -> i
+    xs, cs, ps = x[sup], data.child[sup], data.pbool[sup]
+    pint = ps.astype(np.int32)
+    is_child = cs[:, None] == np.arange(n)[None, :]          # (support, n)
+    onehot = is_child * xs[:, None]
+    weight = pint.T.astype(float) @ onehot                   # weight[j, i] = x-mass of arrow j -> i
 
-    def violation(cvec: np.ndarray) -> float:
-        sel = cvec[cs] & ps[:, cvec].any(axis=1)
-        return float(xs[sel].sum()) - (int(cvec.sum()) - 1)
-
-    seen: set[bytes] = set()
-    added: set[bytes] = set()
-    cuts: list[tuple[float, np.ndarray]] = []
-    for thr in _THRESHOLDS:
-        adj = csr_matrix(weight >= thr)
-        ncomp, labels = connected_components(adj, directed=True, connection="strong")
-        sizes = np.bincount(labels, minlength=ncomp)
-        for comp in np.flatnonzero(sizes >= 2):
-            cvec = labels == comp
-            key = cvec.tobytes()
-            if key in seen:
-                continue
-            seen.add(key)
-            best = violation(cvec)
-            while cvec.sum() > 2:
-                trial = []
-                for v in np.flatnonzero(cvec):
-                    cvec[v] = False
-                    trial.append((violation(cvec), v))
-                    cvec[v] = True
-                val, v = max(trial)
-                if val <= best + 1e-12:
-                    break
+    def improve(cvec: np.ndarray) -> tuple[float, np.ndarray]:
+        size = int(cvec.sum())
+        cnt = pint @ cvec.astype(np.int32)
+        in_c = cvec[cs]
+        value = float(xs[in_c & (cnt > 0)].sum()) - (size - 1)
+        for _ in range(2 * n):
+            add = xs @ (((cnt[:, None] + pint) > 0) & (in_c[:, None] | is_child)) - size
+            add[cvec] = -np.inf
+            if size > 2:
+                drop = xs @ (((cnt[:, None] - pint) > 0) & (in_c[:, None] & ~is_child)) - (size - 2)
+                drop[~cvec] = -np.inf
+            else:
+                drop = np.full(n, -np.inf)
+            va, vd = int(np.argmax(add)), int(np.argmax(drop))
+            if max(add[va], drop[vd]) <= value + 1e-9:
+                break
+            if add[va] >= drop[vd]:
+                v, value, size = va, float(add[va]), size + 1
+                cvec[v] = True
+                cnt += pint[:, v]
+            else:
+                v, value, size = vd, float(drop[vd]), size - 1
                 cvec[v] = False
-                best = val
-            key = cvec.tobytes()
-            if best > _CUT_TOL and key not in added:
-                added.add(key)
-                cuts.append((best, cvec.copy()))
-    cuts.sort(key=lambda vc: -vc[0])
+                cnt -= pint[:, v]
+            in_c = cvec[cs]
+        return value, cvec
+
+    seeds: list[np.ndarray] = []
+    for thr in _THRESHOLDS:
+        ncomp, labels = connected_components(csr_matrix(weight >= thr), directed=True, connection="strong")
+        sizes = np.bincount(labels, minlength=ncomp)
+        seeds.extend(labels == comp for comp in np.flatnonzero(sizes >= 2))
+    two_way = np.minimum(weight, weight.T)
+    np.fill_diagonal(two_way, 0.0)
+    for i in np.flatnonzero(two_way.max(axis=1) > _SUPPORT_TOL):
+        cvec = np.zeros(n, dtype=bool)
+        cvec[[i, int(np.argmax(two_way[i]))]] = True
+        seeds.append(cvec)
+    seen: set[bytes] = set()
+    found: dict[bytes, tuple[float, np.ndarray]] = {}
+    for cvec in seeds:
+        key = cvec.tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        value, cvec = improve(cvec.copy())
+        if value > _CUT_TOL:
+            found.setdefault(cvec.tobytes(), (value, cvec))
+    cuts = sorted(found.values(), key=lambda vc: -vc[0])
     return [c for _, c in cuts[:max_cuts]]
 
 
@@ -478,10 +506,8 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
                             propagate=False, local=False, modifiable=False, dynamic=False,
                             removable=False, stickingatnode=False)
     model.addPyCons(cons)
-    model.setParam("misc/usesymmetry", 0)
-    model.setParam("separating/aggregation/freq", -1)   # seconds per round, no cuts on BNSL
-    model.setParam("limits/gap", 0.0)
-    model.setParam("limits/absgap", 0.0)
+    for name, value in SCIP_PARAMS.items():
+        model.setParam(name, value)
     return model, xvars, hdlr
 
 

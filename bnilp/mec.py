@@ -52,6 +52,7 @@ Parents = dict[str, frozenset[str]]
 Edge = tuple[str, str]
 MecKey = tuple[frozenset[frozenset[str]], frozenset[tuple[str, str, str]]]
 CpdagEdges = tuple[set[Edge], set[frozenset[str]]]
+FastKey = tuple[frozenset[Edge], frozenset[tuple[str, str, str]]]
 
 
 def as_parents(parents: Mapping[str, Iterable[str]]) -> Parents:
@@ -94,7 +95,7 @@ def v_structures(parents: Mapping[str, Iterable[str]]) -> frozenset[tuple[str, s
     return frozenset(out)
 
 
-def _fast_key(parents: Mapping[str, Iterable[str]]) -> tuple[frozenset[Edge], frozenset[tuple[str, str, str]]]:
+def _fast_key(parents: Mapping[str, Iterable[str]]) -> FastKey:
     """Same information as :func:`mec_key` with ordered tuples for the skeleton (faster)."""
     skel = set()
     for c, ps in parents.items():
@@ -283,7 +284,8 @@ def _chain_components(nodes: Iterable[str], adj: Mapping[str, set[str]]) -> list
     return out
 
 
-def _rooted(root: str, comp: frozenset[str], adj: Mapping[str, set[str]]) -> tuple[set[Edge], list[frozenset[str]]]:
+def _rooted(root: str, comp: frozenset[str],
+            adj: Mapping[str, set[str]]) -> tuple[set[Edge], list[frozenset[str]]]:
     """Orient all edges at ``root`` outwards inside ``comp``, close under Meek's rules.
 
     Returns the directed edges and the chain components (size ≥ 2) that stay undirected.
@@ -397,14 +399,18 @@ class MEC:
 
     ``score`` is the best member score, ``members`` indices into the input list (best first),
     ``representative`` the parent map of the best member. ``n_dags`` is the number of members
-    present; ``cpdag`` = ``(directed, undirected)`` edge sets and ``class_size`` (the number of DAGs
-    in the whole class) are computed on first use.
+    present; ``key`` (:func:`mec_key`), ``cpdag`` = ``(directed, undirected)`` edge sets and
+    ``class_size`` (the number of DAGs in the whole class) are computed on first use.
     """
 
-    key: MecKey
     score: float
     members: list[int]
     representative: Parents
+
+    @cached_property
+    def key(self) -> MecKey:
+        """:func:`mec_key` of the class (skeleton, v-structures)."""
+        return mec_key(self.representative)
 
     @property
     def n_dags(self) -> int:
@@ -439,14 +445,14 @@ def group_by_mec(networks: Iterable[Any]) -> list[MEC]:
     ``networks``: ``(score, parents)`` tuples, objects with ``.score``/``.parents`` or dicts.
     """
     items = network_items(networks)
-    groups: dict[tuple[frozenset[Edge], frozenset[tuple[str, str, str]]], list[int]] = {}
+    groups: dict[FastKey, list[int]] = {}
     for i, (_, pa) in enumerate(items):
         groups.setdefault(_fast_key(pa), []).append(i)
     mecs = []
     for idx in groups.values():
         idx.sort(key=lambda i: (-items[i][0], i))
         first = items[idx[0]][1]
-        mecs.append(MEC(key=mec_key(first), score=items[idx[0]][0], members=idx, representative=first))
+        mecs.append(MEC(score=items[idx[0]][0], members=idx, representative=first))
     mecs.sort(key=lambda m: (-m.score, m.members[0]))
     return mecs
 

@@ -173,7 +173,9 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
                 raise InputError(f"{what}: entry {k} names {x!r}, which is not a variable of the result")
         if not (0.0 <= p <= 1.0 + 1e-9):
             raise InputError(f"{what}: entry {k} has posterior {p} outside [0, 1]")
-        post[(u, v)] = post.get((u, v), 0.0) + p
+        if (u, v) in post:
+            raise InputError(f"{what}: entry {k} repeats the edge {u} → {v}")
+        post[(u, v)] = p
     adj, heads = set(), set()
     for (u, v), p in post.items():
         back = post.get((v, u), 0.0)

@@ -74,7 +74,8 @@ Progress = Callable[[str], None]
 
 _LOG_W_BOUNDS = (math.log(1e-8), math.log(1e4))
 _LOG_NOISE_BOUNDS = (math.log(1e-6), math.log(10.0))
-_MEAN_BOUNDS = (-10.0, 10.0)
+_MEAN_BOUNDS = (-100.0, 100.0)
+_SLOPE_BOUNDS = (-10.0, 10.0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -196,23 +197,28 @@ def _cholesky(K: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def log_marginal_likelihood(theta: np.ndarray, B: np.ndarray, s: np.ndarray) -> tuple[float, np.ndarray]:
-    """ln p(s | B, θ) and its gradient for θ = (ln w_1..ln w_d, ln σ², μ) (R&W eqs. 5.8–5.9)."""
+    """ln p(s | B, θ) and its gradient for θ = (ln w_1..ln w_d, ln σ², μ, β) (R&W eqs. 5.8–5.9).
+
+    The mean function is μ + β·|g| (|g| = number of edges, the row sums of B).
+    """
     m, d = B.shape
     w = np.exp(theta[:d])
     noise = math.exp(theta[d])
-    mean = theta[d + 1]
+    mean, slope = theta[d + 1], theta[d + 2]
     K = graph_kernel(B, B, w)
     K[np.diag_indices(m)] += noise
     factor = _cholesky(K)
-    y = s - mean
+    counts = B.sum(axis=1)
+    y = s - mean - slope * counts
     alpha = cho_solve(factor, y, check_finite=False)
     logdet = 2.0 * float(np.log(np.diag(factor[0])).sum())
     value = -0.5 * float(y @ alpha) - 0.5 * logdet - 0.5 * m * math.log(2.0 * math.pi)
     A = np.outer(alpha, alpha) - cho_solve(factor, np.eye(m), check_finite=False)
-    grad = np.empty(d + 2)
+    grad = np.empty(d + 3)
     grad[:d] = 0.5 * w * np.einsum("ij,ij->j", B, A @ B)
     grad[d] = 0.5 * noise * float(np.trace(A))
     grad[d + 1] = float(alpha.sum())
+    grad[d + 2] = float(alpha @ counts)
     return value, grad
 
 
@@ -220,13 +226,15 @@ def log_marginal_likelihood(theta: np.ndarray, B: np.ndarray, s: np.ndarray) -> 
 class GraphGP:
     """A fitted proxy: ŝ(g) = mean + b(g)·coefficients, in score units.
 
-    ``weights`` (w, one per possible edge), ``noise`` (σ²) and ``mean`` (μ) are the
-    hyperparameters; ``alpha`` = K⁻¹(s − μ); ``active`` marks the edges seen in training.
+    Hyperparameters: ``weights`` (w, one per possible edge), ``noise`` (σ²), ``mean`` (μ) and
+    ``slope`` (β, the mean function's change per edge); ``alpha`` = K⁻¹(s − μ − β|g|);
+    ``coefficients`` c = w ⊙ Bᵀα + β; ``active`` marks the edges seen in training.
     """
 
     weights: np.ndarray
     noise: float
     mean: float
+    slope: float
     B: np.ndarray
     scores: np.ndarray
     alpha: np.ndarray
@@ -243,8 +251,10 @@ class GraphGP:
         return float(out) if bits.ndim == 1 else out
 
     def predict_kernel(self, bits: np.ndarray) -> np.ndarray:
-        """ŝ = μ + k*ᵀ α computed through the kernel (a check on :meth:`predict`)."""
-        return self.mean + graph_kernel(bits, self.B, self.weights) @ self.alpha
+        """ŝ = μ + β|g*| + k*ᵀ α computed through the kernel (a check on :meth:`predict`)."""
+        bits = np.atleast_2d(np.asarray(bits, dtype=np.float64))
+        return (self.mean + self.slope * bits.sum(axis=1)
+                + graph_kernel(bits, self.B, self.weights) @ self.alpha)
 
 
 def fit_gp(
@@ -253,15 +263,17 @@ def fit_gp(
     *,
     noise: float | None = None,
     learn_mean: bool = True,
+    edge_slope: bool = True,
     optimize: bool = True,
     maxiter: int = 200,
     init: GraphGP | None = None,
 ) -> GraphGP:
     """Fit the graph-kernel GP to training bit strings ``B`` and exact ``scores``.
 
-    ``noise``: fixed σ² in score units (learned when ``None``); ``learn_mean=False`` keeps μ at the
-    mean of the scores; ``optimize=False`` keeps the initial weights (the mean number of edges per
-    graph times w is the score variance). ``init`` warm-starts from an earlier fit.
+    ``noise``: fixed σ² in score units (learned when ``None``). ``learn_mean=False`` fixes μ at the
+    mean of the scores; ``edge_slope=False`` fixes β = 0 (the seed's constant mean).
+    ``optimize=False`` keeps the initial weights (w·mean edge count = score variance, σ² = 0.1 of
+    it). ``init`` warm-starts from an earlier fit.
     """
     B = np.asarray(B, dtype=np.float64)
     s = np.asarray(scores, dtype=np.float64)
@@ -279,9 +291,12 @@ def fit_gp(
     y = (s - center) / scale
     edges = max(float(Ba.sum(axis=1).mean()), 1.0)
     log_w0 = np.full(d, -math.log(edges))
+    mean0, slope0 = 0.0, 0.0
     if init is not None and init.weights.shape[0] == B.shape[1]:
         log_w0 = np.log(np.clip(init.weights[active] / scale**2, math.exp(_LOG_W_BOUNDS[0]),
                                 math.exp(_LOG_W_BOUNDS[1])))
+        mean0 = float(np.clip((init.mean - center) / scale, *_MEAN_BOUNDS)) if learn_mean else 0.0
+        slope0 = float(np.clip(init.slope / scale, *_SLOPE_BOUNDS)) if edge_slope else 0.0
     if noise is None:
         log_n0 = math.log(0.1) if init is None else float(np.clip(math.log(init.noise / scale**2),
                                                                   *_LOG_NOISE_BOUNDS))
@@ -291,10 +306,11 @@ def fit_gp(
             raise InputError(f"fit_gp: noise must be > 0, got {noise}")
         log_n0 = math.log(noise / scale**2)
         noise_bounds = (log_n0, log_n0)
-    theta = np.concatenate([log_w0, [log_n0, 0.0]])
+    theta = np.concatenate([log_w0, [log_n0, mean0, slope0]])
     iterations = 0
     if optimize and d > 0:
-        bounds = [_LOG_W_BOUNDS] * d + [noise_bounds, _MEAN_BOUNDS if learn_mean else (0.0, 0.0)]
+        bounds = [_LOG_W_BOUNDS] * d + [noise_bounds, _MEAN_BOUNDS if learn_mean else (0.0, 0.0),
+                                        _SLOPE_BOUNDS if edge_slope else (0.0, 0.0)]
 
         def objective(th: np.ndarray) -> tuple[float, np.ndarray]:
             value, grad = log_marginal_likelihood(th, Ba, y)
@@ -308,15 +324,17 @@ def fit_gp(
     w = np.exp(theta[:d])
     K = graph_kernel(Ba, Ba, w)
     K[np.diag_indices(m)] += math.exp(theta[d])
-    alpha = cho_solve(_cholesky(K), y - theta[d + 1], check_finite=False)
-    weights = np.full(B.shape[1], math.exp(-math.log(edges)) * scale**2)
+    mean, slope = float(theta[d + 1]), float(theta[d + 2])
+    alpha = cho_solve(_cholesky(K), y - mean - slope * Ba.sum(axis=1), check_finite=False)
+    weights = np.full(B.shape[1], scale**2 / edges)
     weights[active] = w * scale**2
-    coefficients = np.zeros(B.shape[1])
-    coefficients[active] = scale * w * (Ba.T @ alpha)
+    coefficients = np.full(B.shape[1], scale * slope)
+    coefficients[active] += scale * w * (Ba.T @ alpha)
     return GraphGP(
         weights=weights,
         noise=math.exp(theta[d]) * scale**2,
-        mean=center + scale * float(theta[d + 1]),
+        mean=center + scale * mean,
+        slope=scale * slope,
         B=B,
         scores=s,
         alpha=alpha / scale,
@@ -564,31 +582,51 @@ def greedy_search(
                         timings={"search": seconds})
 
 
-def _random_move(adj: np.ndarray, rng: np.random.Generator, allowed: np.ndarray, kmax: int,
-                 tries: int = 200) -> np.ndarray | None:
-    """A random valid single-edge perturbation: move type uniform, then a valid move uniformly."""
-    for _ in range(tries):
-        kind = int(rng.integers(3))
-        new = adj.copy()
-        if kind == 0:
-            cand = np.argwhere(~adj & ~adj.T & allowed & (adj.sum(axis=0) < kmax)[None, :])
-            if not len(cand):
-                continue
-            i, j = cand[rng.integers(len(cand))]
-            new[i, j] = True
-        else:
-            edges = np.argwhere(adj)
-            if not len(edges):
-                continue
-            i, j = edges[rng.integers(len(edges))]
-            new[i, j] = False
-            if kind == 2:
-                if not allowed[j, i] or new[:, i].sum() >= kmax:
-                    continue
-                new[j, i] = True
-        if is_dag(new):
-            return new
-    return None
+def _reachability(adj: np.ndarray) -> np.ndarray:
+    """R[u, v] ⇔ a directed path u ⇝ v of length ≥ 1 (``adj`` must be acyclic)."""
+    n = adj.shape[0]
+    indeg = adj.sum(axis=0)
+    order: list[int] = []
+    ready = list(np.flatnonzero(indeg == 0))
+    while ready:
+        u = ready.pop()
+        order.append(u)
+        for v in np.flatnonzero(adj[u]):
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    reach = np.zeros((n, n), dtype=bool)
+    for u in reversed(order):
+        kids = np.flatnonzero(adj[u])
+        if kids.size:
+            reach[u] = adj[u] | reach[kids].any(axis=0)
+    return reach
+
+
+def neighbour_moves(adj: np.ndarray, allowed: np.ndarray, max_parents: int) -> list[tuple[int, int, int]]:
+    """Every valid single-edge move (kind, i, j) from DAG ``adj``: kind 0 adds i→j, 1 deletes it,
+    2 reverses it; the result is acyclic and respects ``allowed`` and ``max_parents``."""
+    reach = _reachability(adj)
+    room = adj.sum(axis=0) < max_parents
+    adds = np.argwhere(~adj & allowed & room[None, :] & ~reach.T)
+    moves = [(0, int(i), int(j)) for i, j in adds]
+    for i, j in np.argwhere(adj):
+        moves.append((1, int(i), int(j)))
+        if allowed[j, i] and room[i]:
+            others = np.flatnonzero(adj[i])
+            others = others[others != j]
+            if not (others.size and reach[others, j].any()):
+                moves.append((2, int(i), int(j)))
+    return moves
+
+
+def _apply(adj: np.ndarray, move: tuple[int, int, int]) -> np.ndarray:
+    kind, i, j = move
+    new = adj.copy()
+    new[i, j] = kind == 0
+    if kind == 2:
+        new[j, i] = True
+    return new
 
 
 def proxy_search(
@@ -599,15 +637,19 @@ def proxy_search(
     refine_samples: int | None = None,
     max_parents: int | None = None,
     expected_parents: float = 1.0,
+    edge_slope: bool = True,
     seed: int | None = None,
     maxiter: int = 200,
     progress: Progress | None = None,
 ) -> SearchResult:
     """Search by proxy: score ``samples`` random DAGs exactly, fit the GP, climb on its mean.
 
-    ``refine`` rounds each add the proxy optimum and ``refine_samples`` (default ``samples // 2``,
-    at least 5) random single-edge perturbations of the best network so far to the training set,
-    refit and climb again. ``seed`` (drawn and recorded when ``None``) fixes every random choice.
+    The training set is the empty graph plus ``samples − 1`` distinct random DAGs. Each of the
+    ``refine`` rounds scores exactly ``refine_samples`` (default ``samples // 2``, at least 5)
+    single-edge moves from the best network so far — half the moves the proxy rates best, half
+    drawn uniformly from the rest — adds them and the last climb's end point to the training set,
+    refits (warm-started) and climbs again from the best network. The result is the best network
+    scored exactly. ``seed`` (drawn and recorded when ``None``) fixes every random choice.
     """
     began = time.perf_counter()
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 2:
@@ -628,38 +670,43 @@ def proxy_search(
     kmax = _check_max_parents(max_parents, n)
     allowed = allowed_matrix(score)
     scorer = _ExactScorer(score)
-    timings = {"sample": 0.0, "fit": 0.0, "search": 0.0}
+    timings = {"sample": 0.0, "fit": 0.0, "search": 0.0, "exact": 0.0}
+    seen: set[bytes] = set()
+    graphs: list[np.ndarray] = []
+    values: list[float] = []
+    best: list[Any] = [None, -math.inf]
 
-    t0 = time.perf_counter()
-    _say(progress, f"scoring {samples} random DAGs exactly")
-    empty = np.zeros((n, n), dtype=bool)
-    seen: set[bytes] = {np.packbits(graph_bits(empty).astype(bool)).tobytes()}
-    graphs: list[np.ndarray] = [graph_bits(empty)]
-    values: list[float] = [scorer.total(empty)]
-    attempts = 0
-    while len(graphs) < samples and attempts < 50 * samples:
-        attempts += 1
-        adj = random_dag(n, rng, expected_parents=expected_parents, max_parents=kmax, allowed=allowed)
+    def add_training(adj: np.ndarray, value: float | None = None) -> bool:
         bits = graph_bits(adj)
         key = np.packbits(bits.astype(bool)).tobytes()
         if key in seen:
-            continue
+            return False
         seen.add(key)
+        value = scorer.total(adj) if value is None else value
         graphs.append(bits)
-        values.append(scorer.total(adj))
+        values.append(value)
+        if value > best[1]:
+            best[0], best[1] = adj, value
+        return True
+
+    t0 = time.perf_counter()
+    _say(progress, f"scoring {samples} training DAGs exactly")
+    add_training(np.zeros((n, n), dtype=bool))
+    attempts = 0
+    while len(graphs) < samples and attempts < 50 * samples:
+        attempts += 1
+        add_training(random_dag(n, rng, expected_parents=expected_parents, max_parents=kmax, allowed=allowed))
     if len(graphs) < 2:
-        raise InputError(f"{data.source}: fewer than 2 distinct random DAGs over {n} variables")
+        raise InputError(f"{data.source}: fewer than 2 distinct DAGs over {n} variables")
     timings["sample"] += time.perf_counter() - t0
 
     t0 = time.perf_counter()
     _say(progress, f"fitting the proxy to {len(graphs)} graphs")
-    gp = fit_gp(np.array(graphs), np.array(values), maxiter=maxiter)
+    gp = fit_gp(np.array(graphs), np.array(values), edge_slope=edge_slope, maxiter=maxiter)
     timings["fit"] += time.perf_counter() - t0
 
     trajectory: list[dict[str, Any]] = []
     src, dst = edge_pairs(n)
-    best_adj: np.ndarray | None = None
-    best_score = -math.inf
     start_adj = np.zeros((n, n), dtype=bool)
     for rnd in range(refine + 1):
         coef = np.zeros((n, n))
@@ -672,7 +719,8 @@ def proxy_search(
         _say(progress, f"round {rnd}: greedy search on the proxy")
         first = len(trajectory)
         value = gp.predict(graph_bits(start_adj))
-        trajectory.append({"step": first, "round": rnd, "move": "start", "proxy_score": value})
+        step = trajectory[-1]["step"] if trajectory else 0
+        trajectory.append({"step": step, "round": rnd, "move": "start", "proxy_score": value})
         adj, value = _hill_climb(start_adj, allowed, kmax, column, value, names, trajectory, "proxy_score")
         for entry in trajectory[first:]:
             entry.setdefault("round", rnd)
@@ -680,35 +728,27 @@ def proxy_search(
         t0 = time.perf_counter()
         exact = scorer.total(adj)
         trajectory[-1]["score"] = exact
-        if exact > best_score:
-            best_adj, best_score = adj, exact
-        timings["sample"] += time.perf_counter() - t0
+        add_training(adj, exact)
+        timings["exact"] += time.perf_counter() - t0
         if rnd == refine:
             break
         t0 = time.perf_counter()
-        _say(progress, f"round {rnd + 1}: scoring {per_round} perturbations of the best network")
-        new_graphs = [(adj, exact)]
-        for _ in range(50 * per_round):
-            if len(new_graphs) > per_round:
-                break
-            moved = _random_move(best_adj, rng, allowed, kmax)
-            if moved is None:
-                break
-            new_graphs.append((moved, None))
-        for g, sc in new_graphs:
-            bits = graph_bits(g)
-            key = np.packbits(bits.astype(bool)).tobytes()
-            if key in seen:
-                continue
-            seen.add(key)
-            graphs.append(bits)
-            values.append(scorer.total(g) if sc is None else sc)
+        _say(progress, f"round {rnd + 1}: scoring {per_round} moves from the best network")
+        incumbent = best[0]
+        moves = neighbour_moves(incumbent, allowed, kmax)
+        gains = np.array([coef[i, j] if k == 0 else -coef[i, j] if k == 1 else coef[j, i] - coef[i, j]
+                          for k, i, j in moves])
+        ranked = np.argsort(-gains, kind="stable")
+        top, rest = ranked[: (per_round + 1) // 2], ranked[(per_round + 1) // 2:]
+        chosen = list(top) + list(rng.permutation(rest)[: per_round - len(top)])
+        for idx in chosen:
+            add_training(_apply(incumbent, moves[idx]))
         timings["sample"] += time.perf_counter() - t0
         t0 = time.perf_counter()
-        gp = fit_gp(np.array(graphs), np.array(values), maxiter=maxiter, init=gp)
+        gp = fit_gp(np.array(graphs), np.array(values), edge_slope=edge_slope, maxiter=maxiter, init=gp)
         timings["fit"] += time.perf_counter() - t0
-        start_adj = best_adj
-    assert best_adj is not None
+        start_adj = best[0]
+    best_adj, best_score = best
     proxy_value = gp.predict(graph_bits(best_adj))
     return SearchResult(method="proxy", parents=_parents_of(best_adj, names), score=best_score,
                         proxy_score=float(proxy_value), samples=len(graphs),
@@ -727,6 +767,7 @@ __all__ = [
     "greedy_search",
     "is_dag",
     "log_marginal_likelihood",
+    "neighbour_moves",
     "proxy_search",
     "random_dag",
 ]

@@ -136,9 +136,10 @@ def simulate(
     Returns ``(data, truth)``: ``data`` has columns ``X1..Xn`` (discrete: int64 codes 0..r−1;
     continuous: float64, mean 0, sd 1); ``truth`` is plain JSON-ready data with ``parents``
     (variable → sorted parent names, every variable present), ``kinds``, ``discrete`` (names),
-    ``categories`` (discrete variable → r), ``bins`` (continuous variable → temporary bins),
-    ``order`` (causal order), ``n_edges``, ``settings`` (the arguments, with the seed actually used)
-    and ``notes``. The same arguments with the same integer seed give identical output.
+    ``categories`` (discrete variable → r drawn; the sample may show fewer states), ``bins``
+    (continuous variable → temporary bins), ``order`` (causal order), ``n_edges``, ``settings``
+    (the arguments, with the seed actually used) and ``notes``. The same arguments with the same
+    integer seed give identical output.
     """
     lo, hi = _validate(n_nodes, n_samples, avg_degree, max_degree, discrete_fraction, categories)
     n, N = int(n_nodes), int(n_samples)

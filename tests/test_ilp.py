@@ -45,6 +45,23 @@ def random_table(n: int, seed: int, *, keep: float = 0.5, max_size: int | None =
     return ScoreTable(variables=names, families=families)
 
 
+def dense_table(n: int, seed: int, candidates: int = 12, max_size: int = 3) -> ScoreTable:
+    """A hard table: symmetric pairwise gains make most cycles attractive (large root gap)."""
+    rng = random.Random(seed)
+    names = [f"V{i}" for i in range(n)]
+    gain = {}
+    for i in range(n):
+        for j in range(i + 1, n):
+            gain[i, j] = gain[j, i] = rng.uniform(0, 6)
+    families = {}
+    for i, v in enumerate(names):
+        others = rng.sample([j for j in range(n) if j != i], candidates)
+        families[v] = {frozenset(names[j] for j in ps):
+                       sum(gain[i, j] for j in ps) - 1.5 * size - 0.2 * size * size + rng.random()
+                       for size in range(max_size + 1) for ps in itertools.combinations(others, size)}
+    return ScoreTable(variables=names, families=families)
+
+
 def as_set(networks) -> set[tuple[tuple[str, frozenset[str]], ...]]:
     return {tuple(sorted(p.items())) for p in networks}
 
@@ -177,7 +194,7 @@ def test_invalid_warm_start_is_rejected():
 
 
 def test_time_limit_returns_valid_dag_and_honest_gap():
-    table = random_table(25, 3, keep=0.004, max_size=3)
+    table = dense_table(25, 0)
     res = solve(table, 1.0, time_limit=0.5)
     assert res.status == "time_limit" and not res.complete
     assert "time limit" in res.message

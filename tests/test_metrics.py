@@ -133,6 +133,8 @@ def test_thresholded_graph():
         thresholded_graph(edges, "ABCD", 1.5)
     with pytest.raises(InputError):
         thresholded_graph([{"from": "A", "to": "B"}], "AB", 0.5)
+    with pytest.raises(InputError, match="repeats"):
+        thresholded_graph(edges[:1] * 2, "AB", 0.5)
 
 
 def test_parents_of_result():

@@ -60,7 +60,8 @@ def test_continuous_child_with_discrete_parent_is_cellwise_regression() -> None:
     score = ConditionalGaussian(data)
     cells = data.codes[:, 0]
     ll, df = score.loglik_df(2, (0, 1))
-    expected = sum(regression_loglik(data.values[cells == c, 2], data.values[cells == c, 1]) for c in range(4))
+    y, x = data.values[:, 2], data.values[:, 1]
+    expected = sum(regression_loglik(y[cells == c], x[cells == c]) for c in range(4))
     assert ll == pytest.approx(expected, abs=1e-8)
     assert df == 4 * (1 + 2)
 
@@ -219,3 +220,25 @@ def test_settings_complete() -> None:
     s = ConditionalGaussianDiscretized(data, bins=4, penalty_discount=2.0).settings()
     assert s["score"] == "cgd" and s["bins"] == 4 and s["penalty_discount"] == 2.0
     assert "small_partitions" in s and s["prior"] == "none"
+
+
+def test_registry_and_json_settings() -> None:
+    import json
+
+    from bnilp.scores import StructurePrior, make_score
+
+    data = random_mixed(np.random.default_rng(9), "dcc", 50)
+    prior = StructurePrior("binomial", data.n, expected_parents=1.0)
+    for name, kwargs in (("cg", {}), ("cgd", {"bins": 4}), ("mvp", {"degree": "log"}), ("mvp", {"degree": 2}),
+                         ("mml", {})):
+        score = make_score(name, data, prior=prior, **kwargs)
+        settings = json.loads(json.dumps(score.settings()))
+        assert settings["score"] == name and settings["prior"] == "binomial"
+        assert score.local(2, (0, 1)) == pytest.approx(score.raw(2, (0, 1)) + prior.log_prior(2))
+
+
+def test_penalty_discount_scales_penalty() -> None:
+    data = random_mixed(np.random.default_rng(10), "dcc", 80)
+    s1, s2 = ConditionalGaussian(data), ConditionalGaussian(data, penalty_discount=2.0)
+    ll, df = s1.loglik_df(2, (0, 1))
+    assert s2.raw(2, (0, 1)) == pytest.approx(ll - df * math.log(80), abs=1e-9)

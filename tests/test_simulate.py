@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from bnilp.citest import ci_test
 from bnilp.data import from_dataframe, load_data
 from bnilp.errors import InputError
+from bnilp.scores import make_score
 from bnilp.simulate import simulate
 
 
@@ -92,6 +95,26 @@ def test_discrete_edges_carry_dependence():
     edges = [(p, c) for c, ps in truth["parents"].items() for p in ps]
     hits = sum(ci_test(data, p, c, score="bic", alpha=0.01).dependent for p, c in edges)
     assert hits >= 0.8 * len(edges)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bnilp.scores.cg") is None, reason="CG score not written yet")
+@pytest.mark.parametrize("nonlinear", [False, True])
+def test_mixed_edges_of_every_kind_carry_dependence(nonlinear):
+    # c→c, c→d (through the temporary discretisation), d→c (per-cell intercepts), d→d (CPTs):
+    # nearly every true edge is marginally dependent under the CG likelihood-ratio test
+    found: dict[tuple[str, str], list[bool]] = {}
+    for seed in range(3):
+        df, truth = simulate(20, 2000, 2.0, 5, nonlinear=nonlinear, seed=seed)
+        data = from_dataframe(df, discrete=truth["discrete"])
+        score = make_score("cg", data)
+        kinds = truth["kinds"]
+        for child, ps in truth["parents"].items():
+            for p in ps:
+                dependent = ci_test(data, p, child, score=score).dependent
+                found.setdefault((kinds[p], kinds[child]), []).append(dependent)
+    assert len(found) == 4
+    hits = [h for v in found.values() for h in v]
+    assert sum(hits) >= 0.85 * len(hits)
 
 
 def test_continuous_edges_carry_dependence():

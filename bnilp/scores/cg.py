@@ -64,7 +64,7 @@ from bnilp.scores.base import LocalScore, StructurePrior
 #: eigenvalue threshold (globally standardised scale) below which a cell covariance counts as singular
 EIG_TOL = 1e-9
 #: cache sizes (entries); the caches are cleared when full
-_SET_CACHE = 500_000
+_SET_CACHE = 200_000
 _PART_CACHE = 512
 _LN2PI = math.log(2.0 * math.pi)
 
@@ -101,7 +101,7 @@ def mixed_radix_codes(columns: list[np.ndarray], arities: list[int], n_rows: int
 
 
 def equal_frequency_bins(x: np.ndarray, bins: int) -> np.ndarray:
-    """Codes 0..b'−1 of the equal-frequency discretisation of ``x`` (Tetrad's cut rule, empty bins dropped)."""
+    """Codes 0..b'−1 of the equal-frequency bins of ``x`` (Tetrad's cut rule, empty bins dropped)."""
     xs = np.sort(x)
     step = x.size // bins
     cuts = xs[[step * (i + 1) for i in range(bins - 1)]] if step > 0 else xs[:0]
@@ -211,7 +211,8 @@ class ConditionalGaussian(LocalScore):
         out = super().settings()
         out.update({
             "covariance": "MLE (divide by n_p)",
-            "df_per_cell": "k + k(k+1)/2 + 1 over all discrete configurations, minus 1",
+            "df_per_cell": "k + k(k+1)/2 + 1 (means counted), minus 1 per set",
+            "cells_counted_in_df": "all combinations of the discrete variables, observed or not",
             "discrete_child": "single Gaussian per discrete-parent cell in the denominator (paper)",
             "small_partitions": f"cells with n_p <= k or min eigenvalue <= {EIG_TOL:g} (standardised) "
                                 "use the pooled within-cell covariance in the Gaussian likelihood",
@@ -233,6 +234,7 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         self.bins = int(bins)
         self.binned: dict[int, np.ndarray] = {}
         self.bin_arity: dict[int, int] = {}
+        self._binned_parts: dict[tuple[int, ...], np.ndarray] = {}
         for j in range(data.n):
             if not self.discrete[j]:
                 self.binned[j] = equal_frequency_bins(data.values[:, j], self.bins)
@@ -247,11 +249,17 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         """CG for a continuous child; multinomial (LL, q·(r − 1)) on binned parents for a discrete one."""
         if not self.discrete[child]:
             return super().loglik_df(child, parents)
-        cols = [self._column(j) for j in sorted(parents)]
+        key = tuple(sorted(parents))
+        cols = [self._column(j) for j in key]
         q = float(math.prod(r for _, r in cols))
-        codes = mixed_radix_codes([c for c, _ in cols], [r for _, r in cols], self.N)
-        _, config = np.unique(codes, return_inverse=True)
-        config = config.ravel()
+        config = self._binned_parts.get(key)
+        if config is None:
+            codes = mixed_radix_codes([c for c, _ in cols], [r for _, r in cols], self.N)
+            _, config = np.unique(codes, return_inverse=True)
+            config = config.ravel()
+            if len(self._binned_parts) >= _PART_CACHE:
+                self._binned_parts.clear()
+            self._binned_parts[key] = config
         r = self.arities[child]
         table = np.bincount(config * r + self.codes[child], minlength=(int(config.max()) + 1) * r)
         table = table.reshape(-1, r).astype(float)

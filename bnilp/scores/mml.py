@@ -12,9 +12,8 @@ and data part:
   Σ_{j=1..q} ln q + Σ_{j: N_j>0} [(r−1)/2·(ln(N_j/12) + 1) − ln (r−1)! − Σ_k (n_jk + ½)·ln θ_jk];
 - continuous child, no parents (eq. 3.12), σ² = SS/(T−1):
   ½ ln(T²/2) + ln κ₂ + 1 + T/2·ln 2π + (T−1)/2·ln σ² + Σ_t (v_t − μ)²/(2σ²);
-- continuous child, K continuous parents (eq. 3.13), regression *without intercept* (the paper's
-  eq. 2.2) by least squares, A = XᵀX (T×K parent data; Fisher information of the coefficients
-  times σ²), σ² = RSS/(T−K):
+- continuous child, K regressors (eq. 3.13) by least squares, A = XᵀX (T×K design; Fisher
+  information of the coefficients times σ²), σ² = RSS/(T−K):
   ½ ln(T/2) + ½ ln|A| + (K+1)/2·ln κ_{K+1} + (K+1)/2 + T/2·ln 2π + (T−K)/2·ln σ² + RSS/(2σ²);
 - continuous child with discrete parents (eq. 3.14): Σ_{j=1..q} ln q plus 3.12 or 3.13 on the rows
   of every observed configuration j.
@@ -28,8 +27,13 @@ Conventions (bnilp's, not the paper's):
 - The −T·ln ε_i measurement-accuracy term is dropped: it is the same for every parent set of a
   child, so it does not change any comparison between parent sets of that child.
 - Unobserved parent configurations (N_j = 0) contribute their ln q but no parameter/data part.
-- Continuous columns are centred on their overall mean before 3.13 (the paper's regression has no
-  intercept; its linear causal models assume centred data). Scale is left as in the data.
+- **Intercept** (``intercept=True``, default): the design of 3.13 is [1, parents], K = parents + 1.
+  The paper's eq. 2.2 has no intercept, which inside a discrete-parent cell forces the cell mean of
+  the child to the line through the origin and makes adding a true continuous parent *lengthen* the
+  message on real data (clgaussian: D | A,H loses to D | A). With the intercept column, 3.13 at
+  zero parents is exactly 3.12 (A = T gives ½ ln(T²/2), σ² = SS/(T−1)), so the two equations
+  become one family. ``intercept=False`` is the paper's literal form; continuous columns are then
+  centred on their overall mean first. Data scale is left as it is.
 - κ_d: Conway & Sloane's best known lattice-quantiser constants for d ≤ 8, beyond that Wallace's
   approximation d/2·(1 + ln κ_d) ≈ −d/2·ln 2π + ½·ln(dπ) − γ (γ Euler's constant).
 - Degenerate cells: σ² is floored at 10⁻⁸·Var(child) (exact fits, duplicate rows) and 3.12 uses
@@ -49,7 +53,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
@@ -97,7 +100,7 @@ def gaussian_length(v: np.ndarray, floor: float) -> float:
 
 
 def regression_length(v: np.ndarray, x: np.ndarray, floor: float) -> float:
-    """Eq. 3.13 (K continuous parents, no intercept) on T rows, −T ln ε dropped; 3.12 if degenerate."""
+    """Eq. 3.13 with the T×K design ``x`` as given, −T ln ε dropped; 3.12 if degenerate."""
     t, k = x.shape
     if t <= k:
         return gaussian_length(v, floor)
@@ -117,11 +120,13 @@ class MinimumMessageLength(LocalScore):
 
     name = "mml"
 
-    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0,
+                 intercept: bool = True):
         if penalty_discount != 1.0:
             raise InputError(f"score 'mml' takes no penalty discount (got {penalty_discount}); "
                              "MML has no BIC penalty to scale")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
+        self.intercept = bool(intercept)
         self.N = data.N
         self.n = data.n
         self.discrete = [data.is_discrete(j) for j in range(data.n)]
@@ -178,7 +183,10 @@ class MinimumMessageLength(LocalScore):
             if x is None:
                 length += gaussian_length(v, floor)
             else:
-                length += regression_length(v, x[start:start + t], floor)
+                xc = x[start:start + t]
+                if self.intercept:
+                    xc = np.column_stack([np.ones(t), xc])
+                length += regression_length(v, xc, floor)
         return length
 
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
@@ -191,7 +199,8 @@ class MinimumMessageLength(LocalScore):
             "structure_code": "ln n + ln C(n, m) (eq. 3.8, exact)",
             "dropped_terms": "-T ln(epsilon) (constant per child)",
             "continuous_parent_of_discrete_child": "disallowed (allowed_parent is False)",
-            "regression": "no intercept (eq. 2.2), continuous columns centred on their overall mean",
+            "regression": ("intercept column in eq. 3.13 (reduces to 3.12 at no parents)" if self.intercept
+                           else "no intercept (eq. 2.2), continuous columns centred on their overall mean"),
             "unobserved_configurations": "contribute ln q only",
             "small_partitions": "3.13 cells with T <= K or rank-deficient X'X use eq. 3.12; "
                                 f"sigma^2 floored at {VARIANCE_FLOOR:g} * Var(child); T = 1 uses T-1 -> 1",

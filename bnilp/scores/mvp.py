@@ -70,7 +70,7 @@ class MixedVariablePolynomial(LocalScore):
         self.codes = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
         self.values = [np.ascontiguousarray(data.values[:, j]) for j in range(data.n)]
         self.arities = list(data.arities)
-        self.sd = [float(np.nanstd(data.values[:, j])) if not self.discrete[j] else 0.0 for j in range(data.n)]
+        self.sd = [0.0 if self.discrete[j] else float(np.nanstd(data.values[:, j])) for j in range(data.n)]
         self._parts: dict[tuple[int, ...], Partition] = {}
 
     def partition(self, disc: tuple[int, ...]) -> Partition:
@@ -98,13 +98,9 @@ class MixedVariablePolynomial(LocalScore):
                 if sd <= CONSTANT_TOL * max(self.sd[j], 1e-300):
                     continue
                 z = (col - col.mean()) / sd
-                power = np.ones(n_p)
-                for _ in range(g):
-                    power = power * z
-                    cols.append(power)
-        if len(cols) >= n_p:
-            cols = cols[:1]
-        return np.column_stack(cols)
+                cols.append(np.cumprod(np.broadcast_to(z[:, None], (n_p, g)), axis=1))
+        design = np.column_stack(cols)
+        return design[:, :1] if design.shape[1] >= n_p else design
 
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
         """(ℓ, df) summed over the cells of the discrete parents."""
@@ -173,7 +169,7 @@ class MixedVariablePolynomial(LocalScore):
             "small_partitions": "design with >= n_p columns falls back to intercept only; "
                                 "n_p <= 1 contributes no likelihood",
             "variance_floor": f"{VARIANCE_FLOOR:g} * Var(child)",
-            "discrete_child": "linear probability fit, eq. 21 shrink to minimum 1/n_p (alpha clipped to [0,1])",
+            "discrete_child": "linear probability fit, eq. 21 shrink to min 1/n_p (alpha clipped to [0,1])",
             "df": "per non-empty partition: design columns (continuous), columns * (d - 1) (discrete)",
             "pruning": "R1 only",
         })

@@ -1,0 +1,196 @@
+"""``bnilp learn`` (data → report) and ``bnilp solve`` (score file → report).
+
+Exit codes: 0 = proven optimal and the credible set is complete; 3 = a time or network limit cut
+the work short (the printed and written results say so); 2 = bad input, or a score file whose
+tables admit no DAG.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from rich.console import Console
+
+from bnilp.cli import EXIT_INPUT, EXIT_LIMIT
+from bnilp.cli.options import bf_options, data_options, epsilon_from, load_from_options, score_options
+from bnilp.cli.score import score_data, walk_options
+from bnilp.data import default_path
+from bnilp.errors import InputError
+from bnilp.pipeline import LearnResult, solve_table
+from bnilp.report import print_report, write_dot, write_graphml, write_report
+from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
+
+
+def solve_options(func):
+    """--time-limit, --max-networks, --prior, outputs, --quiet."""
+    for opt in reversed([
+        click.option("--time-limit", type=float, default=None, help="Seconds for the search (both phases)."),
+        click.option("--max-networks", type=int, default=150_000, show_default=True,
+                     help="Stop collecting after this many networks (the result is then marked incomplete)."),
+        click.option("--prior", type=click.Choice(["dags", "mecs"]), default="dags", show_default=True,
+                     help="Prior over structures for averaging: uniform over DAGs or over MECs."),
+        click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
+                     help="Hand SCIP a first network: from greedy or proxy search, or a JSON with 'parents'."),
+        click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the result as JSON."),
+        click.option("--report", "report_dir", type=click.Path(file_okay=False),
+                     help="Write edges.csv, mecs.csv, networks.json, DOT files and PNG pictures here."),
+        click.option("--dot", "dot_out", type=click.Path(dir_okay=False), help="Write the best network as DOT."),
+        click.option("--graphml", "graphml_out", type=click.Path(dir_okay=False),
+                     help="Write the best network as GraphML."),
+        click.option("-q", "--quiet", is_flag=True, help="Only the result, no progress."),
+    ]):
+        func = opt(func)
+    return func
+
+
+@contextmanager
+def _live(console: Console, quiet: bool):
+    """A status line fed by the solver's progress callback."""
+    if quiet:
+        yield None
+        return
+    with console.status("solving …") as status:
+        def update(info: dict[str, Any]) -> None:
+            phase = info.get("phase", "")
+            nets = info.get("networks", 0)
+            status.update(f"{phase}: {nets} networks, {info.get('elapsed', 0.0):.1f} s")
+
+        yield update
+
+
+def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, Any],
+                console: Console) -> dict[str, frozenset[str]] | None:
+    if not spec:
+        return None
+    if spec in ("proxy", "greedy"):
+        if data is None:
+            raise InputError("--warm-start proxy|greedy needs data (use bnilp learn), or give a JSON file")
+        from bnilp.cli.options import score_from_options
+        from bnilp.proxy import greedy_search, proxy_search
+
+        scorer = score_from_options(data, opts)
+        palim = table.meta.get("palim")
+        found = (proxy_search(scorer, max_parents=palim, seed=0) if spec == "proxy"
+                 else greedy_search(scorer, max_parents=palim, seed=0))
+        parents = {v: frozenset(p) for v, p in found.parents.items()}
+        parents = {v: (ps if ps in table.families[v] else _best_subset(table, v, ps)) for v, ps in parents.items()}
+        console.print(f"warm start from {spec} search: exact score {table.network_score(parents):.6f}")
+        return parents
+    try:
+        with open(spec, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
+    except (OSError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
+        raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
+    return {v: frozenset(p) for v, p in raw.items()}
+
+
+def _best_subset(table: ScoreTable, child: str, parents: frozenset[str]) -> frozenset[str]:
+    """The best-scoring parent set in the table inside ``parents`` (∅ is always a subset)."""
+    subsets = [(s, ps) for ps, s in table.families[child].items() if ps <= parents]
+    if not subsets:
+        raise InputError(f"warm start: no parent set of {child!r} in the table fits inside {sorted(parents)}")
+    return max(subsets, key=lambda t: t[0])[1]
+
+
+def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float) -> None:
+    report = result.report
+    report["total_seconds"] = round(time.perf_counter() - t0, 4)
+    out = Console() if not opts.get("quiet") else None
+    if out is not None:
+        print_report(report, out)
+        exact = report.get("exact_for_parent_sets_up_to")
+        if exact is not None:
+            out.print(f"[yellow]exact for parent sets of size ≤ {exact} (palim)[/yellow]")
+    else:
+        click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
+                   f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}")
+    if opts.get("json_out"):
+        atomic_write_text(opts["json_out"], json.dumps(report, indent=1) + "\n")
+    if opts.get("report_dir"):
+        write_report(opts["report_dir"], report)
+    if result.solution.networks:
+        best = result.solution.networks[0].parents
+        if opts.get("dot_out"):
+            write_dot(best, opts["dot_out"])
+        if opts.get("graphml_out"):
+            write_graphml(best, opts["graphml_out"])
+    if result.solution.status == "infeasible" and not result.solution.networks:
+        click.echo("bnilp: error: the score tables admit no DAG (some variable lacks the empty parent set "
+                   "and every choice makes a cycle)", err=True)
+        sys.exit(EXIT_INPUT)
+    if not result.solution.complete:
+        click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
+        sys.exit(EXIT_LIMIT)
+
+
+def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
+    warm = _warm_start(opts.get("warm_start"), table, data, opts, console)
+    if opts.get("max_networks", 1) < 1:
+        raise InputError(f"--max-networks must be ≥ 1, got {opts['max_networks']}")
+    if opts.get("time_limit") is not None and not opts["time_limit"] > 0:
+        raise InputError(f"--time-limit must be > 0, got {opts['time_limit']}")
+    with _live(console, opts.get("quiet", False)) as update:
+        result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
+                             max_networks=opts.get("max_networks", 150_000), prior=opts.get("prior", "dags"),
+                             warm_start=warm, progress=update)
+    _finish(result, opts, console, t0)
+
+
+@click.command()
+@click.argument("scores_path", metavar="FILE.scores", type=click.Path(dir_okay=False))
+@bf_options
+@solve_options
+def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
+    """Prove the optimal network of a GOBNILP/Jaakkola score file; with --bf, every network within
+    that Bayes factor of it (default --bf 1: the optimal networks, ties included)."""
+    t0 = time.perf_counter()
+    console = Console(stderr=True)
+    eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    table = read_jaakkola(scores_path)
+    _check_table_epsilon(table, eps, console, opts.get("quiet", False))
+    _run(table, eps, opts, console, None, t0)
+
+
+def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet: bool) -> None:
+    """A score file pruned for a smaller ε cannot give the credible set of a larger one."""
+    made_for = table.meta.get("epsilon")
+    if made_for is not None and eps > float(made_for) + 1e-12:
+        raise InputError(f"the score file was pruned for ε = {made_for:.6g} (BF {math.exp(made_for):.6g}); "
+                         f"ε = {eps:.6g} needs a score file made with at least that BF")
+    if made_for is None and eps > 0 and not quiet:
+        console.print("[yellow]warning: no sidecar says how this score file was pruned; the credible set is "
+                      "complete only if it was pruned for at least this BF[/yellow]")
+
+
+@click.command()
+@click.argument("data_path", metavar="[DATA]", required=False, type=click.Path(dir_okay=False))
+@score_options
+@bf_options
+@walk_options
+@data_options
+@solve_options
+@click.option("--scores", "scores_out", type=click.Path(dir_okay=False), help="Also save the score file here.")
+def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores_out: str | None,
+          **opts: Any) -> None:
+    """Score DATA, prove the optimal network and find every network within --bf (default 20) of it,
+    with equivalence classes and edge posteriors. Without DATA: the bundled ASIA instance."""
+    t0 = time.perf_counter()
+    console = Console(stderr=True)
+    eps = epsilon_from(bf, epsilon, default_bf=20.0)
+    if data_path is None:
+        data_path = str(default_path("asia.csv"))
+        if not opts.get("quiet"):
+            console.print(f"[bold]bnilp learn[/bold]: the bundled default instance {data_path} "
+                          f"(5,000 rows sampled from ASIA), score {opts['score_name']}, BF {math.exp(eps):g}")
+    data = load_from_options(data_path, opts)
+    table = score_data(data, opts, eps, console, opts.get("quiet", False))
+    if scores_out:
+        write_jaakkola(table, scores_out)
+    _run(table, eps, opts, console, data, t0)

@@ -1,0 +1,405 @@
+"""Reports of a credible set: JSON, terminal tables (rich), CSV, DOT/GraphML and pictures.
+
+:func:`result_json` extends the solver's ``SolveResult.to_dict()`` with the MEC grouping and the
+model-averaged posteriors of :mod:`bnilp.averaging` (Madigan & Raftery 1994: every number is
+conditional on the credible set, "Occam's window"). Added fields (a contract, keep the names)::
+
+    "n_mecs": int, "prior": "dags" | "mecs", "variables": [names],
+    "mecs": [{"score", "ln_bf", "n_dags", "class_size", "posterior",
+              "cpdag": {"directed": [[u, v], ...], "undirected": [[u, v], ...]},
+              "members": [network indices]}],                       best first
+    "edges": [{"from", "to", "posterior"}],                          P(u → v) > 0, descending
+    "adjacency": [{"u", "v", "posterior", "undirected_posterior"}]   P(u — v) > 0, descending
+
+``ln_bf`` = OPT − score (log Bayes factor of the optimum against the class), ``n_dags`` counts the
+class members in the credible set, ``class_size`` all DAGs of the class (Markov equivalent DAGs,
+counted from the CPDAG), ``undirected_posterior`` = P(u — v undirected in the CPDAG).
+
+:func:`write_report` writes ``edges.csv``, ``mecs.csv``, ``networks.json``, ``best_cpdag.dot``,
+``averaged.dot``, ``heatmap.png``, ``averaged.png`` (and ``best_network.dot``/``.graphml``); every
+file goes through a temporary file in the same folder and ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from bnilp.averaging import adjacency_posteriors, edge_posteriors, undirected_posteriors, weights
+from bnilp.mec import MEC, group_by_mec, mec_index, network_items
+from bnilp.scorefile import atomic_write_text
+
+PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
+TOP_MECS = 20
+TOP_EDGES = 20
+
+
+def _variables_of(result_dict: Mapping[str, Any]) -> list[str]:
+    if result_dict.get("variables"):
+        return list(result_dict["variables"])
+    nets = result_dict.get("networks") or []
+    return list(nets[0]["parents"]) if nets else []
+
+
+def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
+              variables: Sequence[str] | None = None) -> dict[str, Any]:
+    """Group ``result_dict["networks"]`` into MECs, weight them and return :func:`result_json`."""
+    nets = network_items(result_dict.get("networks") or [])
+    variables = list(variables) if variables is not None else _variables_of(result_dict)
+    mecs = group_by_mec(nets)
+    scores = [s for s, _ in nets]
+    ids = mec_index(mecs, len(nets)) if prior == "mecs" else None
+    w = weights(scores, result_dict.get("optimum"), prior, ids)
+    return result_json(result_dict, mecs, w, variables, prior)
+
+
+def _ordered(pair: Iterable[str], rank: Mapping[str, int]) -> list[str]:
+    return sorted(pair, key=lambda v: rank.get(v, len(rank)))
+
+
+def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
+                variables: Sequence[str], prior: str) -> dict[str, Any]:
+    """The solver dict plus ``n_mecs``, ``prior``, ``mecs``, ``edges``, ``adjacency`` (see module doc).
+
+    ``mecs`` must come from ``group_by_mec(result_dict["networks"])`` and ``weights`` be one per
+    network in that list, so that member indices and weights refer to ``result_dict["networks"]``.
+    """
+    if prior not in PRIOR_TEXT:
+        raise ValueError(f"prior must be one of {sorted(PRIOR_TEXT)}, not {prior!r}")
+    variables = list(variables)
+    rank = {v: i for i, v in enumerate(variables)}
+    nets = list(result_dict.get("networks") or [])
+    w = np.asarray(weights, dtype=float)
+    if w.size != len(nets):
+        raise ValueError(f"{w.size} weights for {len(nets)} networks")
+    out = dict(result_dict)
+    out["variables"] = variables
+    out["n_mecs"] = len(mecs)
+    out["prior"] = prior
+    optimum = result_dict.get("optimum")
+    if optimum is None and mecs:
+        optimum = mecs[0].score
+    out["mecs"] = []
+    for m in mecs:
+        directed, undirected = m.cpdag
+        out["mecs"].append({
+            "score": float(m.score),
+            "ln_bf": float(optimum - m.score),
+            "n_dags": int(m.n_dags),
+            "class_size": int(m.class_size),
+            "posterior": float(w[m.members].sum()),
+            "cpdag": {
+                "directed": sorted(([u, v] for u, v in directed), key=lambda e: (rank[e[0]], rank[e[1]])),
+                "undirected": sorted((_ordered(e, rank) for e in undirected),
+                                     key=lambda e: (rank[e[0]], rank[e[1]])),
+            },
+            "members": [int(i) for i in m.members],
+        })
+    d = edge_posteriors(nets, w, variables).to_numpy()
+    a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()
+    und = undirected_posteriors(mecs, w, variables).to_numpy()
+    n = len(variables)
+    edges = [(float(d[i, j]), i, j) for i in range(n) for j in range(n) if i != j and d[i, j] > 0]
+    edges.sort(key=lambda t: (-t[0], t[1], t[2]))
+    out["edges"] = [{"from": variables[i], "to": variables[j], "posterior": p} for p, i, j in edges]
+    adj = [(float(a[i, j]), i, j) for i in range(n) for j in range(i + 1, n) if a[i, j] > 0]
+    adj.sort(key=lambda t: (-t[0], t[1], t[2]))
+    out["adjacency"] = [{"u": variables[i], "v": variables[j], "posterior": p,
+                         "undirected_posterior": float(und[i, j])} for p, i, j in adj]
+    return out
+
+
+def _fmt(x: Any, digits: int = 4) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float):
+        if math.isinf(x):
+            return "∞" if x > 0 else "−∞"
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def _bf_text(ln_bf: float) -> str:
+    if ln_bf > 700:
+        return f"e^{ln_bf:.1f}"
+    bf = math.exp(ln_bf)
+    return f"{bf:.3g}" if bf < 1e6 else f"{bf:.2e}"
+
+
+def print_report(result_json: Mapping[str, Any], console: Console | None = None) -> None:
+    """Print the credible-set summary, the MEC table and the edge posteriors with rich."""
+    console = console or Console()
+    r = result_json
+    eps = r.get("epsilon")
+    n_nets = r.get("n_networks", len(r.get("networks") or []))
+    prior = PRIOR_TEXT.get(r.get("prior", "dags"), str(r.get("prior")))
+    head = Table.grid(padding=(0, 2))
+    head.add_row("OPT (best score)", _fmt(r.get("optimum")))
+    if eps is not None:
+        head.add_row("ε = ln BF", _fmt(float(eps)))
+        head.add_row("Bayes factor", _bf_text(float(eps)) if math.isfinite(float(eps)) else "∞")
+    head.add_row("credible DAGs", str(n_nets))
+    head.add_row("credible MECs", str(r.get("n_mecs", "—")))
+    head.add_row("status", str(r.get("status", "—")))
+    if r.get("seconds") is not None:
+        head.add_row("seconds", _fmt(float(r["seconds"]), 2))
+    console.print(Panel(head, title="bnilp credible set"))
+    if not r.get("complete", True):
+        why = "; ".join(str(x) for x in (r.get("status"), r.get("message")) if x)
+        console.print(f"[bold red]INCOMPLETE: the credible set is truncated — not every network within "
+                      f"the Bayes factor was found ({why or 'no reason given'}). Posteriors below are "
+                      f"over the networks found only.[/bold red]")
+    mecs = r.get("mecs") or []
+    if mecs:
+        t = Table(title=f"Markov equivalence classes (top {min(TOP_MECS, len(mecs))} of {len(mecs)})")
+        for col in ("#", "score", "ln BF", "BF to best", "DAGs", "class size", "posterior"):
+            t.add_column(col, justify="right")
+        for k, m in enumerate(mecs[:TOP_MECS], start=1):
+            t.add_row(str(k), _fmt(m["score"]), _fmt(m["ln_bf"]), _bf_text(m["ln_bf"]), str(m["n_dags"]),
+                      str(m.get("class_size", "—")), _fmt(m["posterior"]))
+        console.print(t)
+    edges = r.get("edges") or []
+    if edges:
+        top = min(TOP_EDGES, len(edges))
+        t = Table(title=f"Directed edge posteriors P(u → v) (top {top} of {len(edges)})")
+        t.add_column("from")
+        t.add_column("to")
+        t.add_column("P(u → v)", justify="right")
+        for e in edges[:TOP_EDGES]:
+            t.add_row(str(e["from"]), str(e["to"]), _fmt(e["posterior"]))
+        console.print(t)
+    adj = r.get("adjacency") or []
+    if adj:
+        t = Table(title=f"Adjacency posteriors P(u — v) (top {min(TOP_EDGES, len(adj))} of {len(adj)})")
+        t.add_column("u")
+        t.add_column("v")
+        t.add_column("P(u — v)", justify="right")
+        t.add_column("P(undirected in CPDAG)", justify="right")
+        for e in adj[:TOP_EDGES]:
+            t.add_row(str(e["u"]), str(e["v"]), _fmt(e["posterior"]), _fmt(e.get("undirected_posterior")))
+        console.print(t)
+    console.print(f"Note: posteriors are conditional on the credible set (Occam's window), prior: {prior}.")
+
+
+def _dot_id(name: str) -> str:
+    return '"' + str(name).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def dot_text(parents: Mapping[str, Iterable[str]], undirected: Iterable[Iterable[str]] = (),
+             name: str = "G") -> str:
+    """DOT text of a network (``u -> v`` per parent) plus undirected edges drawn ``dir=none``."""
+    lines = [f"digraph {_dot_id(name)} {{"]
+    lines += [f"  {_dot_id(v)};" for v in parents]
+    for v, ps in parents.items():
+        for p in sorted(ps):
+            lines.append(f"  {_dot_id(p)} -> {_dot_id(v)};")
+    for e in undirected:
+        u, v = sorted(e)
+        lines.append(f"  {_dot_id(u)} -> {_dot_id(v)} [dir=none];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_dot(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str]) -> None:
+    """Write one network as DOT (atomic)."""
+    atomic_write_text(path, dot_text(parents))
+
+
+def write_graphml(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str]) -> None:
+    """Write one network as GraphML (atomic)."""
+    g = nx.DiGraph()
+    g.add_nodes_from(parents)
+    g.add_edges_from((p, v) for v, ps in parents.items() for p in ps)
+    atomic_write_text(path, "\n".join(nx.generate_graphml(g)) + "\n")
+
+
+def _cpdag_dot(mec: Mapping[str, Any], variables: Sequence[str]) -> str:
+    pa: dict[str, list[str]] = {v: [] for v in variables}
+    for u, v in mec["cpdag"]["directed"]:
+        pa[v].append(u)
+    return dot_text(pa, mec["cpdag"]["undirected"], name="best_cpdag")
+
+
+def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str]) -> str:
+    lines = ['digraph "averaged" {']
+    lines += [f"  {_dot_id(v)};" for v in variables]
+    for e in edges:
+        p = float(e["posterior"])
+        lines.append(f"  {_dot_id(e['from'])} -> {_dot_id(e['to'])} "
+                     f'[label="{p:.2f}", penwidth={0.5 + 4.5 * p:.2f}, weight={max(1, round(10 * p))}];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _save_figure(fig: Any, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _matrix(edges: Sequence[Mapping[str, Any]], variables: Sequence[str]) -> np.ndarray:
+    rank = {v: i for i, v in enumerate(variables)}
+    mat = np.zeros((len(variables), len(variables)))
+    for e in edges:
+        mat[rank[e["from"]], rank[e["to"]]] = float(e["posterior"])
+    return mat
+
+
+def plot_heatmap(result_json: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """PNG heat map of P(u → v): row = parent u, column = child v."""
+    from matplotlib.figure import Figure
+
+    variables = list(result_json["variables"])
+    mat = _matrix(result_json.get("edges") or [], variables)
+    n = max(len(variables), 1)
+    size = min(max(4.0, 0.35 * n + 2.5), 24.0)
+    fig = Figure(figsize=(size + 1.2, size))
+    ax = fig.add_subplot()
+    im = ax.imshow(mat, cmap="viridis", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(len(variables)), labels=variables, rotation=90, fontsize=max(5, 11 - n // 8))
+    ax.set_yticks(range(len(variables)), labels=variables, fontsize=max(5, 11 - n // 8))
+    ax.set_xlabel("child v")
+    ax.set_ylabel("parent u")
+    ax.set_title(f"P(u → v) over {result_json.get('n_networks', '?')} credible DAGs "
+                 f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')})", fontsize=9)
+    if n <= 15:
+        for i in range(len(variables)):
+            for j in range(len(variables)):
+                if mat[i, j] > 0:
+                    ax.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                            color="black" if mat[i, j] > 0.6 else "white")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="posterior")
+    _save_figure(fig, Path(path))
+
+
+def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
+                  min_posterior: float = 0.0) -> None:
+    """PNG of the averaged graph: every edge with P(u → v) > ``min_posterior``, alpha and width ∝ P."""
+    from matplotlib.figure import Figure
+
+    variables = list(result_json["variables"])
+    edges = [e for e in result_json.get("edges") or [] if float(e["posterior"]) > min_posterior]
+    g = nx.DiGraph()
+    g.add_nodes_from(variables)
+    for e in edges:
+        g.add_edge(e["from"], e["to"], p=float(e["posterior"]))
+    n = max(len(variables), 1)
+    size = min(max(5.0, 0.45 * n + 3.0), 24.0)
+    fig = Figure(figsize=(size, size))
+    ax = fig.add_subplot()
+    ax.set_axis_off()
+    layout = nx.Graph()
+    layout.add_nodes_from(variables)
+    for u, v, data in g.edges(data=True):
+        w = layout.get_edge_data(u, v, {"weight": 0.0})["weight"]
+        layout.add_edge(u, v, weight=w + data["p"])
+    pos = nx.spring_layout(layout, seed=0, weight="weight", k=2.0 / math.sqrt(n))
+    nx.draw_networkx_nodes(g, pos, ax=ax, node_color="#dde8f5", edgecolors="#34495e", node_size=900)
+    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9)
+    for u, v, data in g.edges(data=True):
+        p = data["p"]
+        rad = 0.15 if g.has_edge(v, u) else 0.0
+        nx.draw_networkx_edges(g, pos, edgelist=[(u, v)], ax=ax, width=0.5 + 4.0 * p,
+                               edge_color=[(0.1, 0.2, 0.5, 0.15 + 0.85 * p)], arrows=True, arrowsize=14,
+                               node_size=900, connectionstyle=f"arc3,rad={rad}")
+    labels = {(u, v): f"{d['p']:.2f}" for u, v, d in g.edges(data=True) if d["p"] >= 0.05}
+    straight = {k: t for k, t in labels.items() if not g.has_edge(k[1], k[0])}
+    curved = {k: t for k, t in labels.items() if g.has_edge(k[1], k[0])}
+    if straight:
+        nx.draw_networkx_edge_labels(g, pos, edge_labels=straight, ax=ax, font_size=7)
+    if curved:
+        nx.draw_networkx_edge_labels(g, pos, edge_labels=curved, ax=ax, font_size=7,
+                                     connectionstyle="arc3,rad=0.15")
+    ax.set_title(f"Averaged network: edge width/opacity = P(u → v) "
+                 f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')}, conditional on the credible set)",
+                 fontsize=9)
+    _save_figure(fig, Path(path))
+
+
+def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, Any],
+                 networks: Sequence[Any] | None = None,
+                 variables: Sequence[str] | None = None) -> dict[str, Path]:
+    """Write every report file into ``directory``; returns ``{file name: path}``.
+
+    ``networks`` (default ``result_json["networks"]``) gives the best network for
+    ``best_network.dot``/``.graphml``; ``variables`` defaults to ``result_json["variables"]``.
+    """
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    variables = list(variables) if variables is not None else list(result_json["variables"])
+    r = dict(result_json)
+    r["variables"] = variables
+    written: dict[str, Path] = {}
+
+    def put(name: str, text: str) -> None:
+        atomic_write_text(folder / name, text)
+        written[name] = folder / name
+
+    d = _matrix(r.get("edges") or [], variables)
+    und = np.zeros_like(d)
+    rank = {v: i for i, v in enumerate(variables)}
+    for e in r.get("adjacency") or []:
+        i, j = rank[e["u"]], rank[e["v"]]
+        und[i, j] = und[j, i] = float(e.get("undirected_posterior", 0.0))
+    a = d + d.T
+    rows = [(variables[i], variables[j], d[i, j], a[i, j], und[i, j])
+            for i in range(len(variables)) for j in range(len(variables)) if i != j and a[i, j] > 0]
+    rows.sort(key=lambda t: (-t[2], -t[3], rank[t[0]], rank[t[1]]))
+    put("edges.csv", pd.DataFrame(rows, columns=["from", "to", "directed_posterior", "adjacency_posterior",
+                                                 "undirected_posterior"]).to_csv(index=False))
+    mecs = r.get("mecs") or []
+    put("mecs.csv", pd.DataFrame({
+        "rank": list(range(1, len(mecs) + 1)),
+        "score": [m["score"] for m in mecs],
+        "ln_bf": [m["ln_bf"] for m in mecs],
+        "bf": [math.exp(min(m["ln_bf"], 700.0)) for m in mecs],
+        "n_dags": [m["n_dags"] for m in mecs],
+        "class_size": [m.get("class_size") for m in mecs],
+        "posterior": [m["posterior"] for m in mecs],
+        "n_directed": [len(m["cpdag"]["directed"]) for m in mecs],
+        "n_undirected": [len(m["cpdag"]["undirected"]) for m in mecs],
+    }).to_csv(index=False))
+    put("networks.json", json.dumps(r, indent=1, default=_json_default) + "\n")
+    if mecs:
+        put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))
+    put("averaged.dot", _averaged_dot(r.get("edges") or [], variables))
+    nets = network_items(networks if networks is not None else r.get("networks") or [])
+    if nets:
+        best = max(range(len(nets)), key=lambda k: nets[k][0])
+        write_dot(nets[best][1], folder / "best_network.dot")
+        write_graphml(nets[best][1], folder / "best_network.graphml")
+        written["best_network.dot"] = folder / "best_network.dot"
+        written["best_network.graphml"] = folder / "best_network.graphml"
+    plot_heatmap(r, folder / "heatmap.png")
+    written["heatmap.png"] = folder / "heatmap.png"
+    plot_averaged(r, folder / "averaged.png")
+    written["averaged.png"] = folder / "averaged.png"
+    return written
+
+
+def _json_default(x: Any) -> Any:
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, (set, frozenset)):
+        return sorted(x)
+    raise TypeError(f"{type(x).__name__} is not JSON serialisable")

@@ -1,0 +1,196 @@
+"""The side-road commands from the command line: ``simulate``, ``compare``, ``citest``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from bnilp.cli import main
+from bnilp.data import load_data
+
+
+def _run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def _one_line_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("bnilp: error:"), result.output
+    return lines[0]
+
+
+@pytest.fixture
+def simulated(tmp_path):
+    data, truth = tmp_path / "d.csv", tmp_path / "t.json"
+    res = _run("simulate", "--nodes", "12", "--samples", "300", "--avg-degree", "2", "--seed", "4",
+               "-o", str(data), "--truth", str(truth))
+    assert res.exit_code == 0, res.output
+    return data, truth, res
+
+
+def test_simulate_writes_data_and_truth(simulated, tmp_path):
+    data, truth_path, res = simulated
+    truth = json.loads(truth_path.read_text())
+    assert set(truth["parents"]) == {f"X{i}" for i in range(1, 13)}
+    assert truth["n_edges"] == 12 and truth["settings"]["seed"] == 4
+    assert f"--discrete {','.join(truth['discrete'])}" in res.output
+    loaded = load_data(data)
+    assert dict(zip(loaded.names, loaded.kinds, strict=True)) == truth["kinds"]
+    assert loaded.N == 300
+    # same seed, same files
+    data2, truth2 = tmp_path / "d2.csv", tmp_path / "t2.json"
+    again = _run("simulate", "--nodes", "12", "--samples", "300", "--avg-degree", "2", "--seed", "4",
+                 "-o", str(data2), "--truth", str(truth2), "-q")
+    assert again.exit_code == 0 and again.output == ""
+    assert data2.read_text() == data.read_text()
+    assert json.loads(truth2.read_text())["parents"] == truth["parents"]
+
+
+def test_simulate_nonlinear_and_options(tmp_path):
+    data, truth = tmp_path / "n.csv", tmp_path / "n.json"
+    res = _run("simulate", "--nodes", "8", "--samples", "100", "--avg-degree", "3", "--max-degree", "4",
+               "--discrete-fraction", "0.25", "--categories", "3-4", "--nonlinear", "--seed", "1",
+               "-o", str(data), "--truth", str(truth))
+    assert res.exit_code == 0, res.output
+    t = json.loads(truth.read_text())
+    assert t["settings"]["nonlinear"] and len(t["discrete"]) == 2 and t["settings"]["categories"] == [3, 4]
+    assert pd.read_csv(data).shape == (100, 8)
+
+
+@pytest.mark.parametrize("extra", [
+    ["--samples", "50", "--avg-degree", "6", "--max-degree", "3"],
+    ["--samples", "50", "--categories", "1-3"],
+    ["--samples", "50", "--categories", "two-five"],
+    ["--samples", "50", "--discrete-fraction", "2"],
+    ["--samples", "1"],
+    ["--samples", "50", "--max-degree", "-1"],
+])
+def test_simulate_bad_input(tmp_path, extra):
+    args = ["simulate", "--nodes", "10", "--seed", "0", "-o", str(tmp_path / "d.csv"),
+            "--truth", str(tmp_path / "t.json"), *extra]
+    _one_line_error(_run(*args))
+    assert not (tmp_path / "d.csv").exists()
+
+
+def test_compare_truth_with_itself_and_with_a_result(simulated, tmp_path):
+    _, truth_path, _ = simulated
+    res = _run("compare", str(truth_path), str(truth_path), "--json")
+    assert res.exit_code == 0, res.output
+    m = json.loads(res.output)
+    assert (m["AP"], m["AR"], m["AHP"], m["AHR"], m["SHD"], m["skeleton_F1"]) == (1, 1, 1, 1, 0, 1)
+    # a solver-style result: the first network, with one true edge reversed and one dropped
+    truth = json.loads(truth_path.read_text())
+    parents = {v: list(p) for v, p in truth["parents"].items()}
+    edges = [(p, c) for c, ps in parents.items() for p in ps]
+    (p0, c0), (p1, c1) = edges[0], edges[1]
+    parents[c0].remove(p0)
+    parents[p0].append(c0)
+    parents[c1].remove(p1)
+    learned = tmp_path / "learned.json"
+    learned.write_text(json.dumps({"networks": [{"score": -1.0, "parents": parents}]}))
+    m = json.loads(_run("compare", str(learned), str(truth_path), "--json").output)
+    n = truth["n_edges"]
+    # one reversed + one missing: SHD 2, AP = (n−1)/(n−1), AR = (n−1)/n
+    assert m["SHD"] == 2 and m["reversed"] == 1 and m["missing"] == 1
+    assert m["AP"] == 1 and m["AR"] == pytest.approx((n - 1) / n)
+    table = _run("compare", str(learned), str(truth_path))
+    assert table.exit_code == 0 and "AHP" in table.output and "SHD" in table.output
+
+
+def test_compare_edges_threshold_and_cpdag(tmp_path):
+    true = tmp_path / "true.json"
+    true.write_text(json.dumps({"parents": {"A": [], "B": ["A"], "C": ["B"]}}))
+    result = tmp_path / "avg.json"
+    result.write_text(json.dumps({
+        "variables": ["A", "B", "C"],
+        "networks": [{"score": 0.0, "parents": {"A": [], "B": ["A"], "C": ["B"]}}],
+        "edges": [{"from": "A", "to": "B", "posterior": 0.8}, {"from": "B", "to": "C", "posterior": 0.45},
+                  {"from": "C", "to": "B", "posterior": 0.45}],
+    }))
+    # A → B kept directed; B–C adjacent (0.9) but undecided → undirected: AHP 1/1, AHR 1/2, SHD 1
+    m = json.loads(_run("compare", str(result), str(true), "--edges-threshold", "0.5", "--json").output)
+    assert m["mode"] == "averaged" and m["edges_threshold"] == 0.5
+    assert (m["AP"], m["AR"], m["AHP"], m["AHR"], m["SHD"]) == (1, 1, 1, 0.5, 1)
+    # a chain against itself as CPDAGs: all undirected → arrowhead ratios undefined → null
+    c = json.loads(_run("compare", str(result), str(true), "--cpdag", "--json").output)
+    assert c["mode"] == "cpdag" and c["AHP"] is None and c["SHD"] == 0
+    _one_line_error(_run("compare", str(result), str(true), "--cpdag", "--edges-threshold", "0.5"))
+    _one_line_error(_run("compare", str(true), str(true), "--edges-threshold", "0.5"))
+
+
+def test_compare_bad_input(tmp_path, simulated):
+    _, truth_path, _ = simulated
+    _one_line_error(_run("compare", str(tmp_path / "missing.json"), str(truth_path)))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert "not valid JSON" in _one_line_error(_run("compare", str(bad), str(truth_path)))
+    nokey = tmp_path / "nokey.json"
+    nokey.write_text(json.dumps({"graph": {}}))
+    _one_line_error(_run("compare", str(nokey), str(truth_path)))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"parents": {"X1": [], "Y": []}}))
+    assert "different variables" in _one_line_error(_run("compare", str(other), str(truth_path)))
+    unknown = tmp_path / "unknown.json"
+    unknown.write_text(json.dumps({"parents": {"X1": ["Q"]}}))
+    _one_line_error(_run("compare", str(unknown), str(truth_path)))
+
+
+@pytest.fixture
+def chain_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    N = 800
+    x = rng.integers(0, 3, N)
+    z = np.where(rng.random(N) < 0.6, x, rng.integers(0, 3, N))
+    y = np.where(rng.random(N) < 0.6, z, rng.integers(0, 3, N))
+    path = tmp_path / "chain.csv"
+    pd.DataFrame({"x": x, "y": y, "z": z}).to_csv(path, index=False)
+    return path
+
+
+def test_citest_json_and_table(chain_csv):
+    res = _run("citest", str(chain_csv), "x", "y", "--score", "bic", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["dependent"] is True and out["given"] == [] and out["score"] == "bic"
+    res = _run("citest", str(chain_csv), "x", "y", "--given", "z", "--score", "bic", "--alpha", "0.05",
+               "--json")
+    out = json.loads(res.output)
+    assert out["dependent"] is False and out["given"] == ["z"] and out["df"] == 12 and out["alpha"] == 0.05
+    table = _run("citest", str(chain_csv), "x", "y", "--given", "z", "--score", "bic")
+    assert table.exit_code == 0 and "independent" in table.output
+
+
+def test_citest_bad_input(chain_csv, tmp_path):
+    assert "unknown variable" in _one_line_error(_run("citest", str(chain_csv), "x", "w", "--score", "bic"))
+    _one_line_error(_run("citest", str(chain_csv), "x", "y", "--given", "q", "--score", "bic"))
+    _one_line_error(_run("citest", str(tmp_path / "none.csv"), "x", "y", "--score", "bic"))
+    _one_line_error(_run("citest", str(chain_csv), "x", "x", "--score", "bic"))
+    _one_line_error(_run("citest", str(chain_csv), "x", "y", "--score", "bdeu"))
+    _one_line_error(_run("citest", str(chain_csv), "x", "y", "--score", "bic", "--alpha", "0"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bnilp.scores.cg") is None, reason="CG score not written yet")
+def test_citest_default_cg_on_simulated_mixed_data(simulated):
+    data, truth_path, _ = simulated
+    truth = json.loads(truth_path.read_text())
+    child = next(c for c, ps in truth["parents"].items() if ps)
+    res = _run("citest", str(data), child, truth["parents"][child][0], "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["score"] == "cg" and len(out["directions"]) == 1
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bnilp.scores.mvp") is None, reason="MVP score not written yet")
+def test_citest_mvp_reports_both_directions(simulated):
+    data, truth_path, _ = simulated
+    truth = json.loads(truth_path.read_text())
+    child = next(c for c, ps in truth["parents"].items() if ps)
+    res = _run("citest", str(data), child, truth["parents"][child][0], "--score", "mvp", "--mvp-degree", "1")
+    assert res.exit_code == 0, res.output
+    assert res.output.count(child) >= 2 and "decision" in res.output

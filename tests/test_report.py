@@ -1,0 +1,160 @@
+"""Report files and terminal output from a brute-force credible set (4 variables)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from rich.console import Console
+
+from bnilp.averaging import edge_posteriors, weights
+from bnilp.mec import group_by_mec, mec_index
+from bnilp.report import print_report, result_json, summarise, write_dot, write_graphml, write_report
+from bnilp.scorefile import ScoreTable
+from tests.oracles import all_dags, brute_force_credible
+
+NODES = ["A", "B", "C", "D"]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _table(seed: int = 1) -> ScoreTable:
+    """Score-equivalent scores: a network's score depends only on its MEC (random per class)."""
+    rng = random.Random(seed)
+    families = {v: {} for v in NODES}
+    # local scores: additive per edge, so the equivalent DAGs of a class are not forced to tie;
+    # that is fine here: the report does not assume score equivalence
+    bonus = {(u, v): rng.uniform(-3, 3) for u in NODES for v in NODES if u != v}
+    for dag in all_dags(NODES):
+        for v, ps in dag.items():
+            families[v][ps] = math.fsum(bonus[(p, v)] for p in ps) - 0.5 * len(ps)
+    return ScoreTable(variables=list(NODES), families=families)
+
+
+def _solver_dict(eps: float, complete: bool = True) -> dict:
+    opt, nets = brute_force_credible(_table(), eps)
+    return {
+        "optimum": opt, "bound": opt, "gap": 0.0, "status": "optimal" if complete else "timelimit",
+        "seconds": 0.5, "epsilon": eps, "complete": complete, "n_networks": len(nets),
+        "networks": [{"score": s, "parents": {v: sorted(p) for v, p in pa.items()}} for s, pa in nets],
+        "stats": {}, "message": "" if complete else "time limit reached after 0.5 s",
+    }
+
+
+@pytest.fixture(scope="module", params=["dags", "mecs"])
+def report(request):
+    solved = _solver_dict(math.log(20))
+    mecs = group_by_mec(solved["networks"])
+    scores = [n["score"] for n in solved["networks"]]
+    ids = mec_index(mecs, len(scores)) if request.param == "mecs" else None
+    w = weights(scores, solved["optimum"], request.param, ids)
+    return solved, mecs, w, result_json(solved, mecs, w, NODES, request.param)
+
+
+def test_result_json_contract(report):
+    solved, mecs, w, r = report
+    for key in solved:
+        assert key in r
+    assert r["n_mecs"] == len(mecs) == len(r["mecs"])
+    assert r["prior"] in ("dags", "mecs")
+    json.loads(json.dumps(r))
+    for m in r["mecs"]:
+        assert set(m) >= {"score", "ln_bf", "n_dags", "posterior", "cpdag", "members"}
+        assert set(m["cpdag"]) == {"directed", "undirected"}
+        assert m["ln_bf"] >= -1e-12 and m["n_dags"] == len(m["members"])
+    assert sum(m["posterior"] for m in r["mecs"]) == pytest.approx(1.0)
+    assert sorted(i for m in r["mecs"] for i in m["members"]) == list(range(len(solved["networks"])))
+    direct = edge_posteriors(solved["networks"], w, NODES)
+    assert r["edges"] and all(set(e) == {"from", "to", "posterior"} for e in r["edges"])
+    assert [e["posterior"] for e in r["edges"]] == sorted((e["posterior"] for e in r["edges"]), reverse=True)
+    assert len(r["edges"]) == int((direct.to_numpy() > 0).sum())
+    for e in r["edges"]:
+        assert e["posterior"] == pytest.approx(direct.loc[e["from"], e["to"]], abs=1e-12)
+    for a in r["adjacency"]:
+        assert {"u", "v", "posterior"} <= set(a)
+        p = direct.loc[a["u"], a["v"]] + direct.loc[a["v"], a["u"]]
+        assert a["posterior"] == pytest.approx(p, abs=1e-12) and 0 < a["posterior"] <= 1 + 1e-12
+        assert 0 <= a["undirected_posterior"] <= a["posterior"] + 1e-12
+
+
+def test_summarise_matches_manual(report):
+    solved, _, _, r = report
+    assert summarise(solved, prior=r["prior"]) == r
+
+
+def test_terminal_report_complete(report):
+    *_, r = report
+    console = Console(record=True, width=120)
+    print_report(r, console)
+    text = console.export_text()
+    assert "incomplete" not in text.lower() and "truncated" not in text.lower()
+    assert "Occam's window" in text
+    assert ("uniform over DAGs" if r["prior"] == "dags" else "uniform over MECs") in text
+    assert str(r["n_networks"]) in text and str(r["n_mecs"]) in text
+    assert "20" in text  # the Bayes factor exp(ε)
+
+
+def test_terminal_report_incomplete():
+    solved = _solver_dict(math.log(150), complete=False)
+    r = summarise(solved)
+    console = Console(record=True, width=120)
+    print_report(r, console)
+    text = " ".join(console.export_text().lower().split())
+    assert "incomplete" in text and "truncated" in text
+    assert "timelimit" in text and "time limit reached" in text
+
+
+def test_write_report_files(tmp_path, report):
+    solved, _, _, r = report
+    out = tmp_path / "rep"
+    written = write_report(out, r, solved["networks"], NODES)
+    for name in ("edges.csv", "mecs.csv", "networks.json", "best_cpdag.dot", "averaged.dot", "heatmap.png",
+                 "averaged.png", "best_network.dot", "best_network.graphml"):
+        assert (out / name).is_file() and written[name] == out / name
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temp files left behind
+    edges = pd.read_csv(out / "edges.csv")
+    assert list(edges.columns[:4]) == ["from", "to", "directed_posterior", "adjacency_posterior"]
+    assert (edges["adjacency_posterior"] > 0).all()
+    assert len(edges) == 2 * len(r["adjacency"])
+    mecs = pd.read_csv(out / "mecs.csv")
+    assert len(mecs) == r["n_mecs"] and mecs["posterior"].sum() == pytest.approx(1.0)
+    assert json.loads((out / "networks.json").read_text()) == json.loads(json.dumps(r))
+    averaged = (out / "averaged.dot").read_text()
+    for e in r["edges"]:
+        assert re.search(rf'"{e["from"]}" -> "{e["to"]}" \[label="{e["posterior"]:.2f}", penwidth=', averaged)
+    best = (out / "best_cpdag.dot").read_text()
+    cp = r["mecs"][0]["cpdag"]
+    for u, v in cp["directed"]:
+        assert f'"{u}" -> "{v}";' in best
+    for u, v in cp["undirected"]:
+        assert f'"{u}" -> "{v}" [dir=none];' in best
+    for name in ("heatmap.png", "averaged.png"):
+        data = (out / name).read_bytes()
+        assert data[:8] == PNG_MAGIC and len(data) > 2000
+
+
+def test_write_dot_and_graphml(tmp_path):
+    pa = {"x y": frozenset(), 'q"uote': frozenset({"x y"}), "z": frozenset({"x y", 'q"uote'})}
+    write_dot(pa, tmp_path / "n.dot")
+    text = (tmp_path / "n.dot").read_text()
+    assert text.startswith("digraph") and text.count("->") == 3
+    assert '"x y" -> "q\\"uote";' in text
+    write_graphml(pa, tmp_path / "n.graphml")
+    g = nx.read_graphml(tmp_path / "n.graphml")
+    assert set(g.edges) == {("x y", 'q"uote'), ("x y", "z"), ('q"uote', "z")}
+
+
+def test_empty_and_single_network(tmp_path):
+    solved = {"optimum": -5.0, "epsilon": 0.0, "complete": True, "status": "optimal", "n_networks": 1,
+              "networks": [{"score": -5.0, "parents": {"a": [], "b": ["a"]}}], "message": ""}
+    r = summarise(solved)
+    assert r["n_mecs"] == 1 and r["mecs"][0]["posterior"] == 1.0
+    assert r["edges"] == [{"from": "a", "to": "b", "posterior": 1.0}]
+    write_report(tmp_path, r)
+    assert (tmp_path / "heatmap.png").read_bytes()[:8] == PNG_MAGIC
+    np.testing.assert_equal(pd.read_csv(tmp_path / "edges.csv")["directed_posterior"].tolist(), [1.0, 0.0])

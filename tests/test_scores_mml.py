@@ -1,0 +1,172 @@
+"""MML (Li & Dai eqs. 3.8–3.14) evaluated directly on small hand-made data.
+
+The −T·ln ε measurement-accuracy term is dropped by the score (constant per child), so the oracles
+below leave it out too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from bnilp.data import load_data
+from bnilp.errors import InputError
+from bnilp.scores.mml import MinimumMessageLength, log_kappa, structure_length
+from tests.mixed_helpers import make_dataset
+
+CLG = "/work/shared/data/mixed/clgaussian.test"
+KAPPA2 = 5 / (36 * math.sqrt(3))
+KAPPA3 = 0.0785433
+
+
+def eq38(n: int, m: int) -> float:
+    return math.log(n) + math.log(math.comb(n, m))
+
+
+def eq310(counts: list[int]) -> float:
+    r = len(counts)
+    nj = sum(counts)
+    out = (r - 1) / 2 * (math.log(nj / 12) + 1) - math.log(math.factorial(r - 1))
+    for c in counts:
+        out -= (c + 0.5) * math.log((c + 0.5) / (nj + r / 2))
+    return out
+
+
+def eq312(v: list[float]) -> float:
+    t = len(v)
+    mu = sum(v) / t
+    s2 = sum((x - mu) ** 2 for x in v) / (t - 1)
+    return (0.5 * math.log(t * t / 2) + math.log(KAPPA2) + 1 + t / 2 * math.log(2 * math.pi)
+            + (t - 1) / 2 * math.log(s2) + sum((x - mu) ** 2 for x in v) / (2 * s2))
+
+
+def eq313(v: np.ndarray, x: np.ndarray, kappa: float) -> float:
+    t, k = x.shape
+    a = x.T @ x
+    alpha = np.linalg.solve(a, x.T @ v)
+    rss = float(np.sum((v - x @ alpha) ** 2))
+    s2 = rss / (t - k)
+    return (0.5 * math.log(t / 2) + 0.5 * math.log(np.linalg.det(a)) + (k + 1) / 2 * math.log(kappa)
+            + (k + 1) / 2 + t / 2 * math.log(2 * math.pi) + (t - k) / 2 * math.log(s2) + rss / (2 * s2))
+
+
+A = [0, 0, 1, 1, 1, 0, 1, 0, 1, 1]
+B = [0, 1, 1, 0, 2, 2, 1, 0, 1, 2]
+X = [1.2, 0.7, 2.5, 3.1, 2.2, 0.1, 2.9, 1.0, 3.3, 2.0]
+Y = [2.0, 1.1, 5.2, 6.5, 4.1, 0.9, 6.2, 2.4, 6.0, 4.4]
+HAND = make_dataset([np.array(A), np.array(B), np.array(X), np.array(Y)], "ddcc")
+
+
+def test_eq38_structure() -> None:
+    score = MinimumMessageLength(HAND)
+    base = -score.raw(0, ())
+    family = eq38(4, 1) + eq310([2, 1]) + eq310([1, 3]) + eq310([1, 2]) + 3 * math.log(3)
+    assert -score.raw(0, (1,)) - base == pytest.approx(family - eq38(4, 0) - eq310([4, 6]))
+    assert structure_length(7, 3) == pytest.approx(math.log(7) + math.log(35))
+
+
+def test_eq311_discrete_child() -> None:
+    score = MinimumMessageLength(HAND)
+    assert -score.raw(0, ()) == pytest.approx(eq38(4, 0) + eq310([4, 6]), abs=1e-12)
+    # B | A: configurations A=0 (B counts 2,1,1), A=1 (1,3,2); q = 2
+    expected = eq38(4, 1) + 2 * math.log(2) + eq310([2, 1, 1]) + eq310([1, 3, 2])
+    assert -score.raw(1, (0,)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_eq311_unobserved_configuration_contributes_ln_q() -> None:
+    a = np.array([0, 0, 0, 1, 1, 1])
+    b = np.array([0, 0, 1, 1, 2, 2])  # (a=0, b=2) and (a=1, b=0) are never seen together
+    child = np.array([0, 1, 0, 1, 1, 0])
+    score = MinimumMessageLength(make_dataset([a, b, child], "ddd"))
+    expected = eq38(3, 2) + 6 * math.log(6) + eq310([1, 1]) + eq310([1, 0]) + eq310([0, 1]) + eq310([1, 1])
+    assert -score.raw(2, (0, 1)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_eq312_continuous_no_parents() -> None:
+    score = MinimumMessageLength(HAND)
+    assert -score.raw(3, ()) == pytest.approx(eq38(4, 0) + eq312(Y), abs=1e-10)
+
+
+def test_eq313_continuous_parent_paper_form_and_intercept() -> None:
+    xc = np.array(X) - np.mean(X)
+    yc = np.array(Y) - np.mean(Y)
+    literal = MinimumMessageLength(HAND, intercept=False)
+    assert -literal.raw(3, (2,)) == pytest.approx(eq38(4, 1) + eq313(yc, xc[:, None], KAPPA2), abs=1e-10)
+    default = MinimumMessageLength(HAND)
+    design = np.column_stack([np.ones(10), np.array(X)])
+    assert -default.raw(3, (2,)) == pytest.approx(eq38(4, 1) + eq313(np.array(Y), design, KAPPA3), abs=1e-10)
+
+
+def test_eq313_with_intercept_only_is_eq312() -> None:
+    v = np.array(Y)
+    assert eq313(v, np.ones((10, 1)), KAPPA2) == pytest.approx(eq312(Y), abs=1e-12)
+
+
+def test_eq314_mixed_parents() -> None:
+    score = MinimumMessageLength(HAND)
+    a, x, y = np.array(A), np.array(X), np.array(Y)
+    only_discrete = eq38(4, 1) + 2 * math.log(2) + sum(eq312(list(y[a == c])) for c in (0, 1))
+    assert -score.raw(3, (0,)) == pytest.approx(only_discrete, abs=1e-10)
+    mixed = eq38(4, 2) + 2 * math.log(2)
+    for c in (0, 1):
+        design = np.column_stack([np.ones(int((a == c).sum())), x[a == c]])
+        mixed += eq313(y[a == c], design, KAPPA3)
+    assert -score.raw(3, (0, 2)) == pytest.approx(mixed, abs=1e-10)
+
+
+def test_kappa_values() -> None:
+    assert math.exp(log_kappa(1)) == pytest.approx(1 / 12)
+    assert math.exp(log_kappa(2)) == pytest.approx(KAPPA2)
+    # Wallace's approximation continues the table smoothly past d = 8
+    assert math.exp(log_kappa(9)) == pytest.approx(0.0716, abs=0.004)
+    assert log_kappa(9) < log_kappa(8) + 0.05
+
+
+def test_continuous_parent_of_discrete_child_disallowed() -> None:
+    score = MinimumMessageLength(HAND)
+    assert not score.allowed_parent(0, 2)
+    assert score.allowed_parent(2, 0) and score.allowed_parent(0, 1) and not score.allowed_parent(0, 0)
+    with pytest.raises(InputError):
+        score.raw(0, (2,))
+    assert score.settings()["continuous_parent_of_discrete_child"].startswith("disallowed")
+
+
+def test_penalty_discount_rejected_and_no_loglik() -> None:
+    with pytest.raises(InputError):
+        MinimumMessageLength(HAND, penalty_discount=2.0)
+    with pytest.raises(NotImplementedError):
+        MinimumMessageLength(HAND).loglik_df(3, ())
+
+
+def test_degenerate_inputs_stay_finite() -> None:
+    rng = np.random.default_rng(21)
+    n = 40
+    many = rng.integers(0, 15, size=n)
+    x = rng.normal(size=n)
+    collinear = 2 * x + 1
+    dup = np.repeat(rng.normal(size=4), 10)
+    y = x + rng.normal(size=n)
+    flag = (y > 0).astype(int)
+    exact = 3 * x
+    data = make_dataset([many, x, collinear, dup, y, flag, exact], "dccccdc")
+    for intercept in (True, False):
+        score = MinimumMessageLength(data, intercept=intercept)
+        for child in range(7):
+            others = [j for j in range(7) if score.allowed_parent(child, j)]
+            for size in range(4):
+                for pa in itertools.combinations(others, size):
+                    assert math.isfinite(score.raw(child, pa)), (child, pa)
+
+
+def test_clgaussian_true_parents() -> None:
+    data = load_data(CLG)
+    score = MinimumMessageLength(data)
+    ix = lambda *names: tuple(sorted(data.index(v) for v in names))  # noqa: E731
+    g = data.index("G")
+    true = score.local(g, ix("A", "D", "E", "F"))
+    assert true > score.local(g, ()) and true > score.local(g, ix("B", "C", "H"))
+    f = data.index("F")
+    assert score.local(f, ix("B", "C")) > score.local(f, ()) > score.local(f, ix("A"))
