@@ -194,7 +194,7 @@ def from_dataframe(
     hints = {}
     for name, col in zip(names, df.columns, strict=True):
         dtype = df[col].dtype
-        if isinstance(dtype, pd.CategoricalDtype) or dtype == object or dtype == bool:
+        if isinstance(dtype, pd.CategoricalDtype) or dtype in (object, bool):
             hints[name] = DISCRETE
     if df.isna().any().any():
         col = next(c for c in df.columns if df[c].isna().any())

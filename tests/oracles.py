@@ -33,7 +33,7 @@ def all_dags(nodes: list[str]) -> Iterator[Parents]:
     seen: set[tuple[frozenset[str], ...]] = set()
     for order in itertools.permutations(nodes):
         choices = []
-        for pos, v in enumerate(order):
+        for pos in range(len(order)):
             before = order[:pos]
             choices.append([frozenset(c) for k in range(len(before) + 1)
                             for c in itertools.combinations(before, k)])

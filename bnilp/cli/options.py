@@ -17,7 +17,8 @@ def data_options(func: Callable) -> Callable:
     """--no-header, --discrete, --continuous, --missing, --format."""
     for opt in reversed([
         click.option("--no-header", is_flag=True, help="The file has no names line; columns are named 0..n-1."),
-        click.option("--discrete", "discrete_cols", metavar="COLS", help="Comma-separated columns to treat as discrete."),
+        click.option("--discrete", "discrete_cols", metavar="COLS",
+                     help="Comma-separated columns to treat as discrete."),
         click.option("--continuous", "continuous_cols", metavar="COLS",
                      help="Comma-separated columns to treat as continuous."),
         click.option("--missing", metavar="TOKENS", help="Extra tokens meaning 'missing' (e.g. '?'); an error."),
