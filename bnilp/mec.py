@@ -31,7 +31,8 @@ outwards and closing under Meek's rules leaves chain components that are again c
 
     #AMO(U) = Σ_{v ∈ U} Π_{C ∈ chain components of U^(v)} #AMO(C)            (He, Jia & Yu 2015)
 
-memoised over vertex sets, with the closed forms #AMO(clique on k) = k! and #AMO(tree on k) = k.
+memoised (across calls) by the component's edge set, with the closed forms
+#AMO(clique on k) = k! and #AMO(tree on k) = k.
 This is exact for every size; it is fast for the chain components that occur in practice (tens of
 nodes) but not polynomial in the worst case — the polynomial Clique-Picking algorithm of
 Wienöbst, Bannach & Liśkiewicz (2021) is the route if that is ever needed.
@@ -131,22 +132,23 @@ def _adjacency(nodes: Iterable[str], directed: Iterable[Edge],
 def _forced(x: str, y: str, directed: set[Edge], undirected: set[frozenset[str]],
             adj: dict[str, set[str]]) -> bool:
     """Whether one of Meek's rules R1–R4 orients the undirected edge x — y as x → y."""
-    for a in adj[x]:
-        if (a, x) in directed and a not in adj[y] and a != y:
-            return True  # R1
-    for z in adj[x] & adj[y]:
-        if (x, z) in directed and (z, y) in directed:
-            return True  # R2
-    und_x = [c for c in adj[x] if frozenset((x, c)) in undirected and (c, y) in directed]
-    for c, d in itertools.combinations(und_x, 2):
+    ax, ay = adj[x], adj[y]
+    for a in ax:
+        if (a, x) in directed and a not in ay:
+            return True  # R1: a → x — y, a, y non-adjacent
+    common = ax & ay
+    into_y = [z for z in common if (z, y) in directed]
+    for z in into_y:
+        if (x, z) in directed:
+            return True  # R2: x → z → y
+    r3 = [c for c in into_y if frozenset((x, c)) in undirected]
+    for c, d in itertools.combinations(r3, 2):
         if d not in adj[c]:
-            return True  # R3
-    for d in adj[x] & adj[y]:
-        if (d, y) not in directed:
-            continue
-        for c in adj[x] & adj[d]:
-            if c != y and (c, d) in directed and c not in adj[y]:
-                return True  # R4
+            return True  # R3: x — c → y, x — d → y, c, d non-adjacent
+    for d in into_y:
+        for c in ax & adj[d]:
+            if (c, d) in directed and c not in ay and c != y:
+                return True  # R4: x ~ c → d → y, x ~ d, c, y non-adjacent
     return False
 
 
@@ -303,25 +305,51 @@ def _rooted(root: str, comp: frozenset[str],
     return directed, comps
 
 
-def _count_amo(comp: frozenset[str], adj: Mapping[str, set[str]], memo: dict[frozenset[str], int]) -> int:
-    if comp in memo:
-        return memo[comp]
+_AMO_CACHE: dict[frozenset[frozenset[str]], int] = {}
+_AMO_CACHE_LIMIT = 200_000
+
+
+def _count_amo(comp: frozenset[str], adj: Mapping[str, set[str]]) -> int:
+    """#AMO of the connected chordal graph induced by ``comp`` (cached by its edge set)."""
     k = len(comp)
-    n_edges = sum(len(adj[v] & comp) for v in comp) // 2
-    if k <= 2 or n_edges == k * (k - 1) // 2:
-        result = math.factorial(k)
-    elif n_edges == k - 1:
-        result = k
-    else:
-        result = 0
-        for root in sorted(comp):
-            _, comps = _rooted(root, comp, adj)
-            prod = 1
-            for c in comps:
-                prod *= _count_amo(c, adj, memo)
-            result += prod
-    memo[comp] = result
+    edges = frozenset(frozenset((u, v)) for u in comp for v in adj[u] & comp if u < v)
+    if k <= 2 or len(edges) == k * (k - 1) // 2:
+        return math.factorial(k)
+    if len(edges) == k - 1:
+        return k
+    if edges in _AMO_CACHE:
+        return _AMO_CACHE[edges]
+    result = 0
+    for root in sorted(comp):
+        _, comps = _rooted(root, comp, adj)
+        prod = 1
+        for c in comps:
+            prod *= _count_amo(c, adj)
+        result += prod
+    if len(_AMO_CACHE) >= _AMO_CACHE_LIMIT:
+        _AMO_CACHE.clear()
+    _AMO_CACHE[edges] = result
     return result
+
+
+def _is_chordal(comp: frozenset[str], adj: Mapping[str, set[str]]) -> bool:
+    """Maximum cardinality search + perfect-elimination check (Tarjan & Yannakakis 1984)."""
+    weight = dict.fromkeys(comp, 0)
+    pos: dict[str, int] = {}
+    while weight:
+        v = max(weight, key=weight.__getitem__)
+        del weight[v]
+        pos[v] = len(pos)
+        for w in adj[v]:
+            if w in weight:
+                weight[w] += 1
+    for v in comp:
+        earlier = [w for w in adj[v] if w in pos and pos[w] < pos[v]]
+        if len(earlier) > 1:
+            u = max(earlier, key=pos.__getitem__)
+            if any(w != u and w not in adj[u] for w in earlier):
+                return False
+    return True
 
 
 def _components_checked(obj: Any) -> tuple[list[frozenset[str]], dict[str, set[str]]]:
@@ -329,7 +357,7 @@ def _components_checked(obj: Any) -> tuple[list[frozenset[str]], dict[str, set[s
     adj = _adjacency(nodes, (), und)
     comps = [c for c in _chain_components(nodes, adj) if len(c) > 1]
     for c in comps:
-        if not nx.is_chordal(nx.Graph([tuple(e) for e in und if e <= c])):
+        if not _is_chordal(c, adj):
             raise ValueError(f"chain component {sorted(c)} is not chordal: not a CPDAG")
     return comps, adj
 
@@ -341,10 +369,9 @@ def count_dags_in_mec(cpdag_or_dag: Any) -> int:
     DiGraph from :func:`cpdag`. Product over chain components of their AMO counts.
     """
     comps, adj = _components_checked(cpdag_or_dag)
-    memo: dict[frozenset[str], int] = {}
     total = 1
     for c in comps:
-        total *= _count_amo(c, adj, memo)
+        total *= _count_amo(c, adj)
     return total
 
 

@@ -640,6 +640,7 @@ def proxy_search(
     edge_slope: bool = True,
     seed: int | None = None,
     maxiter: int = 200,
+    refit_maxiter: int = 30,
     progress: Progress | None = None,
 ) -> SearchResult:
     """Search by proxy: score ``samples`` random DAGs exactly, fit the GP, climb on its mean.
@@ -708,6 +709,7 @@ def proxy_search(
     trajectory: list[dict[str, Any]] = []
     src, dst = edge_pairs(n)
     start_adj = np.zeros((n, n), dtype=bool)
+    radius = 4
     for rnd in range(refine + 1):
         coef = np.zeros((n, n))
         coef[src, dst] = gp.coefficients
@@ -721,13 +723,16 @@ def proxy_search(
         value = gp.predict(graph_bits(start_adj))
         step = trajectory[-1]["step"] if trajectory else 0
         trajectory.append({"step": step, "round": rnd, "move": "start", "proxy_score": value})
-        adj, value = _hill_climb(start_adj, allowed, kmax, column, value, names, trajectory, "proxy_score")
+        adj, value = _hill_climb(start_adj, allowed, kmax, column, value, names, trajectory, "proxy_score",
+                                 max_steps=radius if rnd else 1_000_000)
         for entry in trajectory[first:]:
             entry.setdefault("round", rnd)
         timings["search"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         exact = scorer.total(adj)
         trajectory[-1]["score"] = exact
+        if rnd:
+            radius = radius * 2 if exact > best[1] else max(1, radius // 2)
         add_training(adj, exact)
         timings["exact"] += time.perf_counter() - t0
         if rnd == refine:
@@ -745,7 +750,7 @@ def proxy_search(
             add_training(_apply(incumbent, moves[idx]))
         timings["sample"] += time.perf_counter() - t0
         t0 = time.perf_counter()
-        gp = fit_gp(np.array(graphs), np.array(values), edge_slope=edge_slope, maxiter=maxiter, init=gp)
+        gp = fit_gp(np.array(graphs), np.array(values), edge_slope=edge_slope, maxiter=refit_maxiter, init=gp)
         timings["fit"] += time.perf_counter() - t0
         start_adj = best[0]
     best_adj, best_score = best

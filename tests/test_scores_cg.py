@@ -242,3 +242,26 @@ def test_penalty_discount_scales_penalty() -> None:
     s1, s2 = ConditionalGaussian(data), ConditionalGaussian(data, penalty_discount=2.0)
     ll, df = s1.loglik_df(2, (0, 1))
     assert s2.raw(2, (0, 1)) == pytest.approx(ll - df * math.log(80), abs=1e-9)
+
+
+def test_clgaussian_cgd_discrete_child() -> None:
+    data = load_data(CLG)
+    ix = lambda *names: tuple(sorted(data.index(v) for v in names))  # noqa: E731
+    for score in (ConditionalGaussian(data), ConditionalGaussianDiscretized(data)):
+        f = data.index("F")
+        assert score.local(f, ix("B", "C")) > score.local(f, ())
+        assert score.local(f, ix("B", "C")) > score.local(f, ix("A", "H"))  # independent of F
+        a = data.index("A")
+        assert score.local(data.index("D"), ix("A", "H")) > score.local(data.index("D"), ix("H"))
+        assert score.local(a, ()) > score.local(a, ix("B", "C"))
+
+
+def test_cgd_discrete_child_score_view_is_bic() -> None:
+    data = random_mixed(np.random.default_rng(16), "cdcd", 200, arity=3)
+    cgd = ConditionalGaussianDiscretized(data, bins=3, penalty_discount=1.5)
+    view = cgd.discrete_child_score()
+    for child in (1, 3):
+        others = [j for j in range(4) if j != child]
+        for size in range(4):
+            for pa in itertools.combinations(others, size):
+                assert view.local(child, pa) == pytest.approx(cgd.local(child, pa), abs=1e-9)

@@ -18,7 +18,14 @@ import click
 from rich.console import Console
 
 from bnilp.cli import EXIT_INPUT, EXIT_LIMIT
-from bnilp.cli.options import bf_options, data_options, epsilon_from, load_from_options, score_options
+from bnilp.cli.options import (
+    bf_options,
+    data_options,
+    epsilon_from,
+    load_from_options,
+    score_options,
+    split_priors,
+)
 from bnilp.cli.score import score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
@@ -33,8 +40,6 @@ def solve_options(func):
         click.option("--time-limit", type=float, default=None, help="Seconds for the search (both phases)."),
         click.option("--max-networks", type=int, default=150_000, show_default=True,
                      help="Stop collecting after this many networks (the result is then marked incomplete)."),
-        click.option("--prior", type=click.Choice(["dags", "mecs"]), default="dags", show_default=True,
-                     help="Prior over structures for averaging: uniform over DAGs or over MECs."),
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
                      help="Hand SCIP a first network: from greedy or proxy search, or a JSON with 'parents'."),
         click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the result as JSON."),
@@ -138,7 +143,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         raise InputError(f"--time-limit must be > 0, got {opts['time_limit']}")
     with _live(console, opts.get("quiet", False)) as update:
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
-                             max_networks=opts.get("max_networks", 150_000), prior=opts.get("prior", "dags"),
+                             max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update)
     _finish(result, opts, console, t0)
 
@@ -147,6 +152,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
 @click.argument("scores_path", metavar="FILE.scores", type=click.Path(dir_okay=False))
 @bf_options
 @solve_options
+@click.option("--prior", "priors", type=click.Choice(["dags", "mecs"]), multiple=True,
+              help="Prior over structures for averaging: uniform over DAGs (default) or over MECs.")
 def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
     """Prove the optimal network of a GOBNILP/Jaakkola score file; with --bf, every network within
     that Bayes factor of it (default --bf 1: the optimal networks, ties included)."""

@@ -37,8 +37,10 @@ def score_options(func: Callable) -> Callable:
         click.option("--mvp-degree", default="log", show_default=True,
                      help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer."),
         click.option("--bins", type=int, default=3, show_default=True, help="CGd: equal-frequency bins."),
-        click.option("--prior", "prior_kind", type=click.Choice(["none", "binomial", "ebic"]), default="none",
-                     show_default=True, help="Structure prior added to every local score."),
+        click.option("--prior", "priors", type=click.Choice(["none", "binomial", "ebic", "dags", "mecs"]),
+                     multiple=True, help="Structure prior added to every local score (none, binomial, ebic; "
+                     "default none) and/or, for learn, the prior over structures for averaging (dags, mecs; "
+                     "default dags). Repeat to give both, e.g. --prior binomial --prior mecs."),
         click.option("--expected-parents", type=float, default=1.0, show_default=True,
                      help="Binomial prior: expected number of parents r."),
         click.option("--ebic-gamma", type=float, default=0.5, show_default=True, help="EBIC prior: γ."),
@@ -70,6 +72,21 @@ def epsilon_from(bf: float | None, epsilon: float | None, default_bf: float) -> 
     return math.log(bf)
 
 
+STRUCTURE_PRIORS = ("none", "binomial", "ebic")
+AVERAGING_PRIORS = ("dags", "mecs")
+
+
+def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
+    """(structure prior, averaging prior) from the repeated --prior option."""
+    values = list(values or [])
+    structure = [v for v in values if v in STRUCTURE_PRIORS]
+    averaging = [v for v in values if v in AVERAGING_PRIORS]
+    if len(set(structure)) > 1 or len(set(averaging)) > 1:
+        raise InputError(f"--prior given conflicting values {values}: at most one of {', '.join(STRUCTURE_PRIORS)} "
+                         f"and one of {', '.join(AVERAGING_PRIORS)}")
+    return (structure[0] if structure else "none"), (averaging[0] if averaging else "dags")
+
+
 def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
     return load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
                      continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
@@ -79,7 +96,7 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
 def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
     """Build the score named by --score with only the settings it takes."""
     name = opts.get("score_name", "bic")
-    prior = StructurePrior(opts.get("prior_kind", "none"), data.n, opts.get("expected_parents", 1.0),
+    prior = StructurePrior(split_priors(opts.get("priors"))[0], data.n, opts.get("expected_parents", 1.0),
                            opts.get("ebic_gamma", 0.5))
     settings: dict[str, Any] = {"prior": prior, "penalty_discount": opts.get("penalty_discount", 1.0)}
     if name == "bdeu":

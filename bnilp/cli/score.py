@@ -17,8 +17,10 @@ from bnilp.cli.options import (
     load_from_options,
     score_from_options,
     score_options,
+    split_priors,
 )
 from bnilp.data import Dataset
+from bnilp.errors import InputError
 from bnilp.parentsets import DEFAULT_UNBOUNDED_PALIM, score_parent_sets
 from bnilp.scorefile import ScoreTable, write_jaakkola
 
@@ -111,6 +113,8 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     """
     console = Console(stderr=True)
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):
+        raise InputError("--prior dags|mecs is the averaging prior of learn/solve; score takes none|binomial|ebic")
     data = load_from_options(data_path, opts)
     table = score_data(data, opts, eps, console, quiet)
     write_jaakkola(table, out)

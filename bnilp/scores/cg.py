@@ -46,7 +46,9 @@ are replaced by their copies and the family is scored by multinomial BIC,
 s = Σ_jk n_jk ln(n_jk/n_j) − ½·c·q·(r − 1)·ln N. A continuous child is scored by CG.
 
 Pruning: only R1 is claimed (a continuous log-density is unbounded, so the discrete-score superset
-bounds R2–R5 do not transfer; see ``shared/docs/pruning.md``).
+bounds R2–R5 do not transfer; see ``shared/docs/pruning.md``). For CGd's *discrete* children,
+:meth:`ConditionalGaussianDiscretized.discrete_child_score` gives an equal BIC on the binned data,
+for which R2–R4 hold.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from scipy.special import xlogy
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.discrete import BIC
 
 #: eigenvalue threshold (globally standardised scale) below which a cell covariance counts as singular
 EIG_TOL = 1e-9
@@ -266,6 +269,29 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         nj = table.sum(axis=1)
         ll = float(xlogy(table, table).sum() - xlogy(nj, nj).sum())
         return ll, q * (r - 1)
+
+    def binned_dataset(self) -> Dataset:
+        """The data with every continuous column replaced by its discretised copy (all discrete)."""
+        data = self.data
+        codes = data.codes.copy()
+        arities = list(data.arities)
+        levels = [list(lv) for lv in data.levels]
+        for j, col in self.binned.items():
+            codes[:, j] = col
+            arities[j] = self.bin_arity[j]
+            levels[j] = [f"bin{b}" for b in range(self.bin_arity[j])]
+        return Dataset(names=list(data.names), kinds=["discrete"] * data.n, codes=codes,
+                       values=np.full(codes.shape, np.nan), arities=arities, levels=levels,
+                       source=f"{data.source} (binned, b={self.bins})")
+
+    def discrete_child_score(self) -> BIC:
+        """A BIC on :meth:`binned_dataset` with the same prior and penalty discount.
+
+        For every *discrete* child and every parent set it gives exactly this score's ``raw`` and
+        ``local``, so a parent-set walk may use it (and BIC's superset rules R2–R4) for discrete
+        children; continuous children must still be scored by CGd itself.
+        """
+        return BIC(self.binned_dataset(), prior=self.prior, penalty_discount=self.penalty_discount)
 
     def settings(self) -> dict[str, Any]:
         out = super().settings()

@@ -128,8 +128,10 @@ class MixedVariablePolynomial(LocalScore):
                 ll += self._discrete_cell(design, y, d)
                 df += m * (d - 1)
             else:
-                beta = np.linalg.lstsq(design, y, rcond=None)[0]
-                resid = y - design @ beta
+                if m == 1:
+                    resid = y - y.mean()
+                else:
+                    resid = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
                 s2 = float(resid @ resid) / n_p
                 s2f = max(s2, floor)
                 ll -= 0.5 * n_p * (_LN2PI + math.log(s2f) + s2 / s2f)
@@ -142,8 +144,10 @@ class MixedVariablePolynomial(LocalScore):
         n_p = y.size
         onehot = np.zeros((n_p, d))
         onehot[np.arange(n_p), y] = 1.0
-        beta = np.linalg.lstsq(design, onehot, rcond=None)[0]
-        fitted = design @ beta
+        if design.shape[1] == 1:
+            fitted = np.broadcast_to(onehot.mean(axis=0), onehot.shape)
+        else:
+            fitted = design @ np.linalg.lstsq(design, onehot, rcond=None)[0]
         low = fitted.min(axis=1)
         target = 1.0 / n_p
         alpha = np.ones(n_p)
