@@ -1,0 +1,143 @@
+"""The score / solve / learn commands: outputs, JSON contract, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from bnilp.cli import main
+from bnilp.scorefile import read_jaakkola
+from tests.conftest import random_discrete_frame
+
+JSON_FIELDS = {"optimum", "bound", "gap", "status", "seconds", "epsilon", "complete", "n_networks", "n_mecs",
+               "networks", "mecs", "edges", "prior"}
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def small_csv(tmp_path):
+    path = tmp_path / "small.csv"
+    random_discrete_frame(11, n=5, N=400).to_csv(path, index=False)
+    return path
+
+
+def run(runner: CliRunner, *args: str):
+    return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_score_writes_file_and_sidecar(runner, small_csv, tmp_path) -> None:
+    out = tmp_path / "s.scores"
+    res = run(runner, "score", small_csv, "-o", out, "--bf", "20", "-q")
+    assert res.exit_code == 0, res.output
+    table = read_jaakkola(out)
+    assert table.variables == ["V0", "V1", "V2", "V3", "V4"]
+    meta = json.loads((tmp_path / "s.scores.json").read_text())
+    assert meta["score"] == "bic" and meta["epsilon"] == pytest.approx(math.log(20)) and meta["N"] == 400
+    assert meta["pruned"]["R1"] > 0 and meta["kept"] == table.n_parent_sets()
+
+
+def test_solve_and_learn_agree_and_follow_the_json_contract(runner, small_csv, tmp_path) -> None:
+    scores, a, b = tmp_path / "s.scores", tmp_path / "a.json", tmp_path / "b.json"
+    assert run(runner, "score", small_csv, "-o", scores, "--bf", "20", "-q").exit_code == 0
+    assert run(runner, "solve", scores, "--bf", "20", "--json", a, "-q").exit_code == 0
+    assert run(runner, "learn", small_csv, "--bf", "20", "--json", b, "-q").exit_code == 0
+    ra, rb = json.loads(a.read_text()), json.loads(b.read_text())
+    assert JSON_FIELDS <= set(ra) and JSON_FIELDS <= set(rb)
+    assert ra["optimum"] == rb["optimum"] and ra["n_networks"] == rb["n_networks"]
+    assert ra["status"] == "optimal" and ra["complete"] is True and ra["gap"] == 0
+    for net in ra["networks"]:
+        assert set(net["parents"]) == {"V0", "V1", "V2", "V3", "V4"}
+    assert [n["score"] for n in ra["networks"]] == sorted((n["score"] for n in ra["networks"]), reverse=True)
+    assert all({"score", "n_dags", "posterior", "cpdag"} <= set(m) for m in ra["mecs"])
+    assert all({"from", "to", "posterior"} <= set(e) and e["posterior"] > 0 for e in ra["edges"])
+
+
+def test_learn_default_instance_writes_a_report(runner, tmp_path) -> None:
+    report = tmp_path / "rep"
+    res = run(runner, "learn", "--report", report, "--dot", tmp_path / "best.dot", "--graphml", tmp_path / "b.graphml")
+    assert res.exit_code == 0, res.output
+    assert "credible" in res.output.lower()
+    for name in ("edges.csv", "mecs.csv", "networks.json", "heatmap.png", "averaged.png"):
+        assert (report / name).exists(), name
+    assert "->" in (tmp_path / "best.dot").read_text()
+
+
+def test_network_limit_is_reported_with_exit_3(runner, small_csv, tmp_path) -> None:
+    out = tmp_path / "r.json"
+    res = runner.invoke(main, ["learn", str(small_csv), "--bf", "150", "--max-networks", "2", "--json", str(out)])
+    assert res.exit_code == 3
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and doc["status"] == "network_limit" and doc["n_networks"] == 2
+    assert "incomplete" in res.output.lower() or "truncated" in res.output.lower()
+
+
+def test_time_limit_on_a_larger_problem_is_honest(runner, shared_data, tmp_path) -> None:
+    out = tmp_path / "r.json"
+    res = runner.invoke(main, ["learn", str(shared_data / "liao2019_ebnsl" / "zoo.csv"), "--no-header",
+                               "--bf", "150", "--time-limit", "2", "--json", str(out), "-q"])
+    doc = json.loads(out.read_text())
+    assert res.exit_code == 3 and doc["complete"] is False and doc["status"] == "time_limit"
+
+
+@pytest.mark.parametrize("args,pattern", [
+    (["score", "/nonexistent.csv", "-o", "x.scores"], "no such file"),
+    (["learn", "/nonexistent.csv"], "no such file"),
+    (["solve", "/nonexistent.scores"], "no such file"),
+    (["learn", "--bf", "0.5"], "--bf must be"),
+    (["learn", "--epsilon", "-1"], "--epsilon must be"),
+    (["learn", "--prior", "dags", "--prior", "mecs"], "conflicting"),
+])
+def test_bad_input_gives_one_line_and_exit_2(runner, args, pattern) -> None:
+    res = runner.invoke(main, args)
+    assert res.exit_code == 2, res.output
+    assert pattern in res.output
+    assert "Traceback" not in res.output
+
+
+def test_malformed_score_file_names_the_line(runner, tmp_path) -> None:
+    bad = tmp_path / "bad.scores"
+    bad.write_text("2\nA 1\n-1.0 0\nB 2\n-2.0 0\n")
+    res = runner.invoke(main, ["solve", str(bad)])
+    assert res.exit_code == 2 and f"{bad}:5: file ends early" in res.output
+
+
+def test_unknown_variable_and_duplicate_names(runner, tmp_path) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("a,b\n1,2\n2,1\n1,1\n")
+    res = runner.invoke(main, ["learn", str(data), "--discrete", "zz"])
+    assert res.exit_code == 2 and "unknown variable 'zz'" in res.output
+    dup = tmp_path / "dup.csv"
+    dup.write_text("a,a\n1,2\n2,1\n")
+    res = runner.invoke(main, ["score", str(dup), "-o", str(tmp_path / "x.scores")])
+    assert res.exit_code == 2 and "duplicate column name 'a'" in res.output
+
+
+def test_infeasible_score_file(runner, tmp_path) -> None:
+    path = tmp_path / "cyc.scores"
+    path.write_text("2\nA 1\n-1.0 1 B\nB 1\n-1.0 1 A\n")
+    res = runner.invoke(main, ["solve", str(path)])
+    assert res.exit_code == 2 and "admit no DAG" in res.output
+
+
+def test_solve_refuses_a_bf_larger_than_the_file_was_pruned_for(runner, small_csv, tmp_path) -> None:
+    scores = tmp_path / "s.scores"
+    assert run(runner, "score", small_csv, "-o", scores, "--bf", "3", "-q").exit_code == 0
+    res = runner.invoke(main, ["solve", str(scores), "--bf", "20"])
+    assert res.exit_code == 2 and "pruned for" in res.output
+
+
+def test_constant_column_warns_and_leaves_the_network(runner, tmp_path) -> None:
+    frame = random_discrete_frame(3, n=3, N=100)
+    frame["K"] = 7
+    path = tmp_path / "c.csv"
+    frame.to_csv(path, index=False)
+    res = run(runner, "score", path, "-o", tmp_path / "c.scores")
+    assert res.exit_code == 0 and "'K' is constant" in res.output
+    assert "K" not in read_jaakkola(tmp_path / "c.scores").variables
