@@ -21,13 +21,13 @@ large that 𝒞 holds every DAG they coincide (checked by brute force in the tes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from bnilp.mec import MEC, mec_index, network_items
+from bnilp.mec import MEC, mec_index
 
 PRIORS = ("dags", "mecs")
 
@@ -71,18 +71,30 @@ def mec_weights(mecs: Sequence[MEC], scores: Sequence[float] | np.ndarray, optim
     return weights(scores, optimum, prior, ids)
 
 
+def _parent_maps(networks: Iterable[Any]) -> Iterator[Mapping[str, Iterable[str]]]:
+    """The parent map of each network, without copying (tuples, dicts or ``.parents`` objects)."""
+    for net in networks:
+        if isinstance(net, tuple):
+            yield net[1]
+        elif isinstance(net, Mapping):
+            yield net["parents"]
+        else:
+            yield net.parents
+
+
 def _edge_arrays(networks: Iterable[Any], variables: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(network index, flat pair index parent·n + child) of every edge of every network."""
     index = {v: i for i, v in enumerate(variables)}
     n = len(variables)
-    nets, pairs = [], []
-    for k, (_, pa) in enumerate(network_items(networks)):
-        flat = [index[p] * n + index[c] for c, ps in pa.items() for p in ps]
-        pairs.append(np.asarray(flat, dtype=np.int64))
-        nets.append(np.full(len(flat), k, dtype=np.int64))
-    if not pairs:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(nets), np.concatenate(pairs)
+    nets: list[int] = []
+    pairs: list[int] = []
+    for k, pa in enumerate(_parent_maps(networks)):
+        before = len(pairs)
+        for c, ps in pa.items():
+            base = index[c]
+            pairs.extend(index[p] * n + base for p in ps)
+        nets.extend([k] * (len(pairs) - before))
+    return np.asarray(nets, dtype=np.int64), np.asarray(pairs, dtype=np.int64)
 
 
 def edge_posteriors(networks: Iterable[Any], weights: Sequence[float] | np.ndarray,

@@ -13,7 +13,8 @@ v-structures, then close under Meek's rules
 - R2: a → c → b and a — b                     ⇒ a → b
 - R3: a — c → b, a — d → b, c, d non-adjacent ⇒ a → b
 - R4: a — b, a ~ c → d → b, a ~ d, c, b non-adjacent ⇒ a → b   (never fires from a DAG's
-  v-structures alone; it is applied for the rooted sub-problems of the counter below)
+  v-structures alone; it matters for the sub-problems of the counter below, which add
+  background orientations)
 
 until nothing changes (:func:`cpdag_edges_meek`). :func:`cpdag_edges` computes the same graph by
 Chickering's (1995) edge labelling (compelled / reversible edges), which needs one topological
@@ -25,17 +26,18 @@ u → v and v → u, every edge carrying the attribute ``undirected`` (bool).
 
 Class size: the undirected part of a CPDAG is a disjoint union of chordal chain components and
 the number of DAGs in the class is the product over components of their numbers of acyclic
-moral orientations (AMOs) (Andersson, Madigan & Perlman 1997; He, Jia & Yu 2015). For one
-connected chordal component U every AMO has exactly one source v, and orienting all edges at v
-outwards and closing under Meek's rules leaves chain components that are again chordal:
+moral orientations (AMOs) (Andersson, Madigan & Perlman 1997). Each component is counted by
+Clique-Picking (Wienöbst, Bannach & Liśkiewicz 2021), polynomial in the component size: for a
+clique tree T of the component G rooted anywhere,
 
-    #AMO(U) = Σ_{v ∈ U} Π_{C ∈ chain components of U^(v)} #AMO(C)            (He, Jia & Yu 2015)
+    #AMO(G) = Σ_{v ∈ T} φ(K_v, FP(v, T)) · Π_{H ∈ C_G(K_v)} #AMO(H)
 
-memoised (across calls) by the component's edge set, with the closed forms
-#AMO(clique on k) = k! and #AMO(tree on k) = k.
-This is exact for every size; it is fast for the chain components that occur in practice (tens of
-nodes) but not polynomial in the worst case — the polynomial Clique-Picking algorithm of
-Wienöbst, Bannach & Liśkiewicz (2021) is the route if that is ever needed.
+where K_v is the clique at tree node v, FP(v, T) the separators K_x ∩ K_y on the tree path from
+the root to v, φ(K, FP) the number of permutations of K with no prefix (as a set) in FP, and
+C_G(K) the chain components left after putting K first and closing under Meek's rules. Counts
+are cached by a component's edge set; cliques count k! and trees k directly. The tests check it
+against brute force and against the source-vertex sum of He, Jia & Yu (2015),
+#AMO(G) = Σ_v Π_{C ∈ chain components of G^(v)} #AMO(C), which also drives :func:`dags_in_mec`.
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ FastKey = tuple[frozenset[Edge], frozenset[tuple[str, str, str]]]
 
 
 def as_parents(parents: Mapping[str, Iterable[str]]) -> Parents:
-    """A parent map with frozenset values (accepts lists, sets, tuples)."""
+    """A parent map with frozenset values (accepts lists, sets, tuples); no copy if it is one."""
+    if type(parents) is dict and all(type(p) is frozenset for p in parents.values()):
+        return parents
     return {v: frozenset(p) for v, p in parents.items()}
 
 
@@ -305,12 +309,91 @@ def _rooted(root: str, comp: frozenset[str],
     return directed, comps
 
 
+def _count_amo_rooted(comp: frozenset[str], adj: Mapping[str, set[str]],
+                      memo: dict[frozenset[str], int] | None = None) -> int:
+    """#AMO by the source-vertex sum of He, Jia & Yu (2015); not polynomial, kept as a cross-check."""
+    memo = {} if memo is None else memo
+    k = len(comp)
+    if k <= 2:
+        return math.factorial(k)
+    if comp not in memo:
+        result = 0
+        for root in sorted(comp):
+            _, comps = _rooted(root, comp, adj)
+            prod = 1
+            for c in comps:
+                prod *= _count_amo_rooted(c, adj, memo)
+            result += prod
+        memo[comp] = result
+    return memo[comp]
+
+
+def _phi(clique: frozenset[str], forbidden: Iterable[frozenset[str]]) -> int:
+    """Permutations of ``clique`` none of whose prefixes (as sets) is in ``forbidden``.
+
+    f(X) = |X|! − Σ_{Y ∈ R, Y ⊊ X} f(Y)·|X∖Y|! counts the orderings of X whose first prefix in R
+    is X itself; φ = |K|! − Σ_{Y ∈ R} f(Y)·|K∖Y|!.
+    """
+    sets = sorted({r for r in forbidden if r < clique}, key=len)
+    first: dict[frozenset[str], int] = {}
+    for x in sets:
+        first[x] = math.factorial(len(x)) - sum(
+            first[y] * math.factorial(len(x) - len(y)) for y in sets if y < x)
+    return math.factorial(len(clique)) - sum(first[y] * math.factorial(len(clique) - len(y)) for y in sets)
+
+
+def _clique_subproblems(clique: frozenset[str], comp: frozenset[str],
+                        adj: Mapping[str, set[str]]) -> list[frozenset[str]]:
+    """Chain components left when ``clique`` comes first (in any order) and Meek's rules close."""
+    sub = {v: adj[v] & comp for v in comp}
+    order = sorted(clique)
+    directed = {(a, b) for i, a in enumerate(order) for b in order[i + 1:]}
+    directed |= {(k, w) for k in clique for w in sub[k] if w not in clique}
+    undirected = {frozenset((u, v)) for u in comp for v in sub[u]
+                  if u < v and not (u in clique or v in clique)}
+    meek_closure(directed, undirected, sub)
+    und_adj: dict[str, set[str]] = {v: set() for v in comp}
+    for e in undirected:
+        u, v = tuple(e)
+        und_adj[u].add(v)
+        und_adj[v].add(u)
+    return [c for c in _chain_components(comp, und_adj) if len(c) > 1]
+
+
+def _clique_tree(comp: frozenset[str], adj: Mapping[str, set[str]]) -> tuple[list[frozenset[str]], list[int],
+                                                                             dict[int, list[frozenset[str]]]]:
+    """Maximal cliques, a BFS order of a clique tree and, per clique, the separators on its root path."""
+    g = nx.Graph()
+    g.add_nodes_from(comp)
+    g.add_edges_from((u, v) for u in comp for v in adj[u] & comp)
+    cliques = sorted((frozenset(c) for c in nx.chordal_graph_cliques(g)), key=sorted)
+    cg = nx.Graph()
+    cg.add_nodes_from(range(len(cliques)))
+    for i, j in itertools.combinations(range(len(cliques)), 2):
+        w = len(cliques[i] & cliques[j])
+        if w:
+            cg.add_edge(i, j, weight=w)
+    tree = nx.maximum_spanning_tree(cg)
+    bfs = [0]
+    path_seps: dict[int, list[frozenset[str]]] = {0: []}
+    for x in bfs:
+        for y in sorted(tree.neighbors(x)):
+            if y not in path_seps:
+                path_seps[y] = path_seps[x] + [cliques[x] & cliques[y]]
+                bfs.append(y)
+    return cliques, bfs, path_seps
+
+
 _AMO_CACHE: dict[frozenset[frozenset[str]], int] = {}
 _AMO_CACHE_LIMIT = 200_000
 
 
 def _count_amo(comp: frozenset[str], adj: Mapping[str, set[str]]) -> int:
-    """#AMO of the connected chordal graph induced by ``comp`` (cached by its edge set)."""
+    """#AMO of the connected chordal graph induced by ``comp``: Clique-Picking (cached by edge set).
+
+    #AMO(G) = Σ_{K_v, v in BFS order of a clique tree T} φ(K_v, FP(v, T)) · Π_{H ∈ C_G(K_v)} #AMO(H)
+    (Wienöbst, Bannach & Liśkiewicz 2021).
+    """
     k = len(comp)
     edges = frozenset(frozenset((u, v)) for u in comp for v in adj[u] & comp if u < v)
     if k <= 2 or len(edges) == k * (k - 1) // 2:
@@ -319,13 +402,13 @@ def _count_amo(comp: frozenset[str], adj: Mapping[str, set[str]]) -> int:
         return k
     if edges in _AMO_CACHE:
         return _AMO_CACHE[edges]
+    cliques, bfs, path_seps = _clique_tree(comp, adj)
     result = 0
-    for root in sorted(comp):
-        _, comps = _rooted(root, comp, adj)
+    for x in bfs:
         prod = 1
-        for c in comps:
-            prod *= _count_amo(c, adj)
-        result += prod
+        for h in _clique_subproblems(cliques[x], comp, adj):
+            prod *= _count_amo(h, adj)
+        result += _phi(cliques[x], path_seps[x]) * prod
     if len(_AMO_CACHE) >= _AMO_CACHE_LIMIT:
         _AMO_CACHE.clear()
     _AMO_CACHE[edges] = result

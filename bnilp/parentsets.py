@@ -164,19 +164,23 @@ def walk_child(
                                                    epsilon):
                 stats.pruned["R2"] += 1
                 return None
-            config = score.config(parents)
-            if "R5" in active and r5_bdeu_bound(config.q_plus, r_child, best_subset, epsilon):
+            if parents:
+                nijk, q_plus, nh = score.extended_counts(child, parents[:-1], parents[-1])
+            else:
+                config = score.config(())
+                nijk, q_plus, nh = score.joint_counts(child, config), config.q_plus, config.nh
+            if "R5" in active and r5_bdeu_bound(q_plus, r_child, best_subset, epsilon):
                 stats.pruned["R5"] += 1
                 return None
             if "R4" in active and parents:
                 for j in parents:
                     sub = frontier[tuple(x for x in parents if x != j)]
-                    if r4_entropy_bound(-sub.ll, config.nh - sub.nh, w, r_child, sub.q, arities[j], epsilon):
+                    if r4_entropy_bound(-sub.ll, nh - sub.nh, w, r_child, sub.q, arities[j], epsilon):
                         stats.pruned["R4"] += 1
                         return None
-            fam = score.family_stats(child, parents, config)
+            fam = score.stats_from_counts(child, parents, nijk, q_plus)
             stats.scored += 1
-            return _Node(fam.score, max(fam.score, best_subset), fam.ll, q, config.nh)
+            return _Node(fam.score, max(fam.score, best_subset), fam.ll, q, nh)
         value = score.local(child, parents)
         if not math.isfinite(value):
             raise InputError(f"score {score.name!r} gave {value} for {data.names[child]!r} "

@@ -15,19 +15,26 @@ W = diag(w), w_ij > 0: the summed weight of the edges two graphs share. With noi
 
     K = B W Bᵀ + σ² I,        k* = B W b(g*)ᵀ.
 
-Regression (R&W eqs. 2.25–2.26 with a constant mean μ). With s the exact training scores and
-α = K⁻¹ (s − μ 1) (one Cholesky factorisation), the proxy is the predictive mean
+Regression (R&W eqs. 2.25–2.26 with an explicit mean function m(g) = μ + β|g|, |g| the number of
+edges; β = 0 is the seed's constant mean, ``edge_slope=False``). With s the exact training scores
+and α = K⁻¹ (s − m(B)) (one Cholesky factorisation), the proxy is the predictive mean
 
-    ŝ(g*) = μ + k*ᵀ α = μ + Σ_ij c_ij [e_ij ∈ g*],    c = w ⊙ (Bᵀ α).
+    ŝ(g*) = m(g*) + k*ᵀ α = μ + Σ_ij c_ij [e_ij ∈ g*],    c = w ⊙ (Bᵀ α) + β.
+
+Why the slope: with n(n−1) edges and far fewer samples, and every random training graph holding
+about the same number of edges, a constant mean cannot tell "edges cost on average" from the
+intercept; β carries that average per-edge effect. The empty graph is always a training graph,
+which pins μ near its score.
 
 It is *linear* in the edge indicators, so adding edge i→j changes the proxy by +c_ij, deleting it
 by −c_ij, reversing it by c_ji − c_ij: the proxy hill climber costs O(1) per move.
 
-Hyperparameters (R&W eqs. 5.8–5.9). θ = (ln w, ln σ², μ), logs for positivity; the scores are
-standardised for the fit (μ, σ², w are reported back in score units). With y = s − μ 1,
+Hyperparameters (R&W eqs. 5.8–5.9). θ = (ln w, ln σ², μ, β), logs for positivity; the scores are
+standardised for the fit (everything is reported back in score units). With y = s − m(B),
 
     ln p(s | B, θ) = −½ yᵀ K⁻¹ y − ½ ln |K| − (m/2) ln 2π,
-    ∂ ln p / ∂θ_k  = ½ tr((α αᵀ − K⁻¹) ∂K/∂θ_k),          ∂ ln p / ∂μ = 1ᵀ α.
+    ∂ ln p / ∂θ_k  = ½ tr((α αᵀ − K⁻¹) ∂K/∂θ_k),     ∂ ln p / ∂μ = 1ᵀ α,   ∂ ln p / ∂β = |B|ᵀ α
+(|B| the row sums of B).
 
 Since ∂K/∂ln w_ij = w_ij b_ij b_ijᵀ (b_ij: column ij of B) and ∂K/∂ln σ² = σ² I, with
 A = α αᵀ − K⁻¹ the whole weight gradient is one product: ½ w ⊙ diag(Bᵀ A B) = ½ w ⊙ Σ_rows (B ⊙ A B),
@@ -47,11 +54,19 @@ improves. :func:`greedy_search` runs it on exact local scores (the seed's compar
 cached by (child, parent set), only the changed families rescored after a move);
 :func:`proxy_search` runs it on ŝ and scores only its end point exactly.
 
-Refinement (the seed's future work, §7; ``refine`` rounds): score exactly the proxy optimum and
-random single-edge perturbations of the best network found so far (a move type drawn uniformly
-from add/delete/reverse, then a valid move of that type uniformly), add them to the training set,
-refit (warm-started), and climb again from the best network. The result is the best network scored
-exactly among the rounds' end points.
+Refinement (the seed's future work, §7; ``refine`` rounds): score exactly single-edge moves from
+the best network found so far (half the moves the proxy rates best, half uniformly from the rest),
+add them and the last climb's end point to the training set, refit (warm-started, few iterations)
+and climb again from the best network, at most ``radius`` moves (a trust region: doubled when the
+climb's end point beats the best network, halved otherwise; start 4). The result is the best
+network scored exactly. ``polish`` finishes with exact hill climbing from it — the seed's limit
+case, where the vicinity is every single-edge move.
+
+Known limit: the proxy is linear in the edges, while BIC/BDeu penalties grow exponentially with
+the in-degree, so an uncapped climb on the proxy ends in a network with as many parents per
+variable as it may have (the seed saw its proxy climb to "impossible" scores too). Climbs on the
+proxy are therefore capped at the largest in-degree of the initial training graphs, and
+``max_parents`` bounds it further.
 """
 
 from __future__ import annotations
@@ -350,6 +365,25 @@ def fit_gp(
 # exact scores with a cache
 
 
+def _exact_column(scorer: _ExactScorer, allowed: np.ndarray, kmax: int) -> Callable[[int, np.ndarray], np.ndarray]:
+    """T[:, j] of the exact score: the change of s(j | Π_j) when i is toggled in Π_j."""
+    n = allowed.shape[0]
+
+    def column(j: int, a: np.ndarray) -> np.ndarray:
+        pa = frozenset(np.flatnonzero(a[:, j]).tolist())
+        base = scorer.local(j, pa)
+        out = np.zeros(n)
+        full = len(pa) >= kmax
+        for i in range(n):
+            if i in pa:
+                out[i] = scorer.local(j, pa - {i}) - base
+            elif allowed[i, j] and not full:
+                out[i] = scorer.local(j, pa | {i}) - base
+        return out
+
+    return column
+
+
 class _ExactScorer:
     """Local scores cached by (child, parent set); totals with math.fsum."""
 
@@ -482,7 +516,8 @@ class SearchResult:
     ``parents`` maps every variable to its parent names; ``score`` is the exact total score;
     ``proxy_score`` the GP prediction at the network (``None`` for greedy); ``samples`` the number
     of training graphs scored exactly (0 for greedy); ``evaluations`` the distinct local scores
-    computed; ``timings`` seconds per phase.
+    computed; ``timings`` seconds per phase; ``found_by`` where the network came from (for proxy:
+    a proxy climb, a training sample or a refinement sample — the best network scored exactly).
     """
 
     method: str
@@ -496,6 +531,7 @@ class SearchResult:
     variables: list[str] = field(default_factory=list)
     evaluations: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    found_by: str = "greedy"
 
     def edges(self) -> list[tuple[str, str]]:
         order = {v: k for k, v in enumerate(self.variables or sorted(self.parents))}
@@ -521,6 +557,7 @@ class SearchResult:
             "seed": self.seed,
             "evaluations": self.evaluations,
             "timings": self.timings,
+            "found_by": self.found_by,
         }
 
 
@@ -557,19 +594,7 @@ def greedy_search(
     allowed = allowed_matrix(score)
     adj = _start_adjacency(score, start, allowed, kmax)
     scorer = _ExactScorer(score)
-
-    def column(j: int, a: np.ndarray) -> np.ndarray:
-        pa = frozenset(np.flatnonzero(a[:, j]).tolist())
-        base = scorer.local(j, pa)
-        out = np.zeros(n)
-        full = len(pa) >= kmax
-        for i in range(n):
-            if i in pa:
-                out[i] = scorer.local(j, pa - {i}) - base
-            elif allowed[i, j] and not full:
-                out[i] = scorer.local(j, pa | {i}) - base
-        return out
-
+    column = _exact_column(scorer, allowed, kmax)
     value = scorer.total(adj)
     trajectory: list[dict[str, Any]] = [{"step": 0, "move": "start", "score": value}]
     _say(progress, f"greedy search on {n} variables")
@@ -641,16 +666,27 @@ def proxy_search(
     seed: int | None = None,
     maxiter: int = 200,
     refit_maxiter: int = 30,
+    polish: bool = False,
     progress: Progress | None = None,
 ) -> SearchResult:
     """Search by proxy: score ``samples`` random DAGs exactly, fit the GP, climb on its mean.
 
-    The training set is the empty graph plus ``samples − 1`` distinct random DAGs. Each of the
-    ``refine`` rounds scores exactly ``refine_samples`` (default ``samples // 2``, at least 5)
+    The training set is the empty graph plus ``samples − 1`` distinct random DAGs (fewer when
+    there are not that many); round 0 climbs from the empty graph without a step limit. Climbs on
+    the proxy give no variable more parents than the largest in-degree among the initial training
+    graphs (nor more than ``max_parents``): the proxy is not extrapolated past what it was fitted on. Each of
+    the ``refine`` rounds scores exactly ``refine_samples`` (default ``samples // 2``, at least 5)
     single-edge moves from the best network so far — half the moves the proxy rates best, half
     drawn uniformly from the rest — adds them and the last climb's end point to the training set,
-    refits (warm-started) and climbs again from the best network. The result is the best network
-    scored exactly. ``seed`` (drawn and recorded when ``None``) fixes every random choice.
+    refits (warm-started, ``refit_maxiter`` L-BFGS-B iterations) and climbs again from the best
+    network, at most ``radius`` moves (start 4; doubled when the climb beats the best network,
+    halved otherwise). The result is the best network scored exactly (``found_by`` says which);
+    ``samples`` in the result counts every exactly scored training graph. A climb end point scoring
+    below every initial training graph is kept out of the training set (it would dominate the
+    standardisation). ``polish`` finishes with exact greedy
+    hill climbing from that network (the limit of refinement in the seed's §7, where the vicinity
+    is every single-edge move). ``seed`` (drawn and recorded when ``None``) fixes every random
+    choice.
     """
     began = time.perf_counter()
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 2:
@@ -675,9 +711,9 @@ def proxy_search(
     seen: set[bytes] = set()
     graphs: list[np.ndarray] = []
     values: list[float] = []
-    best: list[Any] = [None, -math.inf]
+    best: list[Any] = [None, -math.inf, ""]
 
-    def add_training(adj: np.ndarray, value: float | None = None) -> bool:
+    def add_training(adj: np.ndarray, value: float | None = None, origin: str = "training sample") -> bool:
         bits = graph_bits(adj)
         key = np.packbits(bits.astype(bool)).tobytes()
         if key in seen:
@@ -687,7 +723,7 @@ def proxy_search(
         graphs.append(bits)
         values.append(value)
         if value > best[1]:
-            best[0], best[1] = adj, value
+            best[0], best[1], best[2] = adj, value, origin
         return True
 
     t0 = time.perf_counter()
@@ -700,6 +736,8 @@ def proxy_search(
     if len(graphs) < 2:
         raise InputError(f"{data.source}: fewer than 2 distinct DAGs over {n} variables")
     timings["sample"] += time.perf_counter() - t0
+    floor = min(values)
+    cap = min(kmax, int(max(bits_adjacency(b, n).sum(axis=0).max() for b in graphs)))
 
     t0 = time.perf_counter()
     _say(progress, f"fitting the proxy to {len(graphs)} graphs")
@@ -723,7 +761,7 @@ def proxy_search(
         value = gp.predict(graph_bits(start_adj))
         step = trajectory[-1]["step"] if trajectory else 0
         trajectory.append({"step": step, "round": rnd, "move": "start", "proxy_score": value})
-        adj, value = _hill_climb(start_adj, allowed, kmax, column, value, names, trajectory, "proxy_score",
+        adj, value = _hill_climb(start_adj, allowed, cap, column, value, names, trajectory, "proxy_score",
                                  max_steps=radius if rnd else 1_000_000)
         for entry in trajectory[first:]:
             entry.setdefault("round", rnd)
@@ -733,32 +771,49 @@ def proxy_search(
         trajectory[-1]["score"] = exact
         if rnd:
             radius = radius * 2 if exact > best[1] else max(1, radius // 2)
-        add_training(adj, exact)
+        if exact >= floor:
+            add_training(adj, exact, f"proxy climb (round {rnd})")
+        elif exact > best[1]:
+            best[0], best[1], best[2] = adj, exact, f"proxy climb (round {rnd})"
         timings["exact"] += time.perf_counter() - t0
         if rnd == refine:
             break
         t0 = time.perf_counter()
         _say(progress, f"round {rnd + 1}: scoring {per_round} moves from the best network")
         incumbent = best[0]
-        moves = neighbour_moves(incumbent, allowed, kmax)
+        moves = neighbour_moves(incumbent, allowed, cap)
         gains = np.array([coef[i, j] if k == 0 else -coef[i, j] if k == 1 else coef[j, i] - coef[i, j]
                           for k, i, j in moves])
         ranked = np.argsort(-gains, kind="stable")
         top, rest = ranked[: (per_round + 1) // 2], ranked[(per_round + 1) // 2:]
         chosen = list(top) + list(rng.permutation(rest)[: per_round - len(top)])
         for idx in chosen:
-            add_training(_apply(incumbent, moves[idx]))
+            add_training(_apply(incumbent, moves[idx]), origin=f"refinement sample (round {rnd + 1})")
         timings["sample"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         gp = fit_gp(np.array(graphs), np.array(values), edge_slope=edge_slope, maxiter=refit_maxiter, init=gp)
         timings["fit"] += time.perf_counter() - t0
         start_adj = best[0]
-    best_adj, best_score = best
+    best_adj, best_score, found_by = best
+    if polish:
+        t0 = time.perf_counter()
+        _say(progress, "polishing: greedy search on exact scores from the best network")
+        first = len(trajectory)
+        trajectory.append({"step": trajectory[-1]["step"], "round": "polish", "move": "start",
+                           "score": best_score})
+        best_adj, _ = _hill_climb(best_adj, allowed, kmax, _exact_column(scorer, allowed, kmax), best_score,
+                                  names, trajectory, "score")
+        best_score = scorer.total(best_adj)
+        for entry in trajectory[first:]:
+            entry.setdefault("round", "polish")
+        timings["polish"] = time.perf_counter() - t0
+        found_by += " + exact polish"
     proxy_value = gp.predict(graph_bits(best_adj))
     return SearchResult(method="proxy", parents=_parents_of(best_adj, names), score=best_score,
                         proxy_score=float(proxy_value), samples=len(graphs),
                         seconds=time.perf_counter() - began, trajectory=trajectory, seed=seed,
-                        variables=list(names), evaluations=len(scorer.cache), timings=timings)
+                        variables=list(names), evaluations=len(scorer.cache), timings=timings,
+                        found_by=found_by)
 
 
 __all__ = [

@@ -17,7 +17,8 @@ counted from the CPDAG), ``undirected_posterior`` = P(u — v undirected in the 
 
 :func:`write_report` writes ``edges.csv``, ``mecs.csv``, ``networks.json``, ``best_cpdag.dot``,
 ``averaged.dot``, ``heatmap.png``, ``averaged.png`` (and ``best_network.dot``/``.graphml``); every
-file goes through a temporary file in the same folder and ``os.replace``.
+file goes through a temporary file in the same folder and ``os.replace``. ``networks.json`` is
+strict JSON: a non-finite number (ε = ∞, an open gap) is written as null.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
 
 
 def _ordered(pair: Iterable[str], rank: Mapping[str, int]) -> list[str]:
-    return sorted(pair, key=lambda v: rank.get(v, len(rank)))
+    u, v = pair
+    return [u, v] if rank[u] <= rank[v] else [v, u]
 
 
 def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
@@ -291,12 +293,18 @@ def plot_heatmap(result_json: Mapping[str, Any], path: str | os.PathLike[str]) -
 
 
 def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
-                  min_posterior: float = 0.0) -> None:
-    """PNG of the averaged graph: every edge with P(u → v) > ``min_posterior``, alpha and width ∝ P."""
+                  min_posterior: float = 0.01, max_edges: int = 200) -> None:
+    """PNG of the averaged graph: alpha and width of an edge ∝ P(u → v), labels for P ≥ 0.05.
+
+    Draws the ``max_edges`` most probable edges with P(u → v) ≥ ``min_posterior`` (the title says
+    how many of how many); every edge is in ``averaged.dot`` and ``edges.csv``.
+    """
     from matplotlib.figure import Figure
 
     variables = list(result_json["variables"])
-    edges = [e for e in result_json.get("edges") or [] if float(e["posterior"]) > min_posterior]
+    every = result_json.get("edges") or []
+    edges = sorted((e for e in every if float(e["posterior"]) >= min_posterior),
+                   key=lambda e: -float(e["posterior"]))[:max_edges]
     g = nx.DiGraph()
     g.add_nodes_from(variables)
     for e in edges:
@@ -312,25 +320,26 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
         w = layout.get_edge_data(u, v, {"weight": 0.0})["weight"]
         layout.add_edge(u, v, weight=w + data["p"])
     pos = nx.spring_layout(layout, seed=0, weight="weight", k=2.0 / math.sqrt(n))
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color="#dde8f5", edgecolors="#34495e", node_size=900)
-    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9)
-    for u, v, data in g.edges(data=True):
-        p = data["p"]
-        rad = 0.15 if g.has_edge(v, u) else 0.0
-        nx.draw_networkx_edges(g, pos, edgelist=[(u, v)], ax=ax, width=0.5 + 4.0 * p,
-                               edge_color=[(0.1, 0.2, 0.5, 0.15 + 0.85 * p)], arrows=True, arrowsize=14,
-                               node_size=900, connectionstyle=f"arc3,rad={rad}")
-    labels = {(u, v): f"{d['p']:.2f}" for u, v, d in g.edges(data=True) if d["p"] >= 0.05}
-    straight = {k: t for k, t in labels.items() if not g.has_edge(k[1], k[0])}
-    curved = {k: t for k, t in labels.items() if g.has_edge(k[1], k[0])}
-    if straight:
-        nx.draw_networkx_edge_labels(g, pos, edge_labels=straight, ax=ax, font_size=7)
-    if curved:
-        nx.draw_networkx_edge_labels(g, pos, edge_labels=curved, ax=ax, font_size=7,
-                                     connectionstyle="arc3,rad=0.15")
+    node_size = 900 if n <= 20 else 500
+    nx.draw_networkx_nodes(g, pos, ax=ax, node_color="#dde8f5", edgecolors="#34495e", node_size=node_size)
+    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9 if n <= 20 else 7)
+    for mutual, rad in ((False, 0.0), (True, 0.15)):
+        group = [(u, v, d["p"]) for u, v, d in g.edges(data=True) if g.has_edge(v, u) == mutual]
+        if not group:
+            continue
+        nx.draw_networkx_edges(g, pos, edgelist=[(u, v) for u, v, _ in group], ax=ax,
+                               width=[0.5 + 4.0 * p for *_, p in group],
+                               edge_color=[(0.1, 0.2, 0.5, 0.15 + 0.85 * p) for *_, p in group],
+                               arrows=True, arrowsize=14, node_size=node_size,
+                               connectionstyle=f"arc3,rad={rad}")
+        labels = {(u, v): f"{p:.2f}" for u, v, p in group if p >= 0.05}
+        if labels:
+            nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=7,
+                                         connectionstyle=f"arc3,rad={rad}")
+    shown = "" if len(edges) == len(every) else f"; {len(edges)} of {len(every)} edges shown"
     ax.set_title(f"Averaged network: edge width/opacity = P(u → v) "
-                 f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')}, conditional on the credible set)",
-                 fontsize=9)
+                 f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')}, conditional on the credible set"
+                 f"{shown})", fontsize=9)
     _save_figure(fig, Path(path))
 
 
@@ -377,7 +386,7 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
         "n_directed": [len(m["cpdag"]["directed"]) for m in mecs],
         "n_undirected": [len(m["cpdag"]["undirected"]) for m in mecs],
     }).to_csv(index=False))
-    put("networks.json", json.dumps(r, indent=1, default=_json_default) + "\n")
+    put("networks.json", json.dumps(_finite(r), default=_json_default, allow_nan=False) + "\n")
     if mecs:
         put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))
     put("averaged.dot", _averaged_dot(r.get("edges") or [], variables))
@@ -393,6 +402,17 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     plot_averaged(r, folder / "averaged.png")
     written["averaged.png"] = folder / "averaged.png"
     return written
+
+
+def _finite(x: Any) -> Any:
+    """Strict JSON: non-finite floats (an unbounded gap, ε = ∞) become null."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, Mapping):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
 
 
 def _json_default(x: Any) -> Any:

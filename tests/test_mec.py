@@ -12,6 +12,9 @@ import pytest
 
 from bnilp.mec import (
     MEC,
+    _count_amo,
+    _count_amo_rooted,
+    _phi,
     count_dags_in_mec,
     cpdag,
     cpdag_edges,
@@ -130,6 +133,42 @@ def test_count_random_chordal_components(seed):
     assert count_dags_in_mec((set(), und)) == _amo_brute(g)
 
 
+def _dense_chordal(n: int, p: float, rng: random.Random) -> nx.Graph:
+    g = nx.Graph()
+    g.add_node(0)
+    for v in range(1, n):
+        u = rng.randrange(v)
+        clique = [u] + [w for w in g.neighbors(u) if rng.random() < p]
+        clique = [w for w in clique if all(g.has_edge(w, x) for x in clique if x != w)]
+        g.add_edges_from((v, w) for w in clique)
+    return g
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_clique_picking_equals_source_vertex_sum(seed):
+    rng = random.Random(1000 + seed)
+    n = rng.randrange(5, 15)
+    g = _dense_chordal(n, rng.choice([0.3, 0.6, 0.9]), rng) if seed % 2 else _random_chordal(n, rng)
+    adj = {f"v{u:02d}": {f"v{w:02d}" for w in g.neighbors(u)} for u in g.nodes}
+    comp = frozenset(adj)
+    assert _count_amo(comp, adj) == _count_amo_rooted(comp, adj)
+
+
+def test_phi_prefix_free_permutations():
+    k = frozenset("abc")
+    assert _phi(k, []) == 6
+    assert _phi(k, [frozenset("a")]) == 4
+    assert _phi(k, [frozenset("a"), frozenset("ab")]) == 3  # bca, cab, cba
+    assert _phi(k, [frozenset("a"), frozenset("b")]) == 2  # cab, cba
+    assert _phi(k, [frozenset("ab"), frozenset("x")]) == 4  # sets outside K are ignored
+    # brute force on 5 elements with a non-nested family
+    family = [frozenset("a"), frozenset("bc"), frozenset("abd"), frozenset("cb")]
+    k5 = frozenset("abcde")
+    brute = sum(1 for perm in itertools.permutations(sorted(k5))
+                if not any(frozenset(perm[:i]) in family for i in range(1, 5)))
+    assert _phi(k5, family) == brute
+
+
 def test_count_closed_forms_and_large_components():
     clique = {frozenset((f"n{i}", f"n{j}")) for i in range(9) for j in range(i)}
     assert count_dags_in_mec((set(), clique)) == math.factorial(9)
@@ -137,10 +176,10 @@ def test_count_closed_forms_and_large_components():
     assert count_dags_in_mec((set(), path)) == 30
     # two disjoint components multiply
     assert count_dags_in_mec((set(), clique | path)) == math.factorial(9) * 30
-    # an undirected chordal graph on 14 nodes (not a clique or tree) counts in reasonable time
-    g = _random_chordal(14, random.Random(3))
+    # a dense chordal component on 60 nodes (neither clique nor tree) counts quickly
+    g = _dense_chordal(60, 0.95, random.Random(60))
     und = {frozenset((f"v{u:02d}", f"v{v:02d}")) for u, v in g.edges}
-    assert count_dags_in_mec((set(), und)) >= 14
+    assert count_dags_in_mec((set(), und)) == 466847583436800
 
 
 @pytest.mark.parametrize("seed", range(20))

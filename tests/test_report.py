@@ -150,11 +150,20 @@ def test_write_dot_and_graphml(tmp_path):
 
 
 def test_empty_and_single_network(tmp_path):
-    solved = {"optimum": -5.0, "epsilon": 0.0, "complete": True, "status": "optimal", "n_networks": 1,
+    solved = {"optimum": -5.0, "epsilon": 0.0, "gap": math.inf, "complete": True, "status": "optimal", "n_networks": 1,
               "networks": [{"score": -5.0, "parents": {"a": [], "b": ["a"]}}], "message": ""}
     r = summarise(solved)
     assert r["n_mecs"] == 1 and r["mecs"][0]["posterior"] == 1.0
     assert r["edges"] == [{"from": "a", "to": "b", "posterior": 1.0}]
     write_report(tmp_path, r)
     assert (tmp_path / "heatmap.png").read_bytes()[:8] == PNG_MAGIC
+    assert "Infinity" not in (tmp_path / "networks.json").read_text()
+    empty = summarise({"optimum": None, "epsilon": math.inf, "complete": False, "status": "infeasible",
+                       "networks": [], "message": "no DAG"}, variables=["a", "b"])
+    assert empty["n_mecs"] == 0 and empty["edges"] == [] and empty["adjacency"] == []
+    write_report(tmp_path / "empty", empty)
+    assert json.loads((tmp_path / "empty" / "networks.json").read_text())["epsilon"] is None
+    console = Console(record=True, width=100)
+    print_report(empty, console)
+    assert "INCOMPLETE" in console.export_text()
     np.testing.assert_equal(pd.read_csv(tmp_path / "edges.csv")["directed_posterior"].tolist(), [1.0, 0.0])

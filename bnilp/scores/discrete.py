@@ -68,6 +68,8 @@ class DiscreteScore(LocalScore):
         self.arities = list(data.arities)
         self._recode_limit = max(4 * self.N, 1 << 16)
         self._config_cache: dict[tuple[int, ...], ParentConfig] = {}
+        self._pre: dict[int, np.ndarray] = {}
+        self._pre_child = -1
         self._nlogn = float(xlogy(self.N, self.N))
 
     def config(self, parents: tuple[int, ...]) -> ParentConfig:
@@ -91,6 +93,37 @@ class DiscreteScore(LocalScore):
             self._config_cache.clear()
         self._config_cache[key] = result
         return result
+
+    def extended_counts(self, child: int, base: tuple[int, ...], j: int) -> tuple[np.ndarray, int, float]:
+        """(n_ijk over observed configurations, q⁺, N·H(Π)) for Π = base ∪ {j}, in one bincount.
+
+        The pruning walk extends one base set by many j in a row: the base's codes come from the
+        cache and the joint code is base·(r_j·r_i) + (x_j·r_i + x_i), the second term kept per (i, j).
+        """
+        config = self.config(base)
+        r_c, r_j = self.arities[child], self.arities[j]
+        size = config.size * r_j
+        if size > self._recode_limit:
+            full = self.config(base + (j,))
+            nijk = self.joint_counts(child, full)
+            return nijk, full.q_plus, full.nh
+        if self._pre_child != child:
+            self._pre.clear()
+            self._pre_child = child
+        pre = self._pre.get(j)
+        if pre is None:
+            pre = self._pre[j] = self.columns[j] * r_c + self.columns[child]
+        table = np.bincount(config.codes * (r_j * r_c) + pre, minlength=size * r_c).reshape(size, r_c)
+        rows = table.sum(axis=1)
+        seen = rows > 0
+        nh = self._nlogn - float(xlogy(rows, rows).sum())
+        return table[seen], int(seen.sum()), nh
+
+    def stats_from_counts(self, child: int, parents: tuple[int, ...], nijk: np.ndarray, q_plus: int) -> FamilyStats:
+        q = self.q_all(parents)
+        ll = self.log_likelihood(nijk)
+        score = self._score_from_counts(child, nijk, q, ll) + self.prior.log_prior(len(parents))
+        return FamilyStats(score=score, ll=ll, q=q, q_plus=q_plus)
 
     def joint_counts(self, child: int, config: ParentConfig) -> np.ndarray:
         """n_ijk as a (q⁺, r_i) array over the observed parent configurations."""

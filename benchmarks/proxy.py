@@ -1,0 +1,171 @@
+"""Search by proxy against exact-score greedy search (Yackley, Anderson & Lane 2011).
+
+For data sets of growing size it prints, per data set, the exact score, time and number of exactly
+scored training graphs of both searches and their ratio, and it draws the seed's time/score
+trade-off (proxy network score and time against the number of training samples) to ``--png``.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/proxy.py --datasets alarm1000 --png proxy.png
+
+Both searches use the same score (BIC by default) and the same ``--max-parents`` cap (default 3:
+the proxy is linear in the edges, so an uncapped climb on it can give a variable dozens of parents).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from bnilp.data import Dataset, from_dataframe, load_data  # noqa: E402
+from bnilp.proxy import greedy_search, proxy_search  # noqa: E402
+from bnilp.scores import make_score  # noqa: E402
+
+DATA = Path("/work/shared/data/liao2019_ebnsl")
+PUBLIC = ["alarm1000", "sensors", "spectf", "hailfinder500", "lung-cancer", "carpo500"]
+
+
+def simulated(n: int = 200, rows: int = 2000, seed: int = 0) -> Dataset:
+    """Forward samples of a random discrete BN: a random order, each variable up to 2 parents among
+    its predecessors, arities 2–3, CPT rows drawn from Dirichlet(1, …, 1)."""
+    rng = np.random.default_rng(seed)
+    arity = rng.integers(2, 4, n)
+    codes = np.zeros((rows, n), dtype=np.int64)
+    for j in range(n):
+        k = int(min(j, rng.integers(0, 3)))
+        parents = rng.choice(j, size=k, replace=False) if k else np.array([], dtype=np.int64)
+        config = np.zeros(rows, dtype=np.int64)
+        size = 1
+        for p in parents:
+            config = config * arity[p] + codes[:, p]
+            size *= int(arity[p])
+        cpt = rng.dirichlet(np.ones(arity[j]), size=size)
+        cum = cpt.cumsum(axis=1)[config]
+        codes[:, j] = (rng.random(rows)[:, None] > cum[:, :-1]).sum(axis=1)
+    frame = pd.DataFrame(codes.astype(str), columns=[f"X{j}" for j in range(n)])
+    return from_dataframe(frame, discrete=list(frame.columns), source=f"simulated{n}")
+
+
+def load(name: str) -> Dataset:
+    if name.startswith("simulated"):
+        return simulated(int(name[len("simulated"):] or 200))
+    path = DATA / f"{name}.csv"
+    with open(path, encoding="utf-8") as handle:
+        width = len(handle.readline().split(","))
+    return load_data(path, no_header=True, discrete=[str(j) for j in range(width)])
+
+
+def compare(name: str, args: argparse.Namespace) -> dict:
+    data = load(name)
+    score = make_score(args.score, data)
+    greedy = greedy_search(score, max_parents=args.max_parents)
+    proxy = proxy_search(make_score(args.score, data), samples=args.samples, refine=args.refine,
+                         max_parents=args.max_parents, seed=args.seed, polish=args.polish)
+    return {"data": name, "n": data.n, "N": data.N, "greedy": greedy, "proxy": proxy}
+
+
+def report(rows: list[dict]) -> None:
+    head = (f"{'data':<14} {'n':>4} {'N':>6} {'greedy score':>14} {'s':>7} {'evals':>7} "
+            f"{'proxy score':>14} {'s':>7} {'evals':>7} {'samples':>7} {'ratio':>7} {'gap %':>7}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        g, p = r["greedy"], r["proxy"]
+        gap = 100.0 * (g.score - p.score) / abs(g.score)
+        print(f"{r['data']:<14} {r['n']:>4} {r['N']:>6} {g.score:>14.2f} {g.seconds:>7.2f} {g.evaluations:>7} "
+              f"{p.score:>14.2f} {p.seconds:>7.2f} {p.evaluations:>7} {p.samples:>7} "
+              f"{p.score / g.score:>7.4f} {gap:>7.2f}")
+    print("ratio = proxy score / greedy score (scores are negative: > 1 means the proxy network is worse)")
+
+
+def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespace, png: str | None) -> None:
+    data = load(name)
+    greedy = greedy_search(make_score(args.score, data), max_parents=args.max_parents)
+    print(f"\ntrade-off on {name}: greedy {greedy.score:.2f} in {greedy.seconds:.2f} s")
+    print(f"{'samples':>7} {'mean score':>14} {'sd':>9} {'mean s':>8} {'fit s':>7}")
+    means, sds, times = [], [], []
+    for size in sizes:
+        results = []
+        for seed in seeds:
+            t0 = time.perf_counter()
+            res = proxy_search(make_score(args.score, data), samples=size, refine=args.refine,
+                               max_parents=args.max_parents, seed=seed, polish=args.polish)
+            results.append((res.score, time.perf_counter() - t0, res.timings["fit"]))
+        arr = np.array(results)
+        means.append(arr[:, 0].mean())
+        sds.append(arr[:, 0].std())
+        times.append(arr[:, 1].mean())
+        print(f"{size:>7} {means[-1]:>14.2f} {sds[-1]:>9.2f} {times[-1]:>8.2f} {arr[:, 2].mean():>7.2f}")
+    if png:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        ax1.errorbar(sizes, means, yerr=sds, marker="o", label="proxy network (exact score)")
+        ax1.axhline(greedy.score, color="k", linestyle="--", label="exact greedy")
+        ax1.set_xscale("log")
+        ax1.set_xlabel("training samples")
+        ax1.set_ylabel(f"{args.score.upper()} score")
+        ax1.legend()
+        ax2.plot(times, means, marker="o")
+        for size, t, m in zip(sizes, times, means, strict=True):
+            ax2.annotate(str(size), (t, m), textcoords="offset points", xytext=(4, 4))
+        ax2.axhline(greedy.score, color="k", linestyle="--")
+        ax2.set_xlabel("seconds")
+        ax2.set_ylabel("score")
+        fig.suptitle(f"search by proxy on {name} ({len(seeds)} seeds, max parents {args.max_parents})")
+        fig.tight_layout()
+        folder = Path(png).resolve().parent
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".proxy.", suffix=".png", dir=folder)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, dpi=120)
+            os.replace(tmp, png)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        plt.close(fig)
+        print(f"wrote {png}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default=",".join(PUBLIC + ["simulated200"]),
+                        help="comma-separated names from shared/data/liao2019_ebnsl, or simulatedN")
+    parser.add_argument("--score", default="bic")
+    parser.add_argument("--samples", type=int, default=100)
+    parser.add_argument("--refine", type=int, default=0)
+    parser.add_argument("--polish", action="store_true")
+    parser.add_argument("--max-parents", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--curve", default="25,50,100,200,400", help="sample sizes for the trade-off curve")
+    parser.add_argument("--curve-data", default="alarm1000")
+    parser.add_argument("--curve-seeds", type=int, default=3)
+    parser.add_argument("--png", default=None, help="write the trade-off curve here")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in [d for d in args.datasets.split(",") if d]:
+        rows.append(compare(name, args))
+        r = rows[-1]
+        print(f"  done {name}: greedy {r['greedy'].score:.2f} ({r['greedy'].seconds:.1f} s), "
+              f"proxy {r['proxy'].score:.2f} ({r['proxy'].seconds:.1f} s)", file=sys.stderr, flush=True)
+    report(rows)
+    sizes = [int(s) for s in args.curve.split(",") if s]
+    if sizes:
+        curve(args.curve_data, sizes, list(range(args.seed, args.seed + args.curve_seeds)), args, args.png)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""``bnilp proxy-search``: greedy search on exact scores or on a Gaussian-process proxy."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
+from bnilp.errors import InputError
+from bnilp.proxy import SearchResult, greedy_search
+from bnilp.proxy import proxy_search as run_proxy_search
+from bnilp.scorefile import atomic_write_text
+
+
+def _summary(result: SearchResult, console: Console) -> None:
+    table = Table(title=f"bnilp proxy-search ({result.method})", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    table.add_row("method", result.method)
+    table.add_row("exact score", f"{result.score:.4f}")
+    table.add_row("proxy score", "—" if result.proxy_score is None else f"{result.proxy_score:.4f}")
+    table.add_row("samples", str(result.samples))
+    if result.method == "proxy":
+        table.add_row("network from", result.found_by)
+    table.add_row("local scores computed", str(result.evaluations))
+    table.add_row("time", f"{result.seconds:.2f} s")
+    edges = result.edges()
+    table.add_row("edges", str(len(edges)))
+    if result.seed is not None:
+        table.add_row("seed", str(result.seed))
+    console.print(table)
+    if edges:
+        console.print("edges: " + ", ".join(f"{p} -> {c}" for p, c in edges), highlight=False, soft_wrap=True)
+
+
+@click.command("proxy-search")
+@click.argument("data", metavar="DATA")
+@data_options
+@score_options
+@click.option("--method", type=click.Choice(["proxy", "greedy"]), default="proxy", show_default=True,
+              help="proxy: greedy search on a GP fitted to exactly scored random DAGs; greedy: exact scores.")
+@click.option("--samples", type=int, default=100, show_default=True,
+              help="Training graphs scored exactly (the empty graph and random DAGs).")
+@click.option("--seed", type=int, default=None, help="Random seed (drawn and reported when omitted).")
+@click.option("--refine", type=int, default=0, show_default=True,
+              help="Refinement rounds: score moves around the best network, refit, search again.")
+@click.option("--refine-samples", type=int, default=None,
+              help="Graphs scored per refinement round [default: samples/2, at least 5].")
+@click.option("--polish", is_flag=True, help="Finish with exact greedy search from the proxy's network.")
+@click.option("--max-parents", type=int, default=None, help="At most K parents per variable.")
+@click.option("--expected-in-degree", "expected_in_degree", type=float, default=1.0, show_default=True,
+              help="Mean in-degree of the random training DAGs.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
+              help="Write the result as JSON to this file.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on the terminal.")
+def proxy_search(data: str, method: str, samples: int, seed: int | None, refine: int,
+                         refine_samples: int | None, polish: bool, max_parents: int | None,
+                         expected_in_degree: float, json_out: str | None, quiet: bool,
+                         **opts: Any) -> None:
+    """Search for a high-scoring network by proxy (Yackley, Anderson & Lane 2011) or greedily."""
+    if samples < 2:
+        raise InputError(f"--samples must be ≥ 2, got {samples}")
+    if refine < 0:
+        raise InputError(f"--refine must be ≥ 0, got {refine}")
+    if refine_samples is not None and refine_samples < 1:
+        raise InputError(f"--refine-samples must be ≥ 1, got {refine_samples}")
+    if max_parents is not None and max_parents < 0:
+        raise InputError(f"--max-parents must be ≥ 0, got {max_parents}")
+    if not expected_in_degree > 0:
+        raise InputError(f"--expected-in-degree must be > 0, got {expected_in_degree}")
+    if method == "greedy" and (refine or polish):
+        raise InputError("--refine and --polish apply to --method proxy only")
+    dataset = load_from_options(data, opts)
+    score = score_from_options(dataset, opts)
+    err = Console(stderr=True, quiet=quiet)
+    with err.status("searching") as status:
+        def progress(message: str) -> None:
+            status.update(message)
+
+        if method == "greedy":
+            result = greedy_search(score, max_parents=max_parents, seed=seed, progress=progress)
+        else:
+            result = run_proxy_search(score, samples=samples, refine=refine, refine_samples=refine_samples,
+                                      max_parents=max_parents, expected_parents=expected_in_degree,
+                                      polish=polish, seed=seed, progress=progress)
+    if json_out:
+        atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
+    if not quiet:
+        _summary(result, Console())
+

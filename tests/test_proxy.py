@@ -1,0 +1,389 @@
+"""Search by proxy: kernel, marginal-likelihood gradient, GP interpolation, both searches, CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from bnilp.cli import main
+from bnilp.data import load_data
+from bnilp.proxy import (
+    edge_pairs,
+    fit_gp,
+    graph_bits,
+    graph_kernel,
+    greedy_search,
+    log_marginal_likelihood,
+    neighbour_moves,
+    proxy_search,
+    random_dag,
+)
+from bnilp.scores import make_score
+
+ALARM = Path("/work/shared/data/liao2019_ebnsl/alarm1000.csv")
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers written independently of bnilp.proxy
+
+
+def acyclic(parents: dict[str, set[str]]) -> bool:
+    remaining = {v: set(p) for v, p in parents.items()}
+    while remaining:
+        roots = [v for v, p in remaining.items() if not p]
+        if not roots:
+            return False
+        for v in roots:
+            del remaining[v]
+        for p in remaining.values():
+            p.difference_update(roots)
+    return True
+
+
+def total(score, names: list[str], parents: dict[str, set[str]]) -> float:
+    index = {v: k for k, v in enumerate(names)}
+    return math.fsum(score.local(index[c], tuple(sorted(index[p] for p in parents[c]))) for c in names)
+
+
+def simulate(path: Path, n_rows: int = 400, seed: int = 0) -> Path:
+    """A 6-variable discrete data set from a small BN: A→B→C, A→D←C, D→E, F independent."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, n_rows)
+    b = np.where(rng.random(n_rows) < 0.85, a, 1 - a)
+    c = (b + (rng.random(n_rows) < 0.2)) % 3
+    d = np.where(rng.random(n_rows) < 0.8, (a + c) % 2, rng.integers(0, 2, n_rows))
+    e = np.where(rng.random(n_rows) < 0.9, d, 1 - d)
+    f = rng.integers(0, 3, n_rows)
+    lines = ["A,B,C,D,E,F"] + [",".join(map(str, row)) for row in zip(a, b, c, d, e, f, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture()
+def small(tmp_path: Path):
+    data = load_data(simulate(tmp_path / "small.csv"))
+    return data, make_score("bic", data)
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel and Gaussian process
+
+
+def test_kernel_is_weighted_count_of_shared_edges():
+    rng = np.random.default_rng(1)
+    B1 = (rng.random((4, 12)) < 0.4).astype(float)
+    B2 = (rng.random((3, 12)) < 0.4).astype(float)
+    w = rng.random(12) + 0.1
+    K = graph_kernel(B1, B2, w)
+    for a, b in itertools.product(range(4), range(3)):
+        expected = sum(w[e] for e in range(12) if B1[a, e] and B2[b, e])
+        assert K[a, b] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_marginal_likelihood_gradient_matches_finite_differences(seed):
+    rng = np.random.default_rng(seed)
+    m, d = 9, 14
+    B = (rng.random((m, d)) < 0.4).astype(float)
+    y = rng.normal(size=m)
+    theta = np.concatenate([rng.normal(scale=0.5, size=d), [math.log(0.3), 0.2, -0.1]])
+    value, grad = log_marginal_likelihood(theta, B, y)
+    assert np.isfinite(value)
+    h = 1e-6
+    for k in range(theta.size):
+        up, down = theta.copy(), theta.copy()
+        up[k] += h
+        down[k] -= h
+        numeric = (log_marginal_likelihood(up, B, y)[0] - log_marginal_likelihood(down, B, y)[0]) / (2 * h)
+        assert grad[k] == pytest.approx(numeric, rel=1e-5, abs=1e-7), k
+
+
+def test_marginal_likelihood_value_matches_gaussian_density():
+    from scipy.stats import multivariate_normal
+
+    rng = np.random.default_rng(3)
+    B = (rng.random((6, 10)) < 0.5).astype(float)
+    y = rng.normal(size=6)
+    theta = np.concatenate([rng.normal(size=10), [math.log(0.2), 0.3, 0.05]])
+    w = np.exp(theta[:10])
+    K = (B * w) @ B.T + 0.2 * np.eye(6)
+    mean = 0.3 + 0.05 * B.sum(axis=1)
+    expected = multivariate_normal(mean=mean, cov=K).logpdf(y)
+    assert log_marginal_likelihood(theta, B, y)[0] == pytest.approx(expected, rel=1e-10)
+
+
+def _training_set(score, n_graphs: int, seed: int):
+    rng = np.random.default_rng(seed)
+    n = score.data.n
+    seen, bits, values = set(), [], []
+    while len(bits) < n_graphs:
+        adj = random_dag(n, rng, expected_parents=1.0)
+        b = graph_bits(adj)
+        if b.tobytes() in seen:
+            continue
+        seen.add(b.tobytes())
+        bits.append(b)
+        values.append(math.fsum(score.local(j, tuple(np.flatnonzero(adj[:, j]))) for j in range(n)))
+    return np.array(bits), np.array(values)
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_gp_reproduces_training_scores_as_noise_vanishes(small, optimize):
+    _, score = small
+    B, s = _training_set(score, 12, seed=4)
+    assert np.linalg.matrix_rank(B) == len(B)  # distinct, linearly independent graphs
+    gp = fit_gp(B, s, noise=1e-8 * float(np.var(s)), optimize=optimize)
+    assert np.allclose(gp.predict(B), s, rtol=0, atol=1e-4 * float(np.std(s)))
+    assert np.allclose(gp.predict_kernel(B), gp.predict(B), rtol=1e-9, atol=1e-6)
+
+
+def test_proxy_is_linear_in_edges(small):
+    _, score = small
+    B, s = _training_set(score, 20, seed=5)
+    gp = fit_gp(B, s)
+    assert np.all(gp.weights > 0) and gp.noise > 0
+    rng = np.random.default_rng(6)
+    fresh = np.array([graph_bits(random_dag(score.data.n, rng, expected_parents=1.5)) for _ in range(10)])
+    assert np.allclose(gp.predict(fresh), gp.predict_kernel(fresh), rtol=1e-9, atol=1e-6)
+    assert np.allclose(gp.predict(fresh), gp.mean + fresh @ gp.coefficients)
+
+
+def test_fit_improves_marginal_likelihood(small):
+    _, score = small
+    B, s = _training_set(score, 25, seed=7)
+    fixed = fit_gp(B, s, optimize=False)
+    learned = fit_gp(B, s)
+    assert learned.log_marginal_likelihood >= fixed.log_marginal_likelihood - 1e-6
+
+
+# ---------------------------------------------------------------------------------------------
+# random DAGs and moves
+
+
+def test_random_dag_is_acyclic_and_capped():
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        adj = random_dag(9, rng, expected_parents=3.0, max_parents=2)
+        names = [str(k) for k in range(9)]
+        assert acyclic({names[j]: {names[i] for i in np.flatnonzero(adj[:, j])} for j in range(9)})
+        assert adj.sum(axis=0).max() <= 2
+        assert not adj.diagonal().any()
+
+
+def test_neighbour_moves_match_brute_force():
+    rng = np.random.default_rng(9)
+    n = 6
+    allowed = ~np.eye(n, dtype=bool)
+    for _ in range(20):
+        adj = random_dag(n, rng, expected_parents=1.5)
+        names = [str(k) for k in range(n)]
+        expected = set()
+        for i, j in itertools.permutations(range(n), 2):
+            for kind in range(3):
+                new = adj.copy()
+                if kind == 0:
+                    if adj[i, j] or adj[j, i] or adj[:, j].sum() >= 2:
+                        continue
+                    new[i, j] = True
+                elif not adj[i, j]:
+                    continue
+                elif kind == 1:
+                    new[i, j] = False
+                else:
+                    if adj[:, i].sum() >= 2:
+                        continue
+                    new[i, j], new[j, i] = False, True
+                if acyclic({names[c]: {names[p] for p in np.flatnonzero(new[:, c])} for c in range(n)}):
+                    expected.add((kind, i, j))
+        assert set(neighbour_moves(adj, allowed, 2)) == expected
+
+
+def test_edge_pairs_order():
+    src, dst = edge_pairs(3)
+    assert list(zip(src.tolist(), dst.tolist(), strict=True)) == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
+
+
+# ---------------------------------------------------------------------------------------------
+# searches
+
+
+def _no_single_move_improves(score, names, parents, best, max_parents=None):
+    """Every add / delete / reverse of ``parents``, scored afresh, is no better than ``best``."""
+    limit = len(names) - 1 if max_parents is None else max_parents
+    checked = 0
+    for a, b in itertools.permutations(names, 2):
+        candidates = []
+        if a in parents[b]:
+            deleted = {v: set(p) for v, p in parents.items()}
+            deleted[b].discard(a)
+            candidates.append(deleted)
+            reversed_ = {v: set(p) for v, p in deleted.items()}
+            reversed_[a].add(b)
+            candidates.append(reversed_)
+        elif b not in parents[a]:
+            added = {v: set(p) for v, p in parents.items()}
+            added[b].add(a)
+            candidates.append(added)
+        for cand in candidates:
+            if not acyclic(cand) or max(len(p) for p in cand.values()) > limit:
+                continue
+            checked += 1
+            assert total(score, names, cand) <= best + 1e-7, (a, b, cand)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("max_parents", [None, 1])
+def test_greedy_is_a_local_optimum(small, max_parents):
+    data, score = small
+    result = greedy_search(score, max_parents=max_parents)
+    parents = {v: set(p) for v, p in result.parents.items()}
+    assert set(parents) == set(data.names)
+    assert acyclic(parents)
+    fresh = make_score("bic", data)
+    assert result.score == pytest.approx(total(fresh, data.names, parents), abs=1e-8)
+    _no_single_move_improves(fresh, data.names, parents, result.score, max_parents)
+    steps = [e["score"] for e in result.trajectory]
+    assert all(b > a for a, b in itertools.pairwise(steps))
+    assert result.proxy_score is None and result.samples == 0
+
+
+def test_greedy_finds_the_planted_dependencies(small):
+    data, score = small
+    result = greedy_search(score)
+    adjacent = {frozenset((p, c)) for p, c in result.edges()}
+    for pair in [("A", "B"), ("B", "C"), ("D", "E")]:
+        assert frozenset(pair) in adjacent
+    assert not any("F" in e for e in adjacent)
+
+
+def test_greedy_start_is_validated(small):
+    from bnilp.errors import InputError
+
+    _, score = small
+    with pytest.raises(InputError):
+        greedy_search(score, start={"A": ["B"], "B": ["A"]})
+    result = greedy_search(score, start={"E": ["A"]})
+    assert acyclic({v: set(p) for v, p in result.parents.items()})
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"refine": 2, "max_parents": 2}, {"polish": True}])
+def test_proxy_returns_a_dag_with_its_exact_score(small, kwargs):
+    data, score = small
+    result = proxy_search(score, samples=30, seed=11, **kwargs)
+    parents = {v: set(p) for v, p in result.parents.items()}
+    assert set(parents) == set(data.names) and acyclic(parents)
+    if "max_parents" in kwargs:
+        assert max(len(p) for p in parents.values()) <= kwargs["max_parents"]
+    assert result.score == pytest.approx(total(make_score("bic", data), data.names, parents), abs=1e-8)
+    assert math.isfinite(result.proxy_score)
+    assert result.samples >= 30
+    for entry in result.trajectory:
+        assert {"step", "move", "proxy_score"} <= entry.keys() or {"step", "move", "score"} <= entry.keys()
+    if kwargs.get("polish"):
+        _no_single_move_improves(make_score("bic", data), data.names, parents, result.score)
+        assert result.found_by.endswith("exact polish")
+    else:
+        assert result.found_by.startswith(("proxy climb", "training sample", "refinement sample"))
+
+
+def test_proxy_search_is_deterministic_with_a_seed(small):
+    _, score = small
+
+    def strip(d):
+        return {k: v for k, v in d.items() if k not in ("seconds", "timings")}
+
+    a = proxy_search(score, samples=25, refine=1, seed=5).to_dict()
+    b = proxy_search(score, samples=25, refine=1, seed=5).to_dict()
+    assert strip(a) == strip(b)
+    c = proxy_search(score, samples=25, seed=None)
+    assert isinstance(c.seed, int)
+
+
+def test_proxy_rejects_bad_arguments(small):
+    from bnilp.errors import InputError
+
+    _, score = small
+    for kwargs in ({"samples": 1}, {"refine": -1}, {"max_parents": -1}, {"expected_parents": 0.0}):
+        with pytest.raises(InputError):
+            proxy_search(score, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# command line
+
+
+def test_cli_proxy_and_greedy(tmp_path: Path):
+    data = simulate(tmp_path / "d.csv")
+    runner = CliRunner()
+    for method in ("proxy", "greedy"):
+        out = tmp_path / f"{method}.json"
+        res = runner.invoke(main, ["proxy-search", str(data), "--method", method, "--samples", "20",
+                                   "--seed", "3", "--json", str(out)])
+        assert res.exit_code == 0, res.output
+        doc = json.loads(out.read_text())
+        assert {"method", "parents", "score", "proxy_score", "samples", "seconds", "trajectory",
+                "seed"} <= doc.keys()
+        assert doc["method"] == method
+        assert set(doc["parents"]) == {"A", "B", "C", "D", "E", "F"}
+        assert (doc["proxy_score"] is None) == (method == "greedy")
+        assert doc["seed"] == 3
+        assert all({"step", "move"} <= e.keys() for e in doc["trajectory"])
+        assert "exact score" in res.output
+    res = runner.invoke(main, ["proxy-search", str(data), "--refine", "1", "--samples", "15", "--max-parents",
+                               "2", "--polish", "--quiet", "--score", "bdeu"])
+    assert res.exit_code == 0, res.output
+    assert res.output == ""
+
+
+@pytest.mark.parametrize("args", [
+    ["--method", "annealing"],
+    ["--score", "nosuchscore"],
+    ["--samples", "1"],
+    ["--refine", "-1"],
+    ["--max-parents", "-2"],
+    ["--method", "greedy", "--refine", "2"],
+])
+def test_cli_bad_values_exit_2(tmp_path: Path, args):
+    data = simulate(tmp_path / "d.csv")
+    res = CliRunner().invoke(main, ["proxy-search", str(data), *args])
+    assert res.exit_code == 2, res.output
+
+
+def test_cli_missing_file_exit_2(tmp_path: Path):
+    res = CliRunner().invoke(main, ["proxy-search", str(tmp_path / "absent.csv")])
+    assert res.exit_code == 2
+    assert "no such file" in res.output
+
+
+# ---------------------------------------------------------------------------------------------
+# alarm1000 (37 variables, BIC)
+
+
+@pytest.fixture(scope="module")
+def alarm():
+    if not ALARM.exists():
+        pytest.skip("alarm1000.csv not available")
+    data = load_data(ALARM, no_header=True)
+    score = make_score("bic", data)
+    return score, greedy_search(score)
+
+
+def test_alarm_proxy_then_polish_is_near_greedy(alarm):
+    score, greedy = alarm
+    result = proxy_search(score, samples=100, seed=2, polish=True)
+    gap = (greedy.score - result.score) / abs(greedy.score)
+    assert gap < 0.02
+
+
+@pytest.mark.xfail(strict=True, reason="measured: the pure proxy network (100 samples) scores ~60% below "
+                                       "greedy on alarm1000/BIC, far outside 1%")
+def test_alarm_proxy_within_one_percent_of_greedy(alarm):
+    score, greedy = alarm
+    result = proxy_search(score, samples=100, seed=1)
+    assert result.score >= greedy.score - 0.01 * abs(greedy.score)
