@@ -202,9 +202,10 @@ def cpdag_edges(parents: Mapping[str, Iterable[str]]) -> CpdagEdges:
     CPDAG) or reversible (undirected). Equal to the Meek closure of the v-structures.
     """
     pa = as_parents(parents)
-    pos = {v: i for i, v in enumerate(_topological_order(pa))}
+    order = _topological_order(pa)
+    pos = {v: i for i, v in enumerate(order)}
     compelled: dict[Edge, bool] = {}
-    for y in sorted(pa, key=pos.__getitem__):
+    for y in order:
         pa_y = pa[y]
         for x in sorted(pa_y, key=pos.__getitem__, reverse=True):
             if (x, y) in compelled:
