@@ -259,7 +259,9 @@ def cpdag(parents: Mapping[str, Iterable[str]]) -> nx.DiGraph:
 
 
 def _undirected_part(obj: Any) -> tuple[list[str], set[frozenset[str]]]:
-    """Nodes and undirected edges of a CPDAG given as parents, edge sets or a DiGraph."""
+    """Nodes and undirected edges of a CPDAG given as parents, edge sets, a DiGraph or a MEC."""
+    if isinstance(obj, MEC):
+        return obj.nodes, obj.cpdag[1]
     if isinstance(obj, nx.DiGraph):
         und = {frozenset((u, v)) for u, v in obj.edges if obj.has_edge(v, u)}
         return list(obj.nodes), und
@@ -449,8 +451,8 @@ def _components_checked(obj: Any) -> tuple[list[frozenset[str]], dict[str, set[s
 def count_dags_in_mec(cpdag_or_dag: Any) -> int:
     """Number of DAGs in the Markov equivalence class.
 
-    Accepts a DAG's parent map, a CPDAG as ``(directed, undirected)`` edge sets, or a CPDAG
-    DiGraph from :func:`cpdag`. Product over chain components of their AMO counts.
+    Accepts a DAG's parent map, a CPDAG as ``(directed, undirected)`` edge sets, a CPDAG
+    DiGraph from :func:`cpdag` or a :class:`MEC`. Product over chain components of their AMO counts.
     """
     comps, adj = _components_checked(cpdag_or_dag)
     total = 1

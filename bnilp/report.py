@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from rich.table import Table
 
 from bnilp.averaging import adjacency_posteriors, edge_posteriors, undirected_posteriors, weights
 from bnilp.mec import MEC, group_by_mec, mec_index, network_items
-from bnilp.scorefile import atomic_write_text
+from bnilp.scorefile import atomic_output, atomic_write_text
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
 TOP_MECS = 20
@@ -148,16 +147,28 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     n_nets = r.get("n_networks", len(r.get("networks") or []))
     prior = PRIOR_TEXT.get(r.get("prior", "dags"), str(r.get("prior")))
     head = Table.grid(padding=(0, 2))
-    head.add_row("OPT (best score)", _fmt(r.get("optimum")))
+    proven = r.get("status") in ("optimal", "network_limit") or (r.get("gap") == 0)
+    head.add_row("OPT (best score)" if proven else "best score found", _fmt(r.get("optimum")))
+    head.add_row("dual bound", _fmt(r.get("bound")))
+    gap = r.get("gap")
+    head.add_row("gap", "—" if gap is None else f"{100 * float(gap):.4g} %" + ("" if proven else
+                 "  (optimality NOT proven)"))
     if eps is not None:
         head.add_row("ε = ln BF", _fmt(float(eps)))
         head.add_row("Bayes factor", _bf_text(float(eps)) if math.isfinite(float(eps)) else "∞")
     head.add_row("credible DAGs", str(n_nets))
     head.add_row("credible MECs", str(r.get("n_mecs", "—")))
+    head.add_row("complete", "yes" if r.get("complete", True) else "NO (truncated)")
     head.add_row("status", str(r.get("status", "—")))
     if r.get("seconds") is not None:
         head.add_row("seconds", _fmt(float(r["seconds"]), 2))
     console.print(Panel(head, title="bnilp credible set"))
+    nets = r.get("networks") or []
+    if nets:
+        best = nets[0]
+        lines = [f"  {v} ← {', '.join(ps) if ps else '∅'}" for v, ps in best["parents"].items()]
+        label = "optimal network" if proven else "best network found"
+        console.print(f"{label} (score {_fmt(best['score'])}):\n" + "\n".join(lines))
     if not r.get("complete", True):
         why = "; ".join(str(x) for x in (r.get("status"), r.get("message")) if x)
         console.print(f"[bold red]INCOMPLETE: the credible set is truncated — not every network within "
@@ -246,15 +257,8 @@ def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str]) 
 
 
 def _save_figure(fig: Any, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
+    with atomic_output(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _matrix(edges: Sequence[Mapping[str, Any]], variables: Sequence[str]) -> np.ndarray:

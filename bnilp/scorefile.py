@@ -19,6 +19,8 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,20 +55,37 @@ class ScoreTable:
         return math.fsum(self.families[v][frozenset(parents[v])] for v in self.variables)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
+    """Yield a temporary path beside ``path``; on success it is renamed to ``path`` (atomic on POSIX).
+
+    On an exception the temporary file is removed and ``path`` is left as it was.
+    """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    with atomic_output(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
 
 
 def format_jaakkola(table: ScoreTable) -> str:

@@ -234,3 +234,33 @@ def test_edge_posteriors_duck_types_and_shapes():
     assert d.loc["x", "z"] == 0.5 and d.loc["z", "x"] == 0.0
     assert adjacency_posteriors(d).loc["x", "y"] == 1.0
     assert edge_posteriors([], np.zeros(0), ["x"]).shape == (1, 1)
+
+
+def test_mec_prior_with_split_classes():
+    """A score that is not score-equivalent (per-edge bonuses): classes are cut by ε and each class
+    counts once with its best member, shared equally by the members present."""
+    rng = np.random.default_rng(5)
+    bonus = {(u, v): float(rng.uniform(-3, 3)) for u in NODES for v in NODES if u != v}
+    nets = [(math.fsum(bonus[(p, v)] for v, ps in pa.items() for p in ps), pa) for pa in all_dags(NODES)]
+    nets.sort(key=lambda sp: -sp[0])
+    opt, cred = _credible(nets, math.log(20))
+    mecs = group_by_mec(cred)
+    assert any(m.n_dags < m.class_size for m in mecs)  # some classes are only partly credible
+    assert any(len({round(cred[i][0], 9) for i in m.members}) > 1 for m in mecs)
+    w = mec_weights(mecs, [s for s, _ in cred], opt, prior="mecs")
+    members = collections.defaultdict(list)
+    for k, (_, pa) in enumerate(cred):
+        members[_skel_vs(pa)].append(k)
+    raw = [0.0] * len(cred)
+    for idx in members.values():
+        best = max(cred[k][0] for k in idx)
+        for k in idx:
+            raw[k] = math.exp(best - opt) / len(idx)
+    z = math.fsum(raw)
+    np.testing.assert_allclose(w, np.array(raw) / z, atol=1e-12)
+    directed = edge_posteriors(cred, w, NODES)
+    for (u, v), p in _brute_directed(cred, opt, raw).items():
+        assert directed.loc[u, v] == pytest.approx(p, abs=1e-9)
+    table = mec_table(mecs, w, opt)
+    expected = np.exp(table["score"] - opt)
+    np.testing.assert_allclose(table["posterior"], expected / expected.sum(), atol=1e-12)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bnilp import ilp
 from bnilp.errors import InputError
 from bnilp.ilp import SolveResult, solve, to_digraph
 from bnilp.scorefile import ScoreTable, read_jaakkola
@@ -203,6 +204,30 @@ def test_time_limit_returns_valid_dag_and_honest_gap():
     assert res.bound >= res.optimum
     assert res.gap == pytest.approx(abs(res.bound - res.optimum) / abs(res.optimum))
     assert res.seconds < 5
+
+
+def test_time_limit_in_phase_two_keeps_the_proven_optimum():
+    table = random_table(5, 13, keep=1.0)
+    opt, _ = brute_force_credible(table, 0.0)
+    res = solve(table, 1e6, time_limit=1.5)
+    assert res.status == "time_limit" and not res.complete
+    assert res.optimum == pytest.approx(opt, abs=1e-9)
+    assert 0 < len(res.networks) < 29281 and "incomplete" in res.message
+    check_result(table, res, 1e6)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_enforcement_alone_is_exact(monkeypatch, seed):
+    """Without LP separation every cycle must still be cut off by consenfolp/consenfops."""
+    monkeypatch.setattr(ilp, "_separate", lambda data, x, max_cuts=50: [])
+    table = random_table(5, 3000 + seed, keep=0.6, ties=seed == 0)
+    for eps in (0.0, math.log(20)):
+        opt, expected = brute_force_credible(table, eps)
+        res = solve(table, eps)
+        assert res.optimum == pytest.approx(opt, abs=1e-9)
+        assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+    dense = dense_table(10, seed, candidates=7, max_size=2)
+    assert solve(dense, enumerate_ties=False).optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
 
 
 def test_network_limit_truncates():

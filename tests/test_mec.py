@@ -235,7 +235,7 @@ def test_group_by_mec_best_first_and_duck_typing():
     assert [m.score for m in mecs] == sorted((m.score for m in mecs), reverse=True)
     assert sorted(i for m in mecs for i in m.members) == list(range(len(dags)))
     for m in mecs:
-        assert m.n_dags == m.class_size == len(m.members)
+        assert m.n_dags == m.class_size == len(m.members) == count_dags_in_mec(m)
         assert {mec_key(dags[i]) for i in m.members} == {m.key}
         assert m.cpdag == cpdag_edges(dags[m.members[0]])
         assert set(m.cpdag_graph().nodes) == set(nodes)

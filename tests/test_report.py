@@ -105,7 +105,7 @@ def test_terminal_report_incomplete():
     console = Console(record=True, width=120)
     print_report(r, console)
     text = " ".join(console.export_text().lower().split())
-    assert "incomplete" in text and "truncated" in text
+    assert "incomplete" in text and "truncated" in text and "complete no (truncated)" in text
     assert "timelimit" in text and "time limit reached" in text
 
 
