@@ -68,7 +68,7 @@ def compare(name: str, args: argparse.Namespace) -> dict:
     score = make_score(args.score, data)
     greedy = greedy_search(score, max_parents=args.max_parents)
     proxy = proxy_search(make_score(args.score, data), samples=args.samples, refine=args.refine,
-                         max_parents=args.max_parents, seed=args.seed, polish=args.polish)
+                         max_parents=args.max_parents, seed=args.seed, polish=args.polish, kappa=args.kappa)
     return {"data": name, "n": data.n, "N": data.N, "greedy": greedy, "proxy": proxy}
 
 
@@ -97,7 +97,7 @@ def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespac
         for seed in seeds:
             t0 = time.perf_counter()
             res = proxy_search(make_score(args.score, data), samples=size, refine=args.refine,
-                               max_parents=args.max_parents, seed=seed, polish=args.polish)
+                               max_parents=args.max_parents, seed=seed, polish=args.polish, kappa=args.kappa)
             results.append((res.score, time.perf_counter() - t0, res.timings["fit"]))
         arr = np.array(results)
         means.append(arr[:, 0].mean())
@@ -114,6 +114,8 @@ def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespac
         ax1.errorbar(sizes, means, yerr=sds, marker="o", label="proxy network (exact score)")
         ax1.axhline(greedy.score, color="k", linestyle="--", label="exact greedy")
         ax1.set_xscale("log")
+        ax1.set_xticks(sizes, labels=[str(s) for s in sizes])
+        ax1.minorticks_off()
         ax1.set_xlabel("training samples")
         ax1.set_ylabel(f"{args.score.upper()} score")
         ax1.legend()
@@ -121,6 +123,8 @@ def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespac
         for size, t, m in zip(sizes, times, means, strict=True):
             ax2.annotate(str(size), (t, m), textcoords="offset points", xytext=(4, 4))
         ax2.axhline(greedy.score, color="k", linestyle="--")
+        ax2.plot([greedy.seconds], [greedy.score], "ks", label=f"exact greedy ({greedy.seconds:.2f} s)")
+        ax2.legend()
         ax2.set_xlabel("seconds")
         ax2.set_ylabel("score")
         fig.suptitle(f"search by proxy on {name} ({len(seeds)} seeds, max parents {args.max_parents})")
@@ -131,6 +135,7 @@ def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespac
         os.close(fd)
         try:
             fig.savefig(tmp, dpi=120)
+            os.chmod(tmp, 0o644)
             os.replace(tmp, png)
         finally:
             if os.path.exists(tmp):
@@ -147,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--refine", type=int, default=0)
     parser.add_argument("--polish", action="store_true")
+    parser.add_argument("--kappa", type=float, default=0.0, help="climb on mean − kappa·sd of the edge coefficients")
     parser.add_argument("--max-parents", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--curve", default="25,50,100,200,400", help="sample sizes for the trade-off curve")

@@ -57,6 +57,9 @@ _CUT_TOL = 1e-6         # minimal violation of a separated cluster cut
 _SUPPORT_TOL = 1e-7     # LP values below this are treated as 0 by the separator
 _THRESHOLDS = (0.999, 0.5, 0.25, 1e-6)   # arrow-weight thresholds for the SCC separator
 
+#: Arrow variables a(j→i) = Σ_{Π∋j} x(i, Π) with a higher branching priority than the families.
+ARROW_VARIABLES = False
+
 #: SCIP parameters of both phases (measured on wine.BIC.3 and random 25-variable tables).
 SCIP_PARAMS: dict[str, Any] = {
     "misc/usesymmetry": 0,                   # symmetry detection does not see the cluster handler
@@ -296,10 +299,11 @@ def _separate(data: _Data, x: np.ndarray, max_cuts: int = 50) -> list[np.ndarray
     return [c for _, c in cuts[:max_cuts]]
 
 
-def _sink_dag(data: _Data, x: np.ndarray) -> tuple[int, ...] | None:
+def _sink_dag(data: _Data, x: np.ndarray, usable: np.ndarray | None = None) -> tuple[int, ...] | None:
     """Round ``x`` to a DAG by sink finding: repeatedly make the variable whose best allowed
     family (parents among the variables not yet placed) has the largest x (then the best score)
-    a sink. Returns a parent choice (one family index per variable, in variable order) or None."""
+    a sink. Only families in ``usable`` (default all) are used. Returns a parent choice (one
+    family index per variable, in variable order) or None."""
     n, K = data.n, data.K
     if n == 0:
         return ()
@@ -310,6 +314,8 @@ def _sink_dag(data: _Data, x: np.ndarray) -> tuple[int, ...] | None:
     choice = [-1] * n
     for _ in range(n):
         allowed = (nbad == 0) & inR[data.child]
+        if usable is not None:
+            allowed &= usable
         key = np.where(allowed, x, -np.inf)
         m = np.maximum.reduceat(key, starts)
         m[~inR] = -np.inf
@@ -461,7 +467,9 @@ class _SinkHeur(Heur):
             return {"result": SCIP_RESULT.DIDNOTRUN}
         t0 = time.perf_counter()
         data = self.hdlr.data
-        choice = _sink_dag(data, self.hdlr._lp_values())
+        usable = np.fromiter((v.getUbGlobal() > _INT_TOL for v in self.hdlr._tv()), dtype=bool,
+                             count=data.K)
+        choice = _sink_dag(data, self.hdlr._lp_values(), usable)
         self.stats["python_heur_seconds"] += time.perf_counter() - t0
         if choice is None:
             return {"result": SCIP_RESULT.DIDNOTFIND}
@@ -503,6 +511,14 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
             both = set(data.child[fams].tolist())
             if len(both) == 2:
                 model.addCons(sum(xvars[k] for k in fams) <= 1, name=f"pair_{i}_{j}")
+    if ARROW_VARIABLES:
+        for i in range(data.n):
+            block = np.arange(data.start[i], data.start[i + 1])
+            for j in np.flatnonzero(data.pbool[block].any(axis=0)):
+                arrow = model.addVar(name=f"a_{j}_{i}", vtype="B", obj=0.0)
+                model.chgVarBranchPriority(arrow, 10)
+                model.addCons(arrow == sum(xvars[k] for k in block[data.pbool[block, j]]),
+                              name=f"arrow_{j}_{i}")
     for c, cvec in enumerate(clusters or []):
         fams = data.cluster_families(cvec)
         model.addCons(sum(xvars[k] for k in fams) <= float(cvec.sum() - 1), name=f"phase1cut{c}",

@@ -23,8 +23,10 @@ and α = K⁻¹ (s − m(B)) (one Cholesky factorisation), the proxy is the pred
 
 Why the slope: with n(n−1) edges and far fewer samples, and every random training graph holding
 about the same number of edges, a constant mean cannot tell "edges cost on average" from the
-intercept; β carries that average per-edge effect. The empty graph is always a training graph,
-which pins μ near its score.
+intercept; β carries that average per-edge effect and is what an edge never seen in training is
+predicted to contribute. The empty graph is always a training graph, which pins μ near its score.
+(Measured on alarm1000/BIC: β comes out near 0 — a random edge there is about neutral on
+average, so the slope does not rescue the proxy; see "Known limit".)
 
 It is *linear* in the edge indicators, so adding edge i→j changes the proxy by +c_ij, deleting it
 by −c_ij, reversing it by c_ji − c_ij: the proxy hill climber costs O(1) per move.
@@ -32,14 +34,14 @@ by −c_ij, reversing it by c_ji − c_ij: the proxy hill climber costs O(1) per
 Hyperparameters (R&W eqs. 5.8–5.9). θ = (ln w, ln σ², μ, β), logs for positivity; the scores are
 standardised for the fit (everything is reported back in score units). With y = s − m(B),
 
-    ln p(s | B, θ) = −½ yᵀ K⁻¹ y − ½ ln |K| − (m/2) ln 2π,
+    ln p(s | B, θ) = −½ yᵀ K⁻¹ y − ½ ln |K| − (n_s/2) ln 2π        (n_s training graphs),
     ∂ ln p / ∂θ_k  = ½ tr((α αᵀ − K⁻¹) ∂K/∂θ_k),     ∂ ln p / ∂μ = 1ᵀ α,   ∂ ln p / ∂β = |B|ᵀ α
 (|B| the row sums of B).
 
 Since ∂K/∂ln w_ij = w_ij b_ij b_ijᵀ (b_ij: column ij of B) and ∂K/∂ln σ² = σ² I, with
 A = α αᵀ − K⁻¹ the whole weight gradient is one product: ½ w ⊙ diag(Bᵀ A B) = ½ w ⊙ Σ_rows (B ⊙ A B),
 and ∂ ln p/∂ ln σ² = ½ σ² tr A. The maximiser is L-BFGS-B (scipy) on −ln p. Edges that occur in no
-training graph do not enter K and get c_ij = 0, so they are left out of the fit.
+training graph do not enter K and get c_ij = β, so they are left out of the fit.
 
 Training graphs (:func:`random_dag`): a uniformly random topological order, then every pair that is
 forward in that order becomes an edge independently with probability p = min(1, 2r/(n−1)), so the
@@ -52,7 +54,10 @@ all single-edge additions, deletions and reversals that keep the graph acyclic (
 close a cycle is rejected and the next best is tried) and respect ``max_parents``; stop when no move
 improves. :func:`greedy_search` runs it on exact local scores (the seed's comparison; local scores
 cached by (child, parent set), only the changed families rescored after a move);
-:func:`proxy_search` runs it on ŝ and scores only its end point exactly.
+:func:`proxy_search` runs it on ŝ and scores only its end point exactly. Option ``kappa`` = κ > 0
+climbs instead on Σ (c_ij − κ·sd(c_ij)) [e_ij ∈ g], sd from the weight-space posterior of the
+coefficients (c − β ~ N(W Bᵀα, W − W Bᵀ K⁻¹ B W), R&W §2.1.2, diagonal): still linear, still O(1)
+per move, and edges the training graphs barely constrain are no longer added on a coin flip.
 
 Refinement (the seed's future work, §7; ``refine`` rounds): score exactly single-edge moves from
 the best network found so far (half the moves the proxy rates best, half uniformly from the rest),
@@ -63,7 +68,8 @@ network scored exactly. ``polish`` finishes with exact hill climbing from it —
 case, where the vicinity is every single-edge move.
 
 Known limit: the proxy is linear in the edges, while BIC/BDeu penalties grow exponentially with
-the in-degree, so an uncapped climb on the proxy ends in a network with as many parents per
+the in-degree, and with n(n−1) ≫ n_s most fitted coefficients are noise, about half of them
+positive. An uncapped climb on the proxy ends in a network with as many parents per
 variable as it may have (the seed saw its proxy climb to "impossible" scores too). Climbs on the
 proxy are therefore capped at the largest in-degree of the initial training graphs, and
 ``max_parents`` bounds it further.
@@ -243,7 +249,9 @@ class GraphGP:
 
     Hyperparameters: ``weights`` (w, one per possible edge), ``noise`` (σ²), ``mean`` (μ) and
     ``slope`` (β, the mean function's change per edge); ``alpha`` = K⁻¹(s − μ − β|g|);
-    ``coefficients`` c = w ⊙ Bᵀα + β; ``active`` marks the edges seen in training.
+    ``coefficients`` c = w ⊙ Bᵀα + β; ``coefficient_sd`` their posterior standard deviations in
+    the weight-space view (c − β ~ N(w ⊙ Bᵀα, W − W Bᵀ K⁻¹ B W), R&W §2.1.2; diagonal only);
+    ``active`` marks the edges seen in training.
     """
 
     weights: np.ndarray
@@ -254,6 +262,7 @@ class GraphGP:
     scores: np.ndarray
     alpha: np.ndarray
     coefficients: np.ndarray
+    coefficient_sd: np.ndarray
     active: np.ndarray
     log_marginal_likelihood: float
     iterations: int
@@ -340,7 +349,11 @@ def fit_gp(
     K = graph_kernel(Ba, Ba, w)
     K[np.diag_indices(m)] += math.exp(theta[d])
     mean, slope = float(theta[d + 1]), float(theta[d + 2])
-    alpha = cho_solve(_cholesky(K), y - mean - slope * Ba.sum(axis=1), check_finite=False)
+    factor = _cholesky(K)
+    alpha = cho_solve(factor, y - mean - slope * Ba.sum(axis=1), check_finite=False)
+    shrink = np.einsum("ij,ij->j", Ba, cho_solve(factor, Ba, check_finite=False))
+    sd = np.full(B.shape[1], scale / math.sqrt(edges))
+    sd[active] = scale * np.sqrt(np.maximum(w - w * w * shrink, 0.0))
     weights = np.full(B.shape[1], scale**2 / edges)
     weights[active] = w * scale**2
     coefficients = np.full(B.shape[1], scale * slope)
@@ -354,6 +367,7 @@ def fit_gp(
         scores=s,
         alpha=alpha / scale,
         coefficients=coefficients,
+        coefficient_sd=sd,
         active=active,
         log_marginal_likelihood=lml - m * math.log(scale),
         iterations=iterations,
@@ -418,12 +432,15 @@ def _hill_climb(
     trajectory: list[dict[str, Any]],
     key: str,
     max_steps: int = 1_000_000,
+    report: Callable[[np.ndarray], float] | None = None,
 ) -> tuple[np.ndarray, float]:
     """Best-improvement hill climbing with add / delete / reverse moves.
 
     ``column(j, adj)`` gives T[:, j]: T[i, j] = change of the objective when edge i→j is toggled
     (added if absent, deleted if present); it depends only on the parents of j. Entries where the
-    move is not allowed are ignored. Returns the final adjacency and objective value.
+    move is not allowed are ignored. Each move is logged in ``trajectory`` with ``key`` = the
+    objective, or = ``report(adj)`` when given (the objective then goes under ``"objective"``).
+    Returns the final adjacency and objective value.
     """
     n = adj.shape[0]
     adj = adj.copy()
@@ -473,7 +490,13 @@ def _hill_climb(
         value += gain
         step += 1
         move = ("add", "delete", "reverse")[kind]
-        trajectory.append({"step": step, "move": f"{move} {names[i]}->{names[j]}", key: value})
+        entry: dict[str, Any] = {"step": step, "move": f"{move} {names[i]}->{names[j]}"}
+        if report is None:
+            entry[key] = value
+        else:
+            entry[key] = report(adj)
+            entry["objective"] = value
+        trajectory.append(entry)
     return adj, value
 
 
@@ -599,6 +622,8 @@ def greedy_search(
     trajectory: list[dict[str, Any]] = [{"step": 0, "move": "start", "score": value}]
     _say(progress, f"greedy search on {n} variables")
     adj, _ = _hill_climb(adj, allowed, kmax, column, value, data.names, trajectory, "score")
+    for entry in trajectory:
+        entry["proxy_score"] = None
     final = scorer.total(adj)
     seconds = time.perf_counter() - began
     return SearchResult(method="greedy", parents=_parents_of(adj, data.names), score=final,
@@ -667,6 +692,7 @@ def proxy_search(
     maxiter: int = 200,
     refit_maxiter: int = 30,
     polish: bool = False,
+    kappa: float = 0.0,
     progress: Progress | None = None,
 ) -> SearchResult:
     """Search by proxy: score ``samples`` random DAGs exactly, fit the GP, climb on its mean.
@@ -683,7 +709,10 @@ def proxy_search(
     halved otherwise). The result is the best network scored exactly (``found_by`` says which);
     ``samples`` in the result counts every exactly scored training graph. A climb end point scoring
     below every initial training graph is kept out of the training set (it would dominate the
-    standardisation). ``polish`` finishes with exact greedy
+    standardisation). ``kappa`` > 0 climbs on a lower confidence bound instead of the mean: every
+    coefficient c_ij is replaced by c_ij − κ·sd(c_ij) (:class:`GraphGP`), so edges the training
+    graphs say little about are not added on a coin flip; trajectories still report the mean.
+    ``polish`` finishes with exact greedy
     hill climbing from that network (the limit of refinement in the seed's §7, where the vicinity
     is every single-edge move). ``seed`` (drawn and recorded when ``None``) fixes every random
     choice.
@@ -695,6 +724,8 @@ def proxy_search(
         raise InputError(f"--refine must be an integer ≥ 0, got {refine!r}")
     if not (math.isfinite(expected_parents) and expected_parents > 0):
         raise InputError(f"expected_parents must be > 0, got {expected_parents}")
+    if not (math.isfinite(kappa) and kappa >= 0):
+        raise InputError(f"--kappa must be a finite number ≥ 0, got {kappa}")
     per_round = max(5, samples // 2) if refine_samples is None else int(refine_samples)
     if per_round < 1:
         raise InputError(f"refine_samples must be ≥ 1, got {refine_samples}")
@@ -750,7 +781,8 @@ def proxy_search(
     radius = 4
     for rnd in range(refine + 1):
         coef = np.zeros((n, n))
-        coef[src, dst] = gp.coefficients
+        coef[src, dst] = gp.coefficients - kappa * gp.coefficient_sd
+        report = None if kappa == 0 else (lambda a, g=gp: g.predict(graph_bits(a)))
 
         def column(j: int, a: np.ndarray, c: np.ndarray = coef) -> np.ndarray:
             return np.where(a[:, j], -c[:, j], c[:, j])
@@ -758,11 +790,12 @@ def proxy_search(
         t0 = time.perf_counter()
         _say(progress, f"round {rnd}: greedy search on the proxy")
         first = len(trajectory)
-        value = gp.predict(graph_bits(start_adj))
+        value = gp.mean + float(graph_bits(start_adj) @ coef[src, dst])
         step = trajectory[-1]["step"] if trajectory else 0
-        trajectory.append({"step": step, "round": rnd, "move": "start", "proxy_score": value})
+        trajectory.append({"step": step, "round": rnd, "move": "start",
+                           "proxy_score": gp.predict(graph_bits(start_adj))})
         adj, value = _hill_climb(start_adj, allowed, cap, column, value, names, trajectory, "proxy_score",
-                                 max_steps=radius if rnd else 1_000_000)
+                                 max_steps=radius if rnd else 1_000_000, report=report)
         for entry in trajectory[first:]:
             entry.setdefault("round", rnd)
         timings["search"] += time.perf_counter() - t0
@@ -806,6 +839,7 @@ def proxy_search(
         best_score = scorer.total(best_adj)
         for entry in trajectory[first:]:
             entry.setdefault("round", "polish")
+            entry.setdefault("proxy_score", None)
         timings["polish"] = time.perf_counter() - t0
         found_by += " + exact polish"
     proxy_value = gp.predict(graph_bits(best_adj))

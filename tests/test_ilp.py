@@ -16,6 +16,8 @@ from bnilp.ilp import SolveResult, solve, to_digraph
 from bnilp.scorefile import ScoreTable, read_jaakkola
 from tests.oracles import brute_force_credible, dp_optimum, is_acyclic
 
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 EPSILONS = (0.0, math.log(3), math.log(20), math.log(150))
 

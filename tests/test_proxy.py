@@ -154,6 +154,19 @@ def test_proxy_is_linear_in_edges(small):
     assert np.allclose(gp.predict(fresh), gp.mean + fresh @ gp.coefficients)
 
 
+def test_coefficient_sd_is_the_weight_space_posterior(small):
+    _, score = small
+    B, s = _training_set(score, 15, seed=12)
+    gp = fit_gp(B, s)
+    W = np.diag(gp.weights)
+    K = B @ W @ B.T + gp.noise * np.eye(len(B))
+    cov = W - W @ B.T @ np.linalg.solve(K, B @ W)
+    assert np.allclose(gp.coefficient_sd[gp.active], np.sqrt(np.clip(np.diag(cov), 0, None))[gp.active],
+                       rtol=1e-5, atol=1e-6 * float(np.std(s)))
+    mean = W @ B.T @ np.linalg.solve(K, s - gp.mean - gp.slope * B.sum(axis=1))
+    assert np.allclose(gp.coefficients, mean + gp.slope, rtol=1e-6, atol=1e-6 * float(np.std(s)))
+
+
 def test_fit_improves_marginal_likelihood(small):
     _, score = small
     B, s = _training_set(score, 25, seed=7)
@@ -272,7 +285,8 @@ def test_greedy_start_is_validated(small):
     assert acyclic({v: set(p) for v, p in result.parents.items()})
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"refine": 2, "max_parents": 2}, {"polish": True}])
+@pytest.mark.parametrize("kwargs", [{}, {"refine": 2, "max_parents": 2}, {"polish": True},
+                                    {"kappa": 2.0, "refine": 1}])
 def test_proxy_returns_a_dag_with_its_exact_score(small, kwargs):
     data, score = small
     result = proxy_search(score, samples=30, seed=11, **kwargs)
@@ -284,7 +298,7 @@ def test_proxy_returns_a_dag_with_its_exact_score(small, kwargs):
     assert math.isfinite(result.proxy_score)
     assert result.samples >= 30
     for entry in result.trajectory:
-        assert {"step", "move", "proxy_score"} <= entry.keys() or {"step", "move", "score"} <= entry.keys()
+        assert {"step", "move", "proxy_score"} <= entry.keys()
     if kwargs.get("polish"):
         _no_single_move_improves(make_score("bic", data), data.names, parents, result.score)
         assert result.found_by.endswith("exact polish")
@@ -309,7 +323,8 @@ def test_proxy_rejects_bad_arguments(small):
     from bnilp.errors import InputError
 
     _, score = small
-    for kwargs in ({"samples": 1}, {"refine": -1}, {"max_parents": -1}, {"expected_parents": 0.0}):
+    for kwargs in ({"samples": 1}, {"refine": -1}, {"max_parents": -1}, {"expected_parents": 0.0},
+                   {"kappa": -1.0}, {"refine_samples": 0}):
         with pytest.raises(InputError):
             proxy_search(score, **kwargs)
 
@@ -333,10 +348,11 @@ def test_cli_proxy_and_greedy(tmp_path: Path):
         assert set(doc["parents"]) == {"A", "B", "C", "D", "E", "F"}
         assert (doc["proxy_score"] is None) == (method == "greedy")
         assert doc["seed"] == 3
-        assert all({"step", "move"} <= e.keys() for e in doc["trajectory"])
+        assert all({"step", "move", "proxy_score"} <= e.keys() for e in doc["trajectory"])
+        assert "score" in doc["trajectory"][-1]
         assert "exact score" in res.output
     res = runner.invoke(main, ["proxy-search", str(data), "--refine", "1", "--samples", "15", "--max-parents",
-                               "2", "--polish", "--quiet", "--score", "bdeu"])
+                               "2", "--polish", "--kappa", "1", "--quiet", "--score", "bdeu"])
     assert res.exit_code == 0, res.output
     assert res.output == ""
 
@@ -348,6 +364,8 @@ def test_cli_proxy_and_greedy(tmp_path: Path):
     ["--refine", "-1"],
     ["--max-parents", "-2"],
     ["--method", "greedy", "--refine", "2"],
+    ["--kappa", "-1"],
+    ["--samples", "ten"],
 ])
 def test_cli_bad_values_exit_2(tmp_path: Path, args):
     data = simulate(tmp_path / "d.csv")

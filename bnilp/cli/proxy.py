@@ -52,13 +52,15 @@ def _summary(result: SearchResult, console: Console) -> None:
               help="Graphs scored per refinement round [default: samples/2, at least 5].")
 @click.option("--polish", is_flag=True, help="Finish with exact greedy search from the proxy's network.")
 @click.option("--max-parents", type=int, default=None, help="At most K parents per variable.")
+@click.option("--kappa", type=float, default=0.0, show_default=True,
+              help="Climb on the proxy's lower confidence bound: each edge coefficient minus kappa posterior sd.")
 @click.option("--expected-in-degree", "expected_in_degree", type=float, default=1.0, show_default=True,
               help="Mean in-degree of the random training DAGs.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
               help="Write the result as JSON to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on the terminal.")
 def proxy_search(data: str, method: str, samples: int, seed: int | None, refine: int,
-                         refine_samples: int | None, polish: bool, max_parents: int | None,
+                         refine_samples: int | None, polish: bool, max_parents: int | None, kappa: float,
                          expected_in_degree: float, json_out: str | None, quiet: bool,
                          **opts: Any) -> None:
     """Search for a high-scoring network by proxy (Yackley, Anderson & Lane 2011) or greedily."""
@@ -72,8 +74,10 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         raise InputError(f"--max-parents must be ≥ 0, got {max_parents}")
     if not expected_in_degree > 0:
         raise InputError(f"--expected-in-degree must be > 0, got {expected_in_degree}")
-    if method == "greedy" and (refine or polish):
-        raise InputError("--refine and --polish apply to --method proxy only")
+    if not kappa >= 0:
+        raise InputError(f"--kappa must be ≥ 0, got {kappa}")
+    if method == "greedy" and (refine or polish or kappa):
+        raise InputError("--refine, --polish and --kappa apply to --method proxy only")
     dataset = load_from_options(data, opts)
     score = score_from_options(dataset, opts)
     err = Console(stderr=True, quiet=quiet)
@@ -86,7 +90,7 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         else:
             result = run_proxy_search(score, samples=samples, refine=refine, refine_samples=refine_samples,
                                       max_parents=max_parents, expected_parents=expected_in_degree,
-                                      polish=polish, seed=seed, progress=progress)
+                                      polish=polish, kappa=kappa, seed=seed, progress=progress)
     if json_out:
         atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
     if not quiet:
