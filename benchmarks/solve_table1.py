@@ -28,10 +28,12 @@ def _parse_param(text: str) -> tuple[str, object]:
     if raw.lower() in ("true", "false"):
         value = raw.lower() == "true"
     else:
-        try:
-            value = int(raw)
-        except ValueError:
-            value = float(raw)
+        for kind in (int, float, str):
+            try:
+                value = kind(raw)
+                break
+            except ValueError:
+                continue
     return name, value
 
 

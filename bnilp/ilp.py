@@ -41,7 +41,7 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from pyscipopt import SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Heur, Model
+from pyscipopt import SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Heur, Model, quicksum
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -59,6 +59,9 @@ _THRESHOLDS = (0.999, 0.5, 0.25, 1e-6)   # arrow-weight thresholds for the SCC s
 
 #: Arrow variables a(j→i) = Σ_{Π∋j} x(i, Π) with a higher branching priority than the families.
 ARROW_VARIABLES = False
+
+#: Write each cluster constraint in its sparser equivalent form (see ``_Data.cluster_row``).
+SPARSE_CLUSTERS = True
 
 #: SCIP parameters of both phases (measured on wine.BIC.3 and random 25-variable tables).
 SCIP_PARAMS: dict[str, Any] = {
@@ -189,6 +192,17 @@ class _Data:
         """Indices of families whose child is in C and whose parents meet C."""
         sel = cvec[self.child] & self.pbool[:, cvec].any(axis=1)
         return np.flatnonzero(sel)
+
+    def cluster_row(self, cvec: np.ndarray) -> tuple[np.ndarray, float | None, float | None]:
+        """The sparser of the two equivalent forms of C's cluster constraint (equivalent given
+        the convexity rows): ``Σ_{i∈C} Σ_{Π∩C≠∅} x ≤ |C| − 1`` or ``Σ_{i∈C} Σ_{Π∩C=∅} x ≥ 1``.
+        Returns (family indices, lhs, rhs) with ``None`` for an infinite side."""
+        in_c = cvec[self.child]
+        meets = in_c & self.pbool[:, cvec].any(axis=1)
+        n_meets = int(meets.sum())
+        if SPARSE_CLUSTERS and int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
+            return np.flatnonzero(in_c & ~meets), 1.0, None
+        return np.flatnonzero(meets), None, float(cvec.sum() - 1)
 
 
 def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
@@ -364,10 +378,10 @@ class _Acyclicity(Conshdlr):
         return sum(vars_[k] for k in fams)
 
     def _add_cluster_row(self, cvec: np.ndarray, kind: str) -> None:
-        fams = self.data.cluster_families(cvec)
+        fams, lhs, rhs = self.data.cluster_row(cvec)
         model = self.model
-        row = model.createEmptyRowUnspec(name=f"cluster{self.stats['cuts_total']}", lhs=None,
-                                         rhs=float(cvec.sum() - 1), local=False, removable=True)
+        row = model.createEmptyRowUnspec(name=f"cluster{self.stats['cuts_total']}", lhs=lhs,
+                                         rhs=rhs, local=False, removable=True)
         model.cacheRowExtensions(row)
         tv = self._tv()
         for k in fams:
@@ -379,8 +393,7 @@ class _Acyclicity(Conshdlr):
         self._count(cvec, kind)
 
     def _add_cluster_cons(self, cvec: np.ndarray, kind: str) -> None:
-        fams = self.data.cluster_families(cvec)
-        self.model.addCons(self._expr(fams, True) <= float(cvec.sum() - 1),
+        self.model.addCons(_cluster_expr(self._tv(), *self.data.cluster_row(cvec)),
                            name=f"clustercons{self.stats['cuts_total']}", removable=True)
         self._count(cvec, kind)
 
@@ -491,6 +504,11 @@ def _new_stats() -> dict[str, Any]:
             "python_enforce_seconds": 0.0, "python_heur_seconds": 0.0, "heur_solutions": 0}
 
 
+def _cluster_expr(vars_: list, fams: np.ndarray, lhs: float | None, rhs: float | None):
+    expr = quicksum(vars_[k] for k in fams)
+    return expr >= lhs if lhs is not None else expr <= rhs
+
+
 def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
            on_record: Callable[[tuple[int, ...]], None] | None = None,
            clusters: list[np.ndarray] | None = None) -> tuple[Model, list, _Acyclicity]:
@@ -508,9 +526,8 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
             pair[:] = False
             pair[[i, j]] = True
             fams = data.cluster_families(pair)
-            both = set(data.child[fams].tolist())
-            if len(both) == 2:
-                model.addCons(sum(xvars[k] for k in fams) <= 1, name=f"pair_{i}_{j}")
+            if len(set(data.child[fams].tolist())) == 2:
+                model.addCons(_cluster_expr(xvars, *data.cluster_row(pair)), name=f"pair_{i}_{j}")
     if ARROW_VARIABLES:
         for i in range(data.n):
             block = np.arange(data.start[i], data.start[i + 1])
@@ -520,8 +537,7 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
                 model.addCons(arrow == sum(xvars[k] for k in block[data.pbool[block, j]]),
                               name=f"arrow_{j}_{i}")
     for c, cvec in enumerate(clusters or []):
-        fams = data.cluster_families(cvec)
-        model.addCons(sum(xvars[k] for k in fams) <= float(cvec.sum() - 1), name=f"phase1cut{c}",
+        model.addCons(_cluster_expr(xvars, *data.cluster_row(cvec)), name=f"phase1cut{c}",
                       removable=True)
     hdlr = _Acyclicity(data, xvars, enumerate_mode, stats, on_record)
     model.includeConshdlr(hdlr, "acyclic", "acyclicity of the parent choice by cluster cuts",

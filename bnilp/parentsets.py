@@ -33,8 +33,8 @@ log = logging.getLogger(__name__)
 
 ALL_RULES = frozenset({"R1", "R2", "R3", "R4", "R5"})
 SUPERSET_RULES = frozenset({"R2", "R3", "R4", "R5"})
-#: palim used when no rule bounds the parent-set size (mixed scores, or a structure prior)
-DEFAULT_UNBOUNDED_PALIM = 3
+#: family budget that picks the palim when no rule bounds the parent-set size (mixed scores, priors)
+DEFAULT_FAMILY_BUDGET = 250_000
 #: refuse an unpruned, unlimited walk past this many parent sets per child
 MAX_UNPRUNED_SETS = 1 << 16
 
@@ -249,6 +249,18 @@ def _walk_named(score: LocalScore, child: int, epsilon: float, palim: int | None
     return {frozenset(names[p] for p in ps): s for ps, s in kept.items()}, stats
 
 
+def default_palim(n_variables: int, budget: int = DEFAULT_FAMILY_BUDGET) -> int:
+    """Largest K with n·Σ_{k≤K} C(n−1, k) ≤ ``budget`` (at least 1): every set up to K gets scored."""
+    total, k = n_variables, 0
+    while k < n_variables - 1:
+        more = n_variables * math.comb(n_variables - 1, k + 1)
+        if total + more > budget:
+            break
+        total += more
+        k += 1
+    return max(k, 1)
+
+
 def needs_default_palim(score: LocalScore, rules: Iterable[str] | None = None) -> bool:
     """True when, for some child, no sound rule bounds the size of parent sets."""
     allowed = ALL_RULES if rules is None else frozenset(rules)
@@ -270,7 +282,7 @@ def score_parent_sets(
 
     ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
     for some child (mixed scores, structure priors) and no ``palim`` is given,
-    :data:`DEFAULT_UNBOUNDED_PALIM` is used and recorded in ``meta`` (the result is then exact for
+    :func:`default_palim` is used and recorded in ``meta`` (the result is then exact for
     parent sets of at most that size). ``n_jobs`` runs children in parallel with joblib;
     ``scheduler`` (a Dask address, or ``"local"``) runs them on a Dask cluster.
     """
@@ -288,9 +300,11 @@ def score_parent_sets(
         if not prune and score.data.n <= 16:
             palim = None
         else:
-            palim = DEFAULT_UNBOUNDED_PALIM
+            palim = default_palim(score.data.n)
             palim_default = True
-            log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d", palim)
+            if palim < score.data.n - 1:
+                log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d",
+                            palim)
     t0 = time.perf_counter()
     children = list(range(score.data.n))
     results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress)

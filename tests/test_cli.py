@@ -141,3 +141,30 @@ def test_constant_column_warns_and_leaves_the_network(runner, tmp_path) -> None:
     res = run(runner, "score", path, "-o", tmp_path / "c.scores")
     assert res.exit_code == 0 and "'K' is constant" in res.output
     assert "K" not in read_jaakkola(tmp_path / "c.scores").variables
+
+
+@pytest.mark.parametrize("score", ["cg", "cgd", "mvp", "mml"])
+def test_learn_mixed_data_end_to_end(runner, shared_data, tmp_path, score) -> None:
+    out, report = tmp_path / "r.json", tmp_path / "rep"
+    args = ["learn", str(shared_data / "mixed" / "clgaussian.test"), "--score", score, "--bf", "20",
+            "--json", str(out), "--report", str(report), "-q"]
+    if score == "mvp":
+        args += ["--mvp-degree", "1", "--palim", "2"]
+    res = runner.invoke(main, args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert doc["complete"] and doc["n_networks"] >= 1 and doc["scoring"]["score"] == score
+    assert set(doc["networks"][0]["parents"]) == set("ABCDEFGH")
+    assert (report / "edges.csv").exists()
+    if score == "mvp":
+        assert doc["exact_for_parent_sets_up_to"] == 2
+
+
+def test_default_palim_covers_every_set_on_small_data() -> None:
+    from bnilp.parentsets import DEFAULT_FAMILY_BUDGET, default_palim
+
+    assert default_palim(8) == 7
+    n = 40
+    k = default_palim(n)
+    total = n * sum(math.comb(n - 1, i) for i in range(k + 1))
+    assert total <= DEFAULT_FAMILY_BUDGET < total + n * math.comb(n - 1, k + 1)

@@ -21,7 +21,7 @@ from bnilp.cli.options import (
 )
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.parentsets import DEFAULT_UNBOUNDED_PALIM, score_parent_sets
+from bnilp.parentsets import DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.scorefile import ScoreTable, write_jaakkola
 
 
@@ -34,7 +34,7 @@ def walk_options(func):
     func = click.option("--no-prune", is_flag=True, help="Keep every parent set up to --palim (no rules).")(func)
     func = click.option("--palim", type=int, default=None,
                         help=f"Largest parent set (default: none where rules bound it, else "
-                             f"{DEFAULT_UNBOUNDED_PALIM}).")(func)
+                             f"the largest that keeps the number of families ≤ {DEFAULT_FAMILY_BUDGET:,}).")(func)
     return func
 
 
