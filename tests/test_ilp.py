@@ -291,3 +291,22 @@ def test_asia_matches_dynamic_programming():
     assert res.optimum == pytest.approx(dp_optimum(table), abs=1e-6)
     check_result(table, res, 0.0)
     assert res.complete
+
+
+SCOREFILES = Path(__file__).resolve().parents[1] / "scorefiles"
+# BIC optima (no palim) and Liao et al. (AAAI 2019) Table 1 credible-set sizes at BF 3.
+KNOWN = [("tic-tac-toe", -9396.375857561688, 192), ("wine", -1258.4459086098502, 308),
+         ("voting", -4642.631029711634, 27), ("zoo", -612.261239327658, 49)]
+
+
+@pytest.mark.parametrize("name,opt,n_bf3", KNOWN)
+def test_known_bic_optima_and_table1_counts(name, opt, n_bf3):
+    path = SCOREFILES / f"{name}.BIC.20.scores"
+    if not path.exists():
+        pytest.skip(f"{path.name} not generated yet")
+    table = read_jaakkola(path)
+    res = solve(table, math.log(3), time_limit=120)
+    assert res.status == "optimal"
+    assert res.optimum == pytest.approx(opt, abs=1e-6)
+    assert len(res.networks) == n_bf3
+    check_result(table, res, math.log(3))

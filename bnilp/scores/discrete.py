@@ -9,7 +9,9 @@ n_ijk = rows with parent configuration j and child state k, n_ij = Σ_k n_ijk:
 
 Counting: a parent configuration is the mixed-radix code Σ x_j·stride_j, built column by column
 and re-coded to 0..q⁺−1 with ``np.unique`` whenever the radix product grows past a few times N,
-so codes never overflow; counts are one ``np.bincount`` per family.
+so codes never overflow; counts are one ``np.bincount`` per family. Identical rows are merged
+first (``np.unique`` over rows, counts as bincount weights): discrete data with large N usually has
+far fewer distinct rows than rows, and the counts are the same integers (exact in float64).
 """
 
 from __future__ import annotations
@@ -64,7 +66,14 @@ class DiscreteScore(LocalScore):
                              f"{', '.join(cont[:5])} {'is' if len(cont) == 1 else 'are'} continuous "
                              "(use --score cg, cgd, mvp or mml, or --discrete COLS)")
         self.N = data.N
-        self.columns = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
+        rows, counts = np.unique(data.codes, axis=0, return_counts=True)
+        if rows.shape[0] < 0.8 * self.N:
+            self.columns = [np.ascontiguousarray(rows[:, j]) for j in range(data.n)]
+            self.weights: np.ndarray | None = counts.astype(np.float64)
+        else:
+            self.columns = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
+            self.weights = None
+        self.n_rows = self.columns[0].shape[0] if self.columns else 0
         self.arities = list(data.arities)
         self._recode_limit = max(4 * self.N, 1 << 16)
         self._config_cache: dict[tuple[int, ...], ParentConfig] = {}
@@ -78,7 +87,7 @@ class DiscreteScore(LocalScore):
         hit = self._config_cache.get(key)
         if hit is not None:
             return hit
-        codes = np.zeros(self.N, dtype=np.int64)
+        codes = np.zeros(self.n_rows, dtype=np.int64)
         size = 1
         for p in key:
             codes = codes * self.arities[p] + self.columns[p]
@@ -86,7 +95,7 @@ class DiscreteScore(LocalScore):
             if size > self._recode_limit:
                 uniq, codes = np.unique(codes, return_inverse=True)
                 size = int(uniq.size)
-        counts = np.bincount(codes, minlength=size)
+        counts = np.bincount(codes, weights=self.weights, minlength=size)
         counts = counts[counts > 0]
         result = ParentConfig(codes, size, counts, self._nlogn - float(xlogy(counts, counts).sum()))
         if len(self._config_cache) > 256:
@@ -113,7 +122,8 @@ class DiscreteScore(LocalScore):
         pre = self._pre.get(j)
         if pre is None:
             pre = self._pre[j] = self.columns[j] * r_c + self.columns[child]
-        table = np.bincount(config.codes * (r_j * r_c) + pre, minlength=size * r_c).reshape(size, r_c)
+        table = np.bincount(config.codes * (r_j * r_c) + pre, weights=self.weights,
+                            minlength=size * r_c).reshape(size, r_c)
         rows = table.sum(axis=1)
         seen = rows > 0
         nh = self._nlogn - float(xlogy(rows, rows).sum())
@@ -128,7 +138,8 @@ class DiscreteScore(LocalScore):
     def joint_counts(self, child: int, config: ParentConfig) -> np.ndarray:
         """n_ijk as a (q⁺, r_i) array over the observed parent configurations."""
         r = self.arities[child]
-        table = np.bincount(config.codes * r + self.columns[child], minlength=config.size * r)
+        table = np.bincount(config.codes * r + self.columns[child], weights=self.weights,
+                            minlength=config.size * r)
         table = table.reshape(config.size, r)
         return table[table.sum(axis=1) > 0]
 
