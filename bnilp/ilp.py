@@ -42,6 +42,8 @@ Measured (2 shared cores, PySCIPOpt 6.3 / SCIP 10; ``benchmarks/solve_table1.py`
 - sparse cluster rows: nltcs (8,929 families) phase 1 46 → 25 s, zoo 3.1 → 1.4 s.
 - phase 2 without ``constraints/linear`` separation (rows are plain linear constraints there; their
   knapsack separation took 19 of 28 s of the nltcs root): wine 2.5 → 2.3 s, zoo 3.5 → 3.0 s.
+- the sink-finding heuristic: same LPs and nodes with and without it on zoo, tic-tac-toe and a
+  dense table (SCIP's own heuristics find the optimum first); kept for time-limited runs.
 - arrow variables with branching priority (``ARROW_VARIABLES``): no gain on wine, asia, alarm or a
   dense 25-variable table, so off. Pseudocost-only branching: no gain.
 - large-family instances stay slow: nltcs phase 1 ≈ 25–40 s (the LP with 8,929 columns dominates),
@@ -385,8 +387,10 @@ class _Acyclicity(Conshdlr):
     """Acyclicity of the parent choice (phase 1) or collect-and-exclude enumeration (phase 2)."""
 
     def __init__(self, data: _Data, xvars: list, enumerate_mode: bool, stats: dict,
-                 on_record: Callable[[tuple[int, ...]], None] | None = None):
+                 on_record: Callable[[tuple[int, ...]], None] | None = None,
+                 tick: Callable[[], None] | None = None):
         self.data = data
+        self.tick = tick
         self.xvars = xvars
         self.tvars: list | None = None
         self.enumerate_mode = enumerate_mode
@@ -406,10 +410,6 @@ class _Acyclicity(Conshdlr):
     def _sol_values(self, sol) -> np.ndarray:
         get = self.model.getSolVal
         return np.fromiter((get(sol, v) for v in self._tv()), dtype=float, count=self.data.K)
-
-    def _expr(self, fams: np.ndarray, tvars: bool):
-        vars_ = self._tv() if tvars else self.xvars
-        return sum(vars_[k] for k in fams)
 
     def _add_cluster_row(self, cvec: np.ndarray, kind: str) -> None:
         fams, lhs, rhs = self.data.cluster_row(cvec)
@@ -440,7 +440,8 @@ class _Acyclicity(Conshdlr):
         """Phase 2: store the DAG and exclude it by a global no-good."""
         self.recorded.add(choice)
         idx = np.asarray(choice, dtype=np.intp)
-        self.model.addCons(self._expr(idx, True) <= self.data.n - 1,
+        tv = self._tv()
+        self.model.addCons(quicksum(tv[k] for k in idx) <= self.data.n - 1,
                            name=f"nogood{len(self.recorded)}", removable=False)
         self.stats["cuts"]["nogood"] = self.stats["cuts"].get("nogood", 0) + 1
         if self.on_record is not None:
@@ -482,6 +483,8 @@ class _Acyclicity(Conshdlr):
         return {"result": SCIP_RESULT.FEASIBLE}
 
     def conssepalp(self, constraints, nusefulconss):
+        if self.tick is not None:
+            self.tick()
         t0 = time.perf_counter()
         try:
             cuts = _separate(self.data, self._lp_values())
@@ -521,7 +524,7 @@ class _SinkHeur(Heur):
         if choice is None:
             return {"result": SCIP_RESULT.DIDNOTFIND}
         value = math.fsum(data.obj[k] for k in choice)
-        if model.getNSols() and value <= model.getPrimalbound() - data.offset + 1e-9:
+        if model.getNSols() and value <= model.getPrimalbound() + 1e-9:     # shifted objective
             return {"result": SCIP_RESULT.DIDNOTFIND}
         sol = model.createSol(self)
         tv = self.hdlr._tv()
@@ -545,14 +548,15 @@ def _cluster_expr(vars_: list, fams: np.ndarray, lhs: float | None, rhs: float |
 
 def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
            on_record: Callable[[tuple[int, ...]], None] | None = None,
-           clusters: list[np.ndarray] | None = None) -> tuple[Model, list, _Acyclicity]:
+           clusters: list[np.ndarray] | None = None,
+           tick: Callable[[], None] | None = None) -> tuple[Model, list, _Acyclicity]:
     """The family-variable model with convexity rows, all 2-cluster rows and the handler."""
     model = Model("bnilp")
     model.hideOutput(not verbose)
     xvars = [model.addVar(name=f"x{k}", vtype="B", obj=float(data.obj[k])) for k in range(data.K)]
     model.setMaximize()
     for i in range(data.n):
-        model.addCons(sum(xvars[k] for k in range(data.start[i], data.start[i + 1])) == 1,
+        model.addCons(quicksum(xvars[k] for k in range(data.start[i], data.start[i + 1])) == 1,
                       name=f"convex_{i}")
     pair = np.zeros(data.n, dtype=bool)
     for i in range(data.n):
@@ -568,12 +572,12 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
             for j in np.flatnonzero(data.pbool[block].any(axis=0)):
                 arrow = model.addVar(name=f"a_{j}_{i}", vtype="B", obj=0.0)
                 model.chgVarBranchPriority(arrow, 10)
-                model.addCons(arrow == sum(xvars[k] for k in block[data.pbool[block, j]]),
+                model.addCons(arrow == quicksum(xvars[k] for k in block[data.pbool[block, j]]),
                               name=f"arrow_{j}_{i}")
     for c, cvec in enumerate(clusters or []):
         model.addCons(_cluster_expr(xvars, *data.cluster_row(cvec)), name=f"phase1cut{c}",
                       removable=True)
-    hdlr = _Acyclicity(data, xvars, enumerate_mode, stats, on_record)
+    hdlr = _Acyclicity(data, xvars, enumerate_mode, stats, on_record, tick)
     model.includeConshdlr(hdlr, "acyclic", "acyclicity of the parent choice by cluster cuts",
                           sepapriority=100, enfopriority=-2_000_000, chckpriority=-2_000_000,
                           sepafreq=1, propfreq=-1, eagerfreq=-1, maxprerounds=0, needscons=True)
@@ -646,10 +650,17 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
                       networks=[], stats={"phase1": stats1},
                       message="a variable has no candidate parent set: no DAG exists")
 
+    if data.n == 0:
+        return finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
+                      networks=[Network(0.0, {})], stats={"phase1": stats1})
+
     # ---- phase 1 -------------------------------------------------------------------------
     report("optimize", 0, force=True)
-    model, xvars, hdlr = _build(data, stats1, False, verbose)
-    model.includeHeur(_SinkHeur(hdlr, stats1, lambda: report("optimize", 0)), "sinkfind",
+    def tick1() -> None:
+        report("optimize", 0)
+
+    model, xvars, hdlr = _build(data, stats1, False, verbose, tick=tick1)
+    model.includeHeur(_SinkHeur(hdlr, stats1, tick1), "sinkfind",
                       "sink-finding LP rounding", "S", priority=1000, freq=1, freqofs=0, maxdepth=-1,
                       timingmask=SCIP_HEURTIMING.AFTERLPNODE)
     starts = []
@@ -675,7 +686,8 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
                   lps=model.getNLPs(), solutions_found=model.getNSolsFound(),
                   n_families=data.K, n_variables=data.n)
     stats: dict[str, Any] = {"phase1": stats1}
-    dual = model.getDualbound() + data.offset if status1 != "infeasible" else -math.inf
+    # Σ_i best_i is always an upper bound (SCIP reports its infinity before the first LP).
+    dual = min(model.getDualbound(), 0.0) + data.offset if status1 != "infeasible" else -math.inf
     best_choice: tuple[int, ...] | None = None
     if model.getNSols():
         _, best_choice = _choice(data, np.array([model.getSolVal(model.getBestSol(), v) for v in xvars]))
@@ -723,7 +735,8 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
         report("enumerate", len(credible))
 
     report("enumerate", 0, force=True)
-    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, phase1_clusters)
+    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, phase1_clusters,
+                              tick=lambda: report("enumerate", len(credible)))
     tol = 1e-5 * max(1.0, abs(opt_shift) + epsilon)
     model2.setObjlimit(opt_shift - epsilon - tol)
     model2.setPresolve(SCIP_PARAMSETTING.OFF)
@@ -744,9 +757,8 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
         stats2.update(scip_status=status2, nodes=model2.getNTotalNodes(),
                       lp_iterations=model2.getNLPIterations(), lps=model2.getNLPs(),
                       collected=len(hdlr2.recorded))
-        timed_out = status2 == "timelimit"
-        if not timed_out and not limit_hit[0] and status2 != "infeasible":
-            raise RuntimeError(f"phase 2 ended with unexpected SCIP status {status2!r}")
+        # any other early stop (memory limit, interrupt) is reported like a time limit
+        timed_out = not limit_hit[0] and status2 != "infeasible"
     best = max(credible.values(), default=opt)
     if best > opt:          # SCIP's tolerance may have picked a DAG a hair below the true OPT
         opt = best
@@ -764,7 +776,8 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     if timed_out:
         return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="time_limit", complete=False,
                       networks=networks, stats=stats,
-                      message=f"time limit reached while listing credible networks: OPT is proven, "
+                      message=f"time limit reached while listing credible networks (SCIP: "
+                              f"{stats2.get('scip_status', 'not started')}): OPT is proven, "
                               f"but only {n_found} networks within epsilon were found (incomplete)")
     return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=True,
                   networks=networks, stats=stats)

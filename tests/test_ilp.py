@@ -265,6 +265,11 @@ def test_to_digraph():
     assert set(graph.edges) == {("A", "B"), ("A", "C"), ("B", "C")}
 
 
+def test_empty_table():
+    res = solve(ScoreTable(variables=[], families={}), 1.0)
+    assert res.status == "optimal" and res.complete and res.networks[0].parents == {}
+
+
 def test_single_variable():
     table = ScoreTable(variables=["A"], families={"A": {frozenset(): -2.5}})
     res = solve(table, 1.0)
@@ -310,3 +315,20 @@ def test_known_bic_optima_and_table1_counts(name, opt, n_bf3):
     assert res.optimum == pytest.approx(opt, abs=1e-6)
     assert len(res.networks) == n_bf3
     check_result(table, res, math.log(3))
+
+
+BF20 = [pytest.param("voting", 441, id="voting"),
+        pytest.param("wine", 3449, id="wine", marks=pytest.mark.slow),
+        pytest.param("zoo", 1111, id="zoo", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("name,n_bf20", BF20)
+def test_table1_counts_at_bf20(name, n_bf20):
+    path = SCOREFILES / f"{name}.BIC.20.scores"
+    if not path.exists():
+        pytest.skip(f"{path.name} not generated yet")
+    table = read_jaakkola(path)
+    res = solve(table, math.log(20), time_limit=600)
+    assert res.status == "optimal" and res.complete
+    assert len(res.networks) == n_bf20
+    check_result(table, res, math.log(20))
