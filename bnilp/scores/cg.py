@@ -89,6 +89,25 @@ class Partition:
         self.starts = np.concatenate(([0], np.cumsum(self.counts)[:-1]))
 
 
+class PartitionCache:
+    """Row partitions by sets of discrete columns, kept for reuse (cleared past a fixed size)."""
+
+    def __init__(self, codes: list[np.ndarray], arities: list[int], n_rows: int, size: int = _PART_CACHE):
+        self.codes, self.arities, self.n_rows, self.size = codes, arities, n_rows, size
+        self._parts: dict[tuple[int, ...], Partition] = {}
+
+    def __call__(self, disc: tuple[int, ...]) -> Partition:
+        """Row partition by the discrete columns ``disc`` (sorted tuple)."""
+        hit = self._parts.get(disc)
+        if hit is None:
+            codes = mixed_radix_codes([self.codes[j] for j in disc], [self.arities[j] for j in disc], self.n_rows)
+            hit = Partition(codes)
+            if len(self._parts) >= self.size:
+                self._parts.clear()
+            self._parts[disc] = hit
+        return hit
+
+
 def mixed_radix_codes(columns: list[np.ndarray], arities: list[int], n_rows: int) -> np.ndarray:
     """Configuration code of every row (re-coded with ``np.unique`` before the radix overflows)."""
     codes = np.zeros(n_rows, dtype=np.int64)
@@ -137,20 +156,9 @@ class ConditionalGaussian(LocalScore):
                 self.z[:, j] = (col - col.mean()) / sd
                 self.log_sd[j] = math.log(sd)
         self._sets: dict[frozenset[int], tuple[float, float]] = {}
-        self._parts: dict[tuple[int, ...], Partition] = {}
+        self.partition = PartitionCache(self.codes, self.arities, self.N)
 
-    # -- set function -------------------------------------------------------------------------
 
-    def partition(self, disc: tuple[int, ...]) -> Partition:
-        """Row partition by the discrete columns ``disc`` (sorted tuple), cached."""
-        hit = self._parts.get(disc)
-        if hit is None:
-            codes = mixed_radix_codes([self.codes[j] for j in disc], [self.arities[j] for j in disc], self.N)
-            hit = Partition(codes)
-            if len(self._parts) >= _PART_CACHE:
-                self._parts.clear()
-            self._parts[disc] = hit
-        return hit
 
     def set_loglik_df(self, variables: frozenset[int]) -> tuple[float, float]:
         """(ℓ(S), df(S)) of a variable set, cached by the set."""

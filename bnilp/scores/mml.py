@@ -57,7 +57,7 @@ import numpy as np
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore, StructurePrior
-from bnilp.scores.cg import Partition, mixed_radix_codes
+from bnilp.scores.cg import PartitionCache
 
 #: best known lattice quantiser constants κ_d, d = 1..8 (Conway & Sloane, table 2.3)
 KAPPA = {1: 1 / 12, 2: 5 / (36 * math.sqrt(3)), 3: 0.0785433, 4: 0.0766032, 5: 0.0756254,
@@ -142,21 +142,12 @@ class MinimumMessageLength(LocalScore):
                 col = data.values[:, j].astype(float)
                 self.centred.append(col - col.mean())
                 self.floor.append(VARIANCE_FLOOR * max(float(col.var()), 1e-300))
-        self._parts: dict[tuple[int, ...], Partition] = {}
+        self.partition = PartitionCache(self.codes, self.arities, self.N)
 
     def allowed_parent(self, child: int, parent: int) -> bool:
         """No continuous parent for a discrete child (Li & Dai, Table 1)."""
         return parent != child and not (self.discrete[child] and not self.discrete[parent])
 
-    def partition(self, disc: tuple[int, ...]) -> Partition:
-        hit = self._parts.get(disc)
-        if hit is None:
-            codes = mixed_radix_codes([self.codes[j] for j in disc], [self.arities[j] for j in disc], self.N)
-            hit = Partition(codes)
-            if len(self._parts) >= 512:
-                self._parts.clear()
-            self._parts[disc] = hit
-        return hit
 
     def message_length(self, child: int, parents: tuple[int, ...]) -> float:
         """Structure + parameters + data of the family, in nits (without −T ln ε)."""

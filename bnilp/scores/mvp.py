@@ -38,7 +38,7 @@ import numpy as np
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore, StructurePrior
-from bnilp.scores.cg import Partition, mixed_radix_codes
+from bnilp.scores.cg import PartitionCache
 
 #: σ̂² floor as a fraction of the child's overall variance
 VARIANCE_FLOOR = 1e-8
@@ -71,17 +71,8 @@ class MixedVariablePolynomial(LocalScore):
         self.values = [np.ascontiguousarray(data.values[:, j]) for j in range(data.n)]
         self.arities = list(data.arities)
         self.sd = [0.0 if self.discrete[j] else float(np.nanstd(data.values[:, j])) for j in range(data.n)]
-        self._parts: dict[tuple[int, ...], Partition] = {}
+        self.partition = PartitionCache(self.codes, self.arities, self.N)
 
-    def partition(self, disc: tuple[int, ...]) -> Partition:
-        hit = self._parts.get(disc)
-        if hit is None:
-            codes = mixed_radix_codes([self.codes[j] for j in disc], [self.arities[j] for j in disc], self.N)
-            hit = Partition(codes)
-            if len(self._parts) >= 512:
-                self._parts.clear()
-            self._parts[disc] = hit
-        return hit
 
     def cell_degree(self, n_p: int) -> int:
         return int(math.floor(math.log(n_p))) if self.degree == "log" else int(self.degree)
