@@ -70,6 +70,22 @@ def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     return out
 
 
+def project_network(table: ScoreTable, parents: dict[str, Any]) -> Parents:
+    """A DAG that uses only the table's parent sets: each variable keeps its parent set if the table
+    has it, else the best-scoring table set inside it (∅ is one, so the result stays acyclic)."""
+    out: Parents = {}
+    for v in table.variables:
+        ps = frozenset(parents.get(v, ()))
+        if ps in table.families[v]:
+            out[v] = ps
+            continue
+        inside = [(s, cand) for cand, s in table.families[v].items() if cand <= ps]
+        if not inside:
+            raise InputError(f"warm start: no parent set of {v!r} in the table fits inside {sorted(ps)}")
+        out[v] = max(inside, key=lambda t: t[0])[1]
+    return out
+
+
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
                 progress: Any = None) -> LearnResult:

@@ -29,7 +29,7 @@ from bnilp.cli.options import (
 from bnilp.cli.score import score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
-from bnilp.pipeline import LearnResult, solve_table
+from bnilp.pipeline import LearnResult, project_network, solve_table
 from bnilp.report import print_report, write_dot, write_graphml, write_report
 from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
 
@@ -83,8 +83,7 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
         palim = table.meta.get("palim")
         found = (proxy_search(scorer, max_parents=palim, seed=0) if spec == "proxy"
                  else greedy_search(scorer, max_parents=palim, seed=0))
-        parents = {v: frozenset(p) for v, p in found.parents.items()}
-        parents = {v: (ps if ps in table.families[v] else _best_subset(table, v, ps)) for v, ps in parents.items()}
+        parents = project_network(table, found.parents)
         console.print(f"warm start from {spec} search: exact score {table.network_score(parents):.6f}")
         return parents
     try:
@@ -94,14 +93,6 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
     except (OSError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
         raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
     return {v: frozenset(p) for v, p in raw.items()}
-
-
-def _best_subset(table: ScoreTable, child: str, parents: frozenset[str]) -> frozenset[str]:
-    """The best-scoring parent set in the table inside ``parents`` (∅ is always a subset)."""
-    subsets = [(s, ps) for ps, s in table.families[child].items() if ps <= parents]
-    if not subsets:
-        raise InputError(f"warm start: no parent set of {child!r} in the table fits inside {sorted(parents)}")
-    return max(subsets, key=lambda t: t[0])[1]
 
 
 def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float) -> None:
