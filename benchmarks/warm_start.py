@@ -49,7 +49,7 @@ def main() -> None:
             assert abs(res.optimum - opt) < 1e-6, "a warm start changed the optimum"
             gap = f"{opt - table.network_score(start):>10.3f}" if start else f"{'—':>10}"
             print(f"{row['name']:<12} {name:<8} {gap} {search_s:>9.2f} {solve_s:>8.2f} "
-                  f"{res.stats.get('nodes', '—')!s:>7} {res.optimum:>16.6f}", flush=True)
+                  f"{res.stats.get('phase1', {}).get('nodes', '—')!s:>7} {res.optimum:>16.6f}", flush=True)
 
 
 if __name__ == "__main__":
