@@ -43,3 +43,17 @@ def random_mixed(rng: np.random.Generator, kinds: str, n_rows: int, arity: int =
         else:
             cols.append(signal + rng.normal(size=n_rows) * rng.uniform(0.5, 2.0) + rng.normal() * 3)
     return make_dataset(cols, kinds)
+
+
+def assert_true_parents_of_g_win(score) -> None:
+    """On bnlearn's clgaussian.test (G | A:D:E:F), the true parents of G beat ∅, a wrong set and a subset."""
+    data = score.data
+    g = data.index("G")
+
+    def ix(*names: str) -> tuple[int, ...]:
+        return tuple(sorted(data.index(v) for v in names))
+
+    true = score.local(g, ix("A", "D", "E", "F"))
+    assert true > score.local(g, ())
+    assert true > score.local(g, ix("B", "C", "H"))
+    assert true > score.local(g, ix("A", "D", "E"))

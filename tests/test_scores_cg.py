@@ -13,7 +13,7 @@ from bnilp.data import load_data
 from bnilp.errors import InputError
 from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized
 from bnilp.scores.discrete import BIC
-from tests.mixed_helpers import make_dataset, random_mixed
+from tests.mixed_helpers import assert_true_parents_of_g_win, make_dataset, random_mixed
 
 CLG = "/work/shared/data/mixed/clgaussian.test"
 
@@ -205,14 +205,7 @@ def test_degenerate_inputs_stay_finite() -> None:
 
 
 def test_clgaussian_true_parents_of_g() -> None:
-    data = load_data(CLG)
-    score = ConditionalGaussian(data)
-    g = data.index("G")
-    ix = lambda *names: tuple(sorted(data.index(v) for v in names))  # noqa: E731
-    true = score.local(g, ix("A", "D", "E", "F"))
-    assert true > score.local(g, ())
-    assert true > score.local(g, ix("B", "C", "H"))
-    assert true > score.local(g, ix("A", "D", "E"))
+    assert_true_parents_of_g_win(ConditionalGaussian(load_data(CLG)))
 
 
 def test_settings_complete() -> None:

@@ -11,7 +11,7 @@ import pytest
 from bnilp.data import load_data
 from bnilp.errors import InputError
 from bnilp.scores.mvp import MixedVariablePolynomial
-from tests.mixed_helpers import make_dataset, random_mixed
+from tests.mixed_helpers import assert_true_parents_of_g_win, make_dataset, random_mixed
 
 CLG = "/work/shared/data/mixed/clgaussian.test"
 
@@ -143,11 +143,4 @@ def test_bad_degree() -> None:
 
 
 def test_clgaussian_true_parents_of_g() -> None:
-    data = load_data(CLG)
-    score = MixedVariablePolynomial(data)
-    g = data.index("G")
-    ix = lambda *names: tuple(sorted(data.index(v) for v in names))  # noqa: E731
-    true = score.local(g, ix("A", "D", "E", "F"))
-    assert true > score.local(g, ())
-    assert true > score.local(g, ix("B", "C", "H"))
-    assert true > score.local(g, ix("A", "D", "E"))
+    assert_true_parents_of_g_win(MixedVariablePolynomial(load_data(CLG)))

@@ -87,6 +87,10 @@ class LocalScore(ABC):
         """
         raise NotImplementedError(f"score {self.name!r} has no likelihood/df decomposition")
 
+    def penalised(self, ll: float, df: float) -> float:
+        """ℓ − ½·c·df·ln N: the BIC form shared by CG and MVP."""
+        return ll - 0.5 * self.penalty_discount * df * math.log(self.data.N)
+
     def allowed_parent(self, child: int, parent: int) -> bool:
         """Whether ``parent`` may be a parent of ``child`` at all under this score."""
         return parent != child

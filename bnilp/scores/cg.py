@@ -215,8 +215,7 @@ class ConditionalGaussian(LocalScore):
         return ll1 - ll0, df1 - df0
 
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
-        ll, df = self.loglik_df(child, parents)
-        return ll - 0.5 * self.penalty_discount * df * math.log(self.N)
+        return self.penalised(*self.loglik_df(child, parents))
 
     def settings(self) -> dict[str, Any]:
         out = super().settings()

@@ -152,8 +152,7 @@ class MixedVariablePolynomial(LocalScore):
         return float(np.log(p_obs).sum())
 
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
-        ll, df = self.loglik_df(child, parents)
-        return ll - 0.5 * self.penalty_discount * df * math.log(self.N)
+        return self.penalised(*self.loglik_df(child, parents))
 
     def settings(self) -> dict[str, Any]:
         out = super().settings()
