@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from bnilp.data import Dataset
@@ -57,3 +60,28 @@ def assert_true_parents_of_g_win(score) -> None:
     assert true > score.local(g, ())
     assert true > score.local(g, ix("B", "C", "H"))
     assert true > score.local(g, ix("A", "D", "E"))
+
+
+def degenerate_dataset(seed: int) -> Dataset:
+    """40 rows built to break naive fits: a 15-level factor (tiny cells), collinear and duplicated
+    columns, a discrete copy of a sign, and a column fitted exactly by another (σ̂² = 0)."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    many = rng.integers(0, 15, size=n)
+    x = rng.normal(size=n)
+    collinear = 2 * x + 1
+    dup = np.repeat(rng.normal(size=4), 10)
+    y = x + rng.normal(size=n)
+    flag = (y > 0).astype(int)
+    exact = 3 * x
+    return make_dataset([many, x, collinear, dup, y, flag, exact], "dccccdc")
+
+
+def assert_every_family_finite(score, max_parents: int = 3) -> None:
+    """Every allowed parent set of every child up to ``max_parents`` has a finite raw score."""
+    n = score.data.n
+    for child in range(n):
+        others = [j for j in range(n) if j != child and score.allowed_parent(child, j)]
+        for size in range(max_parents + 1):
+            for pa in itertools.combinations(others, size):
+                assert math.isfinite(score.raw(child, pa)), (child, pa)

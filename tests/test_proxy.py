@@ -25,6 +25,7 @@ from bnilp.proxy import (
     random_dag,
 )
 from bnilp.scores import make_score
+from tests.oracles import is_acyclic as acyclic
 
 ALARM = Path("/work/shared/data/liao2019_ebnsl/alarm1000.csv")
 
@@ -33,17 +34,6 @@ ALARM = Path("/work/shared/data/liao2019_ebnsl/alarm1000.csv")
 # helpers written independently of bnilp.proxy
 
 
-def acyclic(parents: dict[str, set[str]]) -> bool:
-    remaining = {v: set(p) for v, p in parents.items()}
-    while remaining:
-        roots = [v for v, p in remaining.items() if not p]
-        if not roots:
-            return False
-        for v in roots:
-            del remaining[v]
-        for p in remaining.values():
-            p.difference_update(roots)
-    return True
 
 
 def total(score, names: list[str], parents: dict[str, set[str]]) -> float:

@@ -11,7 +11,13 @@ import pytest
 from bnilp.data import load_data
 from bnilp.errors import InputError
 from bnilp.scores.mvp import MixedVariablePolynomial
-from tests.mixed_helpers import assert_true_parents_of_g_win, make_dataset, random_mixed
+from tests.mixed_helpers import (
+    assert_every_family_finite,
+    assert_true_parents_of_g_win,
+    degenerate_dataset,
+    make_dataset,
+    random_mixed,
+)
 
 CLG = "/work/shared/data/mixed/clgaussian.test"
 
@@ -114,23 +120,9 @@ def test_mvp_not_score_equivalent() -> None:
 
 
 def test_degenerate_inputs_stay_finite() -> None:
-    rng = np.random.default_rng(15)
-    n = 40
-    many = rng.integers(0, 15, size=n)
-    x = rng.normal(size=n)
-    collinear = 2 * x + 1
-    dup = np.repeat(rng.normal(size=4), 10)
-    y = x + rng.normal(size=n)
-    flag = (y > 0).astype(int)
-    exact = 3 * x  # fitted exactly by x: σ̂² = 0 hits the floor
-    data = make_dataset([many, x, collinear, dup, y, flag, exact], "dccccdc")
+    data = degenerate_dataset(15)
     for degree in ("log", 1, 3):
-        score = MixedVariablePolynomial(data, degree=degree)
-        for child in range(7):
-            others = [j for j in range(7) if j != child]
-            for size in range(4):
-                for pa in itertools.combinations(others, size):
-                    assert math.isfinite(score.raw(child, pa)), (child, pa)
+        assert_every_family_finite(MixedVariablePolynomial(data, degree=degree))
 
 
 def test_bad_degree() -> None:
