@@ -1,19 +1,27 @@
-"""``bnilp proxy-search``: greedy search on exact scores or on a Gaussian-process proxy."""
+"""``bnilp proxy-search``: greedy search on exact scores or on a Gaussian-process proxy.
+
+Exit codes: 0 = done; 2 = bad input; 3 = the ``--refine`` round limit stopped refinement before it
+reached a network that no single-edge move improves (the result is still written, marked so).
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
 from bnilp.proxy import SearchResult, greedy_search
 from bnilp.proxy import proxy_search as run_proxy_search
 from bnilp.scorefile import atomic_write_text
+
+DEFAULT_REFINE = 200
 
 
 def _summary(result: SearchResult, console: Console) -> None:
@@ -26,6 +34,8 @@ def _summary(result: SearchResult, console: Console) -> None:
     table.add_row("samples", str(result.samples))
     if result.method == "proxy":
         table.add_row("network from", result.found_by)
+    table.add_row("local optimum", "yes (no single add, delete or reverse improves it)" if result.local_optimum
+                  else "not established")
     table.add_row("local scores computed", str(result.evaluations))
     table.add_row("time", f"{result.seconds:.2f} s")
     edges = result.edges()
@@ -46,26 +56,30 @@ def _summary(result: SearchResult, console: Console) -> None:
 @click.option("--samples", type=int, default=100, show_default=True,
               help="Training graphs scored exactly (the empty graph and random DAGs).")
 @click.option("--seed", type=int, default=None, help="Random seed (drawn and reported when omitted).")
-@click.option("--refine", type=int, default=0, show_default=True,
-              help="Refinement rounds: score moves around the best network, refit, search again.")
+@click.option("--refine", type=int, default=None,
+              help="[default: 200] At most this many refinement rounds (score the moves the proxy rates best, "
+                   "refit, climb); they stop at a local optimum. 0 = the seed's pure proxy search.")
 @click.option("--refine-samples", type=int, default=None,
-              help="Graphs scored per refinement round [default: samples/2, at least 5].")
+              help="Moves scored exactly per refinement round [default: --samples, at least 5].")
 @click.option("--polish", is_flag=True, help="Finish with exact greedy search from the proxy's network.")
 @click.option("--max-parents", type=int, default=None, help="At most K parents per variable.")
 @click.option("--kappa", type=float, default=0.0, show_default=True,
               help="Climb on the proxy's lower confidence bound: each edge coefficient minus kappa posterior sd.")
-@click.option("--expected-in-degree", "expected_in_degree", type=float, default=1.0, show_default=True,
+@click.option("--expected-in-degree", "expected_in_degree", type=float, default=0.25, show_default=True,
               help="Mean in-degree of the random training DAGs.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
               help="Write the result as JSON to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on the terminal.")
-def proxy_search(data: str, method: str, samples: int, seed: int | None, refine: int,
+def proxy_search(data: str, method: str, samples: int, seed: int | None, refine: int | None,
                          refine_samples: int | None, polish: bool, max_parents: int | None, kappa: float,
                          expected_in_degree: float, json_out: str | None, quiet: bool,
                          **opts: Any) -> None:
     """Search for a high-scoring network by proxy (Yackley, Anderson & Lane 2011) or greedily."""
     if samples < 2:
         raise InputError(f"--samples must be ≥ 2, got {samples}")
+    if method == "greedy" and (refine is not None or polish or kappa):
+        raise InputError("--refine, --polish and --kappa apply to --method proxy only")
+    refine = DEFAULT_REFINE if refine is None else refine
     if refine < 0:
         raise InputError(f"--refine must be ≥ 0, got {refine}")
     if refine_samples is not None and refine_samples < 1:
@@ -76,8 +90,6 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         raise InputError(f"--expected-in-degree must be > 0, got {expected_in_degree}")
     if not kappa >= 0:
         raise InputError(f"--kappa must be ≥ 0, got {kappa}")
-    if method == "greedy" and (refine or polish or kappa):
-        raise InputError("--refine, --polish and --kappa apply to --method proxy only")
     dataset = load_from_options(data, opts)
     score = score_from_options(dataset, opts)
     err = Console(stderr=True, quiet=quiet)
@@ -95,4 +107,8 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
     if not quiet:
         _summary(result, Console())
+    if method == "proxy" and refine > 0 and not result.local_optimum:
+        Console(stderr=True).print(f"refinement stopped after {refine} rounds before reaching a local optimum "
+                                   "(raise --refine)", highlight=False)
+        sys.exit(EXIT_LIMIT)
 
