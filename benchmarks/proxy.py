@@ -1,13 +1,16 @@
 """Search by proxy against exact-score greedy search (Yackley, Anderson & Lane 2011).
 
-For data sets of growing size it prints, per data set, the exact score, time and number of exactly
-scored training graphs of both searches and their ratio, and it draws the seed's time/score
-trade-off (proxy network score and time against the number of training samples) to ``--png``.
+For data sets of growing size it prints, per data set: the proven optimum where one is published
+(GOBNILP's column of ``costs.csv``, same BIC; ``--optimum NAME=VALUE`` adds one), the exact greedy
+network, the seed's pure proxy network (``--refine 0``) and the refined proxy network (default
+settings): score, gap to greedy and to the optimum, seconds, distinct local scores computed
+("evals") and whether the network is a proven local optimum. It draws the seed's time/score
+trade-off (network score and time against the number of training samples, pure and refined) to
+``--png``.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/proxy.py --datasets alarm1000 --png proxy.png
 
-Both searches use the same score (BIC by default) and the same ``--max-parents`` cap (default 3:
-the proxy is linear in the edges, so an uncapped climb on it can give a variable dozens of parents).
+All searches use the same score (BIC by default) and the same ``--max-parents`` cap (default none).
 """
 
 from __future__ import annotations
@@ -63,47 +66,75 @@ def load(name: str) -> Dataset:
     return load_data(path, no_header=True, discrete=[str(j) for j in range(width)])
 
 
+def published_optima(extra: list[str]) -> dict[str, float]:
+    """BIC optima from GOBNILP's column of costs.csv (``name_BIC``), plus ``NAME=VALUE`` overrides."""
+    optima: dict[str, float] = {}
+    costs = DATA / "costs.csv"
+    if costs.exists():
+        for line in costs.read_text().splitlines()[1:]:
+            cells = [c.strip() for c in line.split(",")]
+            if len(cells) >= 3 and cells[0].endswith("_BIC") and cells[2] not in ("", "NA"):
+                optima[cells[0][: -len("_BIC")]] = float(cells[2])
+    for item in extra:
+        name, _, value = item.partition("=")
+        optima[name] = float(value)
+    return optima
+
+
 def compare(name: str, args: argparse.Namespace) -> dict:
     data = load(name)
-    score = make_score(args.score, data)
-    greedy = greedy_search(score, max_parents=args.max_parents)
-    proxy = proxy_search(make_score(args.score, data), samples=args.samples, refine=args.refine,
-                         max_parents=args.max_parents, seed=args.seed, polish=args.polish, kappa=args.kappa)
-    return {"data": name, "n": data.n, "N": data.N, "greedy": greedy, "proxy": proxy}
+    common = {"samples": args.samples, "max_parents": args.max_parents, "seed": args.seed}
+    greedy = greedy_search(make_score(args.score, data), max_parents=args.max_parents)
+    pure = proxy_search(make_score(args.score, data), refine=0, **common)
+    refined = proxy_search(make_score(args.score, data), refine=args.refine, kappa=args.kappa, **common)
+    return {"data": name, "n": data.n, "N": data.N, "greedy": greedy, "pure": pure, "refined": refined}
 
 
-def report(rows: list[dict]) -> None:
-    head = (f"{'data':<14} {'n':>4} {'N':>6} {'greedy score':>14} {'s':>7} {'evals':>7} "
-            f"{'proxy score':>14} {'s':>7} {'evals':>7} {'samples':>7} {'ratio':>7} {'gap %':>7}")
+def _pct(value: float, reference: float | None) -> str:
+    return "—" if reference is None else f"{100.0 * (reference - value) / abs(reference):.2f}"
+
+
+def report(rows: list[dict], optima: dict[str, float]) -> None:
+    head = (f"{'data':<14} {'n':>4} {'N':>6} {'OPT':>12} {'greedy':>12} {'%OPT':>6} {'s':>6} {'evals':>6} "
+            f"{'pure proxy':>12} {'%greedy':>8} {'refined':>12} {'%greedy':>8} {'%OPT':>6} {'s':>6} "
+            f"{'evals':>6} {'evals/greedy':>12} {'local opt':>9}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        g, p = r["greedy"], r["proxy"]
-        gap = 100.0 * (g.score - p.score) / abs(g.score)
-        print(f"{r['data']:<14} {r['n']:>4} {r['N']:>6} {g.score:>14.2f} {g.seconds:>7.2f} {g.evaluations:>7} "
-              f"{p.score:>14.2f} {p.seconds:>7.2f} {p.evaluations:>7} {p.samples:>7} "
-              f"{p.score / g.score:>7.4f} {gap:>7.2f}")
-    print("ratio = proxy score / greedy score (scores are negative: > 1 means the proxy network is worse)")
+        g, p, q = r["greedy"], r["pure"], r["refined"]
+        opt = optima.get(r["data"])
+        print(f"{r['data']:<14} {r['n']:>4} {r['N']:>6} {'—' if opt is None else f'{opt:.2f}':>12} "
+              f"{g.score:>12.2f} {_pct(g.score, opt):>6} {g.seconds:>6.2f} {g.evaluations:>6} "
+              f"{p.score:>12.2f} {_pct(p.score, g.score):>8} {q.score:>12.2f} {_pct(q.score, g.score):>8} "
+              f"{_pct(q.score, opt):>6} {q.seconds:>6.2f} {q.evaluations:>6} {q.evaluations / g.evaluations:>12.2f} "
+              f"{'yes' if q.local_optimum else 'NO':>9}")
+    print("% columns: how far below the reference the network scores (negative: above it); evals: distinct "
+          "local scores computed")
 
 
 def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespace, png: str | None) -> None:
     data = load(name)
     greedy = greedy_search(make_score(args.score, data), max_parents=args.max_parents)
-    print(f"\ntrade-off on {name}: greedy {greedy.score:.2f} in {greedy.seconds:.2f} s")
-    print(f"{'samples':>7} {'mean score':>14} {'sd':>9} {'mean s':>8} {'fit s':>7}")
-    means, sds, times = [], [], []
-    for size in sizes:
-        results = []
-        for seed in seeds:
-            t0 = time.perf_counter()
-            res = proxy_search(make_score(args.score, data), samples=size, refine=args.refine,
-                               max_parents=args.max_parents, seed=seed, polish=args.polish, kappa=args.kappa)
-            results.append((res.score, time.perf_counter() - t0, res.timings["fit"]))
-        arr = np.array(results)
-        means.append(arr[:, 0].mean())
-        sds.append(arr[:, 0].std())
-        times.append(arr[:, 1].mean())
-        print(f"{size:>7} {means[-1]:>14.2f} {sds[-1]:>9.2f} {times[-1]:>8.2f} {arr[:, 2].mean():>7.2f}")
+    print(f"\ntrade-off on {name}: greedy {greedy.score:.2f} in {greedy.seconds:.2f} s, "
+          f"{greedy.evaluations} local scores")
+    print(f"{'variant':<8} {'samples':>7} {'mean score':>12} {'sd':>8} {'%greedy':>8} {'mean s':>7} {'evals':>7}")
+    curves: dict[str, tuple[list, list, list]] = {}
+    for variant, refine in (("pure", 0), ("refined", args.refine)):
+        means, sds, times = [], [], []
+        for size in sizes:
+            results = []
+            for seed in seeds:
+                t0 = time.perf_counter()
+                res = proxy_search(make_score(args.score, data), samples=size, refine=refine,
+                                   max_parents=args.max_parents, seed=seed, kappa=args.kappa)
+                results.append((res.score, time.perf_counter() - t0, res.evaluations))
+            arr = np.array(results)
+            means.append(arr[:, 0].mean())
+            sds.append(arr[:, 0].std())
+            times.append(arr[:, 1].mean())
+            print(f"{variant:<8} {size:>7} {means[-1]:>12.2f} {sds[-1]:>8.2f} {_pct(means[-1], greedy.score):>8} "
+                  f"{times[-1]:>7.2f} {arr[:, 2].mean():>7.0f}")
+        curves[variant] = (means, sds, times)
     if png:
         import matplotlib
 
@@ -111,7 +142,11 @@ def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespac
         import matplotlib.pyplot as plt
 
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-        ax1.errorbar(sizes, means, yerr=sds, marker="o", label="proxy network (exact score)")
+        for variant, (means, sds, times) in curves.items():
+            ax1.errorbar(sizes, means, yerr=sds, marker="o", label=f"{variant} proxy network (exact score)")
+            ax2.plot(times, means, marker="o", label=f"{variant} proxy")
+            for size, t, m in zip(sizes, times, means, strict=True):
+                ax2.annotate(str(size), (t, m), textcoords="offset points", xytext=(4, 4))
         ax1.axhline(greedy.score, color="k", linestyle="--", label="exact greedy")
         ax1.set_xscale("log")
         ax1.set_xticks(sizes, labels=[str(s) for s in sizes])
@@ -119,15 +154,13 @@ def curve(name: str, sizes: list[int], seeds: list[int], args: argparse.Namespac
         ax1.set_xlabel("training samples")
         ax1.set_ylabel(f"{args.score.upper()} score")
         ax1.legend()
-        ax2.plot(times, means, marker="o")
-        for size, t, m in zip(sizes, times, means, strict=True):
-            ax2.annotate(str(size), (t, m), textcoords="offset points", xytext=(4, 4))
         ax2.axhline(greedy.score, color="k", linestyle="--")
         ax2.plot([greedy.seconds], [greedy.score], "ks", label=f"exact greedy ({greedy.seconds:.2f} s)")
         ax2.legend()
         ax2.set_xlabel("seconds")
         ax2.set_ylabel("score")
-        fig.suptitle(f"search by proxy on {name} ({len(seeds)} seeds, max parents {args.max_parents})")
+        fig.suptitle(f"search by proxy on {name} ({len(seeds)} seeds; pure = the seed's method, "
+                     f"refined = with refinement rounds)")
         fig.tight_layout()
         folder = Path(png).resolve().parent
         folder.mkdir(parents=True, exist_ok=True)
@@ -150,10 +183,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated names from shared/data/liao2019_ebnsl, or simulatedN")
     parser.add_argument("--score", default="bic")
     parser.add_argument("--samples", type=int, default=100)
-    parser.add_argument("--refine", type=int, default=0)
-    parser.add_argument("--polish", action="store_true")
+    parser.add_argument("--refine", type=int, default=1000, help="refinement rounds of the refined proxy")
     parser.add_argument("--kappa", type=float, default=0.0, help="climb on mean − kappa·sd of the edge coefficients")
-    parser.add_argument("--max-parents", type=int, default=3)
+    parser.add_argument("--max-parents", type=int, default=None)
+    parser.add_argument("--optimum", action="append", default=[], metavar="NAME=VALUE",
+                        help="a proven optimum not in costs.csv (e.g. from bnilp learn --bf 1)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--curve", default="25,50,100,200,400", help="sample sizes for the trade-off curve")
     parser.add_argument("--curve-data", default="alarm1000")
@@ -165,8 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(compare(name, args))
         r = rows[-1]
         print(f"  done {name}: greedy {r['greedy'].score:.2f} ({r['greedy'].seconds:.1f} s), "
-              f"proxy {r['proxy'].score:.2f} ({r['proxy'].seconds:.1f} s)", file=sys.stderr, flush=True)
-    report(rows)
+              f"proxy {r['refined'].score:.2f} ({r['refined'].seconds:.1f} s)", file=sys.stderr, flush=True)
+    report(rows, published_optima(args.optimum))
     sizes = [int(s) for s in args.curve.split(",") if s]
     if sizes:
         curve(args.curve_data, sizes, list(range(args.seed, args.seed + args.curve_seeds)), args, args.png)

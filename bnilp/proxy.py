@@ -94,8 +94,10 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+from scipy import sparse
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.optimize import minimize
+from scipy.sparse import linalg as splinalg
 
 from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore
@@ -707,15 +709,19 @@ def _predicted_gains(coef: np.ndarray, moves: np.ndarray) -> np.ndarray:
     return np.where(kind == 0, coef[i, j], np.where(kind == 1, -coef[i, j], coef[j, i] - coef[i, j]))
 
 
-def _move_delta(scorer: _ExactScorer, adj: np.ndarray, move: tuple[int, int, int], *,
+def _parent_sets(adj: np.ndarray) -> list[frozenset[int]]:
+    return [frozenset(np.flatnonzero(adj[:, j]).tolist()) for j in range(adj.shape[0])]
+
+
+def _move_delta(scorer: _ExactScorer, parents: list[frozenset[int]], move: tuple[int, int, int], *,
                 cached_only: bool = False) -> float | None:
-    """Exact score change of a move; ``None`` when ``cached_only`` and a changed family is not cached."""
+    """Exact score change of a move from the network with ``parents`` (one parent set per variable);
+    ``None`` when ``cached_only`` and a changed family is not cached yet."""
     kind, i, j = move
-    pj = frozenset(np.flatnonzero(adj[:, j]).tolist())
+    pj = parents[j]
     families = [(j, pj, pj | {i} if kind == 0 else pj - {i})]
     if kind == 2:
-        pi = frozenset(np.flatnonzero(adj[:, i]).tolist())
-        families.append((i, pi, pi | {j}))
+        families.append((i, parents[i], parents[i] | {j}))
     delta = 0.0
     for child, old, new in families:
         if cached_only and (child, new) not in scorer.cache:
@@ -734,7 +740,8 @@ def vicinity_posterior(coef: np.ndarray, weights: np.ndarray, moves: np.ndarray,
     of X ∈ {−1, 0, 1}^{m×d}: +1 at an added edge, −1 at a deleted one, both for a reversal. Posterior
     mean (R&W eqs. 2.25 and 2.42 with the mean function b(g)·coef): c ← c + W Xᵀ (X W Xᵀ + σ² I)⁻¹
     (y − X c). ``noise`` σ² is relative to the mean weight: a single move's change is exact, so the
-    posterior interpolates it; edges no move touches keep their prior coefficient.
+    posterior interpolates it; edges no move touches keep their prior coefficient. X W Xᵀ couples only
+    the deletion and the reversal of the same edge (blocks of ≤ 2 rows), so it is solved sparse.
     """
     coef = np.array(coef, dtype=np.float64)
     moves = np.asarray(moves, dtype=np.int64).reshape(-1, 3)
@@ -744,20 +751,17 @@ def vicinity_posterior(coef: np.ndarray, weights: np.ndarray, moves: np.ndarray,
     rev = kind == 2
     m = moves.shape[0]
     rows = np.concatenate([np.arange(m), np.flatnonzero(rev)])
-    src = np.concatenate([i, j[rev]])
-    dst = np.concatenate([j, i[rev]])
-    vals = np.concatenate([np.where(kind == 0, 1.0, -1.0), np.ones(int(rev.sum()))])
     n = coef.shape[0]
-    touched, col = np.unique(src * n + dst, return_inverse=True)
-    X = np.zeros((m, touched.size))
-    X[rows, col] = vals
+    flat = np.concatenate([i * n + j, j[rev] * n + i[rev]])
+    vals = np.concatenate([np.where(kind == 0, 1.0, -1.0), np.ones(int(rev.sum()))])
+    touched, col = np.unique(flat, return_inverse=True)
+    X = sparse.csr_matrix((vals, (rows, col)), shape=(m, touched.size))
     ti, tj = np.divmod(touched, n)
     w = weights[ti, tj]
     prior = coef[ti, tj]
-    K = (X * w) @ X.T
-    K[np.diag_indices(m)] += noise * float(w.mean())
-    beta = cho_solve(_cholesky(K), np.asarray(deltas, dtype=np.float64) - X @ prior, check_finite=False)
-    coef[ti, tj] = prior + w * (X.T @ beta)
+    K = (X @ sparse.diags(w) @ X.T + noise * float(w.mean()) * sparse.identity(m)).tocsc()
+    beta = splinalg.spsolve(K, np.asarray(deltas, dtype=np.float64) - X @ prior)
+    coef[ti, tj] = prior + w * (X.T @ np.atleast_1d(beta))
     return coef
 
 
@@ -887,7 +891,8 @@ def proxy_search(
     for rnd in range(1, refine + 1):
         t0 = time.perf_counter()
         moves = np.array(neighbour_moves(current, allowed, kmax), dtype=np.int64).reshape(-1, 3)
-        known = [_move_delta(scorer, current, tuple(mv), cached_only=True) for mv in moves.tolist()]
+        parent_sets = _parent_sets(current)
+        known = [_move_delta(scorer, parent_sets, mv, cached_only=True) for mv in map(tuple, moves.tolist())]
         pool = np.flatnonzero([d is None for d in known])
         ranked = pool[np.argsort(-_predicted_gains(coef, moves[pool]), kind="stable")]
         top = ranked[: math.ceil(0.8 * per_round)]
@@ -895,7 +900,7 @@ def proxy_search(
         _say(progress, f"round {rnd}: scoring {chosen.size} moves exactly")
         for k in chosen.astype(np.int64).tolist():
             move = tuple(moves[k].tolist())
-            known[k] = _move_delta(scorer, current, move)
+            known[k] = _move_delta(scorer, parent_sets, move)
             record(_apply(current, move), level + known[k], f"refinement sample (round {rnd})")
         timings["sample"] += time.perf_counter() - t0
         t0 = time.perf_counter()
