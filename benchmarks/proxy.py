@@ -27,12 +27,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from common import SHARED_DATA  # noqa: E402
+from warm_start import HEAD, warm_start_rows  # noqa: E402
 
 from bnilp.data import Dataset, from_dataframe, load_data  # noqa: E402
 from bnilp.proxy import greedy_search, proxy_search  # noqa: E402
 from bnilp.scores import make_score  # noqa: E402
 
-DATA = Path("/work/shared/data/liao2019_ebnsl")
+DATA = SHARED_DATA / "liao2019_ebnsl"
 PUBLIC = ["alarm1000", "sensors", "spectf", "hailfinder500", "lung-cancer", "carpo500"]
 
 
@@ -193,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curve-data", default="alarm1000")
     parser.add_argument("--curve-seeds", type=int, default=3)
     parser.add_argument("--png", default=None, help="write the trade-off curve here")
+    parser.add_argument("--ilp", default="", help="comma-separated data sets on which to time the ILP (BF 1) "
+                        "from scratch and from the greedy and proxy networks")
+    parser.add_argument("--ilp-time-limit", type=float, default=600.0)
+    parser.add_argument("--jobs", type=int, default=1, help="scoring processes for --ilp")
     args = parser.parse_args(argv)
     rows = []
     for name in [d for d in args.datasets.split(",") if d]:
@@ -201,6 +207,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  done {name}: greedy {r['greedy'].score:.2f} ({r['greedy'].seconds:.1f} s), "
               f"proxy {r['refined'].score:.2f} ({r['refined'].seconds:.1f} s)", file=sys.stderr, flush=True)
     report(rows, published_optima(args.optimum))
+    ilp_names = [d for d in args.ilp.split(",") if d]
+    if ilp_names:
+        print("\nILP to a proven optimum (BF 1) with and without a warm start")
+        print(HEAD)
+        for name in ilp_names:
+            for line in warm_start_rows(name, load(name), args.samples, args.ilp_time_limit, args.jobs):
+                print(line, flush=True)
     sizes = [int(s) for s in args.curve.split(",") if s]
     if sizes:
         curve(args.curve_data, sizes, list(range(args.seed, args.seed + args.curve_seeds)), args, args.png)

@@ -401,6 +401,32 @@ def test_cli_proxy_and_greedy(tmp_path: Path):
     assert res.output == ""
 
 
+def test_cli_learn_warm_start_is_reported_and_never_changes_the_optimum(tmp_path: Path):
+    data = simulate(tmp_path / "d.csv")
+    runner = CliRunner()
+    optima = {}
+    for spec in (None, "greedy", "proxy"):
+        out = tmp_path / f"{spec}.json"
+        args = ["learn", str(data), "--score", "bic", "--bf", "1", "--json", str(out)]
+        res = runner.invoke(main, args + (["--warm-start", spec] if spec else []))
+        assert res.exit_code == 0, res.output
+        doc = json.loads(out.read_text())
+        optima[spec] = doc["optimum"]
+        if spec:
+            info = doc["warm_start"]
+            assert info["source"] == spec
+            assert info["gap_to_optimum"] == pytest.approx(doc["optimum"] - info["score"])
+            assert info["gap_to_optimum"] >= -1e-9
+        else:
+            assert "warm_start" not in doc
+    assert optima["greedy"] == pytest.approx(optima[None], abs=1e-9)
+    assert optima["proxy"] == pytest.approx(optima[None], abs=1e-9)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"nothing": 1}')
+    res = runner.invoke(main, ["learn", str(data), "--warm-start", str(bad)])
+    assert res.exit_code == 2 and "not a network JSON" in res.output
+
+
 def test_cli_refinement_cut_short_exits_3_and_says_so(tmp_path: Path):
     data = simulate(tmp_path / "d.csv")
     out = tmp_path / "p.json"
@@ -462,3 +488,26 @@ def test_alarm_polish_never_worsens_the_pure_proxy_network(alarm):
     polished = proxy_search(score, samples=100, refine=0, seed=2, polish=True)
     assert not pure.local_optimum and polished.local_optimum
     assert pure.score < polished.score
+
+
+@pytest.mark.slow
+def test_alarm_greedy_and_proxy_against_the_proven_optimum(alarm):
+    """The ILP's proven optimum bounds both searches; neither warm start changes it (~2 min: scoring)."""
+    from bnilp.ilp import solve
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.pipeline import project_network
+
+    score, greedy = alarm
+    proxy = proxy_search(score, samples=100, seed=1)
+    table = score_parent_sets(make_score("bic", score.data), epsilon=0.0, n_jobs=2)
+    res = solve(table, 0.0, enumerate_ties=False)
+    assert res.status == "optimal" and res.gap == pytest.approx(0.0, abs=1e-9)
+    opt = res.optimum
+    optimal = {v: set(p) for v, p in res.networks[0].parents.items()}
+    assert acyclic(optimal)
+    assert opt == pytest.approx(total(make_score("bic", score.data), score.data.names, optimal), abs=1e-6)
+    for found in (greedy, proxy):
+        assert found.score <= opt + 1e-6
+        assert found.score >= opt - 0.02 * abs(opt)
+        start = project_network(table, found.parents)
+        assert solve(table, 0.0, enumerate_ties=False, warm_start=start).optimum == pytest.approx(opt, abs=1e-6)

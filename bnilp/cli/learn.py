@@ -70,9 +70,10 @@ def _live(console: Console, quiet: bool):
 
 
 def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, Any],
-                console: Console) -> dict[str, frozenset[str]] | None:
+                console: Console) -> tuple[dict[str, frozenset[str]] | None, dict[str, Any]]:
+    """The starting network and what the report says of it (source, score, search seconds)."""
     if not spec:
-        return None
+        return None, {}
     if spec in ("proxy", "greedy"):
         if data is None:
             raise InputError("--warm-start proxy|greedy needs data (use bnilp learn), or give a JSON file")
@@ -84,15 +85,21 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
         found = (proxy_search(scorer, max_parents=palim, seed=0) if spec == "proxy"
                  else greedy_search(scorer, max_parents=palim, seed=0))
         parents = project_network(table, found.parents)
-        console.print(f"warm start from {spec} search: exact score {table.network_score(parents):.6f}")
-        return parents
+        score = table.network_score(parents)
+        console.print(f"warm start from {spec} search: exact score {score:.6f}")
+        return parents, {"source": spec, "score": score, "search_seconds": round(found.seconds, 4)}
     try:
         with open(spec, encoding="utf-8") as handle:
             doc = json.load(handle)
         raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
     except (OSError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
         raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
-    return {v: frozenset(p) for v, p in raw.items()}
+    parents = {v: frozenset(p) for v, p in raw.items()}
+    try:
+        score = table.network_score(parents)
+    except (KeyError, ValueError):
+        score = None
+    return parents, {"source": spec, "score": score}
 
 
 def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float) -> None:
@@ -127,7 +134,7 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
 
 
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
-    warm = _warm_start(opts.get("warm_start"), table, data, opts, console)
+    warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     if opts.get("max_networks", 1) < 1:
         raise InputError(f"--max-networks must be ≥ 1, got {opts['max_networks']}")
     if opts.get("time_limit") is not None and not opts["time_limit"] > 0:
@@ -136,6 +143,13 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update)
+    if warm_info:
+        if warm_info.get("score") is not None and result.solution.networks:
+            warm_info["gap_to_optimum"] = result.solution.optimum - warm_info["score"]
+            if not opts.get("quiet"):
+                console.print(f"warm start ({warm_info['source']}) was {warm_info['gap_to_optimum']:.6f} "
+                              "below the best network found", highlight=False)
+        result.report["warm_start"] = warm_info
     _finish(result, opts, console, t0)
 
 
