@@ -206,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         r = rows[-1]
         print(f"  done {name}: greedy {r['greedy'].score:.2f} ({r['greedy'].seconds:.1f} s), "
               f"proxy {r['refined'].score:.2f} ({r['refined'].seconds:.1f} s)", file=sys.stderr, flush=True)
-    report(rows, published_optima(args.optimum))
+    if rows:
+        report(rows, published_optima(args.optimum))
     ilp_names = [d for d in args.ilp.split(",") if d]
     if ilp_names:
         print("\nILP to a proven optimum (BF 1) with and without a warm start")

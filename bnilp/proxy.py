@@ -86,6 +86,7 @@ The proxy pays off only where an exact score is expensive and greedy's every-mov
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -125,14 +126,6 @@ def graph_bits(adj: np.ndarray) -> np.ndarray:
     adj = np.asarray(adj, dtype=bool)
     src, dst = edge_pairs(adj.shape[0])
     return adj[src, dst].astype(np.float64)
-
-
-def bits_adjacency(bits: np.ndarray, n: int) -> np.ndarray:
-    """The adjacency matrix of bit string ``bits`` (inverse of :func:`graph_bits`)."""
-    adj = np.zeros((n, n), dtype=bool)
-    src, dst = edge_pairs(n)
-    adj[src, dst] = np.asarray(bits) > 0.5
-    return adj
 
 
 def is_dag(adj: np.ndarray) -> bool:
@@ -686,6 +679,11 @@ def neighbour_moves(adj: np.ndarray, allowed: np.ndarray, max_parents: int) -> l
     return moves
 
 
+def _graph_key(adj: np.ndarray) -> bytes:
+    """A 16-byte digest of an adjacency matrix (duplicate detection without keeping the graphs)."""
+    return hashlib.blake2b(np.packbits(adj).tobytes(), digest_size=16).digest()
+
+
 def _apply(adj: np.ndarray, move: tuple[int, int, int]) -> np.ndarray:
     kind, i, j = move
     new = adj.copy()
@@ -827,11 +825,13 @@ def proxy_search(
     best: list[Any] = [None, -math.inf, ""]
 
     def record(adj: np.ndarray, value: float, origin: str) -> None:
-        key = np.packbits(adj).tobytes()
+        """Count an exactly scored network once; keep it as training data only before the fit."""
+        key = _graph_key(adj)
         if key not in seen:
             seen.add(key)
-            graphs.append(adj)
-            values.append(value)
+            if origin == "training sample":
+                graphs.append(adj)
+                values.append(value)
         if value > best[1]:
             best[0], best[1], best[2] = adj, value, origin
 
@@ -842,7 +842,7 @@ def proxy_search(
     while len(graphs) < samples and attempts < 50 * samples:
         attempts += 1
         adj = random_dag(n, rng, expected_parents=expected_parents, max_parents=kmax, allowed=allowed)
-        if np.packbits(adj).tobytes() not in seen:
+        if _graph_key(adj) not in seen:
             record(adj, scorer.total(adj), "training sample")
     if len(graphs) < 2:
         raise InputError(f"{data.source}: fewer than 2 distinct DAGs over {n} variables")
@@ -941,7 +941,7 @@ def proxy_search(
         timings["polish"] = time.perf_counter() - t0
         found_by += " + exact polish"
     return SearchResult(method="proxy", parents=_parents_of(best_adj, names), score=best_score,
-                        proxy_score=predict(best_adj), samples=len(graphs),
+                        proxy_score=predict(best_adj), samples=len(seen),
                         seconds=time.perf_counter() - began, trajectory=trajectory, seed=seed,
                         variables=list(names), evaluations=len(scorer.cache), timings=timings,
                         found_by=found_by,
@@ -951,7 +951,6 @@ def proxy_search(
 __all__ = [
     "GraphGP",
     "SearchResult",
-    "bits_adjacency",
     "edge_pairs",
     "fit_gp",
     "graph_bits",
