@@ -438,6 +438,7 @@ def _hill_climb(
     key: str,
     max_steps: int = 1_000_000,
     report: Callable[[np.ndarray], float] | None = None,
+    initial: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Best-improvement hill climbing with add / delete / reverse moves.
 
@@ -445,13 +446,15 @@ def _hill_climb(
     (added if absent, deleted if present); it depends only on the parents of j. Entries where the
     move is not allowed are ignored. Each move is logged in ``trajectory`` with ``key`` = the
     objective, or = ``report(adj)`` when given (the objective then goes under ``"objective"``).
-    Returns the final adjacency and objective value.
+    ``initial``: T at the start, when the caller already has it. Returns the final adjacency and
+    objective value.
     """
     n = adj.shape[0]
     adj = adj.copy()
-    T = np.zeros((n, n))
-    for j in range(n):
-        T[:, j] = column(j, adj)
+    if initial is None:
+        T = np.column_stack([column(j, adj) for j in range(n)]) if n else np.zeros((0, 0))
+    else:
+        T = np.array(initial, dtype=np.float64)
     indeg = adj.sum(axis=0)
     step = int(trajectory[-1]["step"]) if trajectory else 0
     for _ in range(max_steps):
@@ -711,23 +714,6 @@ def _parent_sets(adj: np.ndarray) -> list[frozenset[int]]:
     return [frozenset(np.flatnonzero(adj[:, j]).tolist()) for j in range(adj.shape[0])]
 
 
-def _move_delta(scorer: _ExactScorer, parents: list[frozenset[int]], move: tuple[int, int, int], *,
-                cached_only: bool = False) -> float | None:
-    """Exact score change of a move from the network with ``parents`` (one parent set per variable);
-    ``None`` when ``cached_only`` and a changed family is not cached yet."""
-    kind, i, j = move
-    pj = parents[j]
-    families = [(j, pj, pj | {i} if kind == 0 else pj - {i})]
-    if kind == 2:
-        families.append((i, parents[i], parents[i] | {j}))
-    delta = 0.0
-    for child, old, new in families:
-        if cached_only and (child, new) not in scorer.cache:
-            return None
-        delta += scorer.local(child, new) - scorer.local(child, old)
-    return delta
-
-
 def vicinity_posterior(coef: np.ndarray, weights: np.ndarray, moves: np.ndarray, deltas: np.ndarray,
                        noise: float = 1e-8) -> np.ndarray:
     """The GP refitted on the vicinity of a network g₀: posterior edge coefficients (an n×n matrix).
@@ -887,36 +873,46 @@ def proxy_search(
 
     cached_column = _exact_column(scorer, allowed, kmax, cached_only=True)
     current, level = empty, values[0]
+    parent_sets = _parent_sets(current)
+    toggles = np.column_stack([cached_column(j, current) for j in range(n)])
     converged = False
     for rnd in range(1, refine + 1):
         t0 = time.perf_counter()
         moves = np.array(neighbour_moves(current, allowed, kmax), dtype=np.int64).reshape(-1, 3)
-        parent_sets = _parent_sets(current)
-        known = [_move_delta(scorer, parent_sets, mv, cached_only=True) for mv in map(tuple, moves.tolist())]
-        pool = np.flatnonzero([d is None for d in known])
+        kind, src_m, dst_m = moves.T
+        exact = toggles[src_m, dst_m] + np.where(kind == 2, toggles[dst_m, src_m], 0.0)
+        pool = np.flatnonzero(~np.isfinite(exact))
         ranked = pool[np.argsort(-_predicted_gains(coef, moves[pool]), kind="stable")]
         top = ranked[: math.ceil(0.8 * per_round)]
         chosen = np.concatenate([top, rng.permutation(ranked[top.size:])[: per_round - top.size]])
         _say(progress, f"round {rnd}: scoring {chosen.size} moves exactly")
         for k in chosen.astype(np.int64).tolist():
             move = tuple(moves[k].tolist())
-            known[k] = _move_delta(scorer, parent_sets, move)
-            record(_apply(current, move), level + known[k], f"refinement sample (round {rnd})")
+            changed = [(move[1], move[2])] + ([(move[2], move[1])] if move[0] == 2 else [])
+            for i, j in changed:
+                toggles[i, j] = scorer.local(j, parent_sets[j] ^ {i}) - scorer.local(j, parent_sets[j])
+            exact[k] = math.fsum(toggles[i, j] for i, j in changed)
+            record(_apply(current, move), level + exact[k], f"refinement sample (round {rnd})")
+        exact = toggles[src_m, dst_m] + np.where(kind == 2, toggles[dst_m, src_m], 0.0)
         timings["sample"] += time.perf_counter() - t0
         t0 = time.perf_counter()
-        have = np.array([d is not None for d in known], dtype=bool)
-        coef = vicinity_posterior(coef, weights, moves[have], np.array([d for d in known if d is not None]))
+        have = np.isfinite(exact)
+        coef = vicinity_posterior(coef, weights, moves[have], exact[have])
         anchor = (current, level)
         timings["fit"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         first = len(trajectory)
         trajectory.append({"step": trajectory[-1]["step"], "round": rnd, "move": "start",
                            "proxy_score": level, "score": level})
+        previous = current
         current, level = _hill_climb(current, allowed, kmax, cached_column, level, names, trajectory, "score",
-                                     max_steps=radius)
+                                     max_steps=radius, initial=toggles)
         for entry in trajectory[first:]:
             entry.setdefault("round", rnd)
             entry.setdefault("proxy_score", predict(current) if entry is trajectory[-1] else None)
+        for j in np.flatnonzero((current != previous).any(axis=0)):
+            parent_sets[j] = frozenset(np.flatnonzero(current[:, j]).tolist())
+            toggles[:, j] = cached_column(int(j), current)
         timings["search"] += time.perf_counter() - t0
         if len(trajectory) - first > 1:
             record(current, level, f"refinement climb (round {rnd})")
