@@ -430,7 +430,7 @@ class _ExactScorer:
 def _hill_climb(
     adj: np.ndarray,
     allowed: np.ndarray,
-    max_parents: int | np.ndarray,
+    max_parents: int,
     column: Callable[[int, np.ndarray], np.ndarray],
     value: float,
     names: list[str],
@@ -696,14 +696,6 @@ def _apply(adj: np.ndarray, move: tuple[int, int, int]) -> np.ndarray:
     return new
 
 
-def _edge_index(n: int) -> np.ndarray:
-    """idx[i, j] = position of edge i→j in b(g) (−1 on the diagonal)."""
-    idx = np.full((n, n), -1, dtype=np.int64)
-    src, dst = edge_pairs(n)
-    idx[src, dst] = np.arange(src.size)
-    return idx
-
-
 def _predicted_gains(coef: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """Proxy change of each move (kind, i, j): +c_ij to add, −c_ij to delete, c_ji − c_ij to reverse."""
     kind, i, j = moves.T
@@ -711,6 +703,7 @@ def _predicted_gains(coef: np.ndarray, moves: np.ndarray) -> np.ndarray:
 
 
 def _parent_sets(adj: np.ndarray) -> list[frozenset[int]]:
+    """Π_j of every variable j of adjacency matrix ``adj``."""
     return [frozenset(np.flatnonzero(adj[:, j]).tolist()) for j in range(adj.shape[0])]
 
 
