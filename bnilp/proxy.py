@@ -746,7 +746,7 @@ def proxy_search(
     score: LocalScore,
     *,
     samples: int = 100,
-    refine: int = 200,
+    refine: int = 1000,
     refine_samples: int | None = None,
     radius: int = 1,
     max_parents: int | None = None,
