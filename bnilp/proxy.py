@@ -857,6 +857,8 @@ def proxy_search(
     trajectory.append({"step": 0, "round": 0, "move": "start", "proxy_score": gp.mean, "score": values[0]})
     adj, _ = _hill_climb(empty, allowed, min(kmax, 1), proxy_column, gp.mean, names, trajectory,
                          "proxy_score", report=predict)
+    for entry in trajectory:
+        entry.setdefault("round", 0)
     timings["search"] += time.perf_counter() - t0
     if adj.any():
         t0 = time.perf_counter()

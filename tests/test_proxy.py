@@ -341,7 +341,7 @@ def test_proxy_returns_a_dag_with_its_exact_score(small, kwargs):
     assert math.isfinite(result.proxy_score)
     assert result.samples >= 30
     for entry in result.trajectory:
-        assert {"step", "move", "proxy_score"} <= entry.keys()
+        assert {"step", "move", "proxy_score", "round"} <= entry.keys()
     if kwargs.get("polish"):
         _no_single_move_improves(make_score("bic", data), data.names, parents, result.score)
         assert result.found_by.endswith("exact polish")
