@@ -218,8 +218,13 @@ def test_edge_pairs_order():
 
 
 def _no_single_move_improves(score, names, parents, best, max_parents=None):
-    """Every add / delete / reverse of ``parents``, scored afresh, is no better than ``best``."""
+    """Every add / delete / reverse of ``parents`` that the score allows, scored afresh, is no better
+    than ``best``."""
     limit = len(names) - 1 if max_parents is None else max_parents
+    index = {v: k for k, v in enumerate(names)}
+
+    def allowed(cand):
+        return all(score.allowed_parent(index[c], index[p]) for c in cand for p in cand[c])
     checked = 0
     for a, b in itertools.permutations(names, 2):
         candidates = []
@@ -235,7 +240,7 @@ def _no_single_move_improves(score, names, parents, best, max_parents=None):
             added[b].add(a)
             candidates.append(added)
         for cand in candidates:
-            if not acyclic(cand) or max(len(p) for p in cand.values()) > limit:
+            if not acyclic(cand) or max(len(p) for p in cand.values()) > limit or not allowed(cand):
                 continue
             checked += 1
             assert total(score, names, cand) <= best + 1e-7, (a, b, cand)
@@ -266,6 +271,20 @@ def test_refined_proxy_is_an_exact_local_optimum(small, seed, max_parents):
     fresh = make_score("bic", data)
     assert result.score == pytest.approx(total(fresh, data.names, parents), abs=1e-8)
     _no_single_move_improves(fresh, data.names, parents, result.score, max_parents)
+
+
+def test_refined_proxy_respects_forbidden_parents_on_mixed_data():
+    """MML forbids continuous parents of discrete children; the search never proposes one."""
+    from tests.mixed_helpers import random_mixed
+
+    data = random_mixed(np.random.default_rng(3), "dcdcc", 300)
+    score = make_score("mml", data)
+    result = proxy_search(score, samples=12, refine_samples=6, seed=2)
+    parents = {v: set(p) for v, p in result.parents.items()}
+    index = {v: k for k, v in enumerate(data.names)}
+    assert all(score.allowed_parent(index[c], index[p]) for c in parents for p in parents[c])
+    assert result.local_optimum
+    _no_single_move_improves(make_score("mml", data), data.names, parents, result.score)
 
 
 def test_refinement_cut_short_is_not_called_a_local_optimum(small):
