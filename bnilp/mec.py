@@ -303,13 +303,17 @@ def _rooted(root: str, comp: frozenset[str],
     directed = {(root, w) for w in sub[root]}
     undirected = {frozenset((u, v)) for u in comp for v in sub[u] if u < v and root not in (u, v)}
     meek_closure(directed, undirected, sub)
+    return directed, _undirected_components(comp, undirected)
+
+
+def _undirected_components(comp: frozenset[str], undirected: set[frozenset[str]]) -> list[frozenset[str]]:
+    """Chain components (size ≥ 2) of ``comp`` formed by the edges still ``undirected``."""
     und_adj: dict[str, set[str]] = {v: set() for v in comp}
     for e in undirected:
         u, v = tuple(e)
         und_adj[u].add(v)
         und_adj[v].add(u)
-    comps = [c for c in _chain_components(comp, und_adj) if len(c) > 1]
-    return directed, comps
+    return [c for c in _chain_components(comp, und_adj) if len(c) > 1]
 
 
 def _count_amo_rooted(comp: frozenset[str], adj: Mapping[str, set[str]],
@@ -355,12 +359,7 @@ def _clique_subproblems(clique: frozenset[str], comp: frozenset[str],
     undirected = {frozenset((u, v)) for u in comp for v in sub[u]
                   if u < v and not (u in clique or v in clique)}
     meek_closure(directed, undirected, sub)
-    und_adj: dict[str, set[str]] = {v: set() for v in comp}
-    for e in undirected:
-        u, v = tuple(e)
-        und_adj[u].add(v)
-        und_adj[v].add(u)
-    return [c for c in _chain_components(comp, und_adj) if len(c) > 1]
+    return _undirected_components(comp, undirected)
 
 
 def _clique_tree(comp: frozenset[str], adj: Mapping[str, set[str]]) -> tuple[list[frozenset[str]], list[int],

@@ -62,10 +62,14 @@ def test_credible_set_mecs_and_posteriors_equal_brute_force(score_name: str, see
         assert {as_key(p) for _, p in want} == {as_key(net.parents) for net in got.networks}
         assert len(got.networks) == len(want)
         assert result.report["n_mecs"] == len({vp_key(p) for _, p in want})
-        brute = brute_posteriors(want, data.names)
-        ours = result.edge_posteriors()
-        for (u, v), p in brute.items():
-            assert ours.loc[u, v] == pytest.approx(p, abs=1e-9)
+        assert_posteriors_equal(result, brute_posteriors(want, data.names))
+
+
+def assert_posteriors_equal(result, brute: dict) -> None:
+    """bnilp's directed edge posteriors equal the brute-force ones to 1e-9."""
+    ours = result.edge_posteriors()
+    for (u, v), p in brute.items():
+        assert ours.loc[u, v] == pytest.approx(p, abs=1e-9)
 
 
 def test_huge_bf_gives_exact_posteriors_over_all_dags() -> None:
@@ -78,10 +82,7 @@ def test_huge_bf_gives_exact_posteriors_over_all_dags() -> None:
     spread = every[0][0] - every[-1][0]
     result = solve_table(table, epsilon=spread + 1.0)
     assert len(result.solution.networks) == 543 and result.complete
-    brute = brute_posteriors(every, data.names)
-    ours = result.edge_posteriors()
-    for (u, v), p in brute.items():
-        assert ours.loc[u, v] == pytest.approx(p, abs=1e-9)
+    assert_posteriors_equal(result, brute_posteriors(every, data.names))
 
 
 def test_mec_prior_weights_each_class_once() -> None:
