@@ -106,6 +106,9 @@ from bnilp.scores.base import LocalScore
 
 Progress = Callable[[str], None]
 
+#: refinement rounds at most, by default (they stop earlier at a local optimum)
+DEFAULT_REFINE = 1000
+
 _LOG_W_BOUNDS = (math.log(1e-8), math.log(1e4))
 _LOG_NOISE_BOUNDS = (math.log(1e-6), math.log(10.0))
 _MEAN_BOUNDS = (-100.0, 100.0)
@@ -755,7 +758,7 @@ def proxy_search(
     score: LocalScore,
     *,
     samples: int = 100,
-    refine: int = 1000,
+    refine: int = DEFAULT_REFINE,
     refine_samples: int | None = None,
     radius: int = 1,
     max_parents: int | None = None,

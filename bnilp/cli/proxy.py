@@ -17,11 +17,9 @@ from rich.table import Table
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
-from bnilp.proxy import SearchResult, greedy_search
+from bnilp.proxy import DEFAULT_REFINE, SearchResult, greedy_search
 from bnilp.proxy import proxy_search as run_proxy_search
 from bnilp.scorefile import atomic_write_text
-
-DEFAULT_REFINE = 1000
 
 
 def _summary(result: SearchResult, console: Console) -> None:
@@ -57,8 +55,8 @@ def _summary(result: SearchResult, console: Console) -> None:
               help="Training graphs scored exactly (the empty graph and random DAGs).")
 @click.option("--seed", type=int, default=None, help="Random seed (drawn and reported when omitted).")
 @click.option("--refine", type=int, default=None,
-              help="[default: 1000] At most this many refinement rounds (score the moves the proxy rates best, "
-                   "refit, climb); they stop at a local optimum. 0 = the seed's pure proxy search.")
+              help=f"[default: {DEFAULT_REFINE}] At most this many refinement rounds (score the moves the "
+                   "proxy rates best, refit, climb); they stop at a local optimum. 0 = the seed's pure proxy search.")
 @click.option("--refine-samples", type=int, default=None,
               help="Moves scored exactly per refinement round [default: --samples, at least 5].")
 @click.option("--polish", is_flag=True, help="Finish with exact greedy search from the proxy's network.")
