@@ -35,6 +35,8 @@ class LearnResult:
     table: ScoreTable
     solution: SolveResult
     report: dict[str, Any]
+    #: the data the table was scored from (set by :func:`learn`; the export methods default to it)
+    dataset: Dataset | None = None
 
     @property
     def complete(self) -> bool:
@@ -49,6 +51,89 @@ class LearnResult:
     def graphs(self) -> list[nx.DiGraph]:
         """Every collected network, best first."""
         return [to_digraph(net.parents) for net in self.solution.networks]
+
+    def _network(self, network: int) -> tuple[Parents, float]:
+        nets = self.solution.networks
+        if not nets:
+            raise InputError("no network: the score table admits no DAG")
+        if not (isinstance(network, int) and 0 <= network < len(nets)):
+            raise InputError(f"network={network!r}: the credible set has {len(nets)} network(s), "
+                             f"indices 0..{len(nets) - 1} (0 = the best)")
+        return nets[network].parents, nets[network].score
+
+    def fit(self, data: str | os.PathLike[str] | pd.DataFrame | Dataset | None = None, network: int = 0,
+            method: str | None = None, ess: float | None = None) -> dict[str, Any]:
+        """Parameters of the ``network``-th best network (0 = the best) fitted to ``data`` (default: the
+        data :func:`learn` scored), as :func:`bnilp.export.fit_parameters` documents. ``method``:
+        ``ml`` or ``bayes`` (default ``bayes`` when the score was BDeu, else ``ml``); ``ess``: the
+        Dirichlet's equivalent sample size (default: the run's ESS, else 1)."""
+        from bnilp import export
+
+        parents, score = self._network(network)
+        dataset = self._dataset(data)
+        meta = self.table.meta
+        for v in parents:
+            if v not in dataset.names:
+                continue
+            j = dataset.index(v)
+            kind, arity = meta.get("kinds", {}).get(v), meta.get("arities", {}).get(v)
+            if kind is not None and kind != dataset.kinds[j]:
+                raise InputError(f"data: {v!r} is {dataset.kinds[j]} here but was {kind} when the network was "
+                                 "learned (give the same types)")
+            if arity is not None and dataset.kinds[j] == "discrete" and arity != dataset.arities[j]:
+                raise InputError(f"data: {v!r} has {dataset.arities[j]} states here but had {arity} when the "
+                                 "network was learned")
+        method = method or export.default_method(meta.get("score"))
+        if ess is None and method == "bayes":
+            ess = meta.get("ess", export.DEFAULT_ESS)
+        fitted = export.fit_parameters(dataset, parents, method=method, ess=ess)
+        for name in meta.get("dropped_constant", []):
+            fitted["absent"].setdefault(name, "constant column (one value): left out of the network")
+        fitted["score"] = meta.get("score")
+        fitted["network"] = {"rank": network + 1, "score": score, "of": len(self.solution.networks)}
+        fitted["model_string"] = export.model_string(parents, self.table.variables)
+        return fitted
+
+    def _dataset(self, data: str | os.PathLike[str] | pd.DataFrame | Dataset | None) -> Dataset:
+        if data is None:
+            if self.dataset is None:
+                raise InputError("data: this result does not hold its data (it came from a score table); pass data=")
+            return self.dataset
+        return _as_dataset(data)
+
+    def export(self, path: str | os.PathLike[str], data: str | os.PathLike[str] | pd.DataFrame | Dataset | None = None,
+               network: int = 0, method: str | None = None, ess: float | None = None) -> dict[str, Any]:
+        """Write the fitted ``network``-th best network to ``path`` — BIF, XMLBIF or JSON by extension
+        (:data:`bnilp.export.EXPORT_FORMATS`; BIF/XMLBIF discrete only) — and return the fitted structure."""
+        from bnilp import export
+
+        fmt = export.export_format(path)
+        fitted = self.fit(data, network=network, method=method, ess=ess)
+        export.check_discrete(fitted, fmt)
+        export.write_export(fitted, path)
+        return fitted
+
+    def to_pgmpy(self, data: str | os.PathLike[str] | pd.DataFrame | Dataset | None = None, network: int = 0,
+                 method: str | None = None, ess: float | None = None) -> Any:
+        """The fitted ``network``-th best network as a pgmpy ``DiscreteBayesianNetwork`` (extra
+        ``bnilp[pgmpy]``); arguments as for :meth:`fit`."""
+        from bnilp import export
+
+        return export.to_pgmpy(self.fit(data, network=network, method=method, ess=ess))
+
+    def model_string(self, network: int = 0, mec: int | None = None) -> str:
+        """bnlearn's model string of the ``network``-th best network, or with ``mec`` of that equivalence
+        class's CPDAG (undirected u — v written as mutual parents; see :mod:`bnilp.export`)."""
+        from bnilp import export
+
+        if mec is None:
+            return export.model_string(self._network(network)[0], self.table.variables)
+        mecs = self.report.get("mecs") or []
+        if not (isinstance(mec, int) and 0 <= mec < len(mecs)):
+            raise InputError(f"mec={mec!r}: there are {len(mecs)} equivalence classes, indices 0..{len(mecs) - 1}")
+        cpdag = mecs[mec]["cpdag"]
+        return export.model_string(export.cpdag_parents(self.table.variables, cpdag["directed"],
+                                                        cpdag["undirected"]), self.table.variables)
 
     def edge_posteriors(self) -> pd.DataFrame:
         """Directed-edge posteriors as a (parent × child) matrix."""
@@ -126,16 +211,21 @@ def learn(
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
     prior added to the score (none, binomial, ebic).
     """
-    if isinstance(data, Dataset):
-        dataset = data
-    elif isinstance(data, pd.DataFrame):
-        dataset = from_dataframe(data)
-    else:
-        dataset = load_data(data)
+    dataset = _as_dataset(data)
     eps = math.log(bf) if epsilon is None else float(epsilon)
     if not (math.isfinite(eps) and eps >= 0):
         raise InputError(f"BF must be ≥ 1 (ε ≥ 0), got ε = {eps}")
     sp = StructurePrior(structure_prior, dataset.n, expected_parents, ebic_gamma)
     scorer = make_score(score, dataset, prior=sp, **score_settings)
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs)
-    return solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior)
+    result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior)
+    result.dataset = dataset
+    return result
+
+
+def _as_dataset(data: str | os.PathLike[str] | pd.DataFrame | Dataset) -> Dataset:
+    if isinstance(data, Dataset):
+        return data
+    if isinstance(data, pd.DataFrame):
+        return from_dataframe(data)
+    return load_data(data)

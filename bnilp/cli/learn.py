@@ -54,6 +54,62 @@ def solve_options(func):
     return func
 
 
+def export_options(func):
+    """--export, --export-network, --parameters (learn only: fitting parameters needs the data)."""
+    for opt in reversed([
+        click.option("--export", "export_path", type=click.Path(dir_okay=False),
+                     help="Write the best network with fitted parameters: .bif, .xmlbif/.xml (discrete only) "
+                     "or .json."),
+        click.option("--export-network", type=int, default=None, metavar="K",
+                     help="Export the K-th best network of the credible set instead (1 = the best)."),
+        click.option("--parameters", "parameter_method", type=click.Choice(["ml", "bayes"]), default=None,
+                     help="Parameters of the export: maximum likelihood or BDeu-consistent Dirichlet with --ess "
+                     "(default: bayes when --score bdeu, else ml)."),
+    ]):
+        func = opt(func)
+    return func
+
+
+def _check_export(data: Any, opts: dict[str, Any]) -> None:
+    """Export options that can be refused before any work: format, discrete-only, K, stray options."""
+    if not opts.get("export_path"):
+        for name, key in (("--export-network", "export_network"), ("--parameters", "parameter_method")):
+            if opts.get(key) is not None:
+                raise InputError(f"{name} needs --export PATH")
+        return
+    from bnilp.export import check_discrete, export_format
+
+    check_discrete(data, export_format(opts["export_path"]))
+    k = opts.get("export_network")
+    if k is not None and not 1 <= k <= opts.get("max_networks", k):
+        raise InputError(f"--export-network must lie in 1..--max-networks ({opts.get('max_networks')}), got {k}")
+
+
+def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Console) -> None:
+    """Fit and write the chosen network (--export); the report records what was written."""
+    k = opts.get("export_network") or 1
+    n = len(result.solution.networks)
+    if n == 0:                      # nothing to fit: the report says why (infeasible, or a limit hit first)
+        console.print("[yellow]no network was found: nothing exported[/yellow]")
+        return
+    if k > n:
+        raise InputError(f"--export-network {k}: only {n} network(s) were collected")
+    fitted = result.export(opts["export_path"], data, network=k - 1, method=opts.get("parameter_method"),
+                           ess=opts.get("ess"))
+    from bnilp.export import export_format
+
+    info = {"path": opts["export_path"], "format": export_format(opts["export_path"]), "network": k,
+            "score": fitted["network"]["score"], "parameters": fitted["parameters"],
+            "absent": fitted["absent"]}
+    result.report["export"] = info
+    if not opts.get("quiet"):
+        par = fitted["parameters"]
+        how = par["method"] + (f", ESS {par['ess']:g}" if par["ess"] is not None else "")
+        absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
+        console.print(f"exported network {k} of {n} with {how} parameters to {opts['export_path']}{absent}",
+                      highlight=False)
+
+
 @contextmanager
 def _live(console: Console, quiet: bool):
     """A status line fed by the solver's progress callback."""
@@ -150,6 +206,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                 console.print(f"warm start ({warm_info['source']}) was {warm_info['gap_to_optimum']:.6f} "
                               "below the best network found", highlight=False)
         result.report["warm_start"] = warm_info
+    if opts.get("export_path"):
+        _export(result, data, opts, console)
     _finish(result, opts, console, t0)
 
 
@@ -188,6 +246,7 @@ def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet:
 @walk_options
 @data_options
 @solve_options
+@export_options
 @click.option("--scores", "scores_out", type=click.Path(dir_okay=False), help="Also save the score file here.")
 def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores_out: str | None,
           **opts: Any) -> None:
@@ -202,6 +261,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
             console.print(f"[bold]bnilp learn[/bold]: the bundled default instance {data_path} "
                           f"(5,000 rows sampled from ASIA), score {opts['score_name']}, BF {math.exp(eps):g}")
     data = load_from_options(data_path, opts)
+    _check_export(data, opts)
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         write_jaakkola(table, scores_out)

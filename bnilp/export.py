@@ -1,0 +1,526 @@
+"""A learned network out to other tools: fitted parameters, BIF, XMLBIF, JSON, pgmpy, bnlearn strings.
+
+**Parameters** (:func:`fit_parameters`), for one DAG and the data it was learned from:
+
+- *Discrete child* X_i with r_i states and discrete parents Π (q_i = ∏_{j∈Π} r_j configurations,
+  observed or not), counts n_ijk (rows with parent configuration j and child state k),
+  n_ij = Σ_k n_ijk:
+
+  - ``ml`` (maximum likelihood): θ_ijk = n_ijk / n_ij; a configuration never observed (n_ij = 0)
+    gets the uniform 1/r_i (the likelihood does not depend on it).
+  - ``bayes`` (posterior mean under the BDeu-consistent Dirichlet prior, Heckerman, Geiger &
+    Chickering 1995): θ_ijk = (n_ijk + α_ijk) / (n_ij + r_i·α_ijk), α_ijk = ESS / (r_i·q_i) — the
+    prior BDeu scores with, so with ``--score bdeu`` it is the default, with the run's ESS.
+
+- *Continuous child* Y with continuous parents Z (k of them) and discrete parents D (a conditional
+  linear Gaussian, CG network): per configuration j of D (q = ∏ r_d, 1 without D), the least-squares
+  regression Y = b_0j + Σ_m b_mj·Z_m + e, e ~ N(0, σ²_j), fitted to the n_j rows of j, with the ML
+  variance σ²_j = RSS_j / n_j. A configuration with no rows has no parameters (null); one with fewer
+  than k + 1 rows or collinear parents gets the minimum-norm least-squares solution and is flagged
+  ``degenerate`` (σ² can be 0 there). Always ML: ``method`` concerns discrete children.
+- *Discrete child with a continuous parent* (possible under CG, CGd, MVP, MML): not parameterised
+  (``cpt`` is null and ``unparameterised`` says why) — a CPT needs discrete parents, and the scores'
+  conditionals (a ratio of mixtures under CG, a logistic-type model under MVP) are not CPTs.
+
+States keep their labels as read (strings; numeric codes as written in the file), in the data set's
+order (numeric order when every label is a number, else sorted strings). Constant columns were left
+out of the network by scoring; the export lists them under ``absent``.
+
+**The fitted structure** (returned by :func:`fit_parameters`; :func:`write_json` writes it with the
+arrays as nested lists — that JSON is the documented export schema)::
+
+    {"format": "bnilp.network", "version": 1,
+     "source": str, "N": int,
+     "parameters": {"method": "ml" | "bayes", "ess": float | None},
+     "order": [names],                                      # a topological order
+     "variables": {name: {
+         "type": "discrete", "states": [labels], "parents": [names],
+         "configurations": [[parent labels], ...],          # q rows: product of parent states, last parent fastest
+         "counts": (q, r) array, "cpt": (q, r) array,       # row j = P(child | configuration j), sums to 1
+       } | {
+         "type": "continuous", "parents": [names], "discrete_parents": [names], "continuous_parents": [names],
+         "configurations": [[discrete parent labels], ...],
+         "regressions": [{"n": int, "intercept": float | None, "coefficients": [float] | None,  # one per
+                          "variance": float | None, "degenerate": bool}],                    # continuous parent
+       } | {"type": "discrete", "states", "parents", "cpt": None, "unparameterised": str}},
+     "absent": {name: reason},                              # constant columns and the like
+     "notes": [str]}
+
+``LearnResult.fit`` adds ``"score"`` (the score the network was learned with), ``"network"``
+(``{"rank": K, "score": s, "of": n}``, K = 1 for the best network) and ``"model_string"``.
+
+**Files.** :data:`EXPORT_FORMATS` maps file extensions to formats. BIF (:func:`bif_text`, the
+classic interchange format read by pgmpy, bnlearn, GeNIe …) and XMLBIF 0.3 (:func:`xmlbif_text`)
+hold discrete networks only; a network with a continuous variable is an :class:`InputError` naming
+those variables (export JSON instead). In BIF, table rows are written per parent configuration
+``(s_1, …, s_m) p_1, …, p_r;`` (last parent fastest); a name or label with a character outside
+letters, digits and ``_ . + -`` is written with ``_`` for each such character (made unique with a
+numeric suffix where two collide) and the renaming is listed in the file's header comment. XMLBIF
+keeps every name as it is (XML-escaped). Every file is written atomically.
+
+**bnlearn model strings** (:func:`model_string`, :func:`parse_model_string`): ``[A][B|A][C|A:B]``,
+one bracket per node in a topological order, parents after ``|`` separated by ``:`` — what bnlearn's
+``modelstring()`` prints and ``model2network()`` reads. For a CPDAG an undirected edge u — v is
+written as u among v's parents *and* v among u's (bnlearn itself stores an undirected edge as the two
+arcs u → v and v → u); such a string describes an equivalence class, is read back by
+:func:`parse_model_string` (mutual parents = undirected), but is not a DAG for ``model2network``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+import networkx as nx
+import numpy as np
+
+from bnilp.data import CONTINUOUS, DISCRETE, Dataset
+from bnilp.errors import InputError
+from bnilp.scorefile import atomic_write_text
+
+#: parameter estimators for discrete children (see the module docstring)
+PARAMETER_METHODS = ("ml", "bayes")
+#: equivalent sample size of ``bayes`` when no run supplies one (BDeu's default ESS)
+DEFAULT_ESS = 1.0
+#: file extension → export format
+EXPORT_FORMATS = {".bif": "bif", ".xmlbif": "xmlbif", ".xml": "xmlbif", ".json": "json"}
+#: formats that hold discrete networks only
+DISCRETE_ONLY_FORMATS = ("bif", "xmlbif")
+#: the largest CPT (configurations × states) or regression table fitted for one variable
+MAX_TABLE_CELLS = 10_000_000
+#: JSON schema name and version of :func:`write_json`
+SCHEMA = ("bnilp.network", 1)
+
+_UNSAFE = re.compile(r"[^\w.+-]")
+_MODEL_NODE = re.compile(r"\[([^\[\]|]+)(?:\|([^\[\]]*))?\]")
+_MODEL_FORBIDDEN = set("[]|:")
+
+
+# ----------------------------------------------------------------------------------------- parameters
+
+def default_method(score: str | None) -> str:
+    """``bayes`` when the network was scored with BDeu (its prior is the BDeu Dirichlet), else ``ml``."""
+    return "bayes" if score == "bdeu" else "ml"
+
+
+def _check_method(method: str, ess: float | None) -> float | None:
+    if method not in PARAMETER_METHODS:
+        raise InputError(f"method must be one of {', '.join(PARAMETER_METHODS)}, got {method!r}")
+    if method == "ml":
+        return None
+    ess = DEFAULT_ESS if ess is None else float(ess)
+    if not (math.isfinite(ess) and ess > 0):
+        raise InputError(f"ess must be a finite number > 0, got {ess}")
+    return ess
+
+
+def _ordered_parents(parents: Mapping[str, Iterable[str]], dataset: Dataset) -> dict[str, list[str]]:
+    """Parents of every network variable in data-column order; checks names and acyclicity."""
+    out: dict[str, list[str]] = {}
+    missing = [v for v in parents if v not in dataset.names]
+    if missing:
+        dropped = [v for v in missing if v in dataset.dropped]
+        why = f" ({', '.join(dropped)} constant in this data)" if dropped else ""
+        raise InputError(f"data: the network's variables {', '.join(map(repr, missing))} are not columns of the "
+                         f"data{why}")
+    for v, ps in parents.items():
+        ps = set(ps)
+        unknown = sorted(ps - set(parents))
+        if unknown:
+            raise InputError(f"parents: {v!r} has parents {unknown} that are not variables of the network")
+        if v in ps:
+            raise InputError(f"parents: {v!r} is its own parent")
+        out[v] = sorted(ps, key=dataset.index)
+    graph = nx.DiGraph([(p, v) for v, ps in out.items() for p in ps])
+    if not nx.is_directed_acyclic_graph(graph):
+        raise InputError(f"parents: not a DAG (cycle {nx.find_cycle(graph)})")
+    return out
+
+
+def topological_order(parents: Mapping[str, Iterable[str]], order: Iterable[str] | None = None) -> list[str]:
+    """A topological order of the directed part of ``parents`` (u → v where u is a parent of v and v is
+    not a parent of u); ties are broken by ``order`` (default: the keys' order)."""
+    names = list(order) if order is not None else list(parents)
+    rank = {v: i for i, v in enumerate(names)}
+    for v in parents:
+        rank.setdefault(v, len(rank))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(parents)
+    graph.add_edges_from((p, v) for v, ps in parents.items() for p in ps if v not in set(parents.get(p, ())))
+    try:
+        return list(nx.lexicographical_topological_sort(graph, key=lambda v: rank[v]))
+    except nx.NetworkXUnfeasible:
+        raise InputError(f"parents: the directed part has a cycle ({nx.find_cycle(graph)})") from None
+
+
+def _config_codes(dataset: Dataset, parents: list[str]) -> tuple[np.ndarray, int, list[list[str]]]:
+    """Mixed-radix configuration code of every row (last parent fastest), q, and the label rows."""
+    codes = np.zeros(dataset.N, dtype=np.int64)
+    q = 1
+    labels = []
+    for p in parents:
+        j = dataset.index(p)
+        codes = codes * dataset.arities[j] + dataset.codes[:, j]
+        q *= dataset.arities[j]
+        labels.append([str(s) for s in dataset.levels[j]])
+    if q > MAX_TABLE_CELLS:
+        raise InputError(f"parents {parents}: {q} configurations is more than an export holds ({MAX_TABLE_CELLS})")
+    return codes, q, [list(c) for c in itertools.product(*labels)]
+
+
+def _fit_discrete(dataset: Dataset, child: str, parents: list[str], ess: float | None) -> dict[str, Any]:
+    i = dataset.index(child)
+    r = dataset.arities[i]
+    entry: dict[str, Any] = {"type": DISCRETE, "states": [str(s) for s in dataset.levels[i]],
+                             "parents": list(parents)}
+    continuous = [p for p in parents if not dataset.is_discrete(dataset.index(p))]
+    if continuous:
+        entry["cpt"] = None
+        entry["unparameterised"] = (f"discrete child with continuous parents ({', '.join(continuous)}): a CPT needs "
+                                    "discrete parents; not parameterised")
+        return entry
+    codes, q, configs = _config_codes(dataset, parents)
+    if q * r > MAX_TABLE_CELLS:
+        raise InputError(f"{child!r}: a CPT of {q} × {r} cells is more than an export holds ({MAX_TABLE_CELLS})")
+    counts = np.bincount(codes * r + dataset.codes[:, i], minlength=q * r).reshape(q, r).astype(np.int64)
+    totals = counts.sum(axis=1, keepdims=True)
+    if ess is None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cpt = np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), 1.0 / r)
+    else:
+        alpha = ess / (r * q)
+        cpt = (counts + alpha) / (totals + r * alpha)
+    entry.update(configurations=configs, counts=counts, cpt=cpt)
+    return entry
+
+
+def _fit_gaussian(dataset: Dataset, child: str, parents: list[str]) -> dict[str, Any]:
+    y = dataset.values[:, dataset.index(child)]
+    disc = [p for p in parents if dataset.is_discrete(dataset.index(p))]
+    cont = [p for p in parents if p not in disc]
+    codes, q, configs = _config_codes(dataset, disc)
+    if q * (len(cont) + 2) > MAX_TABLE_CELLS:
+        raise InputError(f"{child!r}: {q} regressions is more than an export holds")
+    z = np.column_stack([np.ones(dataset.N)] + [dataset.values[:, dataset.index(p)] for p in cont])
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(q + 1))
+    regressions = []
+    for j in range(q):
+        rows = order[bounds[j]:bounds[j + 1]]
+        n = int(rows.size)
+        if n == 0:
+            regressions.append({"n": 0, "intercept": None, "coefficients": None, "variance": None,
+                                "degenerate": True})
+            continue
+        beta, _, rank, _ = np.linalg.lstsq(z[rows], y[rows], rcond=None)
+        resid = y[rows] - z[rows] @ beta
+        variance = float(resid @ resid) / n
+        regressions.append({"n": n, "intercept": float(beta[0]), "coefficients": [float(b) for b in beta[1:]],
+                            "variance": variance, "degenerate": bool(rank < z.shape[1] or variance <= 0)})
+    return {"type": CONTINUOUS, "parents": list(parents), "discrete_parents": disc, "continuous_parents": cont,
+            "configurations": configs, "regressions": regressions}
+
+
+def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], method: str = "ml",
+                   ess: float | None = None) -> dict[str, Any]:
+    """Parameters of the DAG ``parents`` (variable → its parents; every network variable a key) from
+    ``dataset``: CPTs for discrete children (``method`` ``ml`` or ``bayes`` with equivalent sample size
+    ``ess``, default :data:`DEFAULT_ESS`), linear-Gaussian regressions per discrete-parent configuration
+    for continuous children. Returns the structure of the module docstring.
+    """
+    ess = _check_method(method, ess)
+    ordered = _ordered_parents(parents, dataset)
+    variables: dict[str, Any] = {}
+    for v in ordered:
+        if dataset.is_discrete(dataset.index(v)):
+            variables[v] = _fit_discrete(dataset, v, ordered[v], ess)
+        else:
+            variables[v] = _fit_gaussian(dataset, v, ordered[v])
+    absent = {name: "constant column (one value): left out of the network" for name in dataset.dropped}
+    extra = [nm for nm in dataset.names if nm not in ordered]
+    notes = [f"data columns not in the network (not exported): {', '.join(extra)}"] if extra else []
+    unparam = [v for v, e in variables.items() if e.get("cpt", 0) is None]
+    if unparam:
+        notes.append(f"not parameterised (discrete child with continuous parents): {', '.join(unparam)}")
+    return {
+        "format": SCHEMA[0], "version": SCHEMA[1],
+        "source": dataset.source, "N": dataset.N,
+        "parameters": {"method": method, "ess": ess},
+        "order": topological_order(ordered, dataset.names),
+        "variables": {v: variables[v] for v in dataset.names if v in variables},
+        "absent": absent,
+        "notes": notes,
+    }
+
+
+# ----------------------------------------------------------------------------------------- BIF / XMLBIF
+
+def export_format(path: str | os.PathLike[str]) -> str:
+    """The format a path asks for by its extension (:data:`EXPORT_FORMATS`)."""
+    ext = Path(path).suffix.lower()
+    if ext not in EXPORT_FORMATS:
+        raise InputError(f"{os.fspath(path)}: unknown export format {ext or '(no extension)'!r} "
+                         f"(use {', '.join(EXPORT_FORMATS)})")
+    return EXPORT_FORMATS[ext]
+
+
+def continuous_variables(fitted: Mapping[str, Any]) -> list[str]:
+    return [v for v, e in fitted["variables"].items() if e["type"] != DISCRETE]
+
+
+def check_discrete(fitted_or_names: Mapping[str, Any] | Dataset, fmt: str) -> None:
+    """A one-line :class:`InputError` naming the continuous variables when ``fmt`` is discrete-only."""
+    if fmt not in DISCRETE_ONLY_FORMATS:
+        return
+    if isinstance(fitted_or_names, Dataset):
+        cont = [nm for nm, k in zip(fitted_or_names.names, fitted_or_names.kinds, strict=True) if k != DISCRETE]
+    else:
+        cont = continuous_variables(fitted_or_names)
+    if cont:
+        shown = ", ".join(cont[:8]) + (f" and {len(cont) - 8} more" if len(cont) > 8 else "")
+        raise InputError(f"{fmt.upper()} holds discrete networks only, but {shown} "
+                         f"{'is' if len(cont) == 1 else 'are'} continuous (export .json instead)")
+
+
+def _safe_names(names: Iterable[str]) -> dict[str, str]:
+    """BIF-safe tokens for ``names``: characters outside [letters, digits, _ . + -] become ``_``;
+    collisions get ``_2``, ``_3`` … (unchanged names keep priority)."""
+    names = list(names)
+    out: dict[str, str] = {}
+    used = {nm for nm in names if not _UNSAFE.search(nm) and nm}
+    for nm in names:
+        if nm in used and not _UNSAFE.search(nm):
+            out[nm] = nm
+            continue
+        base = _UNSAFE.sub("_", nm) or "_"
+        token, k = base, 2
+        while token in used:
+            token, k = f"{base}_{k}", k + 1
+        used.add(token)
+        out[nm] = token
+    return out
+
+
+def _num(x: float) -> str:
+    return repr(float(x))
+
+
+def _header(fitted: Mapping[str, Any]) -> list[str]:
+    """Lines saying what the file holds (without comment markers)."""
+    from bnilp import __version__
+
+    par = fitted["parameters"]
+    how = f"{par['method']}" + (f" (BDeu-consistent Dirichlet, ESS {par['ess']:g})" if par["method"] == "bayes"
+                                else " (maximum likelihood)")
+    lines = [f"written by bnilp {__version__} from {fitted.get('source', '?')} (N = {fitted.get('N', '?')})"]
+    net = fitted.get("network")
+    if net:
+        lines.append(f"network {net['rank']} of {net['of']} (score {net['score']!r}, {fitted.get('score', '?')})")
+    lines.append(f"parameters: {how}")
+    if fitted.get("absent"):
+        lines.append("absent (not in the network): " + ", ".join(f"{k} ({v})" for k, v in fitted["absent"].items()))
+    return lines
+
+
+def bif_text(fitted: Mapping[str, Any]) -> str:
+    """The fitted discrete network in the classic BIF format (see the module docstring)."""
+    check_discrete(fitted, "bif")
+    variables = fitted["variables"]
+    vname = _safe_names(variables)
+    snames = {v: _safe_names(e["states"]) for v, e in variables.items()}
+    lines = ["// " + ln for ln in _header(fitted)]
+    renamed = [f"variable {json.dumps(v)} -> {t}" for v, t in vname.items() if v != t]
+    renamed += [f"state {json.dumps(s)} of {vname[v]} -> {t}" for v, m in snames.items() for s, t in m.items()
+                if s != t]
+    if renamed:
+        lines.append("// names made safe for BIF: " + "; ".join(renamed))
+    lines += ["network bnilp {", "}"]
+    for v, e in variables.items():
+        states = ", ".join(snames[v][s] for s in e["states"])
+        lines += [f"variable {vname[v]} {{", f"  type discrete [ {len(e['states'])} ] {{ {states} }};", "}"]
+    for v in fitted["order"]:
+        e = variables[v]
+        cpt = np.asarray(e["cpt"], dtype=float)
+        if not e["parents"]:
+            lines += [f"probability ( {vname[v]} ) {{", "  table " + ", ".join(map(_num, cpt[0])) + ";", "}"]
+            continue
+        given = ", ".join(vname[p] for p in e["parents"])
+        lines.append(f"probability ( {vname[v]} | {given} ) {{")
+        for config, row in zip(e["configurations"], cpt, strict=True):
+            labels = ", ".join(snames[p][s] for p, s in zip(e["parents"], config, strict=True))
+            lines.append(f"  ({labels}) " + ", ".join(map(_num, row)) + ";")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def xmlbif_text(fitted: Mapping[str, Any]) -> str:
+    """The fitted discrete network in XMLBIF 0.3 (Cozman's interchange format): per DEFINITION the
+    TABLE lists P(child | configuration) for each parent configuration in turn, last GIVEN fastest."""
+    check_discrete(fitted, "xmlbif")
+    variables = fitted["variables"]
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           "<!-- XMLBIF 0.3 (http://www.cs.cmu.edu/~fgcozman/Research/InterchangeFormat/) -->",
+           '<BIF VERSION="0.3">', "<NETWORK>", "<NAME>bnilp</NAME>"]
+    out += [f"<PROPERTY>{escape('bnilp = ' + ln)}</PROPERTY>" for ln in _header(fitted)]
+    for v, e in variables.items():
+        out += ['<VARIABLE TYPE="nature">', f"  <NAME>{escape(v)}</NAME>"]
+        out += [f"  <OUTCOME>{escape(s)}</OUTCOME>" for s in e["states"]]
+        out.append("</VARIABLE>")
+    for v in fitted["order"]:
+        e = variables[v]
+        out += ["<DEFINITION>", f"  <FOR>{escape(v)}</FOR>"]
+        out += [f"  <GIVEN>{escape(p)}</GIVEN>" for p in e["parents"]]
+        cpt = np.asarray(e["cpt"], dtype=float)
+        out += ["  <TABLE>" + " ".join(map(_num, cpt.ravel())) + "</TABLE>", "</DEFINITION>"]
+    out += ["</NETWORK>", "</BIF>"]
+    return "\n".join(out) + "\n"
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _pretty(x: Any, level: int = 0) -> str:
+    """JSON with objects and lists of containers indented, lists of numbers/strings on one line."""
+    pad, inner = " " * level, " " * (level + 1)
+    if isinstance(x, dict) and x:
+        items = (f"{inner}{json.dumps(k)}: {_pretty(v, level + 1)}" for k, v in x.items())
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(x, list) and any(isinstance(v, dict | list) for v in x):
+        return "[\n" + ",\n".join(inner + _pretty(v, level + 1) for v in x) + f"\n{pad}]"
+    return json.dumps(x, allow_nan=False)
+
+
+def json_text(fitted: Mapping[str, Any]) -> str:
+    """The fitted network as strict JSON (the schema of the module docstring)."""
+    return _pretty(_jsonable(dict(fitted))) + "\n"
+
+
+def write_bif(fitted: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write :func:`bif_text` atomically."""
+    atomic_write_text(path, bif_text(fitted))
+
+
+def write_xmlbif(fitted: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write :func:`xmlbif_text` atomically."""
+    atomic_write_text(path, xmlbif_text(fitted))
+
+
+def write_json(fitted: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write :func:`json_text` atomically."""
+    atomic_write_text(path, json_text(fitted))
+
+
+WRITERS = {"bif": write_bif, "xmlbif": write_xmlbif, "json": write_json}
+
+
+def write_export(fitted: Mapping[str, Any], path: str | os.PathLike[str]) -> str:
+    """Write ``fitted`` in the format of ``path``'s extension; returns the format."""
+    fmt = export_format(path)
+    WRITERS[fmt](fitted, path)
+    return fmt
+
+
+# ----------------------------------------------------------------------------------------- pgmpy
+
+def to_pgmpy(fitted: Mapping[str, Any]) -> Any:
+    """A ``pgmpy.models.DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable (state names =
+    the labels; CPD columns = parent configurations, last parent fastest, as pgmpy orders them).
+    Needs the optional extra ``bnilp[pgmpy]``; discrete networks only."""
+    cont = continuous_variables(fitted)
+    if cont:
+        raise InputError(f"to_pgmpy builds a discrete network, but {', '.join(cont)} "
+                         f"{'is' if len(cont) == 1 else 'are'} continuous")
+    try:
+        from pgmpy.factors.discrete import TabularCPD
+        from pgmpy.models import DiscreteBayesianNetwork
+    except ImportError:
+        raise InputError("to_pgmpy needs pgmpy: pip install 'bnilp[pgmpy]'") from None
+    variables = fitted["variables"]
+    model = DiscreteBayesianNetwork()
+    model.add_nodes_from(variables)
+    model.add_edges_from((p, v) for v, e in variables.items() for p in e["parents"])
+    cpds = []
+    for v, e in variables.items():
+        names = {v: list(e["states"]), **{p: list(variables[p]["states"]) for p in e["parents"]}}
+        cpds.append(TabularCPD(v, len(e["states"]), np.asarray(e["cpt"], dtype=float).T,
+                               evidence=list(e["parents"]) or None,
+                               evidence_card=[len(variables[p]["states"]) for p in e["parents"]] or None,
+                               state_names=names))
+    model.add_cpds(*cpds)
+    return model
+
+
+# ----------------------------------------------------------------------------------------- model strings
+
+def model_string(parents: Mapping[str, Iterable[str]], order: Iterable[str] | None = None) -> str:
+    """bnlearn's model string ``[A][B|A][C|A:B]``: nodes in a topological order (ties by ``order``,
+    default the keys' order), parents in that order too. Mutual parents (u among v's and v among
+    u's) stand for an undirected CPDAG edge (module docstring)."""
+    bad = [v for v in parents if not v or _MODEL_FORBIDDEN & set(v)]
+    if bad:
+        raise InputError(f"model string: variable names may not contain [ ] | : (or be empty): {bad}")
+    nodes = topological_order(parents, order)
+    rank = {v: i for i, v in enumerate(nodes)}
+    parts = []
+    for v in nodes:
+        ps = sorted(parents[v], key=lambda p: rank[p])
+        parts.append(f"[{v}|{':'.join(ps)}]" if ps else f"[{v}]")
+    return "".join(parts)
+
+
+def cpdag_parents(variables: Iterable[str], directed: Iterable[Iterable[str]],
+                  undirected: Iterable[Iterable[str]]) -> dict[str, frozenset[str]]:
+    """The parent map of a CPDAG for :func:`model_string`: u → v makes u a parent of v; u — v makes
+    each a parent of the other."""
+    out: dict[str, set[str]] = {v: set() for v in variables}
+    for u, v in directed:
+        out[v].add(u)
+    for u, v in undirected:
+        out[v].add(u)
+        out[u].add(v)
+    return {v: frozenset(ps) for v, ps in out.items()}
+
+
+def parse_model_string(text: str) -> dict[str, frozenset[str]]:
+    """Parse a bnlearn model string into variable → parents (every node a key, in string order).
+    Mutual parents are an undirected edge (CPDAG strings); whitespace between brackets is ignored."""
+    out: dict[str, frozenset[str]] = {}
+    pos = 0
+    stripped = text.strip()
+    while pos < len(stripped):
+        if stripped[pos].isspace():
+            pos += 1
+            continue
+        m = _MODEL_NODE.match(stripped, pos)
+        if m is None:
+            raise InputError(f"model string: cannot parse at character {pos + 1}: {stripped[pos:pos + 20]!r}")
+        node = m.group(1)
+        if node in out:
+            raise InputError(f"model string: node {node!r} appears twice")
+        ps = [p for p in (m.group(2) or "").split(":") if p] if m.group(2) is not None else []
+        if m.group(2) is not None and not ps:
+            raise InputError(f"model string: node {node!r} has '|' but no parents")
+        out[node] = frozenset(ps)
+        pos = m.end()
+    undeclared = sorted({p for ps in out.values() for p in ps} - set(out))
+    if undeclared:
+        raise InputError(f"model string: parents {undeclared} have no node of their own")
+    return out

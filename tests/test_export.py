@@ -1,0 +1,374 @@
+"""Fitted parameters and exports: BIF/XMLBIF read back by pgmpy, JSON, pgmpy networks, bnlearn strings.
+
+Oracles: counts by plain Python loops over the DataFrame's labels (not bnilp's codes), the formulas
+ML = n_ijk / n_ij and Bayes = (n_ijk + α) / (n_ij + r·α) with α = ESS / (r·q), least squares by the
+normal equations per configuration, and pgmpy's own readers and inference (test-only dependency).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import bnilp
+from bnilp.cli import main
+from bnilp.data import default_path, from_dataframe, load_data
+from bnilp.errors import InputError
+from bnilp.export import (
+    bif_text,
+    cpdag_parents,
+    fit_parameters,
+    json_text,
+    model_string,
+    parse_model_string,
+    to_pgmpy,
+    write_bif,
+    write_xmlbif,
+    xmlbif_text,
+)
+from tests.conftest import random_discrete_frame
+
+ASIA = default_path("asia.csv")
+
+
+@pytest.fixture(scope="module")
+def asia_result():
+    return bnilp.learn(ASIA, score="bic", bf=20)
+
+
+@pytest.fixture
+def labelled_frame() -> pd.DataFrame:
+    """Random dependent data with string labels s0, s1, …"""
+    return random_discrete_frame(5, n=4, N=300).map(lambda v: f"s{v}")
+
+
+DAG = {"V0": [], "V1": ["V0"], "V2": ["V0", "V1"], "V3": ["V2"]}
+
+
+def loop_counts(df: pd.DataFrame, child: str, parents: list[str]) -> tuple[list[tuple[str, ...]], list[str], Counter]:
+    """(configurations in product order, child states, Counter[(config, state)]) by a loop over rows."""
+    states = {c: sorted(set(df[c])) for c in df.columns}
+    counts: Counter = Counter()
+    for _, row in df.iterrows():
+        counts[(tuple(row[p] for p in parents), row[child])] += 1
+    configs = list(itertools.product(*(states[p] for p in parents)))
+    return configs, states[child], counts
+
+
+def pgmpy_table(model, var: str) -> tuple[list[str], np.ndarray]:
+    """(evidence, values as (q, r) rows per parent configuration, last parent fastest) of a pgmpy CPD."""
+    cpd = model.get_cpds(var)
+    values = np.asarray(cpd.get_values(), dtype=float)
+    return list(cpd.variables[1:]), values.T
+
+
+def assert_same_network(model, fitted, rename=lambda v, s: s) -> None:
+    """pgmpy's model holds the fitted network: parents, state names (after ``rename``) and CPTs."""
+    assert set(model.nodes()) == set(fitted["variables"])
+    for v, e in fitted["variables"].items():
+        evidence, values = pgmpy_table(model, v)
+        assert evidence == e["parents"]
+        cpd = model.get_cpds(v)
+        assert cpd.state_names[v] == [rename(v, s) for s in e["states"]]
+        np.testing.assert_allclose(values, np.asarray(e["cpt"]), rtol=0, atol=1e-15)
+
+
+# ----------------------------------------------------------------------------------------- parameters
+
+def test_ml_parameters_are_counts_over_totals(labelled_frame) -> None:
+    fitted = fit_parameters(from_dataframe(labelled_frame), DAG, method="ml")
+    assert fitted["parameters"] == {"method": "ml", "ess": None}
+    for child, parents in DAG.items():
+        configs, states, counts = loop_counts(labelled_frame, child, parents)
+        entry = fitted["variables"][child]
+        assert entry["states"] == states
+        assert entry["configurations"] == [list(c) for c in configs]
+        for j, config in enumerate(configs):
+            n = [counts[(config, s)] for s in states]
+            assert list(entry["counts"][j]) == n
+            total = sum(n)
+            want = [x / total for x in n] if total else [1 / len(states)] * len(states)
+            np.testing.assert_allclose(entry["cpt"][j], want, rtol=1e-14)
+
+
+@pytest.mark.parametrize("ess", [1.0, 10.0])
+def test_bayes_parameters_add_the_bdeu_pseudocounts(labelled_frame, ess) -> None:
+    fitted = fit_parameters(from_dataframe(labelled_frame), DAG, method="bayes", ess=ess)
+    assert fitted["parameters"] == {"method": "bayes", "ess": ess}
+    for child, parents in DAG.items():
+        configs, states, counts = loop_counts(labelled_frame, child, parents)
+        r, q = len(states), len(configs)
+        alpha = ess / (r * q)
+        for j, config in enumerate(configs):
+            n = [counts[(config, s)] for s in states]
+            want = [(x + alpha) / (sum(n) + r * alpha) for x in n]
+            np.testing.assert_allclose(fitted["variables"][child]["cpt"][j], want, rtol=1e-14)
+
+
+@pytest.mark.parametrize("method", ["ml", "bayes"])
+def test_cpt_rows_sum_to_one_even_for_unobserved_configurations(method) -> None:
+    df = random_discrete_frame(3, n=5, N=40, max_arity=4)        # few rows: many empty configurations
+    parents = {"V0": [], "V1": ["V0"], "V2": ["V0", "V1"], "V3": ["V0", "V1", "V2"], "V4": ["V3"]}
+    fitted = fit_parameters(from_dataframe(df), parents, method=method)
+    empty = 0
+    for e in fitted["variables"].values():
+        cpt = np.asarray(e["cpt"])
+        np.testing.assert_allclose(cpt.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+        assert (cpt >= 0).all()
+        empty += int((np.asarray(e["counts"]).sum(axis=1) == 0).sum())
+    assert empty > 0
+
+
+def test_bdeu_runs_default_to_bayes_parameters_with_the_runs_ess(labelled_frame) -> None:
+    res = bnilp.learn(labelled_frame, score="bdeu", ess=4.0, bf=1)
+    fitted = res.fit()
+    assert fitted["parameters"] == {"method": "bayes", "ess": 4.0}
+    assert fitted["score"] == "bdeu" and fitted["network"]["rank"] == 1
+    assert res.fit(method="ml")["parameters"]["method"] == "ml"
+    assert bnilp.learn(labelled_frame, score="bic", bf=1).fit()["parameters"]["method"] == "ml"
+
+
+def test_fit_checks_its_arguments(asia_result, labelled_frame) -> None:
+    with pytest.raises(InputError, match="method"):
+        asia_result.fit(method="mle")
+    with pytest.raises(InputError, match="network=99"):
+        asia_result.fit(network=99)
+    with pytest.raises(InputError, match="ess"):
+        asia_result.fit(method="bayes", ess=-1)
+    with pytest.raises(InputError, match="not columns of the data"):
+        asia_result.fit(labelled_frame)
+    other = pd.read_csv(ASIA, keep_default_na=False)
+    other.loc[0, "xray"] = "maybe"                      # three states where the network had two
+    with pytest.raises(InputError, match="'xray' has 3 states"):
+        asia_result.fit(other)
+
+
+def test_constant_columns_are_absent_and_the_export_says_so(labelled_frame, tmp_path) -> None:
+    df = labelled_frame.assign(K="same")
+    res = bnilp.learn(df, bf=1)
+    fitted = res.fit()
+    assert "K" not in fitted["variables"] and "K" in fitted["absent"]
+    assert "K (constant column" in bif_text(fitted)
+    assert "K (constant column" in xmlbif_text(fitted)
+    assert "K" in json.loads(json_text(fitted))["absent"]
+
+
+# ----------------------------------------------------------------------------------------- BIF / XMLBIF
+
+def test_bif_round_trips_through_pgmpy_on_asia(asia_result, tmp_path) -> None:
+    readwrite = pytest.importorskip("pgmpy.readwrite")
+    for network in (0, len(asia_result.solution.networks) - 1):
+        fitted = asia_result.fit(network=network, method="bayes", ess=2.0)
+        write_bif(fitted, tmp_path / "asia.bif")
+        assert_same_network(readwrite.BIFReader(str(tmp_path / "asia.bif")).get_model(), fitted)
+
+
+def test_xmlbif_round_trips_through_pgmpy_on_asia(asia_result, tmp_path) -> None:
+    readwrite = pytest.importorskip("pgmpy.readwrite")
+    fitted = asia_result.fit(method="ml")
+    write_xmlbif(fitted, tmp_path / "asia.xmlbif")
+    assert_same_network(readwrite.XMLBIFReader(str(tmp_path / "asia.xmlbif")).get_model(), fitted)
+
+
+def test_bif_and_xmlbif_round_trip_on_a_table1_data_set(shared_data, tmp_path) -> None:
+    """tic-tac-toe (Table 1): variables named 0..9, states the integer codes 0, 1, 2 as written."""
+    readwrite = pytest.importorskip("pgmpy.readwrite")
+    data = load_data(shared_data / "liao2019_ebnsl" / "tic-tac-toe.csv", no_header=True)
+    res = bnilp.learn(data, bf=1)
+    fitted = res.fit(method="bayes")
+    assert fitted["variables"]["0"]["states"] == ["0", "1", "2"]
+    assert any(len(e["parents"]) >= 2 for e in fitted["variables"].values())
+    res.export(tmp_path / "ttt.bif", data)
+    res.export(tmp_path / "ttt.xmlbif", data)
+    assert_same_network(readwrite.BIFReader(str(tmp_path / "ttt.bif")).get_model(), res.fit())
+    assert_same_network(readwrite.XMLBIFReader(str(tmp_path / "ttt.xmlbif")).get_model(), res.fit())
+
+
+def test_awkward_labels_are_made_safe_in_bif_and_kept_in_xmlbif(tmp_path) -> None:
+    readwrite = pytest.importorskip("pgmpy.readwrite")
+    rng = np.random.default_rng(0)
+    labels = np.array(["None", "a b", "a_b", "x,y", "{odd}", "-1.5"])
+    a = rng.integers(0, 6, 400)
+    b = np.where(rng.random(400) < 0.7, a % 3, rng.integers(0, 3, 400))
+    df = pd.DataFrame({"first var": labels[a], "B": np.array(["10", "2", "NA"])[b]})
+    data = from_dataframe(df, discrete=["first var", "B"])
+    fitted = fit_parameters(data, {"first var": [], "B": ["first var"]}, method="bayes")
+    assert fitted["variables"]["first var"]["states"] == sorted(labels)
+    write_bif(fitted, tmp_path / "odd.bif")
+    text = (tmp_path / "odd.bif").read_text()
+    assert 'variable "first var" -> first_var' in text and 'state "a b" of first_var -> a_b_2' in text
+    safe = {"None": "None", "a b": "a_b_2", "a_b": "a_b", "x,y": "x_y", "{odd}": "_odd_", "-1.5": "-1.5",
+            "10": "10", "2": "2", "NA": "NA"}
+    model = readwrite.BIFReader(str(tmp_path / "odd.bif")).get_model()
+    renamed = {"first_var": "first var", "B": "B"}
+    for v, e in fitted["variables"].items():
+        cpd = model.get_cpds({"first var": "first_var"}.get(v, v))
+        assert cpd.state_names[cpd.variable] == [safe[s] for s in e["states"]]
+        assert [renamed[p] for p in cpd.variables[1:]] == e["parents"]
+        np.testing.assert_allclose(np.asarray(cpd.get_values()).T, e["cpt"], atol=1e-15)
+    write_xmlbif(fitted, tmp_path / "odd.xmlbif")
+    assert_same_network(readwrite.XMLBIFReader(str(tmp_path / "odd.xmlbif")).get_model(), fitted)
+
+
+def test_bif_refuses_continuous_variables_naming_them(tmp_path) -> None:
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"D": rng.choice(["a", "b"], 200), "X": rng.normal(size=200), "Y": rng.normal(size=200)})
+    data = from_dataframe(df, discrete=["D"], continuous=["X", "Y"])
+    fitted = fit_parameters(data, {"D": [], "X": ["D"], "Y": ["X"]})
+    for writer in (write_bif, write_xmlbif):
+        with pytest.raises(InputError, match=r"discrete networks only, but X, Y are continuous"):
+            writer(fitted, tmp_path / "m.bif")
+    with pytest.raises(InputError, match="X, Y are continuous"):
+        to_pgmpy(fitted)
+
+
+# ----------------------------------------------------------------------------------------- JSON (CG networks)
+
+def test_json_holds_linear_gaussian_regressions_per_discrete_parent_configuration(tmp_path) -> None:
+    rng = np.random.default_rng(2)
+    N = 500
+    d = rng.choice(["lo", "hi", "mid"], N)
+    z1, z2 = rng.normal(size=N), rng.normal(size=N)
+    y = np.where(d == "hi", 2.0, -1.0) + 0.5 * z1 - 1.5 * z2 + rng.normal(scale=0.3, size=N)
+    e = rng.choice(["u", "v"], N)
+    df = pd.DataFrame({"D": d, "Z1": z1, "Z2": z2, "Y": y, "E": e})
+    data = from_dataframe(df, discrete=["D", "E"], continuous=["Z1", "Z2", "Y"])
+    fitted = fit_parameters(data, {"D": [], "Z1": [], "Z2": ["Z1"], "Y": ["D", "Z1", "Z2"], "E": ["Y"]})
+    entry = json.loads(json_text(fitted))["variables"]["Y"]
+    assert entry["discrete_parents"] == ["D"] and entry["continuous_parents"] == ["Z1", "Z2"]
+    assert entry["configurations"] == [["hi"], ["lo"], ["mid"]]
+    for (label,), reg in zip(entry["configurations"], entry["regressions"], strict=True):
+        rows = d == label
+        X = np.column_stack([np.ones(rows.sum()), z1[rows], z2[rows]])
+        beta = np.linalg.solve(X.T @ X, X.T @ y[rows])
+        rss = float(((y[rows] - X @ beta) ** 2).sum())
+        assert reg["n"] == rows.sum() and not reg["degenerate"]
+        np.testing.assert_allclose([reg["intercept"], *reg["coefficients"]], beta, rtol=1e-10)
+        assert reg["variance"] == pytest.approx(rss / rows.sum(), rel=1e-10)
+    assert json.loads(json_text(fitted))["variables"]["E"]["cpt"] is None
+    assert "unparameterised" in fitted["variables"]["E"]
+
+
+def test_cli_learn_exports_json_of_a_mixed_network_and_refuses_bif(tmp_path) -> None:
+    rng = np.random.default_rng(3)
+    N = 300
+    d = rng.choice(["a", "b"], N)
+    x = np.where(d == "a", 1.0, -1.0) + rng.normal(size=N)
+    path = tmp_path / "mixed.csv"
+    pd.DataFrame({"D": d, "X": x, "Y": x + rng.normal(size=N)}).to_csv(path, index=False)
+    runner = CliRunner()
+    res = runner.invoke(main, ["learn", str(path), "--score", "cg", "--bf", "3", "--continuous", "X,Y", "-q",
+                               "--export", str(tmp_path / "m.bif")])
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines()[-1].startswith("bnilp: error: BIF holds discrete networks only")
+    assert "X, Y are continuous" in res.output and not (tmp_path / "m.bif").exists()
+    res = runner.invoke(main, ["learn", str(path), "--score", "cg", "--bf", "3", "--continuous", "X,Y", "-q",
+                               "--export", str(tmp_path / "m.json"), "--json", str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert doc["variables"]["X"]["type"] == "continuous" and doc["parameters"]["method"] == "ml"
+    assert json.loads((tmp_path / "r.json").read_text())["export"]["format"] == "json"
+
+
+# ----------------------------------------------------------------------------------------- pgmpy
+
+def test_pgmpy_inference_on_the_fitted_network_equals_enumeration(asia_result) -> None:
+    """P(lung | xray = yes) from pgmpy's variable elimination equals summing the fitted joint."""
+    inference = pytest.importorskip("pgmpy.inference")
+    fitted = asia_result.fit()
+    model = asia_result.to_pgmpy()
+    assert model.check_model()
+    got = inference.VariableElimination(model).query(["lung"], evidence={"xray": "yes"}, show_progress=False)
+    variables = fitted["variables"]
+    names = list(variables)
+    joint: Counter = Counter()
+    for combo in itertools.product(*(range(len(variables[v]["states"])) for v in names)):
+        state = dict(zip(names, combo, strict=True))
+        if variables["xray"]["states"][state["xray"]] != "yes":
+            continue
+        p = 1.0
+        for v, e in variables.items():
+            config = [variables[q]["states"][state[q]] for q in e["parents"]]
+            p *= e["cpt"][e["configurations"].index(config)][state[v]]
+        joint[state["lung"]] += p
+    total = math.fsum(joint.values())
+    want = [joint[k] / total for k in range(len(variables["lung"]["states"]))]
+    np.testing.assert_allclose(got.values, want, rtol=1e-10)
+    assert got.state_names["lung"] == variables["lung"]["states"]
+
+
+# ----------------------------------------------------------------------------------------- model strings
+
+def test_model_string_is_bnlearns_syntax() -> None:
+    assert model_string({"C": {"A", "B"}, "B": {"A"}, "A": set()}, order=["A", "B", "C"]) == "[A][B|A][C|A:B]"
+    assert parse_model_string("[A][B|A] [C|A:B]") == {"A": frozenset(), "B": {"A"}, "C": {"A", "B"}}
+    for bad in ("[A][B|A", "[A][A]", "[A|B]", "[A|]", "A[B]"):
+        with pytest.raises(InputError, match="model string"):
+            parse_model_string(bad)
+    with pytest.raises(InputError, match="may not contain"):
+        model_string({"a:b": set()})
+
+
+def test_model_string_parses_back_to_the_same_dag(asia_result, shared_data) -> None:
+    for k, net in enumerate(asia_result.solution.networks):
+        assert parse_model_string(asia_result.model_string(network=k)) == net.parents
+    data = load_data(shared_data / "liao2019_ebnsl" / "tic-tac-toe.csv", no_header=True)
+    res = bnilp.learn(data, bf=1)
+    assert parse_model_string(res.model_string()) == res.solution.networks[0].parents
+
+
+def test_cpdag_model_string_writes_undirected_edges_as_mutual_parents(asia_result) -> None:
+    for k, mec in enumerate(asia_result.report["mecs"]):
+        parsed = parse_model_string(asia_result.model_string(mec=k))
+        undirected = {frozenset((u, v)) for v, ps in parsed.items() for u in ps if v in parsed[u]}
+        directed = {(u, v) for v, ps in parsed.items() for u in ps if v not in parsed[u]}
+        assert undirected == {frozenset(e) for e in mec["cpdag"]["undirected"]}
+        assert directed == {tuple(e) for e in mec["cpdag"]["directed"]}
+    assert any(mec["cpdag"]["undirected"] for mec in asia_result.report["mecs"])
+    one = cpdag_parents(["A", "B", "C"], [("A", "C"), ("B", "C")], [])
+    assert model_string(one) == "[A][B][C|A:B]"
+
+
+# ----------------------------------------------------------------------------------------- CLI
+
+def test_cli_learn_export_options(tmp_path) -> None:
+    pytest.importorskip("pgmpy.readwrite")
+    from pgmpy.readwrite import BIFReader
+
+    runner = CliRunner()
+    out = tmp_path / "asia.bif"
+    res = runner.invoke(main, ["learn", "--score", "bdeu", "--ess", "5", "--bf", "3", "-q", "--export", str(out),
+                               "--export-network", "2", "--json", str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["export"]["network"] == 2
+    assert report["export"]["parameters"] == {"method": "bayes", "ess": 5.0}
+    assert report["export"]["score"] == report["networks"][1]["score"]
+    model = BIFReader(str(out)).get_model()
+    second = report["networks"][1]["parents"]
+    assert {v: sorted(model.get_parents(v)) for v in second} == {v: sorted(ps) for v, ps in second.items()}
+    res = runner.invoke(main, ["learn", "--bf", "3", "-q", "--export", str(tmp_path / "a.json"),
+                               "--parameters", "bayes"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "a.json").read_text())["parameters"] == {"method": "bayes", "ess": 1.0}
+
+
+@pytest.mark.parametrize("args, pattern", [
+    (["--export", "m.txt"], "unknown export format '.txt'"),
+    (["--export-network", "2"], "--export-network needs --export"),
+    (["--parameters", "ml"], "--parameters needs --export"),
+    (["--export", "m.bif", "--export-network", "0"], "--export-network must lie in 1.."),
+    (["--export", "m.bif", "--bf", "1", "--export-network", "50"], "--export-network 50: only "),
+])
+def test_cli_export_errors_are_one_line_with_exit_2(tmp_path, args, pattern) -> None:
+    res = CliRunner().invoke(main, ["learn", "-q", *[str(tmp_path / a) if a.startswith("m.") else a for a in args]])
+    assert res.exit_code == 2
+    assert pattern in res.output
+    assert res.output.strip().splitlines()[-1].startswith("bnilp: error:")
