@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 
@@ -121,6 +122,45 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
     return lo, hi
 
 
+def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.ndarray, arity: dict[int, int],
+                    bins: dict[int, int], N: int, nonlinear: bool, rng: np.random.Generator, names: list[str],
+                    notes: list[str]) -> dict[int, np.ndarray]:
+    """Step 4 of the module docstring: every variable in causal ``order`` given its ``parents``."""
+    columns: dict[int, np.ndarray] = {}
+    binned: dict[int, np.ndarray] = {}
+    for v in order:
+        pa = parents[v]
+        disc_pa = [p for p in pa if is_discrete[p]]
+        cont_pa = [p for p in pa if not is_discrete[p]]
+        if is_discrete[v]:
+            config, q = _configurations([columns[p] for p in disc_pa] + [binned[p] for p in cont_pa], N)
+            r = arity[v]
+            for _ in range(MAX_REDRAWS):
+                probs = rng.dirichlet(np.ones(r), size=q)
+                cum = np.cumsum(probs, axis=1)[config]
+                x = (rng.random(N)[:, None] >= cum[:, :-1]).sum(axis=1).astype(np.int64)
+                if np.unique(x).size > 1:
+                    break
+            else:
+                notes.append(f"{names[v]} shows a single category after {MAX_REDRAWS} draws")
+            columns[v] = x
+        else:
+            config, q = _configurations([columns[p] for p in disc_pa], N)
+            terms = [columns[p] for p in cont_pa]
+            if nonlinear:
+                terms = [_standardise(np.polyval(np.r_[rng.uniform(*POLY_RANGE, size=3), 0.0], t))
+                         for t in terms]
+            mu = _signed(rng, q)
+            beta = _signed(rng, (q, len(cont_pa)))
+            sigma = np.sqrt(rng.uniform(*NOISE_VAR_RANGE, size=q))
+            x = mu[config] + sigma[config] * rng.standard_normal(N)
+            for j, t in enumerate(terms):
+                x += beta[config, j] * t
+            columns[v] = _standardise(x)
+            binned[v] = _equal_frequency(columns[v], bins[v])
+    return columns
+
+
 def simulate(
     n_nodes: int,
     n_samples: int,
@@ -166,39 +206,7 @@ def simulate(
     arity = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(is_discrete)}
     bins = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(~is_discrete)}
 
-    columns: dict[int, np.ndarray] = {}
-    binned: dict[int, np.ndarray] = {}
-    for v in order:
-        pa = parents[v]
-        disc_pa = [p for p in pa if is_discrete[p]]
-        cont_pa = [p for p in pa if not is_discrete[p]]
-        if is_discrete[v]:
-            config, q = _configurations([columns[p] for p in disc_pa] + [binned[p] for p in cont_pa], N)
-            r = arity[v]
-            for _ in range(MAX_REDRAWS):
-                probs = rng.dirichlet(np.ones(r), size=q)
-                cum = np.cumsum(probs, axis=1)[config]
-                x = (rng.random(N)[:, None] >= cum[:, :-1]).sum(axis=1).astype(np.int64)
-                if np.unique(x).size > 1:
-                    break
-            else:
-                notes.append(f"{names[v]} shows a single category after {MAX_REDRAWS} draws")
-            columns[v] = x
-        else:
-            config, q = _configurations([columns[p] for p in disc_pa], N)
-            terms = [columns[p] for p in cont_pa]
-            if nonlinear:
-                terms = [_standardise(np.polyval(np.r_[rng.uniform(*POLY_RANGE, size=3), 0.0], t))
-                         for t in terms]
-            mu = _signed(rng, q)
-            beta = _signed(rng, (q, len(cont_pa)))
-            sigma = np.sqrt(rng.uniform(*NOISE_VAR_RANGE, size=q))
-            x = mu[config] + sigma[config] * rng.standard_normal(N)
-            for j, t in enumerate(terms):
-                x += beta[config, j] * t
-            columns[v] = _standardise(x)
-            binned[v] = _equal_frequency(columns[v], bins[v])
-
+    columns = _sample_columns(order, parents, is_discrete, arity, bins, N, nonlinear, rng, names, notes)
     data = pd.DataFrame({names[i]: columns[i] for i in range(n)})
     truth: dict[str, Any] = {
         "parents": {names[i]: [names[p] for p in parents[i]] for i in range(n)},
@@ -218,3 +226,42 @@ def simulate(
         "generator": "bnilp.simulate (Andrews, Ramsey & Cooper §6)",
     }
     return data, truth
+
+
+def sample_dag(
+    parents: dict[str, list[str]],
+    kinds: dict[str, str],
+    n_samples: int,
+    *,
+    categories: dict[str, int] | None = None,
+    bins: int | dict[str, int] = 3,
+    nonlinear: bool = False,
+    seed: int | None = None,
+) -> pd.DataFrame:
+    """Data from a *given* DAG with the parameter draws of :func:`simulate` (step 4 of the module docstring).
+
+    ``parents`` maps every variable to its parents (the DAG), ``kinds`` every variable to ``discrete``
+    or ``continuous``; ``categories`` gives each discrete variable's r (default 3) and ``bins`` the
+    temporary bins of each continuous variable (one number for all, default 3). Columns come out in
+    the order of ``parents``. Used for the CI-test calibration nulls (``benchmarks/citest_calibration.py``).
+    """
+    names = list(parents)
+    index = {v: i for i, v in enumerate(names)}
+    unknown = sorted({p for ps in parents.values() for p in ps} - set(index)) + sorted(set(names) - set(kinds))
+    if unknown:
+        raise InputError(f"parents/kinds: variable {unknown[0]!r} is not described")
+    if int(n_samples) != n_samples or n_samples < 2:
+        raise InputError(f"n_samples must be an integer ≥ 2, got {n_samples}")
+    graph = nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])
+    graph.add_nodes_from(names)
+    if not nx.is_directed_acyclic_graph(graph):
+        raise InputError("parents: the graph has a cycle")
+    order = [index[v] for v in nx.lexicographical_topological_sort(graph, key=index.__getitem__)]
+    is_discrete = np.array([kinds[v] == "discrete" for v in names])
+    cats = categories or {}
+    arity = {index[v]: int(cats.get(v, 3)) for v in names if kinds[v] == "discrete"}
+    nbins = {index[v]: int(bins if isinstance(bins, int) else bins.get(v, 3)) for v in names if kinds[v] != "discrete"}
+    pa = [sorted(index[p] for p in parents[v]) for v in names]
+    rng = np.random.default_rng(seed)
+    columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [])
+    return pd.DataFrame({v: columns[index[v]] for v in names})

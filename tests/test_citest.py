@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bnilp.citest import ci_test
+from bnilp.citest import ci_test, combined_p_value
 from bnilp.data import from_dataframe
 from bnilp.errors import InputError
 from bnilp.scores import make_score
@@ -135,7 +135,10 @@ def test_mvp_tests_both_directions():
     data = from_dataframe(_mixed(0, chain=True))
     r = ci_test(data, "x", "z", score="mvp", degree=1)
     assert len(r.directions) == 2 and r.dependent
-    assert r.p_value == min(d.p_value for d in r.directions)
+    p1, p2 = sorted(d.p_value for d in r.directions)
+    assert r.combine == "simes" and r.p_value == min(2 * p1, p2)
+    seed_rule = ci_test(data, "x", "z", score="mvp", degree=1, combine="either")
+    assert seed_rule.p_value == p1
     r = ci_test(data, "x", "y", ["z"], score="mvp", degree=1)
     assert len(r.directions) == 2 and not r.dependent
 
@@ -146,3 +149,55 @@ def test_mvp_pvalues_roughly_uniform_under_independence():
     p = [ci_test(from_dataframe(_mixed(s)), "x", "y", ["z"], score="mvp", degree=1).directions[0].p_value
          for s in range(100)]
     assert stats.kstest(p, "uniform").pvalue > 1e-3
+
+
+def test_simes_combination_closed_forms():
+    # Simes (1986): min over i of m·p_(i)/i
+    assert combined_p_value([0.04, 0.01]) == pytest.approx(0.02)       # 2·0.01 < 0.04
+    assert combined_p_value([0.03, 0.02]) == pytest.approx(0.03)       # max wins when both are small
+    assert combined_p_value([0.3, 0.3]) == pytest.approx(0.3)          # identical tests: the test itself
+    assert combined_p_value([0.7, 0.6]) == pytest.approx(0.7)
+    assert combined_p_value([0.04, 0.01], "either") == 0.01            # the seed's rule
+    assert combined_p_value([0.2]) == 0.2
+
+
+def _continuous_given_discrete(seed: int, N: int = 400) -> pd.DataFrame:
+    """y continuous, independent of the discrete x (3 states)."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"x": [f"s{v}" for v in rng.integers(0, 3, N)], "y": rng.standard_normal(N)})
+
+
+@needs_mvp
+def test_mvp_test_counts_the_partition_variances():
+    # continuous y given discrete x (r = 3): each of the 3 cells fits an intercept and a variance, the
+    # empty set one of each, so the nested models differ by 2·(r − 1) = 4 parameters; the score's
+    # penalty (seed eq. 20, Tetrad) counts only the intercepts: r − 1 = 2
+    data = from_dataframe(_continuous_given_discrete(0))
+    score = make_score("mvp", data)
+    y, x = data.index("y"), data.index("x")
+    assert score.loglik_df(y, (x,))[1] - score.loglik_df(y, ())[1] == 2
+    assert score.lr_loglik_df(y, (x,))[1] - score.lr_loglik_df(y, ())[1] == 4
+    assert score.lr_loglik_df(y, (x,))[0] == score.loglik_df(y, (x,))[0]
+    r = ci_test(data, "y", "x", score=score, both_directions=False)
+    assert r.df == 4
+
+
+@needs_mvp
+def test_mvp_continuous_child_of_discrete_is_calibrated():
+    # with the variance parameters counted, the continuous-child direction is an ordinary LR test;
+    # before, it rejected 18–33 % at α = 0.05
+    p = np.array([ci_test(from_dataframe(_continuous_given_discrete(s)), "y", "x", score="mvp",
+                          both_directions=False).p_value for s in range(200)])
+    assert stats.kstest(p, "uniform").pvalue > 1e-3
+    assert np.mean(p < 0.05) < 0.09
+
+
+@needs_mvp
+def test_mvp_discrete_child_of_discrete_equals_the_multinomial_test():
+    # no continuous column: the test's likelihood is the multinomial maximum likelihood, so each
+    # direction is BIC's likelihood-ratio test (the score keeps eq. 21's shrink)
+    data = from_dataframe(_discrete(3))
+    bic = ci_test(data, "x", "y", ["z"], score="bic")
+    mvp = ci_test(data, "x", "y", ["z"], score="mvp")
+    for d in mvp.directions:
+        assert d.statistic == pytest.approx(bic.statistic, rel=1e-9) and d.df == bic.df

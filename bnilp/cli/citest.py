@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bnilp.citest import ci_test
+from bnilp.citest import COMBINE_RULES, ci_test
 from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
 
@@ -20,12 +20,15 @@ from bnilp.errors import InputError
 @click.argument("y")
 @click.option("--given", default="", metavar="Z1,Z2", help="Comma-separated conditioning set.")
 @click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance level.")
+@click.option("--combine", type=click.Choice(list(COMBINE_RULES)), default="simes", show_default=True,
+              help="Two directions (MVP, CGd) into one decision: Simes (size ≤ α) or the seed's 'either rejects'.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @data_options
 @score_options
-def citest(data_path: str, x: str, y: str, given: str, alpha: float, as_json: bool, **opts: Any) -> None:
+def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: str, as_json: bool,
+           **opts: Any) -> None:
     """Test X ⟂ Y | GIVEN on DATA: 2(ℓ(X | Y,Z) − ℓ(X | Z)) against χ², both directions for a
-    score that is not score-equivalent (MVP, CGd); dependent if either rejects."""
+    score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule)."""
     data = load_from_options(data_path, opts)
     z = [c.strip() for c in given.split(",") if c.strip()]
     for name in (x, y, *z):
@@ -36,7 +39,7 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, as_json: bo
     except ModuleNotFoundError as exc:
         raise InputError(f"score {opts.get('score_name')!r} is not available in this installation ({exc})") \
             from None
-    result = ci_test(data, x, y, z, score=score, alpha=alpha)
+    result = ci_test(data, x, y, z, score=score, alpha=alpha, combine=combine)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=1))
         return
@@ -50,7 +53,8 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, as_json: bo
     console = Console()
     console.print(table)
     verdict = "dependent" if result.dependent else "independent (not rejected)"
-    console.print(f"decision: {verdict}, p = {result.p_value:.4g}")
+    how = f" ({result.combine} combination of both directions)" if len(result.directions) > 1 else ""
+    console.print(f"decision: {verdict}, p = {result.p_value:.4g}{how}")
 
 
 citest.params[[p.name for p in citest.params].index("score_name")].default = "cg"

@@ -87,6 +87,13 @@ class LocalScore(ABC):
         """
         raise NotImplementedError(f"score {self.name!r} has no likelihood/df decomposition")
 
+    def lr_loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
+        """(ℓ, df) for likelihood-ratio CI tests (:mod:`bnilp.citest`): df counts *every* parameter the
+        fitted model estimates, so that df(Y | X ∪ Z) − df(Y | Z) is the χ² degrees of freedom of the
+        nested comparison (Wilks 1938). Equal to :meth:`loglik_df` unless the score's penalty counts
+        fewer parameters than it fits (MVP: the per-partition variances)."""
+        return self.loglik_df(child, parents)
+
     def penalised(self, ll: float, df: float) -> float:
         """ℓ − ½·c·df·ln N: the BIC form shared by CG and MVP."""
         return ll - 0.5 * self.penalty_discount * df * math.log(self.data.N)

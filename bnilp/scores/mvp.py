@@ -23,6 +23,9 @@ many columns as the cell has rows, the cell falls back to the intercept-only fit
   p̂_j = α_j·ŷ_j + (1 − α_j)/d; ℓ_p = Σ_j ln p̂_j(y_j); df_p = m_p·(d − 1).
 - Cells with n_p ≤ 1 contribute ℓ_p = 0 and the intercept-only df (1, or d − 1).
 - ℓ = Σ_p ℓ_p, df = Σ_p df_p over the non-empty cells; s = ℓ − ½·c_pen·df·ln N.
+- CI tests (:meth:`MixedVariablePolynomial.lr_loglik_df`) count one more parameter per non-empty
+  cell for a continuous child, its variance σ̂²_p, which the score's penalty does not (paper, Tetrad),
+  and give a discrete child's intercept-only cells their multinomial maximum likelihood (no shrink).
 
 MVP is not score-equivalent (the polynomial fit of Y on X differs from that of X on Y). Pruning:
 only R1 is claimed.
@@ -34,6 +37,7 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
@@ -95,6 +99,9 @@ class MixedVariablePolynomial(LocalScore):
 
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
         """(ℓ, df) summed over the cells of the discrete parents."""
+        return self._loglik_df(child, parents, for_test=False)
+
+    def _loglik_df(self, child: int, parents: tuple[int, ...], *, for_test: bool) -> tuple[float, float]:
         disc = tuple(sorted(j for j in parents if self.discrete[j]))
         cont = sorted(j for j in parents if not self.discrete[j])
         part = self.partition(disc)
@@ -116,7 +123,7 @@ class MixedVariablePolynomial(LocalScore):
             design = self.design(x, cont)
             m = design.shape[1]
             if self.discrete[child]:
-                ll += self._discrete_cell(design, y, d)
+                ll += self._discrete_cell(design, y, d, shrink_proportions=not for_test)
                 df += m * (d - 1)
             else:
                 if m == 1:
@@ -129,10 +136,35 @@ class MixedVariablePolynomial(LocalScore):
                 df += m
         return ll, df
 
+    def lr_loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
+        """(ℓ, df) for likelihood-ratio tests: as :meth:`loglik_df`, plus one parameter per non-empty
+        partition for a continuous child — the variance σ̂²_p that every partition estimates.
+
+        The score's penalty follows the seed (eq. 20) and Tetrad, df_p = m_p, which leaves σ̂²_p out.
+        In a score that costs one constant per partition; in a test of a *discrete* X it does not: adding
+        X with r states splits each partition into up to r, each with its own variance, so the nested
+        models differ by (r − 1)·(m + 1) parameters, not (r − 1)·m, and the χ² with the smaller df rejects
+        far too often (18–33 % at α = 0.05 before this count; ``benchmarks/citest_calibration.py``).
+
+        A discrete child's cell with no continuous column gets its maximum-likelihood multinomial,
+        ℓ_p = Σ_k n_k·ln(n_k/n_p), without the eq. 21 shrink: the shrink keeps linear-probability fits
+        inside the simplex, which proportions always are, and it costs about one nat per category unseen
+        in a cell — more such cells in the larger model, so the test became very conservative (0–1 %
+        rejections at α = 0.05 with discrete X, Y and Z)."""
+        ll, df = self._loglik_df(child, parents, for_test=True)
+        if not self.discrete[child]:
+            disc = tuple(sorted(j for j in parents if self.discrete[j]))
+            df += float(self.partition(disc).counts.size)
+        return ll, df
+
     @staticmethod
-    def _discrete_cell(design: np.ndarray, y: np.ndarray, d: int) -> float:
-        """Σ_j ln p̂_j(y_j) with the eq. 21 shrink towards uniform."""
+    def _discrete_cell(design: np.ndarray, y: np.ndarray, d: int, shrink_proportions: bool = True) -> float:
+        """Σ_j ln p̂_j(y_j) with the eq. 21 shrink towards uniform (for an intercept-only design only when
+        ``shrink_proportions``; else the multinomial maximum likelihood)."""
         n_p = y.size
+        if design.shape[1] == 1 and not shrink_proportions:
+            counts = np.bincount(y, minlength=d).astype(float)
+            return float(xlogy(counts, counts / n_p).sum())
         onehot = np.zeros((n_p, d))
         onehot[np.arange(n_p), y] = 1.0
         if design.shape[1] == 1:

@@ -1,0 +1,139 @@
+"""Calibration of the likelihood-ratio CI tests (bnilp.citest): type-I error and power.
+
+For every score's test (BIC, CG, MVP) and every combination of a discrete (d) or continuous (c)
+X and Y and a conditioning set Z that is empty, one discrete or one continuous variable, data come
+from ``bnilp.simulate.sample_dag`` (the simulator's parameter draws, fresh per replicate):
+
+- null:        Z → X, Z → Y            (X ⟂ Y | Z holds)
+- alternative: Z → X, Z → Y, X → Y     (X and Y dependent given Z)
+
+and ``ci_test(data, "X", "Y", ["Z"])`` is run at N = 200 and 1,000. Discrete variables have 3
+states, continuous parents of discrete children act through 3 equal-frequency bins. The table
+gives the rejection rate at α = 0.01 and 0.05 under the null (type-I error, with its Monte Carlo
+standard error) and under the alternative (power). BIC is a discrete-only score, so its rows have
+no continuous variable. MVP is not score-equivalent: both directions are tested (bnilp's default)
+and both one-direction tests are reported too (``mvp:X|Y`` = X as the child).
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/citest_calibration.py --reps 1000 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import time
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from bnilp.citest import ci_test
+from bnilp.data import from_dataframe
+from bnilp.scores import make_score
+from bnilp.simulate import sample_dag
+
+KINDS = ("d", "c")
+CONDITIONING = ("none", "d", "c")
+SAMPLE_SIZES = (200, 1000)
+ALPHAS = (0.01, 0.05)
+SCORES = ("bic", "cg", "mvp")
+KIND_NAMES = {"d": "discrete", "c": "continuous"}
+
+
+def combinations() -> list[tuple[str, str, str]]:
+    return [(x, y, z) for x, y, z in itertools.product(KINDS, KINDS, CONDITIONING)]
+
+
+def _applies(score: str, combo: tuple[str, str, str]) -> bool:
+    return score != "bic" or "c" not in combo
+
+
+def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: int) -> dict[str, float]:
+    """p-values of every applicable test on one simulated data set."""
+    x, y, z = combo
+    parents: dict[str, list[str]] = {}
+    kinds = {"X": KIND_NAMES[x], "Y": KIND_NAMES[y]}
+    if z != "none":
+        parents["Z"] = []
+        kinds["Z"] = KIND_NAMES[z]
+    given = ["Z"] if z != "none" else []
+    parents["X"] = list(given)
+    parents["Y"] = given + (["X"] if dependent else [])
+    for attempt in range(20):
+        frame = sample_dag(parents, kinds, N, seed=seed * 1000 + attempt)
+        if all(frame[v].nunique() > 1 for v in frame):
+            break
+    discrete = [v for v, k in kinds.items() if k == "discrete"]
+    data = from_dataframe(frame, discrete=discrete, continuous=[v for v in kinds if v not in discrete])
+    out: dict[str, float] = {}
+    for score in SCORES:
+        if not _applies(score, combo):
+            continue
+        scorer = make_score(score, data)
+        res = ci_test(data, "X", "Y", given, score=scorer)
+        out[score] = res.p_value
+        if score == "mvp":
+            for d in res.directions:
+                out[f"mvp:{d.child}|{d.parent}"] = d.p_value
+    return out
+
+
+def run(reps: int, jobs: int, seed: int) -> list[dict]:
+    tasks = [(combo, N, dep, seed + r) for combo in combinations() for N in SAMPLE_SIZES
+             for dep in (False, True) for r in range(reps)]
+    results = Parallel(n_jobs=jobs, batch_size=16)(delayed(one_replicate)(*t) for t in tasks)
+    rows: dict[tuple, dict] = {}
+    for (combo, N, dep, _), pv in zip(tasks, results, strict=True):
+        for test, p in pv.items():
+            key = (test, *combo, N)
+            row = rows.setdefault(key, {"test": test, "X": combo[0], "Y": combo[1], "Z": combo[2], "N": N,
+                                        "null": [], "alt": []})
+            row["alt" if dep else "null"].append(p)
+    table = []
+    for row in rows.values():
+        null, alt = np.array(row.pop("null")), np.array(row.pop("alt"))
+        for a in ALPHAS:
+            row[f"size@{a}"] = float(np.mean(null < a))
+            row[f"power@{a}"] = float(np.mean(alt < a))
+        row["reps"] = int(null.size)
+        row["mc_se@0.05"] = math.sqrt(0.05 * 0.95 / null.size)
+        table.append(row)
+    order = {s: i for i, s in enumerate(["bic", "cg", "mvp", "mvp:X|Y", "mvp:Y|X"])}
+    table.sort(key=lambda r: (order[r["test"]], r["X"], r["Y"], r["Z"], r["N"]))
+    return table
+
+
+def print_table(table: list[dict]) -> None:
+    print(f"{'test':9} {'X':>2} {'Y':>2} {'Z':>5} {'N':>5} {'size@.01':>9} {'size@.05':>9} "
+          f"{'power@.01':>10} {'power@.05':>10}  note")
+    for r in table:
+        note = ""
+        if r["N"] == 1000 and r["test"] in SCORES and not 0.03 <= r["size@0.05"] <= 0.07:
+            note = "outside [0.03, 0.07]"
+        print(f"{r['test']:9} {r['X']:>2} {r['Y']:>2} {r['Z']:>5} {r['N']:>5} {r['size@0.01']:9.3f} "
+              f"{r['size@0.05']:9.3f} {r['power@0.01']:10.3f} {r['power@0.05']:10.3f}  {note}")
+    decisions = [r for r in table if r["test"] in SCORES and r["N"] == 1000]
+    inside = sum(0.03 <= r["size@0.05"] <= 0.07 for r in decisions)
+    print(f"\nN = 1,000: {inside} of {len(decisions)} tests have type-I error at α = 0.05 in [0.03, 0.07] "
+          f"(Monte Carlo SE {table[0]['mc_se@0.05']:.4f} at {table[0]['reps']} replicates)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=1000, help="replicates per cell (null and alternative each)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write the table as JSON here")
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    table = run(args.reps, args.jobs, args.seed)
+    print_table(table)
+    print(f"{time.perf_counter() - t0:.0f} s with --jobs {args.jobs}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(table, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()
