@@ -25,9 +25,19 @@ from bnilp.errors import InputError
 
 DISCRETE = "discrete"
 CONTINUOUS = "continuous"
+#: type hint of a DataFrame column of strings: discrete, unless numbers with a few stray tokens
+TEXT = "text"
 
 #: an all-integer column with at most this many distinct values is taken as discrete
 MAX_INFERRED_LEVELS = 10
+#: a column of numbers except for at most this many distinct other tokens ("?", "nan", "NA", "-", "n/a")
+#: is numeric with probable missing values — an error, not a many-state discrete variable — when those
+#: tokens fill at most STRAY_SHARE of the rows, or fewer than half of them while the numbers alone
+#: would be inferred continuous
+MAX_STRAY_TOKENS = 3
+STRAY_SHARE = 0.1
+#: an inferred discrete column with more states than this is reported even with -q (likely a mistake)
+MANY_STATES = 20
 
 
 @dataclass
@@ -194,8 +204,10 @@ def from_dataframe(
     hints = {}
     for name, col in zip(names, df.columns, strict=True):
         dtype = df[col].dtype
-        if isinstance(dtype, pd.CategoricalDtype) or dtype in (object, bool):
+        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
             hints[name] = DISCRETE
+        elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+            hints[name] = TEXT
     if df.isna().any().any():
         col = next(c for c in df.columns if df[c].isna().any())
         row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
@@ -249,10 +261,13 @@ def _build(
             kind, why = DISCRETE, "given"
         elif name in want_continuous:
             kind, why = CONTINUOUS, "given"
-        elif name in hints:
+        elif hints.get(name) in (DISCRETE, CONTINUOUS):
             kind, why = hints[name], "declared"
         elif np.isnan(numeric).any():
+            _check_stray_tokens(cells, numeric, name, where)
             kind, why = DISCRETE, "non-numeric values"
+        elif name in hints:
+            kind, why = DISCRETE, "strings"
         elif np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS:
             kind, why = DISCRETE, f"integers with ≤ {MAX_INFERRED_LEVELS} distinct values"
         else:
@@ -277,6 +292,8 @@ def _build(
             codes[:, j] = inverse
             arities.append(len(labels))
             levels.append(labels)
+            if why not in ("given", "declared") and len(labels) > MANY_STATES:
+                notes[-1] += f", {len(labels)} states"
         kinds.append(kind)
         keep.append(j)
     if not keep:
@@ -292,6 +309,27 @@ def _build(
         dropped=dropped,
         notes=notes,
     )
+
+
+def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where) -> None:
+    """Refuse a column of numbers with a few non-numeric tokens (rule at :data:`MAX_STRAY_TOKENS`): they
+    are probably missing values, and taking the column as discrete would silently turn a measurement
+    into a variable with one state per distinct number. Mostly-label columns stay discrete."""
+    stray = np.isnan(numeric)
+    tokens = list(dict.fromkeys(cells[stray].tolist()))
+    share = float(stray.mean())
+    if len(tokens) > MAX_STRAY_TOKENS or share >= 0.5:
+        return
+    numbers = numeric[~stray]
+    continuous_alone = (not np.all(numbers == np.round(numbers))
+                        or len(np.unique(numbers)) > MAX_INFERRED_LEVELS)
+    if share > STRAY_SHARE and not continuous_alone:
+        return
+    r = int(np.flatnonzero(stray)[0])
+    shown = ", ".join(repr(t) for t in tokens)
+    raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
+                     f"rows): a probable missing value, and bnilp needs complete data (remove or impute those rows); "
+                     f"give --discrete {name} if {tokens[0]!r} is a state")
 
 
 def _code_labels(cells: np.ndarray, numeric: np.ndarray) -> tuple[list[str], np.ndarray]:

@@ -58,14 +58,27 @@ from __future__ import annotations
 
 import logging
 import math
+import signal
+import threading
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 import numpy as np
-from pyscipopt import SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Heur, Model, quicksum
+from pyscipopt import (
+    SCIP_HEURTIMING,
+    SCIP_LPSOLSTAT,
+    SCIP_PARAMSETTING,
+    SCIP_RESULT,
+    SCIP_STAGE,
+    Conshdlr,
+    Heur,
+    Model,
+    quicksum,
+)
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -153,6 +166,54 @@ class SolveResult:
             "stats": {k: _jsonable(v) for k, v in self.stats.items()},
             "message": self.message,
         }
+
+
+#: every status a solve can end in, with ``complete`` and the CLI's exit code (README, "Statuses")
+STATUSES = {
+    "optimal": "OPT proven; the credible set is complete (exit 0)",
+    "infeasible": "the score table admits no DAG (exit 2, no result)",
+    "time_limit": "the time limit stopped phase 1 or 2; OPT or the set is not proven (exit 3)",
+    "memory_limit": "SCIP's memory limit stopped the search (exit 3)",
+    "network_limit": "max_networks networks collected; there may be more (exit 3)",
+    "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search; what was found is kept (exit 3)",
+}
+
+
+@dataclass
+class _Signals:
+    """SIGTERM seen during a solve, and the model to interrupt (SCIP itself catches SIGINT)."""
+
+    received: bool = False
+    model: Any = None
+
+
+@contextmanager
+def _sigterm_interrupts(sig: _Signals):
+    """While solving, SIGTERM interrupts SCIP like Ctrl-C does (main thread only; Python runs the
+    handler at the next callback into Python, which the cluster handler makes frequent)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        sig.received = True
+        if sig.model is not None and sig.model.getStage() == SCIP_STAGE.SOLVING:
+            sig.model.interruptSolve()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _early_stop(scip_status: str, sig: _Signals) -> tuple[str, str]:
+    """(status, words) for a search that SCIP ended before it was done (not optimal, not infeasible)."""
+    if sig.received or scip_status == "userinterrupt":
+        return "interrupted", "interrupted (SIGINT/SIGTERM)"
+    if scip_status == "memlimit":
+        return "memory_limit", "memory limit reached"
+    return "time_limit", "time limit reached"
 
 
 def _tie_tol(opt: float) -> float:
@@ -612,7 +673,16 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
 
     Phase 2 runs when ``epsilon > 0``, or when ``epsilon == 0`` and ``enumerate_ties``.
     ``time_limit`` (seconds) covers both phases; ``max_networks`` caps the credible set.
-    ``complete`` is True only when the returned list is provably the whole credible set."""
+    ``complete`` is True only when the returned list is provably the whole credible set; ``status`` is
+    one of :data:`STATUSES` (SIGINT or SIGTERM during the search: ``interrupted``, with what was found)."""
+    sig = _Signals()
+    with _sigterm_interrupts(sig):
+        return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig)
+
+
+def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_networks: int,
+           warm_start: Parents | None, enumerate_ties: bool, progress: Callable[[dict], None] | None,
+           verbose: bool, sig: _Signals) -> SolveResult:
     if epsilon < 0 or not math.isfinite(epsilon):
         raise InputError(f"epsilon must be a finite number ≥ 0, got {epsilon}")
     if max_networks < 1:
@@ -679,7 +749,9 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     if rem is not None:
         model.setParam("limits/time", max(rem, 1e-3))
     t1 = time.perf_counter()
+    sig.model = model
     model.optimize()
+    sig.model = None
     stats1["seconds"] = time.perf_counter() - t1
     status1 = model.getStatus()
     stats1.update(scip_status=status1, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
@@ -697,16 +769,17 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
         return finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
                       networks=[], stats=stats, message="the score table admits no DAG")
     if status1 != "optimal":
+        status, why = _early_stop(status1, sig)
         if best_choice is None:
-            return finish(optimum=None, bound=dual, gap=math.inf, status="time_limit", complete=False,
+            return finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False,
                           networks=[], stats=stats,
-                          message=f"time limit reached in phase 1 before any DAG was found "
+                          message=f"{why} in phase 1 before any DAG was found "
                                   f"(upper bound {dual:.6f}); optimality not proven")
         opt = data.exact(best_choice)
         gap = abs(dual - opt) / max(abs(opt), 1e-12)
-        return finish(optimum=opt, bound=dual, gap=gap, status="time_limit", complete=False,
+        return finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
                       networks=[Network(opt, data.parents(best_choice))], stats=stats,
-                      message=f"time limit reached in phase 1: best DAG {opt:.6f}, upper bound "
+                      message=f"{why} in phase 1: best DAG {opt:.6f}, upper bound "
                               f"{dual:.6f}, gap {gap:.3g}; optimality not proven")
     assert best_choice is not None
     opt = data.exact(best_choice)
@@ -744,21 +817,25 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     for name, value in PHASE2_PARAMS.items():
         model2.setParam(name, value)
     rem = remaining()
-    timed_out = False
-    if rem is not None and rem <= 0:
-        timed_out = True
+    stopped = None          # (status, words) when phase 2 ended before proving the set complete
+    if sig.received:
+        stopped = _early_stop("userinterrupt", sig)
+    elif rem is not None and rem <= 0:
+        stopped = _early_stop("timelimit", sig)
     else:
         if rem is not None:
             model2.setParam("limits/time", max(rem, 1e-3))
         t2 = time.perf_counter()
+        sig.model = model2
         model2.optimize()
+        sig.model = None
         stats2["seconds"] = time.perf_counter() - t2
         status2 = model2.getStatus()
         stats2.update(scip_status=status2, nodes=model2.getNTotalNodes(),
                       lp_iterations=model2.getNLPIterations(), lps=model2.getNLPs(),
                       collected=len(hdlr2.recorded))
-        # any other early stop (memory limit, interrupt) is reported like a time limit
-        timed_out = not limit_hit[0] and status2 != "infeasible"
+        if not limit_hit[0] and status2 != "infeasible":
+            stopped = _early_stop(status2, sig)
     best = max(credible.values(), default=opt)
     if best > opt:          # SCIP's tolerance may have picked a DAG a hair below the true OPT
         opt = best
@@ -773,10 +850,10 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
                       networks=networks, stats=stats,
                       message=f"network limit reached: stopped after {n_found} credible networks "
                               f"(there may be more; the list is not the top {n_found})")
-    if timed_out:
-        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="time_limit", complete=False,
+    if stopped is not None:
+        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status=stopped[0], complete=False,
                       networks=networks, stats=stats,
-                      message=f"time limit reached while listing credible networks (SCIP: "
+                      message=f"{stopped[1]} while listing credible networks (SCIP: "
                               f"{stats2.get('scip_status', 'not started')}): OPT is proven, "
                               f"but only {n_found} networks within epsilon were found (incomplete)")
     return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=True,

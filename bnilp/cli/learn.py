@@ -17,7 +17,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from bnilp.cli import EXIT_INPUT, EXIT_LIMIT
+from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import (
     bf_options,
     data_options,
@@ -159,6 +159,10 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
 
 
 def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float) -> None:
+    if result.solution.status == "infeasible" and not result.solution.networks:
+        # no result panel and no output file: only the error (exit 2)
+        raise InputError(f"the score tables admit no DAG: {result.solution.message or 'infeasible'} (some variable "
+                         "lacks the empty parent set and every choice makes a cycle)")
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
     out = Console() if not opts.get("quiet") else None
@@ -180,10 +184,6 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
             write_dot(best, opts["dot_out"])
         if opts.get("graphml_out"):
             write_graphml(best, opts["graphml_out"])
-    if result.solution.status == "infeasible" and not result.solution.networks:
-        click.echo("bnilp: error: the score tables admit no DAG (some variable lacks the empty parent set "
-                   "and every choice makes a cycle)", err=True)
-        sys.exit(EXIT_INPUT)
     if not result.solution.complete:
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
         sys.exit(EXIT_LIMIT)

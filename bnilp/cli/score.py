@@ -55,6 +55,9 @@ def _progress(console: Console, total: int, quiet: bool):
 
 def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Console, quiet: bool) -> ScoreTable:
     """Score and prune with the options of the command line; prints what was inferred and done."""
+    many = [note for note in data.notes if note.endswith(" states")]
+    if quiet and many:  # a likely mistake is shown even with -q
+        console.print(f"[yellow]types inferred (many states): {'; '.join(many)}[/yellow]")
     if not quiet:
         groups: dict[str, list[str]] = {}
         for note in data.notes:

@@ -1,0 +1,145 @@
+"""No silent traps: stray tokens in numeric columns, many-state columns shown with -q, truthful statuses."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from bnilp.cli import main
+from bnilp.data import MANY_STATES, from_dataframe, load_data
+from bnilp.errors import InputError
+from bnilp.ilp import STATUSES
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _gaussian_csv(path: Path, token: str, row: int = 57, N: int = 200) -> Path:
+    """Columns a, b of Gaussian values; cell (row, a) holds ``token`` (data line ``row + 2``)."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(N)
+    b = a + rng.standard_normal(N)
+    cells = [f"{x:.5f}" for x in a]
+    cells[row] = token
+    path.write_text("a,b\n" + "".join(f"{x},{y:.5f}\n" for x, y in zip(cells, b, strict=True)))
+    return path
+
+
+@pytest.mark.parametrize("token", ["?", "nan", "NaN", "NA", "-", "n/a"])
+def test_a_stray_token_in_a_numeric_column_is_an_error_naming_its_cell(tmp_path, token) -> None:
+    path = _gaussian_csv(tmp_path / "f.csv", token)
+    with pytest.raises(InputError, match=rf"f\.csv:59: column 'a' holds numbers except '{re.escape(token)}'"):
+        load_data(path)
+    res = CliRunner().invoke(main, ["learn", str(path), "--score", "cg", "-q", "--json", str(tmp_path / "o.json")])
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "--discrete a" in lines[0] and "Traceback" not in res.output
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_an_empty_cell_is_a_missing_value(tmp_path) -> None:
+    path = _gaussian_csv(tmp_path / "f.csv", "")
+    with pytest.raises(InputError, match=r"f\.csv:59: column 'a': missing value"):
+        load_data(path)
+
+
+def test_the_token_becomes_a_state_only_when_asked(tmp_path) -> None:
+    path = _gaussian_csv(tmp_path / "f.csv", "?")
+    data = load_data(path, discrete="a")
+    assert data.kinds[data.index("a")] == "discrete" and "?" in data.levels[data.index("a")]
+    with pytest.raises(InputError, match="missing value '\\?'"):
+        load_data(path, missing="?")
+
+
+def test_categorical_columns_stay_discrete() -> None:
+    # all non-numeric, or numbers mixed with many labels, or mostly labels: genuinely categorical
+    frame = pd.DataFrame({
+        "colour": ["red", "green", "blue", "red"] * 25,
+        "grade": (["1", "2", "3", "4+", "none", "some"] * 17)[:100],
+        "mostly": (["x"] * 60 + [str(v) for v in range(40)]),
+    })
+    data = from_dataframe(frame)
+    assert data.kinds == ["discrete"] * 3
+
+
+def test_a_dataframe_of_strings_is_checked_too() -> None:
+    frame = pd.DataFrame({"a": [f"{v:.3f}" for v in np.linspace(0, 1, 50)], "b": ["u", "v"] * 25})
+    frame.loc[7, "a"] = "?"
+    with pytest.raises(InputError, match="row 7, column 'a'|column 'a' holds numbers except '\\?'"):
+        from_dataframe(frame)
+
+
+def test_many_state_columns_are_reported_even_with_q(tmp_path) -> None:
+    rng = np.random.default_rng(1)
+    ids = [f"id{v}" for v in rng.integers(0, 3 * MANY_STATES, 300)]
+    frame = pd.DataFrame({"who": ids, "x": rng.integers(0, 2, 300), "y": rng.integers(0, 2, 300)})
+    path = tmp_path / "ids.csv"
+    frame.to_csv(path, index=False)
+    data = load_data(path)
+    r = data.arities[data.index("who")]
+    assert r > MANY_STATES and f"who: discrete (non-numeric values), {r} states" in data.notes
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "s.scores"), "-q", "--palim", "1"])
+    assert res.exit_code == 0, res.output
+    assert f"{r} states" in res.output and "who" in res.output
+
+
+def test_an_infeasible_table_prints_only_its_error(tmp_path) -> None:
+    path = tmp_path / "cyc.scores"
+    path.write_text("2\nA 1\n-1.0 1 B\nB 1\n-1.0 1 A\n")
+    out = tmp_path / "o.json"
+    res = CliRunner().invoke(main, ["solve", str(path), "--json", str(out)])
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bnilp: error:") and "admit no DAG" in lines[0]
+    assert "complete" not in res.output and not out.exists()
+
+
+def _tied_forest_table(path: Path, n: int = 7) -> Path:
+    """Every variable may take ∅ or any single parent, all at score 0: every DAG of in-degree ≤ 1
+    (the (n+1)^(n−1) = 262,144 rooted forests on 7 nodes) is optimal, so phase 1 is instant and the
+    listing of ties runs for minutes."""
+    names = [f"v{i}" for i in range(n)]
+    lines = [str(n)]
+    for v in names:
+        lines.append(f"{v} {n}")
+        lines.append("0.0 0")
+        lines += [f"0.0 1 {u}" for u in names if u != v]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_enumeration_gives_status_interrupted(tmp_path, signum) -> None:
+    table = _tied_forest_table(tmp_path / "forest.scores")
+    out = tmp_path / "o.json"
+    proc = subprocess.Popen([sys.executable, "-m", "bnilp", "solve", str(table), "--bf", "1", "-q",
+                             "--json", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(8.0)  # start-up and phase 1 take about a second; the listing then runs for minutes
+    proc.send_signal(signum)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 3, stderr
+    assert "interrupted" in stderr and "time limit" not in stderr and "Traceback" not in stderr
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "interrupted" and doc["complete"] is False
+    assert 0 < doc["n_networks"] < (7 + 1) ** 6
+    threshold = doc["optimum"] - doc["epsilon"] - 1e-9 * max(1.0, abs(doc["optimum"]))
+    assert all(net["score"] >= threshold for net in doc["networks"])
+    assert all(sum(len(ps) for ps in net["parents"].values()) <= 6 for net in doc["networks"])
+    assert math.isclose(doc["optimum"], 0.0, abs_tol=1e-12)
+
+
+def test_every_status_is_listed_in_the_readme_with_its_exit_code() -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Statuses"):]
+    for status in STATUSES:
+        assert re.search(rf"`{status}`.*exit \*\*?\d", section), status
