@@ -1,19 +1,24 @@
-"""Scoring benchmark (issue: discrete scoring): bnilp's pruned walk vs eBNSL's scoring settings.
+"""Scoring benchmark (issue 12): every Table 1 data set, BIC and BDeu (ESS 1), BF 3 and 150, no palim.
 
-For each Table 1 data set (default n ≤ 20): BIC, BF 20, no palim. Prints seconds, parent sets
-scored and kept, and how many sets eBNSL's settings keep (R1 only, prune gap ln BF,
-palim = ⌊log2(N + ln BF)⌋ + 1), computed with the same walk restricted to R1 and that palim
-(skipped past --ebnsl-budget seconds). With --write, saves the score files to scorefiles/.
+Each run is a child process with a time limit (default 30 minutes, the issue's bound); a run past it is
+reported as such. Prints, per data set, score and BF: seconds, parent sets scored and kept, the
+largest kept parent set, and the seed's parent limit ⌊log2(N + ln BF)⌋ + 1 (eBNSL's gen_score.sh)
+beside ours (none: the rules bound the size). Results are appended to a JSON-lines file as they
+come, so a long sweep can be read while it runs and resumed (``--resume`` skips rows already there).
 
-    python benchmarks/score_table1.py [--max-n 20] [--bf 20] [--only wine,zoo] [--write]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
+        [--only wine,zoo] [--limit 1800] [--out benchmarks/results/score_table1.jsonl] [--resume] [--write]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing as mp
+import os
 import time
+from pathlib import Path
 
 from common import ROOT, data_path, table1
 
@@ -23,55 +28,74 @@ from bnilp.scorefile import write_jaakkola
 from bnilp.scores import make_score
 
 
-def _ebnsl_count(path: str, eps: float, palim: int, queue: mp.Queue) -> None:
-    data = load_data(path, no_header=True)
-    table = score_parent_sets(make_score("bic", data), epsilon=eps, palim=palim, rules={"R1"})
-    queue.put((table.n_parent_sets(), table.meta["scored"]))
+def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, queue: mp.Queue) -> None:
+    t0 = time.perf_counter()
+    data = load_data(path, no_header=True, integer_codes=True)
+    settings = {"ess": 1.0} if score_name == "bdeu" else {}
+    table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs)
+    seconds = time.perf_counter() - t0
+    if write:
+        write_jaakkola(table, write)
+    sizes = [st["max_kept_size"] for st in table.meta["per_variable"].values()]
+    queue.put({"n": data.n, "N": data.N, "seconds": round(seconds, 2), "scored": table.meta["scored"],
+               "kept": table.meta["kept"], "max_kept_size": max(sizes), "pruned": table.meta["pruned"]})
 
 
-def ebnsl_kept(path: str, eps: float, palim: int, budget: float) -> tuple[int, int] | None:
-    """(kept, scored) under eBNSL's settings, or None past the time budget."""
+def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: str | None) -> dict:
     queue: mp.Queue = mp.Queue()
-    proc = mp.Process(target=_ebnsl_count, args=(path, eps, palim, queue))
+    proc = mp.Process(target=_one, args=(str(data_path(row)), score_name, bf, jobs, write, queue))
+    t0 = time.perf_counter()
     proc.start()
-    proc.join(budget)
+    proc.join(limit)
     if proc.is_alive():
         proc.terminate()
         proc.join()
-        return None
-    return queue.get()
+        return {"status": "time limit", "seconds": round(time.perf_counter() - t0, 1)}
+    if proc.exitcode != 0 or queue.empty():
+        return {"status": f"failed (exit {proc.exitcode})"}
+    return {"status": "ok", **queue.get()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--max-n", type=int, default=20)
-    parser.add_argument("--bf", type=float, default=20.0)
+    parser.add_argument("--scores", default="bic,bdeu")
+    parser.add_argument("--bfs", default="3,150")
     parser.add_argument("--only", default="")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--ebnsl-budget", type=float, default=120.0)
-    parser.add_argument("--write", action="store_true", help="write scorefiles/NAME.BIC.BF.scores")
+    parser.add_argument("--max-n", type=int, default=None)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--limit", type=float, default=1800.0, help="seconds per run (default 30 minutes)")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "score_table1.jsonl"))
+    parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--write", action="store_true", help="write scorefiles/NAME.SCORE.BF.scores")
     args = parser.parse_args()
-    eps = math.log(args.bf)
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
-    print(f"BIC, BF {args.bf:g} (ε = {eps:.4f}), no palim; eBNSL: R1 only, palim ⌊log2(N+ln BF)⌋+1")
-    head = f"{'data':<12} {'n':>3} {'N':>6} {'seconds':>8} {'scored':>9} {'kept':>7} {'eBNSL palim':>11} " \
-           f"{'eBNSL kept':>10} {'kept ratio':>10}"
-    print(head)
-    print("-" * len(head))
-    for row in rows:
-        path = data_path(row)
-        t0 = time.perf_counter()
-        data = load_data(path, no_header=True)
-        table = score_parent_sets(make_score("bic", data), epsilon=eps, n_jobs=args.jobs)
-        seconds = time.perf_counter() - t0
-        if args.write:
-            write_jaakkola(table, ROOT / "scorefiles" / f"{row['name']}.BIC.{args.bf:g}.scores")
-        palim = int(math.floor(math.log2(data.N + eps))) + 1
-        ref = ebnsl_kept(str(path), eps, palim, args.ebnsl_budget)
-        ref_kept = f"{ref[0]:>10}" if ref else f"{'>budget':>10}"
-        ratio = f"{table.n_parent_sets() / ref[0]:>10.3f}" if ref else f"{'':>10}"
-        print(f"{row['name']:<12} {data.n:>3} {data.N:>6} {seconds:>8.2f} {table.meta['scored']:>9} "
-              f"{table.n_parent_sets():>7} {palim:>11} {ref_kept} {ratio}", flush=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if args.resume and out.exists():
+        done = {(r["data"], r["score"], r["bf"]) for r in map(json.loads, out.read_text().splitlines())}
+    print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim")
+    print(f"{'data':<14} {'score':<5} {'BF':>4} {'n':>3} {'N':>6} {'status':<10} {'seconds':>8} {'scored':>10} "
+          f"{'kept':>8} {'max |Π|':>7} {'seed palim':>10}")
+    for score_name in args.scores.split(","):
+        for bf in (float(b) for b in args.bfs.split(",")):
+            for row in rows:
+                key = (row["name"], score_name, bf)
+                if key in done:
+                    continue
+                write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
+                    if args.write else None
+                res = run(row, score_name, bf, args.jobs, args.limit, write)
+                n_rows = int(row["N_table1"])
+                seed_palim = int(math.floor(math.log2(n_rows + math.log(bf)))) + 1
+                rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed_palim,
+                       **res}
+                with open(out, "a") as handle:
+                    handle.write(json.dumps(rec) + "\n")
+                print(f"{row['name']:<14} {score_name:<5} {bf:>4g} {res.get('n', row['n']):>3} "
+                      f"{res.get('N', row['N_table1']):>6} {res['status']:<10} {res.get('seconds', ''):>8} "
+                      f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
+                      f"{seed_palim:>10}", flush=True)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,11 @@ TEXT = "text"
 
 #: an all-integer column with at most this many distinct values is taken as discrete
 MAX_INFERRED_LEVELS = 10
+#: with ``integer_codes`` (a discrete-only score, no type options) a column of integers in 0..this is
+#: discrete whatever its number of codes (Table 1 files code states as small non-negative integers)
+MAX_INTEGER_CODE = 1000
+#: ``--discrete all``: every column is discrete
+ALL_COLUMNS = "all"
 #: a column of numbers except for at most this many distinct other tokens ("?", "nan", "NA", "-", "n/a")
 #: is numeric with probable missing values — an error, not a many-state discrete variable — when those
 #: tokens fill at most STRAY_SHARE of the rows, or fewer than half of them while the numbers alone
@@ -153,6 +158,7 @@ def load_data(
     delimiter: str | None = None,
     missing: str | list[str] | None = None,
     fmt: str = "auto",
+    integer_codes: bool = False,
 ) -> Dataset:
     """Load a CSV/TSV or GOBNILP ``.dat`` file into a :class:`Dataset`.
 
@@ -160,6 +166,9 @@ def load_data(
     ``dat``; with ``auto`` a second line of positive integers and ``-`` is an arity line when the
     file ends in ``.dat`` or the line holds a ``-``. ``missing`` lists extra tokens (e.g. ``?``)
     that mean a missing value; an empty cell always does. Missing values are an error.
+    ``discrete="all"`` makes every column discrete. ``integer_codes`` (for a discrete-only score
+    with no type options) takes a column of integers in 0..:data:`MAX_INTEGER_CODE` as discrete
+    whatever its number of distinct values.
     """
     path = os.fspath(path)
     rows = _read_table(path, delimiter)
@@ -189,7 +198,7 @@ def load_data(
     if declared is not None:
         for name, token in zip(names, declared, strict=True):
             kinds_hint[name] = CONTINUOUS if token == "-" else DISCRETE
-    return _build(frame, names, path, first_data_line, discrete, continuous, missing, kinds_hint)
+    return _build(frame, names, path, first_data_line, discrete, continuous, missing, kinds_hint, integer_codes)
 
 
 def from_dataframe(
@@ -226,6 +235,7 @@ def _build(
     continuous: str | list[str] | None,
     missing: str | list[str] | None,
     hints: dict[str, str],
+    integer_codes: bool = False,
 ) -> Dataset:
     """Validate names and cells, decide kinds, code the columns."""
     where = (lambda r: f"{source}:{first_line + r}") if first_line else (lambda r: f"{source}: row {r}")
@@ -237,6 +247,8 @@ def _build(
             raise InputError(f"{source}:1: duplicate column name {name!r} (columns {seen[name] + 1} and {j + 1})")
         seen[name] = j
     want_discrete = _split_list(discrete)
+    if want_discrete == [ALL_COLUMNS] and ALL_COLUMNS not in seen:
+        want_discrete = list(names)
     want_continuous = _split_list(continuous)
     for name in want_discrete + want_continuous:
         if name not in seen:
@@ -270,6 +282,10 @@ def _build(
             kind, why = DISCRETE, "strings"
         elif np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS:
             kind, why = DISCRETE, f"integers with ≤ {MAX_INFERRED_LEVELS} distinct values"
+        elif integer_codes and np.all(numeric == np.round(numeric)) and numeric.min() >= 0 \
+                and numeric.max() <= MAX_INTEGER_CODE:
+            kind, why = DISCRETE, (f"integer codes 0..{MAX_INTEGER_CODE} with more than {MAX_INFERRED_LEVELS} "
+                                   "values, discrete for a discrete-only score")
         else:
             kind, why = CONTINUOUS, "numeric"
         if why != "given" and why != "declared":

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from bnilp.errors import InputError
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore
@@ -31,17 +33,19 @@ from bnilp.scores.discrete import DiscreteScore
 
 log = logging.getLogger(__name__)
 
-ALL_RULES = frozenset({"R1", "R2", "R3", "R4", "R5"})
-SUPERSET_RULES = frozenset({"R2", "R3", "R4", "R5"})
+ALL_RULES = frozenset({"R1", "R2", "R3", "R4", "R5", "R6"})
+SUPERSET_RULES = frozenset({"R2", "R3", "R4", "R5", "R6"})
 #: family budget that picks the palim when no rule bounds the parent-set size (mixed scores, priors)
 DEFAULT_FAMILY_BUDGET = 250_000
 #: refuse an unpruned, unlimited walk past this many parent sets per child
 MAX_UNPRUNED_SETS = 1 << 16
+#: the lattice engine stores parent sets as 64-bit masks; wider data use the one-family walk
+MAX_MASK_VARIABLES = 64
 
 
-def _tol(value: float) -> float:
-    """Slack that makes every rule keep borderline sets (floating-point safety)."""
-    return 1e-9 * max(1.0, abs(value))
+def _tol(value):
+    """Slack that makes every rule keep borderline sets (floating-point safety); scalars or arrays."""
+    return 1e-9 * np.maximum(1.0, np.abs(value))
 
 
 def r1_dominated(score: float, best_subset: float, epsilon: float) -> bool:
@@ -83,7 +87,7 @@ def r4_entropy_bound(nh_child: float, nh_new: float, w: float, r_child: int, q: 
     same holds for Π∪S∪{j} against Π∪S: prune Π∪{j} and all its supersets.
     ``nh_child`` = N·H(V_i|Π) = −LL(Π); ``nh_new`` = N·H(V_j|Π).
     """
-    bound = min(nh_child, nh_new) - w * (r_child - 1) * q * (r_new - 1)
+    bound = np.minimum(nh_child, nh_new) - w * (r_child - 1) * q * (r_new - 1)
     return bound < -epsilon - _tol(nh_child)
 
 
@@ -95,6 +99,27 @@ def r5_bdeu_bound(q_plus: int, r_child: int, best_subset: float, epsilon: float)
     s(Π) − ε for a subset Π, prune Π′ and all its supersets.
     """
     return -q_plus * math.log(r_child) < best_subset - epsilon - _tol(best_subset)
+
+
+def r6_bdeu_cell_bound(c_plus, r_child: int, best_subset, epsilon: float):
+    """R6 (new), BDeu: each *non-empty cell* (configuration j, child state k) costs at least ln r_i.
+
+    Bound: s_BDeu(Π″) ≤ −c⁺_Π″·ln r_i, with c⁺ the number of cells n_ijk > 0; and c⁺_Π″ ≥ c⁺_Π′ for
+    every Π″ ⊇ Π′. If −c⁺_Π′·ln r_i < s(Π) − ε for a subset Π ⊊ Π′, prune Π′ and all its supersets.
+    It implies R5 (c⁺ ≥ q⁺, each observed configuration holds a state) and is up to r_i times tighter.
+
+    Proof. Write the BDeu term of one configuration j (α′ = α/q, rows in any order) as the product of
+    the predictive probabilities (α′/r_i + m_k)/(α′ + t) of its rows, t = rows of j before this one and
+    m_k = those of them in state k. Every factor is ≤ 1. The *first* row in state k has m_k = 0, so
+    its factor is (α′/r_i)/(α′ + t) ≤ 1/r_i. So the term is at most −d_j·ln r_i, d_j the number of
+    states seen in configuration j, and s_BDeu(Π″) ≤ −ln r_i·Σ_j d_j = −c⁺_Π″·ln r_i (unobserved
+    configurations contribute 0). Monotonicity: every non-empty cell (j, k) of Π′ holds a row, and
+    that row's configuration j″ of Π″ ⊇ Π′ refines j, so (j″, k) is non-empty; distinct (j, k) give
+    distinct (j″, k). So c⁺_Π″ ≥ c⁺_Π′ and s(Π″) ≤ −c⁺_Π′·ln r_i < s(Π) − ε with Π ⊂ Π″: by Lemma 1
+    no DAG within ε of OPT uses Π″. The walk also applies it *before counting* a candidate, with the
+    largest c⁺ of its subsets (a lower bound of its own c⁺).
+    """
+    return -c_plus * math.log(r_child) < best_subset - epsilon - _tol(best_subset)
 
 
 @dataclass
@@ -171,6 +196,9 @@ def walk_child(
                 nijk, q_plus, nh = score.joint_counts(child, config), config.q_plus, config.nh
             if "R5" in active and r5_bdeu_bound(q_plus, r_child, best_subset, epsilon):
                 stats.pruned["R5"] += 1
+                return None
+            if "R6" in active and r6_bdeu_cell_bound(int(np.count_nonzero(nijk)), r_child, best_subset, epsilon):
+                stats.pruned["R6"] += 1
                 return None
             if "R4" in active and parents:
                 for j in parents:
@@ -307,7 +335,10 @@ def score_parent_sets(
                             palim)
     t0 = time.perf_counter()
     children = list(range(score.data.n))
-    results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress)
+    if score.data.n <= MAX_MASK_VARIABLES:
+        results = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress)
+    else:
+        results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress)
     names = score.data.names
     families = {names[i]: fam for i, (fam, _) in zip(children, results, strict=True)}
     per_var = {names[i]: st.to_dict() for i, (_, st) in zip(children, results, strict=True)}
@@ -333,6 +364,30 @@ def score_parent_sets(
         "per_variable": per_var,
     }
     return ScoreTable(variables=list(names), families=families, meta=meta)
+
+
+def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: int | None,
+                 rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
+                 progress: Callable[[WalkStats], None] | None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
+    """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor)."""
+    from bnilp.lattice import _ChildWalk, run_walks, walk_spec
+
+    data = score.data
+    walks = []
+    for child in children:
+        sound = score.pruning_rules(child)
+        active = sound if rules is None else sound & rules
+        if active & SUPERSET_RULES and not isinstance(score, DiscreteScore):
+            raise InputError(f"rules {sorted(active & SUPERSET_RULES)} need a discrete score")
+        candidates = [j for j in range(data.n) if score.allowed_parent(child, j)]
+        if palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
+            raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
+                             f"give --palim (it has {len(candidates)} candidate parents)")
+        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active)), candidates, palim,
+                                WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
+    run_walks(score, walks, n_jobs, scheduler, progress)
+    names = data.names
+    return [({frozenset(names[p] for p in ps): s for ps, s in walk.kept.items()}, walk.stats) for walk in walks]
 
 
 def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | None,

@@ -18,7 +18,7 @@ def data_options(func: Callable) -> Callable:
     for opt in reversed([
         click.option("--no-header", is_flag=True, help="The file has no names line; columns are named 0..n-1."),
         click.option("--discrete", "discrete_cols", metavar="COLS",
-                     help="Comma-separated columns to treat as discrete."),
+                     help="Comma-separated columns to treat as discrete ('all': every column)."),
         click.option("--continuous", "continuous_cols", metavar="COLS",
                      help="Comma-separated columns to treat as continuous."),
         click.option("--missing", metavar="TOKENS", help="Extra tokens meaning 'missing' (e.g. '?'); an error."),
@@ -87,10 +87,18 @@ def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
     return (structure[0] if structure else "none"), (averaging[0] if averaging else "dags")
 
 
+#: scores that take discrete data only: with them and no type options, integer-coded columns are discrete
+DISCRETE_ONLY_SCORES = ("bic", "bdeu")
+
+
 def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
+    """Load DATA with the type options; with a discrete-only score and none of --discrete/--continuous,
+    columns of small non-negative integers are discrete whatever their number of codes."""
+    typed = opts.get("discrete_cols") or opts.get("continuous_cols")
+    integer_codes = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES and not typed
     return load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
                      continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
-                     fmt=opts.get("fmt", "auto"))
+                     fmt=opts.get("fmt", "auto"), integer_codes=integer_codes)
 
 
 def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:

@@ -21,16 +21,20 @@ from bnilp.cli.options import (
 )
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.parentsets import DEFAULT_FAMILY_BUDGET, score_parent_sets
+from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.scorefile import ScoreTable, write_jaakkola
+
+RULE_COLUMNS = tuple(sorted(ALL_RULES))
 
 
 def walk_options(func):
     """--palim, --no-prune, --jobs, --scheduler."""
     func = click.option("--scheduler", metavar="ADDRESS",
-                        help="Run the scoring on a Dask cluster ('local' starts one; needs bnilp[dask]).")(func)
+                        help="Run the scoring on a Dask cluster at ADDRESS ('local' starts a LocalCluster of "
+                             "--jobs processes, default all cores; needs bnilp[dask]); data scattered once.")(func)
     func = click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
-                        help="Parallel scoring processes (joblib; -1 = all cores).")(func)
+                        help="Scoring processes (loky; -1 = all cores): blocks of parent sets within and "
+                             "across variables; the score file is the same for any value.")(func)
     func = click.option("--no-prune", is_flag=True, help="Keep every parent set up to --palim (no rules).")(func)
     func = click.option("--palim", type=int, default=None,
                         help=f"Largest parent set (default: none where rules bound it, else "
@@ -81,11 +85,11 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     meta = table.meta
     grid = Table(title=f"parent sets: {meta['score']}, ε = {meta['epsilon']:.6g} (BF {meta['bf']:.6g})",
                  show_lines=False)
-    for col in ("variable", "scored", "kept", "R1", "R2", "R3", "R4", "R5", "max |Π|", "s"):
+    for col in ("variable", "scored", "kept", *RULE_COLUMNS, "max |Π|", "s"):
         grid.add_column(col, justify="right" if col != "variable" else "left")
     for name, st in meta["per_variable"].items():
         pr = st["pruned"]
-        grid.add_row(name, str(st["scored"]), str(st["kept"]), *(str(pr[r]) for r in ("R1", "R2", "R3", "R4", "R5")),
+        grid.add_row(name, str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
                      str(st["max_kept_size"]), f"{st['seconds']:.2f}")
     console.print(grid)
     console.print(f"N = {meta['N']}, {len(table.variables)} variables: scored {meta['scored']}, "
@@ -95,7 +99,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
                       f"≤ {meta['palim']} only[/yellow]")
     applied = {tuple(v) for v in meta["rules_applied"].values()}
     if meta["prune"] and any(set(v) == {"R1"} for v in applied):
-        console.print("[dim]only R1 applies to some variables (R2–R5 need a discrete BIC/BDeu child and no "
+        console.print("[dim]only R1 applies to some variables (R2–R6 need a discrete BIC/BDeu child and no "
                       "structure prior)[/dim]")
 
 

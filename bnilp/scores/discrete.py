@@ -217,7 +217,7 @@ class BDeu(DiscreteScore):
     def pruning_rules(self, child: int) -> frozenset[str]:
         if self.prior.kind != "none":
             return frozenset({"R1"})
-        return frozenset({"R1", "R5"})
+        return frozenset({"R1", "R5", "R6"})
 
     def settings(self) -> dict:
         out = super().settings()

@@ -1,0 +1,173 @@
+"""Scoring throughput (issue 12): before (the one-family walk) and after (batched lattice walk), speed-ups.
+
+Parts (``--parts``):
+- ``throughput``: BIC BF 3, the first ``--children`` variables of alarm1000 and letter and the
+  first of alarm.csv (its walk alone scores 391,343 sets), one process: parent sets per second and
+  row·families per second (N × families scored) per core, for the
+  one-family walk (``bnilp.parentsets.walk_child``, the code before issue 12; cut at ``--before-limit``
+  seconds per variable) and for the lattice walk.
+- ``jobs``: alarm1000, BIC BF 20, whole file: --jobs 1, --jobs 2 and --scheduler local (2 workers);
+  seconds and ratios, and whether the three score files are byte-identical.
+- ``alarm``: alarm.csv (the seed's alarm row), BIC BF 3, no palim, --jobs 2: seconds.
+- ``bign``: 10^6 simulated rows, 20 discrete variables (2–4 states, a random DAG, 2 parents at most),
+  BIC BF 20, --jobs 1: seconds and peak resident memory of the scoring process.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/score_throughput.py [--parts throughput,jobs,alarm,bign]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import os
+import resource
+import signal
+import time
+
+import numpy as np
+from common import SHARED_DATA
+
+from bnilp.data import DISCRETE, Dataset, load_data
+from bnilp.parentsets import _run_lattice, score_parent_sets, walk_child
+from bnilp.scorefile import format_jaakkola
+from bnilp.scores import make_score
+
+DATA = SHARED_DATA / "liao2019_ebnsl"
+
+
+class _Stop(Exception):
+    pass
+
+
+def _alarm(*_: object) -> None:
+    raise _Stop
+
+
+def before(score, children: list[int], eps: float, limit: float) -> tuple[int, float]:
+    """(families scored, seconds) of the one-family walk, each variable cut at ``limit`` seconds."""
+    scored, seconds = 0, 0.0
+    counter = {"n": 0}
+    original = score.stats_from_counts
+
+    def counting(*a, **k):
+        counter["n"] += 1
+        return original(*a, **k)
+
+    score.stats_from_counts = counting
+    signal.signal(signal.SIGALRM, _alarm)
+    for child in children:
+        counter["n"] = 0
+        t0 = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            walk_child(score, child, epsilon=eps)
+        except _Stop:
+            pass
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        seconds += time.perf_counter() - t0
+        scored += counter["n"] + 1
+    score.stats_from_counts = original
+    return scored, seconds
+
+
+def throughput(args) -> None:
+    eps = math.log(3)
+    print(f"BIC BF 3, first {args.children} variables, one process; before = one-family walk, "
+          f"cut at {args.before_limit:g} s per variable")
+    print("| data | N | distinct rows | before sets/s | before row·fam/s | after sets/s | after row·fam/s | "
+          "speed-up | after: sets scored, s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in ("alarm", "alarm1000", "letter"):
+        data = load_data(DATA / f"{name}.csv", no_header=True, integer_codes=True)
+        children = list(range(min(1 if name == "alarm" else args.children, data.n)))
+        score = make_score("bic", data)
+        n_old, s_old = before(score, children, eps, args.before_limit)
+        score = make_score("bic", data)
+        t0 = time.perf_counter()
+        res = _run_lattice(score, children, eps, None, None, 1, None, None)
+        s_new = time.perf_counter() - t0
+        n_new = sum(st.scored for _, st in res)
+        print(f"| {name} | {data.N:,} | {score.n_rows:,} | {n_old / s_old:,.0f} | {n_old * data.N / s_old:.3g} | "
+              f"{n_new / s_new:,.0f} | {n_new * data.N / s_new:.3g} | {(n_new / s_new) / (n_old / s_old):.1f}× | "
+              f"{n_new:,}, {s_new:.1f} |", flush=True)
+
+
+def jobs(args) -> None:
+    data = load_data(DATA / "alarm1000.csv", no_header=True, integer_codes=True)
+    eps = math.log(20)
+    out = {}
+    for label, kw in (("--jobs 1", {}), ("--jobs 2", {"n_jobs": 2}), ("--scheduler local", {"scheduler": "local",
+                                                                                             "n_jobs": 2})):
+        t0 = time.perf_counter()
+        table = score_parent_sets(make_score("bic", data), epsilon=eps, **kw)
+        out[label] = (time.perf_counter() - t0, format_jaakkola(table), table.meta["scored"])
+        print(f"alarm1000 BIC BF 20 {label}: {out[label][0]:.2f} s, scored {out[label][2]:,}", flush=True)
+    one = out["--jobs 1"]
+    two = out["--jobs 2"]
+    dask = out["--scheduler local"]
+    print(f"speed-up --jobs 2 / --jobs 1: {one[0] / two[0]:.2f}×; --scheduler local / --jobs 2: "
+          f"{dask[0] / two[0]:.2f}; identical files: {one[1] == two[1] == dask[1]}")
+
+
+def alarm(args) -> None:
+    data = load_data(DATA / "alarm.csv", no_header=True, integer_codes=True)
+    t0 = time.perf_counter()
+    table = score_parent_sets(make_score("bic", data), epsilon=math.log(3), n_jobs=2)
+    print(f"alarm.csv BIC BF 3, no palim, --jobs 2: {time.perf_counter() - t0:.1f} s, scored "
+          f"{table.meta['scored']:,}, kept {table.meta['kept']:,}", flush=True)
+
+
+def simulated(n: int, N: int, seed: int = 1) -> Dataset:
+    """N rows from a random DAG on n discrete variables (2–4 states, ≤ 2 parents, Dirichlet(1) CPTs)."""
+    rng = np.random.default_rng(seed)
+    arity = rng.integers(2, 5, n)
+    codes = np.zeros((N, n), dtype=np.int64)
+    for v in range(n):
+        parents = sorted(rng.choice(v, size=min(v, int(rng.integers(0, 3))), replace=False)) if v else []
+        config = np.zeros(N, dtype=np.int64)
+        for p in parents:
+            config = config * arity[p] + codes[:, p]
+        q = int(np.prod([arity[p] for p in parents])) if parents else 1
+        cpt = rng.dirichlet(np.ones(arity[v]), size=q)
+        cum = np.cumsum(cpt, axis=1)[config]
+        codes[:, v] = (rng.random(N)[:, None] > cum).sum(axis=1).clip(max=arity[v] - 1)
+    levels = [[str(c) for c in range(int(arity[v]))] for v in range(n)]
+    return Dataset([f"X{v}" for v in range(n)], [DISCRETE] * n, codes, np.full((N, n), np.nan), list(map(int, arity)),
+                   levels, source="simulated")
+
+
+def _bign(queue: mp.Queue) -> None:
+    data = simulated(20, 1_000_000)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    score = make_score("bic", data)
+    table = score_parent_sets(score, epsilon=math.log(20))
+    queue.put((time.perf_counter() - t0, table.meta["scored"], table.meta["kept"], score.n_rows, rss0,
+               resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+
+
+def bign(args) -> None:
+    queue: mp.Queue = mp.Queue()
+    proc = mp.Process(target=_bign, args=(queue,))
+    proc.start()
+    proc.join()
+    seconds, scored, kept, rows, rss0, rss = queue.get()
+    print(f"10^6 rows × 20 discrete variables, BIC BF 20, --jobs 1: {seconds:.1f} s, scored {scored:,}, kept {kept:,}, "
+          f"{rows:,} distinct rows; peak RSS {rss / 1024:.0f} MiB (data alone {rss0 / 1024:.0f} MiB)", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parts", default="throughput,jobs,alarm,bign")
+    parser.add_argument("--children", type=int, default=3)
+    parser.add_argument("--before-limit", type=float, default=30.0)
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} cores")
+    for part in args.parts.split(","):
+        {"throughput": throughput, "jobs": jobs, "alarm": alarm, "bign": bign}[part](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,564 @@
+"""The parent-set lattice walk, level by level and in blocks: serial, over processes (loky) or on Dask.
+
+Each child's walk is the one of :func:`bnilp.parentsets.walk_child` (same rules, same kept sets,
+same scores): parent sets of size k+1 are generated from the surviving sets of size k, but a whole
+level at a time and in arrays. A parent set is a bit mask (so n ≤ :data:`bnilp.parentsets.MAX_MASK_VARIABLES`); a
+candidate Π ∪ {j} (j above Π's last parent) is generated only if every one of its k+1 subsets of
+size k survived (one ``np.searchsorted`` per dropped parent), and carries the best score of those
+subsets, so R1 needs no more lookups.
+
+**Split of the work.** The coordinating process generates candidates, applies the rules that need
+no counts (R2, and R5/R6 from the subsets' q⁺/c⁺, which lower-bound the candidate's) and cuts the
+rest into *blocks* of whole base sets (:data:`bnilp.scores.batch.BLOCK_ELEMENTS` rows × bases at
+most). A block is counted and decided in one call of :func:`evaluate_block`: counts for every
+family of the block (:mod:`bnilp.scores.batch`), R5/R6/R4, the score, R1, and R3 for expansion.
+Blocks of all children are independent tasks, so one variable's lattice is split as well as the
+variables. With ``n_jobs > 1`` they run on a loky process pool whose workers receive the score (and
+its data) once, at start; with a Dask ``scheduler`` the score is scattered once to every worker and
+tasks name it. The coordinator advances a child as soon as all blocks of its level are back.
+
+**Determinism.** A family's counts and statistics are computed from its own cells in a fixed
+order, whatever block it is in, and every kept set's score is the one-family value of the score
+(:meth:`LocalScore.local` / ``stats_from_counts``); R1 decisions within 1e-6 (relative) of the
+threshold are taken on that value too. So the kept sets and scores, hence the score file, do not
+depend on the block size, ``n_jobs`` or the scheduler.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bnilp.errors import InputError
+from bnilp.parentsets import (
+    _tol,
+    r1_dominated,
+    r2_penalty_bound,
+    r3_no_superset_pays,
+    r4_entropy_bound,
+    r5_bdeu_bound,
+    r6_bdeu_cell_bound,
+)
+from bnilp.scores.base import LocalScore
+from bnilp.scores.batch import BLOCK_ELEMENTS, CountContext, family_counts
+from bnilp.scores.discrete import BDeu, DiscreteScore
+
+#: families per block for scores without batched counts (CG, MVP, MML: one call per family)
+GENERIC_BLOCK = 512
+#: at most this many candidates are generated at once per block (coordinator memory)
+MAX_BLOCK_CANDIDATES = 1 << 18
+#: R1 decisions this close (relative) to the threshold are taken on the one-family score
+R1_RECHECK = 1e-6
+
+
+@dataclass(frozen=True)
+class WalkSpec:
+    """What a block evaluation needs to know about its child's walk (small: sent with every task)."""
+
+    child: int
+    epsilon: float
+    active: frozenset[str]
+    kind: str                 # "bic", "bdeu" (batched counts) or "generic"
+    r_child: int = 0
+    w: float = 0.0
+    ess: float = 1.0
+
+
+@dataclass
+class Block:
+    """Candidates Π ∪ {j} of one child and level, grouped by base Π (arrays, row f = one family)."""
+
+    size: int                  # k + 1, the size of the candidates
+    bases: np.ndarray          # (nb, k) parents of the bases, sorted
+    base_of: np.ndarray        # (nc,) row of each candidate's base in ``bases`` (non-decreasing)
+    new: np.ndarray            # (nc,) the added parent j
+    q_all: np.ndarray          # (nc,) q over all configurations
+    best_subset: np.ndarray    # (nc,) best score of any proper subset
+    sub_ll: np.ndarray | None = None   # (nc, k+1) LL, q and N·H of the subset without parent t (t = k: j)
+    sub_q: np.ndarray | None = None
+    sub_nh: np.ndarray | None = None
+    sub_r: np.ndarray | None = None    # (nc, k+1) arity of the dropped parent
+
+
+@dataclass
+class BlockResult:
+    """What came of a block: counts per rule, kept sets with scores, and the sets to expand."""
+
+    scored: int
+    pruned: dict[str, int]
+    kept_rows: np.ndarray      # candidate rows kept, with their scores
+    kept_scores: np.ndarray
+    next_rows: np.ndarray      # candidate rows on the next frontier, with their statistics
+    next_score: np.ndarray
+    next_ll: np.ndarray
+    next_nh: np.ndarray
+    next_qplus: np.ndarray
+    next_cplus: np.ndarray
+
+
+def _ctx(score: DiscreteScore) -> CountContext:
+    ctx = getattr(score, "_batch_context", None)
+    if ctx is None:
+        ctx = CountContext.from_score(score)
+        score._batch_context = ctx
+    return ctx
+
+
+def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:
+    """Count, score and decide every candidate of ``block`` (the per-family part of the walk)."""
+    nc = block.new.size
+    child, eps, active = spec.child, spec.epsilon, spec.active
+    pruned = {"R1": 0, "R3": 0, "R4": 0, "R5": 0, "R6": 0}
+
+    def parents_of(f: int) -> tuple[int, ...]:
+        return tuple(int(p) for p in block.bases[block.base_of[f]]) + (int(block.new[f]),)
+
+    if spec.kind == "generic":
+        scores = np.empty(nc)
+        for f in range(nc):
+            parents = parents_of(f)
+            value = score.local(child, parents)
+            if not math.isfinite(value):
+                names = score.data.names
+                raise InputError(f"score {score.name!r} gave {value} for {names[child]!r} "
+                                 f"with parents {[names[p] for p in parents]}")
+            scores[f] = value
+        kept = np.ones(nc, dtype=bool)
+        if "R1" in active:
+            kept = ~r1_dominated(scores, block.best_subset, eps)
+            pruned["R1"] = int(nc - kept.sum())
+        rows = np.arange(nc)
+        zeros = np.zeros(nc)
+        return BlockResult(nc, pruned, np.flatnonzero(kept), scores[kept], rows, scores, zeros, zeros,
+                           np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=np.int64))
+    ctx = _ctx(score)
+    fc = family_counts(ctx, child, block.bases, block.base_of, block.new, block.q_all,
+                       spec.ess if spec.kind == "bdeu" else None)
+    alive = np.ones(nc, dtype=bool)
+    r_c = spec.r_child
+    if "R5" in active:
+        fire = alive & r5_bdeu_bound(fc.q_plus, r_c, block.best_subset, eps)
+        pruned["R5"] += int(fire.sum())
+        alive &= ~fire
+    if "R6" in active:
+        fire = alive & r6_bdeu_cell_bound(fc.c_plus, r_c, block.best_subset, eps)
+        pruned["R6"] += int(fire.sum())
+        alive &= ~fire
+    if "R4" in active and block.size > 0:
+        fire = np.zeros(nc, dtype=bool)
+        for t in range(block.size):
+            fire |= r4_entropy_bound(-block.sub_ll[:, t], fc.nh - block.sub_nh[:, t], spec.w, r_c,
+                                     block.sub_q[:, t], block.sub_r[:, t], eps)
+        fire &= alive
+        pruned["R4"] += int(fire.sum())
+        alive &= ~fire
+    prior = score.prior.log_prior(block.size)
+    if spec.kind == "bdeu":
+        fast = fc.bdeu + prior
+    else:
+        fast = fc.ll - spec.w * block.q_all * (r_c - 1) + prior
+    exact = np.full(nc, np.nan)
+    if "R1" in active:
+        threshold = block.best_subset - eps - _tol(block.best_subset)
+        margin = R1_RECHECK * np.maximum(1.0, np.abs(threshold))
+        check = alive & (fast >= threshold - margin)
+    else:
+        check = alive
+    for f in np.flatnonzero(check):
+        parents = parents_of(f)
+        nijk, q_plus, _ = score.extended_counts(child, parents[:-1], parents[-1])
+        exact[f] = score.stats_from_counts(child, parents, nijk, q_plus).score
+    kept = check.copy()
+    if "R1" in active:
+        kept &= ~r1_dominated(exact, block.best_subset, eps)
+        pruned["R1"] = int(alive.sum() - kept.sum())
+    value = np.where(np.isnan(exact), fast, exact)
+    expand = alive.copy()
+    if "R3" in active:
+        fire = alive & r3_no_superset_pays(fc.ll, spec.w, r_c, block.q_all, eps)
+        pruned["R3"] += int(fire.sum())
+        expand &= ~fire
+    nxt = np.flatnonzero(expand)
+    kept_rows = np.flatnonzero(kept)
+    return BlockResult(int(alive.sum()), pruned, kept_rows, exact[kept_rows], nxt, value[nxt], fc.ll[nxt],
+                       fc.nh[nxt], fc.q_plus[nxt], fc.c_plus[nxt])
+
+
+# --------------------------------------------------------------------------------------------------
+# the coordinator: one state per child
+
+
+@dataclass
+class _Level:
+    """A frontier: the surviving parent sets of one size, in lexicographic order, with their statistics."""
+
+    parents: np.ndarray        # (m, k)
+    masks: np.ndarray          # (m,) uint64
+    best: np.ndarray           # best score over the set and its subsets
+    ll: np.ndarray
+    q: np.ndarray
+    nh: np.ndarray
+    qplus: np.ndarray
+    cplus: np.ndarray
+    sorted_masks: np.ndarray = field(init=False)
+    order: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.order = np.argsort(self.masks, kind="stable")
+        self.sorted_masks = self.masks[self.order]
+
+    @property
+    def size(self) -> int:
+        return int(self.masks.size)
+
+    def lookup(self, masks: np.ndarray) -> np.ndarray:
+        """Rows of ``masks`` in the frontier (−1 where absent)."""
+        pos = np.searchsorted(self.sorted_masks, masks)
+        pos = np.minimum(pos, self.sorted_masks.size - 1)
+        found = self.sorted_masks[pos] == masks
+        return np.where(found, self.order[pos], -1)
+
+
+class _ChildWalk:
+    """One child's walk: generates blocks of a level, takes back their results, builds the next level."""
+
+    def __init__(self, score: LocalScore, spec: WalkSpec, candidates: list[int], palim: int | None, stats: Any,
+                 max_unpruned: int) -> None:
+        self.score, self.spec, self.palim, self.stats = score, spec, palim, stats
+        self.candidates = np.asarray(candidates, dtype=np.int64)
+        self.arities = np.asarray(score.data.arities, dtype=np.int64)
+        self.kept: dict[tuple[int, ...], float] = {}
+        self.max_unpruned = max_unpruned
+        self.t0 = time.perf_counter()
+        self.size = 0
+        self.level: _Level | None = None
+        self.blocks: list[tuple[Block, np.ndarray]] = []
+        self.results: list[BlockResult | None] = []
+        self.done = False
+
+    # ---- level 0
+    def start(self) -> None:
+        score, child = self.score, self.spec.child
+        if self.spec.kind == "generic":
+            value = score.local(child, ())
+            if not math.isfinite(value):
+                raise InputError(f"score {score.name!r} gave {value} for {score.data.names[child]!r} "
+                                 f"with parents []")
+            ll = nh = 0.0
+            cplus = 0
+        else:
+            config = score.config(())
+            nijk = score.joint_counts(child, config)
+            fam = score.stats_from_counts(child, (), nijk, config.q_plus)
+            value, ll, nh, cplus = fam.score, fam.ll, config.nh, int(np.count_nonzero(nijk))
+        self.stats.scored += 1
+        self.kept[()] = value
+        if "R3" in self.spec.active and r3_no_superset_pays(ll, self.spec.w, self.spec.r_child, 1.0,
+                                                              self.spec.epsilon):
+            self.stats.pruned["R3"] += 1
+            self.level = None
+            return
+        self.level = _Level(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.uint64), np.array([value]),
+                            np.array([ll]), np.array([1.0]), np.array([nh]), np.array([1]), np.array([cplus]))
+
+    # ---- generation
+    def next_blocks(self) -> list[Block]:
+        """Blocks of the next level (empty: the walk is over)."""
+        level = self.level
+        if level is None or level.size == 0:
+            self._finish()
+            return []
+        k = level.parents.shape[1]
+        if self.palim is not None and k >= self.palim:
+            last = level.parents[:, -1] if k else np.full(level.size, -1)
+            self.stats.palim_reached = bool(self.candidates.size and (self.candidates.max() > last).any())
+            self._finish()
+            return []
+        self.size = k + 1
+        n_rows = getattr(self.score, "n_rows", 1)
+        if self.spec.kind == "generic":
+            bases_per_block = max(1, GENERIC_BLOCK // max(1, self.candidates.size))
+        else:
+            bases_per_block = max(1, BLOCK_ELEMENTS // max(1, n_rows))
+        blocks: list[Block] = []
+        lo = 0
+        while lo < level.size:
+            hi = min(level.size, lo + bases_per_block)
+            blocks.extend(self._generate(lo, hi))
+            lo = hi
+        self.blocks = []
+        self.results = []
+        return blocks
+
+    def _generate(self, lo: int, hi: int) -> list[Block]:
+        level, spec, cand = self.level, self.spec, self.candidates
+        k = level.parents.shape[1]
+        base_parents = level.parents[lo:hi]
+        last = base_parents[:, -1] if k else np.full(hi - lo, -1, dtype=np.int64)
+        start = np.searchsorted(cand, last, side="right")
+        count = cand.size - start
+        total = int(count.sum())
+        if total == 0:
+            return []
+        base_local = np.repeat(np.arange(hi - lo), count)
+        first = np.repeat(np.cumsum(count) - count, count)
+        new = cand[np.arange(total) - first + np.repeat(start, count)]
+        base_row = base_local + lo
+        masks = level.masks[base_row] | np.left_shift(np.uint64(1), new.astype(np.uint64))
+        sub_rows = np.empty((total, k + 1), dtype=np.int64)
+        for t in range(k):
+            dropped = base_parents[base_local, t]
+            sub_rows[:, t] = level.lookup(masks ^ np.left_shift(np.uint64(1), dropped.astype(np.uint64)))
+        sub_rows[:, k] = base_row
+        complete = (sub_rows >= 0).all(axis=1)
+        sub_rows = sub_rows[complete]
+        base_local, new, base_row = base_local[complete], new[complete], base_row[complete]
+        best_subset = level.best[sub_rows].max(axis=1)
+        q_all = level.q[base_row] * self.arities[new]
+        keep = np.ones(new.size, dtype=bool)
+        if spec.kind != "generic":
+            r_c = spec.r_child
+            if "R2" in spec.active:
+                fire = r2_penalty_bound(spec.w * q_all * (r_c - 1), best_subset, spec.epsilon)
+                self.stats.pruned["R2"] += int(fire.sum())
+                keep &= ~fire
+            if "R5" in spec.active:   # q⁺ of a superset ≥ q⁺ of each subset
+                fire = keep & r5_bdeu_bound(level.qplus[sub_rows].max(axis=1), r_c, best_subset, spec.epsilon)
+                self.stats.pruned["R5"] += int(fire.sum())
+                keep &= ~fire
+            if "R6" in spec.active:   # c⁺ of a superset ≥ c⁺ of each subset
+                fire = keep & r6_bdeu_cell_bound(level.cplus[sub_rows].max(axis=1), r_c, best_subset, spec.epsilon)
+                self.stats.pruned["R6"] += int(fire.sum())
+                keep &= ~fire
+        sub_rows, base_local, new, best_subset, q_all = (sub_rows[keep], base_local[keep], new[keep],
+                                                         best_subset[keep], q_all[keep])
+        if new.size == 0:
+            return []
+        used, base_of = np.unique(base_local, return_inverse=True)
+        out = []
+        for a in range(0, new.size, MAX_BLOCK_CANDIDATES):
+            b = min(new.size, a + MAX_BLOCK_CANDIDATES)
+            bo = base_of[a:b]
+            u, bo = np.unique(bo, return_inverse=True)
+            block = Block(self.size, base_parents[used[u]], bo.astype(np.int64), new[a:b], q_all[a:b],
+                          best_subset[a:b])
+            if spec.kind != "generic":
+                sr = sub_rows[a:b]
+                block.sub_ll, block.sub_q, block.sub_nh = level.ll[sr], level.q[sr], level.nh[sr]
+                dropped = np.concatenate((base_parents[used[u]][bo], new[a:b, None]), axis=1)
+                block.sub_r = self.arities[dropped]
+            out.append(block)
+        return out
+
+    # ---- results
+    def absorb(self, blocks: Sequence[Block], results: Sequence[BlockResult]) -> None:
+        """All results of the current level are back: record kept sets and build the next frontier."""
+        parents, masks, best, ll, q, nh, qplus, cplus = [], [], [], [], [], [], [], []
+        for block, res in zip(blocks, results, strict=True):
+            self.stats.scored += res.scored
+            for rule, count in res.pruned.items():
+                self.stats.pruned[rule] += count
+            full = np.concatenate((block.bases[block.base_of], block.new[:, None]), axis=1)
+            for row, value in zip(res.kept_rows.tolist(), res.kept_scores.tolist(), strict=True):
+                self.kept[tuple(full[row].tolist())] = value
+            if res.kept_rows.size:
+                self.stats.max_size = self.size
+            rows = res.next_rows
+            nxt = full[rows]
+            parents.append(nxt)
+            masks.append(np.bitwise_or.reduce(np.left_shift(np.uint64(1), nxt.astype(np.uint64)), axis=1)
+                         if nxt.size else np.zeros(0, dtype=np.uint64))
+            best.append(np.maximum(res.next_score, block.best_subset[rows]))
+            ll.append(res.next_ll)
+            q.append(block.q_all[rows])
+            nh.append(res.next_nh)
+            qplus.append(res.next_qplus)
+            cplus.append(res.next_cplus)
+        if not parents:
+            self.level = None
+        else:
+            self.level = _Level(np.concatenate(parents), np.concatenate(masks), np.concatenate(best),
+                                np.concatenate(ll), np.concatenate(q), np.concatenate(nh), np.concatenate(qplus),
+                                np.concatenate(cplus))
+        if not self.spec.active and self.palim is None and len(self.kept) > self.max_unpruned:
+            raise InputError(f"--no-prune without --palim: more than {self.max_unpruned} parent sets "
+                             f"for {self.score.data.names[self.spec.child]!r}; give --palim")
+
+    def _finish(self) -> None:
+        self.done = True
+        self.level = None
+        self.stats.kept = len(self.kept)
+        self.stats.seconds = time.perf_counter() - self.t0
+
+
+# --------------------------------------------------------------------------------------------------
+# executors
+
+
+class _Done:
+    """A finished 'future' for the serial executor."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+    def done(self) -> bool:
+        return True
+
+
+class SerialExecutor:
+    def __init__(self, score: LocalScore) -> None:
+        self.score = score
+
+    def submit(self, spec: WalkSpec, block: Block) -> _Done:
+        return _Done(evaluate_block(self.score, spec, block))
+
+    def wait_any(self, futures: list) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+_WORKER_SCORE: LocalScore | None = None
+
+
+def _init_worker(score: LocalScore) -> None:
+    global _WORKER_SCORE
+    _WORKER_SCORE = score
+    for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
+def _worker_block(spec: WalkSpec, block: Block) -> BlockResult:
+    assert _WORKER_SCORE is not None, "worker not initialised with the score"
+    return evaluate_block(_WORKER_SCORE, spec, block)
+
+
+class LokyExecutor:
+    """A loky process pool; each worker receives the score (with its data) once, in its initializer."""
+
+    def __init__(self, score: LocalScore, n_jobs: int) -> None:
+        from joblib.externals.loky import get_reusable_executor
+
+        self.pool = get_reusable_executor(max_workers=n_jobs, initializer=_init_worker, initargs=(score,),
+                                          reuse=False, timeout=30)
+
+    def submit(self, spec: WalkSpec, block: Block) -> Any:
+        return self.pool.submit(_worker_block, spec, block)
+
+    def wait_any(self, futures: list) -> None:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        wait(futures, return_when=FIRST_COMPLETED)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+def _dask_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:
+    return evaluate_block(score, spec, block)
+
+
+class DaskExecutor:
+    """Blocks as Dask tasks; the score is scattered once to every worker and tasks refer to it."""
+
+    def __init__(self, score: LocalScore, scheduler: str, n_jobs: int) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
+        self.cluster = None
+        if scheduler == "local":
+            workers = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=None)
+            self.client = Client(self.cluster)
+        else:
+            try:
+                self.client = Client(scheduler, timeout=30)
+            except OSError as exc:
+                raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+        self.score_future = self.client.scatter(score, broadcast=True, hash=False)
+
+    def submit(self, spec: WalkSpec, block: Block) -> Any:
+        return self.client.submit(_dask_block, self.score_future, spec, block, pure=False)
+
+    def wait_any(self, futures: list) -> None:
+        from dask.distributed import wait
+
+        wait(futures, return_when="FIRST_COMPLETED")
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _light(block: Block) -> Block:
+    """The block without the subsets' statistics (which only the evaluation needs)."""
+    return Block(block.size, block.bases, block.base_of, block.new, block.q_all, block.best_subset)
+
+
+def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
+    if scheduler is not None:
+        return DaskExecutor(score, scheduler, n_jobs)
+    if n_jobs == -1:
+        n_jobs = os.cpu_count() or 1
+    if n_jobs < 1:
+        raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {n_jobs}")
+    if n_jobs == 1:
+        return SerialExecutor(score)
+    return LokyExecutor(score, n_jobs)
+
+
+def walk_spec(score: LocalScore, child: int, epsilon: float, active: frozenset[str]) -> WalkSpec:
+    if isinstance(score, DiscreteScore):
+        kind = "bdeu" if isinstance(score, BDeu) else "bic"
+        return WalkSpec(child, epsilon, active, kind, int(score.data.arities[child]), score.penalty_weight(),
+                        getattr(score, "ess", 1.0))
+    return WalkSpec(child, epsilon, active, "generic")
+
+
+def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler: str | None,
+              progress: Callable[[Any], None] | None) -> None:
+    """Run every child's walk to the end, blocks on the chosen executor; progress per finished child."""
+    executor = make_executor(score, n_jobs, scheduler)
+    pending: dict[int, tuple[list[Block], list[Any]]] = {}
+    try:
+        def launch(i: int) -> None:
+            walk = walks[i]
+            while not walk.done:
+                blocks = walk.next_blocks()
+                if walk.done:
+                    if progress:
+                        progress(walk.stats)
+                    return
+                if blocks:   # the coordinator keeps only what it needs to read the results back
+                    futures = [executor.submit(walk.spec, b) for b in blocks]
+                    pending[i] = ([_light(b) for b in blocks], futures)
+                    return
+                walk.absorb([], [])
+
+        for i, walk in enumerate(walks):
+            walk.start()
+            launch(i)
+        while pending:
+            ready = [i for i, (_, futs) in pending.items() if all(f.done() for f in futs)]
+            if not ready:
+                executor.wait_any([f for _, futs in pending.values() for f in futs if not f.done()])
+                continue
+            for i in ready:
+                blocks, futs = pending.pop(i)
+                walks[i].absorb(blocks, [f.result() for f in futs])
+                launch(i)
+    finally:
+        executor.close()

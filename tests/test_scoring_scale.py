@@ -1,0 +1,202 @@
+"""Scoring at scale: the batched lattice walk is the one-family walk, counts are exact, R6 is a true bound,
+and the score file does not depend on --jobs or a Dask scheduler."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import bnilp.scores.batch as batch
+from bnilp.cli import main
+from bnilp.data import from_dataframe, load_data
+from bnilp.parentsets import _run_lattice, score_parent_sets, walk_child
+from bnilp.scores import make_score
+from tests.conftest import random_discrete_frame
+from tests.mixed_helpers import random_mixed
+
+EPSILONS = [0.0, math.log(3), math.log(150)]
+
+
+def discrete(seed: int, n: int, N: int, max_arity: int = 3):
+    frame = random_discrete_frame(seed, n=n, N=N, max_arity=max_arity)
+    return from_dataframe(frame, discrete=list(frame.columns))
+
+
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+@pytest.mark.parametrize("seed,n,N", [(1, 5, 30), (2, 6, 200), (3, 6, 2000), (4, 7, 60)])
+def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed: int, n: int, N: int) -> None:
+    """Same kept sets with bit-identical scores, for every rule alone and all together."""
+    score = make_score(score_name, discrete(seed, n, N))
+    sound = score.pruning_rules(0)
+    for eps in EPSILONS:
+        for rules in [*({r} for r in sorted(sound)), set(sound)]:
+            fast = _run_lattice(score, list(range(n)), eps, None, frozenset(rules), 1, None, None)
+            for child, (kept, _) in enumerate(fast):
+                ref, _ = walk_child(score, child, epsilon=eps, rules=rules)
+                names = score.data.names
+                assert kept == {frozenset(names[p] for p in ps): s for ps, s in ref.items()}, (eps, rules, child)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+def test_batched_counts_equal_one_family_counts(monkeypatch, sparse: bool, score_name: str) -> None:
+    """LL, N·H(Π), q⁺ and the BDeu score from the batched counts, with repeated rows (weights), many
+    states (dense re-coding) and, with ``sparse``, the sorting path."""
+    if sparse:
+        monkeypatch.setattr(batch, "DENSE_FACTOR", 0)
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"a": rng.integers(0, 12, 300), "b": rng.integers(0, 2, 300), "c": rng.integers(0, 9, 300),
+                          "d": rng.integers(0, 3, 300), "e": rng.integers(0, 2, 300)})
+    frame = pd.concat([frame, frame.iloc[:150]])          # repeated rows: counting by weights
+    score = make_score(score_name, from_dataframe(frame, discrete=list(frame.columns)))
+    ctx = batch.CountContext.from_score(score)
+    child = 3
+    others = [0, 1, 2, 4]
+    for k in range(4):
+        bases = [b for b in itertools.combinations(others, k)]
+        fams = [(i, j) for i, b in enumerate(bases) for j in others if j not in b and (not b or j > b[-1])]
+        base_of = np.array([i for i, _ in fams])
+        new = np.array([j for _, j in fams])
+        q_all = np.array([float(np.prod([score.arities[p] for p in bases[i] + (j,)])) for i, j in fams])
+        got = batch.family_counts(ctx, child, np.array(bases, dtype=np.int64).reshape(len(bases), k), base_of, new,
+                                  q_all, 1.0 if score_name == "bdeu" else None)
+        for f, (i, j) in enumerate(fams):
+            parents = bases[i] + (j,)
+            nijk, q_plus, nh = score.extended_counts(child, parents[:-1], parents[-1])
+            stats = score.stats_from_counts(child, parents, nijk, q_plus)
+            assert got.q_plus[f] == q_plus and got.c_plus[f] == np.count_nonzero(nijk)
+            assert got.ll[f] == pytest.approx(stats.ll, rel=1e-12, abs=1e-9)
+            assert got.nh[f] == pytest.approx(nh, rel=1e-12, abs=1e-9)
+            if score_name == "bdeu":
+                assert got.bdeu[f] == pytest.approx(stats.score, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed,N,ess", [(1, 20, 1.0), (2, 100, 1.0), (3, 400, 10.0), (4, 50, 0.1)])
+def test_r6_cell_bound_holds_for_every_superset(seed: int, N: int, ess: float) -> None:
+    """The bound behind R6: s_BDeu(Π″) ≤ −c⁺(Π′)·ln r_i for every Π′ ⊆ Π″ (brute force over all pairs)."""
+    from bnilp.scores.discrete import BDeu
+
+    score = BDeu(discrete(seed, 5, N), ess=ess)
+    for child in range(5):
+        others = [j for j in range(5) if j != child]
+        subsets = [s for k in range(5) for s in itertools.combinations(others, k)]
+        cells = {s: int(np.count_nonzero(score.joint_counts(child, score.config(s)))) for s in subsets}
+        r = score.arities[child]
+        for big in subsets:
+            value = score.local(child, big)
+            for small in subsets:
+                if set(small) <= set(big):
+                    assert value <= -cells[small] * math.log(r) + 1e-9
+
+
+def test_r6_prunes_more_than_r5_alone() -> None:
+    """R6 implies R5 (c⁺ ≥ q⁺): on small-N BDeu it stops the walk earlier, keeping the same sets."""
+    score = make_score("bdeu", discrete(9, 7, 40))
+    r5 = score_parent_sets(score, epsilon=math.log(3), rules={"R1", "R5"})
+    r6 = score_parent_sets(score, epsilon=math.log(3), rules={"R1", "R5", "R6"})
+    assert r6.families == r5.families
+    assert r6.meta["scored"] < r5.meta["scored"] and r6.meta["pruned"]["R6"] > 0
+
+
+# ---------------------------------------------------------------------------------------------- parallelism
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def discrete_csv(tmp_path):
+    path = tmp_path / "discrete.csv"
+    random_discrete_frame(21, n=7, N=600).to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def mixed_csv(tmp_path):
+    data = random_mixed(np.random.default_rng(3), "dcdcdc", 300)
+    frame = pd.DataFrame({nm: (data.codes[:, j] if data.kinds[j] == "discrete" else data.values[:, j])
+                          for j, nm in enumerate(data.names)})
+    path = tmp_path / "mixed.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+CASES = {"discrete": lambda d, m: (d, ["--bf", "20"]), "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"])}
+
+
+def _score_file(runner: CliRunner, tmp_path, data, name: str, *extra: str) -> bytes:
+    out = tmp_path / f"{name}.scores"
+    res = runner.invoke(main, ["score", str(data), "-o", str(out), "-q", *extra], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["discrete", "mixed"])
+def test_jobs_2_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_csv, kind: str) -> None:
+    data, extra = CASES[kind](discrete_csv, mixed_csv)
+    one = _score_file(runner, tmp_path, data, "one", *extra)
+    two = _score_file(runner, tmp_path, data, "two", *extra, "--jobs", "2")
+    assert one == two and len(one.splitlines()) > 10
+
+
+@pytest.mark.parametrize("kind", ["discrete", "mixed"])
+def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_csv, kind: str) -> None:
+    pytest.importorskip("distributed")
+    data, extra = CASES[kind](discrete_csv, mixed_csv)
+    one = _score_file(runner, tmp_path, data, "one", *extra)
+    dask = _score_file(runner, tmp_path, data, "dask", *extra, "--scheduler", "local", "--jobs", "2")
+    assert one == dask
+
+
+def test_blocks_split_one_variable_and_do_not_change_the_result(monkeypatch) -> None:
+    """Tiny blocks (many per level of one variable) give the same table as one block per level."""
+    import bnilp.lattice as lattice
+
+    score = make_score("bic", discrete(12, 7, 500))
+    whole = score_parent_sets(score, epsilon=math.log(20))
+    monkeypatch.setattr(batch, "BLOCK_ELEMENTS", 600)
+    monkeypatch.setattr(lattice, "MAX_BLOCK_CANDIDATES", 3)
+    split = score_parent_sets(make_score("bic", score.data), epsilon=math.log(20))
+    assert split.families == whole.families and split.meta["pruned"] == whole.meta["pruned"]
+
+
+# ---------------------------------------------------------------------------------------------- integer codes
+
+
+@pytest.fixture
+def coded_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    many = rng.integers(0, 15, 200)
+    frame = pd.DataFrame({"x": many, "y": (many + rng.integers(0, 2, 200)) % 15, "z": rng.integers(0, 2, 200)})
+    path = tmp_path / "coded.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_integer_codes_are_discrete_for_a_discrete_only_score(coded_csv) -> None:
+    assert load_data(coded_csv).kinds == ["continuous", "continuous", "discrete"]
+    data = load_data(coded_csv, integer_codes=True)
+    assert data.kinds == ["discrete"] * 3 and data.arities[:2] == [15, 15]
+    assert any("integer codes" in note and note.startswith("x:") for note in data.notes)
+    assert load_data(coded_csv, discrete="all").kinds == ["discrete"] * 3
+
+
+def test_score_bic_on_integer_codes_says_so(runner, coded_csv, tmp_path) -> None:
+    out = tmp_path / "c.scores"
+    res = runner.invoke(main, ["score", str(coded_csv), "-o", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "integer codes" in res.output and "discrete-only score" in res.output
+    # a mixed score keeps inferring them continuous; a type option switches the rule off
+    res = runner.invoke(main, ["score", str(coded_csv), "-o", str(out), "--score", "bdeu", "--continuous", "x"],
+                        catch_exceptions=False)
+    assert res.exit_code == 2 and "continuous" in res.output
+    res = runner.invoke(main, ["score", str(coded_csv), "-o", str(out), "--discrete", "all", "-q"],
+                        catch_exceptions=False)
+    assert res.exit_code == 0
