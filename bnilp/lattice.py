@@ -444,15 +444,21 @@ def _worker_block(spec: WalkSpec, block: Block) -> BlockResult:
 
 
 class LokyExecutor:
-    """A loky process pool; each worker receives the score (with its data) once, in its initializer."""
+    """A loky pool of n_jobs − 1 processes, each given the score (with its data) once, in its initializer;
+    the coordinating process evaluates every n_jobs-th block itself, so n_jobs processes compute and
+    the coordination (generation, transfers) does not need a core of its own."""
 
     def __init__(self, score: LocalScore, n_jobs: int) -> None:
         from joblib.externals.loky import get_reusable_executor
 
-        self.pool = get_reusable_executor(max_workers=n_jobs, initializer=_init_worker, initargs=(score,),
+        self.score, self.n_jobs, self.count = score, n_jobs, 0
+        self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(score,),
                                           reuse=False, timeout=30)
 
     def submit(self, spec: WalkSpec, block: Block) -> Any:
+        self.count += 1
+        if self.count % self.n_jobs == 0:
+            return _Done(evaluate_block(self.score, spec, block))
         return self.pool.submit(_worker_block, spec, block)
 
     def wait_any(self, futures: list) -> None:
