@@ -1,16 +1,24 @@
 """Credible-set benchmark (the seed's Table 1, BIC): DAGs, MECs and time per row vs Liao et al.
 
-For each data set and BF: score (BIC, no palim), prove OPT, enumerate every DAG within the BF
-(cap 150,000 networks as in the seed), group into MECs. Prints our counts next to the paper's,
-the search time (solve only, like the seed's T, which excludes scoring) next to the seed's T,
-the ratio, and networks/second of enumeration. A time limit marks a row incomplete.
+For each data set and BF: score (BIC, no palim), prove OPT, then enumerate the credible set — every
+DAG (``--enumerate dags``, cap 150,000 networks as in the seed) or one representative per
+equivalence class with its DAGs counted from the CPDAG (``--enumerate mecs``; the cap then counts
+classes). Prints our DAG and class counts next to the paper's, the search time (solve only, like
+the seed's T, which excludes scoring) next to the seed's T, the ratio, and DAGs/second.
+
+The paper's |M| is not a class count: it groups DAGs by skeleton and *all* colliders, shielded ones
+too (``../shared/data/README.md``). Where DAGs were listed (``dags`` mode or ``--compare``), the
+column "seed key" gives that grouping of our DAGs, beside the true class count. ``--compare`` runs
+both modes on the same score table and checks that the DAG and class counts agree.
 
     python benchmarks/credible_table1.py [--max-n 17] [--bf 3,20,150] [--only wine,zoo] [--time-limit 900]
+                                         [--enumerate mecs|dags|auto] [--compare]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import time
 
@@ -18,8 +26,22 @@ from common import data_path, table1
 
 from bnilp.data import load_data
 from bnilp.parentsets import score_parent_sets
-from bnilp.pipeline import solve_table
+from bnilp.pipeline import ENUMERATE_CHOICES, solve_table
 from bnilp.scores import make_score
+
+
+def seed_key(parents: dict) -> tuple:
+    """The seed's |M| grouping: skeleton plus every collider a → c ← b (shielded or not)."""
+    skel = frozenset(frozenset((p, c)) for c, ps in parents.items() for p in ps)
+    colliders = frozenset((a, c, b) for c, ps in parents.items() for a, b in itertools.combinations(sorted(ps), 2))
+    return skel, colliders
+
+
+def _run(table, eps: float, mode: str, args: argparse.Namespace):
+    t = time.perf_counter()
+    result = solve_table(table, epsilon=eps, time_limit=args.time_limit, max_networks=args.max_networks,
+                         enumerate_by=mode)
+    return result, time.perf_counter() - t
 
 
 def main() -> None:
@@ -29,30 +51,52 @@ def main() -> None:
     parser.add_argument("--only", default="")
     parser.add_argument("--time-limit", type=float, default=900.0)
     parser.add_argument("--max-networks", type=int, default=150_000)
+    parser.add_argument("--enumerate", dest="mode", choices=ENUMERATE_CHOICES, default="mecs")
+    parser.add_argument("--compare", action="store_true", help="also enumerate DAGs and check the counts agree")
     args = parser.parse_args()
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
-    head = (f"{'data':<12} {'BF':>4} {'DAGs':>8} {'paper':>8} {'MECs':>7} {'paper':>7} {'score s':>8} "
-            f"{'solve s':>8} {'paper T':>8} {'T ratio':>8} {'nets/s':>8} {'status':<14}")
+    head = (f"{'data':<12} {'BF':>4} {'mode':>4} {'DAGs':>8} {'paper':>8} {'MECs':>7} {'seed key':>8} {'paper':>7} "
+            f"{'score s':>8} {'solve s':>8} {'paper T':>8} {'T ratio':>8} {'DAGs/s':>9} {'dags s':>8} "
+            f"{'agree':>5} {'status':<14}")
     print(head)
     print("-" * len(head))
     for row in rows:
-        data = load_data(data_path(row), no_header=True)
+        data = load_data(data_path(row), no_header=True, discrete=_all_columns(data_path(row)))
         score = make_score("bic", data)
         for bf in (int(b) for b in args.bf.split(",")):
             eps = math.log(bf)
             t0 = time.perf_counter()
             table = score_parent_sets(score, epsilon=eps)
-            t1 = time.perf_counter()
-            result = solve_table(table, epsilon=eps, time_limit=args.time_limit, max_networks=args.max_networks)
-            t2 = time.perf_counter()
+            t_score = time.perf_counter() - t0
+            result, t_solve = _run(table, eps, args.mode, args)
             rep = result.report
+            mode = rep["enumerate"]
+            key = "—"
+            if mode == "dags":
+                key = str(len({seed_key(n.parents) for n in result.solution.networks}))
+            dags_s, agree = "", ""
+            if args.compare and mode == "mecs":
+                listed, t_dags = _run(table, eps, "dags", args)
+                key = str(len({seed_key(n.parents) for n in listed.solution.networks}))
+                dags_s = f"{t_dags:.2f}" + ("" if listed.complete else "*")
+                if listed.complete and result.complete:
+                    agree = "yes" if (listed.report["n_networks"] == rep["n_networks"]
+                                      and listed.report["n_mecs"] == rep["n_mecs"]) else "NO"
             paper_t = row[f"T{bf}"]
-            ratio = f"{(t2 - t1) / float(paper_t):>8.2f}" if paper_t not in ("", "OT") else f"{'':>8}"
-            rate = rep["n_networks"] / max(t2 - t1, 1e-9)
+            ratio = f"{t_solve / float(paper_t):>8.2f}" if paper_t not in ("", "OT") else f"{'':>8}"
+            rate = rep["n_networks"] / max(t_solve, 1e-9)
             status = rep["status"] + ("" if rep["complete"] else " (incomplete)")
-            print(f"{row['name']:<12} {bf:>4} {rep['n_networks']:>8} {row[f'G{bf}'] or '—':>8} {rep['n_mecs']:>7} "
-                  f"{row[f'M{bf}'] or '—':>7} {t1 - t0:>8.2f} {t2 - t1:>8.2f} {paper_t or '—':>8} {ratio} "
-                  f"{rate:>8.1f} {status:<14}", flush=True)
+            print(f"{row['name']:<12} {bf:>4} {mode:>4} {rep['n_networks']:>8} {row[f'G{bf}'] or '—':>8} "
+                  f"{rep['n_mecs']:>7} {key:>8} {row[f'M{bf}'] or '—':>7} {t_score:>8.2f} {t_solve:>8.2f} "
+                  f"{paper_t or '—':>8} {ratio} {rate:>9.1f} {dags_s:>8} {agree:>5} {status:<14}", flush=True)
+
+
+def _all_columns(path) -> list[str]:
+    """Every column of an integer-coded Table 1 file (some have more than 10 codes: discrete all the same)."""
+    with open(path, encoding="utf-8") as handle:
+        first = handle.readline()
+    width = len(first.split(",")) if "," in first else len(first.split())
+    return [str(j) for j in range(width)]
 
 
 if __name__ == "__main__":

@@ -64,6 +64,38 @@ def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, 
     return w / w.sum()
 
 
+def class_weights(mecs: Sequence[MEC], optimum: float | None = None, prior: str = "dags") -> np.ndarray:
+    """Normalised weights of whole classes whose DAGs were counted, not listed (``MEC.counted``).
+
+    ``dags``: W(M) ∝ m(M)·exp(s(M) − OPT), m(M) the admitted DAGs of M (each has M's score);
+    ``mecs``: W(M) ∝ exp(s(M) − OPT). Inside a class every DAG has weight W(M)/m(M) under both priors,
+    so these equal the per-DAG weights of :func:`weights` summed over a class listed in full."""
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
+    if not mecs:
+        return np.zeros(0)
+    s = np.array([m.score for m in mecs], dtype=float)
+    ref = float(np.max(s)) if optimum is None else max(float(optimum), float(np.max(s)))
+    w = np.exp(s - ref)
+    if prior == "dags":
+        w = w * np.array([float(m.n_dags) for m in mecs])
+    return w / w.sum()
+
+
+def class_edge_posteriors(mecs: Sequence[MEC], class_w: Sequence[float] | np.ndarray,
+                          variables: Sequence[str]) -> pd.DataFrame:
+    """P(u → v) = Σ_M W(M)·P_M(u → v), P_M the share of M's DAGs with u → v (``MEC.shares``)."""
+    index = {v: i for i, v in enumerate(variables)}
+    n = len(variables)
+    mat = np.zeros((n, n))
+    for m, wm in zip(mecs, np.asarray(class_w, dtype=float), strict=True):
+        if m.shares is None:
+            raise ValueError("class_edge_posteriors needs MEC.shares (see bnilp.mec.credible_classes)")
+        for (u, v), p in m.shares.items():
+            mat[index[u], index[v]] += wm * p
+    return pd.DataFrame(np.clip(mat, 0.0, 1.0), index=list(variables), columns=list(variables))
+
+
 def mec_weights(mecs: Sequence[MEC], scores: Sequence[float] | np.ndarray, optimum: float | None = None,
                 prior: str = "dags") -> np.ndarray:
     """Per-network weights given the MEC grouping (convenience around :func:`weights`)."""

@@ -513,11 +513,17 @@ class MEC:
     ``representative`` the parent map of the best member. ``n_dags`` is the number of members
     present; ``key`` (:func:`mec_key`), ``cpdag`` = ``(directed, undirected)`` edge sets and
     ``class_size`` (the number of DAGs in the whole class) are computed on first use.
+
+    Class enumeration (one representative per class) sets ``counted``, the number of the class's
+    DAGs that the problem admits (counted, not listed; ``n_dags`` then returns it), and ``shares``,
+    P(u → v) over those DAGs (:func:`directed_fractions` or :func:`admitted_fractions`).
     """
 
     score: float
     members: list[int]
     representative: Parents
+    counted: int | None = None
+    shares: dict[Edge, float] | None = None
 
     @cached_property
     def key(self) -> MecKey:
@@ -526,7 +532,7 @@ class MEC:
 
     @property
     def n_dags(self) -> int:
-        return len(self.members)
+        return len(self.members) if self.counted is None else self.counted
 
     @property
     def nodes(self) -> list[str]:
@@ -575,4 +581,199 @@ def mec_index(mecs: Sequence[MEC], n_networks: int) -> list[int]:
     for k, m in enumerate(mecs):
         for i in m.members:
             out[i] = k
+    return out
+
+
+def _count_amo_with_edge(comp: frozenset[str], adj: Mapping[str, set[str]], u: str, v: str,
+                         memo: dict[tuple[frozenset[str], str, str], int]) -> int:
+    """#AMOs of the chordal component ``comp`` that orient its edge u — v as u → v.
+
+    Source-vertex recursion (He, Jia & Yu 2015): every AMO has exactly one source s, and the AMOs
+    with source s are the products of AMOs of the chain components left after orienting all edges at
+    s outwards and closing under Meek's rules. So
+
+        #AMO(G; u → v) = Σ_s [u → v forced] · Π_C #AMO(C)
+                       + Σ_s [u — v inside C_uv] · #AMO(C_uv; u → v) · Π_{C ≠ C_uv} #AMO(C)
+
+    (a source that forces v → u contributes nothing). A clique gives k!/2, a tree the size of u's
+    side of the edge (the source must lie there); counts are memoised by (component, u, v).
+    """
+    k = len(comp)
+    edges = sum(len(adj[x] & comp) for x in comp) // 2
+    if edges == k * (k - 1) // 2:
+        return math.factorial(k) // 2
+    if edges == k - 1:
+        side, stack = {u}, [u]
+        while stack:
+            x = stack.pop()
+            for y in adj[x] & comp:
+                if y not in side and not (x == u and y == v):
+                    side.add(y)
+                    stack.append(y)
+        return len(side)
+    key = (comp, u, v)
+    if key not in memo:
+        total = 0
+        for root in sorted(comp):
+            directed, comps = _rooted(root, comp, adj)
+            if (v, u) in directed:
+                continue
+            prod = 1
+            inside = None
+            for c in comps:
+                if u in c and v in c:
+                    inside = c
+                else:
+                    prod *= _count_amo(c, adj)
+            if inside is not None:
+                prod *= _count_amo_with_edge(inside, adj, u, v, memo)
+            elif (u, v) not in directed:  # pragma: no cover - Meek closure orients or keeps every edge
+                raise AssertionError(f"edge {u} — {v} lost in the closure")
+            total += prod
+        memo[key] = total
+    return memo[key]
+
+
+def directed_fractions(cpdag_or_dag: Any) -> dict[Edge, float]:
+    """P(u → v) over the DAGs of the class, uniformly weighted, for every adjacent pair (u, v).
+
+    A directed CPDAG edge has share 1; an undirected edge u — v inside chain component C has
+    #AMO(C; u → v) / #AMO(C), since the components orient independently (Andersson, Madigan &
+    Perlman 1997). Exact integer counts, no listing of the DAGs.
+    """
+    if isinstance(cpdag_or_dag, Mapping):
+        directed, und = cpdag_edges(cpdag_or_dag)
+    elif isinstance(cpdag_or_dag, MEC):
+        directed, und = cpdag_or_dag.cpdag
+    else:
+        directed, und = cpdag_or_dag
+    comps, adj = _components_checked((set(directed), und))
+    out: dict[Edge, float] = {(a, b): 1.0 for a, b in directed}
+    memo: dict[tuple[frozenset[str], str, str], int] = {}
+    for c in comps:
+        total = _count_amo(c, adj)
+        for a in sorted(c):
+            for b in sorted(adj[a] & c):
+                if a < b:
+                    forward = _count_amo_with_edge(c, adj, a, b, memo)
+                    out[(a, b)] = forward / total
+                    out[(b, a)] = (total - forward) / total
+    return out
+
+
+#: a node with more possible parent sets than this inside its class is checked by listing the class
+MAX_PARENT_OPTIONS = 4096
+
+
+def _parent_options(node: str, directed: set[Edge], adj: Mapping[str, set[str]],
+                    und_adj: Mapping[str, set[str]]) -> list[frozenset[str]] | None:
+    """Every parent set ``node`` can have in a DAG of the class: its directed parents plus a clique of
+    its undirected neighbours (the parents inside a chain component form a clique, else a new
+    v-structure appears). A superset of the sets that occur; ``None`` past :data:`MAX_PARENT_OPTIONS`."""
+    fixed = frozenset(u for u, w in directed if w == node)
+    nbrs = sorted(und_adj.get(node, ()))
+    cliques: list[frozenset[str]] = [frozenset()]
+    for x in nbrs:
+        grown = [c | {x} for c in cliques if all(y in adj[x] for y in c)]
+        cliques += grown
+        if len(cliques) > MAX_PARENT_OPTIONS:
+            return None
+    return [fixed | c for c in cliques]
+
+
+def count_admitted(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequence[str],
+                   max_listed: int = 1_000_000) -> tuple[int, bool]:
+    """(number of DAGs of the class whose every parent set is a key of ``families[node]``, exact).
+
+    ``families`` maps each node to its admitted parent sets (a score table's families). When every
+    parent set a node can take in the class (:func:`_parent_options`) is admitted, the whole class is
+    (count by Clique-Picking); otherwise the class is listed and its admitted members counted —
+    ``exact`` is False if it has more than ``max_listed`` DAGs (the count is then a lower bound).
+    """
+    if isinstance(cpdag_or_dag, MEC):
+        directed, und = cpdag_or_dag.cpdag
+    elif isinstance(cpdag_or_dag, Mapping):
+        directed, und = cpdag_edges(cpdag_or_dag)
+    else:
+        directed, und = cpdag_or_dag
+    directed = set(directed)
+    adj = _adjacency(nodes, directed, und)
+    und_adj = _adjacency(nodes, (), und)
+    everything = True
+    for v in nodes:
+        options = _parent_options(v, directed, adj, und_adj)
+        if options is None or any(o not in families[v] for o in options):
+            everything = False
+            break
+    size = count_dags_in_mec((directed, und))
+    if everything:
+        return size, True
+    admitted = 0
+    for i, dag in enumerate(dags_in_mec((directed, und), nodes)):
+        if i >= max_listed:
+            return admitted, False
+        admitted += all(dag[v] in families[v] for v in nodes)
+    return admitted, True
+
+
+def admitted_fractions(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequence[str]) -> dict[Edge, float]:
+    """P(u → v) over the *admitted* DAGs of the class (listing them): for classes that a palim or a
+    foreign score file cuts, where :func:`directed_fractions` would count DAGs the problem excludes."""
+    if isinstance(cpdag_or_dag, MEC):
+        cp = cpdag_or_dag.cpdag
+    elif isinstance(cpdag_or_dag, Mapping):
+        cp = cpdag_edges(cpdag_or_dag)
+    else:
+        cp = cpdag_or_dag
+    counts: dict[Edge, int] = {}
+    total = 0
+    for dag in dags_in_mec(cp, nodes):
+        if all(dag[v] in families[v] for v in nodes):
+            total += 1
+            for c, ps in dag.items():
+                for p in ps:
+                    counts[(p, c)] = counts.get((p, c), 0) + 1
+    return {e: k / total for e, k in counts.items()} if total else {}
+
+
+def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any], nodes: Sequence[str],
+                     complete_classes: bool, max_listed: int = 1_000_000) -> list[MEC]:
+    """One :class:`MEC` per representative (best first), with ``counted`` and ``shares`` set.
+
+    ``families[v]``: the parent sets the problem admits for v (a score table's families). With a
+    score-equivalent score every DAG of a credible class is credible, so when the table was pruned
+    soundly for at least this ε with no palim cut (``complete_classes``) every member must be admitted:
+    a member that is not is a loud :class:`AssertionError` (pruning or score equivalence broken), never
+    a silent miscount. Otherwise (a palim cut, a foreign score file) only the admitted DAGs are counted
+    and averaged over (:func:`count_admitted`, :func:`admitted_fractions`).
+    """
+    out = []
+    for i, (score, parents) in enumerate(network_items(representatives)):
+        m = MEC(score=score, members=[i], representative=parents)
+        admitted, exact = count_admitted(m.cpdag, families, nodes, max_listed)
+        if not exact:
+            raise ValueError(f"class {i + 1} has more than {max_listed} DAGs and some of them use parent sets the "
+                             "score table lacks: cannot count its admitted DAGs (use --enumerate dags)")
+        if admitted == m.class_size:
+            m.shares = directed_fractions(m.cpdag)
+        elif complete_classes:
+            raise AssertionError(f"class {i + 1} has {m.class_size} DAGs but the score table admits only {admitted}: "
+                                 "a parent set a credible DAG needs was pruned (unsound pruning, or a score "
+                                 "that is not score-equivalent)")
+        else:
+            m.shares = admitted_fractions(m.cpdag, families, nodes)
+        m.counted = admitted
+        out.append(m)
+    return out
+
+
+def expand_classes(mecs: Sequence[MEC], families: Mapping[str, Mapping[frozenset[str], float]],
+                   nodes: Sequence[str]) -> list[tuple[float, Parents]]:
+    """Every admitted DAG of every class, scored from ``families`` (``--list-dags``), best first."""
+    out = []
+    for m in mecs:
+        for dag in dags_in_mec(m.cpdag, nodes):
+            if all(dag[v] in families[v] for v in nodes):
+                out.append((math.fsum(float(families[v][dag[v]]) for v in nodes), dag))
+    out.sort(key=lambda t: -t[0])
     return out

@@ -22,10 +22,15 @@ import pandas as pd
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
+from bnilp.mec import credible_classes, expand_classes
 from bnilp.parentsets import score_parent_sets
-from bnilp.report import summarise
+from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable
 from bnilp.scores import StructurePrior, make_score
+from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES
+
+#: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
+ENUMERATE_CHOICES = ("auto", "mecs", "dags")
 
 
 @dataclass
@@ -171,20 +176,87 @@ def project_network(table: ScoreTable, parents: dict[str, Any]) -> Parents:
     return out
 
 
+def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str, str]:
+    """(``dags`` or ``mecs``, why) for a score table: ``auto`` enumerates classes exactly when the table's
+    sidecar says the score is score-equivalent (:data:`bnilp.scores.base.SCORE_EQUIVALENT_SCORES`, no
+    prior that breaks it); a file without a sidecar is not assumed to be. ``mecs`` on a score that is
+    not score-equivalent is an error: its classes' DAGs do not share one score."""
+    if enumerate_by not in ENUMERATE_CHOICES:
+        raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_CHOICES)}, got {enumerate_by!r}")
+    meta = table.meta
+    if "score_equivalent" in meta:
+        equivalent: bool | None = bool(meta["score_equivalent"])
+    elif "score" in meta:
+        equivalent = (meta["score"] in SCORE_EQUIVALENT_SCORES
+                      and meta.get("prior", "none") in EQUIVALENCE_PRESERVING_PRIORS)
+    else:
+        equivalent = None
+    what = f"{meta.get('score', 'unknown score')}" + (f" with prior {meta['prior']}" if meta.get("prior", "none")
+                                                       != "none" else "")
+    if enumerate_by == "dags":
+        return "dags", "asked (--enumerate dags)"
+    if enumerate_by == "mecs":
+        if equivalent is False:
+            raise InputError(f"--enumerate mecs needs a score-equivalent score; {what} is not (Markov equivalent "
+                             "DAGs score differently): use --enumerate dags")
+        return "mecs", ("asked (--enumerate mecs)" if equivalent else
+                        "asked (--enumerate mecs); no sidecar says the score is score-equivalent: assumed")
+    if equivalent:
+        return "mecs", f"auto: {what} is score-equivalent, so each class is enumerated once and its DAGs counted"
+    if equivalent is None:
+        return "dags", "auto: no sidecar says the score is score-equivalent, so DAGs are enumerated"
+    return "dags", f"auto: {what} is not score-equivalent, so DAGs are enumerated"
+
+
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
-                progress: Any = None) -> LearnResult:
-    """OPT and every network within ε of it, grouped and averaged."""
+                progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False) -> LearnResult:
+    """OPT and every network within ε of it, grouped and averaged.
+
+    ``enumerate_by`` (``auto``, ``mecs``, ``dags``; :func:`enumeration_unit`): with ``mecs`` the solver
+    lists one representative per credible class and :func:`bnilp.mec.credible_classes` counts each
+    class's DAGs and their edge shares from its CPDAG (``list_dags`` lists them all instead); the report
+    is the same as for DAG enumeration, with ``n_networks`` the number of DAGs counted.
+    """
     if prior not in ("dags", "mecs"):
         raise InputError(f"--prior must be 'dags' or 'mecs', got {prior!r}")
+    unit, why = enumeration_unit(table, enumerate_by)
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
-                     warm_start=warm_start, progress=progress)
-    report = summarise(solution.to_dict(), prior=prior, variables=table.variables)
+                     warm_start=warm_start, progress=progress, enumerate_by=unit)
+    if unit == "mecs":
+        report = _class_report(table, solution, epsilon, prior, list_dags)
+    else:
+        report = summarise(solution.to_dict(), prior=prior, variables=table.variables)
+    report["enumerate"] = unit
+    report["enumerate_reason"] = why
     report["bf"] = math.exp(epsilon) if epsilon < 700 else None
     report["scoring"] = scoring_summary(table)
     if table.meta.get("palim_reached"):
         report["exact_for_parent_sets_up_to"] = table.meta.get("palim")
     return LearnResult(table, solution, report)
+
+
+def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prior: str,
+                  list_dags: bool) -> dict[str, Any]:
+    """Counted classes → report; ``list_dags``: every admitted DAG of every class listed and averaged."""
+    meta = table.meta
+    made_for = meta.get("epsilon")
+    sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached"))
+    mecs = credible_classes(solution.networks, table.families, table.variables, complete_classes=sound)
+    counted = ("every DAG of each class" if sound else
+               "the DAGs of each class whose parent sets are all in the score table"
+               + (f" (palim {meta['palim']})" if meta.get("palim_reached") else ""))
+    if list_dags:
+        doc = solution.to_dict()
+        doc["networks"] = [{"score": s, "parents": {v: sorted(ps) for v, ps in dag.items()}}
+                           for s, dag in expand_classes(mecs, table.families, table.variables)]
+        doc["n_networks"] = len(doc["networks"])
+        report = summarise(doc, prior=prior, variables=table.variables)
+    else:
+        report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables)
+    report["counted"] = counted
+    report["listed"] = "all DAGs" if list_dags else "one representative per class"
+    return report
 
 
 def learn(
@@ -201,6 +273,8 @@ def learn(
     expected_parents: float = 1.0,
     ebic_gamma: float = 0.5,
     n_jobs: int = 1,
+    enumerate_by: str = "auto",
+    list_dags: bool = False,
     **score_settings: Any,
 ) -> LearnResult:
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
@@ -209,7 +283,7 @@ def learn(
     cgd, mvp, mml; ``score_settings`` go to the score (``ess``, ``bins``, ``degree``,
     ``penalty_discount``). ε = ln(bf) unless ``epsilon`` is given. ``prior`` is the prior over
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
-    prior added to the score (none, binomial, ebic).
+    prior added to the score (none, binomial, ebic). ``enumerate_by``/``list_dags``: see :func:`solve_table`.
     """
     dataset = _as_dataset(data)
     eps = math.log(bf) if epsilon is None else float(epsilon)
@@ -218,7 +292,8 @@ def learn(
     sp = StructurePrior(structure_prior, dataset.n, expected_parents, ebic_gamma)
     scorer = make_score(score, dataset, prior=sp, **score_settings)
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs)
-    result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior)
+    result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
+                         enumerate_by=enumerate_by, list_dags=list_dags)
     result.dataset = dataset
     return result
 

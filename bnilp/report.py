@@ -37,7 +37,14 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from bnilp.averaging import adjacency_posteriors, edge_posteriors, undirected_posteriors, weights
+from bnilp.averaging import (
+    adjacency_posteriors,
+    class_edge_posteriors,
+    class_weights,
+    edge_posteriors,
+    undirected_posteriors,
+    weights,
+)
 from bnilp.mec import MEC, group_by_mec, mec_index, network_items
 from bnilp.scorefile import atomic_output, atomic_write_text
 
@@ -63,6 +70,19 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
     ids = mec_index(mecs, len(nets)) if prior == "mecs" else None
     w = weights(scores, result_dict.get("optimum"), prior, ids)
     return result_json(result_dict, mecs, w, variables, prior)
+
+
+def summarise_classes(result_dict: Mapping[str, Any], mecs: Sequence[MEC], prior: str = "dags",
+                      variables: Sequence[str] | None = None) -> dict[str, Any]:
+    """:func:`result_json` of a class enumeration: ``result_dict["networks"]`` holds one representative per
+    class and ``mecs`` (from :func:`bnilp.mec.credible_classes`, same order) their counted DAGs and edge
+    shares. ``n_networks`` becomes the number of DAGs counted; ``n_representatives`` the number listed."""
+    variables = list(variables) if variables is not None else _variables_of(result_dict)
+    w = class_weights(mecs, result_dict.get("optimum"), prior)
+    out = result_json(result_dict, mecs, w, variables, prior)
+    out["n_representatives"] = len(result_dict.get("networks") or [])
+    out["n_networks"] = int(sum(m.n_dags for m in mecs))
+    return out
 
 
 def _ordered(pair: Iterable[str], rank: Mapping[str, int]) -> list[str]:
@@ -108,7 +128,10 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
             },
             "members": [int(i) for i in m.members],
         })
-    d = edge_posteriors(nets, w, variables).to_numpy()
+    if mecs and all(m.shares is not None for m in mecs):   # classes counted, not listed
+        d = class_edge_posteriors(mecs, [w[m.members].sum() for m in mecs], variables).to_numpy()
+    else:
+        d = edge_posteriors(nets, w, variables).to_numpy()
     a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()
     und = undirected_posteriors(mecs, w, variables).to_numpy()
     n = len(variables)
@@ -156,8 +179,12 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     if eps is not None:
         head.add_row("ε = ln BF", _fmt(float(eps)))
         head.add_row("Bayes factor", _bf_text(float(eps)) if math.isfinite(float(eps)) else "∞")
-    head.add_row("credible DAGs", str(n_nets))
+    if r.get("enumerate") == "mecs" and "n_representatives" in r:
+        head.add_row("credible DAGs", f"{n_nets} (counted from the classes' CPDAGs)")
+    else:
+        head.add_row("credible DAGs", str(n_nets))
     head.add_row("credible MECs", str(r.get("n_mecs", "—")))
+    head.add_row("enumerated", "equivalence classes (one DAG each)" if r.get("enumerate") == "mecs" else "DAGs")
     head.add_row("complete", "yes" if r.get("complete", True) else "NO (truncated)")
     head.add_row("status", str(r.get("status", "—")))
     if r.get("seconds") is not None:

@@ -71,7 +71,8 @@ def test_learn_default_instance_writes_a_report(runner, tmp_path) -> None:
 
 def test_network_limit_is_reported_with_exit_3(runner, small_csv, tmp_path) -> None:
     out = tmp_path / "r.json"
-    res = runner.invoke(main, ["learn", str(small_csv), "--bf", "150", "--max-networks", "2", "--json", str(out)])
+    res = runner.invoke(main, ["learn", str(small_csv), "--bf", "150", "--max-networks", "2", "--json", str(out),
+                               "--enumerate", "dags"])
     assert res.exit_code == 3
     doc = json.loads(out.read_text())
     assert doc["complete"] is False and doc["status"] == "network_limit" and doc["n_networks"] == 2

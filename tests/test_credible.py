@@ -11,12 +11,15 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bnilp.data import from_dataframe, load_data
+from bnilp.errors import InputError
+from bnilp.mec import credible_classes, dags_in_mec
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import learn, solve_table
-from bnilp.scores import make_score
+from bnilp.scores import StructurePrior, make_score
 from tests.conftest import random_discrete_frame
 from tests.oracles import brute_force_credible, brute_force_networks, is_acyclic
 from tests.test_parentsets import full_table
@@ -55,7 +58,7 @@ def test_credible_set_mecs_and_posteriors_equal_brute_force(score_name: str, see
         eps = math.log(bf)
         opt, want = brute_force_credible(everything, eps)
         table = score_parent_sets(score, epsilon=eps)
-        result = solve_table(table, epsilon=eps)
+        result = solve_table(table, epsilon=eps, enumerate_by="dags")
         got = result.solution
         assert got.complete and got.status == "optimal"
         assert got.optimum == pytest.approx(opt, abs=1e-9)
@@ -80,16 +83,21 @@ def test_huge_bf_gives_exact_posteriors_over_all_dags() -> None:
     every = brute_force_networks(table)
     assert len(every) == 543
     spread = every[0][0] - every[-1][0]
-    result = solve_table(table, epsilon=spread + 1.0)
+    result = solve_table(table, epsilon=spread + 1.0, enumerate_by="dags")
     assert len(result.solution.networks) == 543 and result.complete
     assert_posteriors_equal(result, brute_posteriors(every, data.names))
+    # one representative per class (185 classes of DAGs on 4 nodes), every DAG counted, same posteriors
+    classes = solve_table(table, epsilon=spread + 1.0, enumerate_by="mecs")
+    assert classes.report["n_mecs"] == len(classes.solution.networks) == 185
+    assert classes.report["n_networks"] == 543 and classes.complete
+    assert_posteriors_equal(classes, brute_posteriors(every, data.names))
 
 
 def test_mec_prior_weights_each_class_once() -> None:
     frame = random_discrete_frame(9, n=4, N=300)
     data = from_dataframe(frame, discrete=list(frame.columns))
     table = score_parent_sets(make_score("bic", data), epsilon=math.log(150))
-    result = solve_table(table, epsilon=math.log(150), prior="mecs")
+    result = solve_table(table, epsilon=math.log(150), prior="mecs", enumerate_by="dags")
     nets = [(n.score, n.parents) for n in result.solution.networks]
     classes: dict = {}
     for s, p in nets:
@@ -138,7 +146,7 @@ def _table1_row(shared_data, name: str, bf: int) -> None:
     data = load_data(shared_data / "liao2019_ebnsl" / f"{name}.csv", no_header=True)
     slack = PAPER_SLACK.get((name, bf), 0.0)
     eps = math.log(bf)
-    result = learn(data, score="bic", epsilon=eps + slack)
+    result = learn(data, score="bic", epsilon=eps + slack, enumerate_by="dags")
     n_dags, _ = TABLE1[name, bf]
     assert result.complete
     opt = result.solution.optimum
@@ -151,6 +159,16 @@ def _table1_row(shared_data, name: str, bf: int) -> None:
     # score and form 8 complete classes of 24 DAGs, not 64).
     assert result.report["n_mecs"] == len({vp_key(n.parents) for n in result.solution.networks})
     assert all(m["n_dags"] <= m["class_size"] for m in result.report["mecs"])
+    # class enumeration on the same score table: the same classes, each with its DAGs counted
+    classes = solve_table(result.table, epsilon=eps + slack, enumerate_by="mecs")
+    assert classes.complete and classes.report["enumerate"] == "mecs"
+    assert classes.report["n_networks"] == len(result.solution.networks)
+    assert {vp_key(n.parents) for n in classes.solution.networks} == {vp_key(n.parents)
+                                                                      for n in result.solution.networks}
+    by_key = {vp_key(n.parents): m["n_dags"] for n, m in zip(classes.solution.networks, classes.report["mecs"],
+                                                               strict=True)}
+    for m in result.report["mecs"]:
+        assert by_key[vp_key(result.solution.networks[m["members"][0]].parents)] == m["n_dags"]
 
 
 @pytest.mark.parametrize("name,bf", FAST)
@@ -166,7 +184,115 @@ def test_table1_dag_counts_slow(shared_data, name: str, bf: int) -> None:
 
 def test_score_equivalent_classes_share_one_score(shared_data) -> None:
     data = load_data(shared_data / "liao2019_ebnsl" / "tic-tac-toe.csv", no_header=True)
-    result = learn(data, score="bic", bf=3)
+    result = learn(data, score="bic", bf=3, enumerate_by="dags")
     for mec in result.report["mecs"]:
         members = [result.solution.networks[i].score for i in mec["members"]]
         assert np.ptp(members) < 1e-6
+
+
+@pytest.mark.parametrize("prior", ["dags", "mecs"])
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+@pytest.mark.parametrize("seed,n,N", [(0, 4, 50), (1, 5, 200), (2, 5, 1000), (4, 5, 80)])
+def test_class_enumeration_equals_brute_force(score_name: str, seed: int, n: int, N: int, prior: str) -> None:
+    """One representative per credible class, DAGs counted from the CPDAG: the same classes, the same
+    DAG count per class and the same edge posteriors (both priors) as enumerating every DAG."""
+    frame = random_discrete_frame(500 + seed, n=n, N=N)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    score = make_score(score_name, data)
+    everything = full_table(score)
+    for bf in (1, 3, 20, 150):
+        eps = math.log(bf)
+        opt, want = brute_force_credible(everything, eps)
+        table = score_parent_sets(score, epsilon=eps)
+        result = solve_table(table, epsilon=eps, prior=prior, enumerate_by="mecs")
+        got = result.solution
+        assert got.complete and got.status == "optimal" and result.report["enumerate"] == "mecs"
+        assert got.optimum == pytest.approx(opt, abs=1e-9)
+        classes: dict = {}
+        for s, p in want:
+            classes.setdefault(vp_key(p), []).append((s, p))
+        assert [vp_key(net.parents) for net in got.networks] == list(dict.fromkeys(vp_key(net.parents)
+                                                                                    for net in got.networks))
+        assert {vp_key(net.parents) for net in got.networks} == set(classes)
+        for net, m in zip(got.networks, result.report["mecs"], strict=True):
+            assert m["n_dags"] == m["class_size"] == len(classes[vp_key(net.parents)])
+        assert result.report["n_networks"] == len(want) and result.report["n_mecs"] == len(classes)
+        listed = solve_table(table, epsilon=eps, prior=prior, enumerate_by="dags")
+        ours, theirs = result.edge_posteriors(), listed.edge_posteriors()
+        for u, v in itertools.permutations(data.names, 2):
+            assert ours.loc[u, v] == pytest.approx(theirs.loc[u, v], abs=1e-9)
+        if prior == "dags":
+            assert_posteriors_equal(result, brute_posteriors(want, data.names))
+        und = {(a["u"], a["v"]): a["undirected_posterior"] for a in result.report["adjacency"]}
+        assert und == pytest.approx({(a["u"], a["v"]): a["undirected_posterior"]
+                                     for a in listed.report["adjacency"]}, abs=1e-9)
+
+
+def test_list_dags_lists_every_dag_of_every_class() -> None:
+    frame = random_discrete_frame(77, n=5, N=300)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    table = score_parent_sets(make_score("bic", data), epsilon=math.log(20))
+    listed = solve_table(table, epsilon=math.log(20), enumerate_by="dags")
+    expanded = solve_table(table, epsilon=math.log(20), enumerate_by="mecs", list_dags=True)
+    assert expanded.report["listed"] == "all DAGs"
+    assert {as_key(n["parents"]) for n in expanded.report["networks"]} == {as_key(n.parents)
+                                                                           for n in listed.solution.networks}
+    assert expanded.report["n_networks"] == len(listed.solution.networks)
+
+
+def test_auto_enumerates_classes_only_for_score_equivalent_scores() -> None:
+    frame = random_discrete_frame(5, n=4, N=200)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    eps = math.log(3)
+    table = score_parent_sets(make_score("bdeu", data), epsilon=eps)
+    assert table.meta["score_equivalent"] is True
+    assert solve_table(table, epsilon=eps).report["enumerate"] == "mecs"
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(300)
+    mixed = from_dataframe(pd.DataFrame({"x": x, "y": [f"s{v}" for v in np.digitize(x + rng.standard_normal(300),
+                                                                                      [-0.5, 0.5])],
+                                         "z": x + rng.standard_normal(300)}))
+    table = score_parent_sets(make_score("mvp", mixed), epsilon=eps, palim=2)
+    assert table.meta["score_equivalent"] is False
+    assert solve_table(table, epsilon=eps).report["enumerate"] == "dags"
+    with pytest.raises(InputError, match="score-equivalent"):
+        solve_table(table, epsilon=eps, enumerate_by="mecs")
+
+
+def test_in_degree_priors_keep_score_equivalence() -> None:
+    """Every structure prior is a function of in-degrees, and a class's DAGs share the in-degree multiset."""
+    frame = random_discrete_frame(6, n=5, N=300)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    names = data.names
+    rng = np.random.default_rng(1)
+    for kind in ("none", "binomial", "ebic"):
+        score = make_score("bic", data, prior=StructurePrior(kind, data.n))
+        assert score.score_equivalent
+        for _ in range(20):
+            order = list(rng.permutation(names))
+            dag = {v: frozenset(u for u in order[:order.index(v)] if rng.random() < 0.5) for v in names}
+            totals = {round(math.fsum(score.local(names.index(v), tuple(sorted(names.index(p) for p in ps)))
+                                      for v, ps in member.items()), 6) for member in dags_in_mec(dag)}
+            assert len(totals) == 1
+
+
+def test_a_class_the_table_cannot_hold_whole_is_loud_unless_a_palim_explains_it() -> None:
+    frame = random_discrete_frame(11, n=4, N=400)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    eps = math.log(20)
+    table = score_parent_sets(make_score("bic", data), epsilon=eps)
+    result = solve_table(table, epsilon=eps, enumerate_by="mecs")
+    big = max(result.report["mecs"], key=lambda m: m["class_size"])
+    assert big["class_size"] > 1
+    rep = result.solution.networks[result.report["mecs"].index(big)]
+    other = next(d for d in dags_in_mec(rep.parents) if d != rep.parents)
+    v = next(v for v in other if other[v] != rep.parents[v])
+    families = {u: dict(fams) for u, fams in table.families.items()}
+    del families[v][other[v]]                       # a parent set a credible DAG needs
+    with pytest.raises(AssertionError, match="admits only"):
+        credible_classes([rep], families, table.variables, complete_classes=True)
+    (cls,) = credible_classes([rep], families, table.variables, complete_classes=False)
+    assert cls.counted < cls.class_size
+    # every admitted DAG has the class's edge count, so the shares add up to it
+    n_edges = sum(map(len, rep.parents.values()))
+    assert sum(cls.shares.values()) == pytest.approx(n_edges, abs=1e-9)

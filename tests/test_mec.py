@@ -15,11 +15,14 @@ from bnilp.mec import (
     _count_amo,
     _count_amo_rooted,
     _phi,
+    admitted_fractions,
+    count_admitted,
     count_dags_in_mec,
     cpdag,
     cpdag_edges,
     cpdag_edges_meek,
     dags_in_mec,
+    directed_fractions,
     group_by_mec,
     mec_index,
     mec_key,
@@ -242,3 +245,59 @@ def test_group_by_mec_best_first_and_duck_typing():
     ids = mec_index(mecs, len(dags))
     assert all(i in mecs[ids[i]].members for i in range(len(dags)))
     assert all(is_acyclic(d) for m in mecs for d in dags_in_mec(m.cpdag, nodes))
+
+
+def _random_dag(n: int, p: float, rng: random.Random) -> dict[str, frozenset[str]]:
+    names = [f"v{i:02d}" for i in range(n)]
+    order = names[:]
+    rng.shuffle(order)
+    return {v: frozenset(u for u in order[:order.index(v)] if rng.random() < p) for v in names}
+
+
+def _consistent_extensions(dag: dict[str, frozenset[str]]) -> list[dict[str, frozenset[str]]]:
+    """Every DAG with the skeleton and v-structures of ``dag``: orient the CPDAG's undirected edges in every
+    way and keep the acyclic orientations with the same v-structures (independent of the counter)."""
+    directed, undirected = cpdag_edges(dag)
+    und = sorted(tuple(sorted(e)) for e in undirected)
+    want = v_structures(dag)
+    out = []
+    for flips in itertools.product((False, True), repeat=len(und)):
+        pa = {v: set() for v in dag}
+        for u, v in directed:
+            pa[v].add(u)
+        for (a, b), flip in zip(und, flips, strict=True):
+            u, v = (b, a) if flip else (a, b)
+            pa[v].add(u)
+        g = nx.DiGraph([(u, v) for v, ps in pa.items() for u in ps])
+        g.add_nodes_from(pa)
+        cand = {v: frozenset(ps) for v, ps in pa.items()}
+        if nx.is_directed_acyclic_graph(g) and v_structures(cand) == want:
+            out.append(cand)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_class_counts_and_edge_shares_equal_listing_every_consistent_extension(seed):
+    rng = random.Random(4000 + seed)
+    n = rng.randrange(4, 13)
+    dag = _random_dag(n, rng.choice([0.2, 0.35, 0.6]), rng)
+    if len(cpdag_edges(dag)[1]) > 16:          # keep the 2^k listing oracle fast
+        dag = _random_dag(n, 0.15, rng)
+    members = _consistent_extensions(dag)
+    assert count_dags_in_mec(dag) == len(members)
+    shares = directed_fractions(dag)
+    for u, v in {(u, v) for m in members for v, ps in m.items() for u in ps}:
+        assert shares[(u, v)] == pytest.approx(sum(u in m[v] for m in members) / len(members), abs=1e-12)
+    assert all(p > 0 for p in shares.values())
+
+
+def test_count_admitted_counts_only_what_the_table_admits():
+    # a — b — c is one class of 3 DAGs: a → b → c, a ← b ← c and a ← b → c
+    chain = {"a": frozenset(), "b": frozenset("a"), "c": frozenset("b")}
+    every = {v: {frozenset(), *(frozenset(u) for u in "abc" if u != v)} for v in "abc"}
+    assert count_admitted(chain, every, list("abc")) == (3, True)
+    lacking = {**every, "b": {frozenset(), frozenset("c")}}     # b may not have a as a parent
+    admitted = [d for d in dags_in_mec(chain) if all(d[v] in lacking[v] for v in "abc")]
+    assert count_admitted(chain, lacking, list("abc")) == (len(admitted), True) and len(admitted) == 2
+    shares = admitted_fractions(chain, lacking, list("abc"))    # a ← b ← c and a ← b → c
+    assert shares[("b", "a")] == 1.0 and shares[("c", "b")] == shares[("b", "c")] == pytest.approx(0.5)

@@ -29,7 +29,7 @@ from bnilp.cli.options import (
 from bnilp.cli.score import score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
-from bnilp.pipeline import LearnResult, project_network, solve_table
+from bnilp.pipeline import ENUMERATE_CHOICES, LearnResult, project_network, solve_table
 from bnilp.report import print_report, write_dot, write_graphml, write_report
 from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
 
@@ -38,6 +38,12 @@ def solve_options(func):
     """--time-limit, --max-networks, --prior, outputs, --quiet."""
     for opt in reversed([
         click.option("--time-limit", type=float, default=None, help="Seconds for the search (both phases)."),
+        click.option("--enumerate", "enumerate_by", type=click.Choice(list(ENUMERATE_CHOICES)), default="auto",
+                     show_default=True,
+                     help="List every credible DAG, or one per equivalence class with its DAGs counted "
+                          "(auto: classes for score-equivalent scores)."),
+        click.option("--list-dags", is_flag=True,
+                     help="With class enumeration, also list every DAG of every class (can be huge)."),
         click.option("--max-networks", type=int, default=150_000, show_default=True,
                      help="Stop collecting after this many networks (the result is then marked incomplete)."),
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
@@ -198,7 +204,11 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
     with _live(console, opts.get("quiet", False)) as update:
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
-                             warm_start=warm, progress=update)
+                             warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by", "auto"),
+                             list_dags=opts.get("list_dags", False))
+    if not opts.get("quiet") and result.solution.status != "infeasible":
+        console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
+                      f"{result.report['enumerate_reason']}[/dim]", highlight=False)
     if warm_info:
         if warm_info.get("score") is not None and result.solution.networks:
             warm_info["gap_to_optimum"] = result.solution.optimum - warm_info["score"]

@@ -14,6 +14,17 @@ from typing import Any
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 
+#: scores whose network totals are equal on Markov equivalent DAGs: BIC and BDeu (Heckerman, Geiger &
+#: Chickering 1995), CG (every family is a difference of one set function, Andrews et al. eqs. 3–4).
+#: Not CGd, MVP or MML (their discrete-child and polynomial terms depend on the orientation).
+SCORE_EQUIVALENT_SCORES = frozenset({"bic", "bdeu", "cg"})
+#: structure priors that keep score equivalence. Each is a function of the in-degree k_i alone, and the
+#: multiset of in-degrees is the same for every DAG of a class: the nodes of a chain component share their
+#: directed parents, their parents inside it form a clique, and every (j+1)-clique of the component has
+#: exactly one last vertex in an orientation, so Σ_v C(k_v, j) counts those cliques for every j
+#: (checked on random classes in ``tests/test_credible.py``).
+EQUIVALENCE_PRESERVING_PRIORS = frozenset({"none", "binomial", "ebic"})
+
 
 @dataclass(frozen=True)
 class StructurePrior:
@@ -106,8 +117,15 @@ class LocalScore(ABC):
         """Rules of pruning.md that are sound for ``child`` under this score (R1 always)."""
         return frozenset({"R1"})
 
+    @property
+    def score_equivalent(self) -> bool:
+        """Whether Markov equivalent DAGs always get the same total (:data:`SCORE_EQUIVALENT_SCORES`,
+        :data:`EQUIVALENCE_PRESERVING_PRIORS`): the condition for enumerating classes, not DAGs."""
+        return self.name in SCORE_EQUIVALENT_SCORES and self.prior.kind in EQUIVALENCE_PRESERVING_PRIORS
+
     def settings(self) -> dict[str, Any]:
         """How the score was configured (for the score file's sidecar and reports)."""
         out: dict[str, Any] = {"score": self.name, "penalty_discount": self.penalty_discount}
         out.update(self.prior.settings())
+        out["score_equivalent"] = self.score_equivalent
         return out
