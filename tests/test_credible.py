@@ -142,7 +142,7 @@ SLOW = [k for k in TABLE1 if k not in FAST]
 PAPER_SLACK = {("wine", 150): 1e-4, ("zoo", 150): 1e-4}
 
 
-def _table1_row(shared_data, name: str, bf: int) -> None:
+def _table1_row(shared_data, name: str, bf: int, compare_classes: bool = True) -> None:
     data = load_data(shared_data / "liao2019_ebnsl" / f"{name}.csv", no_header=True)
     slack = PAPER_SLACK.get((name, bf), 0.0)
     eps = math.log(bf)
@@ -159,6 +159,8 @@ def _table1_row(shared_data, name: str, bf: int) -> None:
     # score and form 8 complete classes of 24 DAGs, not 64).
     assert result.report["n_mecs"] == len({vp_key(n.parents) for n in result.solution.networks})
     assert all(m["n_dags"] <= m["class_size"] for m in result.report["mecs"])
+    if not compare_classes:   # wine/zoo BF 150 take minutes per mode: their class counts are in the benchmark
+        return
     # class enumeration on the same score table: the same classes, each with its DAGs counted
     classes = solve_table(result.table, epsilon=eps + slack, enumerate_by="mecs")
     assert classes.complete and classes.report["enumerate"] == "mecs"
@@ -179,7 +181,7 @@ def test_table1_dag_counts(shared_data, name: str, bf: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name,bf", SLOW)
 def test_table1_dag_counts_slow(shared_data, name: str, bf: int) -> None:
-    _table1_row(shared_data, name, bf)
+    _table1_row(shared_data, name, bf, compare_classes=bf < 150)
 
 
 def test_score_equivalent_classes_share_one_score(shared_data) -> None:
