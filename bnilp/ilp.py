@@ -544,7 +544,8 @@ class _Acyclicity(Conshdlr):
                  tick: Callable[[], None] | None = None, classes: bool = False):
         self.data = data
         self.classes = classes
-        self.indicators: dict | None = None         # transformed adj/col variables (MEC_ROW_FORM "indicators")
+        self.indicator_vars: dict = {}             # adj/col variables (MEC_ROW_FORM "indicators"), set by _build
+        self.indicators: dict | None = None         # their transformed counterparts
         self.indicator_index: tuple = ()
         self.tick = tick
         self.xvars = xvars
@@ -557,7 +558,7 @@ class _Acyclicity(Conshdlr):
 
     def _indicators(self) -> None:
         """Transformed adj/col variables, once the model is being solved."""
-        if self.indicators is None and getattr(self, "indicator_vars", None):
+        if self.indicators is None and self.indicator_vars:
             self.indicators = {k: self.model.getTransformedVar(v) for k, v in self.indicator_vars.items()}
 
     def _tv(self) -> list:

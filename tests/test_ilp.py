@@ -332,3 +332,24 @@ def test_table1_counts_at_bf20(name, n_bf20):
     assert res.status == "optimal" and res.complete
     assert len(res.networks) == n_bf20
     check_result(table, res, math.log(20))
+
+
+@pytest.mark.parametrize("form,in_lp", [("indicators", False), ("indicators", True), ("families", False),
+                                        ("families", True)])
+def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch, form, in_lp):
+    """On any table (score-equivalent or not) class enumeration returns one DAG of every class that holds
+    a DAG with s ≥ OPT − ε, each once: a class is excluded only after one of its credible DAGs is found.
+    Both written forms of the kbestMEC row, in the LP or enforced lazily, must agree with DAG listing."""
+    from bnilp.mec import mec_key
+    monkeypatch.setattr(ilp, "MEC_ROW_FORM", form)
+    monkeypatch.setattr(ilp, "MEC_ROWS_IN_LP", in_lp)
+    for seed in range(4):
+        table = random_table(5, 300 + seed, keep=0.4, ties=seed % 2 == 1, pruned=True)
+        for eps in EPSILONS:
+            dags = solve(table, eps)
+            classes = solve(table, eps, enumerate_by="mecs")
+            assert classes.complete and classes.enumerated == "mecs"
+            keys = [mec_key(n.parents) for n in classes.networks]
+            assert len(keys) == len(set(keys))
+            assert set(keys) == {mec_key(n.parents) for n in dags.networks}
+            assert all(n.score >= dags.optimum - eps - 1e-9 for n in classes.networks)
