@@ -634,6 +634,17 @@ def _count_amo_with_edge(comp: frozenset[str], adj: Mapping[str, set[str]], u: s
     return memo[key]
 
 
+def _cpdag_of(obj: Any) -> CpdagEdges:
+    """``(directed, undirected)`` edge sets of a DAG's parent map, a :class:`MEC` or an edge-set CPDAG."""
+    if isinstance(obj, MEC):
+        directed, und = obj.cpdag
+    elif isinstance(obj, Mapping):
+        directed, und = cpdag_edges(obj)
+    else:
+        directed, und = obj
+    return set(directed), {frozenset(e) for e in und}
+
+
 def directed_fractions(cpdag_or_dag: Any) -> dict[Edge, float]:
     """P(u → v) over the DAGs of the class, uniformly weighted, for every adjacent pair (u, v).
 
@@ -641,13 +652,8 @@ def directed_fractions(cpdag_or_dag: Any) -> dict[Edge, float]:
     #AMO(C; u → v) / #AMO(C), since the components orient independently (Andersson, Madigan &
     Perlman 1997). Exact integer counts, no listing of the DAGs.
     """
-    if isinstance(cpdag_or_dag, Mapping):
-        directed, und = cpdag_edges(cpdag_or_dag)
-    elif isinstance(cpdag_or_dag, MEC):
-        directed, und = cpdag_or_dag.cpdag
-    else:
-        directed, und = cpdag_or_dag
-    comps, adj = _components_checked((set(directed), und))
+    directed, und = _cpdag_of(cpdag_or_dag)
+    comps, adj = _components_checked((directed, und))
     out: dict[Edge, float] = {(a, b): 1.0 for a, b in directed}
     memo: dict[tuple[frozenset[str], str, str], int] = {}
     for c in comps:
@@ -690,13 +696,7 @@ def count_admitted(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequen
     (count by Clique-Picking); otherwise the class is listed and its admitted members counted —
     ``exact`` is False if it has more than ``max_listed`` DAGs (the count is then a lower bound).
     """
-    if isinstance(cpdag_or_dag, MEC):
-        directed, und = cpdag_or_dag.cpdag
-    elif isinstance(cpdag_or_dag, Mapping):
-        directed, und = cpdag_edges(cpdag_or_dag)
-    else:
-        directed, und = cpdag_or_dag
-    directed = set(directed)
+    directed, und = _cpdag_of(cpdag_or_dag)
     adj = _adjacency(nodes, directed, und)
     und_adj = _adjacency(nodes, (), und)
     everything = True
@@ -719,12 +719,7 @@ def count_admitted(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequen
 def admitted_fractions(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequence[str]) -> dict[Edge, float]:
     """P(u → v) over the *admitted* DAGs of the class (listing them): for classes that a palim or a
     foreign score file cuts, where :func:`directed_fractions` would count DAGs the problem excludes."""
-    if isinstance(cpdag_or_dag, MEC):
-        cp = cpdag_or_dag.cpdag
-    elif isinstance(cpdag_or_dag, Mapping):
-        cp = cpdag_edges(cpdag_or_dag)
-    else:
-        cp = cpdag_or_dag
+    cp = _cpdag_of(cpdag_or_dag)
     counts: dict[Edge, int] = {}
     total = 0
     for dag in dags_in_mec(cp, nodes):
