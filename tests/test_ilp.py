@@ -221,7 +221,7 @@ def test_time_limit_in_phase_two_keeps_the_proven_optimum():
 @pytest.mark.parametrize("seed", range(3))
 def test_enforcement_alone_is_exact(monkeypatch, seed):
     """Without LP separation every cycle must still be cut off by consenfolp/consenfops."""
-    monkeypatch.setattr(ilp, "_separate", lambda data, x, max_cuts=50: [])
+    monkeypatch.setattr(ilp.sepa_cluster, "_separate", lambda data, x, max_cuts=50: [])
     table = random_table(5, 3000 + seed, keep=0.6, ties=seed == 0)
     for eps in (0.0, math.log(20)):
         opt, expected = brute_force_credible(table, eps)
@@ -341,8 +341,8 @@ def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch
     a DAG with s ≥ OPT − ε, each once: a class is excluded only after one of its credible DAGs is found.
     Both written forms of the kbestMEC row, in the LP or enforced lazily, must agree with DAG listing."""
     from bnilp.mec import mec_key
-    monkeypatch.setattr(ilp, "MEC_ROW_FORM", form)
-    monkeypatch.setattr(ilp, "MEC_ROWS_IN_LP", in_lp)
+    monkeypatch.setattr(ilp.settings, "MEC_ROW_FORM", form)
+    monkeypatch.setattr(ilp.settings, "MEC_ROWS_IN_LP", in_lp)
     for seed in range(4):
         table = random_table(5, 300 + seed, keep=0.4, ties=seed % 2 == 1, pruned=True)
         for eps in EPSILONS:

@@ -1,0 +1,83 @@
+"""Exact Bayesian-network structure learning by integer programming: OPT, then the credible set.
+
+Model (Jaakkola et al., AISTATS 2010; Cussens, UAI 2011; Bartlett & Cussens, AIJ 2017):
+
+- one binary ``x(i, Π)`` per candidate parent set Π of variable i, objective ``s(i, Π)``, maximize;
+- convexity ``Σ_Π x(i, Π) = 1`` for every i;
+- acyclicity by *cluster constraints*: for every cluster C (|C| ≥ 2)
+  ``Σ_{i∈C} Σ_{Π∩C≠∅} x(i, Π) ≤ |C| − 1``, written in whichever of this form and the equivalent
+  ``Σ_{i∈C} Σ_{Π∩C=∅} x(i, Π) ≥ 1`` has fewer nonzeros. All 2-clusters (the arrow constraints
+  ``a(j→i) + a(i→j) ≤ 1`` written in family variables) are rows from the start; larger clusters are
+  added lazily by a ``pyscipopt.Conshdlr``: ``conscheck``/``consenfolp``/``consenfops`` test the
+  integral parent choice with a topological sort and cut off every cycle with the cluster cut of
+  its strongly connected component; ``conssepalp`` separates cluster cuts from the fractional LP
+  point with numpy heuristics over the support families: seeds are the SCCs of the arrow-weight
+  digraph at several thresholds and each variable's heaviest two-way pair, improved by a best
+  add/drop local search on the violation. GOBNILP's exact cluster sub-IP is not implemented:
+  enforcement alone makes the model exact, the sub-IP would only strengthen the root bound.
+- a sink-finding primal heuristic (``pyscipopt.Heur``) rounds the LP solution to a DAG; the same
+  routine on the scores alone gives the starting solution; a user DAG can be a warm start.
+
+The objective is shifted by each variable's best local score (coefficients ≤ 0, small magnitudes);
+reported scores are always recomputed with ``math.fsum`` from the table.
+
+Phase 1 proves OPT by branch-and-cut. Phase 2 lists every DAG G with s(G) ≥ OPT − ε in ONE further
+branch-and-cut ("collect and exclude", as GOBNILP_dev in Liao et al., AAAI 2019): the objective limit
+is OPT − ε − tol (tol = 1e-5·max(1, |shifted OPT| + ε)), ``conscheck`` rejects every candidate, and
+``consenfolp``/``consenfops`` record each integral acyclic solution and add its global no-good
+``Σ_i x(i, Π_i) ≤ n − 1`` (``CONSADDED``); presolving, restarts, symmetry handling, conflict
+analysis, primal heuristics and dual reductions are off so that no DAG is lost. The solve ends
+"infeasible" once every credible DAG has been excluded — the normal end. The phase-1 cluster cuts
+start phase 2 as rows. Collected DAGs are filtered with their fsum scores against
+OPT − ε − 1e-9·max(1, |OPT|): the tiny tolerance (the same as the tests' brute-force oracle) keeps
+score-equivalent DAGs whose file scores differ by rounding — wine.BIC.3 (8 decimals) has 12 DAGs
+at exactly OPT and 36 more at OPT − 1e-8, all listed at BF 1.
+
+Measured (2 shared cores, PySCIPOpt 6.3 / SCIP 10; ``benchmarks/solve_table1.py``):
+
+- SCIP's ``aggregation`` separator took 5 of 8 s of a 25-variable root and never cut: off;
+  ``rapidlearning`` (a sub-SCIP that cannot see the handler) doubled wine phase 2: off;
+  ``gomory`` off: wine.BIC.3 phase 1 1.3 → 0.2 s, phase 2 (BF 3) 4.4 → 1.4 s;
+  hybrid cut selection with orthogonality 0 (cluster cuts overlap): 16 → 10 s on a dense root.
+- sparse cluster rows: nltcs (8,929 families) phase 1 46 → 25 s, zoo 3.1 → 1.4 s.
+- phase 2 without ``constraints/linear`` separation (rows are plain linear constraints there; their
+  knapsack separation took 19 of 28 s of the nltcs root): wine 2.5 → 2.3 s, zoo 3.5 → 3.0 s.
+- the sink-finding heuristic: same LPs and nodes with and without it on zoo, tic-tac-toe and a
+  dense table (SCIP's own heuristics find the optimum first); kept for time-limited runs.
+- arrow variables with branching priority (``ARROW_VARIABLES``): no gain on wine, asia, alarm or a
+  dense 25-variable table, so off. Pseudocost-only branching: no gain.
+- large-family instances stay slow: nltcs phase 1 ≈ 25–40 s (the LP with 8,929 columns dominates),
+  adult (3,935 families, scores ≈ −2e5) does not close its 1 % root gap in 120 s; strong branching
+  took 22 of 30 s there. GOBNILP needs 17–54 s for these.
+
+Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
+and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),
+written over adjacency and collider indicator variables linked to the families once
+(``MEC_ROW_FORM``) and enforced on integral points only (``MEC_ROWS_IN_LP``). Measured on hepatitis
+BF 20 (120 s, 2 cores): dense family rows in the LP 1,842 classes (12,639 DAGs counted in 400 s),
+family rows lazily 2,355, indicator rows lazily 3,102 (18,522 DAGs); DAG enumeration lists 15,260 DAGs
+in the same time. wine BF 20: 19.9 s for 101 classes against 21.1 s for their 3,449 DAGs.
+
+SCIP's counting mode (``setParamsCountsols``) was not measured: it switches separation off by
+default, has no binding to read the solutions back, and so needs this handler to record them anyway.
+
+Layout (one module per SCIP plugin, as GOBNILP splits its C sources): :mod:`~bnilp.ilp.settings`
+(constants), :mod:`~bnilp.ilp.families` (arrays and rows), :mod:`~bnilp.ilp.model` (building),
+:mod:`~bnilp.ilp.cons_acyclic` (the handler), :mod:`~bnilp.ilp.sepa_cluster` (cluster separation),
+:mod:`~bnilp.ilp.heur_sinks` (the heuristic), :mod:`~bnilp.ilp.search` (the phases),
+:mod:`~bnilp.ilp.result` (what is returned).
+"""
+
+from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
+from bnilp.ilp.search import solve
+from bnilp.ilp.settings import (
+    ENUMERATE_UNITS,
+    MEC_ROW_FORM,
+    MEC_ROWS_IN_LP,
+    PHASE2_PARAMS,
+    SCIP_PARAMS,
+    STATUSES,
+)
+
+__all__ = ["ENUMERATE_UNITS", "MEC_ROW_FORM", "MEC_ROWS_IN_LP", "PHASE2_PARAMS", "SCIP_PARAMS", "STATUSES",
+           "Network", "Parents", "SolveResult", "solve", "to_digraph"]

@@ -1,0 +1,207 @@
+"""The acyclicity constraint handler (as GOBNILP's cons_dagcluster.c): integral points are checked
+and enforced by cycle detection, fractional points separated by :mod:`bnilp.ilp.sepa_cluster`, and in
+phase 2 every integral acyclic point is recorded and excluded by a global no-good."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from bnilp.ilp import sepa_cluster, settings
+from bnilp.ilp.families import _Data
+from bnilp.ilp.settings import _INT_TOL
+
+
+def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
+    """Strongly connected components (size ≥ 2, as bool vectors) of the union of the chosen
+    families' arrows; empty when that graph is a DAG."""
+    n = data.n
+    pm = [0] * n
+    for k in chosen:
+        pm[data.child[k]] |= data.pmask[k]
+    remaining = (1 << n) - 1
+    while True:
+        sources = 0
+        for i in range(n):
+            if remaining >> i & 1 and not pm[i] & remaining:
+                sources |= 1 << i
+        if not sources:
+            break
+        remaining &= ~sources
+    if not remaining:
+        return []
+    rows, cols = [], []
+    for k in chosen:
+        i = data.child[k]
+        for j in np.flatnonzero(data.pbool[k]):
+            rows.append(j)
+            cols.append(i)
+    adj = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    ncomp, labels = connected_components(adj, directed=True, connection="strong")
+    sizes = np.bincount(labels, minlength=ncomp)
+    return [labels == c for c in np.flatnonzero(sizes >= 2)]
+
+
+def _choice(data: _Data, vals: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] | None]:
+    """(families at 1, the parent choice if exactly one family per variable is at 1)."""
+    chosen = np.flatnonzero(vals > _INT_TOL)
+    counts = np.bincount(data.child[chosen], minlength=data.n)
+    if data.n and np.all(counts == 1):
+        return chosen, tuple(int(k) for k in chosen)
+    return chosen, None
+
+
+class _Acyclicity(Conshdlr):
+    """Acyclicity of the parent choice (phase 1) or collect-and-exclude enumeration (phase 2)."""
+
+    def __init__(self, data: _Data, xvars: list, enumerate_mode: bool, stats: dict,
+                 on_record: Callable[[tuple[int, ...]], None] | None = None,
+                 tick: Callable[[], None] | None = None, classes: bool = False):
+        self.data = data
+        self.classes = classes
+        self.indicator_vars: dict = {}             # adj/col variables (MEC_ROW_FORM "indicators"), set by _build
+        self.indicators: dict | None = None         # their transformed counterparts
+        self.indicator_index: tuple = ()
+        self.tick = tick
+        self.xvars = xvars
+        self.tvars: list | None = None
+        self.enumerate_mode = enumerate_mode
+        self.stats = stats
+        self.on_record = on_record
+        self.recorded: set[tuple[int, ...]] = set()
+        self.clusters: dict[bytes, np.ndarray] = {}
+
+    def _indicators(self) -> None:
+        """Transformed adj/col variables, once the model is being solved."""
+        if self.indicators is None and self.indicator_vars:
+            self.indicators = {k: self.model.getTransformedVar(v) for k, v in self.indicator_vars.items()}
+
+    def _tv(self) -> list:
+        if self.tvars is None:
+            self.tvars = [self.model.getTransformedVar(v) for v in self.xvars]
+        return self.tvars
+
+    def _lp_values(self) -> np.ndarray:
+        return np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K)
+
+    def _sol_values(self, sol) -> np.ndarray:
+        get = self.model.getSolVal
+        return np.fromiter((get(sol, v) for v in self._tv()), dtype=float, count=self.data.K)
+
+    def _add_cluster_row(self, cvec: np.ndarray, kind: str) -> None:
+        fams, lhs, rhs = self.data.cluster_row(cvec)
+        model = self.model
+        row = model.createEmptyRowUnspec(name=f"cluster{self.stats['cuts_total']}", lhs=lhs,
+                                         rhs=rhs, local=False, removable=True)
+        model.cacheRowExtensions(row)
+        tv = self._tv()
+        for k in fams:
+            model.addVarToRow(row, tv[k], 1.0)
+        model.flushRowExtensions(row)
+        model.addCut(row, forcecut=kind != "sepa")
+        model.addPoolCut(row)
+        model.releaseRow(row)
+        self._count(cvec, kind)
+
+    def _add_cluster_cons(self, cvec: np.ndarray, kind: str) -> None:
+        self.model.addCons(_cluster_expr(self._tv(), *self.data.cluster_row(cvec)),
+                           name=f"clustercons{self.stats['cuts_total']}", removable=True)
+        self._count(cvec, kind)
+
+    def _count(self, cvec: np.ndarray, kind: str) -> None:
+        self.clusters.setdefault(cvec.tobytes(), cvec.copy())
+        self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
+        self.stats["cuts_total"] += 1
+
+    def _record(self, choice: tuple[int, ...]) -> None:
+        """Phase 2: store the DAG and exclude it (or, with ``classes``, its whole MEC) by a global no-good."""
+        self.recorded.add(choice)
+        tv = self._tv()
+        if self.classes:
+            t0 = time.perf_counter()
+            self._indicators()
+            if self.indicators is not None:
+                terms, rhs = self.data.mec_row_indicators(choice, *self.indicator_index)
+                tind = self.indicators
+                expr = quicksum(c * tind[key] for key, c in terms)
+                nnz = len(terms)
+            else:
+                fams, coef, rhs = self.data.mec_row(choice)
+                expr = quicksum(c * tv[k] for k, c in zip(fams.tolist(), coef.tolist(), strict=True))
+                nnz = int(fams.size)
+            self.model.addCons(expr >= rhs, name=f"mecnogood{len(self.recorded)}", initial=settings.MEC_ROWS_IN_LP,
+                               removable=False)
+            self.stats["mec_row_seconds"] = self.stats.get("mec_row_seconds", 0.0) + time.perf_counter() - t0
+            self.stats["mec_row_nonzeros"] = self.stats.get("mec_row_nonzeros", 0) + nnz
+            kind = "mec_nogood"
+        else:
+            self.model.addCons(quicksum(tv[k] for k in choice) <= self.data.n - 1,
+                               name=f"nogood{len(self.recorded)}", removable=False)
+            kind = "nogood"
+        self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
+        if self.on_record is not None:
+            self.on_record(choice)
+
+    def _enforce(self, vals: np.ndarray, lp: bool, solinfeasible: bool) -> dict:
+        t0 = time.perf_counter()
+        try:
+            chosen, choice = _choice(self.data, vals)
+            comps = _cyclic_components(self.data, chosen)
+            if comps:
+                for cvec in comps:
+                    if lp:
+                        self._add_cluster_row(cvec, "enfolp")
+                    else:
+                        self._add_cluster_cons(cvec, "enfops")
+                return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
+            if not self.enumerate_mode:
+                return {"result": SCIP_RESULT.FEASIBLE}
+            if choice is None or choice in self.recorded:
+                return {"result": SCIP_RESULT.INFEASIBLE}
+            self._record(choice)
+            return {"result": SCIP_RESULT.CONSADDED}
+        finally:
+            self.stats["python_enforce_seconds"] += time.perf_counter() - t0
+
+    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+        return self._enforce(self._lp_values(), True, solinfeasible)
+
+    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+        return self._enforce(self._sol_values(None), False, solinfeasible)
+
+    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+        if self.enumerate_mode:
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        chosen, _ = _choice(self.data, self._sol_values(solution))
+        if _cyclic_components(self.data, chosen):
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        return {"result": SCIP_RESULT.FEASIBLE}
+
+    def conssepalp(self, constraints, nusefulconss):
+        if self.tick is not None:
+            self.tick()
+        t0 = time.perf_counter()
+        try:
+            cuts = sepa_cluster._separate(self.data, self._lp_values())
+            for cvec in cuts:
+                self._add_cluster_row(cvec, "sepa")
+            self.stats["sepa_calls"] += 1
+            return {"result": SCIP_RESULT.SEPARATED if cuts else SCIP_RESULT.DIDNOTFIND}
+        finally:
+            self.stats["python_sepa_seconds"] += time.perf_counter() - t0
+
+    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+        vars_ = self.xvars if constraint is None or constraint.isOriginal() else self._tv()
+        both = nlockspos + nlocksneg
+        for v in vars_:
+            self.model.addVarLocksType(v, locktype, both, both)
+
+
+def _cluster_expr(vars_: list, fams: np.ndarray, lhs: float | None, rhs: float | None):
+    expr = quicksum(vars_[k] for k in fams)
+    return expr >= lhs if lhs is not None else expr <= rhs

@@ -1,0 +1,139 @@
+"""The family variables flattened into arrays (:class:`_Data`) and the rows written over them:
+cluster constraints and the no-good that excludes a whole Markov equivalence class."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from bnilp.ilp import settings
+from bnilp.ilp.result import Parents
+from bnilp.scorefile import ScoreTable
+
+
+class _Data:
+    """Flattened families. Family k: child ``child[k]``, parents ``pbool[k]`` (bool row over
+    variables), exact score ``score[k]``, shifted objective ``obj[k] = score[k] − best[child]``.
+    Families of one child are contiguous (``start[i]:start[i+1]``) and sorted best first."""
+
+    def __init__(self, table: ScoreTable):
+        self.names = list(table.variables)
+        self.n = n = len(self.names)
+        index = {v: i for i, v in enumerate(self.names)}
+        child, sets, scores, start = [], [], [], [0]
+        for i, v in enumerate(self.names):
+            for ps, s in table.sorted_family(v):
+                child.append(i)
+                sets.append(ps)
+                scores.append(float(s))
+            start.append(len(child))
+        self.K = len(child)
+        self.child = np.asarray(child, dtype=np.intp)
+        self.sets: list[frozenset[str]] = sets
+        self.score = np.asarray(scores, dtype=float)
+        self.start = np.asarray(start, dtype=np.intp)
+        self.pbool = np.zeros((self.K, n), dtype=bool)
+        for k, ps in enumerate(sets):
+            self.pbool[k, [index[p] for p in ps]] = True
+        self.pmask = [sum(1 << index[p] for p in ps) for ps in sets]
+        self.best = np.array([self.score[start[i]] if start[i + 1] > start[i] else -math.inf
+                              for i in range(n)])
+        self.offset = math.fsum(self.best) if n else 0.0
+        self.obj = self.score - self.best[self.child] if self.K else np.zeros(0)
+
+    def exact(self, choice: tuple[int, ...]) -> float:
+        return math.fsum(self.score[k] for k in choice)
+
+    def parents(self, choice: tuple[int, ...]) -> Parents:
+        return {self.names[self.child[k]]: self.sets[k] for k in choice}
+
+    def mec_row(self, choice: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, float]:
+        """The no-good that excludes the whole Markov equivalence class of the DAG ``choice``.
+
+        With adj_e = Σ_{Π∋u} x(v,Π) + Σ_{Π∋v} x(u,Π) (0/1 on DAGs: the 2-cluster rows) and
+        col_(a,c,b) = Σ_{Π⊇{a,b}} x(c,Π), a DAG is in the class of M iff it has M's skeleton E and,
+        on M's unshielded triples U, colliders exactly at M's v-structures V (Verma & Pearl 1990):
+
+            Σ_{e∈E} (1 − adj_e) + Σ_{e∉E} adj_e + Σ_{t∈V} (1 − col_t) + Σ_{t∈U∖V} col_t ≥ 1
+
+        excludes exactly the class (every term is 0 or 1 on a DAG, all are 0 only inside it) —
+        GOBNILP's kbestMEC row written in the family variables. Family (c, Π) gets the coefficient
+        |Π| − 2·|Π ∩ E(c)| + p(Π ∩ E(c)) − 2·p(Π ∩ Pa_M(c)), p(S) = the pairs of S non-adjacent in M.
+        Returns (family indices, coefficients, right-hand side 1 − |E| − |V|)."""
+        n = self.n
+        pa = np.zeros((n, n), dtype=bool)               # pa[c, u]: u → c in M
+        for k in choice:
+            pa[self.child[k]] = self.pbool[k]
+        adj = pa | pa.T
+        nonadj = ~adj
+        np.fill_diagonal(nonadj, False)
+        p = self.pbool.astype(np.int64)
+        inn = (self.pbool & adj[self.child]).astype(np.int64)      # Π ∩ neighbours of c in M
+        inpa = (self.pbool & pa[self.child]).astype(np.int64)      # Π ∩ parents of c in M
+        na = nonadj.astype(np.int64)
+        pairs_nbrs = ((inn @ na) * inn).sum(axis=1) // 2
+        pairs_pa = ((inpa @ na) * inpa).sum(axis=1) // 2
+        coef = p.sum(axis=1) - 2 * inn.sum(axis=1) + pairs_nbrs - 2 * pairs_pa
+        n_edges = int(adj.sum()) // 2
+        n_vstructs = int(sum(((pa[c].astype(np.int64) @ na) * pa[c]).sum() // 2 for c in range(n)))
+        fams = np.flatnonzero(coef)
+        return fams, coef[fams].astype(float), float(1 - n_edges - n_vstructs)
+
+    def class_indicators(self) -> tuple[dict[tuple[int, int], np.ndarray], dict[tuple[int, int, int], np.ndarray]]:
+        """Families behind each adjacency indicator adj_{u,v} (u < v) and each collider indicator
+        col_(a,c,b) = Σ_{Π⊇{a,b}} x(c,Π) (a < b) that some family can switch on."""
+        pairs: dict[tuple[int, int], list[int]] = {}
+        triples: dict[tuple[int, int, int], list[int]] = {}
+        for k in range(self.K):
+            c = int(self.child[k])
+            ps = np.flatnonzero(self.pbool[k]).tolist()
+            for u in ps:
+                pairs.setdefault((min(u, c), max(u, c)), []).append(k)
+            for i, a in enumerate(ps):
+                for b in ps[i + 1:]:
+                    triples.setdefault((a, c, b), []).append(k)
+        return ({p: np.asarray(f, dtype=np.intp) for p, f in pairs.items()},
+                {t: np.asarray(f, dtype=np.intp) for t, f in triples.items()})
+
+    def mec_row_indicators(self, choice: tuple[int, ...], pairs: Any, triples: Any
+                           ) -> tuple[list[tuple[str, Any]], float]:
+        """:meth:`mec_row` over the indicators of :meth:`class_indicators`: [(("adj", p) | ("col", t), coef)] and
+        the right-hand side — O(candidate pairs + triples) nonzeros instead of one per family."""
+        n = self.n
+        pa = np.zeros((n, n), dtype=bool)
+        for k in choice:
+            pa[self.child[k]] = self.pbool[k]
+        adj = pa | pa.T
+        terms: list[tuple[Any, float]] = [(("adj", p), -1.0 if adj[p] else 1.0) for p in pairs]
+        n_edges = int(adj.sum()) // 2
+        n_v = 0
+        for c in range(n):
+            nbrs = np.flatnonzero(adj[c]).tolist()
+            for i, a in enumerate(nbrs):
+                for b in nbrs[i + 1:]:
+                    if adj[a, b]:
+                        continue
+                    if pa[c, a] and pa[c, b]:
+                        terms.append((("col", (a, c, b)), -1.0))
+                        n_v += 1
+                    elif (a, c, b) in triples:
+                        terms.append((("col", (a, c, b)), 1.0))
+        return terms, float(1 - n_edges - n_v)
+
+    def cluster_families(self, cvec: np.ndarray) -> np.ndarray:
+        """Indices of families whose child is in C and whose parents meet C."""
+        sel = cvec[self.child] & self.pbool[:, cvec].any(axis=1)
+        return np.flatnonzero(sel)
+
+    def cluster_row(self, cvec: np.ndarray) -> tuple[np.ndarray, float | None, float | None]:
+        """The sparser of the two equivalent forms of C's cluster constraint (equivalent given
+        the convexity rows): ``Σ_{i∈C} Σ_{Π∩C≠∅} x ≤ |C| − 1`` or ``Σ_{i∈C} Σ_{Π∩C=∅} x ≥ 1``.
+        Returns (family indices, lhs, rhs) with ``None`` for an infinite side."""
+        in_c = cvec[self.child]
+        meets = in_c & self.pbool[:, cvec].any(axis=1)
+        n_meets = int(meets.sum())
+        if settings.SPARSE_CLUSTERS and int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
+            return np.flatnonzero(in_c & ~meets), 1.0, None
+        return np.flatnonzero(meets), None, float(cvec.sum() - 1)

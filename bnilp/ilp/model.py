@@ -1,0 +1,72 @@
+"""Model building: family variables, convexity rows, the 2-cluster rows and the plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from pyscipopt import Model, quicksum
+
+from bnilp.ilp import settings
+from bnilp.ilp.cons_acyclic import _Acyclicity, _cluster_expr
+from bnilp.ilp.families import _Data
+
+
+def _new_stats() -> dict[str, Any]:
+    return {"cuts": {}, "cuts_total": 0, "sepa_calls": 0, "python_sepa_seconds": 0.0,
+            "python_enforce_seconds": 0.0, "python_heur_seconds": 0.0, "heur_solutions": 0}
+
+
+def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
+           on_record: Callable[[tuple[int, ...]], None] | None = None,
+           clusters: list[np.ndarray] | None = None,
+           tick: Callable[[], None] | None = None, classes: bool = False) -> tuple[Model, list, _Acyclicity]:
+    """The family-variable model with convexity rows, all 2-cluster rows and the handler."""
+    model = Model("bnilp")
+    model.hideOutput(not verbose)
+    xvars = [model.addVar(name=f"x{k}", vtype="B", obj=float(data.obj[k])) for k in range(data.K)]
+    model.setMaximize()
+    for i in range(data.n):
+        model.addCons(quicksum(xvars[k] for k in range(data.start[i], data.start[i + 1])) == 1,
+                      name=f"convex_{i}")
+    pair = np.zeros(data.n, dtype=bool)
+    for i in range(data.n):
+        for j in range(i + 1, data.n):
+            pair[:] = False
+            pair[[i, j]] = True
+            fams = data.cluster_families(pair)
+            if len(set(data.child[fams].tolist())) == 2:
+                model.addCons(_cluster_expr(xvars, *data.cluster_row(pair)), name=f"pair_{i}_{j}")
+    if settings.ARROW_VARIABLES:
+        for i in range(data.n):
+            block = np.arange(data.start[i], data.start[i + 1])
+            for j in np.flatnonzero(data.pbool[block].any(axis=0)):
+                arrow = model.addVar(name=f"a_{j}_{i}", vtype="B", obj=0.0)
+                model.chgVarBranchPriority(arrow, 10)
+                model.addCons(arrow == quicksum(xvars[k] for k in block[data.pbool[block, j]]),
+                              name=f"arrow_{j}_{i}")
+    for c, cvec in enumerate(clusters or []):
+        model.addCons(_cluster_expr(xvars, *data.cluster_row(cvec)), name=f"phase1cut{c}",
+                      removable=True)
+    hdlr = _Acyclicity(data, xvars, enumerate_mode, stats, on_record, tick, classes)
+    if classes and settings.MEC_ROW_FORM == "indicators":
+        pairs, triples = data.class_indicators()
+        ind = {}
+        for key, fams in [(("adj", p), f) for p, f in pairs.items()] + [(("col", t), f) for t, f in triples.items()]:
+            var = model.addVar(name=f"{key[0]}_{'_'.join(map(str, key[1]))}", vtype="C", lb=0.0, ub=1.0, obj=0.0)
+            model.addCons(var == quicksum(xvars[k] for k in fams.tolist()), name=f"def_{var.name}")
+            ind[key] = var
+        hdlr.indicator_vars = ind
+        hdlr.indicator_index = (pairs, triples)
+    model.includeConshdlr(hdlr, "acyclic", "acyclicity of the parent choice by cluster cuts",
+                          sepapriority=settings.ACYCLIC_SEPAPRIORITY, enfopriority=settings.ACYCLIC_ENFOPRIORITY,
+                          chckpriority=settings.ACYCLIC_CHECKPRIORITY, sepafreq=settings.ACYCLIC_SEPAFREQ,
+                          propfreq=-1, eagerfreq=-1, maxprerounds=0, needscons=True)
+    cons = model.createCons(hdlr, "acyclic", initial=False, separate=True, enforce=True, check=True,
+                            propagate=False, local=False, modifiable=False, dynamic=False,
+                            removable=False, stickingatnode=False)
+    model.addPyCons(cons)
+    for name, value in settings.SCIP_PARAMS.items():
+        model.setParam(name, value)
+    return model, xvars, hdlr

@@ -1,0 +1,84 @@
+"""What a solve returns: :class:`Network`, :class:`SolveResult`, and the parent-map graph helper."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+Parents = dict[str, frozenset[str]]
+
+
+@dataclass
+class Network:
+    """A DAG: ``score`` is the fsum of its local scores; ``parents`` has every variable."""
+
+    score: float
+    parents: Parents
+
+
+@dataclass
+class SolveResult:
+    """Outcome of :func:`solve`. ``networks`` are best first, each listed once, and all have
+    score ≥ OPT − ε − 1e-9·max(1, |OPT|) (fsum scores; the tolerance only absorbs float noise)."""
+
+    optimum: float | None
+    bound: float
+    gap: float
+    status: str
+    seconds: float
+    epsilon: float
+    complete: bool
+    networks: list[Network]
+    stats: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+    enumerated: str = "dags"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary (non-finite floats become ``None``)."""
+        return {
+            "optimum": _finite(self.optimum),
+            "bound": _finite(self.bound),
+            "gap": _finite(self.gap),
+            "status": self.status,
+            "seconds": self.seconds,
+            "epsilon": self.epsilon,
+            "complete": self.complete,
+            "n_networks": len(self.networks),
+            "networks": [{"score": net.score,
+                          "parents": {v: sorted(ps) for v, ps in net.parents.items()}}
+                         for net in self.networks],
+            "stats": {k: _jsonable(v) for k, v in self.stats.items()},
+            "message": self.message,
+            "enumerate": self.enumerated,
+        }
+
+
+def _finite(value: float | None) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _finite(float(value))
+    return value
+
+
+def to_digraph(parents: Parents) -> nx.DiGraph:
+    """The network as a DiGraph: every variable a node, an edge parent → child per arrow."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(parents)
+    for child, ps in parents.items():
+        graph.add_edges_from((p, child) for p in sorted(ps))
+    return graph

@@ -1,0 +1,290 @@
+"""The two phases: prove OPT (phase 1), then list the credible set (phase 2); statuses and signals."""
+
+from __future__ import annotations
+
+import logging
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
+
+from bnilp.errors import InputError
+from bnilp.ilp import settings
+from bnilp.ilp.cons_acyclic import _choice
+from bnilp.ilp.families import _Data
+from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
+from bnilp.ilp.model import _build, _new_stats
+from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
+from bnilp.ilp.settings import ENUMERATE_UNITS
+from bnilp.scorefile import ScoreTable
+
+logger = logging.getLogger("bnilp.ilp")
+
+
+@dataclass
+class _Signals:
+    """SIGTERM seen during a solve, and the model to interrupt (SCIP itself catches SIGINT)."""
+
+    received: bool = False
+    model: Any = None
+
+
+@contextmanager
+def _sigterm_interrupts(sig: _Signals):
+    """While solving, SIGTERM interrupts SCIP like Ctrl-C does (main thread only; Python runs the
+    handler at the next callback into Python, which the cluster handler makes frequent)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        sig.received = True
+        if sig.model is not None and sig.model.getStage() == SCIP_STAGE.SOLVING:
+            sig.model.interruptSolve()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _early_stop(scip_status: str, sig: _Signals) -> tuple[str, str]:
+    """(status, words) for a search that SCIP ended before it was done (not optimal, not infeasible)."""
+    if sig.received or scip_status == "userinterrupt":
+        return "interrupted", "interrupted (SIGINT/SIGTERM)"
+    if scip_status == "memlimit":
+        return "memory_limit", "memory limit reached"
+    return "time_limit", "time limit reached"
+
+
+def _tie_tol(opt: float) -> float:
+    """Float noise allowed below OPT − ε (the tests' oracle uses the same): score-equivalent DAGs
+    whose file scores differ only by rounding (e.g. 1e-8 in 8-decimal files) stay in the set."""
+    return 1e-9 * max(1.0, abs(opt))
+
+
+def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
+    ws = {v: frozenset(p) for v, p in warm_start.items()}
+    missing = [v for v in table.variables if v not in ws]
+    extra = [v for v in ws if v not in table.families]
+    if missing or extra:
+        raise InputError(f"warm start: variables missing {missing[:5]} / unknown {extra[:5]}")
+    for v, ps in ws.items():
+        if ps not in table.families[v]:
+            raise InputError(f"warm start: parent set {sorted(ps)} of {v!r} is not in the score table")
+    if not nx.is_directed_acyclic_graph(to_digraph(ws)):
+        raise InputError("warm start: the network has a directed cycle")
+    return ws
+
+
+def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None = None,
+          max_networks: int = 150_000, warm_start: Parents | None = None,
+          enumerate_ties: bool = True, progress: Callable[[dict], None] | None = None,
+          verbose: bool = False, enumerate_by: str = "dags") -> SolveResult:
+    """Prove OPT (phase 1), then list every DAG with score ≥ OPT − ε (phase 2).
+
+    Phase 2 runs when ``epsilon > 0``, or when ``epsilon == 0`` and ``enumerate_ties``.
+    ``time_limit`` (seconds) covers both phases; ``max_networks`` caps the credible set.
+    ``enumerate_by="mecs"`` lists one representative DAG per credible Markov equivalence class instead,
+    excluding each class found by :meth:`_Data.mec_row` (valid for score-equivalent scores only: every
+    DAG of a class then has its representative's score); ``max_networks`` then caps classes.
+    ``complete`` is True only when the returned list is provably the whole credible set; ``status`` is
+    one of :data:`STATUSES` (SIGINT or SIGTERM during the search: ``interrupted``, with what was found)."""
+    sig = _Signals()
+    with _sigterm_interrupts(sig):
+        return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
+                      enumerate_by)
+
+
+def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_networks: int,
+           warm_start: Parents | None, enumerate_ties: bool, progress: Callable[[dict], None] | None,
+           verbose: bool, sig: _Signals, enumerate_by: str) -> SolveResult:
+    if enumerate_by not in ENUMERATE_UNITS:
+        raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_UNITS)}, got {enumerate_by!r}")
+    classes = enumerate_by == "mecs"
+    if epsilon < 0 or not math.isfinite(epsilon):
+        raise InputError(f"epsilon must be a finite number ≥ 0, got {epsilon}")
+    if max_networks < 1:
+        raise InputError(f"max_networks must be ≥ 1, got {max_networks}")
+    t_start = time.perf_counter()
+    deadline = None if time_limit is None else t_start + max(0.0, float(time_limit))
+    ws = _validate_warm_start(table, warm_start) if warm_start is not None else None
+    data = _Data(table)
+    stats1 = _new_stats()
+    last_tick = [0.0]
+
+    def elapsed() -> float:
+        return time.perf_counter() - t_start
+
+    def report(phase: str, networks: int, force: bool = False, **extra: Any) -> None:
+        if progress is None:
+            return
+        now = time.perf_counter()
+        if force or now - last_tick[0] >= 0.25:
+            last_tick[0] = now
+            progress({"phase": phase, "networks": networks, "elapsed": now - t_start, **extra})
+
+    def remaining() -> float | None:
+        return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+    def finish(**kw: Any) -> SolveResult:
+        res = SolveResult(seconds=elapsed(), epsilon=float(epsilon), enumerated=enumerate_by, **kw)
+        report("done", len(res.networks), force=True, status=res.status)
+        logger.info("bnilp.ilp: %s, OPT %s, %d networks in %.2f s", res.status, res.optimum,
+                    len(res.networks), res.seconds)
+        return res
+
+    if any(data.start[i + 1] == data.start[i] for i in range(data.n)):
+        return finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                      networks=[], stats={"phase1": stats1},
+                      message="a variable has no candidate parent set: no DAG exists")
+
+    if data.n == 0:
+        return finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
+                      networks=[Network(0.0, {})], stats={"phase1": stats1})
+
+    # ---- phase 1 -------------------------------------------------------------------------
+    report("optimize", 0, force=True)
+    def tick1() -> None:
+        report("optimize", 0)
+
+    model, xvars, hdlr = _build(data, stats1, False, verbose, tick=tick1)
+    model.includeHeur(_SinkHeur(hdlr, stats1, tick1), "sinkfind",
+                      "sink-finding LP rounding", "S", priority=settings.SINK_HEUR_PRIORITY,
+                      freq=settings.SINK_HEUR_FREQ, freqofs=0, maxdepth=-1,
+                      timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+    starts = []
+    if ws is not None:
+        starts.append(tuple(data.start[i] + [ps for ps, _ in table.sorted_family(v)].index(ws[v])
+                            for i, v in enumerate(data.names)))
+    greedy = _sink_dag(data, np.zeros(data.K))
+    if greedy is not None:
+        starts.append(greedy)
+    for choice in starts:
+        sol = model.createSol()
+        for k in choice:
+            model.setSolVal(sol, xvars[k], 1.0)
+        model.addSol(sol)
+    rem = remaining()
+    if rem is not None:
+        model.setParam("limits/time", max(rem, 1e-3))
+    t1 = time.perf_counter()
+    sig.model = model
+    model.optimize()
+    sig.model = None
+    stats1["seconds"] = time.perf_counter() - t1
+    status1 = model.getStatus()
+    stats1.update(scip_status=status1, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
+                  lps=model.getNLPs(), solutions_found=model.getNSolsFound(),
+                  n_families=data.K, n_variables=data.n)
+    stats: dict[str, Any] = {"phase1": stats1}
+    # Σ_i best_i is always an upper bound (SCIP reports its infinity before the first LP).
+    dual = min(model.getDualbound(), 0.0) + data.offset if status1 != "infeasible" else -math.inf
+    best_choice: tuple[int, ...] | None = None
+    if model.getNSols():
+        _, best_choice = _choice(data, np.array([model.getSolVal(model.getBestSol(), v) for v in xvars]))
+    if status1 == "optimal" and best_choice is None:
+        raise RuntimeError("SCIP reported optimal but its best solution is not a parent choice")
+    if status1 == "infeasible":
+        return finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                      networks=[], stats=stats, message="the score table admits no DAG")
+    if status1 != "optimal":
+        status, why = _early_stop(status1, sig)
+        if best_choice is None:
+            return finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False,
+                          networks=[], stats=stats,
+                          message=f"{why} in phase 1 before any DAG was found "
+                                  f"(upper bound {dual:.6f}); optimality not proven")
+        opt = data.exact(best_choice)
+        gap = abs(dual - opt) / max(abs(opt), 1e-12)
+        return finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
+                      networks=[Network(opt, data.parents(best_choice))], stats=stats,
+                      message=f"{why} in phase 1: best DAG {opt:.6f}, upper bound "
+                              f"{dual:.6f}, gap {gap:.3g}; optimality not proven")
+    assert best_choice is not None
+    opt = data.exact(best_choice)
+    opt_shift = math.fsum(data.obj[k] for k in best_choice)
+    phase1_clusters = list(hdlr.clusters.values())
+    del model, hdlr
+    if epsilon == 0 and not enumerate_ties:
+        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=False,
+                      networks=[Network(opt, data.parents(best_choice))], stats=stats,
+                      message="optimal network found; other optimal networks (ties) were not listed")
+
+    # ---- phase 2 -------------------------------------------------------------------------
+    stats2 = _new_stats()
+    stats["phase2"] = stats2
+    credible: dict[tuple[int, ...], float] = {}
+    threshold = [opt - epsilon - _tie_tol(opt)]
+    limit_hit = [False]
+
+    def on_record(choice: tuple[int, ...]) -> None:
+        s = data.exact(choice)
+        if s >= threshold[0]:
+            credible[choice] = s
+            if len(credible) >= max_networks:
+                limit_hit[0] = True
+                model2.interruptSolve()
+        report("enumerate", len(credible))
+
+    report("enumerate", 0, force=True)
+    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, phase1_clusters,
+                              tick=lambda: report("enumerate", len(credible)), classes=classes)
+    tol = 1e-5 * max(1.0, abs(opt_shift) + epsilon)
+    model2.setObjlimit(opt_shift - epsilon - tol)
+    model2.setPresolve(SCIP_PARAMSETTING.OFF)
+    model2.setHeuristics(SCIP_PARAMSETTING.OFF)
+    for name, value in settings.PHASE2_PARAMS.items():
+        model2.setParam(name, value)
+    rem = remaining()
+    stopped = None          # (status, words) when phase 2 ended before proving the set complete
+    if sig.received:
+        stopped = _early_stop("userinterrupt", sig)
+    elif rem is not None and rem <= 0:
+        stopped = _early_stop("timelimit", sig)
+    else:
+        if rem is not None:
+            model2.setParam("limits/time", max(rem, 1e-3))
+        t2 = time.perf_counter()
+        sig.model = model2
+        model2.optimize()
+        sig.model = None
+        stats2["seconds"] = time.perf_counter() - t2
+        status2 = model2.getStatus()
+        stats2.update(scip_status=status2, nodes=model2.getNTotalNodes(),
+                      lp_iterations=model2.getNLPIterations(), lps=model2.getNLPs(),
+                      collected=len(hdlr2.recorded))
+        if not limit_hit[0] and status2 != "infeasible":
+            stopped = _early_stop(status2, sig)
+    best = max(credible.values(), default=opt)
+    if best > opt:          # SCIP's tolerance may have picked a DAG a hair below the true OPT
+        opt = best
+        threshold[0] = opt - epsilon - _tie_tol(opt)
+    items = sorted(((s, c) for c, s in credible.items() if s >= threshold[0]), key=lambda sc: (-sc[0], sc[1]))
+    if not items:
+        items = [(data.exact(best_choice), best_choice)]
+    networks = [Network(s, data.parents(c)) for s, c in items[:max_networks]]
+    n_found = len(networks)
+    if limit_hit[0]:
+        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="network_limit", complete=False,
+                      networks=networks, stats=stats,
+                      message=f"network limit reached: stopped after {n_found} credible "
+                              f"{'classes' if classes else 'networks'} "
+                              f"(there may be more; the list is not the top {n_found})")
+    if stopped is not None:
+        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status=stopped[0], complete=False,
+                      networks=networks, stats=stats,
+                      message=f"{stopped[1]} while listing credible networks (SCIP: "
+                              f"{stats2.get('scip_status', 'not started')}): OPT is proven, "
+                              f"but only {n_found} networks within epsilon were found (incomplete)")
+    return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=True,
+                  networks=networks, stats=stats)

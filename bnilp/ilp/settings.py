@@ -1,0 +1,71 @@
+"""Named constants of the ILP: tolerances, SCIP parameters, plugin priorities, statuses and the
+enumeration units. One place for each: the plugins and :mod:`bnilp.ilp.search` import them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_INT_TOL = 0.5          # an integral value is read as 1 when above this
+_CUT_TOL = 1e-6         # minimal violation of a separated cluster cut
+_SUPPORT_TOL = 1e-7     # LP values below this are treated as 0 by the separator
+_THRESHOLDS = (0.999, 0.5, 0.25, 1e-6)   # arrow-weight thresholds for the SCC separator
+
+#: Extra SCIP parameters of phase 2 (enumeration must not lose solutions: no restarts, no dual
+#: reductions, no conflict analysis; presolving and heuristics are switched off in ``solve``).
+PHASE2_PARAMS: dict[str, Any] = {
+    "presolving/maxrestarts": 0,
+    "misc/allowstrongdualreds": False,
+    "misc/allowweakdualreds": False,
+    "conflict/enable": False,
+    # Without presolving the rows stay "linear" constraints, whose knapsack separation took
+    # 19 of 28 s of the nltcs root: rows not in the LP are still added by enforcement.
+    "constraints/linear/sepafreq": -1,
+}
+
+#: Arrow variables a(j→i) = Σ_{Π∋j} x(i, Π) with a higher branching priority than the families.
+ARROW_VARIABLES = False
+
+#: Write each cluster constraint in its sparser equivalent form (see ``_Data.cluster_row``).
+SPARSE_CLUSTERS = True
+
+#: SCIP parameters of both phases (measured on wine.BIC.3 and random 25-variable tables).
+SCIP_PARAMS: dict[str, Any] = {
+    "misc/usesymmetry": 0,                   # symmetry detection does not see the cluster handler
+    "limits/gap": 0.0,
+    "limits/absgap": 0.0,
+    "separating/aggregation/freq": -1,       # seconds per round, never a cut on BNSL
+    "separating/rapidlearning/freq": -1,     # sub-SCIP without the cluster handler: 2x slower
+    "separating/gomory/freq": -1,            # wine.BIC.3: phase 1 1.3 s -> 0.2 s, phase 2 4.4 -> 1.4 s
+    "cutselection/hybrid/minorthoroot": 0.0,  # cluster cuts overlap: keep near-parallel ones
+    "cutselection/hybrid/minortho": 0.0,
+}
+
+#: how a class no-good is written: over the family variables (dense) or over adjacency/collider
+#: indicator variables linked to the families once ("indicators", GOBNILP kbestMEC's form)
+MEC_ROW_FORM = "indicators"
+#: whether each class no-good enters the LP at once (True) or only enforces integral points (False)
+MEC_ROWS_IN_LP = False
+
+#: what phase 2 enumerates: every credible DAG, or one representative per credible Markov equivalence class
+ENUMERATE_UNITS = ("dags", "mecs")
+
+#: every status a solve can end in, with ``complete`` and the CLI's exit code (README, "Statuses")
+STATUSES = {
+    "optimal": "OPT proven; the credible set is complete (exit 0)",
+    "infeasible": "the score table admits no DAG (exit 2, no result)",
+    "time_limit": "the time limit stopped phase 1 or 2; OPT or the set is not proven (exit 3)",
+    "memory_limit": "SCIP's memory limit stopped the search (exit 3)",
+    "network_limit": "max_networks networks collected; there may be more (exit 3)",
+    "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search; what was found is kept (exit 3)",
+}
+
+# ---- plugin priorities and frequencies (SCIP's meaning; GOBNILP uses the same kinds of values) ----
+#: the acyclicity handler separates before SCIP's own separators (positive) and enforces after the
+#: linear constraints (very negative: integrality and the rows decide first)
+ACYCLIC_SEPAPRIORITY = 100
+ACYCLIC_ENFOPRIORITY = -2_000_000
+ACYCLIC_CHECKPRIORITY = -2_000_000
+ACYCLIC_SEPAFREQ = 1
+#: the sink-finding heuristic runs after every node LP, before SCIP's rounding heuristics
+SINK_HEUR_PRIORITY = 1000
+SINK_HEUR_FREQ = 1
