@@ -148,7 +148,7 @@ def _table1_row(shared_data, name: str, bf: int, compare_classes: bool = True) -
     eps = math.log(bf)
     result = learn(data, score="bic", epsilon=eps + slack, enumerate_by="dags")
     n_dags, _ = TABLE1[name, bf]
-    assert result.complete
+    assert result.complete, (result.solution.status, result.solution.message, result.solution.stats)
     opt = result.solution.optimum
     within = [n for n in result.solution.networks if n.score >= opt - eps - slack - 1e-9]
     assert len(within) == n_dags
