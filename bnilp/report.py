@@ -61,11 +61,14 @@ def _variables_of(result_dict: Mapping[str, Any]) -> list[str]:
 
 
 def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
-              variables: Sequence[str] | None = None) -> dict[str, Any]:
-    """Group ``result_dict["networks"]`` into MECs, weight them and return :func:`result_json`."""
+              variables: Sequence[str] | None = None, knowledge: Any = None) -> dict[str, Any]:
+    """Group ``result_dict["networks"]`` into MECs, weight them and return :func:`result_json`
+    (with ``knowledge``, a class is its DAGs that satisfy it: see :attr:`bnilp.mec.MEC.knowledge`)."""
     nets = network_items(result_dict.get("networks") or [])
     variables = list(variables) if variables is not None else _variables_of(result_dict)
     mecs = group_by_mec(nets)
+    for m in mecs:
+        m.knowledge = knowledge
     scores = [s for s, _ in nets]
     ids = mec_index(mecs, len(nets)) if prior == "mecs" else None
     w = weights(scores, result_dict.get("optimum"), prior, ids)
@@ -128,6 +131,12 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
             },
             "members": [int(i) for i in m.members],
         })
+        if m.knowledge is not None:      # the class under background knowledge: its PDAG
+            pd_dir, pd_und = m.pdag
+            out["mecs"][-1]["pdag"] = {
+                "directed": sorted(([u, v] for u, v in pd_dir), key=lambda e: (rank[e[0]], rank[e[1]])),
+                "undirected": sorted((_ordered(e, rank) for e in pd_und), key=lambda e: (rank[e[0]], rank[e[1]])),
+            }
     if mecs and all(m.shares is not None for m in mecs):   # classes counted, not listed
         d = class_edge_posteriors(mecs, [w[m.members].sum() for m in mecs], variables).to_numpy()
     else:
