@@ -243,16 +243,16 @@ class Knowledge:
             if a in tier and b in tier and tier[a] > tier[b]:
                 raise InputError(f"{self._src(('required_ancestors', a, b))}: 'require {a} ~> {b}' goes against the "
                                  f"tiers ({a} is in tier {tier[a] + 1}, {b} in tier {tier[b] + 1})")
-        # a cycle among required arrows and required ancestor relations (both are directed paths)
+        # a cycle among required arrows and required ancestor relations (both are directed paths):
+        # added in the order they were written, the statement that closes one is named
+        stated = sorted(((self._src((f, a, b)), f, a, b) for f in ("required", "required_ancestors")
+                         for a, b in getattr(self, f)), key=lambda t: _line_order(t[0]))
         paths: dict[str, set[str]] = {}
-        for a, b in (*self.required, *self.required_ancestors):
+        for src, f, a, b in stated:
+            if a in descendants({v: {u for u, ws in paths.items() if v in ws} for v in names}).get(b, ()):
+                raise InputError(f"{src}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' closes a directed cycle of "
+                                 "required arrows/ancestor relations")
             paths.setdefault(a, set()).add(b)
-        reach = descendants({v: {u for u, ws in paths.items() if v in ws} for v in names})
-        for f in ("required", "required_ancestors"):
-            for a, b in getattr(self, f):
-                if a in reach.get(b, ()):
-                    raise InputError(f"{self._src((f, a, b))}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' closes a "
-                                     "directed cycle of required arrows/ancestor relations")
         return self
 
     # ---- combining, (de)serialising -------------------------------------------------------------
@@ -295,6 +295,12 @@ class Knowledge:
         return read_knowledge(obj)
 
 
+def _line_order(src: str) -> tuple[str, int]:
+    """Sort key of a statement's place ``file:line`` (file, then line number)."""
+    head, _, tail = src.rpartition(":")
+    return (head, int(tail)) if tail.isdigit() else (src, 0)
+
+
 def descendants(parents: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
     """Proper descendants of every node of the parent map (what a directed path reaches)."""
     children: dict[str, set[str]] = {v: set() for v in parents}
@@ -332,6 +338,9 @@ def parse_knowledge(text: str, filename: str = "<knowledge>") -> Knowledge:
             names = [v.strip() for v in rest.split(",")]
             if not rest or any(not v for v in names):
                 raise InputError(f"{src}: expected '{word} a, b, ...' (comma-separated names), got {line!r}")
+            for v in names:
+                if ("tier", v) in where:
+                    raise InputError(f"{src}: {v!r} is already in a tier ({where[('tier', v)]})")
             if word == "tier!":
                 strict.add(len(tiers))
             tiers.append(tuple(names))
