@@ -248,6 +248,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k)
     if k is not None:
         report["knowledge"] = knowledge_report(k)
+        for edge in report["edges"]:
+            if (edge["from"], edge["to"]) in set(k.required):
+                edge["knowledge"] = "required"
         if note:
             report["knowledge_note"] = note
     report["enumerate"] = unit

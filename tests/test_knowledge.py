@@ -265,3 +265,24 @@ def test_class_listing_guard_is_an_error_not_a_miscount() -> None:
     assert knowledge_class(chain, list(chain), Knowledge(required_ancestors=[("d", "a")]))[0] == 1
     with pytest.raises(InputError, match="MAX_CLASS_LISTED"):
         knowledge_class(chain, list(chain), Knowledge(forbidden=[("a", "b")]), max_listed=2)
+
+
+def test_reports_mark_required_and_forbidden_arrows(tmp_path) -> None:
+    """JSON (knowledge, edge marks, class PDAGs), edges.csv, averaged.dot (required bold blue, stated
+    forbidden arrows red dashed, tiers on one rank) and the pictures are written."""
+    from bnilp.report import write_report
+
+    k = Knowledge(required=[("asia", "tub")], forbidden=[("dysp", "xray")],
+                  tiers=[["asia", "smoke"], ["tub", "lung", "bronc"], ["either"], ["xray", "dysp"]])
+    result = learn("instances/asia.csv", bf=20, knowledge=k)
+    r = result.report
+    assert r["knowledge"]["required_arrows"] == [["asia", "tub"]]
+    assert ["dysp", "xray"] in [f[:2] for f in r["knowledge"]["forbidden_arrows"]]
+    assert {(e["from"], e["to"]) for e in r["edges"] if e.get("knowledge") == "required"} == {("asia", "tub")}
+    assert all("pdag" in m for m in r["mecs"])
+    written = write_report(tmp_path, r)
+    dot = written["averaged.dot"].read_text()
+    assert '"asia" -> "tub"' in dot and "color=blue" in dot
+    assert '"dysp" -> "xray" [color=red, style=dashed' in dot and "rank=same" in dot
+    assert "required" in written["edges.csv"].read_text()
+    assert written["averaged.png"].stat().st_size > 0

@@ -8,10 +8,10 @@ What is left is written here, over the family variables x(v, Π), from :func:`ad
 - a required adjacency a — b is one row  Σ_{Π∋a} x(b, Π) + Σ_{Π∋b} x(a, Π) ≥ 1  (the 2-cluster row
   makes the left side ≤ 1, so it is the arrow a → b or b → a);
 - ancestor relations go through a constraint handler, :class:`_Ancestry`, enforced on integral
-  points only (as the acyclicity handler enforces cycles; GOBNILP instead adds ancestor variables
-  with transitivity rows — see ``cons_ancestor``-style code in eBNSL's GOBNILP — which also gives
-  the LP a bound; the lazy form is exact and needs no new variables). For the integral parent
-  choice with arrow graph A (cyclic or not):
+  points only, as the acyclicity handler enforces cycles (a formulation with ancestor indicator
+  variables and transitivity rows, as GOBNILP-style models use, would also tighten the LP; the
+  lazy form is exact, needs no new variables and leaves the other plugins untouched). For the
+  integral parent choice with arrow graph A (cyclic or not):
 
   * forbid a ~> b, and A has a path a = v₀ → v₁ → … → v_m = b: every DAG with all m arrows has
     a ~> b, so  Σ_{i<m} Σ_{Π∋v_i} x(v_{i+1}, Π) ≤ m − 1  is valid and cuts A off;
