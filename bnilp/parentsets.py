@@ -275,7 +275,7 @@ def walk_child(
 def _walk_named(score: LocalScore, child: int, epsilon: float, palim: int | None,
                 rules: frozenset[str] | None,
                 plan: _Plan | None = None) -> tuple[dict[frozenset[str], float], WalkStats]:
-    banned, rules = _planned(plan, child, rules)
+    banned, rules, palim = _planned(plan, child, rules, palim)
     kept, stats = walk_child(score, child, epsilon=epsilon, palim=palim, rules=rules, banned=banned)
     names = score.data.names
     return {frozenset(names[p] for p in ps): s for ps, s in kept.items()}, stats
@@ -336,8 +336,8 @@ def score_parent_sets(
     plan = _knowledge_plan(score, knowledge)
     palim_default = False
     needs_palim = needs_default_palim(score, rule_set)
-    if palim is None and (not prune or needs_palim or (plan is not None and plan.unpruned)):
-        if (not prune or not needs_palim) and score.data.n <= 16:
+    if palim is None and (not prune or needs_palim):
+        if not prune and score.data.n <= 16:
             palim = None
         else:
             palim = default_palim(score.data.n)
@@ -345,6 +345,10 @@ def score_parent_sets(
             if palim < score.data.n - 1:
                 log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d",
                             palim)
+    elif palim is None and plan is not None and plan.unpruned and score.data.n > 16:
+        plan.palim = default_palim(score.data.n)     # only the children walked without pruning
+        log.warning("required knowledge: variables %s are walked without pruning, with palim %d",
+                    [score.data.names[i] for i in sorted(plan.unpruned)], plan.palim)
     t0 = time.perf_counter()
     children = list(range(score.data.n))
     if score.data.n <= MAX_MASK_VARIABLES:
@@ -369,7 +373,8 @@ def score_parent_sets(
         "palim": palim,
         "palim_default": palim_default,
         "palim_reached": palim_cut,
-        "exact_for_parent_sets_up_to": palim if palim_cut else None,
+        "exact_for_parent_sets_up_to": (palim if palim is not None else plan.palim if plan else None)
+        if palim_cut else None,
         "prune": prune,
         "rules": sorted(rule_set if rule_set is not None else ALL_RULES) if prune else [],
         "rules_applied": {names[i]: sorted(score.pruning_rules(i) & (rule_set if rule_set is not None
@@ -383,6 +388,7 @@ def score_parent_sets(
     if plan is not None:
         meta["knowledge"] = plan.knowledge.to_dict()
         meta["knowledge_unpruned"] = [names[i] for i in sorted(plan.unpruned)]
+        meta["knowledge_palim"] = plan.palim
     return ScoreTable(variables=list(names), families=families, meta=meta)
 
 
@@ -396,16 +402,16 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
     data = score.data
     walks = []
     for child in children:
-        banned, child_rules = _planned(plan, child, rules)
+        banned, child_rules, child_palim = _planned(plan, child, rules, palim)
         sound = score.pruning_rules(child)
         active = sound if child_rules is None else sound & child_rules
         if active & SUPERSET_RULES and not isinstance(score, DiscreteScore):
             raise InputError(f"rules {sorted(active & SUPERSET_RULES)} need a discrete score")
         candidates = [j for j in range(data.n) if score.allowed_parent(child, j) and j not in banned]
-        if palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
+        if child_palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
             raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
                              f"give --palim (it has {len(candidates)} candidate parents)")
-        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active)), candidates, palim,
+        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active)), candidates, child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
     run_walks(score, walks, n_jobs, scheduler, progress)
     names = data.names
@@ -450,12 +456,14 @@ def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | No
 @dataclass
 class _Plan:
     """How background knowledge shapes the walk: ``banned[i]`` parents never scored for child i,
-    ``unpruned`` children walked without pruning rules, ``required`` R_v (name → names)."""
+    ``unpruned`` children walked without pruning rules (with ``palim`` when n > 16 and no palim was
+    given), ``required`` R_v (name → names)."""
 
     knowledge: Any
     banned: dict[int, frozenset[int]]
     unpruned: frozenset[int]
     required: dict[str, frozenset[str]]
+    palim: int | None = None
 
 
 def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
@@ -493,12 +501,14 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
     return _Plan(k, {i: frozenset(b) for i, b in banned.items()}, frozenset(unpruned), required)
 
 
-def _planned(plan: _Plan | None, child: int,
-             rules: frozenset[str] | None) -> tuple[frozenset[int], frozenset[str] | None]:
-    """(banned parents, rules) of one child's walk under ``plan``."""
+def _planned(plan: _Plan | None, child: int, rules: frozenset[str] | None,
+             palim: int | None) -> tuple[frozenset[int], frozenset[str] | None, int | None]:
+    """(banned parents, rules, palim) of one child's walk under ``plan``."""
     if plan is None:
-        return frozenset(), rules
-    return plan.banned.get(child, frozenset()), (frozenset() if child in plan.unpruned else rules)
+        return frozenset(), rules, palim
+    if child in plan.unpruned:
+        return plan.banned.get(child, frozenset()), frozenset(), palim if palim is not None else plan.palim
+    return plan.banned.get(child, frozenset()), rules, palim
 
 
 def _dask_client(scheduler: str) -> Any:

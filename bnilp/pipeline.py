@@ -258,7 +258,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     report["bf"] = math.exp(epsilon) if epsilon < 700 else None
     report["scoring"] = scoring_summary(table)
     if table.meta.get("palim_reached"):
-        report["exact_for_parent_sets_up_to"] = table.meta.get("palim")
+        report["exact_for_parent_sets_up_to"] = table.meta.get("exact_for_parent_sets_up_to") or table.meta.get("palim")
     return LearnResult(table, solution, report)
 
 
