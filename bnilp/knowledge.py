@@ -375,7 +375,11 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
     opts = Knowledge()
     for flag, values in (("require", require), ("forbid", forbid)):
         for value in values:
-            one = parse_knowledge(f"{flag} {value}", f"--{flag} {value!r}")
+            where = f"--{flag} {value!r}"
+            try:
+                one = parse_knowledge(f"{flag} {value}", where)
+            except InputError as exc:
+                raise InputError(str(exc).replace(f"{where}:1:", f"{where}:", 1)) from None
             opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS},
                                          where={k: f"--{flag} {value!r}" for k in one.where}))
     if tiers is not None:
