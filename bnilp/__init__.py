@@ -7,7 +7,7 @@
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["learn", "solve_table", "__version__"]
+__all__ = ["Knowledge", "learn", "solve_table", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
@@ -15,4 +15,8 @@ def __getattr__(name: str) -> Any:
         from bnilp import pipeline
 
         return getattr(pipeline, name)
+    if name == "Knowledge":
+        from bnilp.knowledge import Knowledge
+
+        return Knowledge
     raise AttributeError(f"module 'bnilp' has no attribute {name!r}")

@@ -153,16 +153,18 @@ def adjacency_posteriors(directed: pd.DataFrame) -> pd.DataFrame:
 
 def undirected_posteriors(mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
                           variables: Sequence[str]) -> pd.DataFrame:
-    """P(u — v undirected in the CPDAG) (symmetric): class weights summed over classes."""
+    """P(u — v undirected in the CPDAG) (symmetric): class weights summed over classes. Under
+    background knowledge a class's PDAG (:attr:`bnilp.mec.MEC.pdag`) stands for its CPDAG."""
     w = np.asarray(weights, dtype=float)
     index = {v: i for i, v in enumerate(variables)}
     n = len(variables)
     mat = np.zeros((n, n))
     for m in mecs:
         wm = float(w[m.members].sum())
-        if wm == 0.0 or not m.cpdag[1]:
+        und = m.pdag[1]
+        if wm == 0.0 or not und:
             continue
-        uv = np.array([[index[a] for a in e] for e in m.cpdag[1]])
+        uv = np.array([[index[a] for a in e] for e in und])
         mat[uv[:, 0], uv[:, 1]] += wm
         mat[uv[:, 1], uv[:, 0]] += wm
     return pd.DataFrame(np.clip(mat, 0.0, 1.0), index=list(variables), columns=list(variables))

@@ -524,6 +524,9 @@ class MEC:
     representative: Parents
     counted: int | None = None
     shares: dict[Edge, float] | None = None
+    #: background knowledge (:class:`bnilp.knowledge.Knowledge`): the class is then only its DAGs that
+    #: satisfy it (Meek 1995), ``class_size`` counts those and :attr:`pdag` orients what they agree on
+    knowledge: Any = None
 
     @cached_property
     def key(self) -> MecKey:
@@ -544,7 +547,22 @@ class MEC:
 
     @cached_property
     def class_size(self) -> int:
+        if self.knowledge is not None:
+            return self.knowledge_class[0]
         return count_dags_in_mec(self.cpdag)
+
+    @cached_property
+    def knowledge_class(self) -> tuple[int, dict[Edge, float]]:
+        """:func:`knowledge_class` of this class under :attr:`knowledge`."""
+        return knowledge_class(self.cpdag, self.nodes, self.knowledge)
+
+    @property
+    def pdag(self) -> CpdagEdges:
+        """The CPDAG with the orientations every admitted DAG shares (the knowledge's PDAG: Meek's
+        maximally oriented PDAG when the knowledge only fixes arrows); the CPDAG without knowledge."""
+        if self.knowledge is None:
+            return self.cpdag
+        return pdag_from_shares(self.cpdag, self.knowledge_class[1])
 
     def cpdag_graph(self) -> nx.DiGraph:
         """The CPDAG as a DiGraph (see :func:`cpdag`)."""
@@ -732,7 +750,7 @@ def admitted_fractions(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Se
 
 
 def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any], nodes: Sequence[str],
-                     complete_classes: bool, max_listed: int = 1_000_000) -> list[MEC]:
+                     complete_classes: bool, max_listed: int = 1_000_000, knowledge: Any = None) -> list[MEC]:
     """One :class:`MEC` per representative (best first), with ``counted`` and ``shares`` set.
 
     ``families[v]``: the parent sets the problem admits for v (a score table's families). With a
@@ -741,10 +759,21 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     a member that is not is a loud :class:`AssertionError` (pruning or score equivalence broken), never
     a silent miscount. Otherwise (a palim cut, a foreign score file) only the admitted DAGs are counted
     and averaged over (:func:`count_admitted`, :func:`admitted_fractions`).
+
+    With ``knowledge`` a class is only its DAGs that satisfy it: counted and shared by
+    :func:`knowledge_class` when the table is complete for them, else by listing the class and keeping
+    the DAGs both the table and the knowledge admit.
     """
     out = []
     for i, (score, parents) in enumerate(network_items(representatives)):
-        m = MEC(score=score, members=[i], representative=parents)
+        m = MEC(score=score, members=[i], representative=parents, knowledge=knowledge)
+        if knowledge is not None:
+            if complete_classes:
+                m.counted, m.shares = m.knowledge_class
+            else:
+                m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed)
+            out.append(m)
+            continue
         admitted, exact = count_admitted(m.cpdag, families, nodes, max_listed)
         if not exact:
             raise ValueError(f"class {i + 1} has more than {max_listed} DAGs and some of them use parent sets the "
@@ -763,12 +792,120 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
 
 
 def expand_classes(mecs: Sequence[MEC], families: Mapping[str, Mapping[frozenset[str], float]],
-                   nodes: Sequence[str]) -> list[tuple[float, Parents]]:
-    """Every admitted DAG of every class, scored from ``families`` (``--list-dags``), best first."""
+                   nodes: Sequence[str], knowledge: Any = None) -> list[tuple[float, Parents]]:
+    """Every admitted DAG of every class (that satisfies ``knowledge``), scored from ``families``
+    (``--list-dags``), best first."""
     out = []
     for m in mecs:
         for dag in dags_in_mec(m.cpdag, nodes):
-            if all(dag[v] in families[v] for v in nodes):
+            if all(dag[v] in families[v] for v in nodes) and (knowledge is None or knowledge.allows(dag)):
                 out.append((math.fsum(float(families[v][dag[v]]) for v in nodes), dag))
     out.sort(key=lambda t: -t[0])
     return out
+
+
+#: a class is listed to apply background knowledge to its DAGs only up to this many DAGs (per chain
+#: component when the knowledge decides orientations edge by edge, else the whole class)
+MAX_CLASS_LISTED = 1_000_000
+
+
+def _class_too_large(size: int, what: str) -> Exception:
+    from bnilp.errors import InputError
+
+    return InputError(f"{what} has {size} DAGs, more than the {MAX_CLASS_LISTED} bnilp lists to apply background "
+                      "knowledge (bnilp.mec.MAX_CLASS_LISTED): its size under the knowledge is not computed")
+
+
+def _shares(counts: Mapping[Edge, int], total: int) -> dict[Edge, float]:
+    return {e: k / total for e, k in counts.items()} if total else {}
+
+
+def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
+                    max_listed: int = MAX_CLASS_LISTED) -> tuple[int, dict[Edge, float]]:
+    """(number of DAGs of the class that satisfy ``knowledge``, P(u → v) over them), exactly.
+
+    Skeleton statements (adjacencies) hold for all DAGs of a class or for none. When the knowledge
+    says nothing about ancestors it decides each arrow on its own, so — the chain components orienting
+    independently (Andersson, Madigan & Perlman 1997) — the admitted DAGs are the products of each
+    component's admitted AMOs: #K = Π_C #{AMOs of C with no forbidden and no reversed required arrow},
+    and a share is counted inside its component. This is the number of DAG extensions of Meek's
+    maximally oriented PDAG (Meek 1995: orient the known arrows, close under R1–R4), computed here by
+    listing each component's AMOs (:data:`MAX_CLASS_LISTED` per component). Ancestor statements are
+    not per-arrow: the class is listed whole (same guard) and each DAG checked with ``allows``.
+    Past the guard an :class:`~bnilp.errors.InputError` says so — never a silent miscount.
+    """
+    directed, und = _cpdag_of(cpdag_or_dag)
+    forbidden = knowledge.forbidden_arrows()
+    required = set(knowledge.required)
+    skeleton_ = {frozenset(e) for e in directed} | und
+    if (any(e in forbidden or (e[1], e[0]) in required for e in directed)
+            or any(frozenset(e) not in skeleton_ for e in knowledge.required_adjacent)
+            or any(frozenset(e) in skeleton_ for e in knowledge.forbidden_adjacent)):
+        return 0, {}
+    counts: dict[Edge, int] = {}
+    if knowledge.required_ancestors or knowledge.forbidden_ancestors:
+        size = count_dags_in_mec((directed, und))
+        if size > max_listed:
+            raise _class_too_large(size, "a class")
+        total = 0
+        for dag in dags_in_mec((directed, und), nodes):
+            if knowledge.allows(dag):
+                total += 1
+                for c, ps in dag.items():
+                    for p in ps:
+                        counts[(p, c)] = counts.get((p, c), 0) + 1
+        return total, _shares(counts, total)
+    comps, adj = _components_checked((directed, und))
+    total = 1
+    shares: dict[Edge, float] = {e: 1.0 for e in directed}
+    for c in comps:
+        size = _count_amo(c, adj)
+        if size > max_listed:
+            raise _class_too_large(size, f"chain component {sorted(c)}")
+        kept = 0
+        local: dict[Edge, int] = {}
+        for amo in _amos(c, adj):
+            if any(e in forbidden or (e[1], e[0]) in required for e in amo):
+                continue
+            kept += 1
+            for e in amo:
+                local[e] = local.get(e, 0) + 1
+        if not kept:
+            return 0, {}
+        total *= kept
+        shares.update(_shares(local, kept))
+    return total, shares
+
+
+def _list_admitted(cpdag: Any, families: Mapping[str, Any], nodes: Sequence[str], knowledge: Any,
+                   max_listed: int) -> tuple[int, dict[Edge, float]]:
+    """(count, shares) of the class's DAGs that both the table (``families``) and ``knowledge`` admit."""
+    cp = _cpdag_of(cpdag)
+    size = count_dags_in_mec(cp)
+    if size > max_listed:
+        raise _class_too_large(size, "a class")
+    counts: dict[Edge, int] = {}
+    total = 0
+    for dag in dags_in_mec(cp, nodes):
+        if all(dag[v] in families[v] for v in nodes) and knowledge.allows(dag):
+            total += 1
+            for c, ps in dag.items():
+                for p in ps:
+                    counts[(p, c)] = counts.get((p, c), 0) + 1
+    return total, _shares(counts, total)
+
+
+def pdag_from_shares(cpdag: Any, shares: Mapping[Edge, float]) -> CpdagEdges:
+    """The CPDAG with every undirected edge that all counted DAGs orient one way (share 1) directed."""
+    directed, und = _cpdag_of(cpdag)
+    directed = set(directed)
+    left = set()
+    for e in und:
+        u, v = sorted(e)
+        if shares.get((u, v), 0.0) >= 1.0 - 1e-12:
+            directed.add((u, v))
+        elif shares.get((v, u), 0.0) >= 1.0 - 1e-12:
+            directed.add((v, u))
+        else:
+            left.add(e)
+    return directed, left

@@ -158,11 +158,13 @@ def walk_child(
     epsilon: float = 0.0,
     palim: int | None = None,
     rules: Iterable[str] | None = None,
+    banned: frozenset[int] = frozenset(),
 ) -> tuple[dict[tuple[int, ...], float], WalkStats]:
     """All parent sets of ``child`` that survive the rules (a dict sorted-tuple → local score).
 
     ``rules`` restricts the rules used (default: every rule the score says is sound for this
-    child); an empty set keeps every parent set up to ``palim``.
+    child); an empty set keeps every parent set up to ``palim``. ``banned``: parents that are never
+    scored (forbidden arrows, see :func:`score_parent_sets`).
     """
     t0 = time.perf_counter()
     data = score.data
@@ -172,7 +174,7 @@ def walk_child(
     discrete = isinstance(score, DiscreteScore)
     if active & SUPERSET_RULES and not discrete:
         raise InputError(f"rules {sorted(active & SUPERSET_RULES)} need a discrete score")
-    candidates = [j for j in range(data.n) if score.allowed_parent(child, j)]
+    candidates = [j for j in range(data.n) if score.allowed_parent(child, j) and j not in banned]
     if palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
         raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
                          f"give --palim (it has {len(candidates)} candidate parents)")
@@ -271,8 +273,10 @@ def walk_child(
 
 
 def _walk_named(score: LocalScore, child: int, epsilon: float, palim: int | None,
-                rules: frozenset[str] | None) -> tuple[dict[frozenset[str], float], WalkStats]:
-    kept, stats = walk_child(score, child, epsilon=epsilon, palim=palim, rules=rules)
+                rules: frozenset[str] | None,
+                plan: _Plan | None = None) -> tuple[dict[frozenset[str], float], WalkStats]:
+    banned, rules, palim = _planned(plan, child, rules, palim)
+    kept, stats = walk_child(score, child, epsilon=epsilon, palim=palim, rules=rules, banned=banned)
     names = score.data.names
     return {frozenset(names[p] for p in ps): s for ps, s in kept.items()}, stats
 
@@ -305,8 +309,14 @@ def score_parent_sets(
     n_jobs: int = 1,
     scheduler: str | None = None,
     progress: Callable[[WalkStats], None] | None = None,
+    knowledge: Any = None,
 ) -> ScoreTable:
     """Score and prune the parent sets of every variable; returns the :class:`ScoreTable`.
+
+    ``knowledge`` (a :class:`bnilp.knowledge.Knowledge`, a dict or a file path) restricts the walk so
+    that the table is sound for the credible set of the DAGs that satisfy it (:func:`_knowledge_plan`):
+    forbidden parents are never scored, every kept set holds the child's required parents, and the
+    sidecar (``meta["knowledge"]``) records the statements.
 
     ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
     for some child (mixed scores, structure priors) and no ``palim`` is given,
@@ -323,8 +333,10 @@ def score_parent_sets(
         raise InputError(f"unknown pruning rules {sorted(rule_set - ALL_RULES)}")
     if not prune:
         rule_set = frozenset()
+    plan = _knowledge_plan(score, knowledge)
     palim_default = False
-    if palim is None and (not prune or needs_default_palim(score, rule_set)):
+    needs_palim = needs_default_palim(score, rule_set)
+    if palim is None and (not prune or needs_palim):
         if not prune and score.data.n <= 16:
             palim = None
         else:
@@ -333,13 +345,22 @@ def score_parent_sets(
             if palim < score.data.n - 1:
                 log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d",
                             palim)
+    elif palim is None and plan is not None and plan.unpruned and score.data.n > 16:
+        plan.palim = default_palim(score.data.n)     # only the children walked without pruning
+        log.warning("required knowledge: variables %s are walked without pruning, with palim %d",
+                    [score.data.names[i] for i in sorted(plan.unpruned)], plan.palim)
     t0 = time.perf_counter()
     children = list(range(score.data.n))
     if score.data.n <= MAX_MASK_VARIABLES:
-        results = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress)
+        results = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan)
     else:
-        results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress)
+        results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan)
     names = score.data.names
+    if plan is not None:
+        results = [({ps: s for ps, s in fam.items() if plan.required.get(names[i], frozenset()) <= ps}, st)
+                   for i, (fam, st) in zip(children, results, strict=True)]
+        for fam, st in results:
+            st.kept = len(fam)
     families = {names[i]: fam for i, (fam, _) in zip(children, results, strict=True)}
     per_var = {names[i]: st.to_dict() for i, (_, st) in zip(children, results, strict=True)}
     palim_cut = any(st.palim_reached for _, st in results)
@@ -352,7 +373,8 @@ def score_parent_sets(
         "palim": palim,
         "palim_default": palim_default,
         "palim_reached": palim_cut,
-        "exact_for_parent_sets_up_to": palim if palim_cut else None,
+        "exact_for_parent_sets_up_to": (palim if palim is not None else plan.palim if plan else None)
+        if palim_cut else None,
         "prune": prune,
         "rules": sorted(rule_set if rule_set is not None else ALL_RULES) if prune else [],
         "rules_applied": {names[i]: sorted(score.pruning_rules(i) & (rule_set if rule_set is not None
@@ -363,27 +385,33 @@ def score_parent_sets(
         "seconds": round(time.perf_counter() - t0, 4),
         "per_variable": per_var,
     }
+    if plan is not None:
+        meta["knowledge"] = plan.knowledge.to_dict()
+        meta["knowledge_unpruned"] = [names[i] for i in sorted(plan.unpruned)]
+        meta["knowledge_palim"] = plan.palim
     return ScoreTable(variables=list(names), families=families, meta=meta)
 
 
 def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: int | None,
                  rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
-                 progress: Callable[[WalkStats], None] | None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
+                 progress: Callable[[WalkStats], None] | None,
+                 plan: _Plan | None = None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
     """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor)."""
     from bnilp.lattice import _ChildWalk, run_walks, walk_spec
 
     data = score.data
     walks = []
     for child in children:
+        banned, child_rules, child_palim = _planned(plan, child, rules, palim)
         sound = score.pruning_rules(child)
-        active = sound if rules is None else sound & rules
+        active = sound if child_rules is None else sound & child_rules
         if active & SUPERSET_RULES and not isinstance(score, DiscreteScore):
             raise InputError(f"rules {sorted(active & SUPERSET_RULES)} need a discrete score")
-        candidates = [j for j in range(data.n) if score.allowed_parent(child, j)]
-        if palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
+        candidates = [j for j in range(data.n) if score.allowed_parent(child, j) and j not in banned]
+        if child_palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
             raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
                              f"give --palim (it has {len(candidates)} candidate parents)")
-        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active)), candidates, palim,
+        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active)), candidates, child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
     run_walks(score, walks, n_jobs, scheduler, progress)
     names = data.names
@@ -392,19 +420,20 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
 
 def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | None,
          rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
-         progress: Callable[[WalkStats], None] | None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
+         progress: Callable[[WalkStats], None] | None,
+         plan: _Plan | None = None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
     """The per-child walks, serially or through joblib (optionally on Dask); results in child order."""
     if n_jobs == 1 and scheduler is None:
         out = []
         for i in children:
-            res = _walk_named(score, i, epsilon, palim, rules)
+            res = _walk_named(score, i, epsilon, palim, rules, plan)
             if progress:
                 progress(res[1])
             out.append(res)
         return out
     from joblib import Parallel, delayed, parallel_config
 
-    tasks = (delayed(_walk_named)(score, i, epsilon, palim, rules) for i in children)
+    tasks = (delayed(_walk_named)(score, i, epsilon, palim, rules, plan) for i in children)
     if scheduler is not None:
         client = _dask_client(scheduler)
         try:
@@ -422,6 +451,64 @@ def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | No
             progress(res[1])
         out.append(res)
     return out
+
+
+@dataclass
+class _Plan:
+    """How background knowledge shapes the walk: ``banned[i]`` parents never scored for child i,
+    ``unpruned`` children walked without pruning rules (with ``palim`` when n > 16 and no palim was
+    given), ``required`` R_v (name → names)."""
+
+    knowledge: Any
+    banned: dict[int, frozenset[int]]
+    unpruned: frozenset[int]
+    required: dict[str, frozenset[str]]
+    palim: int | None = None
+
+
+def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
+    """The walk under knowledge K, and why the table stays sound for {G ∈ D(K): s(G) ≥ OPT_K − ε}.
+
+    Every rule removes a set Π of child v because some Π' ⊂ Π scores more than ε higher, so the DAG
+    G with Π is below s(G') − ε, G' = G with Π' at v (acyclic: fewer arrows). Under K that argument
+    needs G' ∈ D(K):
+
+    - forbidden arrows (tiers, forbidden adjacencies, forbidden ancestor relations): G' has a subset
+      of G's arrows and paths, so G' ∈ D(K) whenever G is — banned parents are simply never
+      candidates (never scored), and every rule stays sound;
+    - required parents R_v, a required adjacency at v, a required ancestor relation: dropping a
+      parent can break them, so G' may lie outside D(K) and OPT_K may be lower than s(G'). Such a
+      child v (every child, when K requires an ancestor relation) is walked with no pruning rule —
+      every set up to the palim is scored (:func:`default_palim` when n > 16, recorded as usual) —
+      and only the sets Π ⊇ R_v are kept. Exact, at the cost of a larger table for those children.
+    """
+    from bnilp.knowledge import Knowledge
+
+    k = Knowledge.coerce(knowledge)
+    if k is None or k.empty():
+        return None
+    names = score.data.names
+    k.validated(names)
+    index = {v: i for i, v in enumerate(names)}
+    banned: dict[int, set[int]] = {}
+    for a, b in k.forbidden_arrows():
+        banned.setdefault(index[b], set()).add(index[a])
+    required = k.required_parents()
+    unpruned = {index[v] for v in required}
+    unpruned |= {index[v] for e in k.required_adjacent for v in e}
+    if k.required_ancestors:
+        unpruned = set(range(len(names)))
+    return _Plan(k, {i: frozenset(b) for i, b in banned.items()}, frozenset(unpruned), required)
+
+
+def _planned(plan: _Plan | None, child: int, rules: frozenset[str] | None,
+             palim: int | None) -> tuple[frozenset[int], frozenset[str] | None, int | None]:
+    """(banned parents, rules, palim) of one child's walk under ``plan``."""
+    if plan is None:
+        return frozenset(), rules, palim
+    if child in plan.unpruned:
+        return plan.banned.get(child, frozenset()), frozenset(), palim if palim is not None else plan.palim
+    return plan.banned.get(child, frozenset()), rules, palim
 
 
 def _dask_client(scheduler: str) -> Any:

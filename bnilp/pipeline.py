@@ -22,6 +22,7 @@ import pandas as pd
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
+from bnilp.knowledge import Knowledge, pruning_note, restrict_table
 from bnilp.mec import credible_classes, expand_classes
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
@@ -210,8 +211,16 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
 
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
-                progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False) -> LearnResult:
+                progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False,
+                knowledge: Knowledge | Any = None) -> LearnResult:
     """OPT and every network within ε of it, grouped and averaged.
+
+    ``knowledge`` (:class:`bnilp.knowledge.Knowledge`, a dict of its fields or a knowledge file):
+    OPT, the credible set, the classes and the posteriors are those of the DAGs that satisfy it —
+    families that disagree with its arrows are dropped (:func:`bnilp.knowledge.restrict_table`), the
+    search adds the rest (:mod:`bnilp.ilp.knowledge_rows`), and a class is its DAGs that satisfy it.
+    When no DAG does, an :class:`InputError` says so. ``report["knowledge"]`` lists the statements,
+    the required and the forbidden arrows, and ``knowledge_note`` why a foreign table may be inexact.
 
     ``enumerate_by`` (``auto``, ``mecs``, ``dags``; :func:`enumeration_unit`): with ``mecs`` the solver
     lists one representative per credible class and :func:`bnilp.mec.credible_classes` counts each
@@ -221,37 +230,64 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if prior not in ("dags", "mecs"):
         raise InputError(f"--prior must be 'dags' or 'mecs', got {prior!r}")
     unit, why = enumeration_unit(table, enumerate_by)
+    k = Knowledge.coerce(knowledge)
+    if k is not None and k.empty():
+        k = None
+    note = None
+    if k is not None:
+        note = pruning_note(table, k)
+        table = restrict_table(table, k)
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
                      warm_start=warm_start, progress=progress, enumerate_by=unit)
+    if k is not None and solution.status == "infeasible":
+        raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
+                         f"({'; '.join(k.statements())})")
     if unit == "mecs":
-        report = _class_report(table, solution, epsilon, prior, list_dags)
+        report = _class_report(table, solution, epsilon, prior, list_dags, k, note is None)
     else:
-        report = summarise(solution.to_dict(), prior=prior, variables=table.variables)
+        report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k)
+    if k is not None:
+        report["knowledge"] = knowledge_report(k)
+        for edge in report["edges"]:
+            if (edge["from"], edge["to"]) in set(k.required):
+                edge["knowledge"] = "required"
+        if note:
+            report["knowledge_note"] = note
     report["enumerate"] = unit
     report["enumerate_reason"] = why
     report["bf"] = math.exp(epsilon) if epsilon < 700 else None
     report["scoring"] = scoring_summary(table)
     if table.meta.get("palim_reached"):
-        report["exact_for_parent_sets_up_to"] = table.meta.get("palim")
+        report["exact_for_parent_sets_up_to"] = table.meta.get("exact_for_parent_sets_up_to") or table.meta.get("palim")
     return LearnResult(table, solution, report)
 
 
+def knowledge_report(k: Knowledge) -> dict[str, Any]:
+    """``report["knowledge"]``: the statements, and the arrows it requires and forbids (with why)."""
+    out = k.to_dict()
+    out["required_arrows"] = [list(e) for e in k.required]
+    out["forbidden_arrows"] = [[a, b, why] for (a, b), why in sorted(k.forbidden_arrows().items())]
+    return out
+
+
 def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prior: str,
-                  list_dags: bool) -> dict[str, Any]:
+                  list_dags: bool, knowledge: Knowledge | None = None, knowledge_sound: bool = True) -> dict[str, Any]:
     """Counted classes → report; ``list_dags``: every admitted DAG of every class listed and averaged."""
     meta = table.meta
     made_for = meta.get("epsilon")
-    sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached"))
-    mecs = credible_classes(solution.networks, table.families, table.variables, complete_classes=sound)
+    sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached")
+             and knowledge_sound)
+    mecs = credible_classes(solution.networks, table.families, table.variables, complete_classes=sound,
+                            knowledge=knowledge)
     counted = ("every DAG of each class" if sound else
                "the DAGs of each class whose parent sets are all in the score table"
                + (f" (palim {meta['palim']})" if meta.get("palim_reached") else ""))
     if list_dags:
         doc = solution.to_dict()
         doc["networks"] = [{"score": s, "parents": {v: sorted(ps) for v, ps in dag.items()}}
-                           for s, dag in expand_classes(mecs, table.families, table.variables)]
+                           for s, dag in expand_classes(mecs, table.families, table.variables, knowledge)]
         doc["n_networks"] = len(doc["networks"])
-        report = summarise(doc, prior=prior, variables=table.variables)
+        report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge)
     else:
         report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables)
     report["counted"] = counted
@@ -275,6 +311,7 @@ def learn(
     n_jobs: int = 1,
     enumerate_by: str = "auto",
     list_dags: bool = False,
+    knowledge: Knowledge | Any = None,
     **score_settings: Any,
 ) -> LearnResult:
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
@@ -283,7 +320,8 @@ def learn(
     cgd, mvp, mml; ``score_settings`` go to the score (``ess``, ``bins``, ``degree``,
     ``penalty_discount``). ε = ln(bf) unless ``epsilon`` is given. ``prior`` is the prior over
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
-    prior added to the score (none, binomial, ebic). ``enumerate_by``/``list_dags``: see :func:`solve_table`.
+    prior added to the score (none, binomial, ebic). ``enumerate_by``/``list_dags``/``knowledge``: see
+    :func:`solve_table` (the knowledge also shapes the scoring walk, :func:`score_parent_sets`).
     """
     dataset = _as_dataset(data)
     eps = math.log(bf) if epsilon is None else float(epsilon)
@@ -291,9 +329,12 @@ def learn(
         raise InputError(f"BF must be ≥ 1 (ε ≥ 0), got ε = {eps}")
     sp = StructurePrior(structure_prior, dataset.n, expected_parents, ebic_gamma)
     scorer = make_score(score, dataset, prior=sp, **score_settings)
-    table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs)
+    k = Knowledge.coerce(knowledge)
+    if k is not None:
+        k.validated(dataset.names)
+    table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
-                         enumerate_by=enumerate_by, list_dags=list_dags)
+                         enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k)
     result.dataset = dataset
     return result
 

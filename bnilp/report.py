@@ -11,6 +11,13 @@ conditional on the credible set, "Occam's window"). Added fields (a contract, ke
     "edges": [{"from", "to", "posterior"}],                          P(u → v) > 0, descending
     "adjacency": [{"u", "v", "posterior", "undirected_posterior"}]   P(u — v) > 0, descending
 
+With background knowledge (:mod:`bnilp.knowledge`) the report also has ``"knowledge"``
+(``statements``, ``required_arrows`` [[u, v]], ``forbidden_arrows`` [[u, v, why]], the fields of
+:meth:`bnilp.knowledge.Knowledge.to_dict`), each edge ``"knowledge": "required"`` where the knowledge
+requires it, and each class a ``"pdag"`` (the class's DAGs that satisfy the knowledge: directed where
+they all agree); ``class_size`` then counts those DAGs. Tables, ``edges.csv``, DOT files and the
+averaged picture mark required arrows (bold blue) and explicitly forbidden ones (red, dashed in DOT).
+
 ``ln_bf`` = OPT − score (log Bayes factor of the optimum against the class), ``n_dags`` counts the
 class members in the credible set, ``class_size`` all DAGs of the class (Markov equivalent DAGs,
 counted from the CPDAG), ``undirected_posterior`` = P(u — v undirected in the CPDAG).
@@ -61,11 +68,14 @@ def _variables_of(result_dict: Mapping[str, Any]) -> list[str]:
 
 
 def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
-              variables: Sequence[str] | None = None) -> dict[str, Any]:
-    """Group ``result_dict["networks"]`` into MECs, weight them and return :func:`result_json`."""
+              variables: Sequence[str] | None = None, knowledge: Any = None) -> dict[str, Any]:
+    """Group ``result_dict["networks"]`` into MECs, weight them and return :func:`result_json`
+    (with ``knowledge``, a class is its DAGs that satisfy it: see :attr:`bnilp.mec.MEC.knowledge`)."""
     nets = network_items(result_dict.get("networks") or [])
     variables = list(variables) if variables is not None else _variables_of(result_dict)
     mecs = group_by_mec(nets)
+    for m in mecs:
+        m.knowledge = knowledge
     scores = [s for s, _ in nets]
     ids = mec_index(mecs, len(nets)) if prior == "mecs" else None
     w = weights(scores, result_dict.get("optimum"), prior, ids)
@@ -128,6 +138,12 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
             },
             "members": [int(i) for i in m.members],
         })
+        if m.knowledge is not None:      # the class under background knowledge: its PDAG
+            pd_dir, pd_und = m.pdag
+            out["mecs"][-1]["pdag"] = {
+                "directed": sorted(([u, v] for u, v in pd_dir), key=lambda e: (rank[e[0]], rank[e[1]])),
+                "undirected": sorted((_ordered(e, rank) for e in pd_und), key=lambda e: (rank[e[0]], rank[e[1]])),
+            }
     if mecs and all(m.shares is not None for m in mecs):   # classes counted, not listed
         d = class_edge_posteriors(mecs, [w[m.members].sum() for m in mecs], variables).to_numpy()
     else:
@@ -190,6 +206,15 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     if r.get("seconds") is not None:
         head.add_row("seconds", _fmt(float(r["seconds"]), 2))
     console.print(Panel(head, title="bnilp credible set"))
+    known = r.get("knowledge")
+    if known:
+        n_forb = len(known.get("forbidden_arrows", []))
+        console.print(f"background knowledge ({len(known['statements'])} statements; every number is over the DAGs "
+                      f"that satisfy it): {'; '.join(known['statements'])}\n  required arrows: "
+                      f"{', '.join(f'{u} → {v}' for u, v in known.get('required_arrows', [])) or 'none'}; "
+                      f"forbidden arrows: {n_forb} (with those the tiers imply)", highlight=False)
+        if r.get("knowledge_note"):
+            console.print(f"[yellow]{r['knowledge_note']}[/yellow]")
     nets = r.get("networks") or []
     if nets:
         best = nets[0]
@@ -204,7 +229,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     mecs = r.get("mecs") or []
     if mecs:
         t = Table(title=f"Markov equivalence classes (top {min(TOP_MECS, len(mecs))} of {len(mecs)})")
-        for col in ("#", "score", "ln BF", "BF to best", "DAGs", "class size", "posterior"):
+        size_col = "class size (with knowledge)" if known else "class size"
+        for col in ("#", "score", "ln BF", "BF to best", "DAGs", size_col, "posterior"):
             t.add_column(col, justify="right")
         for k, m in enumerate(mecs[:TOP_MECS], start=1):
             t.add_row(str(k), _fmt(m["score"]), _fmt(m["ln_bf"]), _bf_text(m["ln_bf"]), str(m["n_dags"]),
@@ -217,8 +243,10 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         t.add_column("from")
         t.add_column("to")
         t.add_column("P(u → v)", justify="right")
+        if known:
+            t.add_column("knowledge")
         for e in edges[:TOP_EDGES]:
-            t.add_row(str(e["from"]), str(e["to"]), _fmt(e["posterior"]))
+            t.add_row(str(e["from"]), str(e["to"]), _fmt(e["posterior"]), *([e.get("knowledge", "")] if known else []))
         console.print(t)
     adj = r.get("adjacency") or []
     if adj:
@@ -226,11 +254,19 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         t.add_column("u")
         t.add_column("v")
         t.add_column("P(u — v)", justify="right")
-        t.add_column("P(undirected in CPDAG)", justify="right")
+        t.add_column("P(undirected in PDAG)" if known else "P(undirected in CPDAG)", justify="right")
         for e in adj[:TOP_EDGES]:
             t.add_row(str(e["u"]), str(e["v"]), _fmt(e["posterior"]), _fmt(e.get("undirected_posterior")))
         console.print(t)
     console.print(f"Note: posteriors are conditional on the credible set (Occam's window), prior: {prior}.")
+
+
+def _known(r: Mapping[str, Any]) -> tuple[set[tuple[str, str]], list[tuple[str, str, str]]]:
+    """(required arrows, forbidden arrows written as statements — not the ones tiers imply) of a report."""
+    k = r.get("knowledge") or {}
+    required = {(u, v) for u, v in k.get("required_arrows", [])}
+    forbidden = [(u, v, why) for u, v, why in k.get("forbidden_arrows", []) if not why.startswith("tier")]
+    return required, forbidden
 
 
 def _dot_id(name: str) -> str:
@@ -266,19 +302,31 @@ def write_graphml(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[
 
 
 def _cpdag_dot(mec: Mapping[str, Any], variables: Sequence[str]) -> str:
+    """The best class's CPDAG (its PDAG under background knowledge)."""
+    graph = mec.get("pdag") or mec["cpdag"]
     pa: dict[str, list[str]] = {v: [] for v in variables}
-    for u, v in mec["cpdag"]["directed"]:
+    for u, v in graph["directed"]:
         pa[v].append(u)
-    return dot_text(pa, mec["cpdag"]["undirected"], name="best_cpdag")
+    return dot_text(pa, graph["undirected"], name="best_cpdag")
 
 
-def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str]) -> str:
+def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],
+                  r: Mapping[str, Any] | None = None) -> str:
+    """Averaged graph; with knowledge: required arrows bold blue, forbidden statements red dashed
+    ``tee`` arrows (not drawn for tier-implied ones), and each tier on one rank."""
+    required, forbidden = _known(r or {})
     lines = ['digraph "averaged" {']
     lines += [f"  {_dot_id(v)};" for v in variables]
     for e in edges:
         p = float(e["posterior"])
+        mark = ', color=blue, style=bold, xlabel="required"' if (e["from"], e["to"]) in required else ""
         lines.append(f"  {_dot_id(e['from'])} -> {_dot_id(e['to'])} "
-                     f'[label="{p:.2f}", penwidth={0.5 + 4.5 * p:.2f}, weight={max(1, round(10 * p))}];')
+                     f'[label="{p:.2f}", penwidth={0.5 + 4.5 * p:.2f}, weight={max(1, round(10 * p))}{mark}];')
+    for u, v, _ in forbidden:
+        lines.append(f'  {_dot_id(u)} -> {_dot_id(v)} [color=red, style=dashed, arrowhead=tee, constraint=false, '
+                     f'label="forbidden"];')
+    for tier in ((r or {}).get("knowledge") or {}).get("tiers", []):
+        lines.append("  { rank=same; " + " ".join(f"{_dot_id(v)};" for v in tier) + " }")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -352,6 +400,10 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
         layout.add_edge(u, v, weight=w + data["p"])
     pos = nx.spring_layout(layout, seed=0, weight="weight", k=2.0 / math.sqrt(n))
     node_size = 900 if n <= 20 else 500
+    required, forbidden = _known(result_json)
+    if forbidden:
+        nx.draw_networkx_edges(nx.DiGraph([(u, v) for u, v, _ in forbidden]), pos, ax=ax, style="dashed",
+                               edge_color="red", arrows=True, arrowstyle="-[", node_size=node_size, width=1.0)
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color="#dde8f5", edgecolors="#34495e", node_size=node_size)
     nx.draw_networkx_labels(g, pos, ax=ax, font_size=9 if n <= 20 else 7)
     for mutual, rad in ((False, 0.0), (True, 0.15)):
@@ -360,7 +412,8 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
             continue
         nx.draw_networkx_edges(g, pos, edgelist=[(u, v) for u, v, _ in group], ax=ax,
                                width=[0.5 + 4.0 * p for *_, p in group],
-                               edge_color=[(0.1, 0.2, 0.5, 0.15 + 0.85 * p) for *_, p in group],
+                               edge_color=[(0.0, 0.3, 1.0, 1.0) if (u, v) in required
+                                           else (0.1, 0.2, 0.5, 0.15 + 0.85 * p) for u, v, p in group],
                                arrows=True, arrowsize=14, node_size=node_size,
                                connectionstyle=f"arc3,rad={rad}")
         labels = {(u, v): f"{p:.2f}" for u, v, p in group if p >= 0.05}
@@ -368,9 +421,10 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
             nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=7,
                                          connectionstyle=f"arc3,rad={rad}")
     shown = "" if len(edges) == len(every) else f"; {len(edges)} of {len(every)} edges shown"
+    knows = ("; required arrows bright blue, forbidden (stated) red dashed" if result_json.get("knowledge") else "")
     ax.set_title(f"Averaged network: edge width/opacity = P(u → v) "
                  f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')}, conditional on the credible set"
-                 f"{shown})", fontsize=9)
+                 f"{shown}{knows})", fontsize=9)
     _save_figure(fig, Path(path))
 
 
@@ -403,8 +457,13 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     rows = [(variables[i], variables[j], d[i, j], a[i, j], und[i, j])
             for i in range(len(variables)) for j in range(len(variables)) if i != j and a[i, j] > 0]
     rows.sort(key=lambda t: (-t[2], -t[3], rank[t[0]], rank[t[1]]))
-    put("edges.csv", pd.DataFrame(rows, columns=["from", "to", "directed_posterior", "adjacency_posterior",
-                                                 "undirected_posterior"]).to_csv(index=False))
+    frame = pd.DataFrame(rows, columns=["from", "to", "directed_posterior", "adjacency_posterior",
+                                        "undirected_posterior"])
+    if r.get("knowledge"):
+        required, forbidden = _known(r)
+        frame["knowledge"] = ["required" if (u, v) in required else "" for u, v in zip(frame["from"], frame["to"],
+                                                                                          strict=True)]
+    put("edges.csv", frame.to_csv(index=False))
     mecs = r.get("mecs") or []
     put("mecs.csv", pd.DataFrame({
         "rank": list(range(1, len(mecs) + 1)),
@@ -420,7 +479,7 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     put("networks.json", json.dumps(_finite(r), default=_json_default, allow_nan=False) + "\n")
     if mecs:
         put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))
-    put("averaged.dot", _averaged_dot(r.get("edges") or [], variables))
+    put("averaged.dot", _averaged_dot(r.get("edges") or [], variables, r))
     nets = network_items(networks if networks is not None else r.get("networks") or [])
     if nets:
         best = max(range(len(nets)), key=lambda k: nets[k][0])

@@ -41,6 +41,8 @@ class ScoreTable:
     variables: list[str]
     families: Families
     meta: dict[str, Any] = field(default_factory=dict)
+    #: background knowledge the search must also enforce (:func:`bnilp.knowledge.restrict_table` sets it)
+    knowledge: Any = None
 
     def n_parent_sets(self) -> int:
         return sum(len(f) for f in self.families.values())

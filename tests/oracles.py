@@ -95,3 +95,32 @@ def dp_optimum(table: ScoreTable) -> float:
             value = max(value, best[u] + local)
         best[w] = value
     return best[full]
+
+
+def satisfies_knowledge(parents: Parents, k) -> bool:
+    """Whether the DAG satisfies background knowledge ``k`` — read from its fields directly (not with
+    bnilp's own checks): arrows, adjacencies, ancestor relations (reachability by search), tiers."""
+    def arrow(a: str, b: str) -> bool:
+        return a in parents[b]
+
+    def reaches(a: str, b: str) -> bool:
+        seen, stack = set(), [a]
+        while stack:
+            x = stack.pop()
+            for c, ps in parents.items():
+                if x in ps and c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        return b in seen
+
+    tier = {v: i for i, t in enumerate(k.tiers) for v in t}
+    for c, ps in parents.items():
+        for p in ps:
+            if p in tier and c in tier and (tier[p] > tier[c] or (tier[p] == tier[c] and tier[p] in k.strict_tiers)):
+                return False
+    return (all(arrow(a, b) for a, b in k.required)
+            and not any(arrow(a, b) for a, b in k.forbidden)
+            and all(arrow(a, b) or arrow(b, a) for a, b in k.required_adjacent)
+            and not any(arrow(a, b) or arrow(b, a) for a, b in k.forbidden_adjacent)
+            and all(reaches(a, b) for a, b in k.required_ancestors)
+            and not any(reaches(a, b) for a, b in k.forbidden_ancestors))

@@ -22,6 +22,8 @@ from bnilp.cli.options import (
     bf_options,
     data_options,
     epsilon_from,
+    knowledge_from_options,
+    knowledge_options,
     load_from_options,
     score_options,
     split_priors,
@@ -205,7 +207,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by", "auto"),
-                             list_dags=opts.get("list_dags", False))
+                             list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"))
     if not opts.get("quiet") and result.solution.status != "infeasible":
         console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}[/dim]", highlight=False)
@@ -227,6 +229,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
 @solve_options
 @click.option("--prior", "priors", type=click.Choice(["dags", "mecs"]), multiple=True,
               help="Prior over structures for averaging: uniform over DAGs (default) or over MECs.")
+@knowledge_options
 def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
     """Prove the optimal network of a GOBNILP/Jaakkola score file; with --bf, every network within
     that Bayes factor of it (default --bf 1: the optimal networks, ties included)."""
@@ -235,6 +238,14 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     table = read_jaakkola(scores_path)
     _check_table_epsilon(table, eps, console, opts.get("quiet", False))
+    opts["knowledge"] = knowledge_from_options(opts)
+    if opts["knowledge"] is None and table.meta.get("knowledge"):
+        from bnilp.knowledge import Knowledge
+
+        opts["knowledge"] = Knowledge.coerce(table.meta["knowledge"])
+        if not opts.get("quiet"):
+            console.print("background knowledge: the score file's sidecar records "
+                          f"{len(table.meta['knowledge']['statements'])} statement(s): applied", highlight=False)
     _run(table, eps, opts, console, None, t0)
 
 
@@ -257,6 +268,7 @@ def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet:
 @data_options
 @solve_options
 @export_options
+@knowledge_options
 @click.option("--scores", "scores_out", type=click.Path(dir_okay=False), help="Also save the score file here.")
 def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores_out: str | None,
           **opts: Any) -> None:
@@ -272,6 +284,9 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
                           f"(5,000 rows sampled from ASIA), score {opts['score_name']}, BF {math.exp(eps):g}")
     data = load_from_options(data_path, opts)
     _check_export(data, opts)
+    opts["knowledge"] = knowledge_from_options(opts)
+    if opts["knowledge"] is not None:
+        opts["knowledge"].validated(data.names)
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         write_jaakkola(table, scores_out)

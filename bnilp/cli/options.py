@@ -51,6 +51,32 @@ def score_options(func: Callable) -> Callable:
     return func
 
 
+def knowledge_options(func: Callable) -> Callable:
+    """--knowledge FILE, --require, --forbid, --tiers (background knowledge, :mod:`bnilp.knowledge`)."""
+    for opt in reversed([
+        click.option("--knowledge", "knowledge_file", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Background knowledge file: 'require a -> b', 'forbid a -- b', 'require a ~> b' "
+                     "(ancestor), 'tier a, b' / 'tier! a, b' lines (README, 'Background knowledge')."),
+        click.option("--require", "require", multiple=True, metavar="'a->b'",
+                     help="Required arrow ('a->b'), adjacency ('a--b') or ancestor relation ('a~>b'); repeatable."),
+        click.option("--forbid", "forbid", multiple=True, metavar="'a->b'",
+                     help="Forbidden arrow, adjacency or ancestor relation (as --require); repeatable."),
+        click.option("--tiers", "tiers", metavar="'a,b;c;d,e'",
+                     help="Tiers in time order, ';'-separated: no arrow from a later tier into an earlier one "
+                     "('!' before a tier: no arrows within it either)."),
+    ]):
+        func = opt(func)
+    return func
+
+
+def knowledge_from_options(opts: dict[str, Any]) -> Any:
+    """The :class:`bnilp.knowledge.Knowledge` of the options (None when none was given)."""
+    from bnilp.knowledge import from_options
+
+    return from_options(opts.get("knowledge_file"), opts.get("require") or (), opts.get("forbid") or (),
+                        opts.get("tiers"))
+
+
 def bf_options(func: Callable) -> Callable:
     """--bf / --epsilon (ε = ln BF)."""
     func = click.option("--epsilon", type=float, default=None,

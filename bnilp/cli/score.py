@@ -14,6 +14,8 @@ from bnilp.cli.options import (
     bf_options,
     data_options,
     epsilon_from,
+    knowledge_from_options,
+    knowledge_options,
     load_from_options,
     score_from_options,
     score_options,
@@ -75,7 +77,8 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
     score = score_from_options(data, opts)
     with _progress(console, data.n, quiet) as update:
         table = score_parent_sets(score, epsilon=epsilon, palim=opts.get("palim"), prune=not opts.get("no_prune"),
-                                  n_jobs=opts.get("n_jobs", 1), scheduler=opts.get("scheduler"), progress=update)
+                                  n_jobs=opts.get("n_jobs", 1), scheduler=opts.get("scheduler"), progress=update,
+                                  knowledge=opts.get("knowledge"))
     if not quiet:
         print_scoring_summary(table, console)
     return table
@@ -94,6 +97,11 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     console.print(grid)
     console.print(f"N = {meta['N']}, {len(table.variables)} variables: scored {meta['scored']}, "
                   f"kept {meta['kept']} parent sets in {meta['seconds']:.2f} s")
+    if meta.get("knowledge"):
+        unpruned = meta.get("knowledge_unpruned") or []
+        console.print(f"background knowledge: {len(meta['knowledge']['statements'])} statement(s); forbidden parents "
+                      "not scored" + (f"; walked without pruning (required knowledge): {', '.join(unpruned)}"
+                                      if unpruned else ""), highlight=False)
     if meta.get("palim_reached"):
         console.print(f"[yellow]palim {meta['palim']} cut the walk: results are exact for parent sets of size "
                       f"≤ {meta['palim']} only[/yellow]")
@@ -111,6 +119,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
 @bf_options
 @walk_options
 @data_options
+@knowledge_options
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary.")
 def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: float | None, **opts: Any) -> None:
     """Score candidate parent sets of DATA and write a GOBNILP/Jaakkola score file.
@@ -123,6 +132,9 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):
         raise InputError("--prior dags|mecs is the averaging prior of learn/solve; score takes none|binomial|ebic")
     data = load_from_options(data_path, opts)
+    opts["knowledge"] = knowledge_from_options(opts)
+    if opts["knowledge"] is not None:
+        opts["knowledge"].validated(data.names)
     table = score_data(data, opts, eps, console, quiet)
     write_jaakkola(table, out)
     if not quiet:

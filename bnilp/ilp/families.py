@@ -20,6 +20,7 @@ class _Data:
 
     def __init__(self, table: ScoreTable):
         self.names = list(table.variables)
+        self.knowledge = table.knowledge          # rows the family filter cannot say (ilp.knowledge_rows)
         self.n = n = len(self.names)
         index = {v: i for i, v in enumerate(self.names)}
         child, sets, scores, start = [], [], [], [0]

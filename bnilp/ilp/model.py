@@ -11,6 +11,7 @@ from pyscipopt import Model, quicksum
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _Acyclicity, _cluster_expr
 from bnilp.ilp.families import _Data
+from bnilp.ilp.knowledge_rows import add_knowledge
 
 
 def _new_stats() -> dict[str, Any]:
@@ -67,6 +68,7 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
                             propagate=False, local=False, modifiable=False, dynamic=False,
                             removable=False, stickingatnode=False)
     model.addPyCons(cons)
+    add_knowledge(model, xvars, data)
     for name, value in settings.SCIP_PARAMS.items():
         model.setParam(name, value)
     return model, xvars, hdlr

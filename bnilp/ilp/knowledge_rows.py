@@ -1,0 +1,144 @@
+"""Background knowledge in the ILP (:mod:`bnilp.knowledge`): what the family filter cannot say.
+
+Arrows (required, forbidden, tiers, forbidden adjacencies) never reach the model: the pipeline
+keeps only the families that agree with them (:func:`bnilp.knowledge.restrict_table`), so a
+required arrow a → b is "every family of b contains a" and a forbidden one "no family of b does".
+What is left is written here, over the family variables x(v, Π), from :func:`add_knowledge`:
+
+- a required adjacency a — b is one row  Σ_{Π∋a} x(b, Π) + Σ_{Π∋b} x(a, Π) ≥ 1  (the 2-cluster row
+  makes the left side ≤ 1, so it is the arrow a → b or b → a);
+- ancestor relations go through a constraint handler, :class:`_Ancestry`, enforced on integral
+  points only, as the acyclicity handler enforces cycles (a formulation with ancestor indicator
+  variables and transitivity rows, as GOBNILP-style models use, would also tighten the LP; the
+  lazy form is exact, needs no new variables and leaves the other plugins untouched). For the
+  integral parent choice with arrow graph A (cyclic or not):
+
+  * forbid a ~> b, and A has a path a = v₀ → v₁ → … → v_m = b: every DAG with all m arrows has
+    a ~> b, so  Σ_{i<m} Σ_{Π∋v_i} x(v_{i+1}, Π) ≤ m − 1  is valid and cuts A off;
+  * require a ~> b, and b ∉ D = {a} ∪ reach_A(a): a path from a to b in a DAG must leave D by an
+    arrow u → w with u ∈ D, w ∉ D, so  Σ_{w∉D} Σ_{Π∩D≠∅} x(w, Π) ≥ 1  is valid; A has no such arrow
+    (D is closed under A's arrows), so it is cut off.
+
+  Finitely many such rows exist, so enforcement ends; the handler enforces before the acyclicity
+  handler (:data:`ANCESTRY_ENFOPRIORITY` > ``ACYCLIC_ENFOPRIORITY``), so phase 2 records only DAGs
+  that satisfy the knowledge (the acyclicity handler's recording sees a point only when every
+  higher-priority handler found it feasible).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
+
+from bnilp.ilp.families import _Data
+from bnilp.ilp.settings import _INT_TOL
+
+#: the ancestry handler enforces after integrality and the rows, before the acyclicity handler
+ANCESTRY_ENFOPRIORITY = -1_000_000
+ANCESTRY_CHECKPRIORITY = -1_000_000
+
+
+def _index_pairs(data: _Data, pairs) -> list[tuple[int, int]]:
+    index = {v: i for i, v in enumerate(data.names)}
+    return [(index[a], index[b]) for a, b in pairs]
+
+
+def add_knowledge(model, xvars: list, data: _Data) -> None:
+    """Rows for required adjacencies and the ancestry handler, when ``data.knowledge`` needs them."""
+    k = getattr(data, "knowledge", None)
+    if k is None:
+        return
+    for a, b in _index_pairs(data, k.required_adjacent):
+        fams = [kk for kk in range(data.K) if (data.child[kk] == b and data.pbool[kk, a])
+                or (data.child[kk] == a and data.pbool[kk, b])]
+        model.addCons(quicksum(xvars[kk] for kk in fams) >= 1, name=f"adjacent_{a}_{b}")
+    if k.required_ancestors or k.forbidden_ancestors:
+        hdlr = _Ancestry(data, xvars, _index_pairs(data, k.required_ancestors),
+                         _index_pairs(data, k.forbidden_ancestors))
+        model.includeConshdlr(hdlr, "ancestry", "required and forbidden ancestor relations",
+                              sepapriority=0, enfopriority=ANCESTRY_ENFOPRIORITY,
+                              chckpriority=ANCESTRY_CHECKPRIORITY, sepafreq=-1, propfreq=-1, eagerfreq=-1,
+                              maxprerounds=0, needscons=True)
+        cons = model.createCons(hdlr, "ancestry", initial=False, separate=False, enforce=True, check=True,
+                                propagate=False, local=False, modifiable=False, dynamic=False,
+                                removable=False, stickingatnode=False)
+        model.addPyCons(cons)
+
+
+class _Ancestry(Conshdlr):
+    """Required (``need``) and forbidden (``ban``) ancestor relations, as index pairs (a, b): a ~> b."""
+
+    def __init__(self, data: _Data, xvars: list, need: list[tuple[int, int]], ban: list[tuple[int, int]]):
+        self.data, self.xvars, self.need, self.ban = data, xvars, need, ban
+        self.tvars: list | None = None
+        self.cuts = 0
+
+    def _tv(self) -> list:
+        if self.tvars is None:
+            self.tvars = [self.model.getTransformedVar(v) for v in self.xvars]
+        return self.tvars
+
+    def _values(self, sol) -> np.ndarray:
+        get = self.model.getSolVal
+        return np.fromiter((get(sol, v) for v in self._tv()), dtype=float, count=self.data.K)
+
+    def _cuts(self, vals: np.ndarray) -> list[tuple[list[int], float | None, float | None]]:
+        """Violated rows (families, lhs, rhs) of the parent choice read from ``vals`` (module doc)."""
+        d = self.data
+        chosen = np.flatnonzero(vals > _INT_TOL)
+        children: list[list[int]] = [[] for _ in range(d.n)]
+        for k in chosen:
+            for p in np.flatnonzero(d.pbool[k]):
+                children[int(p)].append(int(d.child[k]))
+        out = []
+        for a, b in self.ban + self.need:
+            prev = {a: -1}
+            stack = [a]
+            while stack:
+                u = stack.pop()
+                for w in children[u]:
+                    if w not in prev:
+                        prev[w] = u
+                        stack.append(w)
+            if (a, b) in self.ban and b in prev:
+                path = [b]
+                while path[-1] != a:
+                    path.append(prev[path[-1]])
+                path.reverse()
+                fams = [k for u, w in zip(path, path[1:], strict=False)
+                        for k in range(d.start[w], d.start[w + 1]) if d.pbool[k, u]]
+                out.append((fams, None, float(len(path) - 2)))
+            elif (a, b) in self.need and b not in prev:
+                inside = np.zeros(d.n, dtype=bool)
+                inside[list(prev)] = True
+                fams = np.flatnonzero(~inside[d.child] & d.pbool[:, inside].any(axis=1)).tolist()
+                out.append((fams, 1.0, None))
+        return out
+
+    def _enforce(self, vals: np.ndarray) -> dict:
+        cuts = self._cuts(vals)
+        if not cuts:
+            return {"result": SCIP_RESULT.FEASIBLE}
+        tv = self._tv()
+        for fams, lhs, rhs in cuts:
+            expr = quicksum(tv[k] for k in fams)
+            self.cuts += 1
+            self.model.addCons(expr >= lhs if lhs is not None else expr <= rhs, name=f"ancestry{self.cuts}",
+                               removable=False)
+        return {"result": SCIP_RESULT.CONSADDED}
+
+    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+        return self._enforce(np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K))
+
+    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+        return self._enforce(self._values(None))
+
+    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+        bad = self._cuts(self._values(solution))
+        return {"result": SCIP_RESULT.INFEASIBLE if bad else SCIP_RESULT.FEASIBLE}
+
+    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+        vars_ = self.xvars if constraint is None or constraint.isOriginal() else self._tv()
+        both = nlockspos + nlocksneg
+        for v in vars_:
+            self.model.addVarLocksType(v, locktype, both, both)

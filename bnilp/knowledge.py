@@ -1,0 +1,439 @@
+"""Background knowledge: required and forbidden arrows, adjacencies, ancestor relations and tiers.
+
+A :class:`Knowledge` restricts the DAGs the whole pipeline considers. With K the knowledge and
+D(K) the DAGs that satisfy it, bnilp computes OPT_K = max_{G ∈ D(K)} s(G), the credible set
+{G ∈ D(K): s(G) ≥ OPT_K − ε}, the class of a DAG G as {H ∈ D(K): H Markov equivalent to G}
+(Meek 1995, "Causal inference and causal explanation with background knowledge") and the
+posteriors over that set. Statements (each a constraint on a DAG G):
+
+===============  =====================  ==============================================
+file statement   field                  G satisfies it iff
+===============  =====================  ==============================================
+require a -> b   ``required``           a ∈ Pa_G(b)
+forbid a -> b    ``forbidden``          a ∉ Pa_G(b)
+require a -- b   ``required_adjacent``  a ∈ Pa_G(b) or b ∈ Pa_G(a)
+forbid a -- b    ``forbidden_adjacent`` neither
+require a ~> b   ``required_ancestors`` a directed path a → … → b exists
+forbid a ~> b    ``forbidden_ancestors`` no directed path a → … → b
+tier a, b, …     ``tiers``              no arrow from a later tier into an earlier one
+tier! a, b, …    ``tiers`` + strict     … and no arrow between two variables of this tier
+===============  =====================  ==============================================
+
+Tiers are listed in order (the first ``tier`` line is tier 1); a variable in no tier is
+unconstrained by them. The file is plain text, one statement a line, ``#`` starts a comment.
+
+Implied statements (:meth:`Knowledge.forbidden_arrows`): a forbidden adjacency forbids both arrows,
+tiers forbid the backward (and, strict, the within-tier) arrows, ``forbid a ~> b`` forbids a → b
+(an arrow is a path) and ``require a ~> b`` forbids b → a (it would close a cycle). These are
+consequences, so filtering by them loses no DAG of D(K).
+
+Contradictions found by :meth:`Knowledge.validated` (one-line :class:`InputError`, naming the
+statement's file and line): unknown variables, a self-loop, a variable in two tiers, an arrow both
+required and (directly or by implication) forbidden, a required adjacency whose both arrows are
+forbidden, a relation both required and forbidden, a required arrow or ancestor relation
+against the tier order, and a cycle among required arrows and required ancestor relations.
+Anything subtler that leaves D(K) empty is reported by the search ("no DAG satisfies the
+background knowledge").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bnilp.errors import InputError
+
+Edge = tuple[str, str]
+Parents = Mapping[str, Iterable[str]]
+
+#: file statement → (Knowledge field, operator)
+STATEMENTS: dict[tuple[str, str], str] = {
+    ("require", "->"): "required",
+    ("forbid", "->"): "forbidden",
+    ("require", "--"): "required_adjacent",
+    ("forbid", "--"): "forbidden_adjacent",
+    ("require", "~>"): "required_ancestors",
+    ("forbid", "~>"): "forbidden_ancestors",
+}
+_PAIR_FIELDS = tuple(STATEMENTS.values())
+_OPERATOR = {f: op for (_, op), f in STATEMENTS.items()}
+_KEYWORD = {f: kw for (kw, _), f in STATEMENTS.items()}
+_PAIR_RE = re.compile(r"^(.+?)\s*(->|--|~>)\s*(.+)$")
+
+
+def _pairs(items: Iterable[Sequence[str]] | None, what: str) -> tuple[Edge, ...]:
+    out = []
+    for it in items or ():
+        if isinstance(it, str):
+            m = _PAIR_RE.match(it.strip())
+            if not m:
+                raise InputError(f"knowledge: {what}: expected 'a -> b', got {it!r}")
+            it = (m.group(1).strip(), m.group(3).strip())
+        a, b = it
+        out.append((str(a), str(b)))
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Background knowledge over variable names (see the module doc for the meaning of each field).
+
+    ``tiers``: a list of lists of names, earliest first; ``strict_tiers``: indices of tiers with no
+    arrows inside (``tier!`` in a file, ``!`` before a tier in ``--tiers``). ``where`` maps a
+    statement key ``(field, a, b)`` or ``("tier", name)`` to where it was written (``file:line``) for
+    error messages; it does not take part in equality.
+    """
+
+    required: tuple[Edge, ...] = ()
+    forbidden: tuple[Edge, ...] = ()
+    required_adjacent: tuple[Edge, ...] = ()
+    forbidden_adjacent: tuple[Edge, ...] = ()
+    required_ancestors: tuple[Edge, ...] = ()
+    forbidden_ancestors: tuple[Edge, ...] = ()
+    tiers: tuple[tuple[str, ...], ...] = ()
+    strict_tiers: frozenset[int] = frozenset()
+    where: dict[tuple[str, ...], str] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for f in _PAIR_FIELDS:
+            object.__setattr__(self, f, _pairs(getattr(self, f), f))
+        tiers = tuple(tuple(str(v) for v in t) for t in (self.tiers or ()))
+        object.__setattr__(self, "tiers", tiers)
+        object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in self.strict_tiers))
+
+    # ---- derived relations ------------------------------------------------------------------
+    def empty(self) -> bool:
+        return not (any(getattr(self, f) for f in _PAIR_FIELDS) or self.tiers)
+
+    def _src(self, key: tuple[str, ...]) -> str:
+        return self.where.get(key, "knowledge")
+
+    def tier_of(self) -> dict[str, int]:
+        return {v: i for i, t in enumerate(self.tiers) for v in t}
+
+    def forbidden_arrows(self) -> dict[Edge, str]:
+        """Every arrow a → b that no DAG of D(K) has, with the reason (statement and its place)."""
+        out: dict[Edge, str] = {}
+        for a, b in self.forbidden:
+            out.setdefault((a, b), f"forbid {a} -> {b} ({self._src(('forbidden', a, b))})")
+        for a, b in self.forbidden_adjacent:
+            src = self._src(("forbidden_adjacent", a, b))
+            out.setdefault((a, b), f"forbid {a} -- {b} ({src})")
+            out.setdefault((b, a), f"forbid {a} -- {b} ({src})")
+        for a, b in self.forbidden_ancestors:
+            out.setdefault((a, b), f"forbid {a} ~> {b} ({self._src(('forbidden_ancestors', a, b))})")
+        for a, b in self.required_ancestors:
+            out.setdefault((b, a), f"require {a} ~> {b} ({self._src(('required_ancestors', a, b))})")
+        tier = self.tier_of()
+        for a, ta in tier.items():
+            for b, tb in tier.items():
+                if a == b:
+                    continue
+                if ta > tb:
+                    out.setdefault((a, b), f"tiers: {a} (tier {ta + 1}) after {b} (tier {tb + 1}) "
+                                           f"({self._src(('tier', a))})")
+                elif ta == tb and ta in self.strict_tiers:
+                    out.setdefault((a, b), f"tier! {ta + 1}: no arrows within ({self._src(('tier', a))})")
+        return out
+
+    def required_parents(self) -> dict[str, frozenset[str]]:
+        """R_v: the parents every DAG of D(K) gives v (from the required arrows)."""
+        out: dict[str, set[str]] = {}
+        for a, b in self.required:
+            out.setdefault(b, set()).add(a)
+        return {v: frozenset(p) for v, p in out.items()}
+
+    def arrows_only(self) -> bool:
+        """True when K only fixes or forbids single arrows (no adjacency or ancestor statement that
+        is not already an arrow statement): then a family filter alone is exact."""
+        return not (self.required_adjacent or self.required_ancestors or self.forbidden_ancestors)
+
+    def family_ok(self, child: str, parents: Iterable[str], forbidden: Mapping[Edge, str] | None = None,
+                  required: Mapping[str, frozenset[str]] | None = None) -> bool:
+        """Whether the family (child, parents) can occur in a DAG of D(K) as far as single arrows
+        decide: no forbidden parent and every required parent present."""
+        forbidden = self.forbidden_arrows() if forbidden is None else forbidden
+        required = self.required_parents() if required is None else required
+        ps = frozenset(parents)
+        return required.get(child, frozenset()) <= ps and not any((p, child) in forbidden for p in ps)
+
+    def allows(self, parents: Parents) -> bool:
+        """Whether the DAG (a full parent map) satisfies every statement of K."""
+        return not self.violations(parents, first=True)
+
+    def violations(self, parents: Parents, first: bool = False) -> list[str]:
+        """The statements the DAG ``parents`` breaks (all, or just the first with ``first``)."""
+        pa = {v: frozenset(p) for v, p in parents.items()}
+        out: list[str] = []
+
+        def has(a: str, b: str) -> bool:
+            return a in pa.get(b, ())
+
+        for (a, b), why in self.forbidden_arrows().items():
+            if has(a, b):
+                out.append(why)
+                if first:
+                    return out
+        for a, b in self.required:
+            if not has(a, b):
+                out.append(f"require {a} -> {b}")
+        for a, b in self.required_adjacent:
+            if not (has(a, b) or has(b, a)):
+                out.append(f"require {a} -- {b}")
+        if out and first:
+            return out
+        if self.required_ancestors or self.forbidden_ancestors:
+            desc = descendants(pa)
+            for a, b in self.required_ancestors:
+                if b not in desc.get(a, ()):
+                    out.append(f"require {a} ~> {b}")
+            for a, b in self.forbidden_ancestors:
+                if b in desc.get(a, ()):
+                    out.append(f"forbid {a} ~> {b}")
+        return out[:1] if first else out
+
+    # ---- validation ---------------------------------------------------------------------------
+    def validated(self, variables: Sequence[str]) -> Knowledge:
+        """Self, after checking names and the contradictions listed in the module doc."""
+        names = set(variables)
+        for f in _PAIR_FIELDS:
+            for a, b in getattr(self, f):
+                src = self._src((f, a, b))
+                for v in (a, b):
+                    if v not in names:
+                        raise InputError(f"{src}: unknown variable {v!r} in '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}'")
+                if a == b:
+                    raise InputError(f"{src}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' relates a variable to itself")
+        seen: dict[str, int] = {}
+        for i, t in enumerate(self.tiers):
+            for v in t:
+                src = self._src(("tier", v))
+                if v not in names:
+                    raise InputError(f"{src}: unknown variable {v!r} in tier {i + 1}")
+                if v in seen and seen[v] != i:
+                    raise InputError(f"{src}: {v!r} is in tier {seen[v] + 1} and tier {i + 1}")
+                seen[v] = i
+        forbidden = self.forbidden_arrows()
+        for a, b in self.required:
+            if (a, b) in forbidden:
+                raise InputError(f"{self._src(('required', a, b))}: 'require {a} -> {b}' contradicts "
+                                 f"{forbidden[(a, b)]}")
+        for a, b in self.required_adjacent:
+            if (a, b) in forbidden and (b, a) in forbidden:
+                raise InputError(f"{self._src(('required_adjacent', a, b))}: 'require {a} -- {b}' contradicts "
+                                 f"{forbidden[(a, b)]} and {forbidden[(b, a)]}")
+        for req, forb, op in (("required_adjacent", "forbidden_adjacent", "--"),
+                              ("required_ancestors", "forbidden_ancestors", "~>")):
+            banned = set(getattr(self, forb))
+            if op == "--":
+                banned |= {(b, a) for a, b in banned}
+            for a, b in getattr(self, req):
+                if (a, b) in banned:
+                    raise InputError(f"{self._src((req, a, b))}: 'require {a} {op} {b}' is also forbidden")
+        banned_paths = set(self.forbidden_ancestors)
+        for a, b in self.required:
+            if (a, b) in banned_paths:
+                raise InputError(f"{self._src(('required', a, b))}: 'require {a} -> {b}' contradicts "
+                                 f"'forbid {a} ~> {b}'")
+        tier = self.tier_of()
+        for a, b in self.required_ancestors:
+            if a in tier and b in tier and tier[a] > tier[b]:
+                raise InputError(f"{self._src(('required_ancestors', a, b))}: 'require {a} ~> {b}' goes against the "
+                                 f"tiers ({a} is in tier {tier[a] + 1}, {b} in tier {tier[b] + 1})")
+        # a cycle among required arrows and required ancestor relations (both are directed paths):
+        # added in the order they were written, the statement that closes one is named
+        stated = sorted(((self._src((f, a, b)), f, a, b) for f in ("required", "required_ancestors")
+                         for a, b in getattr(self, f)), key=lambda t: _line_order(t[0]))
+        paths: dict[str, set[str]] = {}
+        for src, f, a, b in stated:
+            if a in descendants({v: {u for u, ws in paths.items() if v in ws} for v in names}).get(b, ()):
+                raise InputError(f"{src}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' closes a directed cycle of "
+                                 "required arrows/ancestor relations")
+            paths.setdefault(a, set()).add(b)
+        return self
+
+    # ---- combining, (de)serialising -------------------------------------------------------------
+    def merged(self, other: Knowledge | None) -> Knowledge:
+        """Both sets of statements (tiers may come from one of them only)."""
+        if other is None or other.empty():
+            return self
+        if self.empty():
+            return other
+        if self.tiers and other.tiers:
+            raise InputError(f"{other._src(('tier', other.tiers[0][0]))}: tiers given twice (give them in one place)")
+        kw: dict[str, Any] = {f: getattr(self, f) + getattr(other, f) for f in _PAIR_FIELDS}
+        src = self if self.tiers else other
+        return Knowledge(**kw, tiers=src.tiers, strict_tiers=src.strict_tiers, where={**other.where, **self.where})
+
+    def statements(self) -> list[str]:
+        """K as the lines of a knowledge file (the sidecar and the JSON report record these)."""
+        lines = [f"{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}" for f in _PAIR_FIELDS for a, b in getattr(self, f)]
+        lines += [("tier! " if i in self.strict_tiers else "tier ") + ", ".join(t) for i, t in enumerate(self.tiers)]
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {f: [list(e) for e in getattr(self, f)] for f in _PAIR_FIELDS if getattr(self, f)}
+        if self.tiers:
+            out["tiers"] = [list(t) for t in self.tiers]
+            out["strict_tiers"] = sorted(i + 1 for i in self.strict_tiers)
+        out["statements"] = self.statements()
+        return out
+
+    @classmethod
+    def coerce(cls, obj: Knowledge | Mapping[str, Any] | str | os.PathLike[str] | None) -> Knowledge | None:
+        """A Knowledge from itself, a dict of its fields, or a knowledge file path (None stays None)."""
+        if obj is None or isinstance(obj, Knowledge):
+            return obj
+        if isinstance(obj, Mapping):
+            kw = {k: v for k, v in obj.items() if k != "statements"}
+            if "strict_tiers" in kw:
+                kw["strict_tiers"] = frozenset(int(i) - 1 for i in kw["strict_tiers"])
+            return cls(**kw)
+        return read_knowledge(obj)
+
+
+def _line_order(src: str) -> tuple[str, int]:
+    """Sort key of a statement's place ``file:line`` (file, then line number)."""
+    head, _, tail = src.rpartition(":")
+    return (head, int(tail)) if tail.isdigit() else (src, 0)
+
+
+def descendants(parents: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
+    """Proper descendants of every node of the parent map (what a directed path reaches)."""
+    children: dict[str, set[str]] = {v: set() for v in parents}
+    for v, ps in parents.items():
+        for p in ps:
+            children.setdefault(p, set()).add(v)
+    out: dict[str, set[str]] = {}
+    for v in children:
+        seen: set[str] = set()
+        stack = list(children[v])
+        while stack:
+            x = stack.pop()
+            if x not in seen:
+                seen.add(x)
+                stack.extend(children.get(x, ()))
+        out[v] = seen
+    return out
+
+
+# ---- the file format and the command-line forms -----------------------------------------------------
+def parse_knowledge(text: str, filename: str = "<knowledge>") -> Knowledge:
+    """Parse a knowledge file (module doc); every error is one line ``file:line: what``."""
+    kw: dict[str, list[Edge]] = {f: [] for f in _PAIR_FIELDS}
+    tiers: list[tuple[str, ...]] = []
+    strict: set[int] = set()
+    where: dict[tuple[str, ...], str] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        src = f"{filename}:{lineno}"
+        word, _, rest = line.partition(" ")
+        rest = rest.strip()
+        if word in ("tier", "tier!"):
+            names = [v.strip() for v in rest.split(",")]
+            if not rest or any(not v for v in names):
+                raise InputError(f"{src}: expected '{word} a, b, ...' (comma-separated names), got {line!r}")
+            for v in names:
+                if ("tier", v) in where:
+                    raise InputError(f"{src}: {v!r} is already in a tier ({where[('tier', v)]})")
+            if word == "tier!":
+                strict.add(len(tiers))
+            tiers.append(tuple(names))
+            for v in names:
+                where.setdefault(("tier", v), src)
+            continue
+        if word not in ("require", "forbid"):
+            raise InputError(f"{src}: unknown statement {word!r}: expected require, forbid, tier or tier!")
+        m = _PAIR_RE.match(rest)
+        if not m or not m.group(1).strip() or not m.group(3).strip() or _PAIR_RE.match(m.group(3)):
+            raise InputError(f"{src}: expected '{word} a -> b', '{word} a -- b' or '{word} a ~> b', got {line!r}")
+        a, op, b = m.group(1).strip(), m.group(2), m.group(3).strip()
+        f = STATEMENTS[(word, op)]
+        kw[f].append((a, b))
+        where.setdefault((f, a, b), src)
+    return Knowledge(**kw, tiers=tuple(tiers), strict_tiers=frozenset(strict), where=where)
+
+
+def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the knowledge file ({exc.strerror})") from None
+    return parse_knowledge(text, os.fspath(path))
+
+
+def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[str] = (),
+                 forbid: Iterable[str] = (), tiers: str | None = None) -> Knowledge | None:
+    """The knowledge of ``--knowledge FILE``, ``--require 'a->b'`` (repeatable; ``a--b``, ``a~>b`` too),
+    ``--forbid`` and ``--tiers 'a,b;c;!d,e'`` (``!``: no arrows within that tier), combined."""
+    opts = Knowledge()
+    for flag, values in (("require", require), ("forbid", forbid)):
+        for value in values:
+            where = f"--{flag} {value!r}"
+            try:
+                one = parse_knowledge(f"{flag} {value}", where)
+            except InputError as exc:
+                raise InputError(str(exc).replace(f"{where}:1:", f"{where}:", 1)) from None
+            opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS},
+                                         where={k: f"--{flag} {value!r}" for k in one.where}))
+    if tiers is not None:
+        parts = [p.strip() for p in tiers.split(";")]
+        text = "\n".join(("tier! " + p[1:].strip()) if p.startswith("!") else f"tier {p}" for p in parts)
+        t = parse_knowledge(text, "--tiers")
+        for k in list(t.where):
+            t.where[k] = f"--tiers {tiers!r}"
+        opts = opts.merged(t)
+    k = read_knowledge(path) if path is not None else None
+    out = opts if k is None else k.merged(opts)
+    return None if out.empty() else out
+
+
+# ---- the score table under knowledge ----------------------------------------------------------------
+def scored_with(table: Any, knowledge: Knowledge) -> bool:
+    """Whether the table's sidecar says it was scored under exactly these statements."""
+    recorded = (table.meta.get("knowledge") or {}).get("statements")
+    return recorded is not None and sorted(recorded) == sorted(knowledge.statements())
+
+
+def pruning_note(table: Any, knowledge: Knowledge) -> str | None:
+    """Why a table pruned without K may miss a credible DAG of D(K) (None when it cannot).
+
+    Pruning swaps a set for a better subset; forbidding statements survive the swap, required ones
+    (arrows, adjacencies, ancestor relations) may not (see ``bnilp.parentsets._knowledge_plan``)."""
+    requires = knowledge.required or knowledge.required_adjacent or knowledge.required_ancestors
+    pruned = table.meta.get("prune", True) and table.meta.get("rules", ["R1"]) != []
+    if not requires or not pruned or scored_with(table, knowledge):
+        return None
+    return ("the score table was pruned without this knowledge and the knowledge requires arrows, adjacencies or "
+            "ancestor relations: a credible DAG may use a parent set the pruning removed (score the data with "
+            "--knowledge for an exact result)")
+
+
+def restrict_table(table: Any, knowledge: Knowledge) -> Any:
+    """The table with only the families that agree with K's arrows (:meth:`Knowledge.family_ok`) and
+    ``knowledge`` set, so that the search adds the rest (:mod:`bnilp.ilp.knowledge_rows`). A variable
+    left with no family is a one-line :class:`InputError`."""
+    from bnilp.scorefile import ScoreTable
+
+    knowledge.validated(table.variables)
+    forbidden = knowledge.forbidden_arrows()
+    required = knowledge.required_parents()
+    families = {}
+    for v in table.variables:
+        families[v] = {ps: s for ps, s in table.families[v].items()
+                       if knowledge.family_ok(v, ps, forbidden, required)}
+        if table.families[v] and not families[v]:
+            need = sorted(required.get(v, ()))
+            raise InputError(f"knowledge: no candidate parent set of {v!r} agrees with the knowledge"
+                             + (f" (it must contain {need}; palim {table.meta['palim']})"
+                                if need and table.meta.get("palim") is not None else
+                                f" (it must contain {need})" if need else ""))
+    meta = dict(table.meta)
+    meta["knowledge"] = knowledge.to_dict()
+    return ScoreTable(list(table.variables), families, meta, knowledge=knowledge)
