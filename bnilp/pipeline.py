@@ -46,7 +46,15 @@ class LearnResult:
 
     @property
     def complete(self) -> bool:
+        """The search proved OPT and listed the whole credible set *of the score table* (see :attr:`limits`)."""
         return self.solution.complete
+
+    @property
+    def limits(self) -> list[str]:
+        """Limits that make the result narrower than the question asked: ``"palim"`` when the scoring cut
+        parent sets at a size limit (the set is then exact only for parent sets up to
+        ``report["exact_for_parent_sets_up_to"]``); the search's own limits are its ``status``."""
+        return list(self.report.get("limits", []))
 
     def best_graph(self) -> nx.DiGraph:
         """The optimal network (the first of the credible set) as a DiGraph parent → child."""
@@ -257,8 +265,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     report["enumerate_reason"] = why
     report["bf"] = math.exp(epsilon) if epsilon < 700 else None
     report["scoring"] = scoring_summary(table)
+    report["limits"] = []
     if table.meta.get("palim_reached"):
         report["exact_for_parent_sets_up_to"] = table.meta.get("exact_for_parent_sets_up_to") or table.meta.get("palim")
+        report["limits"].append("palim")
     return LearnResult(table, solution, report)
 
 

@@ -152,9 +152,11 @@ def test_learn_mixed_data_end_to_end(runner, shared_data, tmp_path, score) -> No
     if score == "mvp":
         args += ["--mvp-degree", "1", "--palim", "2"]
     res = runner.invoke(main, args)
-    assert res.exit_code == 0, res.output
+    # a palim that cut parent sets is a limit: reported in the JSON and by exit code 3
+    assert res.exit_code == (3 if score == "mvp" else 0), res.output
     doc = json.loads(out.read_text())
     assert doc["complete"] and doc["n_networks"] >= 1 and doc["scoring"]["score"] == score
+    assert doc["limits"] == (["palim"] if score == "mvp" else [])
     assert set(doc["networks"][0]["parents"]) == set("ABCDEFGH")
     assert (report / "edges.csv").exists()
     if score == "mvp":

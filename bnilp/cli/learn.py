@@ -1,8 +1,8 @@
 """``bnilp learn`` (data → report) and ``bnilp solve`` (score file → report).
 
-Exit codes: 0 = proven optimal and the credible set is complete; 3 = a time or network limit cut
-the work short (the printed and written results say so); 2 = bad input, or a score file whose
-tables admit no DAG.
+Exit codes: 0 = proven optimal and the credible set is complete; 3 = a time, network, memory or palim
+limit (or an interrupt) cut the work short (the printed and written results say so);
+2 = bad input, or a score file whose tables admit no DAG.
 """
 
 from __future__ import annotations
@@ -194,6 +194,10 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
             write_graphml(best, opts["graphml_out"])
     if not result.solution.complete:
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
+        sys.exit(EXIT_LIMIT)
+    if "palim" in result.limits:
+        click.echo(f"bnilp: limited: the credible set is exact only for parent sets of size ≤ "
+                   f"{report['exact_for_parent_sets_up_to']} (palim); larger sets were not scored", err=True)
         sys.exit(EXIT_LIMIT)
 
 
