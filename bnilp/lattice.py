@@ -68,6 +68,9 @@ class WalkSpec:
     r_child: int = 0
     w: float = 0.0
     ess: float = 1.0
+    #: parents in every set of this child (required arrows): the walk is the lattice of S ⊆ candidates,
+    #: scoring the families S ∪ fixed; every rule then compares only sets that contain ``fixed``
+    fixed: tuple[int, ...] = ()
 
 
 @dataclass
@@ -115,9 +118,13 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
     nc = block.new.size
     child, eps, active = spec.child, spec.epsilon, spec.active
     pruned = {"R1": 0, "R3": 0, "R4": 0, "R5": 0, "R6": 0}
+    bases = block.bases
+    if spec.fixed:
+        fixed = np.asarray(spec.fixed, dtype=bases.dtype)
+        bases = np.concatenate((np.broadcast_to(fixed, (bases.shape[0], fixed.size)), bases), axis=1)
 
     def parents_of(f: int) -> tuple[int, ...]:
-        return tuple(int(p) for p in block.bases[block.base_of[f]]) + (int(block.new[f]),)
+        return tuple(int(p) for p in bases[block.base_of[f]]) + (int(block.new[f]),)
 
     if spec.kind == "generic":
         scores = np.empty(nc)
@@ -138,7 +145,7 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         return BlockResult(nc, pruned, np.flatnonzero(kept), scores[kept], rows, scores, zeros, zeros,
                            np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=np.int64))
     ctx = _ctx(score)
-    fc = family_counts(ctx, child, block.bases, block.base_of, block.new, block.q_all,
+    fc = family_counts(ctx, child, bases, block.base_of, block.new, block.q_all,
                        spec.ess if spec.kind == "bdeu" else None)
     alive = np.ones(nc, dtype=bool)
     r_c = spec.r_child
@@ -158,7 +165,7 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         fire &= alive
         pruned["R4"] += int(fire.sum())
         alive &= ~fire
-    prior = score.prior.log_prior(block.size)
+    prior = score.prior.log_prior(block.size + len(spec.fixed))
     if spec.kind == "bdeu":
         fast = fc.bdeu + prior
     else:
@@ -244,28 +251,30 @@ class _ChildWalk:
 
     # ---- level 0
     def start(self) -> None:
-        score, child = self.score, self.spec.child
+        score, child, fixed = self.score, self.spec.child, self.spec.fixed
+        q_fixed = float(np.prod(self.arities[list(fixed)])) if fixed else 1.0
         if self.spec.kind == "generic":
-            value = score.local(child, ())
+            value = score.local(child, fixed)
             if not math.isfinite(value):
                 raise InputError(f"score {score.name!r} gave {value} for {score.data.names[child]!r} "
-                                 f"with parents []")
+                                 f"with parents {[score.data.names[p] for p in fixed]}")
             ll = nh = 0.0
-            cplus = 0
+            cplus = qplus = 0
         else:
-            config = score.config(())
+            config = score.config(fixed)
             nijk = score.joint_counts(child, config)
-            fam = score.stats_from_counts(child, (), nijk, config.q_plus)
-            value, ll, nh, cplus = fam.score, fam.ll, config.nh, int(np.count_nonzero(nijk))
+            fam = score.stats_from_counts(child, fixed, nijk, config.q_plus)
+            value, ll, nh, cplus, qplus = fam.score, fam.ll, config.nh, int(np.count_nonzero(nijk)), config.q_plus
         self.stats.scored += 1
-        self.kept[()] = value
-        if "R3" in self.spec.active and r3_no_superset_pays(ll, self.spec.w, self.spec.r_child, 1.0,
+        self.kept[fixed] = value
+        if "R3" in self.spec.active and r3_no_superset_pays(ll, self.spec.w, self.spec.r_child, q_fixed,
                                                               self.spec.epsilon):
             self.stats.pruned["R3"] += 1
             self.level = None
             return
         self.level = _Level(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.uint64), np.array([value]),
-                            np.array([ll]), np.array([1.0]), np.array([nh]), np.array([1]), np.array([cplus]))
+                            np.array([ll]), np.array([q_fixed]), np.array([nh]), np.array([max(qplus, 1)]),
+                            np.array([cplus]))
 
     # ---- generation
     def next_blocks(self) -> list[Block]:
@@ -275,7 +284,7 @@ class _ChildWalk:
             self._finish()
             return []
         k = level.parents.shape[1]
-        if self.palim is not None and k >= self.palim:
+        if self.palim is not None and k + len(self.spec.fixed) >= self.palim:
             last = level.parents[:, -1] if k else np.full(level.size, -1)
             self.stats.palim_reached = bool(self.candidates.size and (self.candidates.max() > last).any())
             self._finish()
@@ -365,10 +374,12 @@ class _ChildWalk:
             for rule, count in res.pruned.items():
                 self.stats.pruned[rule] += count
             full = np.concatenate((block.bases[block.base_of], block.new[:, None]), axis=1)
+            fixed = self.spec.fixed
             for row, value in zip(res.kept_rows.tolist(), res.kept_scores.tolist(), strict=True):
-                self.kept[tuple(full[row].tolist())] = value
+                key = tuple(full[row].tolist())
+                self.kept[tuple(sorted(fixed + key)) if fixed else key] = value
             if res.kept_rows.size:
-                self.stats.max_size = self.size
+                self.stats.max_size = self.size + len(self.spec.fixed)
             rows = res.next_rows
             nxt = full[rows]
             parents.append(nxt)
@@ -526,12 +537,15 @@ def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
     return LokyExecutor(score, n_jobs)
 
 
-def walk_spec(score: LocalScore, child: int, epsilon: float, active: frozenset[str]) -> WalkSpec:
+def walk_spec(score: LocalScore, child: int, epsilon: float, active: frozenset[str],
+              fixed: tuple[int, ...] = ()) -> WalkSpec:
+    """The block-evaluation settings of ``child``'s walk; ``fixed`` parents are in every set (required arrows)."""
+    fixed = tuple(sorted(fixed))
     if isinstance(score, DiscreteScore):
         kind = "bdeu" if isinstance(score, BDeu) else "bic"
         return WalkSpec(child, epsilon, active, kind, int(score.data.arities[child]), score.penalty_weight(),
-                        getattr(score, "ess", 1.0))
-    return WalkSpec(child, epsilon, active, "generic")
+                        getattr(score, "ess", 1.0), fixed)
+    return WalkSpec(child, epsilon, active, "generic", fixed=fixed)
 
 
 def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler: str | None,

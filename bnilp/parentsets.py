@@ -407,11 +407,14 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
         active = sound if child_rules is None else sound & child_rules
         if active & SUPERSET_RULES and not isinstance(score, DiscreteScore):
             raise InputError(f"rules {sorted(active & SUPERSET_RULES)} need a discrete score")
-        candidates = [j for j in range(data.n) if score.allowed_parent(child, j) and j not in banned]
+        fixed = plan.fixed.get(child, ()) if plan is not None else ()
+        candidates = [j for j in range(data.n)
+                      if score.allowed_parent(child, j) and j not in banned and j not in fixed]
         if child_palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
             raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
                              f"give --palim (it has {len(candidates)} candidate parents)")
-        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active)), candidates, child_palim,
+        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active), fixed), candidates,
+                                child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
     run_walks(score, walks, n_jobs, scheduler, progress)
     names = data.names
@@ -464,6 +467,8 @@ class _Plan:
     unpruned: frozenset[int]
     required: dict[str, frozenset[str]]
     palim: int | None = None
+    #: child → its required parents (indices), the fixed base of its lattice walk
+    fixed: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
@@ -476,11 +481,15 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
     - forbidden arrows (tiers, forbidden adjacencies, forbidden ancestor relations): G' has a subset
       of G's arrows and paths, so G' ∈ D(K) whenever G is — banned parents are simply never
       candidates (never scored), and every rule stays sound;
-    - required parents R_v, a required adjacency at v, a required ancestor relation: dropping a
-      parent can break them, so G' may lie outside D(K) and OPT_K may be lower than s(G'). Such a
-      child v (every child, when K requires an ancestor relation) is walked with no pruning rule —
-      every set up to the palim is scored (:func:`default_palim` when n > 16, recorded as usual) —
-      and only the sets Π ⊇ R_v are kept. Exact, at the cost of a larger table for those children.
+    - required parents R_v: the lattice walk (n ≤ 64) is the lattice of the sets Π ⊇ R_v — R_v is the
+      fixed base of every set (``WalkSpec.fixed``), so every rule compares Π only with subsets Π' with
+      R_v ⊆ Π' ⊂ Π, and G' (Π' at v) keeps every required arrow: G' ∈ D(K), and all rules stay sound
+      and active. (On the one-family walk for n > 64, such a child is walked without rules, as next.)
+    - a required adjacency at v, a required ancestor relation: dropping a parent can break them, so
+      G' may lie outside D(K) and OPT_K may be lower than s(G'). Such a child v (every child, when K
+      requires an ancestor relation) is walked with no pruning rule — every set up to the palim is
+      scored (:func:`default_palim` when n > 16, recorded as usual) — and only the sets Π ⊇ R_v are
+      kept. Exact, at the cost of a larger table for those children.
     """
     from bnilp.knowledge import Knowledge
 
@@ -494,11 +503,13 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
     for a, b in k.forbidden_arrows():
         banned.setdefault(index[b], set()).add(index[a])
     required = k.required_parents()
-    unpruned = {index[v] for v in required}
+    lattice = len(names) <= MAX_MASK_VARIABLES
+    unpruned = set() if lattice else {index[v] for v in required}
     unpruned |= {index[v] for e in k.required_adjacent for v in e}
     if k.required_ancestors:
         unpruned = set(range(len(names)))
-    return _Plan(k, {i: frozenset(b) for i, b in banned.items()}, frozenset(unpruned), required)
+    fixed = {index[v]: tuple(sorted(index[p] for p in ps)) for v, ps in required.items()} if lattice else {}
+    return _Plan(k, {i: frozenset(b) for i, b in banned.items()}, frozenset(unpruned), required, fixed=fixed)
 
 
 def _planned(plan: _Plan | None, child: int, rules: frozenset[str] | None,

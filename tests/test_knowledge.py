@@ -160,7 +160,41 @@ def test_scoring_never_scores_forbidden_parents_and_keeps_required_ones() -> Non
     per = table.meta["per_variable"]
     assert per["V4"]["scored"] == 1 and per["V4"]["scored"] < plain.meta["per_variable"]["V4"]["scored"]
     assert sorted(table.meta["knowledge"]["statements"]) == sorted(k.statements())
-    assert table.meta["knowledge_unpruned"] == ["V3"]
+    # required parents are the fixed base of V3's walk: it stays pruned (no child walked without rules)
+    assert table.meta["knowledge_unpruned"] == []
+
+
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+@pytest.mark.parametrize("seed", range(6))
+def test_required_parents_walk_keeps_every_set_no_allowed_subset_beats(score_name: str, seed: int) -> None:
+    """With required parents R_c the walk is the lattice of the sets Π ⊇ R_c and every rule compares
+    only inside it: each Π ⊇ R_c that no Π' (R_c ⊆ Π' ⊊ Π) beats by more than ε is kept, with its exact
+    score, and the rules still fire in that walk."""
+    rng = random.Random(seed)
+    n = 5 if seed % 2 else 6
+    frame = random_discrete_frame(1300 + seed, n=n, N=rng.choice([100, 500, 2000]))
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    score = make_score(score_name, data)
+    everything = full_table(score)
+    names = data.names
+    child = names[rng.randrange(n)]
+    required = rng.sample([v for v in names if v != child], rng.choice([1, 2]))
+    k = Knowledge(required=[(r, child) for r in required])
+    rules_fired = False
+    for bf in (1, 20, 150):
+        eps = math.log(bf)
+        table = score_parent_sets(score, epsilon=eps, knowledge=k)
+        base = frozenset(required)
+        allowed = {ps: s for ps, s in everything.families[child].items() if base <= ps}
+        for ps, s in allowed.items():
+            best_sub = max((t for q, t in allowed.items() if q < ps), default=-math.inf)
+            if s >= best_sub - eps + 1e-6 * max(1.0, abs(best_sub)):
+                assert ps in table.families[child], (sorted(ps), bf)
+        for ps, s in table.families[child].items():
+            assert base <= ps and s == pytest.approx(allowed[ps], abs=1e-9)
+        per = table.meta["per_variable"][child]
+        rules_fired |= sum(per["pruned"].values()) > 0
+    assert rules_fired
 
 
 def test_file_format_and_options() -> None:
