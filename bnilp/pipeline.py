@@ -210,8 +210,13 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
 
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
-                progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False) -> LearnResult:
+                progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False,
+                optimum_only: bool = False) -> LearnResult:
     """OPT and every network within ε of it, grouped and averaged.
+
+    ``optimum_only``: prove OPT and return one optimal network, without listing the other optimal
+    ones (``ilp.solve(..., enumerate_ties=False)``; what GOBNILP and pygobnilp return). ε must then be
+    0; the report says ``"optimum_only": true`` and ``complete`` stays False (the list is not the set).
 
     ``enumerate_by`` (``auto``, ``mecs``, ``dags``; :func:`enumeration_unit`): with ``mecs`` the solver
     lists one representative per credible class and :func:`bnilp.mec.credible_classes` counts each
@@ -220,15 +225,20 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     """
     if prior not in ("dags", "mecs"):
         raise InputError(f"--prior must be 'dags' or 'mecs', got {prior!r}")
-    unit, why = enumeration_unit(table, enumerate_by)
+    if optimum_only and epsilon != 0:
+        raise InputError(f"optimum_only proves OPT and returns one optimal network: it takes no ε > 0 (got {epsilon})")
+    unit, why = ("dags", "optimum only: one optimal network, no enumeration") if optimum_only else \
+        enumeration_unit(table, enumerate_by)
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
-                     warm_start=warm_start, progress=progress, enumerate_by=unit)
+                     warm_start=warm_start, progress=progress, enumerate_by=unit,
+                     enumerate_ties=not optimum_only)
     if unit == "mecs":
         report = _class_report(table, solution, epsilon, prior, list_dags)
     else:
         report = summarise(solution.to_dict(), prior=prior, variables=table.variables)
     report["enumerate"] = unit
     report["enumerate_reason"] = why
+    report["optimum_only"] = optimum_only
     report["bf"] = math.exp(epsilon) if epsilon < 700 else None
     report["scoring"] = scoring_summary(table)
     if table.meta.get("palim_reached"):
@@ -275,6 +285,7 @@ def learn(
     n_jobs: int = 1,
     enumerate_by: str = "auto",
     list_dags: bool = False,
+    optimum_only: bool = False,
     **score_settings: Any,
 ) -> LearnResult:
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
@@ -284,16 +295,21 @@ def learn(
     ``penalty_discount``). ε = ln(bf) unless ``epsilon`` is given. ``prior`` is the prior over
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
     prior added to the score (none, binomial, ebic). ``enumerate_by``/``list_dags``: see :func:`solve_table`.
+    ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
     """
     dataset = _as_dataset(data)
     eps = math.log(bf) if epsilon is None else float(epsilon)
+    if optimum_only:
+        if epsilon not in (None, 0):
+            raise InputError(f"optimum_only returns one optimal network: it takes no ε > 0 (got {epsilon})")
+        eps = 0.0
     if not (math.isfinite(eps) and eps >= 0):
         raise InputError(f"BF must be ≥ 1 (ε ≥ 0), got ε = {eps}")
     sp = StructurePrior(structure_prior, dataset.n, expected_parents, ebic_gamma)
     scorer = make_score(score, dataset, prior=sp, **score_settings)
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
-                         enumerate_by=enumerate_by, list_dags=list_dags)
+                         enumerate_by=enumerate_by, list_dags=list_dags, optimum_only=optimum_only)
     result.dataset = dataset
     return result
 

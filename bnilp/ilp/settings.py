@@ -69,3 +69,36 @@ ACYCLIC_SEPAFREQ = 1
 #: the sink-finding heuristic runs after every node LP, before SCIP's rounding heuristics
 SINK_HEUR_PRIORITY = 1000
 SINK_HEUR_FREQ = 1
+
+# ---- exact cluster separation by a sub-IP (sepa_subip.py; GOBNILP subip_cuts.c) ----
+#: when the sub-IP runs: "off"; "fallback" (only when the heuristic separator found no cut);
+#: "always" (after the heuristic separator, every call at an allowed depth)
+SUBIP_MODE = "off"
+#: the sub-IP runs at depths 0, SUBIP_DEPTH_FREQ, 2·SUBIP_DEPTH_FREQ, … (GOBNILP: sepafreq 10)
+SUBIP_DEPTH_FREQ = 10
+#: seconds per sub-IP call (GOBNILP: 10 s)
+SUBIP_TIME_LIMIT = 10.0
+#: cuts taken from one sub-IP call (most violated first)
+SUBIP_MAX_CUTS = 50
+#: sub-SCIP settings besides heuristics and separators off (``setHeuristics``/``setSeparating``):
+#: depth-first, gap 0, room for many improving solutions (as GOBNILP)
+SUBIP_PARAMS: dict[str, Any] = {
+    "limits/gap": 0.0,
+    "limits/maxsol": 200,
+    "nodeselection/dfs/stdpriority": 1_000_000,
+    "misc/usesymmetry": 0,
+}
+
+# ---- implied constraints (GOBNILP set_packing_cuts.c) ----
+#: add the set-packing rows of :meth:`_Data.set_packing_clusters` to the model up front
+SET_PACKING = False
+#: at most this many set-packing rows
+SET_PACKING_MAX_ROWS = 5000
+
+# ---- "4B" cuts (sepa_fourb.py; GOBNILP convex4 family b) ----
+#: separate 4B cuts when the cluster separators found nothing
+FOURB = False
+#: only for n ≤ FOURB_MAX_N (the separator builds n⁴ tensors)
+FOURB_MAX_N = 24
+#: cuts per call, most violated first
+FOURB_MAX_CUTS = 50

@@ -1,0 +1,110 @@
+"""A/B of search settings on phase 1 (OPT) of Jaakkola score files, interleaved in one run.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/search_ab.py scorefiles/adult.BIC.20.scores \
+        --config base:SUBIP_MODE=off --config subip:SUBIP_MODE=fallback [--repeat 2] [--time-limit 200]
+
+Each ``--config NAME:KEY=VALUE,KEY=VALUE`` sets constants of :mod:`bnilp.ilp.settings` (``SCIP/NAME=V``
+sets a SCIP parameter of both phases) for that run only; configurations alternate per file and per
+repeat, so machine load affects them alike. Prints seconds, nodes, LP iterations and the split of
+time (SCIP's LP clock, strong branching, the cluster handler's heuristic and sub-IP separation),
+then the ratio of each configuration's median time to the first one's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from bnilp import ilp  # noqa: E402
+from bnilp.ilp import settings  # noqa: E402
+from bnilp.scorefile import read_jaakkola  # noqa: E402
+
+
+def _value(raw: str) -> object:
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def _config(text: str) -> tuple[str, dict[str, object]]:
+    name, _, rest = text.partition(":")
+    pairs = {}
+    for item in filter(None, rest.split(",")):
+        key, _, raw = item.partition("=")
+        pairs[key] = _value(raw)
+    return name, pairs
+
+
+def _apply(pairs: dict[str, object]) -> dict[str, object]:
+    """Set the constants; return what to restore."""
+    undo: dict[str, object] = {}
+    for key, value in pairs.items():
+        if key.startswith("SCIP/"):
+            param = key[5:]
+            undo[key] = settings.SCIP_PARAMS.get(param, _MISSING)
+            settings.SCIP_PARAMS[param] = value
+        else:
+            undo[key] = getattr(settings, key)
+            setattr(settings, key, value)
+    return undo
+
+
+def _restore(undo: dict[str, object]) -> None:
+    for key, value in undo.items():
+        if key.startswith("SCIP/"):
+            if value is _MISSING:
+                settings.SCIP_PARAMS.pop(key[5:], None)
+            else:
+                settings.SCIP_PARAMS[key[5:]] = value
+        else:
+            setattr(settings, key, value)
+
+
+_MISSING = object()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--config", action="append", type=_config, required=True)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--time-limit", type=float, default=None)
+    args = parser.parse_args(argv)
+    print(f"{'file':24} {'config':10} {'status':9} {'s':>7} {'nodes':>6} {'LP it':>8} {'LP s':>6} {'SB s':>6} "
+          f"{'heur s':>6} {'subip s':>7} {'calls':>5} {'cuts':>5} {'subip cuts':>10} OPT")
+    for path in args.files:
+        table = read_jaakkola(path)
+        name = os.path.basename(path)
+        times: dict[str, list[float]] = {c: [] for c, _ in args.config}
+        for _ in range(args.repeat):
+            for cname, pairs in args.config:
+                undo = _apply(pairs)
+                try:
+                    res = ilp.solve(table, 0.0, enumerate_ties=False, time_limit=args.time_limit)
+                finally:
+                    _restore(undo)
+                s = res.stats["phase1"]
+                tm = s.get("timing", {})
+                times[cname].append(s["seconds"])
+                print(f"{name:24} {cname:10} {res.status[:9]:9} {s['seconds']:>7.2f} {s['nodes']:>6} "
+                      f"{s['lp_iterations']:>8} {tm.get('lp', 0):>6.1f} {tm.get('strong_branching_lp', 0):>6.1f} "
+                      f"{s['sepa_heuristic_seconds']:>6.1f} {s['subip_seconds']:>7.1f} {s['subip_calls']:>5} "
+                      f"{s['cuts_total']:>5} {s['cuts'].get('subip', 0):>10} {res.optimum}", flush=True)
+        first = statistics.median(times[args.config[0][0]])
+        print("  median ratio to " + args.config[0][0] + ": "
+              + ", ".join(f"{c} {statistics.median(t) / first:.2f}" for c, t in times.items()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
