@@ -144,3 +144,27 @@ def test_fourb_cuts_keep_the_search_exact(monkeypatch):
         assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
     dense = dense_table(12, 1, candidates=8, max_size=3)
     assert ilp.solve(dense, enumerate_ties=False).optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_branch_enumeration_gives_the_same_credible_sets(monkeypatch, seed):
+    """Phase 2 by branching to fully fixed leaves (no no-goods) lists exactly the brute-force credible
+    set, the same as collect-and-exclude, ties included."""
+    table = random_table(5, 5000 + seed, keep=0.7, ties=seed % 2 == 0)
+    for eps in (0.0, math.log(3), math.log(150)):
+        opt, expected = brute_force_credible(table, eps)
+        got = {}
+        for mode in settings.ENUMERATION_MODES:
+            monkeypatch.setattr(settings, "ENUMERATION", mode)
+            res = ilp.solve(table, eps)
+            assert res.status == "optimal" and res.complete
+            assert res.optimum == pytest.approx(opt, abs=1e-9)
+            got[mode] = as_set(n.parents for n in res.networks)
+        assert got["branch"] == got["nogoods"] == as_set(p for _, p in expected)
+
+
+def test_branch_enumeration_honours_the_network_limit(monkeypatch):
+    monkeypatch.setattr(settings, "ENUMERATION", "branch")
+    table = random_table(4, 9, keep=0.8)
+    res = ilp.solve(table, 1e6, max_networks=5)
+    assert res.status == "network_limit" and not res.complete and len(res.networks) == 5

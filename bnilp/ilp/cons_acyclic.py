@@ -143,11 +143,30 @@ class _Acyclicity(Conshdlr):
             kind = "mec_nogood"
         else:
             self.model.addCons(quicksum(tv[k] for k in choice) <= self.data.n - 1,
-                               name=f"nogood{len(self.recorded)}", removable=False)
+                               name=f"nogood{len(self.recorded)}", initial=settings.NOGOODS_IN_LP,
+                               removable=False)
             kind = "nogood"
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         if self.on_record is not None:
             self.on_record(choice)
+
+    def _branch_or_record(self, choice: tuple[int, ...]) -> dict:
+        """Phase 2 without no-goods (as SCIP's counting handler): an acyclic integral point whose
+        families are all fixed to 1 at this node is the node's only point (the convexity rows fix
+        every other family to 0): record it and cut the node off. Otherwise branch on a chosen family
+        not yet fixed to 1 — the up child keeps the point, the down child excludes it — so each DAG is
+        recorded at exactly one leaf and nothing is added to the LP."""
+        tv = self._tv()
+        for k in choice:
+            if tv[k].getLbLocal() < 0.5:
+                self.model.branchVar(tv[k])
+                return {"result": SCIP_RESULT.BRANCHED}
+        if choice not in self.recorded:
+            self.recorded.add(choice)
+            self.stats["cuts"]["leaf"] = self.stats["cuts"].get("leaf", 0) + 1
+            if self.on_record is not None:
+                self.on_record(choice)
+        return {"result": SCIP_RESULT.CUTOFF}
 
     def _enforce(self, vals: np.ndarray, lp: bool, solinfeasible: bool) -> dict:
         t0 = time.perf_counter()
@@ -163,6 +182,8 @@ class _Acyclicity(Conshdlr):
                 return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
             if not self.enumerate_mode:
                 return {"result": SCIP_RESULT.FEASIBLE}
+            if choice is not None and settings.ENUMERATION == "branch" and not self.classes:
+                return self._branch_or_record(choice)
             if choice is None or choice in self.recorded:
                 return {"result": SCIP_RESULT.INFEASIBLE}
             self._record(choice)
@@ -190,6 +211,10 @@ class _Acyclicity(Conshdlr):
         t0 = time.perf_counter()
         try:
             x = self._lp_values()
+            if settings.SKIP_INTEGRAL_SEPA and np.all(np.minimum(x, 1.0 - x) < settings._SUPPORT_TOL):
+                # an integral point: enforcement cuts its cycles off (or accepts / records it)
+                self.stats["sepa_integral_skips"] = self.stats.get("sepa_integral_skips", 0) + 1
+                return {"result": SCIP_RESULT.DIDNOTFIND}
             cuts = sepa_cluster._separate(self.data, x)
             t1 = time.perf_counter()
             self.stats["sepa_heuristic_seconds"] += t1 - t0

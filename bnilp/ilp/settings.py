@@ -22,6 +22,9 @@ PHASE2_PARAMS: dict[str, Any] = {
     "constraints/linear/sepafreq": -1,
 }
 
+#: skip LP separation at integral LP points (enforcement cuts off their cycles with the same cut)
+SKIP_INTEGRAL_SEPA = False
+
 #: Arrow variables a(j→i) = Σ_{Π∋j} x(i, Π) with a higher branching priority than the families.
 ARROW_VARIABLES = False
 
@@ -45,6 +48,16 @@ SCIP_PARAMS: dict[str, Any] = {
 MEC_ROW_FORM = "indicators"
 #: whether each class no-good enters the LP at once (True) or only enforces integral points (False)
 MEC_ROWS_IN_LP = False
+
+#: whether each DAG no-good enters the LP at once (True) or only when an LP point violates it (False:
+#: SCIP's linear handler separates it then, and enforcement always checks it)
+NOGOODS_IN_LP = True
+
+#: how phase 2 (DAG enumeration) excludes a recorded DAG: "nogoods" (a global row Σ_i x(i,Π_i) ≤ n − 1
+#: per DAG, GOBNILP_dev's collect-and-exclude) or "branch" (SCIP counting style: branch until the DAG's
+#: families are all fixed, record it at that leaf and cut the leaf off; no rows)
+ENUMERATION = "nogoods"
+ENUMERATION_MODES = ("nogoods", "branch")
 
 #: what phase 2 enumerates: every credible DAG, or one representative per credible Markov equivalence class
 ENUMERATE_UNITS = ("dags", "mecs")
