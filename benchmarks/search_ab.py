@@ -3,13 +3,13 @@
     OPENBLAS_NUM_THREADS=1 python benchmarks/search_ab.py scorefiles/adult.BIC.20.scores \
         --config base:SUBIP_MODE=off --config subip:SUBIP_MODE=fallback [--repeat 2] [--time-limit 200] [--bf 3]
 
-Each ``--config NAME:KEY=VALUE,KEY=VALUE`` sets constants of :mod:`bnilp.ilp.settings` (``SCIP/NAME=V``
-sets a SCIP parameter of both phases) for that run only; configurations alternate per file and per
-repeat, so machine load affects them alike. Prints seconds, nodes, LP iterations and the split of
-time (SCIP's LP clock, strong branching, the cluster handler's heuristic and sub-IP separation),
-then the ratio of each configuration's median process CPU time (with ``--bf``: networks per CPU
-second) to the first one's — CPU time is far less disturbed than wall time by other jobs on a
-shared machine.
+Each ``--config NAME:KEY=VALUE,KEY=VALUE`` sets constants of :mod:`bnilp.ilp.settings` for that run
+only (``SCIP/NAME=V``: a SCIP parameter of both phases; ``P2/NAME=V``: one of phase 2 only).
+Configurations alternate per file and per repeat, so machine load affects them alike. Prints wall and
+process CPU seconds, nodes, LP iterations and the split of time (SCIP's LP and strong-branching
+clocks, the cluster handler's heuristic and sub-IP separation), then the ratio of each
+configuration's median CPU seconds (with ``--bf``: networks per CPU second, both phases) to the first
+one's — CPU time is far less disturbed than wall time by other jobs on a shared machine.
 """
 
 from __future__ import annotations
@@ -53,10 +53,11 @@ def _apply(pairs: dict[str, object]) -> dict[str, object]:
     """Set the constants; return what to restore."""
     undo: dict[str, object] = {}
     for key, value in pairs.items():
-        if key.startswith("SCIP/"):
-            param = key[5:]
-            undo[key] = settings.SCIP_PARAMS.get(param, _MISSING)
-            settings.SCIP_PARAMS[param] = value
+        if key.startswith(("SCIP/", "P2/")):
+            params = settings.SCIP_PARAMS if key.startswith("SCIP/") else settings.PHASE2_PARAMS
+            param = key.split("/", 1)[1]
+            undo[key] = params.get(param, _MISSING)
+            params[param] = value
         else:
             undo[key] = getattr(settings, key)
             setattr(settings, key, value)
@@ -65,11 +66,12 @@ def _apply(pairs: dict[str, object]) -> dict[str, object]:
 
 def _restore(undo: dict[str, object]) -> None:
     for key, value in undo.items():
-        if key.startswith("SCIP/"):
+        if key.startswith(("SCIP/", "P2/")):
+            params = settings.SCIP_PARAMS if key.startswith("SCIP/") else settings.PHASE2_PARAMS
             if value is _MISSING:
-                settings.SCIP_PARAMS.pop(key[5:], None)
+                params.pop(key.split("/", 1)[1], None)
             else:
-                settings.SCIP_PARAMS[key[5:]] = value
+                params[key.split("/", 1)[1]] = value
         else:
             setattr(settings, key, value)
 
