@@ -168,3 +168,17 @@ def test_branch_enumeration_honours_the_network_limit(monkeypatch):
     table = random_table(4, 9, keep=0.8)
     res = ilp.solve(table, 1e6, max_networks=5)
     assert res.status == "network_limit" and not res.complete and len(res.networks) == 5
+
+
+@pytest.mark.parametrize("switch,value", [("ARROW_VARIABLES", True), ("SKIP_INTEGRAL_SEPA", True),
+                                          ("NOGOODS_IN_LP", False), ("SUBIP_MODE", "fallback")])
+def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
+    """Each measured-but-off switch of bnilp.ilp.settings still gives the brute-force OPT and sets."""
+    monkeypatch.setattr(settings, switch, value)
+    for seed in range(2):
+        table = random_table(5, 4000 + seed, keep=0.7, ties=seed == 0)
+        for eps in (0.0, math.log(20)):
+            opt, expected = brute_force_credible(table, eps)
+            res = ilp.solve(table, eps)
+            assert res.optimum == pytest.approx(opt, abs=1e-9)
+            assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)

@@ -134,7 +134,7 @@ class _Data:
         in_c = cvec[self.child]
         meets = in_c & self.pbool[:, cvec].any(axis=1)
         n_meets = int(meets.sum())
-        if settings.SPARSE_CLUSTERS and int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
+        if int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
             return np.flatnonzero(in_c & ~meets), 1.0, None
         return np.flatnonzero(meets), None, float(cvec.sum() - 1)
 

@@ -31,9 +31,6 @@ SKIP_INTEGRAL_SEPA = False
 #: Arrow variables a(j→i) = Σ_{Π∋j} x(i, Π) with a higher branching priority than the families.
 ARROW_VARIABLES = False
 
-#: Write each cluster constraint in its sparser equivalent form (see ``_Data.cluster_row``).
-SPARSE_CLUSTERS = True
-
 #: SCIP parameters of both phases (measured on wine.BIC.3 and random 25-variable tables).
 SCIP_PARAMS: dict[str, Any] = {
     "misc/usesymmetry": 0,                   # symmetry detection does not see the cluster handler
@@ -47,6 +44,10 @@ SCIP_PARAMS: dict[str, Any] = {
     # steepest-edge pricing: nltcs BF 20 phase 1 59,466 -> 20,879 LP iterations (CPU 0.57x), adult
     # 949 -> 386 nodes (0.66x), hepatitis 0.49x; zoo 1.2 -> 1.6 s (benchmarks/search_ab.py)
     "lp/pricing": "s",
+    # GOBNILP's branching (probdata_bn.c): with steepest edge, adult BF 20 386 -> 44 nodes (CPU 0.86),
+    # zoo 1.6 -> 1.1 s; nltcs unchanged (benchmarks/search_ab.py)
+    "branching/relpscost/maxlookahead": 1,
+    "branching/relpscost/inferenceweight": 0.1,
 }
 
 #: how a class no-good is written: over the family variables (dense) or over adjacency/collider
