@@ -23,6 +23,11 @@ PHASE2_PARAMS: dict[str, Any] = {
     # one separation round per node below the root (cuts still come from the pool and enforcement):
     # hailfinder500 BF 3 networks per CPU second 1.25x, wine BF 3 1.15x (benchmarks/search_ab.py)
     "separating/maxrounds": 1,
+    # phase 2 keeps SCIP's default pricing and branching (SCIP_PARAMS sets phase 1's): hailfinder500 BF 3
+    # networks per CPU second 1.45x over steepest edge + lookahead 1 (benchmarks/search_ab.py)
+    "lp/pricing": "l",
+    "branching/relpscost/maxlookahead": 9,
+    "branching/relpscost/inferenceweight": 0.0001,
 }
 
 #: skip LP separation at integral LP points (enforcement cuts off their cycles with the same cut)
