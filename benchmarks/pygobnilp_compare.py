@@ -1,75 +1,117 @@
 """bnilp vs pygobnilp (Gurobi) on the same Jaakkola score files: time to a proven optimum.
 
+Whole process, one optimal network: bnilp is timed as ``bnilp solve FILE --optimum-only -q`` in a
+fresh interpreter, pygobnilp as a fresh interpreter that imports it, reads the file and solves
+(``--pygobnilp-python`` picks that interpreter, e.g. a venv with pygobnilp and gurobipy). Prints
+the ratio bnilp / pygobnilp per file and their geometric mean.
+
 pygobnilp 1.0 calls ``Model.addConstr(lhs, sense, rhs)``, which gurobipy 13 removed; this script
 patches that call on pygobnilp's ``Gobnilp`` class and on the ``Model`` it uses for its cluster
 sub-IP (both forward to ``addLConstr``). Gurobi's bundled licence is size-limited (2,000 variables
 and 2,000 constraints), so only small score files run. Not installed with bnilp:
 
-    pip install pygobnilp gurobipy
-    python benchmarks/pygobnilp_compare.py ../scorefiles/wine.BIC.20.scores ...
+    python -m venv --system-site-packages /tmp/pgv && /tmp/pgv/bin/pip install pygobnilp gurobipy
+    python benchmarks/pygobnilp_compare.py --pygobnilp-python /tmp/pgv/bin/python scorefiles/wine.BIC.20.scores ...
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
+import ast
+import json
+import math
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import common  # noqa: F401  (BLAS threads)
 
-from bnilp import ilp
 from bnilp.scorefile import read_jaakkola
 
-
-def _patched_pygobnilp():
-    import gurobipy
-    import pygobnilp.gobnilp as pg
-
-    def add_constr(self, lhs, sense=None, rhs=None, name=""):
-        if sense is None:
-            return gurobipy.Model.addConstr(self, lhs, name=name)
-        return self.addLConstr(lhs, sense, rhs, name=name)
-
-    class PatchedModel(gurobipy.Model):
-        addConstr = add_constr
-
-    pg.Gobnilp.addConstr = add_constr
-    pg.Model = PatchedModel
-    return pg
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def pygobnilp_optimum(path: str) -> tuple[float | None, float, str]:
-    pg = _patched_pygobnilp()
-    model = pg.Gobnilp()
+def _bnilp_process(path: str, time_limit: float) -> tuple[float | None, float, str]:
+    """(OPT, wall seconds, status) of ``bnilp solve PATH --optimum-only`` in a fresh interpreter."""
+    out = Path(f"/tmp/bnilp_compare_{os.getpid()}.json")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-c", "from bnilp.cli import main; main()", "solve", path, "--optimum-only", "-q",
+           "--time-limit", str(time_limit), "--json", str(out)]
     t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    if not out.exists():
+        return None, wall, f"failed (exit {proc.returncode})"
+    doc = json.loads(out.read_text())
+    out.unlink()
+    return doc["optimum"], wall, doc["status"]
+
+
+_PYGOBNILP_SCRIPT = """
+import contextlib, io, sys
+import gurobipy
+import pygobnilp.gobnilp as pg
+
+def add_constr(self, lhs, sense=None, rhs=None, name=""):
+    if sense is None:
+        return gurobipy.Model.addConstr(self, lhs, name=name)
+    return self.addLConstr(lhs, sense, rhs, name=name)
+
+class PatchedModel(gurobipy.Model):
+    addConstr = add_constr
+
+pg.Gobnilp.addConstr = add_constr
+pg.Model = PatchedModel
+model = pg.Gobnilp()
+try:
+    with contextlib.redirect_stdout(io.StringIO()):
+        model.learn(local_scores_source=sys.argv[1], end="MIP solution", plot=False, output_dag=False,
+                    output_cpdag=False, pruning=False)
+    print(repr((float(model.ObjVal), "ok")))
+except Exception as exc:
+    print(repr((None, "failed: " + str(exc).splitlines()[0][:60])))
+"""
+
+
+def _pygobnilp_process(python: str, path: str) -> tuple[float | None, float, str]:
+    """(OPT, wall seconds, note) of pygobnilp in a fresh interpreter (with the patch described above)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([python, "-c", _PYGOBNILP_SCRIPT, path], capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            model.learn(local_scores_source=path, end="MIP solution", plot=False, output_dag=False,
-                        output_cpdag=False, pruning=False)
-        return float(model.ObjVal), time.perf_counter() - t0, "ok"
-    except Exception as exc:  # Gurobi licence limits surface as GurobiError
-        return None, time.perf_counter() - t0, f"failed: {str(exc).splitlines()[0][:60]}"
+        value, note = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, SyntaxError, ValueError):
+        return None, wall, f"failed: {proc.stderr.strip().splitlines()[-1][:60] if proc.stderr.strip() else '?'}"
+    return value, wall, note
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+")
     parser.add_argument("--time-limit", type=float, default=300.0, help="seconds for bnilp per file")
+    parser.add_argument("--pygobnilp-python", default=sys.executable,
+                        help="interpreter with pygobnilp and gurobipy installed")
     args = parser.parse_args()
     print(f"{'file':<28} {'sets':>6} {'bnilp OPT':>16} {'bnilp s':>8} {'pygobnilp OPT':>16} {'pyg s':>8} "
           f"{'ratio':>6}  note")
+    ratios = []
     for path in args.files:
         table = read_jaakkola(path)
-        t0 = time.perf_counter()
-        ours = ilp.solve(table, 0.0, enumerate_ties=False, time_limit=args.time_limit)
-        ours_s = time.perf_counter() - t0
-        theirs, theirs_s, note = pygobnilp_optimum(path)
-        ratio = f"{ours_s / theirs_s:>6.2f}" if theirs is not None else f"{'':>6}"
+        ours, ours_s, status = _bnilp_process(path, args.time_limit)
+        theirs, theirs_s, note = _pygobnilp_process(args.pygobnilp_python, path)
+        ratio = ""
+        if theirs is not None and ours is not None:
+            ratios.append(ours_s / theirs_s)
+            ratio = f"{ratios[-1]:.2f}"
         their_opt = f"{theirs:>16.6f}" if theirs is not None else f"{'—':>16}"
-        print(f"{path.split('/')[-1]:<28} {table.n_parent_sets():>6} {ours.optimum:>16.6f} {ours_s:>8.2f} "
-              f"{their_opt} {theirs_s:>8.2f} {ratio}  bnilp {ours.status}, gap {ours.gap:.2e}; pygobnilp {note}",
-              flush=True)
+        our_opt = f"{ours:>16.6f}" if ours is not None else f"{'—':>16}"
+        print(f"{path.split('/')[-1]:<28} {table.n_parent_sets():>6} {our_opt} {ours_s:>8.2f} "
+              f"{their_opt} {theirs_s:>8.2f} {ratio:>6}  bnilp {status}; pygobnilp {note}", flush=True)
+    if ratios:
+        print(f"geometric mean of the time ratio over {len(ratios)} files: "
+              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
 
 
 if __name__ == "__main__":

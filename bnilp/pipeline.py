@@ -220,7 +220,7 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
                 progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False,
-                knowledge: Knowledge | Any = None) -> LearnResult:
+                knowledge: Knowledge | Any = None, optimum_only: bool = False) -> LearnResult:
     """OPT and every network within ε of it, grouped and averaged.
 
     ``knowledge`` (:class:`bnilp.knowledge.Knowledge`, a dict of its fields or a knowledge file):
@@ -230,6 +230,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     When no DAG does, an :class:`InputError` says so. ``report["knowledge"]`` lists the statements,
     the required and the forbidden arrows, and ``knowledge_note`` why a foreign table may be inexact.
 
+    ``optimum_only``: prove OPT and return one optimal network, without listing the other optimal
+    ones (``ilp.solve(..., enumerate_ties=False)``; what GOBNILP and pygobnilp return). ε must then be
+    0; the report says ``"optimum_only": true`` and ``complete`` stays False (the list is not the set).
+
     ``enumerate_by`` (``auto``, ``mecs``, ``dags``; :func:`enumeration_unit`): with ``mecs`` the solver
     lists one representative per credible class and :func:`bnilp.mec.credible_classes` counts each
     class's DAGs and their edge shares from its CPDAG (``list_dags`` lists them all instead); the report
@@ -237,7 +241,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     """
     if prior not in ("dags", "mecs"):
         raise InputError(f"--prior must be 'dags' or 'mecs', got {prior!r}")
-    unit, why = enumeration_unit(table, enumerate_by)
+    if optimum_only and epsilon != 0:
+        raise InputError(f"optimum_only proves OPT and returns one optimal network: it takes no ε > 0 (got {epsilon})")
+    unit, why = ("dags", "optimum only: one optimal network, no enumeration") if optimum_only else \
+        enumeration_unit(table, enumerate_by)
     k = Knowledge.coerce(knowledge)
     if k is not None and k.empty():
         k = None
@@ -246,7 +253,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         note = pruning_note(table, k)
         table = restrict_table(table, k)
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
-                     warm_start=warm_start, progress=progress, enumerate_by=unit)
+                     warm_start=warm_start, progress=progress, enumerate_by=unit,
+                     enumerate_ties=not optimum_only)
     if k is not None and solution.status == "infeasible":
         raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
                          f"({'; '.join(k.statements())})")
@@ -263,6 +271,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
             report["knowledge_note"] = note
     report["enumerate"] = unit
     report["enumerate_reason"] = why
+    report["optimum_only"] = optimum_only
     report["bf"] = math.exp(epsilon) if epsilon < 700 else None
     report["scoring"] = scoring_summary(table)
     report["limits"] = []
@@ -322,6 +331,7 @@ def learn(
     enumerate_by: str = "auto",
     list_dags: bool = False,
     knowledge: Knowledge | Any = None,
+    optimum_only: bool = False,
     **score_settings: Any,
 ) -> LearnResult:
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
@@ -332,9 +342,14 @@ def learn(
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
     prior added to the score (none, binomial, ebic). ``enumerate_by``/``list_dags``/``knowledge``: see
     :func:`solve_table` (the knowledge also shapes the scoring walk, :func:`score_parent_sets`).
+    ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
     """
     dataset = _as_dataset(data)
     eps = math.log(bf) if epsilon is None else float(epsilon)
+    if optimum_only:
+        if epsilon not in (None, 0):
+            raise InputError(f"optimum_only returns one optimal network: it takes no ε > 0 (got {epsilon})")
+        eps = 0.0
     if not (math.isfinite(eps) and eps >= 0):
         raise InputError(f"BF must be ≥ 1 (ε ≥ 0), got ε = {eps}")
     sp = StructurePrior(structure_prior, dataset.n, expected_parents, ebic_gamma)
@@ -344,7 +359,7 @@ def learn(
         k.validated(dataset.names)
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
-                         enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k)
+                         enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k, optimum_only=optimum_only)
     result.dataset = dataset
     return result
 

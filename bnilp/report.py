@@ -201,7 +201,10 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         head.add_row("credible DAGs", str(n_nets))
     head.add_row("credible MECs", str(r.get("n_mecs", "—")))
     head.add_row("enumerated", "equivalence classes (one DAG each)" if r.get("enumerate") == "mecs" else "DAGs")
-    head.add_row("complete", "yes" if r.get("complete", True) else "NO (truncated)")
+    if r.get("optimum_only"):
+        head.add_row("complete", "optimum only (tied optimal networks not listed)")
+    else:
+        head.add_row("complete", "yes" if r.get("complete", True) else "NO (truncated)")
     head.add_row("status", str(r.get("status", "—")))
     if r.get("seconds") is not None:
         head.add_row("seconds", _fmt(float(r["seconds"]), 2))
@@ -221,7 +224,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         lines = [f"  {v} ← {', '.join(ps) if ps else '∅'}" for v, ps in best["parents"].items()]
         label = "optimal network" if proven else "best network found"
         console.print(f"{label} (score {_fmt(best['score'])}):\n" + "\n".join(lines))
-    if not r.get("complete", True):
+    if not r.get("complete", True) and not (r.get("optimum_only") and r.get("status") == "optimal"):
         why = "; ".join(str(x) for x in (r.get("status"), r.get("message")) if x)
         console.print(f"[bold red]INCOMPLETE: the credible set is truncated — not every network within "
                       f"the Bayes factor was found ({why or 'no reason given'}). Posteriors below are "

@@ -171,3 +171,24 @@ def test_default_palim_covers_every_set_on_small_data() -> None:
     k = default_palim(n)
     total = n * sum(math.comb(n - 1, i) for i in range(k + 1))
     assert total <= DEFAULT_FAMILY_BUDGET < total + n * math.comb(n - 1, k + 1)
+
+
+def test_optimum_only_returns_one_optimal_network_with_timing(runner, small_csv, tmp_path) -> None:
+    """--optimum-only (solve and learn): OPT proven, one network, exit 0, per-part timing in stats;
+    --bf 1 still lists every tied optimal network; a BF > 1 contradicts it."""
+    scores, a, b, c = tmp_path / "s.scores", tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    assert run(runner, "score", small_csv, "-o", scores, "--bf", "1", "-q").exit_code == 0
+    res = run(runner, "solve", scores, "--optimum-only", "--json", a, "-q")
+    assert res.exit_code == 0, res.output
+    assert run(runner, "solve", scores, "--bf", "1", "--json", b, "-q").exit_code == 0
+    assert run(runner, "learn", small_csv, "--optimum-only", "--json", c, "-q").exit_code == 0
+    ra, rb, rc = (json.loads(p.read_text()) for p in (a, b, c))
+    assert ra["optimum_only"] is True and rb["optimum_only"] is False
+    assert ra["status"] == "optimal" and ra["n_networks"] == 1 and ra["optimum"] == rb["optimum"] == rc["optimum"]
+    assert rb["n_networks"] >= 1 and rb["complete"] is True
+    timing = ra["stats"]["phase1"]["timing"]
+    assert {"lp", "strong_branching_lp", "acyclic", "propagation", "heuristics", "solving"} <= set(timing)
+    assert {"subip_seconds", "sepa_heuristic_seconds", "python_enforce_seconds"} <= set(ra["stats"]["phase1"])
+    assert "timing" in rb["stats"]["phase2"]
+    res = runner.invoke(main, ["solve", str(scores), "--optimum-only", "--bf", "3"])
+    assert res.exit_code == 2 and "--optimum-only" in res.output

@@ -44,6 +44,9 @@ def solve_options(func):
                      show_default=True,
                      help="List every credible DAG, or one per equivalence class with its DAGs counted "
                           "(auto: classes for score-equivalent scores)."),
+        click.option("--optimum-only", is_flag=True,
+                     help="Prove OPT and return one optimal network; do not list tied or near-optimal "
+                          "networks (what GOBNILP returns; --bf 1 lists every tied optimal network)."),
         click.option("--list-dags", is_flag=True,
                      help="With class enumeration, also list every DAG of every class (can be huge)."),
         click.option("--max-networks", type=int, default=150_000, show_default=True,
@@ -192,7 +195,7 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
             write_dot(best, opts["dot_out"])
         if opts.get("graphml_out"):
             write_graphml(best, opts["graphml_out"])
-    if not result.solution.complete:
+    if not result.solution.complete and not (report.get("optimum_only") and result.solution.status == "optimal"):
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
         sys.exit(EXIT_LIMIT)
     if "palim" in result.limits:
@@ -211,7 +214,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by", "auto"),
-                             list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"))
+                             list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
+                             optimum_only=opts.get("optimum_only", False))
     if not opts.get("quiet") and result.solution.status != "infeasible":
         console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}[/dim]", highlight=False)
@@ -239,7 +243,8 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     that Bayes factor of it (default --bf 1: the optimal networks, ties included)."""
     t0 = time.perf_counter()
     console = Console(stderr=True)
-    eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
+        epsilon_from(bf, epsilon, default_bf=1.0)
     table = read_jaakkola(scores_path)
     _check_table_epsilon(table, eps, console, opts.get("quiet", False))
     opts["knowledge"] = knowledge_from_options(opts)
@@ -251,6 +256,15 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
             console.print("background knowledge: the score file's sidecar records "
                           f"{len(table.meta['knowledge']['statements'])} statement(s): applied", highlight=False)
     _run(table, eps, opts, console, None, t0)
+
+
+def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[str, Any]) -> float:
+    """--optimum-only means ε = 0 (scoring prunes for BF 1); a larger --bf/--epsilon contradicts it."""
+    eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    if eps != 0:
+        raise InputError("--optimum-only returns one optimal network: drop --bf/--epsilon (or use --bf 1 "
+                         "without --optimum-only to list every tied optimal network)")
+    return eps
 
 
 def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet: bool) -> None:
@@ -280,7 +294,8 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     with equivalence classes and edge posteriors. Without DATA: the bundled ASIA instance."""
     t0 = time.perf_counter()
     console = Console(stderr=True)
-    eps = epsilon_from(bf, epsilon, default_bf=20.0)
+    eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
+        epsilon_from(bf, epsilon, default_bf=20.0)
     if data_path is None:
         data_path = str(default_path("asia.csv"))
         if not opts.get("quiet"):

@@ -13,8 +13,11 @@ Model (Jaakkola et al., AISTATS 2010; Cussens, UAI 2011; Bartlett & Cussens, AIJ
   its strongly connected component; ``conssepalp`` separates cluster cuts from the fractional LP
   point with numpy heuristics over the support families: seeds are the SCCs of the arrow-weight
   digraph at several thresholds and each variable's heaviest two-way pair, improved by a best
-  add/drop local search on the violation. GOBNILP's exact cluster sub-IP is not implemented:
-  enforcement alone makes the model exact, the sub-IP would only strengthen the root bound.
+  add/drop local search on the violation. GOBNILP's exact cluster sub-IP
+  (:mod:`~bnilp.ilp.sepa_subip`), the implied set-packing rows (:meth:`_Data.set_packing_clusters`)
+  and the 4B cuts (:mod:`~bnilp.ilp.sepa_fourb`) are implemented, tested for validity, and off by
+  default (``SUBIP_MODE``, ``SET_PACKING``, ``FOURB``): on adult, nltcs and zoo none beat the
+  heuristic separator alone (README, "Search techniques").
 - a sink-finding primal heuristic (``pyscipopt.Heur``) rounds the LP solution to a DAG; the same
   routine on the scores alone gives the starting solution; a user DAG can be a warm start.
 
@@ -46,9 +49,9 @@ Measured (2 shared cores, PySCIPOpt 6.3 / SCIP 10; ``benchmarks/solve_table1.py`
   dense table (SCIP's own heuristics find the optimum first); kept for time-limited runs.
 - arrow variables with branching priority (``ARROW_VARIABLES``): no gain on wine, asia, alarm or a
   dense 25-variable table, so off. Pseudocost-only branching: no gain.
-- large-family instances stay slow: nltcs phase 1 ≈ 25–40 s (the LP with 8,929 columns dominates),
-  adult (3,935 families, scores ≈ −2e5) does not close its 1 % root gap in 120 s; strong branching
-  took 22 of 30 s there. GOBNILP needs 17–54 s for these.
+- steepest-edge LP pricing and GOBNILP's branching settings (relpscost lookahead 1, inference
+  weight 0.1): adult BF 20 phase 1 949 → 44 nodes, nltcs LP iterations 59,466 → 20,879; one
+  separation round per node in phase 2 (README, "Search techniques", for the figures).
 
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),
@@ -58,12 +61,15 @@ BF 20 (120 s, 2 cores): dense family rows in the LP 1,842 classes (12,639 DAGs c
 family rows lazily 2,355, indicator rows lazily 3,102 (18,522 DAGs); DAG enumeration lists 15,260 DAGs
 in the same time. wine BF 20: 19.9 s for 101 classes against 21.1 s for their 3,449 DAGs.
 
-SCIP's counting mode (``setParamsCountsols``) was not measured: it switches separation off by
-default, has no binding to read the solutions back, and so needs this handler to record them anyway.
+SCIP's counting mode itself has no binding to read the solutions back; its scheme is built instead
+(``ENUMERATION = "branch"``: branch until a DAG's families are all fixed, record it at that leaf, cut
+the leaf off, no rows) and gives the same credible sets, but was slower than the no-goods (README).
 
 Layout (one module per SCIP plugin, as GOBNILP splits its C sources): :mod:`~bnilp.ilp.settings`
 (constants), :mod:`~bnilp.ilp.families` (arrays and rows), :mod:`~bnilp.ilp.model` (building),
 :mod:`~bnilp.ilp.cons_acyclic` (the handler), :mod:`~bnilp.ilp.sepa_cluster` (cluster separation),
+:mod:`~bnilp.ilp.sepa_subip` (the cluster sub-IP), :mod:`~bnilp.ilp.sepa_fourb` (4B cuts),
+:mod:`~bnilp.ilp.timing` (SCIP's clocks into ``stats``),
 :mod:`~bnilp.ilp.heur_sinks` (the heuristic), :mod:`~bnilp.ilp.search` (the phases),
 :mod:`~bnilp.ilp.result` (what is returned).
 """

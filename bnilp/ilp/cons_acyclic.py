@@ -12,7 +12,7 @@ from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from bnilp.ilp import sepa_cluster, settings
+from bnilp.ilp import sepa_cluster, sepa_fourb, sepa_subip, settings
 from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _INT_TOL
 
@@ -94,9 +94,13 @@ class _Acyclicity(Conshdlr):
         return np.fromiter((get(sol, v) for v in self._tv()), dtype=float, count=self.data.K)
 
     def _add_cluster_row(self, cvec: np.ndarray, kind: str) -> None:
-        fams, lhs, rhs = self.data.cluster_row(cvec)
+        self._add_row(*self.data.cluster_row(cvec), kind)
+        self.clusters.setdefault(cvec.tobytes(), cvec.copy())
+
+    def _add_row(self, fams: np.ndarray, lhs: float | None, rhs: float | None, kind: str) -> None:
+        """A global cut over family variables, into the LP and SCIP's global cut pool."""
         model = self.model
-        row = model.createEmptyRowUnspec(name=f"cluster{self.stats['cuts_total']}", lhs=lhs,
+        row = model.createEmptyRowUnspec(name=f"{kind}{self.stats['cuts_total']}", lhs=lhs,
                                          rhs=rhs, local=False, removable=True)
         model.cacheRowExtensions(row)
         tv = self._tv()
@@ -106,14 +110,12 @@ class _Acyclicity(Conshdlr):
         model.addCut(row, forcecut=kind != "sepa")
         model.addPoolCut(row)
         model.releaseRow(row)
-        self._count(cvec, kind)
+        self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
+        self.stats["cuts_total"] += 1
 
     def _add_cluster_cons(self, cvec: np.ndarray, kind: str) -> None:
         self.model.addCons(_cluster_expr(self._tv(), *self.data.cluster_row(cvec)),
                            name=f"clustercons{self.stats['cuts_total']}", removable=True)
-        self._count(cvec, kind)
-
-    def _count(self, cvec: np.ndarray, kind: str) -> None:
         self.clusters.setdefault(cvec.tobytes(), cvec.copy())
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         self.stats["cuts_total"] += 1
@@ -141,11 +143,30 @@ class _Acyclicity(Conshdlr):
             kind = "mec_nogood"
         else:
             self.model.addCons(quicksum(tv[k] for k in choice) <= self.data.n - 1,
-                               name=f"nogood{len(self.recorded)}", removable=False)
+                               name=f"nogood{len(self.recorded)}", initial=settings.NOGOODS_IN_LP,
+                               removable=False)
             kind = "nogood"
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         if self.on_record is not None:
             self.on_record(choice)
+
+    def _branch_or_record(self, choice: tuple[int, ...]) -> dict:
+        """Phase 2 without no-goods (as SCIP's counting handler): an acyclic integral point whose
+        families are all fixed to 1 at this node is the node's only point (the convexity rows fix
+        every other family to 0): record it and cut the node off. Otherwise branch on a chosen family
+        not yet fixed to 1 — the up child keeps the point, the down child excludes it — so each DAG is
+        recorded at exactly one leaf and nothing is added to the LP."""
+        tv = self._tv()
+        for k in choice:
+            if tv[k].getLbLocal() < 0.5:
+                self.model.branchVar(tv[k])
+                return {"result": SCIP_RESULT.BRANCHED}
+        if choice not in self.recorded:
+            self.recorded.add(choice)
+            self.stats["cuts"]["leaf"] = self.stats["cuts"].get("leaf", 0) + 1
+            if self.on_record is not None:
+                self.on_record(choice)
+        return {"result": SCIP_RESULT.CUTOFF}
 
     def _enforce(self, vals: np.ndarray, lp: bool, solinfeasible: bool) -> dict:
         t0 = time.perf_counter()
@@ -161,6 +182,8 @@ class _Acyclicity(Conshdlr):
                 return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
             if not self.enumerate_mode:
                 return {"result": SCIP_RESULT.FEASIBLE}
+            if choice is not None and settings.ENUMERATION == "branch" and not self.classes:
+                return self._branch_or_record(choice)
             if choice is None or choice in self.recorded:
                 return {"result": SCIP_RESULT.INFEASIBLE}
             self._record(choice)
@@ -187,13 +210,42 @@ class _Acyclicity(Conshdlr):
             self.tick()
         t0 = time.perf_counter()
         try:
-            cuts = sepa_cluster._separate(self.data, self._lp_values())
+            x = self._lp_values()
+            if settings.SKIP_INTEGRAL_SEPA and np.all(np.minimum(x, 1.0 - x) < settings._SUPPORT_TOL):
+                # an integral point: enforcement cuts its cycles off (or accepts / records it)
+                self.stats["sepa_integral_skips"] = self.stats.get("sepa_integral_skips", 0) + 1
+                return {"result": SCIP_RESULT.DIDNOTFIND}
+            cuts = sepa_cluster._separate(self.data, x)
+            t1 = time.perf_counter()
+            self.stats["sepa_heuristic_seconds"] += t1 - t0
             for cvec in cuts:
                 self._add_cluster_row(cvec, "sepa")
+            mode = settings.SUBIP_MODE
+            if (mode == "always" or mode == "fallback" and not cuts) and self._subip_due():
+                sub = sepa_subip.subip_clusters(self.data, x, stats=self.stats)
+                self.stats["subip_calls"] += 1
+                self.stats["subip_seconds"] += time.perf_counter() - t1
+                known = {c.tobytes() for c in cuts}
+                sub = [c for c in sub if c.tobytes() not in known]
+                for cvec in sub:
+                    self._add_cluster_row(cvec, "subip")
+                cuts = cuts + sub
+            if not cuts and settings.FOURB and self.data.n <= settings.FOURB_MAX_N:
+                t2 = time.perf_counter()
+                quads = sepa_fourb.fourb_cuts(self.data, x)
+                for quad in quads:
+                    self._add_row(sepa_fourb.fourb_families(self.data, *quad), None, 2.0, "fourb")
+                self.stats["fourb_seconds"] = self.stats.get("fourb_seconds", 0.0) + time.perf_counter() - t2
+                cuts = list(quads)
             self.stats["sepa_calls"] += 1
             return {"result": SCIP_RESULT.SEPARATED if cuts else SCIP_RESULT.DIDNOTFIND}
         finally:
             self.stats["python_sepa_seconds"] += time.perf_counter() - t0
+
+    def _subip_due(self) -> bool:
+        """The sub-IP runs at depths 0, k, 2k, … (k = ``SUBIP_DEPTH_FREQ``)."""
+        freq = settings.SUBIP_DEPTH_FREQ
+        return freq > 0 and self.model.getDepth() % freq == 0
 
     def conslock(self, constraint, locktype, nlockspos, nlocksneg):
         vars_ = self.xvars if constraint is None or constraint.isOriginal() else self._tv()

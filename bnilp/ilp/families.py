@@ -135,6 +135,55 @@ class _Data:
         in_c = cvec[self.child]
         meets = in_c & self.pbool[:, cvec].any(axis=1)
         n_meets = int(meets.sum())
-        if settings.SPARSE_CLUSTERS and int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
+        if int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
             return np.flatnonzero(in_c & ~meets), 1.0, None
         return np.flatnonzero(meets), None, float(cvec.sum() - 1)
+
+    def set_packing_clusters(self, max_rows: int = settings.SET_PACKING_MAX_ROWS) -> list[tuple[int, ...]]:
+        """Clusters C (|C| ≥ 3, sorted tuples) in which every member v has a candidate parent set
+        W ⊇ C ∖ {v}: each gives the implied set-packing row (GOBNILP ``set_packing_cuts.c``)
+
+            Σ_{v∈C} Σ_{W ⊇ C∖{v}} x(v, W) ≤ 1
+
+        valid because two members u, v with u ∈ Pa(v) and v ∈ Pa(u) would form a 2-cycle, so in a DAG
+        at most one member has all the others as parents. Clusters are grown from pairs in increasing
+        vertex order while the property holds; at most ``max_rows`` (largest first is not attempted)."""
+        n = self.n
+        maximal: list[list[int]] = []
+        for v in range(n):
+            masks = sorted(set(self.pmask[self.start[v]:self.start[v + 1]]), key=lambda m: -bin(m).count("1"))
+            keep: list[int] = []
+            for m in masks:
+                if not any(m & k == m for k in keep):
+                    keep.append(m)
+            maximal.append(keep)
+
+        def covered(v: int, mask: int) -> bool:
+            return any(mask & k == mask for k in maximal[v])
+
+        out: list[tuple[int, ...]] = []
+
+        def grow(members: list[int], mask: int) -> None:
+            for w in range(members[-1] + 1, n):
+                if len(out) >= max_rows:
+                    return
+                if not covered(w, mask):
+                    continue
+                wbit = 1 << w
+                if all(covered(v, (mask | wbit) & ~(1 << v)) for v in members):
+                    new = members + [w]
+                    if len(new) >= 3:
+                        out.append(tuple(new))
+                    grow(new, mask | wbit)
+
+        for u in range(n):
+            grow([u], 1 << u)
+        return out
+
+    def set_packing_families(self, cluster: tuple[int, ...]) -> np.ndarray:
+        """Families (v, W) with v ∈ C and W ⊇ C ∖ {v}: the support of C's set-packing row."""
+        cvec = np.zeros(self.n, dtype=bool)
+        cvec[list(cluster)] = True
+        need = cvec[None, :] & (np.arange(self.n)[None, :] != self.child[:, None])
+        ok = cvec[self.child] & ~(need & ~self.pbool).any(axis=1)
+        return np.flatnonzero(ok)

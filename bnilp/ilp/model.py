@@ -16,7 +16,8 @@ from bnilp.ilp.knowledge_rows import add_knowledge
 
 def _new_stats() -> dict[str, Any]:
     return {"cuts": {}, "cuts_total": 0, "sepa_calls": 0, "python_sepa_seconds": 0.0,
-            "python_enforce_seconds": 0.0, "python_heur_seconds": 0.0, "heur_solutions": 0}
+            "python_enforce_seconds": 0.0, "python_heur_seconds": 0.0, "heur_solutions": 0,
+            "sepa_heuristic_seconds": 0.0, "subip_seconds": 0.0, "subip_calls": 0}
 
 
 def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
@@ -39,6 +40,11 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
             fams = data.cluster_families(pair)
             if len(set(data.child[fams].tolist())) == 2:
                 model.addCons(_cluster_expr(xvars, *data.cluster_row(pair)), name=f"pair_{i}_{j}")
+    packing = data.set_packing_clusters() if settings.SET_PACKING else []
+    for cluster in packing:
+        fams = data.set_packing_families(cluster)
+        model.addCons(quicksum(xvars[k] for k in fams) <= 1, name=f"setpack_{'_'.join(map(str, cluster))}")
+    stats["set_packing_rows"] = len(packing)
     if settings.ARROW_VARIABLES:
         for i in range(data.n):
             block = np.arange(data.start[i], data.start[i + 1])

@@ -24,6 +24,7 @@ from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.settings import ENUMERATE_UNITS
+from bnilp.ilp.timing import scip_timing
 from bnilp.scorefile import ScoreTable
 
 logger = logging.getLogger("bnilp.ilp")
@@ -185,7 +186,7 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
     status1 = model.getStatus()
     stats1.update(scip_status=status1, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
                   lps=model.getNLPs(), solutions_found=model.getNSolsFound(),
-                  n_families=data.K, n_variables=data.n)
+                  n_families=data.K, n_variables=data.n, timing=scip_timing(model))
     stats: dict[str, Any] = {"phase1": stats1}
     # Σ_i best_i is always an upper bound (SCIP reports its infinity before the first LP).
     dual = min(model.getDualbound(), 0.0) + data.offset if status1 != "infeasible" else -math.inf
@@ -262,7 +263,7 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         status2 = model2.getStatus()
         stats2.update(scip_status=status2, nodes=model2.getNTotalNodes(),
                       lp_iterations=model2.getNLPIterations(), lps=model2.getNLPs(),
-                      collected=len(hdlr2.recorded))
+                      collected=len(hdlr2.recorded), timing=scip_timing(model2))
         if not limit_hit[0] and status2 != "infeasible":
             stopped = _early_stop(status2, sig)
     best = max(credible.values(), default=opt)

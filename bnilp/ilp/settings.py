@@ -20,13 +20,21 @@ PHASE2_PARAMS: dict[str, Any] = {
     # Without presolving the rows stay "linear" constraints, whose knapsack separation took
     # 19 of 28 s of the nltcs root: rows not in the LP are still added by enforcement.
     "constraints/linear/sepafreq": -1,
+    # one separation round per node below the root (cuts still come from the pool and enforcement):
+    # hailfinder500 BF 3 networks per CPU second 1.25x, wine BF 3 1.15x (benchmarks/search_ab.py)
+    "separating/maxrounds": 1,
+    # phase 2 keeps SCIP's default pricing and branching (SCIP_PARAMS sets phase 1's): hailfinder500 BF 3
+    # networks per CPU second 1.45x over steepest edge + lookahead 1 (benchmarks/search_ab.py)
+    "lp/pricing": "l",
+    "branching/relpscost/maxlookahead": 9,
+    "branching/relpscost/inferenceweight": 0.0001,
 }
+
+#: skip LP separation at integral LP points (enforcement cuts off their cycles with the same cut)
+SKIP_INTEGRAL_SEPA = False
 
 #: Arrow variables a(j→i) = Σ_{Π∋j} x(i, Π) with a higher branching priority than the families.
 ARROW_VARIABLES = False
-
-#: Write each cluster constraint in its sparser equivalent form (see ``_Data.cluster_row``).
-SPARSE_CLUSTERS = True
 
 #: SCIP parameters of both phases (measured on wine.BIC.3 and random 25-variable tables).
 SCIP_PARAMS: dict[str, Any] = {
@@ -38,6 +46,13 @@ SCIP_PARAMS: dict[str, Any] = {
     "separating/gomory/freq": -1,            # wine.BIC.3: phase 1 1.3 s -> 0.2 s, phase 2 4.4 -> 1.4 s
     "cutselection/hybrid/minorthoroot": 0.0,  # cluster cuts overlap: keep near-parallel ones
     "cutselection/hybrid/minortho": 0.0,
+    # steepest-edge pricing: nltcs BF 20 phase 1 59,466 -> 20,879 LP iterations (CPU 0.57x), adult
+    # 949 -> 386 nodes (0.66x), hepatitis 0.49x; zoo 1.2 -> 1.6 s (benchmarks/search_ab.py)
+    "lp/pricing": "s",
+    # GOBNILP's branching (probdata_bn.c): with steepest edge, adult BF 20 386 -> 44 nodes (CPU 0.86),
+    # zoo 1.6 -> 1.1 s; nltcs unchanged (benchmarks/search_ab.py)
+    "branching/relpscost/maxlookahead": 1,
+    "branching/relpscost/inferenceweight": 0.1,
 }
 
 #: how a class no-good is written: over the family variables (dense) or over adjacency/collider
@@ -45,6 +60,16 @@ SCIP_PARAMS: dict[str, Any] = {
 MEC_ROW_FORM = "indicators"
 #: whether each class no-good enters the LP at once (True) or only enforces integral points (False)
 MEC_ROWS_IN_LP = False
+
+#: whether each DAG no-good enters the LP at once (True) or only when an LP point violates it (False:
+#: SCIP's linear handler separates it then, and enforcement always checks it)
+NOGOODS_IN_LP = True
+
+#: how phase 2 (DAG enumeration) excludes a recorded DAG: "nogoods" (a global row Σ_i x(i,Π_i) ≤ n − 1
+#: per DAG, GOBNILP_dev's collect-and-exclude) or "branch" (SCIP counting style: branch until the DAG's
+#: families are all fixed, record it at that leaf and cut the leaf off; no rows)
+ENUMERATION = "nogoods"
+ENUMERATION_MODES = ("nogoods", "branch")
 
 #: what phase 2 enumerates: every credible DAG, or one representative per credible Markov equivalence class
 ENUMERATE_UNITS = ("dags", "mecs")
@@ -69,3 +94,36 @@ ACYCLIC_SEPAFREQ = 1
 #: the sink-finding heuristic runs after every node LP, before SCIP's rounding heuristics
 SINK_HEUR_PRIORITY = 1000
 SINK_HEUR_FREQ = 1
+
+# ---- exact cluster separation by a sub-IP (sepa_subip.py; GOBNILP subip_cuts.c) ----
+#: when the sub-IP runs: "off"; "fallback" (only when the heuristic separator found no cut);
+#: "always" (after the heuristic separator, every call at an allowed depth)
+SUBIP_MODE = "off"
+#: the sub-IP runs at depths 0, SUBIP_DEPTH_FREQ, 2·SUBIP_DEPTH_FREQ, … (GOBNILP: sepafreq 10)
+SUBIP_DEPTH_FREQ = 10
+#: seconds per sub-IP call (GOBNILP: 10 s)
+SUBIP_TIME_LIMIT = 10.0
+#: cuts taken from one sub-IP call (most violated first)
+SUBIP_MAX_CUTS = 50
+#: sub-SCIP settings besides heuristics and separators off (``setHeuristics``/``setSeparating``):
+#: depth-first, gap 0, room for many improving solutions (as GOBNILP)
+SUBIP_PARAMS: dict[str, Any] = {
+    "limits/gap": 0.0,
+    "limits/maxsol": 200,
+    "nodeselection/dfs/stdpriority": 1_000_000,
+    "misc/usesymmetry": 0,
+}
+
+# ---- implied constraints (GOBNILP set_packing_cuts.c) ----
+#: add the set-packing rows of :meth:`_Data.set_packing_clusters` to the model up front
+SET_PACKING = False
+#: at most this many set-packing rows
+SET_PACKING_MAX_ROWS = 5000
+
+# ---- "4B" cuts (sepa_fourb.py; GOBNILP convex4 family b) ----
+#: separate 4B cuts when the cluster separators found nothing
+FOURB = False
+#: only for n ≤ FOURB_MAX_N (the separator builds n⁴ tensors)
+FOURB_MAX_N = 24
+#: cuts per call, most violated first
+FOURB_MAX_CUTS = 50

@@ -1,0 +1,91 @@
+"""Exact cluster separation by a sub-IP over the support of the LP point (as GOBNILP's subip_cuts.c).
+
+:func:`subip_clusters` is a plain function (testable on its own); the acyclicity handler calls it
+from ``conssepalp`` at the depths :data:`~bnilp.ilp.settings.SUBIP_DEPTH_FREQ` allows."""
+
+from __future__ import annotations
+
+import numpy as np
+from pyscipopt import SCIP_PARAMSETTING, Model, quicksum
+
+from bnilp.ilp import settings
+from bnilp.ilp.families import _Data
+from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL
+
+
+def cluster_violation(data: _Data, x: np.ndarray, cvec: np.ndarray) -> float:
+    """Violation of C's cluster cut at ``x``: ``Σ_{v∈C} Σ_{W∩C≠∅} x(v,W) − (|C| − 1)``."""
+    sel = cvec[data.child] & data.pbool[:, cvec].any(axis=1)
+    return float(x[sel].sum()) - (int(cvec.sum()) - 1)
+
+
+def _candidates(data: _Data, sup: np.ndarray) -> np.ndarray:
+    """Vertices that can belong to a violated cluster: in a violated C every member v has
+    Σ_{W∩C≠∅} x(v,W) > 0 (each member contributes ≤ 1 by convexity, and the total exceeds
+    |C| − 1), so v is the child of a support family with a parent in C. Iterated to a fixpoint."""
+    cand = np.zeros(data.n, dtype=bool)
+    cand[data.child[sup]] = True
+    while True:
+        live = sup[cand[data.child[sup]] & data.pbool[sup][:, cand].any(axis=1)]
+        new = np.zeros(data.n, dtype=bool)
+        new[data.child[live]] = True
+        new &= cand
+        if np.array_equal(new, cand):
+            return cand
+        cand = new
+
+
+def subip_clusters(data: _Data, x: np.ndarray, time_limit: float = settings.SUBIP_TIME_LIMIT,
+                   max_cuts: int = settings.SUBIP_MAX_CUTS, stats: dict | None = None) -> list[np.ndarray]:
+    """Violated cluster cuts for ``x`` found by a sub-IP (Bartlett & Cussens, AIJ 2017, §5;
+    GOBNILP ``subip_cuts.c``).
+
+    Over the support families k (x*_k > 0, child c_k, parents W_k restricted to candidate vertices,
+    W_k ≠ ∅), binaries y_v (v in the cluster) and z_k (family k counts), maximise
+
+        Σ_k x*_k z_k − Σ_v y_v + 1   s.t.  z_k ≤ y_{c_k},  z_k ≤ Σ_{u∈W_k} y_u,  Σ_v y_v ≥ 2
+
+    with objective limit ``_CUT_TOL``: every feasible solution is a cluster C = {v : y_v = 1} whose cut
+    ``Σ_{v∈C} Σ_{W∩C≠∅} x(v,W) ≤ |C| − 1`` is violated by at least its objective value, and the optimum
+    is the most violated cluster. Every stored solution becomes a cut (violation re-checked exactly
+    with :func:`cluster_violation`), most violated first, at most ``max_cuts``. ``time_limit`` stops the
+    sub-SCIP (the cuts found so far are still returned; an exhausted search only means none is missed)."""
+    sup = np.flatnonzero((x > _SUPPORT_TOL) & data.pbool.any(axis=1))
+    if len(sup) < 2:
+        return []
+    cand = _candidates(data, sup)
+    if cand.sum() < 2:
+        return []
+    keep = sup[cand[data.child[sup]] & data.pbool[sup][:, cand].any(axis=1)]
+    verts = np.flatnonzero(cand)
+    sub = Model("cluster_subip")
+    sub.hideOutput(True)
+    y = {int(v): sub.addVar(name=f"y{v}", vtype="B", obj=-1.0) for v in verts}
+    z = [sub.addVar(name=f"z{k}", vtype="B", obj=float(x[k])) for k in keep]
+    sub.addVar(name="one", vtype="B", obj=1.0, lb=1.0, ub=1.0)
+    for zk, k in zip(z, keep.tolist(), strict=True):
+        sub.addCons(zk <= y[int(data.child[k])])
+        sub.addCons(zk <= quicksum(y[int(u)] for u in np.flatnonzero(data.pbool[k] & cand)))
+    sub.addCons(quicksum(y.values()) >= 2)
+    sub.setMaximize()
+    sub.setObjlimit(_CUT_TOL)
+    sub.setHeuristics(SCIP_PARAMSETTING.OFF)
+    sub.setSeparating(SCIP_PARAMSETTING.OFF)
+    for name, value in settings.SUBIP_PARAMS.items():
+        sub.setParam(name, value)
+    sub.setParam("limits/time", max(time_limit, 1e-3))
+    sub.optimize()
+    if stats is not None:
+        stats["subip_nodes"] = stats.get("subip_nodes", 0) + sub.getNTotalNodes()
+    found: dict[bytes, tuple[float, np.ndarray]] = {}
+    for sol in sub.getSols():
+        cvec = np.zeros(data.n, dtype=bool)
+        for v, var in y.items():
+            if sub.getSolVal(sol, var) > 0.5:
+                cvec[v] = True
+        viol = cluster_violation(data, x, cvec)
+        if viol > _CUT_TOL:
+            found.setdefault(cvec.tobytes(), (viol, cvec))
+    sub.freeProb()
+    cuts = sorted(found.values(), key=lambda vc: -vc[0])
+    return [c for _, c in cuts[:max_cuts]]

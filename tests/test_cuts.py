@@ -1,0 +1,184 @@
+"""Every cut family of bnilp.ilp is valid (never cuts off a DAG) and the exact separator is exact.
+
+Oracles: brute-force DAG listing (tests/oracles.py) and, for the sub-IP, every cluster of a small
+vertex set checked by hand."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from bnilp import ilp
+from bnilp.ilp import settings
+from bnilp.ilp.families import _Data
+from bnilp.ilp.sepa_subip import cluster_violation, subip_clusters
+from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum
+from tests.test_ilp import as_set, dense_table, random_table
+
+
+def _choice_vector(data: _Data, parents) -> np.ndarray:
+    x = np.zeros(data.K)
+    for k in range(data.K):
+        v = data.names[data.child[k]]
+        if parents[v] == data.sets[k]:
+            x[k] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_set_packing_rows_never_cut_off_a_dag(seed):
+    """Σ_{v∈C} Σ_{W⊇C∖{v}} x(v,W) ≤ 1 holds on every DAG the table admits (dense tables: big clusters)."""
+    table = random_table(5, 7000 + seed, keep=0.9 if seed % 2 else 0.6)
+    data = _Data(table)
+    clusters = data.set_packing_clusters()
+    if seed % 2:
+        assert clusters, "a dense table must give set-packing clusters"
+    rows = [data.set_packing_families(c) for c in clusters]
+    for _, parents in brute_force_networks(table):
+        x = _choice_vector(data, parents)
+        assert all(x[r].sum() <= 1 for r in rows)
+
+
+def test_set_packing_clusters_have_the_defining_property():
+    table = random_table(6, 11, keep=0.9, max_size=4)
+    data = _Data(table)
+    clusters = data.set_packing_clusters()
+    assert clusters and all(len(c) >= 3 for c in clusters) and len(set(clusters)) == len(clusters)
+    for c in clusters:
+        fams = set(data.set_packing_families(c).tolist())
+        for v in c:
+            others = {data.names[u] for u in c if u != v}
+            have = [k for k in range(data.start[v], data.start[v + 1]) if others <= data.sets[k]]
+            assert have and set(have) <= fams
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_subip_finds_the_most_violated_cluster(seed):
+    """On random fractional points (convex combinations of parent choices, often cyclic) every cut
+    the sub-IP returns is violated, and the best one is the most violated cluster of all 2^n."""
+    rng = np.random.default_rng(seed)
+    table = random_table(6, 8000 + seed, keep=0.5, max_size=3)
+    data = _Data(table)
+    x = np.zeros(data.K)
+    for _ in range(3):
+        w = rng.random()
+        for i in range(data.n):
+            x[rng.integers(data.start[i], data.start[i + 1])] += w
+    for i in range(data.n):
+        block = slice(data.start[i], data.start[i + 1])
+        x[block] /= x[block].sum()
+    best = max(cluster_violation(data, x, np.isin(np.arange(data.n), c))
+               for size in range(2, data.n + 1) for c in itertools.combinations(range(data.n), size))
+    cuts = subip_clusters(data, x, time_limit=10.0)
+    if best <= settings._CUT_TOL:
+        assert cuts == []
+        return
+    viols = [cluster_violation(data, x, c) for c in cuts]
+    assert all(v > settings._CUT_TOL for v in viols)
+    assert max(viols) == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_subip_and_set_packing_keep_the_search_exact(monkeypatch, seed):
+    """With the sub-IP at every separation call and the set-packing rows, OPT and the credible sets
+    still equal brute force (n = 5) and DP (n = 10)."""
+    monkeypatch.setattr(settings, "SUBIP_MODE", "always")
+    monkeypatch.setattr(settings, "SUBIP_DEPTH_FREQ", 1)
+    monkeypatch.setattr(settings, "SET_PACKING", True)
+    table = random_table(5, 9000 + seed, keep=0.7, ties=seed == 0)
+    for eps in (0.0, math.log(20)):
+        opt, expected = brute_force_credible(table, eps)
+        res = ilp.solve(table, eps)
+        assert res.optimum == pytest.approx(opt, abs=1e-9)
+        assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+    dense = dense_table(10, seed, candidates=7, max_size=2)
+    res = ilp.solve(dense, enumerate_ties=False)
+    assert res.optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
+    assert res.stats["phase1"]["subip_calls"] > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fourb_cuts_never_cut_off_a_dag(seed):
+    """Every 4B row (all quadruples) holds on every DAG of a dense random table."""
+    from bnilp.ilp.sepa_fourb import fourb_families
+    table = random_table(5, 6000 + seed, keep=0.8)
+    data = _Data(table)
+    quads = [(a, b, c, d) for a, b in itertools.combinations(range(5), 2)
+             for c, d in itertools.combinations([v for v in range(5) if v not in (a, b)], 2)]
+    rows = [fourb_families(data, *q) for q in quads]
+    for _, parents in brute_force_networks(table):
+        x = _choice_vector(data, parents)
+        assert all(x[r].sum() <= 2 for r in rows)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fourb_separator_reports_exactly_the_violated_quadruples(seed):
+    """fourb_cuts' tensor evaluation agrees with summing each row over its families."""
+    from bnilp.ilp.sepa_fourb import fourb_cuts, fourb_families
+    rng = np.random.default_rng(seed)
+    table = random_table(6, 6100 + seed, keep=0.7, max_size=4)
+    data = _Data(table)
+    x = rng.random(data.K) ** 4
+    for i in range(data.n):
+        block = slice(data.start[i], data.start[i + 1])
+        x[block] /= x[block].sum()
+    found = set(fourb_cuts(data, x, max_cuts=10**6))
+    expected = set()
+    for a, b in itertools.combinations(range(6), 2):
+        for c, d in itertools.combinations([v for v in range(6) if v not in (a, b)], 2):
+            if x[fourb_families(data, a, b, c, d)].sum() > 2 + settings._CUT_TOL:
+                expected.add((a, b, c, d))
+    assert found == expected
+
+
+def test_fourb_cuts_keep_the_search_exact(monkeypatch):
+    monkeypatch.setattr(settings, "FOURB", True)
+    for seed in range(3):
+        table = random_table(5, 6200 + seed, keep=0.8, ties=seed == 0)
+        opt, expected = brute_force_credible(table, math.log(20))
+        res = ilp.solve(table, math.log(20))
+        assert res.optimum == pytest.approx(opt, abs=1e-9)
+        assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+    dense = dense_table(12, 1, candidates=8, max_size=3)
+    assert ilp.solve(dense, enumerate_ties=False).optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_branch_enumeration_gives_the_same_credible_sets(monkeypatch, seed):
+    """Phase 2 by branching to fully fixed leaves (no no-goods) lists exactly the brute-force credible
+    set, the same as collect-and-exclude, ties included."""
+    table = random_table(5, 5000 + seed, keep=0.7, ties=seed % 2 == 0)
+    for eps in (0.0, math.log(3), math.log(150)):
+        opt, expected = brute_force_credible(table, eps)
+        got = {}
+        for mode in settings.ENUMERATION_MODES:
+            monkeypatch.setattr(settings, "ENUMERATION", mode)
+            res = ilp.solve(table, eps)
+            assert res.status == "optimal" and res.complete
+            assert res.optimum == pytest.approx(opt, abs=1e-9)
+            got[mode] = as_set(n.parents for n in res.networks)
+        assert got["branch"] == got["nogoods"] == as_set(p for _, p in expected)
+
+
+def test_branch_enumeration_honours_the_network_limit(monkeypatch):
+    monkeypatch.setattr(settings, "ENUMERATION", "branch")
+    table = random_table(4, 9, keep=0.8)
+    res = ilp.solve(table, 1e6, max_networks=5)
+    assert res.status == "network_limit" and not res.complete and len(res.networks) == 5
+
+
+@pytest.mark.parametrize("switch,value", [("ARROW_VARIABLES", True), ("SKIP_INTEGRAL_SEPA", True),
+                                          ("NOGOODS_IN_LP", False), ("SUBIP_MODE", "fallback")])
+def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
+    """Each measured-but-off switch of bnilp.ilp.settings still gives the brute-force OPT and sets."""
+    monkeypatch.setattr(settings, switch, value)
+    for seed in range(2):
+        table = random_table(5, 4000 + seed, keep=0.7, ties=seed == 0)
+        for eps in (0.0, math.log(20)):
+            opt, expected = brute_force_credible(table, eps)
+            res = ilp.solve(table, eps)
+            assert res.optimum == pytest.approx(opt, abs=1e-9)
+            assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
