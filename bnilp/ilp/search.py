@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -106,57 +106,118 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
                       enumerate_by)
 
 
+@dataclass
+class _Run:
+    """One solve's clock, progress reports and signals, shared by both phases."""
+
+    epsilon: float
+    enumerated: str
+    progress: Callable[[dict], None] | None
+    sig: _Signals
+    t_start: float
+    deadline: float | None
+    last_tick: float = 0.0
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t_start
+
+    def remaining(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+
+    def report(self, phase: str, networks: int, force: bool = False, **extra: Any) -> None:
+        """Call ``progress`` at most every 0.25 s (always when ``force``)."""
+        if self.progress is None:
+            return
+        now = time.perf_counter()
+        if force or now - self.last_tick >= 0.25:
+            self.last_tick = now
+            self.progress({"phase": phase, "networks": networks, "elapsed": now - self.t_start, **extra})
+
+    def finish(self, **kw: Any) -> SolveResult:
+        res = SolveResult(seconds=self.elapsed(), epsilon=float(self.epsilon), enumerated=self.enumerated, **kw)
+        self.report("done", len(res.networks), force=True, status=res.status)
+        logger.info("bnilp.ilp: %s, OPT %s, %d networks in %.2f s", res.status, res.optimum,
+                    len(res.networks), res.seconds)
+        return res
+
+
+@dataclass
+class _Optimum:
+    """What phase 1 proved: OPT (fsum and shifted), the dual bound, an optimal choice, its cluster cuts."""
+
+    opt: float
+    opt_shift: float
+    dual: float
+    choice: tuple[int, ...]
+    clusters: list[np.ndarray]
+
+
+@dataclass
+class _Collected:
+    """Phase 2's credible choices (fsum scores), the score threshold, and whether the cap stopped it."""
+
+    threshold: float
+    credible: dict[tuple[int, ...], float] = field(default_factory=dict)
+    limit_hit: bool = False
+
+
+def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
+    """Run SCIP on ``model`` within the time left (SIGTERM interrupts it); record seconds, status,
+    nodes, LP work and SCIP's clocks in ``stats``. Returns SCIP's status."""
+    rem = run.remaining()
+    if rem is not None:
+        model.setParam("limits/time", max(rem, 1e-3))
+    t0 = time.perf_counter()
+    run.sig.model = model
+    model.optimize()
+    run.sig.model = None
+    stats["seconds"] = time.perf_counter() - t0
+    status = model.getStatus()
+    stats.update(scip_status=status, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
+                 lps=model.getNLPs(), timing=scip_timing(model))
+    return status
+
+
 def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_networks: int,
            warm_start: Parents | None, enumerate_ties: bool, progress: Callable[[dict], None] | None,
            verbose: bool, sig: _Signals, enumerate_by: str) -> SolveResult:
     if enumerate_by not in ENUMERATE_UNITS:
         raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_UNITS)}, got {enumerate_by!r}")
-    classes = enumerate_by == "mecs"
     if epsilon < 0 or not math.isfinite(epsilon):
         raise InputError(f"epsilon must be a finite number ≥ 0, got {epsilon}")
     if max_networks < 1:
         raise InputError(f"max_networks must be ≥ 1, got {max_networks}")
     t_start = time.perf_counter()
-    deadline = None if time_limit is None else t_start + max(0.0, float(time_limit))
+    run = _Run(epsilon, enumerate_by, progress, sig, t_start,
+               None if time_limit is None else t_start + max(0.0, float(time_limit)))
     ws = _validate_warm_start(table, warm_start) if warm_start is not None else None
     data = _Data(table)
-    stats1 = _new_stats()
-    last_tick = [0.0]
-
-    def elapsed() -> float:
-        return time.perf_counter() - t_start
-
-    def report(phase: str, networks: int, force: bool = False, **extra: Any) -> None:
-        if progress is None:
-            return
-        now = time.perf_counter()
-        if force or now - last_tick[0] >= 0.25:
-            last_tick[0] = now
-            progress({"phase": phase, "networks": networks, "elapsed": now - t_start, **extra})
-
-    def remaining() -> float | None:
-        return None if deadline is None else max(0.0, deadline - time.perf_counter())
-
-    def finish(**kw: Any) -> SolveResult:
-        res = SolveResult(seconds=elapsed(), epsilon=float(epsilon), enumerated=enumerate_by, **kw)
-        report("done", len(res.networks), force=True, status=res.status)
-        logger.info("bnilp.ilp: %s, OPT %s, %d networks in %.2f s", res.status, res.optimum,
-                    len(res.networks), res.seconds)
-        return res
-
+    stats: dict[str, Any] = {"phase1": _new_stats()}
     if any(data.start[i + 1] == data.start[i] for i in range(data.n)):
-        return finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
-                      networks=[], stats={"phase1": stats1},
-                      message="a variable has no candidate parent set: no DAG exists")
-
+        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                          networks=[], stats=stats, message="a variable has no candidate parent set: no DAG exists")
     if data.n == 0:
-        return finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
-                      networks=[Network(0.0, {})], stats={"phase1": stats1})
+        return run.finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
+                          networks=[Network(0.0, {})], stats=stats)
+    found = _prove_optimum(run, data, table, ws, verbose, stats)
+    if isinstance(found, SolveResult):
+        return found
+    if epsilon == 0 and not enumerate_ties:
+        return run.finish(optimum=found.opt, bound=max(found.dual, found.opt), gap=0.0, status="optimal",
+                          complete=False, networks=[Network(found.opt, data.parents(found.choice))], stats=stats,
+                          message="optimal network found; other optimal networks (ties) were not listed")
+    return _enumerate(run, data, found, max_networks, enumerate_by == "mecs", verbose, stats)
 
-    # ---- phase 1 -------------------------------------------------------------------------
-    report("optimize", 0, force=True)
+
+def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, verbose: bool,
+                   stats: dict[str, Any]) -> _Optimum | SolveResult:
+    """Phase 1: branch-and-cut to OPT from the warm start and the greedy sink DAG. Returns what it
+    proved, or the final result when it could not (infeasible, or stopped by a limit or a signal)."""
+    stats1 = stats["phase1"]
+    run.report("optimize", 0, force=True)
+
     def tick1() -> None:
-        report("optimize", 0)
+        run.report("optimize", 0)
 
     model, xvars, hdlr = _build(data, stats1, False, verbose, tick=tick1)
     model.includeHeur(_SinkHeur(hdlr, stats1, tick1), "sinkfind",
@@ -175,19 +236,8 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         for k in choice:
             model.setSolVal(sol, xvars[k], 1.0)
         model.addSol(sol)
-    rem = remaining()
-    if rem is not None:
-        model.setParam("limits/time", max(rem, 1e-3))
-    t1 = time.perf_counter()
-    sig.model = model
-    model.optimize()
-    sig.model = None
-    stats1["seconds"] = time.perf_counter() - t1
-    status1 = model.getStatus()
-    stats1.update(scip_status=status1, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
-                  lps=model.getNLPs(), solutions_found=model.getNSolsFound(),
-                  n_families=data.K, n_variables=data.n, timing=scip_timing(model))
-    stats: dict[str, Any] = {"phase1": stats1}
+    status1 = _optimize(model, run, stats1)
+    stats1.update(solutions_found=model.getNSolsFound(), n_families=data.K, n_variables=data.n)
     # Σ_i best_i is always an upper bound (SCIP reports its infinity before the first LP).
     dual = min(model.getDualbound(), 0.0) + data.offset if status1 != "infeasible" else -math.inf
     best_choice: tuple[int, ...] | None = None
@@ -196,96 +246,86 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
     if status1 == "optimal" and best_choice is None:
         raise RuntimeError("SCIP reported optimal but its best solution is not a parent choice")
     if status1 == "infeasible":
-        return finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
-                      networks=[], stats=stats, message="the score table admits no DAG")
+        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                          networks=[], stats=stats, message="the score table admits no DAG")
     if status1 != "optimal":
-        status, why = _early_stop(status1, sig)
+        status, why = _early_stop(status1, run.sig)
         if best_choice is None:
-            return finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False,
-                          networks=[], stats=stats,
-                          message=f"{why} in phase 1 before any DAG was found "
-                                  f"(upper bound {dual:.6f}); optimality not proven")
+            return run.finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False,
+                              networks=[], stats=stats,
+                              message=f"{why} in phase 1 before any DAG was found "
+                                      f"(upper bound {dual:.6f}); optimality not proven")
         opt = data.exact(best_choice)
         gap = abs(dual - opt) / max(abs(opt), 1e-12)
-        return finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
-                      networks=[Network(opt, data.parents(best_choice))], stats=stats,
-                      message=f"{why} in phase 1: best DAG {opt:.6f}, upper bound "
-                              f"{dual:.6f}, gap {gap:.3g}; optimality not proven")
+        return run.finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
+                          networks=[Network(opt, data.parents(best_choice))], stats=stats,
+                          message=f"{why} in phase 1: best DAG {opt:.6f}, upper bound "
+                                  f"{dual:.6f}, gap {gap:.3g}; optimality not proven")
     assert best_choice is not None
-    opt = data.exact(best_choice)
-    opt_shift = math.fsum(data.obj[k] for k in best_choice)
-    phase1_clusters = list(hdlr.clusters.values())
-    del model, hdlr
-    if epsilon == 0 and not enumerate_ties:
-        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=False,
-                      networks=[Network(opt, data.parents(best_choice))], stats=stats,
-                      message="optimal network found; other optimal networks (ties) were not listed")
+    return _Optimum(data.exact(best_choice), math.fsum(data.obj[k] for k in best_choice), dual, best_choice,
+                    list(hdlr.clusters.values()))
 
-    # ---- phase 2 -------------------------------------------------------------------------
+
+def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, classes: bool, verbose: bool,
+               stats: dict[str, Any]) -> SolveResult:
+    """Phase 2: one branch-and-cut under the objective limit OPT − ε − tol that records every integral
+    acyclic point and excludes it (or its class) by a no-good, until nothing credible is left."""
+    epsilon = run.epsilon
     stats2 = _new_stats()
     stats["phase2"] = stats2
-    credible: dict[tuple[int, ...], float] = {}
-    threshold = [opt - epsilon - _tie_tol(opt)]
-    limit_hit = [False]
+    opt = found.opt
+    got = _Collected(threshold=opt - epsilon - _tie_tol(opt))
 
     def on_record(choice: tuple[int, ...]) -> None:
         s = data.exact(choice)
-        if s >= threshold[0]:
-            credible[choice] = s
-            if len(credible) >= max_networks:
-                limit_hit[0] = True
+        if s >= got.threshold:
+            got.credible[choice] = s
+            if len(got.credible) >= max_networks:
+                got.limit_hit = True
                 model2.interruptSolve()
-        report("enumerate", len(credible))
+        run.report("enumerate", len(got.credible))
 
-    report("enumerate", 0, force=True)
-    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, phase1_clusters,
-                              tick=lambda: report("enumerate", len(credible)), classes=classes)
-    tol = 1e-5 * max(1.0, abs(opt_shift) + epsilon)
-    model2.setObjlimit(opt_shift - epsilon - tol)
+    run.report("enumerate", 0, force=True)
+    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters,
+                              tick=lambda: run.report("enumerate", len(got.credible)), classes=classes)
+    tol = 1e-5 * max(1.0, abs(found.opt_shift) + epsilon)
+    model2.setObjlimit(found.opt_shift - epsilon - tol)
     model2.setPresolve(SCIP_PARAMSETTING.OFF)
     model2.setHeuristics(SCIP_PARAMSETTING.OFF)
     for name, value in settings.PHASE2_PARAMS.items():
         model2.setParam(name, value)
-    rem = remaining()
+    rem = run.remaining()
     stopped = None          # (status, words) when phase 2 ended before proving the set complete
-    if sig.received:
-        stopped = _early_stop("userinterrupt", sig)
+    if run.sig.received:
+        stopped = _early_stop("userinterrupt", run.sig)
     elif rem is not None and rem <= 0:
-        stopped = _early_stop("timelimit", sig)
+        stopped = _early_stop("timelimit", run.sig)
     else:
-        if rem is not None:
-            model2.setParam("limits/time", max(rem, 1e-3))
-        t2 = time.perf_counter()
-        sig.model = model2
-        model2.optimize()
-        sig.model = None
-        stats2["seconds"] = time.perf_counter() - t2
-        status2 = model2.getStatus()
-        stats2.update(scip_status=status2, nodes=model2.getNTotalNodes(),
-                      lp_iterations=model2.getNLPIterations(), lps=model2.getNLPs(),
-                      collected=len(hdlr2.recorded), timing=scip_timing(model2))
-        if not limit_hit[0] and status2 != "infeasible":
-            stopped = _early_stop(status2, sig)
-    best = max(credible.values(), default=opt)
+        status2 = _optimize(model2, run, stats2)
+        stats2.update(collected=len(hdlr2.recorded))
+        if not got.limit_hit and status2 != "infeasible":
+            stopped = _early_stop(status2, run.sig)
+    best = max(got.credible.values(), default=opt)
     if best > opt:          # SCIP's tolerance may have picked a DAG a hair below the true OPT
         opt = best
-        threshold[0] = opt - epsilon - _tie_tol(opt)
-    items = sorted(((s, c) for c, s in credible.items() if s >= threshold[0]), key=lambda sc: (-sc[0], sc[1]))
+        got.threshold = opt - epsilon - _tie_tol(opt)
+    items = sorted(((s, c) for c, s in got.credible.items() if s >= got.threshold), key=lambda sc: (-sc[0], sc[1]))
     if not items:
-        items = [(data.exact(best_choice), best_choice)]
+        items = [(data.exact(found.choice), found.choice)]
     networks = [Network(s, data.parents(c)) for s, c in items[:max_networks]]
     n_found = len(networks)
-    if limit_hit[0]:
-        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="network_limit", complete=False,
-                      networks=networks, stats=stats,
-                      message=f"network limit reached: stopped after {n_found} credible "
-                              f"{'classes' if classes else 'networks'} "
-                              f"(there may be more; the list is not the top {n_found})")
+    bound = max(found.dual, opt)
+    if got.limit_hit:
+        return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
+                          networks=networks, stats=stats,
+                          message=f"network limit reached: stopped after {n_found} credible "
+                                  f"{'classes' if classes else 'networks'} "
+                                  f"(there may be more; the list is not the top {n_found})")
     if stopped is not None:
-        return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status=stopped[0], complete=False,
-                      networks=networks, stats=stats,
-                      message=f"{stopped[1]} while listing credible networks (SCIP: "
-                              f"{stats2.get('scip_status', 'not started')}): OPT is proven, "
-                              f"but only {n_found} networks within epsilon were found (incomplete)")
-    return finish(optimum=opt, bound=max(dual, opt), gap=0.0, status="optimal", complete=True,
-                  networks=networks, stats=stats)
+        return run.finish(optimum=opt, bound=bound, gap=0.0, status=stopped[0], complete=False,
+                          networks=networks, stats=stats,
+                          message=f"{stopped[1]} while listing credible networks (SCIP: "
+                                  f"{stats2.get('scip_status', 'not started')}): OPT is proven, "
+                                  f"but only {n_found} networks within epsilon were found (incomplete)")
+    return run.finish(optimum=opt, bound=bound, gap=0.0, status="optimal", complete=True,
+                      networks=networks, stats=stats)
