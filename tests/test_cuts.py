@@ -81,6 +81,15 @@ def test_subip_finds_the_most_violated_cluster(seed):
     assert max(viols) == pytest.approx(best, abs=1e-9)
 
 
+
+def assert_brute_force_sets(table) -> None:
+    """OPT and the credible sets at BF 1 and 20 equal brute force over every DAG."""
+    for eps in (0.0, math.log(20)):
+        opt, expected = brute_force_credible(table, eps)
+        res = ilp.solve(table, eps)
+        assert res.optimum == pytest.approx(opt, abs=1e-9)
+        assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+
 @pytest.mark.parametrize("seed", range(4))
 def test_subip_and_set_packing_keep_the_search_exact(monkeypatch, seed):
     """With the sub-IP at every separation call and the set-packing rows, OPT and the credible sets
@@ -89,11 +98,7 @@ def test_subip_and_set_packing_keep_the_search_exact(monkeypatch, seed):
     monkeypatch.setattr(settings, "SUBIP_DEPTH_FREQ", 1)
     monkeypatch.setattr(settings, "SET_PACKING", True)
     table = random_table(5, 9000 + seed, keep=0.7, ties=seed == 0)
-    for eps in (0.0, math.log(20)):
-        opt, expected = brute_force_credible(table, eps)
-        res = ilp.solve(table, eps)
-        assert res.optimum == pytest.approx(opt, abs=1e-9)
-        assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+    assert_brute_force_sets(table)
     dense = dense_table(10, seed, candidates=7, max_size=2)
     res = ilp.solve(dense, enumerate_ties=False)
     assert res.optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
@@ -177,8 +182,4 @@ def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
     monkeypatch.setattr(settings, switch, value)
     for seed in range(2):
         table = random_table(5, 4000 + seed, keep=0.7, ties=seed == 0)
-        for eps in (0.0, math.log(20)):
-            opt, expected = brute_force_credible(table, eps)
-            res = ilp.solve(table, eps)
-            assert res.optimum == pytest.approx(opt, abs=1e-9)
-            assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+        assert_brute_force_sets(table)
