@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -16,6 +17,12 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present")
     return SHARED_DATA
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    """A click test runner for the ``bnilp`` command."""
+    return CliRunner()
 
 
 def random_discrete_frame(seed: int, n: int, N: int, max_arity: int = 3) -> pd.DataFrame:

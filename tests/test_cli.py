@@ -17,11 +17,6 @@ JSON_FIELDS = {"optimum", "bound", "gap", "status", "seconds", "epsilon", "compl
 
 
 @pytest.fixture
-def runner() -> CliRunner:
-    return CliRunner()
-
-
-@pytest.fixture
 def small_csv(tmp_path):
     path = tmp_path / "small.csv"
     random_discrete_frame(11, n=5, N=400).to_csv(path, index=False)

@@ -107,11 +107,6 @@ def test_r6_prunes_more_than_r5_alone() -> None:
 
 
 @pytest.fixture
-def runner() -> CliRunner:
-    return CliRunner()
-
-
-@pytest.fixture
 def discrete_csv(tmp_path):
     path = tmp_path / "discrete.csv"
     random_discrete_frame(21, n=7, N=600).to_csv(path, index=False)
