@@ -396,9 +396,34 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
 
 # ---- the score table under knowledge ----------------------------------------------------------------
 def scored_with(table: Any, knowledge: Knowledge) -> bool:
-    """Whether the table's sidecar says it was scored under exactly these statements."""
-    recorded = (table.meta.get("knowledge") or {}).get("statements")
-    return recorded is not None and sorted(recorded) == sorted(knowledge.statements())
+    """Whether the table was scored under every *requiring* statement of K (arrows, adjacencies,
+    ancestor relations): then its pruning kept, for each child, every set a DAG of D(K) may need —
+    forbidding statements survive pruning's subset swaps, and K holds the recorded forbidding ones
+    whenever :func:`with_recorded` made it."""
+    recorded = table.meta.get("knowledge")
+    if not recorded:
+        return False
+    rec = Knowledge.coerce(recorded)
+    return all(set(getattr(knowledge, f)) <= set(getattr(rec, f))
+               for f in ("required", "required_adjacent", "required_ancestors"))
+
+
+def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
+    """The knowledge a solve of ``table`` must apply: the user's plus the statements the table was
+    scored under (its sidecar ``knowledge``) — forbidden parents were never scored and required ones
+    are in every set, so solving without them would be wrong. Tiers may come from one side only, or
+    be the same on both."""
+    recorded = Knowledge.coerce(table.meta.get("knowledge")) if table.meta.get("knowledge") else None
+    if recorded is None or recorded.empty():
+        return knowledge
+    if knowledge is None or knowledge.empty():
+        return recorded
+    if knowledge.tiers and recorded.tiers:
+        if (knowledge.tiers, knowledge.strict_tiers) != (recorded.tiers, recorded.strict_tiers):
+            raise InputError("knowledge: the score table was scored under other tiers "
+                             f"({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers or none")
+        recorded = Knowledge(**{f: getattr(recorded, f) for f in _PAIR_FIELDS})
+    return knowledge.merged(recorded)
 
 
 def pruning_note(table: Any, knowledge: Knowledge) -> str | None:
@@ -410,9 +435,9 @@ def pruning_note(table: Any, knowledge: Knowledge) -> str | None:
     pruned = table.meta.get("prune", True) and table.meta.get("rules", ["R1"]) != []
     if not requires or not pruned or scored_with(table, knowledge):
         return None
-    return ("the score table was pruned without this knowledge and the knowledge requires arrows, adjacencies or "
-            "ancestor relations: a credible DAG may use a parent set the pruning removed (score the data with "
-            "--knowledge for an exact result)")
+    return ("the score table was pruned without the knowledge's required arrows, adjacencies or ancestor "
+            "relations: OPT and the credible set under the knowledge may use parent sets the pruning removed, "
+            "so both may be wrong (score the data with --knowledge for an exact result)")
 
 
 def restrict_table(table: Any, knowledge: Knowledge) -> Any:

@@ -839,7 +839,7 @@ def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
     required = set(knowledge.required)
     skeleton_ = {frozenset(e) for e in directed} | und
     if (any(e in forbidden or (e[1], e[0]) in required for e in directed)
-            or any(frozenset(e) not in skeleton_ for e in knowledge.required_adjacent)
+            or any(frozenset(e) not in skeleton_ for e in (*knowledge.required_adjacent, *knowledge.required))
             or any(frozenset(e) in skeleton_ for e in knowledge.forbidden_adjacent)):
         return 0, {}
     counts: dict[Edge, int] = {}

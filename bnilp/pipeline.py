@@ -22,7 +22,7 @@ import pandas as pd
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
-from bnilp.knowledge import Knowledge, pruning_note, restrict_table
+from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import credible_classes, expand_classes
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
@@ -245,13 +245,17 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         raise InputError(f"optimum_only proves OPT and returns one optimal network: it takes no ε > 0 (got {epsilon})")
     unit, why = ("dags", "optimum only: one optimal network, no enumeration") if optimum_only else \
         enumeration_unit(table, enumerate_by)
-    k = Knowledge.coerce(knowledge)
+    k = with_recorded(table, Knowledge.coerce(knowledge))
     if k is not None and k.empty():
         k = None
-    note = None
+    note = ws_note = None
     if k is not None:
         note = pruning_note(table, k)
         table = restrict_table(table, k)
+        admitted = _admitted_warm_start(table, k, warm_start)
+        if warm_start is not None and admitted is None:
+            ws_note = "warm start not used: it does not satisfy the background knowledge"
+        warm_start = admitted
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
                      warm_start=warm_start, progress=progress, enumerate_by=unit,
                      enumerate_ties=not optimum_only)
@@ -274,11 +278,24 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     report["optimum_only"] = optimum_only
     report["bf"] = math.exp(epsilon) if epsilon < 700 else None
     report["scoring"] = scoring_summary(table)
+    if ws_note:
+        report["warm_start_note"] = ws_note
     report["limits"] = []
+    if note:
+        report["limits"].append("knowledge_pruning")
     if table.meta.get("palim_reached"):
         report["exact_for_parent_sets_up_to"] = table.meta.get("exact_for_parent_sets_up_to") or table.meta.get("palim")
         report["limits"].append("palim")
     return LearnResult(table, solution, report)
+
+
+def _admitted_warm_start(table: ScoreTable, k: Knowledge, warm_start: Parents | None) -> Parents | None:
+    """The warm start if every family of it is in the table restricted to K and it satisfies K, else
+    None (a greedy or proxy start knows nothing of the knowledge; it is only a hint to SCIP)."""
+    if warm_start is None:
+        return None
+    ok = all(frozenset(warm_start.get(v, ())) in table.families[v] for v in table.variables) and k.allows(warm_start)
+    return warm_start if ok else None
 
 
 def knowledge_report(k: Knowledge) -> dict[str, Any]:
@@ -300,7 +317,8 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                             knowledge=knowledge)
     counted = ("every DAG of each class" if sound else
                "the DAGs of each class whose parent sets are all in the score table"
-               + (f" (palim {meta['palim']})" if meta.get("palim_reached") else ""))
+               + (f" (palim {meta.get('exact_for_parent_sets_up_to') or meta['palim']})"
+                  if meta.get("palim_reached") else ""))
     if list_dags:
         doc = solution.to_dict()
         doc["networks"] = [{"score": s, "parents": {v: sorted(ps) for v, ps in dag.items()}}

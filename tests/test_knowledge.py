@@ -320,3 +320,59 @@ def test_reports_mark_required_and_forbidden_arrows(tmp_path) -> None:
     assert '"dysp" -> "xray" [color=red, style=dashed' in dot and "rank=same" in dot
     assert "required" in written["edges.csv"].read_text()
     assert written["averaged.png"].stat().st_size > 0
+
+
+def _asia_score():
+    from pathlib import Path
+
+    from bnilp.data import load_data
+
+    data = load_data(Path(__file__).resolve().parents[1] / "instances" / "asia.csv")
+    return data, make_score("bic", data)
+
+
+def test_a_table_scored_under_knowledge_is_solved_under_it_and_the_users_too() -> None:
+    """The sidecar's statements always apply (its forbidden parents were never scored, its required ones
+    are in every set); the user's statements are added to them — OPT is that of D(K1 ∪ K2)."""
+    data, score = _asia_score()
+    eps = math.log(3)
+    k1 = Knowledge(required=[("xray", "asia")])
+    k2 = Knowledge(forbidden=[("dysp", "asia")])
+    table = score_parent_sets(score, epsilon=eps, knowledge=k1)
+    both = learn(data, bf=3, knowledge=k1.merged(k2), enumerate_by="dags")
+    for unit in ("dags", "mecs"):
+        got = solve_table(table, epsilon=eps, knowledge=k2, enumerate_by=unit)
+        assert got.solution.optimum == pytest.approx(both.solution.optimum, abs=1e-9)
+        assert got.report["n_networks"] == both.report["n_networks"]
+        assert got.limits == []
+        assert sorted(got.report["knowledge"]["statements"]) == sorted(k1.merged(k2).statements())
+    with pytest.raises(InputError, match="other tiers"):
+        tiered = score_parent_sets(score, epsilon=eps, knowledge=Knowledge(tiers=[["asia"], ["xray"]]))
+        solve_table(tiered, epsilon=eps, knowledge=Knowledge(tiers=[["xray"], ["asia"]]))
+
+
+def test_required_knowledge_on_a_table_pruned_without_it_is_a_reported_limit(runner, tmp_path) -> None:
+    """Pruning may have removed the sets a required arrow needs: OPT itself may be wrong, so the result
+    carries limits ['knowledge_pruning'] and the CLI exits 3."""
+    _, score = _asia_score()
+    table = score_parent_sets(score, epsilon=0.0)
+    got = solve_table(table, epsilon=0.0, knowledge=Knowledge(required=[("tub", "smoke")]))
+    assert got.limits == ["knowledge_pruning"] and "may be wrong" in got.report["knowledge_note"]
+    from bnilp.scorefile import write_jaakkola
+
+    path = tmp_path / "asia.scores"
+    write_jaakkola(table, path)
+    res = runner.invoke(main, ["solve", str(path), "--require", "tub->smoke", "-q"])
+    assert res.exit_code == 3 and "knowledge" in res.output
+
+
+def test_a_warm_start_against_the_knowledge_is_dropped_not_an_error() -> None:
+    data, score = _asia_score()
+    table = score_parent_sets(score, epsilon=0.0)
+    plain = solve_table(table, epsilon=0.0)
+    start = plain.solution.networks[0].parents
+    arrow = next((p, v) for v, ps in start.items() for p in sorted(ps))
+    k = Knowledge(forbidden=[arrow])
+    got = solve_table(table, epsilon=0.0, knowledge=k, warm_start=start)
+    assert got.complete and "warm_start_note" in got.report
+    assert all(arrow[0] not in net.parents[arrow[1]] for net in got.solution.networks)

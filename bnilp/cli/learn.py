@@ -198,6 +198,9 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
     if not result.solution.complete and not (report.get("optimum_only") and result.solution.status == "optimal"):
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
         sys.exit(EXIT_LIMIT)
+    if "knowledge_pruning" in result.limits:
+        click.echo(f"bnilp: limited: {report.get('knowledge_note')}", err=True)
+        sys.exit(EXIT_LIMIT)
     if "palim" in result.limits:
         click.echo(f"bnilp: limited: the credible set is exact only for parent sets of size ≤ "
                    f"{report['exact_for_parent_sets_up_to']} (palim); larger sets were not scored", err=True)
@@ -248,13 +251,10 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     table = read_jaakkola(scores_path)
     _check_table_epsilon(table, eps, console, opts.get("quiet", False))
     opts["knowledge"] = knowledge_from_options(opts)
-    if opts["knowledge"] is None and table.meta.get("knowledge"):
-        from bnilp.knowledge import Knowledge
-
-        opts["knowledge"] = Knowledge.coerce(table.meta["knowledge"])
-        if not opts.get("quiet"):
-            console.print("background knowledge: the score file's sidecar records "
-                          f"{len(table.meta['knowledge']['statements'])} statement(s): applied", highlight=False)
+    if table.meta.get("knowledge") and not opts.get("quiet"):
+        console.print("background knowledge: the score file's sidecar records "
+                      f"{len(table.meta['knowledge']['statements'])} statement(s): applied (with any given here)",
+                      highlight=False)
     _run(table, eps, opts, console, None, t0)
 
 

@@ -103,8 +103,9 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
                       "not scored" + (f"; walked without pruning (required knowledge): {', '.join(unpruned)}"
                                       if unpruned else ""), highlight=False)
     if meta.get("palim_reached"):
-        console.print(f"[yellow]palim {meta['palim']} cut the walk: results are exact for parent sets of size "
-                      f"≤ {meta['palim']} only[/yellow]")
+        k = meta.get("exact_for_parent_sets_up_to") or meta.get("palim")
+        console.print(f"[yellow]palim {k} cut the walk: results are exact for parent sets of size "
+                      f"≤ {k} only[/yellow]")
     applied = {tuple(v) for v in meta["rules_applied"].values()}
     if meta["prune"] and any(set(v) == {"R1"} for v in applied):
         console.print("[dim]only R1 applies to some variables (R2–R6 need a discrete BIC/BDeu child and no "
