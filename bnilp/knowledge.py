@@ -115,7 +115,15 @@ class Knowledge:
         return {v: i for i, t in enumerate(self.tiers) for v in t}
 
     def forbidden_arrows(self) -> dict[Edge, str]:
-        """Every arrow a → b that no DAG of D(K) has, with the reason (statement and its place)."""
+        """Every arrow a → b that no DAG of D(K) has, with the reason (statement and its place);
+        computed once per Knowledge (it is immutable) — :meth:`allows` runs it for every DAG of a class."""
+        cached = self.__dict__.get("_forbidden_arrows")
+        if cached is None:
+            cached = self._derive_forbidden_arrows()
+            object.__setattr__(self, "_forbidden_arrows", cached)
+        return cached
+
+    def _derive_forbidden_arrows(self) -> dict[Edge, str]:
         out: dict[Edge, str] = {}
         for a, b in self.forbidden:
             out.setdefault((a, b), f"forbid {a} -> {b} ({self._src(('forbidden', a, b))})")
