@@ -49,7 +49,7 @@ from bnilp.errors import InputError
 Edge = tuple[str, str]
 Parents = Mapping[str, Iterable[str]]
 
-#: file statement → (Knowledge field, operator)
+#: (file keyword, operator) → Knowledge field
 STATEMENTS: dict[tuple[str, str], str] = {
     ("require", "->"): "required",
     ("forbid", "->"): "forbidden",
@@ -153,11 +153,6 @@ class Knowledge:
         for a, b in self.required:
             out.setdefault(b, set()).add(a)
         return {v: frozenset(p) for v, p in out.items()}
-
-    def arrows_only(self) -> bool:
-        """True when K only fixes or forbids single arrows (no adjacency or ancestor statement that
-        is not already an arrow statement): then a family filter alone is exact."""
-        return not (self.required_adjacent or self.required_ancestors or self.forbidden_ancestors)
 
     def family_ok(self, child: str, parents: Iterable[str], forbidden: Mapping[Edge, str] | None = None,
                   required: Mapping[str, frozenset[str]] | None = None) -> bool:

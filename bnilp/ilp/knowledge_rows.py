@@ -31,11 +31,7 @@ import numpy as np
 from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
 
 from bnilp.ilp.families import _Data
-from bnilp.ilp.settings import _INT_TOL
-
-#: the ancestry handler enforces after integrality and the rows, before the acyclicity handler
-ANCESTRY_ENFOPRIORITY = -1_000_000
-ANCESTRY_CHECKPRIORITY = -1_000_000
+from bnilp.ilp.settings import _INT_TOL, ANCESTRY_CHECKPRIORITY, ANCESTRY_ENFOPRIORITY
 
 
 def _index_pairs(data: _Data, pairs) -> list[tuple[int, int]]:

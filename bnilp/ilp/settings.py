@@ -91,6 +91,10 @@ ACYCLIC_SEPAPRIORITY = 100
 ACYCLIC_ENFOPRIORITY = -2_000_000
 ACYCLIC_CHECKPRIORITY = -2_000_000
 ACYCLIC_SEPAFREQ = 1
+#: the ancestry handler (background knowledge) enforces after integrality and the rows, before the
+#: acyclicity handler, so phase 2 records only DAGs that satisfy the knowledge
+ANCESTRY_ENFOPRIORITY = -1_000_000
+ANCESTRY_CHECKPRIORITY = -1_000_000
 #: the sink-finding heuristic runs after every node LP, before SCIP's rounding heuristics
 SINK_HEUR_PRIORITY = 1000
 SINK_HEUR_FREQ = 1
