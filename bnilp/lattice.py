@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from bnilp.errors import InputError
 from bnilp.parentsets import (
@@ -55,6 +56,10 @@ GENERIC_BLOCK = 512
 MAX_BLOCK_CANDIDATES = 1 << 18
 #: R1 decisions this close (relative) to the threshold are taken on the one-family score
 R1_RECHECK = 1e-6
+#: parent indices in frontiers and blocks (n ≤ MAX_MASK_VARIABLES = 64 fits a byte)
+PARENT_DTYPE = np.int8
+#: children walked at once per worker process (each holds its frontier; more keep workers busy)
+ACTIVE_CHILDREN_PER_SLOT = 2
 
 
 @dataclass(frozen=True)
@@ -83,10 +88,8 @@ class Block:
     new: np.ndarray            # (nc,) the added parent j
     q_all: np.ndarray          # (nc,) q over all configurations
     best_subset: np.ndarray    # (nc,) best score of any proper subset
-    sub_ll: np.ndarray | None = None   # (nc, k+1) LL, q and N·H of the subset without parent t (t = k: j)
-    sub_q: np.ndarray | None = None
+    sub_ll: np.ndarray | None = None   # (nc, k+1) LL and N·H of the subset without parent t (t = k: j)
     sub_nh: np.ndarray | None = None
-    sub_r: np.ndarray | None = None    # (nc, k+1) arity of the dropped parent
 
 
 @dataclass
@@ -159,9 +162,10 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         alive &= ~fire
     if "R4" in active and block.size > 0:
         fire = np.zeros(nc, dtype=bool)
-        for t in range(block.size):
+        sub_r = ctx.arities[np.concatenate((block.bases[block.base_of], block.new[:, None]), axis=1)]
+        for t in range(block.size):   # the subset without parent t has q = q_all / r_t (exact: integers)
             fire |= r4_entropy_bound(-block.sub_ll[:, t], fc.nh - block.sub_nh[:, t], spec.w, r_c,
-                                     block.sub_q[:, t], block.sub_r[:, t], eps)
+                                     block.q_all / sub_r[:, t], sub_r[:, t], eps)
         fire &= alive
         pruned["R4"] += int(fire.sum())
         alive &= ~fire
@@ -201,11 +205,107 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
 # the coordinator: one state per child
 
 
+@njit(cache=True, nogil=True)
+def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand):
+    """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 whose every
+    k-subset is in the frontier: (base row − lo, j, rows of the k+1 subsets (t = k: Π itself), best score,
+    largest q⁺ and c⁺ over the subsets)."""
+    k = parents.shape[1]
+    total = 0
+    for b in range(lo, hi):
+        last = parents[b, k - 1] if k else -1
+        total += cand.size - np.searchsorted(cand, last, side="right")
+    base_local = np.empty(total, dtype=np.int64)
+    new = np.empty(total, dtype=np.int64)
+    sub_rows = np.empty((total, k + 1), dtype=np.int64)
+    best_subset = np.empty(total)
+    qplus_max = np.empty(total, dtype=np.int64)
+    cplus_max = np.empty(total, dtype=np.int64)
+    size = 1 << bits
+    shift = np.uint64(64 - bits)
+    m = 0
+    for b in range(lo, hi):
+        last = parents[b, k - 1] if k else -1
+        for i in range(np.searchsorted(cand, last, side="right"), cand.size):
+            j = cand[i]
+            mask = masks[b] | (np.uint64(1) << np.uint64(j))
+            ok = True
+            for t in range(k):
+                query = mask ^ (np.uint64(1) << np.uint64(parents[b, t]))
+                h = np.int64((query * _HASH_MULT) >> shift)
+                found = -1
+                while rows[h] >= 0:
+                    if keys[h] == query:
+                        found = rows[h]
+                        break
+                    h = (h + 1) & (size - 1)
+                if found < 0:
+                    ok = False
+                    break
+                sub_rows[m, t] = found
+            if not ok:
+                continue
+            sub_rows[m, k] = b
+            bs, qp, cp = best[b], qplus[b], cplus[b]
+            for t in range(k):
+                r = sub_rows[m, t]
+                bs, qp, cp = max(bs, best[r]), max(qp, qplus[r]), max(cp, cplus[r])
+            base_local[m], new[m], best_subset[m], qplus_max[m], cplus_max[m] = b - lo, j, bs, qp, cp
+            m += 1
+    return base_local[:m], new[:m], sub_rows[:m], best_subset[:m], qplus_max[:m], cplus_max[:m]
+
+
+def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values, index of each element's value) of a non-decreasing array."""
+    if sorted_values.size == 0:
+        return sorted_values, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.diff(sorted_values)) + 1
+    rank = np.zeros(sorted_values.size, dtype=np.int64)
+    rank[starts] = 1
+    return sorted_values[np.concatenate(([0], starts))], np.cumsum(rank)
+
+
+_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing (Knuth, TAOCP 3, 6.4)
+
+
+@njit(cache=True, nogil=True)
+def _hash_build(masks: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Open-addressing table (linear probing, size 2^bits ≥ 2·len(masks)) of ``masks`` → row."""
+    size = 1 << bits
+    keys = np.zeros(size, dtype=np.uint64)
+    rows = np.full(size, -1, dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    for i in range(masks.size):
+        h = np.int64((masks[i] * _HASH_MULT) >> shift)
+        while rows[h] >= 0:
+            h = (h + 1) & (size - 1)
+        keys[h] = masks[i]
+        rows[h] = i
+    return keys, rows
+
+
+@njit(cache=True, nogil=True)
+def _hash_lookup(keys: np.ndarray, rows: np.ndarray, bits: int, queries: np.ndarray) -> np.ndarray:
+    size = 1 << bits
+    shift = np.uint64(64 - bits)
+    out = np.empty(queries.size, dtype=np.int64)
+    for i in range(queries.size):
+        h = np.int64((queries[i] * _HASH_MULT) >> shift)
+        found = -1
+        while rows[h] >= 0:
+            if keys[h] == queries[i]:
+                found = rows[h]
+                break
+            h = (h + 1) & (size - 1)
+        out[i] = found
+    return out
+
+
 @dataclass
 class _Level:
     """A frontier: the surviving parent sets of one size, in lexicographic order, with their statistics."""
 
-    parents: np.ndarray        # (m, k)
+    parents: np.ndarray        # (m, k) PARENT_DTYPE
     masks: np.ndarray          # (m,) uint64
     best: np.ndarray           # best score over the set and its subsets
     ll: np.ndarray
@@ -213,12 +313,13 @@ class _Level:
     nh: np.ndarray
     qplus: np.ndarray
     cplus: np.ndarray
-    sorted_masks: np.ndarray = field(init=False)
-    order: np.ndarray = field(init=False)
+    _bits: int = field(init=False)
+    _keys: np.ndarray = field(init=False)
+    _rows: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        self.order = np.argsort(self.masks, kind="stable")
-        self.sorted_masks = self.masks[self.order]
+        self._bits = max(4, int(2 * max(self.masks.size, 1) - 1).bit_length())
+        self._keys, self._rows = _hash_build(np.ascontiguousarray(self.masks, dtype=np.uint64), self._bits)
 
     @property
     def size(self) -> int:
@@ -226,10 +327,7 @@ class _Level:
 
     def lookup(self, masks: np.ndarray) -> np.ndarray:
         """Rows of ``masks`` in the frontier (−1 where absent)."""
-        pos = np.searchsorted(self.sorted_masks, masks)
-        pos = np.minimum(pos, self.sorted_masks.size - 1)
-        found = self.sorted_masks[pos] == masks
-        return np.where(found, self.order[pos], -1)
+        return _hash_lookup(self._keys, self._rows, self._bits, np.ascontiguousarray(masks, dtype=np.uint64))
 
 
 class _ChildWalk:
@@ -272,7 +370,7 @@ class _ChildWalk:
             self.stats.pruned["R3"] += 1
             self.level = None
             return
-        self.level = _Level(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.uint64), np.array([value]),
+        self.level = _Level(np.zeros((1, 0), dtype=PARENT_DTYPE), np.zeros(1, dtype=np.uint64), np.array([value]),
                             np.array([ll]), np.array([q_fixed]), np.array([nh]), np.array([max(qplus, 1)]),
                             np.array([cplus]))
 
@@ -306,30 +404,15 @@ class _ChildWalk:
         return blocks
 
     def _generate(self, lo: int, hi: int) -> list[Block]:
-        level, spec, cand = self.level, self.spec, self.candidates
+        level, spec = self.level, self.spec
         k = level.parents.shape[1]
         base_parents = level.parents[lo:hi]
-        last = base_parents[:, -1] if k else np.full(hi - lo, -1, dtype=np.int64)
-        start = np.searchsorted(cand, last, side="right")
-        count = cand.size - start
-        total = int(count.sum())
-        if total == 0:
+        base_local, new, sub_rows, best_subset, qplus_max, cplus_max = _candidates(
+            level.parents, level.masks, level._keys, level._rows, level._bits, level.best, level.qplus, level.cplus,
+            lo, hi, self.candidates)
+        if new.size == 0:
             return []
-        base_local = np.repeat(np.arange(hi - lo), count)
-        first = np.repeat(np.cumsum(count) - count, count)
-        new = cand[np.arange(total) - first + np.repeat(start, count)]
-        base_row = base_local + lo
-        masks = level.masks[base_row] | np.left_shift(np.uint64(1), new.astype(np.uint64))
-        sub_rows = np.empty((total, k + 1), dtype=np.int64)
-        for t in range(k):
-            dropped = base_parents[base_local, t]
-            sub_rows[:, t] = level.lookup(masks ^ np.left_shift(np.uint64(1), dropped.astype(np.uint64)))
-        sub_rows[:, k] = base_row
-        complete = (sub_rows >= 0).all(axis=1)
-        sub_rows = sub_rows[complete]
-        base_local, new, base_row = base_local[complete], new[complete], base_row[complete]
-        best_subset = level.best[sub_rows].max(axis=1)
-        q_all = level.q[base_row] * self.arities[new]
+        q_all = level.q[sub_rows[:, k]] * self.arities[new]
         keep = np.ones(new.size, dtype=bool)
         if spec.kind != "generic":
             r_c = spec.r_child
@@ -338,30 +421,25 @@ class _ChildWalk:
                 self.stats.pruned["R2"] += int(fire.sum())
                 keep &= ~fire
             if "R5" in spec.active:   # q⁺ of a superset ≥ q⁺ of each subset
-                fire = keep & r5_bdeu_bound(level.qplus[sub_rows].max(axis=1), r_c, best_subset, spec.epsilon)
+                fire = keep & r5_bdeu_bound(qplus_max, r_c, best_subset, spec.epsilon)
                 self.stats.pruned["R5"] += int(fire.sum())
                 keep &= ~fire
             if "R6" in spec.active:   # c⁺ of a superset ≥ c⁺ of each subset
-                fire = keep & r6_bdeu_cell_bound(level.cplus[sub_rows].max(axis=1), r_c, best_subset, spec.epsilon)
+                fire = keep & r6_bdeu_cell_bound(cplus_max, r_c, best_subset, spec.epsilon)
                 self.stats.pruned["R6"] += int(fire.sum())
                 keep &= ~fire
         sub_rows, base_local, new, best_subset, q_all = (sub_rows[keep], base_local[keep], new[keep],
                                                          best_subset[keep], q_all[keep])
         if new.size == 0:
             return []
-        used, base_of = np.unique(base_local, return_inverse=True)
         out = []
         for a in range(0, new.size, MAX_BLOCK_CANDIDATES):
             b = min(new.size, a + MAX_BLOCK_CANDIDATES)
-            bo = base_of[a:b]
-            u, bo = np.unique(bo, return_inverse=True)
-            block = Block(self.size, base_parents[used[u]], bo.astype(np.int64), new[a:b], q_all[a:b],
-                          best_subset[a:b])
+            used, bo = _runs(base_local[a:b])    # base_local is non-decreasing
+            block = Block(self.size, base_parents[used], bo, new[a:b], q_all[a:b], best_subset[a:b])
             if spec.kind != "generic":
                 sr = sub_rows[a:b]
-                block.sub_ll, block.sub_q, block.sub_nh = level.ll[sr], level.q[sr], level.nh[sr]
-                dropped = np.concatenate((base_parents[used[u]][bo], new[a:b, None]), axis=1)
-                block.sub_r = self.arities[dropped]
+                block.sub_ll, block.sub_nh = level.ll[sr], level.nh[sr]
             out.append(block)
         return out
 
@@ -381,7 +459,7 @@ class _ChildWalk:
             if res.kept_rows.size:
                 self.stats.max_size = self.size + len(self.spec.fixed)
             rows = res.next_rows
-            nxt = full[rows]
+            nxt = full[rows].astype(PARENT_DTYPE)
             parents.append(nxt)
             masks.append(np.bitwise_or.reduce(np.left_shift(np.uint64(1), nxt.astype(np.uint64)), axis=1)
                          if nxt.size else np.zeros(0, dtype=np.uint64))
@@ -426,6 +504,8 @@ class _Done:
 
 
 class SerialExecutor:
+    slots = 1
+
     def __init__(self, score: LocalScore) -> None:
         self.score = score
 
@@ -454,30 +534,71 @@ def _worker_block(spec: WalkSpec, block: Block) -> BlockResult:
     return evaluate_block(_WORKER_SCORE, spec, block)
 
 
+class _Task:
+    """A block sent to the pool; the coordinator may take it back (cancel) and evaluate it itself."""
+
+    __slots__ = ("future", "spec", "block", "value", "local")
+
+    def __init__(self, future: Any, spec: WalkSpec, block: Block) -> None:
+        self.future, self.spec, self.block, self.value, self.local = future, spec, block, None, False
+
+    def done(self) -> bool:
+        return self.local or self.future.done()
+
+    def result(self) -> BlockResult:
+        return self.value if self.local else self.future.result()
+
+
 class LokyExecutor:
-    """A loky pool of n_jobs − 1 processes, each given the score (with its data) once, in its initializer;
-    the coordinating process evaluates every n_jobs-th block itself, so n_jobs processes compute and
-    the coordination (generation, transfers) does not need a core of its own."""
+    """A loky pool of n_jobs − 1 processes, each given the score (with its data) once, in its initializer.
+    Every block goes to the pool; while the coordinator waits it takes back the most recently queued
+    block that no worker has started (``Future.cancel``) and evaluates it itself, so n_jobs processes
+    compute, the coordination (generation, transfers) needs no core of its own, and no worker idles
+    while the coordinator holds work (work stealing)."""
 
     def __init__(self, score: LocalScore, n_jobs: int) -> None:
+        import threading
+
         from joblib.externals.loky import get_reusable_executor
 
-        self.score, self.n_jobs, self.count = score, n_jobs, 0
-        self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(score,),
-                                          reuse=False, timeout=30)
+        self.score, self.slots = score, n_jobs
+        self.queued: list[_Task] = []
+        self.pool: Any = None
+
+        def start() -> None:   # workers boot (~0.5 s: imports, the score) while the coordinator computes
+            self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(score,),
+                                              reuse=False, timeout=30)
+
+        self._starter = threading.Thread(target=start, daemon=True)
+        self._starter.start()
 
     def submit(self, spec: WalkSpec, block: Block) -> Any:
-        self.count += 1
-        if self.count % self.n_jobs == 0:
+        if self.pool is None:   # not up yet: the coordinator evaluates the block now
             return _Done(evaluate_block(self.score, spec, block))
-        return self.pool.submit(_worker_block, spec, block)
+        task = _Task(self.pool.submit(_worker_block, spec, block), spec, block)
+        self.queued.append(task)
+        return task
 
-    def wait_any(self, futures: list) -> None:
+    def _steal(self) -> bool:
+        self.queued = [t for t in self.queued if not t.future.done()]   # finished in the pool: let go
+        while self.queued:
+            task = self.queued.pop()
+            if task.future.cancel():
+                task.value, task.local = evaluate_block(self.score, task.spec, task.block), True
+                task.block = None
+                return True
+            task.block = None   # running or done in the pool
+        return False
+
+    def wait_any(self, tasks: list) -> None:
         from concurrent.futures import FIRST_COMPLETED, wait
 
-        wait(futures, return_when=FIRST_COMPLETED)
+        if any(t.done() for t in tasks) or self._steal():
+            return
+        wait([t.future for t in tasks if isinstance(t, _Task) and not t.local], return_when=FIRST_COMPLETED)
 
     def close(self) -> None:
+        self._starter.join()
         self.pool.shutdown(wait=True)
 
 
@@ -505,6 +626,7 @@ class DaskExecutor:
             except OSError as exc:
                 raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
         self.score_future = self.client.scatter(score, broadcast=True, hash=False)
+        self.slots = max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
 
     def submit(self, spec: WalkSpec, block: Block) -> Any:
         return self.client.submit(_dask_block, self.score_future, spec, block, pure=False)
@@ -568,9 +690,18 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
                     return
                 walk.absorb([], [])
 
-        for i, walk in enumerate(walks):
-            walk.start()
-            launch(i)
+        waiting = list(range(len(walks)))[::-1]     # children not started yet (popped from the end)
+        limit = ACTIVE_CHILDREN_PER_SLOT * executor.slots if executor.slots > 1 else 1
+
+        def start_more() -> None:
+            # a bounded number of children in flight: each holds a frontier (memory), but enough of
+            # them to keep every worker busy while one child waits for the last block of its level
+            while waiting and len(pending) < limit:
+                i = waiting.pop()
+                walks[i].start()
+                launch(i)
+
+        start_more()
         while pending:
             ready = [i for i, (_, futs) in pending.items() if all(f.done() for f in futs)]
             if not ready:
@@ -580,5 +711,6 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
                 blocks, futs = pending.pop(i)
                 walks[i].absorb(blocks, [f.result() for f in futs])
                 launch(i)
+            start_more()
     finally:
         executor.close()

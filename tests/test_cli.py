@@ -187,3 +187,6 @@ def test_optimum_only_returns_one_optimal_network_with_timing(runner, small_csv,
     assert "timing" in rb["stats"]["phase2"]
     res = runner.invoke(main, ["solve", str(scores), "--optimum-only", "--bf", "3"])
     assert res.exit_code == 2 and "--optimum-only" in res.output
+    for extra in (["--enumerate", "mecs"], ["--list-dags"]):   # nothing is enumerated: a contradiction, not ignored
+        res = runner.invoke(main, ["solve", str(scores), "--optimum-only", *extra])
+        assert res.exit_code == 2 and "--optimum-only" in res.output and extra[0] in res.output

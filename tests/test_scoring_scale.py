@@ -42,13 +42,10 @@ def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed
                 assert kept == {frozenset(names[p] for p in ps): s for ps, s in ref.items()}, (eps, rules, child)
 
 
-@pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
-def test_batched_counts_equal_one_family_counts(monkeypatch, sparse: bool, score_name: str) -> None:
-    """LL, N·H(Π), q⁺ and the BDeu score from the batched counts, with repeated rows (weights), many
-    states (dense re-coding) and, with ``sparse``, the sorting path."""
-    if sparse:
-        monkeypatch.setattr(batch, "DENSE_FACTOR", 0)
+def test_batched_counts_equal_one_family_counts(score_name: str) -> None:
+    """LL, N·H(Π), q⁺, c⁺ and the BDeu score from the compiled batched counts equal the one-family
+    counts, with repeated rows (weights) and many states (q above the number of rows)."""
     rng = np.random.default_rng(5)
     frame = pd.DataFrame({"a": rng.integers(0, 12, 300), "b": rng.integers(0, 2, 300), "c": rng.integers(0, 9, 300),
                           "d": rng.integers(0, 3, 300), "e": rng.integers(0, 2, 300)})
@@ -195,3 +192,20 @@ def test_score_bic_on_integer_codes_says_so(runner, coded_csv, tmp_path) -> None
     res = runner.invoke(main, ["score", str(coded_csv), "-o", str(out), "--discrete", "all", "-q"],
                         catch_exceptions=False)
     assert res.exit_code == 0
+
+
+def test_frontier_lookup_finds_every_set_and_only_those() -> None:
+    """The frontier's hash table (open addressing) maps each stored mask to its row and any other mask
+    to −1, also when many masks collide (masks differing only in high bits)."""
+    from bnilp.lattice import _Level
+
+    rng = np.random.default_rng(0)
+    for masks in (rng.choice(1 << 40, size=5000, replace=False).astype(np.uint64),
+                  (np.arange(3000, dtype=np.uint64) << np.uint64(40)),
+                  np.zeros(1, dtype=np.uint64)):
+        m = masks.size
+        level = _Level(np.zeros((m, 0), dtype=np.int8), masks, *(np.zeros(m) for _ in range(4)),
+                       np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64))
+        assert (level.lookup(masks) == np.arange(m)).all()
+        others = np.setdiff1d(rng.integers(0, 1 << 41, 2000).astype(np.uint64), masks)
+        assert (level.lookup(others) == -1).all()

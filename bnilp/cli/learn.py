@@ -40,10 +40,9 @@ def solve_options(func):
     """--time-limit, --max-networks, --prior, outputs, --quiet."""
     for opt in reversed([
         click.option("--time-limit", type=float, default=None, help="Seconds for the search (both phases)."),
-        click.option("--enumerate", "enumerate_by", type=click.Choice(list(ENUMERATE_CHOICES)), default="auto",
-                     show_default=True,
+        click.option("--enumerate", "enumerate_by", type=click.Choice(list(ENUMERATE_CHOICES)), default=None,
                      help="List every credible DAG, or one per equivalence class with its DAGs counted "
-                          "(auto: classes for score-equivalent scores)."),
+                          "(default auto: classes for score-equivalent scores)."),
         click.option("--optimum-only", is_flag=True,
                      help="Prove OPT and return one optimal network; do not list tied or near-optimal "
                           "networks (what GOBNILP returns; --bf 1 lists every tied optimal network)."),
@@ -216,7 +215,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
     with _live(console, opts.get("quiet", False)) as update:
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
-                             warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by", "auto"),
+                             warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by") or "auto",
                              list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
                              optimum_only=opts.get("optimum_only", False))
     if not opts.get("quiet") and result.solution.status != "infeasible":
@@ -261,6 +260,11 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
 def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[str, Any]) -> float:
     """--optimum-only means ε = 0 (scoring prunes for BF 1); a larger --bf/--epsilon contradicts it."""
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    given = [flag for flag, on in (("--enumerate", opts.get("enumerate_by") is not None),
+                                   ("--list-dags", opts.get("list_dags"))) if on]
+    if given:
+        raise InputError(f"--optimum-only returns one optimal network and enumerates nothing: drop "
+                         f"{' and '.join(given)}")
     if eps != 0:
         raise InputError("--optimum-only returns one optimal network: drop --bf/--epsilon (or use --bf 1 "
                          "without --optimum-only to list every tied optimal network)")

@@ -1,24 +1,27 @@
-"""Batched contingency counts for discrete families: many families of one child in a few NumPy passes.
+"""Batched contingency counts for discrete families: many families of one child in one compiled pass each.
 
-The lattice walk (:mod:`bnilp.parentsets`) extends each parent set Π of its frontier by every
-candidate column j. All those families Π ∪ {j} share Π's *partition* of the rows, so Π's
-configuration codes are built once per block (k multiply-adds over the distinct rows, re-coded
-densely when the radix outgrows the rows) and each family's cell key is one refinement of that
-partition by the new column and the child:
+The lattice walk (:mod:`bnilp.lattice`) extends each parent set Π of its frontier by every candidate
+column j. All those families Π ∪ {j} share Π's *partition* of the rows, so a block first builds each
+base's partition once (:func:`base_partitions`: Π's parents refine the rows one column at a time), and
+each family is then one more refinement, by x_j, with the child's states counted in every cell:
 
-    key(row) = off_f + (code_Π(row)·r_j + x_j(row))·r_i + x_i(row)
+    cell(row) = slot(code_Π(row)·r_j + x_j(row)),   n_ijk += weight(row) for k = x_i(row)
 
-One ``np.bincount`` over the stacked keys of a sub-chunk of families (or one sort when the dense
-tables would be sparse) gives every n_ijk of every family; per-family sums (LL, N·H(Π), q⁺, the
-number c⁺ of non-empty cells, BDeu's lnΓ terms) are segment sums over the non-empty cells only.
-Work per family is O(rows) in NumPy, with no Python per family; memory is bounded by
-:data:`BLOCK_ELEMENTS` 64-bit words per array, whatever N.
+``slot`` numbers the configurations of Π ∪ {j} in the order their first row appears, so a family
+costs O(rows) plus O(cells) for its sums, and scratch memory is O(rows·max arity), whatever q.
+Per-family sums are LL = Σ n_ijk ln n_ijk − Σ n_ij ln n_ij, N·H(Π ∪ {j}) = N ln N − Σ n_ij ln n_ij,
+q⁺ (observed configurations), c⁺ (non-empty cells) and BDeu's Σ lnΓ(α_jk + n_ijk) − lnΓ(α_jk) −
+Σ lnΓ(α_j + n_ij) − lnΓ(α_j) (Heckerman, Geiger & Chickering 1995, eq. 28 with α_j = α/q, α_jk = α_j/r_i).
 
-Counts are integers (exact in float64) and every per-family sum adds its own cells in a fixed
-order, so a family's statistics do not depend on which other families share its block: results are
-the same whatever the block size or the parallelism. The values can differ from the one-family code
-of :mod:`bnilp.scores.discrete` in the last bits (another summation order); the walk uses them for
-its decisions only and writes the one-family value of every kept set.
+The loops are compiled with numba (nopython, cached on disk): the NumPy version this replaces
+needed ~10 passes over 64-bit arrays per family (key building, gathers, bincount, segment sums)
+and was memory-bound; here a family is one pass over the rows with a small scratch table.
+
+Counts are integers (exact in float64) and every sum runs over a family's own cells in an order
+fixed by its own rows, so a family's statistics do not depend on which other families share its
+block: results are the same whatever the block size or the parallelism. They can differ from the
+one-family code of :mod:`bnilp.scores.discrete` in the last bits (another summation order); the walk
+uses them for its decisions only and writes the one-family value of every kept set.
 """
 
 from __future__ import annotations
@@ -27,22 +30,23 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
+from numba import njit
 
-#: elements (rows × families) per array in one counting pass: 4 Mi int64 words = 32 MiB
+#: elements (rows × bases) of base partitions held at once by a block: 4 Mi int32 words = 16 MiB
 BLOCK_ELEMENTS = 1 << 22
-#: a family whose dense table (q⁺_Π·r_j·r_i cells) exceeds this many times the rows is counted by sorting
-DENSE_FACTOR = 8
+#: n·ln n is looked up for counts up to this (8 MiB), computed above it
+XLOGX_TABLE = 1 << 20
 
 
 @dataclass
 class CountContext:
     """The data of a discrete score in the layout the batched counts need (built once per process)."""
 
-    columns: np.ndarray        # (n, rows) int64, column-major: columns[j] is column j on the distinct rows
-    weights: np.ndarray | None  # multiplicity of each distinct row (None: every row once)
+    columns: np.ndarray        # (n, rows) int32: columns[j] is column j on the distinct rows
+    weights: np.ndarray        # (rows,) float64 multiplicity of each distinct row (ones: every row once)
     arities: np.ndarray        # (n,) int64
     N: int
+    xlogx: np.ndarray          # n·ln n for n = 0..min(N, XLOGX_TABLE) (counts are integers)
 
     @property
     def n_rows(self) -> int:
@@ -50,42 +54,134 @@ class CountContext:
 
     @classmethod
     def from_score(cls, score) -> CountContext:
-        cols = np.ascontiguousarray(np.stack(score.columns).astype(np.int64)) if score.columns \
-            else np.zeros((0, 0), dtype=np.int64)
-        return cls(cols, score.weights, np.asarray(score.arities, dtype=np.int64), int(score.N))
+        cols = np.ascontiguousarray(np.stack(score.columns).astype(np.int32)) if score.columns \
+            else np.zeros((0, 0), dtype=np.int32)
+        weights = score.weights if score.weights is not None else np.ones(cols.shape[1])
+        table = np.arange(min(int(score.N), XLOGX_TABLE) + 1, dtype=np.float64)
+        table[1:] *= np.log(table[1:])
+        return cls(cols, np.ascontiguousarray(weights, dtype=np.float64), np.asarray(score.arities, dtype=np.int64),
+                   int(score.N), table)
 
 
-def base_codes(ctx: CountContext, bases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dense configuration codes of parent sets ``bases`` (nb, k) on every distinct row.
+@njit(cache=True, nogil=True)
+def _refine(code: np.ndarray, col: np.ndarray, r: int, slot: np.ndarray, seen: np.ndarray,
+            out: np.ndarray) -> int:
+    """out[row] = the rank of (code[row], col[row]) among the distinct pairs, by first row; returns their number.
 
-    Returns (codes (nb, rows) int64, sizes (nb,) int64): codes are in 0..size−1 and preserve the
-    lexicographic order of configurations (mixed radix, first parent most significant); whenever the
-    radix product exceeds the number of rows they are re-coded densely by one sort (order kept).
+    ``slot`` (size ≥ max(code)·r + r) must be all −1 and is left so; ``seen`` is scratch (size ≥ rows).
     """
+    m = 0
+    for row in range(code.size):
+        key = code[row] * r + col[row]
+        s = slot[key]
+        if s < 0:
+            s = m
+            slot[key] = s
+            seen[m] = key
+            m += 1
+        out[row] = s
+    for s in range(m):
+        slot[seen[s]] = -1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _base_partitions(columns: np.ndarray, arities: np.ndarray, bases: np.ndarray, max_r: int):
     nb, k = bases.shape
-    codes = np.zeros((nb, ctx.n_rows), dtype=np.int64)
+    rows = columns.shape[1]
+    codes = np.zeros((nb, rows), dtype=np.int32)
     sizes = np.ones(nb, dtype=np.int64)
-    for t in range(k):
-        col = bases[:, t]
-        r = ctx.arities[col]
-        codes *= r[:, None]
-        codes += ctx.columns[col]
-        sizes *= r
-        if sizes.max() > max(ctx.n_rows, 1):
-            codes, sizes = _recode(codes, sizes)
+    slot = np.full(max(rows, 1) * max_r + max_r, -1, dtype=np.int64)
+    seen = np.empty(max(rows, 1), dtype=np.int64)
+    # prefix[t] = partition by the first t+1 parents of the previous base (bases come in lexicographic
+    # order, so consecutive bases share most of their prefix and refine only what differs)
+    prefix = np.zeros((max(k, 1), rows), dtype=np.int32)
+    prefix_size = np.ones(max(k, 1), dtype=np.int64)
+    zero = np.zeros(rows, dtype=np.int32)
+    for b in range(nb):
+        same = 0
+        if b > 0:
+            while same < k and bases[b, same] == bases[b - 1, same]:
+                same += 1
+        for t in range(same, k):
+            p = bases[b, t]
+            prefix_size[t] = _refine(prefix[t - 1] if t > 0 else zero, columns[p], arities[p], slot, seen, prefix[t])
+        if k > 0:
+            codes[b, :] = prefix[k - 1]
+            sizes[b] = prefix_size[k - 1]
     return codes, sizes
 
 
-def _recode(codes: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Re-code each row of ``codes`` to 0..(distinct − 1), keeping the order of the codes."""
-    nb = codes.shape[0]
-    stride = int(sizes.max())
-    flat = codes + (np.arange(nb, dtype=np.int64) * stride)[:, None]
-    _, inverse = np.unique(flat.ravel(), return_inverse=True)
-    inverse = inverse.reshape(codes.shape).astype(np.int64)
-    first = inverse.min(axis=1)
-    inverse -= first[:, None]
-    return inverse, inverse.max(axis=1) + 1
+def base_partitions(ctx: CountContext, bases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Partition of the distinct rows by each parent set ``bases`` (nb, k).
+
+    Returns (codes (nb, rows) int32, sizes (nb,) int64): row r of base b lies in configuration
+    codes[b, r] ∈ 0..sizes[b]−1, numbered by first appearance; sizes = q⁺ of each base.
+    """
+    max_r = int(ctx.arities.max()) if ctx.arities.size else 1
+    return _base_partitions(ctx.columns, ctx.arities, np.ascontiguousarray(bases, dtype=np.int64), max_r)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _xlogx(n: float, table: np.ndarray) -> float:
+    i = int(n)
+    return table[i] if i < table.size else n * math.log(n)
+
+
+@njit(cache=True, nogil=True)
+def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights, q_all, ess, with_bdeu,
+                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx):
+    rows = xc.size
+    max_r = 1
+    for j in range(arities.size):
+        max_r = max(max_r, arities[j])
+    slot = np.full(max(rows, 1) * max_r + max_r, -1, dtype=np.int64)
+    seen = np.empty(max(rows, 1), dtype=np.int64)
+    cnt = np.zeros(max(rows, 1) * r_c)
+    for f in range(new.size):
+        code = codes[base_of[f]]
+        col = columns[new[f]]
+        r_j = arities[new[f]]
+        m = 0
+        for row in range(rows):   # branch-free: configurations of many families come in random order
+            key = code[row] * r_j + col[row]
+            s = slot[key]
+            fresh = np.int64(s < 0)
+            s += fresh * (m - s)
+            slot[key] = s
+            seen[m] = key
+            m += fresh
+            cnt[s * r_c + xc[row]] += weights[row]
+        s_cells = 0.0
+        s_rows = 0.0
+        cells = 0
+        g_cells = 0.0
+        g_rows = 0.0
+        a_j = ess / q_all[f]
+        a_jk = a_j / r_c
+        lg_a_j = math.lgamma(a_j) if with_bdeu else 0.0
+        lg_a_jk = math.lgamma(a_jk) if with_bdeu else 0.0
+        for s in range(m):
+            n_ij = 0.0
+            for c in range(r_c):
+                n = cnt[s * r_c + c]
+                if n > 0.0:
+                    n_ij += n
+                    cells += 1
+                    s_cells += _xlogx(n, xlogx)
+                    if with_bdeu:
+                        g_cells += math.log(a_jk) if n == 1.0 else math.lgamma(a_jk + n) - lg_a_jk
+                    cnt[s * r_c + c] = 0.0
+            s_rows += _xlogx(n_ij, xlogx)
+            if with_bdeu:
+                g_rows += math.log(a_j) if n_ij == 1.0 else math.lgamma(a_j + n_ij) - lg_a_j
+            slot[seen[s]] = -1
+        ll[f] = s_cells - s_rows
+        nh[f] = n_log_n - s_rows
+        q_plus[f] = m
+        c_plus[f] = cells
+        if with_bdeu:
+            bdeu[f] = g_cells - g_rows
 
 
 @dataclass
@@ -102,7 +198,7 @@ class FamilyCounts:
 
 def family_counts(ctx: CountContext, child: int, bases: np.ndarray, base_of: np.ndarray, new: np.ndarray,
                   q_all: np.ndarray, ess: float | None = None) -> FamilyCounts:
-    """Statistics of the families ``bases[base_of[f]] ∪ {new[f]}`` of ``child`` (base_of sorted).
+    """Statistics of the families ``bases[base_of[f]] ∪ {new[f]}`` of ``child``.
 
     ``q_all`` = q_Π of each family over all configurations (BDeu's α/q); with ``ess`` the BDeu
     score (without prior) is returned too.
@@ -112,88 +208,11 @@ def family_counts(ctx: CountContext, child: int, bases: np.ndarray, base_of: np.
                        np.zeros(nc) if ess is not None else None)
     if nc == 0:
         return out
-    rows = max(ctx.n_rows, 1)
-    codes, sizes = base_codes(ctx, bases)
-    r_c = int(ctx.arities[child])
-    xc = ctx.columns[child]
-    per = max(1, BLOCK_ELEMENTS // rows)
-    for lo in range(0, nc, per):
-        hi = min(nc, lo + per)
-        _count_chunk(ctx, child, r_c, xc, codes, sizes, base_of[lo:hi], new[lo:hi], q_all[lo:hi], ess, out, lo)
-    return out
-
-
-def _count_chunk(ctx: CountContext, child: int, r_c: int, xc: np.ndarray, codes: np.ndarray, sizes: np.ndarray,
-                 base_of: np.ndarray, new: np.ndarray, q_all: np.ndarray, ess: float | None, out: FamilyCounts,
-                 lo: int) -> None:
-    r_j = ctx.arities[new]
-    span = sizes[base_of] * r_j * r_c                      # dense table size of each family
-    dense = span <= DENSE_FACTOR * ctx.n_rows + 64
-    for mask in (dense, ~dense):
-        idx = np.flatnonzero(mask)
-        if idx.size == 0:
-            continue
-        fam_span = span[idx]
-        off = np.zeros(idx.size + 1, dtype=np.int64)
-        np.cumsum(fam_span, out=off[1:])
-        keys = codes[base_of[idx]] * r_j[idx, None]
-        keys += ctx.columns[new[idx]]
-        keys *= r_c
-        keys += xc
-        keys += off[:-1, None]
-        keys = keys.ravel()
-        if mask is dense:
-            if ctx.weights is None:
-                table = np.bincount(keys, minlength=int(off[-1])).astype(np.float64)
-            else:
-                table = np.bincount(keys, weights=np.tile(ctx.weights, idx.size), minlength=int(off[-1]))
-            cells = np.flatnonzero(table)
-            counts = table[cells]
-        else:
-            order = np.argsort(keys, kind="stable")
-            sorted_keys = keys[order]
-            starts = np.concatenate(([0], np.flatnonzero(np.diff(sorted_keys)) + 1))
-            cells = sorted_keys[starts]
-            if ctx.weights is None:
-                counts = np.diff(np.append(starts, sorted_keys.size)).astype(np.float64)
-            else:
-                counts = np.add.reduceat(np.tile(ctx.weights, idx.size)[order], starts)
-        _cell_stats(cells, counts, off, r_c, idx, q_all, ess, ctx.N, out, lo)
-
-
-def _cell_stats(cells: np.ndarray, counts: np.ndarray, off: np.ndarray, r_c: int, idx: np.ndarray,
-                q_all: np.ndarray, ess: float | None, N: int, out: FamilyCounts, lo: int) -> None:
-    """Segment sums over the non-empty cells (sorted keys) of the families ``idx`` of a chunk."""
-    m = idx.size
-    fam = np.searchsorted(off, cells, side="right") - 1
-    rowkey = cells // r_c
-    row_start = np.concatenate(([0], np.flatnonzero(np.diff(rowkey)) + 1))
-    nij = np.add.reduceat(counts, row_start)
-    fam_row = fam[row_start]
-    xl_cells = counts * np.log(counts)
-    xl_rows = nij * np.log(nij)
-    s_cells = np.bincount(fam, weights=xl_cells, minlength=m)
-    s_rows = np.bincount(fam_row, weights=xl_rows, minlength=m)
-    at = lo + idx
-    out.ll[at] = s_cells - s_rows
-    out.nh[at] = float(N * math.log(N)) - s_rows if N > 0 else 0.0
-    q_plus = np.bincount(fam_row, minlength=m)
-    c_plus = np.bincount(fam, minlength=m)
-    out.q_plus[at] = q_plus
-    out.c_plus[at] = c_plus
-    if out.bdeu is not None:
-        a_j = ess / q_all[idx]
-        a_jk = a_j / r_c
-        out.bdeu[at] = _gamma_ratio_sum(cells, counts, fam, a_jk, m) - _gamma_ratio_sum(row_start, nij, fam_row, a_j, m)
-
-
-def _gamma_ratio_sum(items: np.ndarray, n: np.ndarray, fam: np.ndarray, a: np.ndarray, m: int) -> np.ndarray:
-    """Σ over the items of each family of lnΓ(a_f + n) − lnΓ(a_f): ln a_f for the (many) items with n = 1
-    (Γ(a + 1) = a·Γ(a)), lnΓ only for the others."""
-    single = n == 1
-    out = np.bincount(fam[single], minlength=m) * np.log(a)
-    many = ~single
-    fam_many = fam[many]
-    out += np.bincount(fam_many, weights=gammaln(a[fam_many] + n[many]), minlength=m)
-    out -= np.bincount(fam_many, minlength=m) * gammaln(a)
+    codes, sizes = base_partitions(ctx, bases)
+    n_log_n = float(ctx.N * math.log(ctx.N)) if ctx.N > 0 else 0.0
+    _family_stats(codes, sizes, np.ascontiguousarray(base_of, dtype=np.int64),
+                  np.ascontiguousarray(new, dtype=np.int64), ctx.columns, ctx.arities, ctx.columns[child],
+                  int(ctx.arities[child]), ctx.weights, np.ascontiguousarray(q_all, dtype=np.float64),
+                  float(ess if ess is not None else 1.0), ess is not None, out.ll, out.nh, out.q_plus, out.c_plus,
+                  out.bdeu if out.bdeu is not None else out.ll, n_log_n, ctx.xlogx)
     return out
