@@ -4,8 +4,8 @@ Each child's walk is the one of :func:`bnilp.parentsets.walk_child` (same rules,
 same scores): parent sets of size k+1 are generated from the surviving sets of size k, but a whole
 level at a time and in arrays. A parent set is a bit mask (so n ≤ :data:`bnilp.parentsets.MAX_MASK_VARIABLES`); a
 candidate Π ∪ {j} (j above Π's last parent) is generated only if every one of its k+1 subsets of
-size k survived (one ``np.searchsorted`` per dropped parent), and carries the best score of those
-subsets, so R1 needs no more lookups.
+size k survived (one look-up per dropped parent in the frontier's hash table, in the compiled
+:func:`_candidates`), and carries the best score of those subsets, so R1 needs no more lookups.
 
 **Split of the work.** The coordinating process generates candidates, applies the rules that need
 no counts (R2, and R5/R6 from the subsets' q⁺/c⁺, which lower-bound the candidate's) and cuts the
@@ -15,7 +15,10 @@ family of the block (:mod:`bnilp.scores.batch`), R5/R6/R4, the score, R1, and R3
 Blocks of all children are independent tasks, so one variable's lattice is split as well as the
 variables. With ``n_jobs > 1`` they run on a loky process pool whose workers receive the score (and
 its data) once, at start; with a Dask ``scheduler`` the score is scattered once to every worker and
-tasks name it. The coordinator advances a child as soon as all blocks of its level are back.
+tasks name it. The coordinator advances a child as soon as all blocks of its level are back, and
+evaluates queued blocks itself while it waits (work stealing). At most
+:data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once (one at a time serially):
+each holds its frontier, which on binary data with 37 variables reaches 10⁶ sets.
 
 **Determinism.** A family's counts and statistics are computed from its own cells in a fixed
 order, whatever block it is in, and every kept set's score is the one-family value of the score
@@ -59,7 +62,7 @@ R1_RECHECK = 1e-6
 #: parent indices in frontiers and blocks (n ≤ MAX_MASK_VARIABLES = 64 fits a byte)
 PARENT_DTYPE = np.int8
 #: children walked at once per worker process (each holds its frontier; more keep workers busy)
-ACTIVE_CHILDREN_PER_SLOT = 2
+ACTIVE_CHILDREN_PER_SLOT = 4
 
 
 @dataclass(frozen=True)
@@ -340,7 +343,7 @@ class _ChildWalk:
         self.arities = np.asarray(score.data.arities, dtype=np.int64)
         self.kept: dict[tuple[int, ...], float] = {}
         self.max_unpruned = max_unpruned
-        self.t0 = time.perf_counter()
+        self.t0 = 0.0
         self.size = 0
         self.level: _Level | None = None
         self.blocks: list[tuple[Block, np.ndarray]] = []
@@ -349,6 +352,7 @@ class _ChildWalk:
 
     # ---- level 0
     def start(self) -> None:
+        self.t0 = time.perf_counter()
         score, child, fixed = self.score, self.spec.child, self.spec.fixed
         q_fixed = float(np.prod(self.arities[list(fixed)])) if fixed else 1.0
         if self.spec.kind == "generic":
@@ -535,12 +539,12 @@ def _worker_block(spec: WalkSpec, block: Block) -> BlockResult:
 
 
 class _Task:
-    """A block sent to the pool; the coordinator may take it back (cancel) and evaluate it itself."""
+    """A block sent to the pool, or taken back (cancelled) and evaluated by the coordinator."""
 
-    __slots__ = ("future", "spec", "block", "value", "local")
+    __slots__ = ("future", "value", "local")
 
-    def __init__(self, future: Any, spec: WalkSpec, block: Block) -> None:
-        self.future, self.spec, self.block, self.value, self.local = future, spec, block, None, False
+    def __init__(self, future: Any) -> None:
+        self.future, self.value, self.local = future, None, False
 
     def done(self) -> bool:
         return self.local or self.future.done()
@@ -552,42 +556,30 @@ class _Task:
 class LokyExecutor:
     """A loky pool of n_jobs − 1 processes, each given the score (with its data) once, in its initializer.
     Every block goes to the pool; while the coordinator waits it takes back the most recently queued
-    block that no worker has started (``Future.cancel``) and evaluates it itself, so n_jobs processes
-    compute, the coordination (generation, transfers) needs no core of its own, and no worker idles
-    while the coordinator holds work (work stealing)."""
+    block that has not been handed to a worker yet (``Future.cancel`` succeeds) and evaluates it
+    itself. So n_jobs processes compute, the coordination (generation, transfers) needs no core of
+    its own, and the split of the blocks follows the speed of each process (work stealing)."""
 
     def __init__(self, score: LocalScore, n_jobs: int) -> None:
-        import threading
-
         from joblib.externals.loky import get_reusable_executor
 
         self.score, self.slots = score, n_jobs
-        self.queued: list[_Task] = []
-        self.pool: Any = None
+        self.queued: list[tuple[_Task, WalkSpec, Block]] = []   # blocks held only until a worker has them
+        self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(score,),
+                                          reuse=False, timeout=30)
 
-        def start() -> None:   # workers boot (~0.5 s: imports, the score) while the coordinator computes
-            self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(score,),
-                                              reuse=False, timeout=30)
-
-        self._starter = threading.Thread(target=start, daemon=True)
-        self._starter.start()
-
-    def submit(self, spec: WalkSpec, block: Block) -> Any:
-        if self.pool is None:   # not up yet: the coordinator evaluates the block now
-            return _Done(evaluate_block(self.score, spec, block))
-        task = _Task(self.pool.submit(_worker_block, spec, block), spec, block)
-        self.queued.append(task)
+    def submit(self, spec: WalkSpec, block: Block) -> _Task:
+        task = _Task(self.pool.submit(_worker_block, spec, block))
+        self.queued.append((task, spec, block))
         return task
 
     def _steal(self) -> bool:
-        self.queued = [t for t in self.queued if not t.future.done()]   # finished in the pool: let go
+        self.queued = [q for q in self.queued if not q[0].future.running() and not q[0].future.done()]
         while self.queued:
-            task = self.queued.pop()
+            task, spec, block = self.queued.pop()
             if task.future.cancel():
-                task.value, task.local = evaluate_block(self.score, task.spec, task.block), True
-                task.block = None
+                task.value, task.local = evaluate_block(self.score, spec, block), True
                 return True
-            task.block = None   # running or done in the pool
         return False
 
     def wait_any(self, tasks: list) -> None:
@@ -595,10 +587,9 @@ class LokyExecutor:
 
         if any(t.done() for t in tasks) or self._steal():
             return
-        wait([t.future for t in tasks if isinstance(t, _Task) and not t.local], return_when=FIRST_COMPLETED)
+        wait([t.future for t in tasks if not t.local], return_when=FIRST_COMPLETED)
 
     def close(self) -> None:
-        self._starter.join()
         self.pool.shutdown(wait=True)
 
 
@@ -626,7 +617,7 @@ class DaskExecutor:
             except OSError as exc:
                 raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
         self.score_future = self.client.scatter(score, broadcast=True, hash=False)
-        self.slots = max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
+        self.slots = max(n_jobs, sum(self.client.nthreads().values()), 2)
 
     def submit(self, spec: WalkSpec, block: Block) -> Any:
         return self.client.submit(_dask_block, self.score_future, spec, block, pure=False)

@@ -42,10 +42,15 @@ def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed
                 assert kept == {frozenset(names[p] for p in ps): s for ps, s in ref.items()}, (eps, rules, child)
 
 
+@pytest.mark.parametrize("hashed", [False, True])
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
-def test_batched_counts_equal_one_family_counts(score_name: str) -> None:
+def test_batched_counts_equal_one_family_counts(monkeypatch, hashed: bool, score_name: str) -> None:
     """LL, N·H(Π), q⁺, c⁺ and the BDeu score from the compiled batched counts equal the one-family
-    counts, with repeated rows (weights) and many states (q above the number of rows)."""
+    counts, with repeated rows (weights), many states (q above the number of rows) and, with
+    ``hashed``, slot tables hashed instead of indexed (what many-valued columns get)."""
+    if hashed:
+        monkeypatch.setattr(batch, "DIRECT_KEYS_PER_ROW", 0)
+        monkeypatch.setattr(batch, "DIRECT_KEYS_MIN", 0)
     rng = np.random.default_rng(5)
     frame = pd.DataFrame({"a": rng.integers(0, 12, 300), "b": rng.integers(0, 2, 300), "c": rng.integers(0, 9, 300),
                           "d": rng.integers(0, 3, 300), "e": rng.integers(0, 2, 300)})
@@ -153,7 +158,7 @@ def test_blocks_split_one_variable_and_do_not_change_the_result(monkeypatch) -> 
 
     score = make_score("bic", discrete(12, 7, 500))
     whole = score_parent_sets(score, epsilon=math.log(20))
-    monkeypatch.setattr(batch, "BLOCK_ELEMENTS", 600)
+    monkeypatch.setattr(lattice, "BLOCK_ELEMENTS", 600)
     monkeypatch.setattr(lattice, "MAX_BLOCK_CANDIDATES", 3)
     split = score_parent_sets(make_score("bic", score.data), epsilon=math.log(20))
     assert split.families == whole.families and split.meta["pruned"] == whole.meta["pruned"]

@@ -8,10 +8,12 @@ each family is then one more refinement, by x_j, with the child's states counted
     cell(row) = slot(code_Π(row)·r_j + x_j(row)),   n_ijk += weight(row) for k = x_i(row)
 
 ``slot`` numbers the configurations of Π ∪ {j} in the order their first row appears, so a family
-costs O(rows) plus O(cells) for its sums, and scratch memory is O(rows·max arity), whatever q.
+costs O(rows) plus O(cells) for its sums; the slot table is indexed by the key itself while the
+keys (q⁺_Π·r_j) number at most :data:`DIRECT_KEYS_PER_ROW` per row, else hashed (many-valued
+columns), so scratch memory is O(rows) whatever q and the arities.
 Per-family sums are LL = Σ n_ijk ln n_ijk − Σ n_ij ln n_ij, N·H(Π ∪ {j}) = N ln N − Σ n_ij ln n_ij,
-q⁺ (observed configurations), c⁺ (non-empty cells) and BDeu's Σ lnΓ(α_jk + n_ijk) − lnΓ(α_jk) −
-Σ lnΓ(α_j + n_ij) − lnΓ(α_j) (Heckerman, Geiger & Chickering 1995, eq. 28 with α_j = α/q, α_jk = α_j/r_i).
+q⁺ (observed configurations), c⁺ (non-empty cells) and BDeu's Σ [lnΓ(α_jk + n_ijk) − lnΓ(α_jk)] −
+Σ [lnΓ(α_j + n_ij) − lnΓ(α_j)] (Heckerman, Geiger & Chickering 1995, eq. 28 with α_j = α/q, α_jk = α_j/r_i).
 
 The loops are compiled with numba (nopython, cached on disk): the NumPy version this replaces
 needed ~10 passes over 64-bit arrays per family (key building, gathers, bincount, segment sums)
@@ -34,6 +36,9 @@ from numba import njit
 
 #: elements (rows × bases) of base partitions held at once by a block: 4 Mi int32 words = 16 MiB
 BLOCK_ELEMENTS = 1 << 22
+#: slot tables index keys directly up to this many keys per row (else hash them: many-valued columns)
+DIRECT_KEYS_PER_ROW = 16
+DIRECT_KEYS_MIN = 1 << 16
 #: n·ln n is looked up for counts up to this (8 MiB), computed above it
 XLOGX_TABLE = 1 << 20
 
@@ -63,35 +68,62 @@ class CountContext:
                    int(score.N), table)
 
 
+_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing (Knuth, TAOCP 3, 6.4)
+
+
+def _scratch(key_space: int, rows: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Slot table for keys 0..key_space−1: direct (index = key) when that is at most
+    :data:`DIRECT_KEYS_PER_ROW` per row, else an open-addressing hash of ≥ 2·rows entries (at most
+    ``rows`` distinct keys are live at once). Returns (slot, hash keys, hash bits; 0 = direct)."""
+    if key_space <= max(DIRECT_KEYS_PER_ROW * rows, DIRECT_KEYS_MIN):
+        return np.full(max(key_space, 1), -1, dtype=np.int64), np.empty(1, dtype=np.int64), 0
+    bits = max(4, int(2 * rows).bit_length())
+    return np.full(1 << bits, -1, dtype=np.int64), np.full(1 << bits, -1, dtype=np.int64), bits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _position(key, hkeys, bits):
+    """Where ``key``'s slot lives: the key itself (direct table) or its hash position (claimed for it)."""
+    if bits == 0:
+        return key
+    h = np.int64((np.uint64(key) * _HASH_MULT) >> np.uint64(64 - bits))
+    size_mask = (np.int64(1) << bits) - 1
+    while hkeys[h] >= 0 and hkeys[h] != key:
+        h = (h + 1) & size_mask
+    hkeys[h] = key
+    return h
+
+
 @njit(cache=True, nogil=True)
-def _refine(code: np.ndarray, col: np.ndarray, r: int, slot: np.ndarray, seen: np.ndarray,
-            out: np.ndarray) -> int:
+def _refine(code, col, r, slot, hkeys, bits, seen, out) -> int:
     """out[row] = the rank of (code[row], col[row]) among the distinct pairs, by first row; returns their number.
 
-    ``slot`` (size ≥ max(code)·r + r) must be all −1 and is left so; ``seen`` is scratch (size ≥ rows).
+    ``slot``/``hkeys`` (from :func:`_scratch`) must be empty (−1) and are left so; ``seen`` is scratch
+    (size ≥ rows).
     """
     m = 0
     for row in range(code.size):
-        key = code[row] * r + col[row]
-        s = slot[key]
+        pos = _position(np.int64(code[row]) * r + col[row], hkeys, bits)
+        s = slot[pos]
         if s < 0:
             s = m
-            slot[key] = s
-            seen[m] = key
+            slot[pos] = s
+            seen[m] = pos
             m += 1
         out[row] = s
     for s in range(m):
         slot[seen[s]] = -1
+        if bits:
+            hkeys[seen[s]] = -1
     return m
 
 
 @njit(cache=True, nogil=True)
-def _base_partitions(columns: np.ndarray, arities: np.ndarray, bases: np.ndarray, max_r: int):
+def _base_partitions(columns, arities, bases, slot, hkeys, bits):
     nb, k = bases.shape
     rows = columns.shape[1]
     codes = np.zeros((nb, rows), dtype=np.int32)
     sizes = np.ones(nb, dtype=np.int64)
-    slot = np.full(max(rows, 1) * max_r + max_r, -1, dtype=np.int64)
     seen = np.empty(max(rows, 1), dtype=np.int64)
     # prefix[t] = partition by the first t+1 parents of the previous base (bases come in lexicographic
     # order, so consecutive bases share most of their prefix and refine only what differs)
@@ -105,7 +137,8 @@ def _base_partitions(columns: np.ndarray, arities: np.ndarray, bases: np.ndarray
                 same += 1
         for t in range(same, k):
             p = bases[b, t]
-            prefix_size[t] = _refine(prefix[t - 1] if t > 0 else zero, columns[p], arities[p], slot, seen, prefix[t])
+            prefix_size[t] = _refine(prefix[t - 1] if t > 0 else zero, columns[p], arities[p], slot, hkeys, bits,
+                                     seen, prefix[t])
         if k > 0:
             codes[b, :] = prefix[k - 1]
             sizes[b] = prefix_size[k - 1]
@@ -118,8 +151,10 @@ def base_partitions(ctx: CountContext, bases: np.ndarray) -> tuple[np.ndarray, n
     Returns (codes (nb, rows) int32, sizes (nb,) int64): row r of base b lies in configuration
     codes[b, r] ∈ 0..sizes[b]−1, numbered by first appearance; sizes = q⁺ of each base.
     """
-    max_r = int(ctx.arities.max()) if ctx.arities.size else 1
-    return _base_partitions(ctx.columns, ctx.arities, np.ascontiguousarray(bases, dtype=np.int64), max_r)
+    bases = np.ascontiguousarray(bases, dtype=np.int64)
+    max_r = int(ctx.arities[bases].max()) if bases.size else 1
+    slot, hkeys, bits = _scratch(max(ctx.n_rows, 1) * max_r, ctx.n_rows)
+    return _base_partitions(ctx.columns, ctx.arities, bases, slot, hkeys, bits)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -130,12 +165,8 @@ def _xlogx(n: float, table: np.ndarray) -> float:
 
 @njit(cache=True, nogil=True)
 def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights, q_all, ess, with_bdeu,
-                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx):
+                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx, slot, hkeys, bits):
     rows = xc.size
-    max_r = 1
-    for j in range(arities.size):
-        max_r = max(max_r, arities[j])
-    slot = np.full(max(rows, 1) * max_r + max_r, -1, dtype=np.int64)
     seen = np.empty(max(rows, 1), dtype=np.int64)
     cnt = np.zeros(max(rows, 1) * r_c)
     for f in range(new.size):
@@ -143,14 +174,14 @@ def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights
         col = columns[new[f]]
         r_j = arities[new[f]]
         m = 0
-        for row in range(rows):   # branch-free: configurations of many families come in random order
-            key = code[row] * r_j + col[row]
-            s = slot[key]
-            fresh = np.int64(s < 0)
-            s += fresh * (m - s)
-            slot[key] = s
-            seen[m] = key
-            m += fresh
+        for row in range(rows):
+            pos = _position(np.int64(code[row]) * r_j + col[row], hkeys, bits)
+            s = slot[pos]
+            if s < 0:
+                s = m
+                slot[pos] = s
+                seen[m] = pos
+                m += 1
             cnt[s * r_c + xc[row]] += weights[row]
         s_cells = 0.0
         s_rows = 0.0
@@ -176,6 +207,8 @@ def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights
             if with_bdeu:
                 g_rows += math.log(a_j) if n_ij == 1.0 else math.lgamma(a_j + n_ij) - lg_a_j
             slot[seen[s]] = -1
+            if bits:
+                hkeys[seen[s]] = -1
         ll[f] = s_cells - s_rows
         nh[f] = n_log_n - s_rows
         q_plus[f] = m
@@ -209,10 +242,12 @@ def family_counts(ctx: CountContext, child: int, bases: np.ndarray, base_of: np.
     if nc == 0:
         return out
     codes, sizes = base_partitions(ctx, bases)
+    r_new = ctx.arities[new]
+    slot, hkeys, bits = _scratch(int((sizes[base_of] * r_new).max()), ctx.n_rows)
     n_log_n = float(ctx.N * math.log(ctx.N)) if ctx.N > 0 else 0.0
     _family_stats(codes, sizes, np.ascontiguousarray(base_of, dtype=np.int64),
                   np.ascontiguousarray(new, dtype=np.int64), ctx.columns, ctx.arities, ctx.columns[child],
                   int(ctx.arities[child]), ctx.weights, np.ascontiguousarray(q_all, dtype=np.float64),
                   float(ess if ess is not None else 1.0), ess is not None, out.ll, out.nh, out.q_plus, out.c_plus,
-                  out.bdeu if out.bdeu is not None else out.ll, n_log_n, ctx.xlogx)
+                  out.bdeu if out.bdeu is not None else out.ll, n_log_n, ctx.xlogx, slot, hkeys, bits)
     return out
