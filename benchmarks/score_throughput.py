@@ -10,7 +10,8 @@ Parts (``--parts``):
   seconds and ratios, and whether the three score files are byte-identical.
 - ``alarm``: alarm.csv (the seed's alarm row), BIC BF 3, no palim, --jobs 2: seconds.
 - ``bign``: 10^6 simulated rows, 20 discrete variables (2–4 states, a random DAG, 2 parents at most),
-  BIC BF 20, --jobs 1: seconds and peak resident memory of the scoring process.
+  BIC BF 20, --jobs 1: seconds and peak resident memory of the scoring process; past ``--bign-limit``
+  seconds, the families counted and the rate instead.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_throughput.py [--parts throughput,jobs,alarm,bign]
 """
@@ -138,7 +139,21 @@ def simulated(n: int, N: int, seed: int = 1) -> Dataset:
                    levels, source="simulated")
 
 
-def _bign(queue: mp.Queue) -> None:
+def _bign(queue: mp.Queue, counted) -> None:
+    import bnilp.scores.batch as batch
+
+    original = batch.family_counts
+
+    def counting(ctx, child, bases, base_of, new, *rest):
+        out = original(ctx, child, bases, base_of, new, *rest)
+        with counted.get_lock():
+            counted.value += int(new.size)
+        return out
+
+    batch.family_counts = counting
+    import bnilp.lattice as lattice
+
+    lattice.family_counts = counting
     data = simulated(20, 1_000_000)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
@@ -149,10 +164,23 @@ def _bign(queue: mp.Queue) -> None:
 
 
 def bign(args) -> None:
+    """10^6 rows: the whole file if it finishes within ``--bign-limit`` seconds, else the counting rate."""
     queue: mp.Queue = mp.Queue()
-    proc = mp.Process(target=_bign, args=(queue,))
+    counted = mp.Value("q", 0)
+    proc = mp.Process(target=_bign, args=(queue, counted))
+    t0 = time.perf_counter()
     proc.start()
-    proc.join()
+    proc.join(args.bign_limit)
+    if proc.is_alive():
+        with open(f"/proc/{proc.pid}/status") as handle:
+            peak = next(int(line.split()[1]) for line in handle if line.startswith("VmHWM"))
+        proc.terminate()
+        proc.join()
+        seconds = time.perf_counter() - t0
+        print(f"10^6 rows × 20 discrete variables, BIC BF 20, --jobs 1: not finished in {seconds:.0f} s; "
+              f"{counted.value:,} families counted ({counted.value / seconds:.1f} a second); peak RSS "
+              f"{peak / 1024:.0f} MiB", flush=True)
+        return
     seconds, scored, kept, rows, rss0, rss = queue.get()
     print(f"10^6 rows × 20 discrete variables, BIC BF 20, --jobs 1: {seconds:.1f} s, scored {scored:,}, kept {kept:,}, "
           f"{rows:,} distinct rows; peak RSS {rss / 1024:.0f} MiB (data alone {rss0 / 1024:.0f} MiB)", flush=True)
@@ -163,6 +191,7 @@ def main() -> None:
     parser.add_argument("--parts", default="throughput,jobs,alarm,bign")
     parser.add_argument("--children", type=int, default=3)
     parser.add_argument("--before-limit", type=float, default=30.0)
+    parser.add_argument("--bign-limit", type=float, default=900.0, help="seconds for the 10^6-row part")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores")
     for part in args.parts.split(","):
