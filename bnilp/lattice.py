@@ -50,7 +50,7 @@ from bnilp.parentsets import (
     r6_bdeu_cell_bound,
 )
 from bnilp.scores.base import LocalScore
-from bnilp.scores.batch import BLOCK_ELEMENTS, CountContext, family_counts
+from bnilp.scores.batch import BLOCK_ELEMENTS, HASH_MULT, CountContext, family_counts
 from bnilp.scores.discrete import BDeu, DiscreteScore
 
 #: families per block for scores without batched counts (CG, MVP, MML: one call per family)
@@ -224,8 +224,6 @@ def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, ca
     best_subset = np.empty(total)
     qplus_max = np.empty(total, dtype=np.int64)
     cplus_max = np.empty(total, dtype=np.int64)
-    size = 1 << bits
-    shift = np.uint64(64 - bits)
     m = 0
     for b in range(lo, hi):
         last = parents[b, k - 1] if k else -1
@@ -234,14 +232,7 @@ def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, ca
             mask = masks[b] | (np.uint64(1) << np.uint64(j))
             ok = True
             for t in range(k):
-                query = mask ^ (np.uint64(1) << np.uint64(parents[b, t]))
-                h = np.int64((query * _HASH_MULT) >> shift)
-                found = -1
-                while rows[h] >= 0:
-                    if keys[h] == query:
-                        found = rows[h]
-                        break
-                    h = (h + 1) & (size - 1)
+                found = _probe(keys, rows, bits, mask ^ (np.uint64(1) << np.uint64(parents[b, t])))
                 if found < 0:
                     ok = False
                     break
@@ -268,7 +259,6 @@ def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sorted_values[np.concatenate(([0], starts))], np.cumsum(rank)
 
 
-_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing (Knuth, TAOCP 3, 6.4)
 
 
 @njit(cache=True, nogil=True)
@@ -279,7 +269,7 @@ def _hash_build(masks: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     rows = np.full(size, -1, dtype=np.int64)
     shift = np.uint64(64 - bits)
     for i in range(masks.size):
-        h = np.int64((masks[i] * _HASH_MULT) >> shift)
+        h = np.int64((masks[i] * HASH_MULT) >> shift)
         while rows[h] >= 0:
             h = (h + 1) & (size - 1)
         keys[h] = masks[i]
@@ -289,19 +279,21 @@ def _hash_build(masks: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(cache=True, nogil=True)
 def _hash_lookup(keys: np.ndarray, rows: np.ndarray, bits: int, queries: np.ndarray) -> np.ndarray:
-    size = 1 << bits
-    shift = np.uint64(64 - bits)
     out = np.empty(queries.size, dtype=np.int64)
     for i in range(queries.size):
-        h = np.int64((queries[i] * _HASH_MULT) >> shift)
-        found = -1
-        while rows[h] >= 0:
-            if keys[h] == queries[i]:
-                found = rows[h]
-                break
-            h = (h + 1) & (size - 1)
-        out[i] = found
+        out[i] = _probe(keys, rows, bits, queries[i])
     return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _probe(keys: np.ndarray, rows: np.ndarray, bits: int, query) -> int:
+    """The row stored for ``query`` in the table of :func:`_hash_build`, −1 if absent (linear probing)."""
+    h = np.int64((query * HASH_MULT) >> np.uint64(64 - bits))
+    while rows[h] >= 0:
+        if keys[h] == query:
+            return rows[h]
+        h = (h + 1) & ((np.int64(1) << bits) - 1)
+    return -1
 
 
 @dataclass

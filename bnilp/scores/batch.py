@@ -68,7 +68,8 @@ class CountContext:
                    int(score.N), table)
 
 
-_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)   # Fibonacci hashing (Knuth, TAOCP 3, 6.4)
+#: Fibonacci hashing's multiplier, 2^64/φ (Knuth, TAOCP 3, §6.4); also the lattice's frontier table
+HASH_MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _scratch(key_space: int, rows: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -86,12 +87,24 @@ def _position(key, hkeys, bits):
     """Where ``key``'s slot lives: the key itself (direct table) or its hash position (claimed for it)."""
     if bits == 0:
         return key
-    h = np.int64((np.uint64(key) * _HASH_MULT) >> np.uint64(64 - bits))
+    h = np.int64((np.uint64(key) * HASH_MULT) >> np.uint64(64 - bits))
     size_mask = (np.int64(1) << bits) - 1
     while hkeys[h] >= 0 and hkeys[h] != key:
         h = (h + 1) & size_mask
     hkeys[h] = key
     return h
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slot_of(pos, slot, seen, m):
+    """(slot of ``pos``, slots used): a new slot m, recorded in ``seen``, at the first row that reaches pos."""
+    s = slot[pos]
+    if s < 0:
+        s = m
+        slot[pos] = s
+        seen[m] = pos
+        m += 1
+    return s, m
 
 
 @njit(cache=True, nogil=True)
@@ -103,13 +116,7 @@ def _refine(code, col, r, slot, hkeys, bits, seen, out) -> int:
     """
     m = 0
     for row in range(code.size):
-        pos = _position(np.int64(code[row]) * r + col[row], hkeys, bits)
-        s = slot[pos]
-        if s < 0:
-            s = m
-            slot[pos] = s
-            seen[m] = pos
-            m += 1
+        s, m = _slot_of(_position(np.int64(code[row]) * r + col[row], hkeys, bits), slot, seen, m)
         out[row] = s
     for s in range(m):
         slot[seen[s]] = -1
@@ -175,13 +182,7 @@ def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights
         r_j = arities[new[f]]
         m = 0
         for row in range(rows):
-            pos = _position(np.int64(code[row]) * r_j + col[row], hkeys, bits)
-            s = slot[pos]
-            if s < 0:
-                s = m
-                slot[pos] = s
-                seen[m] = pos
-                m += 1
+            s, m = _slot_of(_position(np.int64(code[row]) * r_j + col[row], hkeys, bits), slot, seen, m)
             cnt[s * r_c + xc[row]] += weights[row]
         s_cells = 0.0
         s_rows = 0.0
