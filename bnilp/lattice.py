@@ -338,8 +338,6 @@ class _ChildWalk:
         self.t0 = 0.0
         self.size = 0
         self.level: _Level | None = None
-        self.blocks: list[tuple[Block, np.ndarray]] = []
-        self.results: list[BlockResult | None] = []
         self.done = False
 
     # ---- level 0
@@ -395,8 +393,6 @@ class _ChildWalk:
             hi = min(level.size, lo + bases_per_block)
             blocks.extend(self._generate(lo, hi))
             lo = hi
-        self.blocks = []
-        self.results = []
         return blocks
 
     def _generate(self, lo: int, hi: int) -> list[Block]:
