@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +65,8 @@ R1_RECHECK = 1e-6
 PARENT_DTYPE = np.int8
 #: children walked at once per worker process (each holds its frontier; more keep workers busy)
 ACTIVE_CHILDREN_PER_SLOT = 4
+#: blocks waiting or running at once per worker process (generated on demand: coordinator memory)
+BLOCKS_IN_FLIGHT_PER_SLOT = 8
 
 
 @dataclass(frozen=True)
@@ -369,31 +373,37 @@ class _ChildWalk:
                             np.array([cplus]))
 
     # ---- generation
-    def next_blocks(self) -> list[Block]:
-        """Blocks of the next level (empty: the walk is over)."""
+    def begin_level(self) -> bool:
+        """Prepare the next level's generation; False (and the walk finished) when there is none."""
         level = self.level
         if level is None or level.size == 0:
             self._finish()
-            return []
+            return False
         k = level.parents.shape[1]
         if self.palim is not None and k + len(self.spec.fixed) >= self.palim:
             last = level.parents[:, -1] if k else np.full(level.size, -1)
             self.stats.palim_reached = bool(self.candidates.size and (self.candidates.max() > last).any())
             self._finish()
-            return []
+            return False
         self.size = k + 1
         n_rows = getattr(self.score, "n_rows", 1)
         if self.spec.kind == "generic":
-            bases_per_block = max(1, GENERIC_BLOCK // max(1, self.candidates.size))
+            self._bases_per_block = max(1, GENERIC_BLOCK // max(1, self.candidates.size))
         else:
-            bases_per_block = max(1, BLOCK_ELEMENTS // max(1, n_rows))
-        blocks: list[Block] = []
-        lo = 0
-        while lo < level.size:
-            hi = min(level.size, lo + bases_per_block)
-            blocks.extend(self._generate(lo, hi))
-            lo = hi
-        return blocks
+            self._bases_per_block = max(1, BLOCK_ELEMENTS // max(1, n_rows))
+        self._next_base = 0
+        return True
+
+    def more_blocks(self) -> list[Block] | None:
+        """The blocks of the level's next bases (possibly none: all pruned), None once all were generated.
+        Generated on demand, so only the blocks in flight are held (not a whole level of them)."""
+        level = self.level
+        lo = self._next_base
+        if lo >= level.size:
+            return None
+        hi = min(level.size, lo + self._bases_per_block)
+        self._next_base = hi
+        return self._generate(lo, hi)
 
     def _generate(self, lo: int, hi: int) -> list[Block]:
         level, spec = self.level, self.spec
@@ -514,11 +524,12 @@ class SerialExecutor:
 _WORKER_SCORE: LocalScore | None = None
 
 
-def _init_worker(score: LocalScore) -> None:
+def _init_worker(path: str) -> None:
     global _WORKER_SCORE
-    _WORKER_SCORE = score
     for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    with open(path, "rb") as fh:
+        _WORKER_SCORE = pickle.load(fh)
 
 
 def _worker_block(spec: WalkSpec, block: Block) -> BlockResult:
@@ -553,7 +564,13 @@ class LokyExecutor:
 
         self.score, self.slots = score, n_jobs
         self.queued: list[tuple[_Task, WalkSpec, Block]] = []   # blocks held only until a worker has them
-        self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(score,),
+        # the score goes to the workers through a file: a worker reads it once it has started, so
+        # starting it costs the coordinator nothing (passed as an argument, the score is written into
+        # the new process's pipe, which blocks the coordinator until the worker has imported bnilp)
+        fd, self.path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(self.path,),
                                           reuse=False, timeout=30)
 
     def submit(self, spec: WalkSpec, block: Block) -> _Task:
@@ -578,7 +595,10 @@ class LokyExecutor:
         wait([t.future for t in tasks if not t.local], return_when=FIRST_COMPLETED)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        try:
+            self.pool.shutdown(wait=True)
+        finally:
+            os.unlink(self.path)
 
 
 def _dask_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:
@@ -649,47 +669,64 @@ def walk_spec(score: LocalScore, child: int, epsilon: float, active: frozenset[s
     return WalkSpec(child, epsilon, active, "generic", fixed=fixed)
 
 
+@dataclass
+class _InFlight:
+    """A child's current level in the coordinator: its blocks sent so far (light copies) and their tasks."""
+
+    blocks: list[Block] = field(default_factory=list)
+    tasks: list[Any] = field(default_factory=list)
+    generated: bool = False     # every block of the level has been generated
+
+    def complete(self) -> bool:
+        return self.generated and all(t.done() for t in self.tasks)
+
+
 def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler: str | None,
               progress: Callable[[Any], None] | None) -> None:
-    """Run every child's walk to the end, blocks on the chosen executor; progress per finished child."""
+    """Run every child's walk to the end, blocks on the chosen executor; progress per finished child.
+
+    Blocks are generated on demand: at most :data:`BLOCKS_IN_FLIGHT_PER_SLOT` per process are
+    waiting or running at once, taken from the children's levels in the order the children started
+    (so the oldest level completes first and its child can advance). A child's next level starts when
+    every block of its level is back; at most :data:`ACTIVE_CHILDREN_PER_SLOT` children per process
+    are walked at once."""
     executor = make_executor(score, n_jobs, scheduler)
-    pending: dict[int, tuple[list[Block], list[Any]]] = {}
+    live: dict[int, _InFlight] = {}
+    waiting = list(range(len(walks)))[::-1]     # children not started yet (popped from the end)
+    child_limit = ACTIVE_CHILDREN_PER_SLOT * executor.slots if executor.slots > 1 else 1
+    task_limit = BLOCKS_IN_FLIGHT_PER_SLOT * executor.slots
+
+    def begin(i: int) -> None:
+        if walks[i].begin_level():
+            live[i] = _InFlight()
+        elif progress:
+            progress(walks[i].stats)
+
+    def fill() -> None:
+        busy = sum(not t.done() for state in live.values() for t in state.tasks)
+        for i, state in list(live.items()):
+            while not state.generated and busy < task_limit:
+                blocks = walks[i].more_blocks()
+                if blocks is None:
+                    state.generated = True
+                    break
+                for block in blocks:   # the coordinator keeps only what it needs to read the results back
+                    state.tasks.append(executor.submit(walks[i].spec, block))
+                    state.blocks.append(_light(block))
+                    busy += 1
+
     try:
-        def launch(i: int) -> None:
-            walk = walks[i]
-            while not walk.done:
-                blocks = walk.next_blocks()
-                if walk.done:
-                    if progress:
-                        progress(walk.stats)
-                    return
-                if blocks:   # the coordinator keeps only what it needs to read the results back
-                    futures = [executor.submit(walk.spec, b) for b in blocks]
-                    pending[i] = ([_light(b) for b in blocks], futures)
-                    return
-                walk.absorb([], [])
-
-        waiting = list(range(len(walks)))[::-1]     # children not started yet (popped from the end)
-        limit = ACTIVE_CHILDREN_PER_SLOT * executor.slots if executor.slots > 1 else 1
-
-        def start_more() -> None:
-            # a bounded number of children in flight: each holds a frontier (memory), but enough of
-            # them to keep every worker busy while one child waits for the last block of its level
-            while waiting and len(pending) < limit:
+        while live or waiting:
+            for i in [i for i, state in live.items() if state.complete()]:
+                state = live.pop(i)
+                walks[i].absorb(state.blocks, [t.result() for t in state.tasks])
+                begin(i)
+            while waiting and len(live) < child_limit:
                 i = waiting.pop()
                 walks[i].start()
-                launch(i)
-
-        start_more()
-        while pending:
-            ready = [i for i, (_, futs) in pending.items() if all(f.done() for f in futs)]
-            if not ready:
-                executor.wait_any([f for _, futs in pending.values() for f in futs if not f.done()])
-                continue
-            for i in ready:
-                blocks, futs = pending.pop(i)
-                walks[i].absorb(blocks, [f.result() for f in futs])
-                launch(i)
-            start_more()
+                begin(i)
+            fill()
+            if live and not any(state.complete() for state in live.values()):
+                executor.wait_any([t for state in live.values() for t in state.tasks if not t.done()])
     finally:
         executor.close()

@@ -42,13 +42,16 @@ def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed
                 assert kept == {frozenset(names[p] for p in ps): s for ps, s in ref.items()}, (eps, rules, child)
 
 
-@pytest.mark.parametrize("hashed", [False, True])
+@pytest.mark.parametrize("table", ["dense", "direct", "hashed"])
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
-def test_batched_counts_equal_one_family_counts(monkeypatch, hashed: bool, score_name: str) -> None:
+def test_batched_counts_equal_one_family_counts(monkeypatch, table: str, score_name: str) -> None:
     """LL, N·H(Π), q⁺, c⁺ and the BDeu score from the compiled batched counts equal the one-family
-    counts, with repeated rows (weights), many states (q above the number of rows) and, with
-    ``hashed``, slot tables hashed instead of indexed (what many-valued columns get)."""
-    if hashed:
+    counts, with repeated rows (weights), many states (q above the number of rows), whichever table
+    counts them: indexed by the key itself ("dense", the default wherever keys are few), by a slot
+    per observed key indexed directly ("direct") or hashed ("hashed", what many-valued columns get)."""
+    if table != "dense":
+        monkeypatch.setattr(batch, "DENSE_CELLS_PER_ROW", 0)
+    if table == "hashed":
         monkeypatch.setattr(batch, "DIRECT_KEYS_PER_ROW", 0)
         monkeypatch.setattr(batch, "DIRECT_KEYS_MIN", 0)
     rng = np.random.default_rng(5)

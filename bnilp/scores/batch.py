@@ -5,12 +5,14 @@ column j. All those families Π ∪ {j} share Π's *partition* of the rows, so a
 base's partition once (:func:`base_partitions`: Π's parents refine the rows one column at a time), and
 each family is then one more refinement, by x_j, with the child's states counted in every cell:
 
-    cell(row) = slot(code_Π(row)·r_j + x_j(row)),   n_ijk += weight(row) for k = x_i(row)
+    key(row) = code_Π(row)·r_j + x_j(row),   n_ijk += weight(row) in cell(key(row)), k = x_i(row)
 
-``slot`` numbers the configurations of Π ∪ {j} in the order their first row appears, so a family
-costs O(rows) plus O(cells) for its sums; the slot table is indexed by the key itself while the
-keys (q⁺_Π·r_j) number at most :data:`DIRECT_KEYS_PER_ROW` per row, else hashed (many-valued
-columns), so scratch memory is O(rows) whatever q and the arities.
+Where the keys (q⁺_Π·r_j) number at most :data:`DENSE_CELLS_PER_ROW` per row, the cell is the
+key itself ("dense": one pass over the rows, then the sums visit every key, without a branch per
+cell for BIC). Otherwise ``slot`` numbers the configurations of Π ∪ {j} in the order their first
+row appears, so a family costs O(rows) plus O(cells) for its sums; the slot table is indexed by the
+key itself while the keys number at most :data:`DIRECT_KEYS_PER_ROW` per row, else
+hashed (many-valued columns), so scratch memory is O(rows) whatever q and the arities.
 Per-family sums are LL = Σ n_ijk ln n_ijk − Σ n_ij ln n_ij, N·H(Π ∪ {j}) = N ln N − Σ n_ij ln n_ij,
 q⁺ (observed configurations), c⁺ (non-empty cells) and BDeu's Σ [lnΓ(α_jk + n_ijk) − lnΓ(α_jk)] −
 Σ [lnΓ(α_j + n_ij) − lnΓ(α_j)] (Heckerman, Geiger & Chickering 1995, eq. 28 with α_j = α/q, α_jk = α_j/r_i).
@@ -20,7 +22,8 @@ needed ~10 passes over 64-bit arrays per family (key building, gathers, bincount
 and was memory-bound; here a family is one pass over the rows with a small scratch table.
 
 Counts are integers (exact in float64) and every sum runs over a family's own cells in an order
-fixed by its own rows, so a family's statistics do not depend on which other families share its
+fixed by its own rows and keys (dense or slotted is decided by the family's own q⁺_Π·r_j), so a
+family's statistics do not depend on which other families share its
 block: results are the same whatever the block size or the parallelism. They can differ from the
 one-family code of :mod:`bnilp.scores.discrete` in the last bits (another summation order); the walk
 uses them for its decisions only and writes the one-family value of every kept set.
@@ -39,6 +42,9 @@ BLOCK_ELEMENTS = 1 << 22
 #: slot tables index keys directly up to this many keys per row (else hash them: many-valued columns)
 DIRECT_KEYS_PER_ROW = 16
 DIRECT_KEYS_MIN = 1 << 16
+#: a family's counts are indexed by its key itself (no slot table) while its keys q⁺_Π·r_j number at
+#: most this many per distinct row (the sums then visit every key, observed or not)
+DENSE_CELLS_PER_ROW = 1
 #: n·ln n is looked up for counts up to this (8 MiB), computed above it
 XLOGX_TABLE = 1 << 20
 
@@ -166,33 +172,56 @@ def _xlogx(n: float, table: np.ndarray) -> float:
 
 @njit(cache=True, nogil=True)
 def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights, q_all, ess, with_bdeu,
-                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx, slot, hkeys, bits):
+                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx, slot, hkeys, bits, dense_cells):
     rows = xc.size
+    tabled = xlogx.size > weights.sum()    # every count (≤ N) has its n·ln n in the table
     seen = np.empty(max(rows, 1), dtype=np.int64)
-    cnt = np.zeros(max(rows, 1) * r_c)
+    cnt = np.zeros(max(max(rows, 1) * r_c, dense_cells))
     for f in range(new.size):
         code = codes[base_of[f]]
         col = columns[new[f]]
         r_j = arities[new[f]]
-        m = 0
-        for row in range(rows):
-            pos = _position(np.int64(code[row]) * r_j + col[row], hkeys, bits)
-            s = slot[pos]
-            if s < 0:
-                s = m
-                slot[pos] = s
-                seen[m] = pos
-                m += 1
-            cnt[s * r_c + xc[row]] += weights[row]
+        keys = sizes[base_of[f]] * r_j
+        dense = keys * r_c <= dense_cells
+        if dense:
+            # the cell of a row is its key itself: no slot table, one dependent load less per row
+            for row in range(rows):
+                cnt[(np.int64(code[row]) * r_j + col[row]) * r_c + xc[row]] += weights[row]
+            m = keys
+        else:
+            m = 0
+            for row in range(rows):
+                pos = _position(np.int64(code[row]) * r_j + col[row], hkeys, bits)
+                s = slot[pos]
+                if s < 0:
+                    s = m
+                    slot[pos] = s
+                    seen[m] = pos
+                    m += 1
+                cnt[s * r_c + xc[row]] += weights[row]
         s_cells = 0.0
         s_rows = 0.0
         cells = 0
+        configs = 0
         g_cells = 0.0
         g_rows = 0.0
         a_j = ess / q_all[f]
         a_jk = a_j / r_c
         lg_a_j = math.lgamma(a_j) if with_bdeu else 0.0
         lg_a_jk = math.lgamma(a_jk) if with_bdeu else 0.0
+        if dense and not with_bdeu and tabled:
+            # every count is an integer ≤ N < len(xlogx) (0 ln 0 = 0): sums without a branch per cell
+            for s in range(m):
+                n_ij = 0.0
+                for c in range(r_c):
+                    n = cnt[s * r_c + c]
+                    n_ij += n
+                    cells += n > 0.0
+                    s_cells += xlogx[np.int64(n)]
+                    cnt[s * r_c + c] = 0.0
+                configs += n_ij > 0.0
+                s_rows += xlogx[np.int64(n_ij)]
+            m = 0
         for s in range(m):
             n_ij = 0.0
             for c in range(r_c):
@@ -204,15 +233,18 @@ def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights
                     if with_bdeu:
                         g_cells += math.log(a_jk) if n == 1.0 else math.lgamma(a_jk + n) - lg_a_jk
                     cnt[s * r_c + c] = 0.0
-            s_rows += _xlogx(n_ij, xlogx)
-            if with_bdeu:
-                g_rows += math.log(a_j) if n_ij == 1.0 else math.lgamma(a_j + n_ij) - lg_a_j
-            slot[seen[s]] = -1
-            if bits:
-                hkeys[seen[s]] = -1
+            if n_ij > 0.0:
+                configs += 1
+                s_rows += _xlogx(n_ij, xlogx)
+                if with_bdeu:
+                    g_rows += math.log(a_j) if n_ij == 1.0 else math.lgamma(a_j + n_ij) - lg_a_j
+            if not dense:
+                slot[seen[s]] = -1
+                if bits:
+                    hkeys[seen[s]] = -1
         ll[f] = s_cells - s_rows
         nh[f] = n_log_n - s_rows
-        q_plus[f] = m
+        q_plus[f] = configs
         c_plus[f] = cells
         if with_bdeu:
             bdeu[f] = g_cells - g_rows
@@ -250,5 +282,6 @@ def family_counts(ctx: CountContext, child: int, bases: np.ndarray, base_of: np.
                   np.ascontiguousarray(new, dtype=np.int64), ctx.columns, ctx.arities, ctx.columns[child],
                   int(ctx.arities[child]), ctx.weights, np.ascontiguousarray(q_all, dtype=np.float64),
                   float(ess if ess is not None else 1.0), ess is not None, out.ll, out.nh, out.q_plus, out.c_plus,
-                  out.bdeu if out.bdeu is not None else out.ll, n_log_n, ctx.xlogx, slot, hkeys, bits)
+                  out.bdeu if out.bdeu is not None else out.ll, n_log_n, ctx.xlogx, slot, hkeys, bits,
+                  int(DENSE_CELLS_PER_ROW * max(ctx.n_rows, 1) * ctx.arities[child]))
     return out
