@@ -6,8 +6,8 @@ Parts (``--parts``):
   row·families per second (N × families scored) per core, for the
   one-family walk (``bnilp.parentsets.walk_child``, the code before issue 12; cut at ``--before-limit``
   seconds per variable) and for the lattice walk.
-- ``jobs``: alarm1000, BIC BF 20, whole file: --jobs 1, --jobs 2 and --scheduler local (2 workers);
-  seconds and ratios, and whether the three score files are byte-identical.
+- ``jobs``: alarm1000 BIC BF 20 and hailfinder500 BIC BF 3, whole files: --jobs 1, --jobs 2 and
+  --scheduler local (2 workers); seconds and ratios, and whether the three score files are byte-identical.
 - ``alarm``: alarm.csv (the seed's alarm row), BIC BF 3, no palim, --jobs 2: seconds.
 - ``bign``: 10^6 simulated rows, 20 discrete variables (2–4 states, a random DAG, 2 parents at most),
   BIC BF 20, --jobs 1: seconds and peak resident memory of the scoring process; past ``--bign-limit``
@@ -96,20 +96,21 @@ def throughput(args) -> None:
 
 
 def jobs(args) -> None:
-    data = load_data(DATA / "alarm1000.csv", no_header=True, integer_codes=True)
-    eps = math.log(20)
-    out = {}
-    for label, kw in (("--jobs 1", {}), ("--jobs 2", {"n_jobs": 2}), ("--scheduler local", {"scheduler": "local",
-                                                                                             "n_jobs": 2})):
-        t0 = time.perf_counter()
-        table = score_parent_sets(make_score("bic", data), epsilon=eps, **kw)
-        out[label] = (time.perf_counter() - t0, format_jaakkola(table), table.meta["scored"])
-        print(f"alarm1000 BIC BF 20 {label}: {out[label][0]:.2f} s, scored {out[label][2]:,}", flush=True)
-    one = out["--jobs 1"]
-    two = out["--jobs 2"]
-    dask = out["--scheduler local"]
-    print(f"speed-up --jobs 2 / --jobs 1: {one[0] / two[0]:.2f}×; --scheduler local / --jobs 2: "
-          f"{dask[0] / two[0]:.2f}; identical files: {one[1] == two[1] == dask[1]}")
+    for name, bf in (("alarm1000", 20), ("hailfinder500", 3)):
+        data = load_data(DATA / f"{name}.csv", no_header=True, integer_codes=True)
+        eps = math.log(bf)
+        out = {}
+        for label, kw in (("--jobs 1", {}), ("--jobs 2", {"n_jobs": 2}),
+                          ("--scheduler local", {"scheduler": "local", "n_jobs": 2})):
+            t0 = time.perf_counter()
+            table = score_parent_sets(make_score("bic", data), epsilon=eps, **kw)
+            out[label] = (time.perf_counter() - t0, format_jaakkola(table), table.meta["scored"])
+            print(f"{name} BIC BF {bf} {label}: {out[label][0]:.2f} s, scored {out[label][2]:,}", flush=True)
+        one = out["--jobs 1"]
+        two = out["--jobs 2"]
+        dask = out["--scheduler local"]
+        print(f"{name}: speed-up --jobs 2 / --jobs 1: {one[0] / two[0]:.2f}×; --scheduler local / --jobs 2: "
+              f"{dask[0] / two[0]:.2f}; identical files: {one[1] == two[1] == dask[1]}", flush=True)
 
 
 def alarm(args) -> None:
