@@ -521,20 +521,57 @@ class SerialExecutor:
         return None
 
 
-_WORKER_SCORE: LocalScore | None = None
+#: a worker's score: (path of the file it was read from, the score); read on the first block of a run
+_WORKER_SCORE: tuple[str, LocalScore] | None = None
+_POOL: Any = None
+#: idle seconds after which the pool's workers exit (a later run in the same process reuses a live pool)
+POOL_IDLE_TIMEOUT = 30
 
 
-def _init_worker(path: str) -> None:
-    global _WORKER_SCORE
+def _init_worker() -> None:
+    """A new worker: one thread for BLAS, and the compiled kernels loaded (from numba's cache) while
+    the coordinator reads the data or generates the first blocks."""
     for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    with open(path, "rb") as fh:
-        _WORKER_SCORE = pickle.load(fh)
+    columns = np.zeros((2, 2), dtype=np.int32)
+    ctx = CountContext(columns, np.ones(2), np.array([2, 2], dtype=np.int64), 2,
+                       np.array([0.0, 0.0, 2.0 * math.log(2.0)]))
+    family_counts(ctx, 0, np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64),
+                  np.array([2.0]))
 
 
-def _worker_block(spec: WalkSpec, block: Block) -> BlockResult:
-    assert _WORKER_SCORE is not None, "worker not initialised with the score"
-    return evaluate_block(_WORKER_SCORE, spec, block)
+def _worker_block(path: str, spec: WalkSpec, block: Block) -> BlockResult:
+    global _WORKER_SCORE
+    if _WORKER_SCORE is None or _WORKER_SCORE[0] != path:
+        with open(path, "rb") as fh:
+            _WORKER_SCORE = (path, pickle.load(fh))
+    return evaluate_block(_WORKER_SCORE[1], spec, block)
+
+
+def _noop() -> None:
+    return None
+
+
+def start_pool(n_jobs: int):
+    """The loky pool of ``n_jobs`` − 1 worker processes for :func:`run_walks`, started now if it is not
+    running (its workers then start and load the kernels in the background). Call it early — the
+    command line does, before reading the data — so that the workers' start overlaps other work; a
+    later run with the same ``n_jobs`` in this process reuses the pool while it lives."""
+    from joblib.externals.loky import get_reusable_executor
+
+    global _POOL
+    _POOL = get_reusable_executor(max_workers=max(1, n_jobs - 1), initializer=_init_worker, reuse="auto",
+                                  timeout=POOL_IDLE_TIMEOUT)
+    _POOL.submit(_noop)   # workers are spawned on the first task
+    return _POOL
+
+
+def stop_pool() -> None:
+    """Shut down the pool of :func:`start_pool` now (its workers exit; the next run starts a new one)."""
+    global _POOL
+    if _POOL is not None:
+        _POOL.shutdown(wait=True)
+        _POOL = None
 
 
 class _Task:
@@ -553,28 +590,25 @@ class _Task:
 
 
 class LokyExecutor:
-    """A loky pool of n_jobs − 1 processes, each given the score (with its data) once, in its initializer.
-    Every block goes to the pool; while the coordinator waits it takes back the most recently queued
-    block that has not been handed to a worker yet (``Future.cancel`` succeeds) and evaluates it
-    itself. So n_jobs processes compute, the coordination (generation, transfers) needs no core of
-    its own, and the split of the blocks follows the speed of each process (work stealing)."""
+    """The loky pool of n_jobs − 1 processes (:func:`start_pool`); the score (with its data) reaches each
+    worker once, through a temporary file read on its first block. Every block goes to the pool; while
+    the coordinator waits it takes back the most recently queued block that has not been handed to a
+    worker yet (``Future.cancel`` succeeds) and evaluates it itself. So n_jobs processes compute, the
+    coordination (generation, transfers) needs no core of its own, and the split of the blocks follows
+    the speed of each process (work stealing)."""
 
     def __init__(self, score: LocalScore, n_jobs: int) -> None:
-        from joblib.externals.loky import get_reusable_executor
-
         self.score, self.slots = score, n_jobs
         self.queued: list[tuple[_Task, WalkSpec, Block]] = []   # blocks held only until a worker has them
-        # the score goes to the workers through a file: a worker reads it once it has started, so
-        # starting it costs the coordinator nothing (passed as an argument, the score is written into
-        # the new process's pipe, which blocks the coordinator until the worker has imported bnilp)
+        # a file, not an argument: a pickled score in the task or initializer arguments is written into
+        # the pipe of a starting worker, which blocks the coordinator until the worker has imported bnilp
         fd, self.path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        self.pool = get_reusable_executor(max_workers=n_jobs - 1, initializer=_init_worker, initargs=(self.path,),
-                                          reuse=False, timeout=30)
+        self.pool = start_pool(n_jobs)
 
     def submit(self, spec: WalkSpec, block: Block) -> _Task:
-        task = _Task(self.pool.submit(_worker_block, spec, block))
+        task = _Task(self.pool.submit(_worker_block, self.path, spec, block))
         self.queued.append((task, spec, block))
         return task
 
@@ -595,10 +629,10 @@ class LokyExecutor:
         wait([t.future for t in tasks if not t.local], return_when=FIRST_COMPLETED)
 
     def close(self) -> None:
-        try:
-            self.pool.shutdown(wait=True)
-        finally:
-            os.unlink(self.path)
+        """Remove the score's file; the pool stays for a later run (its workers exit when idle)."""
+        for task, _, _ in self.queued:   # after an error: blocks not started are not run
+            task.future.cancel()
+        os.unlink(self.path)
 
 
 def _dask_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:

@@ -146,6 +146,19 @@ def test_jobs_2_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_
     assert one == two and len(one.splitlines()) > 10
 
 
+def test_a_later_run_reuses_the_running_pool_with_the_new_data(runner, tmp_path, discrete_csv, mixed_csv) -> None:
+    """The pool outlives a run (the command line starts it before reading the data); a later run in the
+    same process uses the same workers, which read the new run's score, not the previous one's."""
+    import bnilp.lattice as lattice
+
+    assert lattice.start_pool(2) is lattice.start_pool(2)
+    for kind in ("discrete", "mixed", "discrete"):
+        data, extra = CASES[kind](discrete_csv, mixed_csv)
+        one = _score_file(runner, tmp_path, data, "one", *extra)
+        two = _score_file(runner, tmp_path, data, "two", *extra, "--jobs", "2")
+        assert one == two, kind
+
+
 @pytest.mark.parametrize("kind", ["discrete", "mixed"])
 def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_csv, kind: str) -> None:
     pytest.importorskip("distributed")
