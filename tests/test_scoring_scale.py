@@ -42,14 +42,18 @@ def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed
                 assert kept == {frozenset(names[p] for p in ps): s for ps, s in ref.items()}, (eps, rules, child)
 
 
-@pytest.mark.parametrize("table", ["dense", "direct", "hashed"])
+@pytest.mark.parametrize("table", ["dense", "wide-dense", "direct", "hashed"])
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
 def test_batched_counts_equal_one_family_counts(monkeypatch, table: str, score_name: str) -> None:
     """LL, N·H(Π), q⁺, c⁺ and the BDeu score from the compiled batched counts equal the one-family
     counts, with repeated rows (weights), many states (q above the number of rows), whichever table
-    counts them: indexed by the key itself ("dense", the default wherever keys are few), by a slot
-    per observed key indexed directly ("direct") or hashed ("hashed", what many-valued columns get)."""
-    if table != "dense":
+    counts them: indexed by the key itself ("dense", the default: keys from the base's prefix
+    partition and its last parent where they are few, else from the base's own partition, else a
+    slot table; "wide-dense": every family from the prefix partition), by a slot per observed key
+    indexed directly ("direct") or hashed ("hashed", what many-valued columns get)."""
+    if table == "wide-dense":
+        monkeypatch.setattr(batch, "DENSE_CELLS_PER_ROW", 10_000)
+    elif table != "dense":
         monkeypatch.setattr(batch, "DENSE_CELLS_PER_ROW", 0)
     if table == "hashed":
         monkeypatch.setattr(batch, "DIRECT_KEYS_PER_ROW", 0)

@@ -1,17 +1,20 @@
 """Batched contingency counts for discrete families: many families of one child in one compiled pass each.
 
-The lattice walk (:mod:`bnilp.lattice`) extends each parent set Π of its frontier by every candidate
-column j. All those families Π ∪ {j} share Π's *partition* of the rows, so a block first builds each
-base's partition once (:func:`base_partitions`: Π's parents refine the rows one column at a time), and
-each family is then one more refinement, by x_j, with the child's states counted in every cell:
+The lattice walk (:mod:`bnilp.lattice`) extends each parent set Π = Π′ ∪ {l} (l its last parent) of
+its frontier by every candidate column j. A block's bases come in lexicographic order, so the
+partition of the rows by Π′ (its configurations numbered by first appearance, q⁺_Π′ of them) is
+built one column at a time and shared by consecutive bases; each family Π ∪ {j} is then one pass
+over the rows with the child's states counted in every cell of
 
-    key(row) = code_Π(row)·r_j + x_j(row),   n_ijk += weight(row) in cell(key(row)), k = x_i(row)
+    key(row) = (code_Π′(row)·r_l + x_l(row))·r_j + x_j(row),   n_ijk += weight(row), k = x_i(row)
 
-Where the keys (q⁺_Π·r_j) number at most :data:`DENSE_CELLS_PER_ROW` per row, the cell is the
-key itself ("dense": one pass over the rows, then the sums visit every key, without a branch per
-cell for BIC). Otherwise ``slot`` numbers the configurations of Π ∪ {j} in the order their first
-row appears, so a family costs O(rows) plus O(cells) for its sums; the slot table is indexed by the
-key itself while the keys number at most :data:`DIRECT_KEYS_PER_ROW` per row, else
+Where these keys (q⁺_Π′·r_l·r_j) number at most :data:`DENSE_CELLS_PER_ROW` per row — the deep levels
+of data with few states — the cell is the key itself ("dense": no slot look-up per row, Π's own
+partition never built, and BIC's sums run over every key without a branch per cell). Otherwise Π's
+partition is built (once per base, when a family first needs it) and the key is code_Π(row)·r_j +
+x_j(row): dense again while q⁺_Π·r_j is small enough, else ``slot`` numbers the configurations of
+Π ∪ {j} in the order their first row appears (O(rows) plus O(cells) per family), the slot table
+indexed by the key itself while the keys number at most :data:`DIRECT_KEYS_PER_ROW` per row, else
 hashed (many-valued columns), so scratch memory is O(rows) whatever q and the arities.
 Per-family sums are LL = Σ n_ijk ln n_ijk − Σ n_ij ln n_ij, N·H(Π ∪ {j}) = N ln N − Σ n_ij ln n_ij,
 q⁺ (observed configurations), c⁺ (non-empty cells) and BDeu's Σ [lnΓ(α_jk + n_ijk) − lnΓ(α_jk)] −
@@ -22,11 +25,11 @@ needed ~10 passes over 64-bit arrays per family (key building, gathers, bincount
 and was memory-bound; here a family is one pass over the rows with a small scratch table.
 
 Counts are integers (exact in float64) and every sum runs over a family's own cells in an order
-fixed by its own rows and keys (dense or slotted is decided by the family's own q⁺_Π·r_j), so a
-family's statistics do not depend on which other families share its
-block: results are the same whatever the block size or the parallelism. They can differ from the
-one-family code of :mod:`bnilp.scores.discrete` in the last bits (another summation order); the walk
-uses them for its decisions only and writes the one-family value of every kept set.
+fixed by its own rows and keys (which table is decided by the family's own q⁺_Π′, r_l, q⁺_Π, r_j),
+so a family's statistics do not depend on which other families share its block: results are the
+same whatever the block size or the parallelism. They can differ from the one-family code of
+:mod:`bnilp.scores.discrete` in the last bits (another summation order); the walk uses them for its
+decisions only and writes the one-family value of every kept set.
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ BLOCK_ELEMENTS = 1 << 22
 #: slot tables index keys directly up to this many keys per row (else hash them: many-valued columns)
 DIRECT_KEYS_PER_ROW = 16
 DIRECT_KEYS_MIN = 1 << 16
-#: a family's counts are indexed by its key itself (no slot table) while its keys q⁺_Π·r_j number at
-#: most this many per distinct row (the sums then visit every key, observed or not)
+#: a family's counts are indexed by its key itself (no slot table) while its keys (q⁺_Π′·r_l·r_j, else
+#: q⁺_Π·r_j) number at most this many per distinct row (the sums then visit every key, observed or not)
 DENSE_CELLS_PER_ROW = 1
 #: n·ln n is looked up for counts up to this (8 MiB), computed above it
 XLOGX_TABLE = 1 << 20
@@ -125,45 +128,6 @@ def _refine(code, col, r, slot, hkeys, bits, seen, out) -> int:
     return m
 
 
-@njit(cache=True, nogil=True)
-def _base_partitions(columns, arities, bases, slot, hkeys, bits):
-    nb, k = bases.shape
-    rows = columns.shape[1]
-    codes = np.zeros((nb, rows), dtype=np.int32)
-    sizes = np.ones(nb, dtype=np.int64)
-    seen = np.empty(max(rows, 1), dtype=np.int64)
-    # prefix[t] = partition by the first t+1 parents of the previous base (bases come in lexicographic
-    # order, so consecutive bases share most of their prefix and refine only what differs)
-    prefix = np.zeros((max(k, 1), rows), dtype=np.int32)
-    prefix_size = np.ones(max(k, 1), dtype=np.int64)
-    zero = np.zeros(rows, dtype=np.int32)
-    for b in range(nb):
-        same = 0
-        if b > 0:
-            while same < k and bases[b, same] == bases[b - 1, same]:
-                same += 1
-        for t in range(same, k):
-            p = bases[b, t]
-            prefix_size[t] = _refine(prefix[t - 1] if t > 0 else zero, columns[p], arities[p], slot, hkeys, bits,
-                                     seen, prefix[t])
-        if k > 0:
-            codes[b, :] = prefix[k - 1]
-            sizes[b] = prefix_size[k - 1]
-    return codes, sizes
-
-
-def base_partitions(ctx: CountContext, bases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Partition of the distinct rows by each parent set ``bases`` (nb, k).
-
-    Returns (codes (nb, rows) int32, sizes (nb,) int64): row r of base b lies in configuration
-    codes[b, r] ∈ 0..sizes[b]−1, numbered by first appearance; sizes = q⁺ of each base.
-    """
-    bases = np.ascontiguousarray(bases, dtype=np.int64)
-    max_r = int(ctx.arities[bases].max()) if bases.size else 1
-    slot, hkeys, bits = _scratch(max(ctx.n_rows, 1) * max_r, ctx.n_rows)
-    return _base_partitions(ctx.columns, ctx.arities, bases, slot, hkeys, bits)
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _xlogx(n: float, table: np.ndarray) -> float:
     i = int(n)
@@ -171,83 +135,121 @@ def _xlogx(n: float, table: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _family_stats(codes, sizes, base_of, new, columns, arities, xc, r_c, weights, q_all, ess, with_bdeu,
-                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx, slot, hkeys, bits, dense_cells):
+def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all, ess, with_bdeu,
+                 ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx, rslot, rhkeys, rbits, slot, hslot, hkeys, hbits,
+                 dense_keys):
+    nb, k = bases.shape
     rows = xc.size
     tabled = xlogx.size > weights.sum()    # every count (≤ N) has its n·ln n in the table
     seen = np.empty(max(rows, 1), dtype=np.int64)
-    cnt = np.zeros(max(max(rows, 1) * r_c, dense_cells))
-    for f in range(new.size):
-        code = codes[base_of[f]]
-        col = columns[new[f]]
-        r_j = arities[new[f]]
-        keys = sizes[base_of[f]] * r_j
-        dense = keys * r_c <= dense_cells
-        if dense:
-            # the cell of a row is its key itself: no slot table, one dependent load less per row
-            for row in range(rows):
-                cnt[(np.int64(code[row]) * r_j + col[row]) * r_c + xc[row]] += weights[row]
-            m = keys
-        else:
-            m = 0
-            for row in range(rows):
-                pos = _position(np.int64(code[row]) * r_j + col[row], hkeys, bits)
-                s = slot[pos]
-                if s < 0:
-                    s = m
-                    slot[pos] = s
-                    seen[m] = pos
-                    m += 1
-                cnt[s * r_c + xc[row]] += weights[row]
-        s_cells = 0.0
-        s_rows = 0.0
-        cells = 0
-        configs = 0
-        g_cells = 0.0
-        g_rows = 0.0
-        a_j = ess / q_all[f]
-        a_jk = a_j / r_c
-        lg_a_j = math.lgamma(a_j) if with_bdeu else 0.0
-        lg_a_jk = math.lgamma(a_jk) if with_bdeu else 0.0
-        if dense and not with_bdeu and tabled:
-            # every count is an integer ≤ N < len(xlogx) (0 ln 0 = 0): sums without a branch per cell
+    cnt = np.zeros(max(max(rows, 1), dense_keys) * r_c)
+    # prefix[t] = partition of the rows by the first t+1 parents of the current base (bases come in
+    # lexicographic order, so consecutive bases share most of their prefix and refine only what differs)
+    prefix = np.zeros((max(k, 1), rows), dtype=np.int32)
+    prefix_size = np.ones(max(k, 1), dtype=np.int64)
+    zero = np.zeros(rows, dtype=np.int32)
+    f = 0
+    for b in range(nb):
+        same = 0
+        if b > 0:
+            while same < k and bases[b, same] == bases[b - 1, same]:
+                same += 1
+        for t in range(same, k - 1):   # all parents but the last: the base's own partition only if needed
+            p = bases[b, t]
+            prefix_size[t] = _refine(prefix[t - 1] if t > 0 else zero, columns[p], arities[p], rslot, rhkeys,
+                                     rbits, seen, prefix[t])
+        pre = prefix[k - 2] if k >= 2 else zero
+        pre_size = prefix_size[k - 2] if k >= 2 else 1
+        last = bases[b, k - 1] if k >= 1 else 0
+        r_last = arities[last] if k >= 1 else 1
+        col_last = columns[last] if k >= 1 else zero
+        refined = k == 0
+        while f < new.size and base_of[f] == b:
+            col = columns[new[f]]
+            r_j = arities[new[f]]
+            keys = pre_size * r_last * r_j
+            dense = keys <= dense_keys
+            if dense:
+                # the key itself indexes the cell, built from the prefix partition and the last two columns:
+                # the base's own partition is not needed (no slot look-up per row, no refinement)
+                for row in range(rows):
+                    cnt[((np.int64(pre[row]) * r_last + col_last[row]) * r_j + col[row]) * r_c + xc[row]] \
+                        += weights[row]
+                m = keys
+            else:
+                if not refined:
+                    prefix_size[k - 1] = _refine(pre, col_last, r_last, rslot, rhkeys, rbits, seen, prefix[k - 1])
+                    refined = True
+                code = prefix[k - 1]   # k ≥ 1 here (k = 0: keys = r_j is dense)
+                keys = prefix_size[k - 1] * r_j
+                dense = keys <= dense_keys
+                if dense:   # the base's own partition (q⁺_Π ≤ rows) makes the key space small enough
+                    for row in range(rows):
+                        cnt[(np.int64(code[row]) * r_j + col[row]) * r_c + xc[row]] += weights[row]
+                    m = keys
+                else:
+                    bits = 0 if keys <= slot.size else hbits   # index the slot table directly while keys fit
+                    table = slot if bits == 0 else hslot
+                    m = 0
+                    for row in range(rows):
+                        pos = _position(np.int64(code[row]) * r_j + col[row], hkeys, bits)
+                        s = table[pos]
+                        if s < 0:   # a new slot (written out here and in _refine: a shared helper returning
+                            s = m   # (s, m) made both loops ~10× slower under numba 0.68)
+                            table[pos] = s
+                            seen[m] = pos
+                            m += 1
+                        cnt[s * r_c + xc[row]] += weights[row]
+            s_cells = 0.0
+            s_rows = 0.0
+            cells = 0
+            configs = 0
+            g_cells = 0.0
+            g_rows = 0.0
+            a_j = ess / q_all[f]
+            a_jk = a_j / r_c
+            lg_a_j = math.lgamma(a_j) if with_bdeu else 0.0
+            lg_a_jk = math.lgamma(a_jk) if with_bdeu else 0.0
+            if dense and not with_bdeu and tabled:
+                # every count is an integer ≤ N < len(xlogx) (0 ln 0 = 0): sums without a branch per cell
+                for s in range(m):
+                    n_ij = 0.0
+                    for c in range(r_c):
+                        n = cnt[s * r_c + c]
+                        n_ij += n
+                        cells += n > 0.0
+                        s_cells += xlogx[np.int64(n)]
+                        cnt[s * r_c + c] = 0.0
+                    configs += n_ij > 0.0
+                    s_rows += xlogx[np.int64(n_ij)]
+                m = 0
             for s in range(m):
                 n_ij = 0.0
                 for c in range(r_c):
                     n = cnt[s * r_c + c]
-                    n_ij += n
-                    cells += n > 0.0
-                    s_cells += xlogx[np.int64(n)]
-                    cnt[s * r_c + c] = 0.0
-                configs += n_ij > 0.0
-                s_rows += xlogx[np.int64(n_ij)]
-            m = 0
-        for s in range(m):
-            n_ij = 0.0
-            for c in range(r_c):
-                n = cnt[s * r_c + c]
-                if n > 0.0:
-                    n_ij += n
-                    cells += 1
-                    s_cells += _xlogx(n, xlogx)
+                    if n > 0.0:
+                        n_ij += n
+                        cells += 1
+                        s_cells += _xlogx(n, xlogx)
+                        if with_bdeu:
+                            g_cells += math.log(a_jk) if n == 1.0 else math.lgamma(a_jk + n) - lg_a_jk
+                        cnt[s * r_c + c] = 0.0
+                if n_ij > 0.0:
+                    configs += 1
+                    s_rows += _xlogx(n_ij, xlogx)
                     if with_bdeu:
-                        g_cells += math.log(a_jk) if n == 1.0 else math.lgamma(a_jk + n) - lg_a_jk
-                    cnt[s * r_c + c] = 0.0
-            if n_ij > 0.0:
-                configs += 1
-                s_rows += _xlogx(n_ij, xlogx)
-                if with_bdeu:
-                    g_rows += math.log(a_j) if n_ij == 1.0 else math.lgamma(a_j + n_ij) - lg_a_j
-            if not dense:
-                slot[seen[s]] = -1
-                if bits:
-                    hkeys[seen[s]] = -1
-        ll[f] = s_cells - s_rows
-        nh[f] = n_log_n - s_rows
-        q_plus[f] = configs
-        c_plus[f] = cells
-        if with_bdeu:
-            bdeu[f] = g_cells - g_rows
+                        g_rows += math.log(a_j) if n_ij == 1.0 else math.lgamma(a_j + n_ij) - lg_a_j
+                if not dense:
+                    table[seen[s]] = -1
+                    if bits:
+                        hkeys[seen[s]] = -1
+            ll[f] = s_cells - s_rows
+            nh[f] = n_log_n - s_rows
+            q_plus[f] = configs
+            c_plus[f] = cells
+            if with_bdeu:
+                bdeu[f] = g_cells - g_rows
+            f += 1
 
 
 @dataclass
@@ -266,22 +268,28 @@ def family_counts(ctx: CountContext, child: int, bases: np.ndarray, base_of: np.
                   q_all: np.ndarray, ess: float | None = None) -> FamilyCounts:
     """Statistics of the families ``bases[base_of[f]] ∪ {new[f]}`` of ``child``.
 
-    ``q_all`` = q_Π of each family over all configurations (BDeu's α/q); with ``ess`` the BDeu
-    score (without prior) is returned too.
+    ``bases`` (nb, k) in lexicographic order, ``base_of`` non-decreasing (a block of the lattice walk);
+    ``q_all`` = q_Π of each family over all configurations (BDeu's α/q); with ``ess`` the BDeu score
+    (without prior) is returned too.
     """
     nc = new.size
     out = FamilyCounts(np.zeros(nc), np.zeros(nc), np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=np.int64),
                        np.zeros(nc) if ess is not None else None)
     if nc == 0:
         return out
-    codes, sizes = base_partitions(ctx, bases)
-    r_new = ctx.arities[new]
-    slot, hkeys, bits = _scratch(int((sizes[base_of] * r_new).max()), ctx.n_rows)
+    bases = np.ascontiguousarray(bases, dtype=np.int64)
+    rows = max(ctx.n_rows, 1)
+    max_r = int(ctx.arities[bases].max()) if bases.size else 1
+    rslot, rhkeys, rbits = _scratch(rows * max_r, ctx.n_rows)   # refinement of a partition by one column
+    # slot tables of the families that are not dense: keys q⁺_Π·r_j ≤ rows·r_j; indexed directly where a
+    # family's keys fit :data:`DIRECT_KEYS_PER_ROW` per row, else hashed (decided per family)
+    key_bound = rows * int(ctx.arities[new].max())
+    slot, _, _ = _scratch(min(key_bound, max(DIRECT_KEYS_PER_ROW * rows, DIRECT_KEYS_MIN)), ctx.n_rows)
+    hslot, hkeys, hbits = _scratch(key_bound, ctx.n_rows) if key_bound > slot.size else (slot, slot, 0)
     n_log_n = float(ctx.N * math.log(ctx.N)) if ctx.N > 0 else 0.0
-    _family_stats(codes, sizes, np.ascontiguousarray(base_of, dtype=np.int64),
-                  np.ascontiguousarray(new, dtype=np.int64), ctx.columns, ctx.arities, ctx.columns[child],
-                  int(ctx.arities[child]), ctx.weights, np.ascontiguousarray(q_all, dtype=np.float64),
-                  float(ess if ess is not None else 1.0), ess is not None, out.ll, out.nh, out.q_plus, out.c_plus,
-                  out.bdeu if out.bdeu is not None else out.ll, n_log_n, ctx.xlogx, slot, hkeys, bits,
-                  int(DENSE_CELLS_PER_ROW * max(ctx.n_rows, 1) * ctx.arities[child]))
+    _block_stats(ctx.columns, ctx.arities, bases, np.ascontiguousarray(base_of, dtype=np.int64),
+                 np.ascontiguousarray(new, dtype=np.int64), ctx.columns[child], int(ctx.arities[child]), ctx.weights,
+                 np.ascontiguousarray(q_all, dtype=np.float64), float(ess if ess is not None else 1.0), ess is not None,
+                 out.ll, out.nh, out.q_plus, out.c_plus, out.bdeu if out.bdeu is not None else out.ll, n_log_n,
+                 ctx.xlogx, rslot, rhkeys, rbits, slot, hslot, hkeys, hbits, int(DENSE_CELLS_PER_ROW * rows))
     return out
