@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-#: elements (rows × bases) of base partitions held at once by a block: 4 Mi int32 words = 16 MiB
+#: rows × bases of one block of the lattice walk (its unit of work: ~5–30 ms of counting on 2 cores)
 BLOCK_ELEMENTS = 1 << 22
 #: slot tables index keys directly up to this many keys per row (else hash them: many-valued columns)
 DIRECT_KEYS_PER_ROW = 16
