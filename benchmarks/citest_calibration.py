@@ -14,7 +14,10 @@ standard error) and under the alternative (power). BIC is a discrete-only score,
 no continuous variable. MVP is not score-equivalent: both directions are tested (bnilp's default)
 and both one-direction tests are reported too (``mvp:X|Y`` = X as the child).
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/citest_calibration.py --reps 1000 --jobs 2
+    OPENBLAS_NUM_THREADS=1 python benchmarks/citest_calibration.py --reps 1000 --jobs 2 [--scores cgd --bins 4]
+
+``--bins`` changes the simulator's bins (3 by default, as CGd's b = 3: then CGd models the discrete
+children of continuous parents exactly; other values show it misspecified).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ KINDS = ("d", "c")
 CONDITIONING = ("none", "d", "c")
 SAMPLE_SIZES = (200, 1000)
 ALPHAS = (0.01, 0.05)
-SCORES = ("bic", "cg", "mvp")
+SCORES = ("bic", "cg", "mvp")          # the issue's tests; ``--scores`` adds e.g. cgd
 KIND_NAMES = {"d": "discrete", "c": "continuous"}
 
 
@@ -49,7 +52,8 @@ def _applies(score: str, combo: tuple[str, str, str]) -> bool:
     return score != "bic" or "c" not in combo
 
 
-def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: int) -> dict[str, float]:
+def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: int,
+                  scores: tuple[str, ...] = SCORES, bins: int = 3) -> dict[str, float]:
     """p-values of every applicable test on one simulated data set."""
     x, y, z = combo
     parents: dict[str, list[str]] = {}
@@ -61,30 +65,30 @@ def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: in
     parents["X"] = list(given)
     parents["Y"] = given + (["X"] if dependent else [])
     for attempt in range(20):
-        frame = sample_dag(parents, kinds, N, seed=seed * 1000 + attempt)
+        frame = sample_dag(parents, kinds, N, seed=seed * 1000 + attempt, bins=bins)
         if all(frame[v].nunique() > 1 for v in frame):
             break
     discrete = [v for v, k in kinds.items() if k == "discrete"]
     data = from_dataframe(frame, discrete=discrete, continuous=[v for v in kinds if v not in discrete])
     out: dict[str, float] = {}
-    for score in SCORES:
+    for score in scores:
         if not _applies(score, combo):
             continue
         scorer = make_score(score, data)
         res = ci_test(data, "X", "Y", given, score=scorer)
         out[score] = res.p_value
-        if score == "mvp":
+        if score in ("mvp", "cgd"):
             for d in res.directions:
-                out[f"mvp:{d.child}|{d.parent}"] = d.p_value
+                out[f"{score}:{d.child}|{d.parent}"] = d.p_value
     return out
 
 
-def run(reps: int, jobs: int, seed: int) -> list[dict]:
-    tasks = [(combo, N, dep, seed + r) for combo in combinations() for N in SAMPLE_SIZES
+def run(reps: int, jobs: int, seed: int, scores: tuple[str, ...] = SCORES, bins: int = 3) -> list[dict]:
+    tasks = [(combo, N, dep, seed + r, scores, bins) for combo in combinations() for N in SAMPLE_SIZES
              for dep in (False, True) for r in range(reps)]
     results = Parallel(n_jobs=jobs, batch_size=16)(delayed(one_replicate)(*t) for t in tasks)
     rows: dict[tuple, dict] = {}
-    for (combo, N, dep, _), pv in zip(tasks, results, strict=True):
+    for (combo, N, dep, *_), pv in zip(tasks, results, strict=True):
         for test, p in pv.items():
             key = (test, *combo, N)
             row = rows.setdefault(key, {"test": test, "X": combo[0], "Y": combo[1], "Z": combo[2], "N": N,
@@ -99,21 +103,21 @@ def run(reps: int, jobs: int, seed: int) -> list[dict]:
         row["reps"] = int(null.size)
         row["mc_se@0.05"] = math.sqrt(0.05 * 0.95 / null.size)
         table.append(row)
-    order = {s: i for i, s in enumerate(["bic", "cg", "mvp", "mvp:X|Y", "mvp:Y|X"])}
+    order = {s: i for i, s in enumerate(["bic", "cg", "mvp", "mvp:X|Y", "mvp:Y|X", "cgd", "cgd:X|Y", "cgd:Y|X"])}
     table.sort(key=lambda r: (order[r["test"]], r["X"], r["Y"], r["Z"], r["N"]))
     return table
 
 
-def print_table(table: list[dict]) -> None:
+def print_table(table: list[dict], scores: tuple[str, ...] = SCORES) -> None:
     print(f"{'test':9} {'X':>2} {'Y':>2} {'Z':>5} {'N':>5} {'size@.01':>9} {'size@.05':>9} "
           f"{'power@.01':>10} {'power@.05':>10}  note")
     for r in table:
         note = ""
-        if r["N"] == 1000 and r["test"] in SCORES and not 0.03 <= r["size@0.05"] <= 0.07:
+        if r["N"] == 1000 and r["test"] in scores and not 0.03 <= r["size@0.05"] <= 0.07:
             note = "outside [0.03, 0.07]"
         print(f"{r['test']:9} {r['X']:>2} {r['Y']:>2} {r['Z']:>5} {r['N']:>5} {r['size@0.01']:9.3f} "
               f"{r['size@0.05']:9.3f} {r['power@0.01']:10.3f} {r['power@0.05']:10.3f}  {note}")
-    decisions = [r for r in table if r["test"] in SCORES and r["N"] == 1000]
+    decisions = [r for r in table if r["test"] in scores and r["N"] == 1000]
     inside = sum(0.03 <= r["size@0.05"] <= 0.07 for r in decisions)
     print(f"\nN = 1,000: {inside} of {len(decisions)} tests have type-I error at α = 0.05 in [0.03, 0.07] "
           f"(Monte Carlo SE {table[0]['mc_se@0.05']:.4f} at {table[0]['reps']} replicates)")
@@ -125,10 +129,14 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", help="also write the table as JSON here")
+    parser.add_argument("--scores", default=",".join(SCORES), help="tests to calibrate (also: cgd)")
+    parser.add_argument("--bins", type=int, default=3,
+                        help="equal-frequency bins through which a continuous parent acts on a discrete child")
     args = parser.parse_args()
+    scores = tuple(s for s in args.scores.split(",") if s)
     t0 = time.perf_counter()
-    table = run(args.reps, args.jobs, args.seed)
-    print_table(table)
+    table = run(args.reps, args.jobs, args.seed, scores, args.bins)
+    print_table(table, scores)
     print(f"{time.perf_counter() - t0:.0f} s with --jobs {args.jobs}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

@@ -13,9 +13,10 @@ rest into *blocks* of whole base sets (:data:`bnilp.scores.batch.BLOCK_ELEMENTS`
 most). A block is counted and decided in one call of :func:`evaluate_block`: counts for every
 family of the block (:mod:`bnilp.scores.batch`), R5/R6/R4, the score, R1, and R3 for expansion.
 Blocks of all children are independent tasks, so one variable's lattice is split as well as the
-variables. With ``n_jobs > 1`` they run on a loky process pool whose workers receive the score (and
-its data) once, at start; with a Dask ``scheduler`` the score is scattered once to every worker and
-tasks name it. The coordinator advances a child as soon as all blocks of its level are back, and
+variables. With ``n_jobs > 1`` they run on a loky process pool (:func:`start_pool`, kept between runs)
+whose workers read the score (and its data) once per run, from a temporary file, on their first
+block; with a Dask ``scheduler`` the score is scattered once to every worker and tasks name it.
+The coordinator advances a child as soon as all blocks of its level are back, and
 evaluates queued blocks itself while it waits (work stealing). At most
 :data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once (one at a time serially):
 each holds its frontier, which on binary data with 37 variables reaches 10⁶ sets.
@@ -29,9 +30,11 @@ depend on the block size, ``n_jobs`` or the scheduler.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import pickle
+import secrets
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -521,7 +524,7 @@ class SerialExecutor:
         return None
 
 
-#: a worker's score: (path of the file it was read from, the score); read on the first block of a run
+#: a worker's score: (token of the run, the score); read on the first block of a run
 _WORKER_SCORE: tuple[str, LocalScore] | None = None
 _POOL: Any = None
 #: idle seconds after which the pool's workers exit (a later run in the same process reuses a live pool)
@@ -540,11 +543,14 @@ def _init_worker() -> None:
                   np.array([2.0]))
 
 
-def _worker_block(path: str, spec: WalkSpec, block: Block) -> BlockResult:
+def _worker_block(run: tuple[str, str], spec: WalkSpec, block: Block) -> BlockResult:
+    """Evaluate ``block`` with the score of ``run`` = (file, random token of the run): read from the file
+    on the run's first block in this worker (the token, not the path, tells runs apart: a path can be
+    reused once its file is removed)."""
     global _WORKER_SCORE
-    if _WORKER_SCORE is None or _WORKER_SCORE[0] != path:
-        with open(path, "rb") as fh:
-            _WORKER_SCORE = (path, pickle.load(fh))
+    if _WORKER_SCORE is None or _WORKER_SCORE[0] != run[1]:
+        with open(run[0], "rb") as fh:
+            _WORKER_SCORE = (run[1], pickle.load(fh))
     return evaluate_block(_WORKER_SCORE[1], spec, block)
 
 
@@ -602,13 +608,21 @@ class LokyExecutor:
         self.queued: list[tuple[_Task, WalkSpec, Block]] = []   # blocks held only until a worker has them
         # a file, not an argument: a pickled score in the task or initializer arguments is written into
         # the pipe of a starting worker, which blocks the coordinator until the worker has imported bnilp
-        fd, self.path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        self.pool = start_pool(n_jobs)
+        # (cloudpickle, as loky's own task arguments: a score class defined in __main__ travels too)
+        import cloudpickle
+
+        fd, path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
+        self.run = (path, secrets.token_hex(8))
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                cloudpickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            self.pool = start_pool(n_jobs)
+        except BaseException:
+            os.unlink(path)
+            raise
 
     def submit(self, spec: WalkSpec, block: Block) -> _Task:
-        task = _Task(self.pool.submit(_worker_block, self.path, spec, block))
+        task = _Task(self.pool.submit(_worker_block, self.run, spec, block))
         self.queued.append((task, spec, block))
         return task
 
@@ -632,7 +646,8 @@ class LokyExecutor:
         """Remove the score's file; the pool stays for a later run (its workers exit when idle)."""
         for task, _, _ in self.queued:   # after an error: blocks not started are not run
             task.future.cancel()
-        os.unlink(self.path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.run[0])
 
 
 def _dask_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:
@@ -719,11 +734,11 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
               progress: Callable[[Any], None] | None) -> None:
     """Run every child's walk to the end, blocks on the chosen executor; progress per finished child.
 
-    Blocks are generated on demand: at most :data:`BLOCKS_IN_FLIGHT_PER_SLOT` per process are
-    waiting or running at once, taken from the children's levels in the order the children started
-    (so the oldest level completes first and its child can advance). A child's next level starts when
-    every block of its level is back; at most :data:`ACTIVE_CHILDREN_PER_SLOT` children per process
-    are walked at once."""
+    Blocks are generated on demand: about :data:`BLOCKS_IN_FLIGHT_PER_SLOT` per process are waiting
+    or running at once (a base range can yield a few more), taken from the children's levels in the
+    order those levels began (so the oldest level completes first and its child can advance). A
+    child's next level starts when every block of its level is back; at most
+    :data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once."""
     executor = make_executor(score, n_jobs, scheduler)
     live: dict[int, _InFlight] = {}
     waiting = list(range(len(walks)))[::-1]     # children not started yet (popped from the end)

@@ -321,8 +321,10 @@ def score_parent_sets(
     ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
     for some child (mixed scores, structure priors) and no ``palim`` is given,
     :func:`default_palim` is used and recorded in ``meta`` (the result is then exact for
-    parent sets of at most that size). ``n_jobs`` runs children in parallel with joblib;
-    ``scheduler`` (a Dask address, or ``"local"``) runs them on a Dask cluster.
+    parent sets of at most that size). ``n_jobs`` runs blocks of parent sets (within and across
+    children) on ``n_jobs`` processes (:func:`bnilp.lattice.start_pool`; joblib per child for data
+    wider than :data:`MAX_MASK_VARIABLES`); ``scheduler`` (a Dask address, or ``"local"``) runs them
+    on a Dask cluster.
     """
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")

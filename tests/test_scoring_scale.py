@@ -85,6 +85,53 @@ def test_batched_counts_equal_one_family_counts(monkeypatch, table: str, score_n
                 assert got.bdeu[f] == pytest.approx(stats.score, rel=1e-12)
 
 
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+def test_every_counting_branch_equals_one_family_counts(monkeypatch, score_name: str) -> None:
+    """Blocks of all bases of size 1–4 in lexicographic order (consecutive bases share prefixes of
+    1–3 parents), every other column as the new parent, at thresholds that send families down each
+    branch of the kernel — keys from the prefix partition and the last parent, from the base's own
+    partition (dense), or a slot table — mixed within one base: every branch is taken, and every
+    family's statistics equal the one-family counts."""
+    rng = np.random.default_rng(11)
+    arities = [2, 3, 2, 4, 2, 3, 3]
+    frame = pd.DataFrame({f"v{i}": rng.integers(0, r, 220) for i, r in enumerate(arities)})
+    frame["v5"] = (frame["v0"] + frame["v1"]) % 3     # a parent its prefix determines: q⁺_Π < q⁺_Π′·r_l
+    frame = pd.concat([frame, frame.iloc[:60]])          # repeated rows: counting by weights
+    score = make_score(score_name, from_dataframe(frame, discrete=list(frame.columns)))
+    ctx = batch.CountContext.from_score(score)
+    child, others = 6, [0, 1, 2, 3, 4, 5]
+
+    def q_plus(cols: tuple[int, ...]) -> int:   # observed configurations of ``cols`` among the rows
+        return len({tuple(r) for r in ctx.columns[list(cols)].T}) if cols else 1
+
+    taken: set[str] = set()
+    for k in (1, 2, 3, 4):
+        bases = sorted(itertools.combinations(others, k))
+        fams = [(i, j) for i, b in enumerate(bases) for j in others if j not in b]
+        base_of = np.array([i for i, _ in fams])
+        new = np.array([j for _, j in fams])
+        q_all = np.array([float(np.prod([score.arities[p] for p in bases[i] + (j,)])) for i, j in fams])
+        for per_row in (0.05, 0.1, 0.3, 1.0):
+            monkeypatch.setattr(batch, "DENSE_CELLS_PER_ROW", per_row)
+            dense_keys = int(per_row * ctx.n_rows)
+            for i, j in fams:
+                b = bases[i]
+                prefix = q_plus(b[:-1]) * score.arities[b[-1]] * score.arities[j]
+                own = q_plus(b) * score.arities[j]
+                taken.add("prefix" if prefix <= dense_keys else "own" if own <= dense_keys else "slot")
+            got = batch.family_counts(ctx, child, np.array(bases, dtype=np.int64), base_of, new, q_all,
+                                      1.0 if score_name == "bdeu" else None)
+            for f, (i, j) in enumerate(fams):
+                nijk, q_plus_f, nh = score.extended_counts(child, bases[i], j)
+                stats = score.stats_from_counts(child, bases[i] + (j,), nijk, q_plus_f)
+                assert got.q_plus[f] == q_plus_f and got.c_plus[f] == np.count_nonzero(nijk), (k, per_row, f)
+                assert got.ll[f] == pytest.approx(stats.ll, rel=1e-12, abs=1e-9)
+                assert got.nh[f] == pytest.approx(nh, rel=1e-12, abs=1e-9)
+                if score_name == "bdeu":
+                    assert got.bdeu[f] == pytest.approx(stats.score, rel=1e-12)
+    assert taken == {"prefix", "own", "slot"}
+
+
 @pytest.mark.parametrize("seed,N,ess", [(1, 20, 1.0), (2, 100, 1.0), (3, 400, 10.0), (4, 50, 0.1)])
 def test_r6_cell_bound_holds_for_every_superset(seed: int, N: int, ess: float) -> None:
     """The bound behind R6: s_BDeu(Π″) ≤ −c⁺(Π′)·ln r_i for every Π′ ⊆ Π″ (brute force over all pairs)."""

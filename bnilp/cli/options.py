@@ -122,11 +122,11 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
     """Load DATA with the type options; with a discrete-only score and none of --discrete/--continuous,
     columns of small non-negative integers are discrete whatever their number of codes. With --jobs the
     scoring processes are started first, so that their start overlaps the reading."""
-    n_jobs = opts.get("n_jobs", 1)
-    if (n_jobs > 1 or n_jobs == -1) and not opts.get("scheduler"):   # they start while the data are read
+    n_jobs = (os.cpu_count() or 1) if opts.get("n_jobs", 1) == -1 else opts.get("n_jobs", 1)
+    if n_jobs > 1 and not opts.get("scheduler"):   # the scoring processes start while the data are read
         from bnilp.lattice import start_pool
 
-        start_pool((os.cpu_count() or 1) if n_jobs == -1 else n_jobs)
+        start_pool(n_jobs)
     typed = opts.get("discrete_cols") or opts.get("continuous_cols")
     integer_codes = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES and not typed
     return load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),

@@ -115,7 +115,7 @@ def _refine(code, col, r, slot, hkeys, bits, seen, out) -> int:
     for row in range(code.size):
         pos = _position(np.int64(code[row]) * r + col[row], hkeys, bits)
         s = slot[pos]
-        if s < 0:   # the first row of this pair: a new slot (written out here and in _family_stats:
+        if s < 0:   # the first row of this pair: a new slot (written out here and in _block_stats:
             s = m   # a shared helper returning (s, m) made both loops ~10× slower under numba 0.68)
             slot[pos] = s
             seen[m] = pos
@@ -180,8 +180,8 @@ def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all,
                 if not refined:
                     prefix_size[k - 1] = _refine(pre, col_last, r_last, rslot, rhkeys, rbits, seen, prefix[k - 1])
                     refined = True
-                code = prefix[k - 1]   # k ≥ 1 here (k = 0: keys = r_j is dense)
-                keys = prefix_size[k - 1] * r_j
+                code = prefix[k - 1] if k >= 1 else zero   # k = 0: one configuration (r_j over dense_keys)
+                keys = (prefix_size[k - 1] if k >= 1 else 1) * r_j
                 dense = keys <= dense_keys
                 if dense:   # the base's own partition (q⁺_Π ≤ rows) makes the key space small enough
                     for row in range(rows):
