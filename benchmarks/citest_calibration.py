@@ -15,9 +15,12 @@ no continuous variable. MVP is not score-equivalent: both directions are tested 
 and both one-direction tests are reported too (``mvp:X|Y`` = X as the child).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/citest_calibration.py --reps 1000 --jobs 2 [--scores cgd --bins 4]
+                                                     [--link logistic] [--only ddc,cdc]
 
 ``--bins`` changes the simulator's bins (3 by default, as CGd's b = 3: then CGd models the discrete
-children of continuous parents exactly; other values show it misspecified).
+children of continuous parents exactly; other values show it misspecified). ``--link logistic``
+draws discrete children of continuous parents through a softmax link instead of the seed's steps
+(``bnilp.simulate``). ``--only`` runs some cells (codes X Y Z, ``n`` for no Z).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from joblib import Parallel, delayed
 from bnilp.citest import ci_test
 from bnilp.data import from_dataframe
 from bnilp.scores import make_score
-from bnilp.simulate import sample_dag
+from bnilp.simulate import DEFAULT_LINK, LINKS, sample_dag
 
 KINDS = ("d", "c")
 CONDITIONING = ("none", "d", "c")
@@ -48,12 +51,17 @@ def combinations() -> list[tuple[str, str, str]]:
     return [(x, y, z) for x, y, z in itertools.product(KINDS, KINDS, CONDITIONING)]
 
 
+def _code(combo: tuple[str, str, str]) -> str:
+    """A cell as three letters, X Y Z (``n``: no Z): ``ddc``, ``cdn``."""
+    return combo[0] + combo[1] + combo[2][0]
+
+
 def _applies(score: str, combo: tuple[str, str, str]) -> bool:
     return score != "bic" or "c" not in combo
 
 
 def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: int,
-                  scores: tuple[str, ...] = SCORES, bins: int = 3) -> dict[str, float]:
+                  scores: tuple[str, ...] = SCORES, bins: int = 3, link: str = DEFAULT_LINK) -> dict[str, float]:
     """p-values of every applicable test on one simulated data set."""
     x, y, z = combo
     parents: dict[str, list[str]] = {}
@@ -65,7 +73,7 @@ def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: in
     parents["X"] = list(given)
     parents["Y"] = given + (["X"] if dependent else [])
     for attempt in range(20):
-        frame = sample_dag(parents, kinds, N, seed=seed * 1000 + attempt, bins=bins)
+        frame = sample_dag(parents, kinds, N, seed=seed * 1000 + attempt, bins=bins, link=link)
         if all(frame[v].nunique() > 1 for v in frame):
             break
     discrete = [v for v, k in kinds.items() if k == "discrete"]
@@ -83,9 +91,10 @@ def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: in
     return out
 
 
-def run(reps: int, jobs: int, seed: int, scores: tuple[str, ...] = SCORES, bins: int = 3) -> list[dict]:
-    tasks = [(combo, N, dep, seed + r, scores, bins) for combo in combinations() for N in SAMPLE_SIZES
-             for dep in (False, True) for r in range(reps)]
+def run(reps: int, jobs: int, seed: int, scores: tuple[str, ...] = SCORES, bins: int = 3,
+        link: str = DEFAULT_LINK, only: tuple[str, ...] = ()) -> list[dict]:
+    tasks = [(combo, N, dep, seed + r, scores, bins, link) for combo in combinations() for N in SAMPLE_SIZES
+             for dep in (False, True) for r in range(reps) if not only or _code(combo) in only]
     results = Parallel(n_jobs=jobs, batch_size=16)(delayed(one_replicate)(*t) for t in tasks)
     rows: dict[tuple, dict] = {}
     for (combo, N, dep, *_), pv in zip(tasks, results, strict=True):
@@ -132,10 +141,14 @@ def main() -> None:
     parser.add_argument("--scores", default=",".join(SCORES), help="tests to calibrate (also: cgd)")
     parser.add_argument("--bins", type=int, default=3,
                         help="equal-frequency bins through which a continuous parent acts on a discrete child")
+    parser.add_argument("--link", choices=LINKS, default=DEFAULT_LINK,
+                        help="how a discrete child depends on a continuous parent (bnilp.simulate.LINKS)")
+    parser.add_argument("--only", default="", help="cells to run, as XYZ codes (e.g. ddc,cdc); default all")
     args = parser.parse_args()
     scores = tuple(s for s in args.scores.split(",") if s)
     t0 = time.perf_counter()
-    table = run(args.reps, args.jobs, args.seed, scores, args.bins)
+    only = tuple(c for c in args.only.split(",") if c)
+    table = run(args.reps, args.jobs, args.seed, scores, args.bins, args.link, only)
     print_table(table, scores)
     print(f"{time.perf_counter() - t0:.0f} s with --jobs {args.jobs}")
     if args.json:

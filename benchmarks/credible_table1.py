@@ -13,6 +13,7 @@ both modes on the same score table and checks that the DAG and class counts agre
 
     python benchmarks/credible_table1.py [--max-n 17] [--bf 3,20,150] [--only wine,zoo] [--time-limit 900]
                                          [--enumerate mecs|dags|auto] [--compare]
+                                         [--jobs 2] [--save-dir DIR]
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import argparse
 import itertools
 import math
 import time
+from pathlib import Path
 
 from common import data_path, table1
 
 from bnilp.data import load_data
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import ENUMERATE_CHOICES, solve_table
+from bnilp.scorefile import write_jaakkola
 from bnilp.scores import make_score
 
 
@@ -53,6 +56,8 @@ def main() -> None:
     parser.add_argument("--max-networks", type=int, default=150_000)
     parser.add_argument("--enumerate", dest="mode", choices=ENUMERATE_CHOICES, default="mecs")
     parser.add_argument("--compare", action="store_true", help="also enumerate DAGs and check the counts agree")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for scoring (the search is one process)")
+    parser.add_argument("--save-dir", default="", help="write each score table there as NAME_bfBF.jkl")
     args = parser.parse_args()
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
     head = (f"{'data':<12} {'BF':>4} {'mode':>4} {'DAGs':>8} {'paper':>8} {'MECs':>7} {'seed key':>8} {'paper':>7} "
@@ -66,8 +71,10 @@ def main() -> None:
         for bf in (int(b) for b in args.bf.split(",")):
             eps = math.log(bf)
             t0 = time.perf_counter()
-            table = score_parent_sets(score, epsilon=eps)
+            table = score_parent_sets(score, epsilon=eps, n_jobs=args.jobs)
             t_score = time.perf_counter() - t0
+            if args.save_dir:
+                write_jaakkola(table, Path(args.save_dir) / f"{row['name']}_bf{bf}.jkl", sidecar=False)
             result, t_solve = _run(table, eps, args.mode, args)
             rep = result.report
             mode = rep["enumerate"]

@@ -9,7 +9,7 @@ Parts (``--parts``):
 - ``jobs``: alarm1000 BIC BF 20 and hailfinder500 BIC BF 3, whole files: --jobs 1, --jobs 2 (its pool
   started by the call), --jobs 2 again (the pool of the previous call still running, as for a second
   call in one process) and --scheduler local (2 workers); seconds and ratios, and whether the score
-  files are byte-identical.
+  files are byte-identical. ``--jobs-data NAME:BF,...`` picks other Table 1 files (e.g. ``bands:3``).
 - ``alarm``: alarm.csv (the seed's alarm row), BIC BF 3, no palim, --jobs 2: seconds.
 - ``bign``: 10^6 simulated rows, 20 discrete variables (2–4 states, a random DAG, 2 parents at most),
   BIC BF 20, --jobs 1: seconds and peak resident memory of the scoring process; past ``--bign-limit``
@@ -99,7 +99,8 @@ def throughput(args) -> None:
 
 
 def jobs(args) -> None:
-    for name, bf in (("alarm1000", 20), ("hailfinder500", 3)):
+    for item in args.jobs_data.split(","):
+        name, bf = item.split(":")[0], int(item.split(":")[1])
         data = load_data(DATA / f"{name}.csv", no_header=True, integer_codes=True)
         eps = math.log(bf)
         out = {}
@@ -198,6 +199,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", default="throughput,jobs,alarm,bign")
     parser.add_argument("--children", type=int, default=3)
+    parser.add_argument("--jobs-data", default="alarm1000:20,hailfinder500:3",
+                        help="data sets of the jobs part, NAME:BF (e.g. bands:3 for a longer job)")
     parser.add_argument("--before-limit", type=float, default=30.0)
     parser.add_argument("--bign-limit", type=float, default=900.0, help="seconds for the 10^6-row part")
     args = parser.parse_args()

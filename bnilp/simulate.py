@@ -25,7 +25,17 @@ The seed's design, restated with every random draw made explicit:
    - *Discrete child*: rows are partitioned by the configuration of its discrete parents and the
      discretised copies of its continuous parents; each configuration has its own distribution
      over the r categories drawn from Dirichlet(1, …, 1) (uniform on the simplex). A root has one
-     such distribution.
+     such distribution. This is the seed's mechanism (``link="bins"``): the child depends on a
+     continuous parent through steps.
+   - *Discrete child, ``link="logistic"``* (not in the seed): with continuous parents, rows are
+     partitioned by the discrete parents only; in configuration c the category probabilities are
+     softmax_k(a_ck + Σ_j b_cjk·f_j(x_j)), with a_c = ln p_c, p_c ~ Dirichlet(1, …, 1) (the
+     category frequencies at x = 0), b_cj0 = 0 and b_cjk (k ≥ 1) of magnitude U(0.5, 1.5) with random
+     sign. A discrete child without continuous parents is drawn as above. This is the form of
+     P(child | x) that the conditional Gaussian model implies (Gaussian x given the child with a
+     common variance gives a softmax linear in x; Lauritzen & Wermuth 1989), so CG and MVP are
+     much closer to correctly specified than under steps — not exactly: here x itself is Gaussian,
+     not a mixture over the child's categories, so x given the child is only near-Gaussian.
    Every continuous variable is standardised (mean 0, population sd 1) right after it is drawn,
    so the scale never grows along long chains and the output is standardised as in the seed
    ("prior to running tests on any algorithm, the data were standardized"). A discrete variable
@@ -52,6 +62,9 @@ COEF_RANGE = (0.5, 1.5)
 NOISE_VAR_RANGE = (0.5, 1.5)
 POLY_RANGE = (-1.0, 1.0)
 MAX_REDRAWS = 100
+#: how a discrete child depends on its continuous parents: the seed's steps, or a logistic (softmax) link
+LINKS = ("bins", "logistic")
+DEFAULT_LINK = "bins"
 
 
 def _standardise(x: np.ndarray) -> np.ndarray:
@@ -78,6 +91,11 @@ def _equal_frequency(x: np.ndarray, bins: int) -> np.ndarray:
     """Equal-frequency bin codes 0..bins−1 (cuts at the empirical j/bins quantiles)."""
     cuts = np.quantile(x, np.arange(1, bins) / bins)
     return np.searchsorted(cuts, x, side="right").astype(np.int64)
+
+
+def _check_link(link: str) -> None:
+    if link not in LINKS:
+        raise InputError(f"link must be one of {', '.join(LINKS)}, got {link!r}")
 
 
 def _random_dag(order: list[int], n_edges: int, max_degree: int | None,
@@ -122,9 +140,42 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
     return lo, hi
 
 
+def _categories(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One category per row, row i drawn from the distribution ``probs[i]`` (inverse CDF)."""
+    cum = np.cumsum(probs, axis=1)
+    return (rng.random(len(probs))[:, None] >= cum[:, :-1]).sum(axis=1).astype(np.int64)
+
+
+def _terms(columns: dict[int, np.ndarray], cont_pa: list[int], nonlinear: bool,
+           rng: np.random.Generator) -> list[np.ndarray]:
+    """f_j(x_j) of every continuous parent: x_j, or a standardised random cubic when ``nonlinear``."""
+    terms = [columns[p] for p in cont_pa]
+    if nonlinear:
+        terms = [_standardise(np.polyval(np.r_[rng.uniform(*POLY_RANGE, size=3), 0.0], t)) for t in terms]
+    return terms
+
+
+def _discrete_child(disc_cols: list[np.ndarray], binned_cols: list[np.ndarray], terms: list[np.ndarray],
+                    r: int, N: int, link: str, rng: np.random.Generator) -> np.ndarray:
+    """One draw of a discrete child (step 4: Dirichlet tables over configurations, or the softmax link)."""
+    if link == "logistic" and terms:
+        config, q = _configurations(disc_cols, N)
+        intercept = np.log(rng.dirichlet(np.ones(r), size=q))                     # (q, r)
+        slope = _signed(rng, (q, len(terms), r))
+        slope[:, :, 0] = 0.0
+        logits = intercept[config]
+        for j, t in enumerate(terms):
+            logits = logits + slope[config, j, :] * t[:, None]
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return _categories(probs / probs.sum(axis=1, keepdims=True), rng)
+    config, q = _configurations(disc_cols + binned_cols, N)
+    return _categories(rng.dirichlet(np.ones(r), size=q)[config], rng)
+
+
 def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.ndarray, arity: dict[int, int],
                     bins: dict[int, int], N: int, nonlinear: bool, rng: np.random.Generator, names: list[str],
-                    notes: list[str]) -> dict[int, np.ndarray]:
+                    notes: list[str], link: str = DEFAULT_LINK) -> dict[int, np.ndarray]:
     """Step 4 of the module docstring: every variable in causal ``order`` given its ``parents``."""
     columns: dict[int, np.ndarray] = {}
     binned: dict[int, np.ndarray] = {}
@@ -133,12 +184,11 @@ def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.
         disc_pa = [p for p in pa if is_discrete[p]]
         cont_pa = [p for p in pa if not is_discrete[p]]
         if is_discrete[v]:
-            config, q = _configurations([columns[p] for p in disc_pa] + [binned[p] for p in cont_pa], N)
-            r = arity[v]
+            disc_cols = [columns[p] for p in disc_pa]
+            binned_cols = [binned[p] for p in cont_pa]
+            terms = _terms(columns, cont_pa, nonlinear, rng) if link == "logistic" else []
             for _ in range(MAX_REDRAWS):
-                probs = rng.dirichlet(np.ones(r), size=q)
-                cum = np.cumsum(probs, axis=1)[config]
-                x = (rng.random(N)[:, None] >= cum[:, :-1]).sum(axis=1).astype(np.int64)
+                x = _discrete_child(disc_cols, binned_cols, terms, arity[v], N, link, rng)
                 if np.unique(x).size > 1:
                     break
             else:
@@ -146,10 +196,7 @@ def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.
             columns[v] = x
         else:
             config, q = _configurations([columns[p] for p in disc_pa], N)
-            terms = [columns[p] for p in cont_pa]
-            if nonlinear:
-                terms = [_standardise(np.polyval(np.r_[rng.uniform(*POLY_RANGE, size=3), 0.0], t))
-                         for t in terms]
+            terms = _terms(columns, cont_pa, nonlinear, rng)
             mu = _signed(rng, q)
             beta = _signed(rng, (q, len(cont_pa)))
             sigma = np.sqrt(rng.uniform(*NOISE_VAR_RANGE, size=q))
@@ -170,6 +217,7 @@ def simulate(
     categories: tuple[int, int] = (2, 5),
     nonlinear: bool = False,
     seed: int | None = None,
+    link: str = DEFAULT_LINK,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Simulate mixed data from a random DAG (module docstring: every draw and its range).
 
@@ -179,9 +227,12 @@ def simulate(
     ``categories`` (discrete variable → r drawn; the sample may show fewer states), ``bins``
     (continuous variable → temporary bins), ``order`` (causal order), ``n_edges``, ``settings``
     (the arguments, with the seed actually used) and ``notes``. The same arguments with the same
-    integer seed give identical output.
+    integer seed give identical output. ``link`` (:data:`LINKS`) is how a discrete child depends on
+    its continuous parents: ``"bins"`` (the seed's steps, through the temporary bins) or
+    ``"logistic"`` (a softmax link, the form the conditional Gaussian model implies).
     """
     lo, hi = _validate(n_nodes, n_samples, avg_degree, max_degree, discrete_fraction, categories)
+    _check_link(link)
     n, N = int(n_nodes), int(n_samples)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
@@ -206,7 +257,7 @@ def simulate(
     arity = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(is_discrete)}
     bins = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(~is_discrete)}
 
-    columns = _sample_columns(order, parents, is_discrete, arity, bins, N, nonlinear, rng, names, notes)
+    columns = _sample_columns(order, parents, is_discrete, arity, bins, N, nonlinear, rng, names, notes, link)
     data = pd.DataFrame({names[i]: columns[i] for i in range(n)})
     truth: dict[str, Any] = {
         "parents": {names[i]: [names[p] for p in parents[i]] for i in range(n)},
@@ -220,7 +271,7 @@ def simulate(
             "n_nodes": n, "n_samples": N, "avg_degree": float(avg_degree),
             "max_degree": None if max_degree is None else int(max_degree),
             "discrete_fraction": float(discrete_fraction), "categories": [lo, hi],
-            "nonlinear": bool(nonlinear), "seed": int(seed),
+            "nonlinear": bool(nonlinear), "seed": int(seed), "link": link,
         },
         "notes": notes,
         "generator": "bnilp.simulate (Andrews, Ramsey & Cooper §6)",
@@ -237,14 +288,17 @@ def sample_dag(
     bins: int | dict[str, int] = 3,
     nonlinear: bool = False,
     seed: int | None = None,
+    link: str = DEFAULT_LINK,
 ) -> pd.DataFrame:
     """Data from a *given* DAG with the parameter draws of :func:`simulate` (step 4 of the module docstring).
 
     ``parents`` maps every variable to its parents (the DAG), ``kinds`` every variable to ``discrete``
     or ``continuous``; ``categories`` gives each discrete variable's r (default 3) and ``bins`` the
-    temporary bins of each continuous variable (one number for all, default 3). Columns come out in
-    the order of ``parents``. Used for the CI-test calibration nulls (``benchmarks/citest_calibration.py``).
+    temporary bins of each continuous variable (one number for all, default 3; used by
+    ``link="bins"``); ``link`` as in :func:`simulate`. Columns come out in the order of ``parents``.
+    Used for the CI-test calibration nulls (``benchmarks/citest_calibration.py``).
     """
+    _check_link(link)
     names = list(parents)
     index = {v: i for i, v in enumerate(names)}
     unknown = sorted({p for ps in parents.values() for p in ps} - set(index)) + sorted(set(names) - set(kinds))
@@ -263,5 +317,5 @@ def sample_dag(
     nbins = {index[v]: int(bins if isinstance(bins, int) else bins.get(v, 3)) for v in names if kinds[v] != "discrete"}
     pa = [sorted(index[p] for p in parents[v]) for v in names]
     rng = np.random.default_rng(seed)
-    columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [])
+    columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [], link)
     return pd.DataFrame({v: columns[index[v]] for v in names})

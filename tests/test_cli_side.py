@@ -55,11 +55,12 @@ def test_simulate_writes_data_and_truth(simulated, tmp_path):
 def test_simulate_nonlinear_and_options(tmp_path):
     data, truth = tmp_path / "n.csv", tmp_path / "n.json"
     res = _run("simulate", "--nodes", "8", "--samples", "100", "--avg-degree", "3", "--max-degree", "4",
-               "--discrete-fraction", "0.25", "--categories", "3-4", "--nonlinear", "--seed", "1",
-               "-o", str(data), "--truth", str(truth))
+               "--discrete-fraction", "0.25", "--categories", "3-4", "--nonlinear", "--link", "logistic",
+               "--seed", "1", "-o", str(data), "--truth", str(truth))
     assert res.exit_code == 0, res.output
     t = json.loads(truth.read_text())
     assert t["settings"]["nonlinear"] and len(t["discrete"]) == 2 and t["settings"]["categories"] == [3, 4]
+    assert t["settings"]["link"] == "logistic"
     assert pd.read_csv(data).shape == (100, 8)
 
 
@@ -75,6 +76,13 @@ def test_simulate_bad_input(tmp_path, extra):
     args = ["simulate", "--nodes", "10", "--seed", "0", "-o", str(tmp_path / "d.csv"),
             "--truth", str(tmp_path / "t.json"), *extra]
     _one_line_error(_run(*args))
+    assert not (tmp_path / "d.csv").exists()
+
+
+def test_simulate_unknown_link_is_a_usage_error_naming_the_links(tmp_path):
+    res = _run("simulate", "--nodes", "5", "--samples", "50", "--link", "probit",
+               "-o", str(tmp_path / "d.csv"), "--truth", str(tmp_path / "t.json"))
+    assert res.exit_code == 2 and "'bins', 'logistic'" in res.output
     assert not (tmp_path / "d.csv").exists()
 
 

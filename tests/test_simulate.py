@@ -12,7 +12,7 @@ from bnilp.citest import ci_test
 from bnilp.data import from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.scores import make_score
-from bnilp.simulate import simulate
+from bnilp.simulate import sample_dag, simulate
 
 
 def _degrees(parents: dict[str, list[str]]) -> dict[str, int]:
@@ -144,3 +144,47 @@ def test_bad_arguments(kwargs):
     args = {"n_nodes": 10, "n_samples": 50, "avg_degree": 2.0, "seed": 0} | kwargs
     with pytest.raises(InputError):
         simulate(**args)
+
+
+def _log_odds_by_ninth(link: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per ninth of Z (equal frequency) for Z → X: mean Z, ln P(X = k)/P(X = 0) for k = 1, 2, and the
+    standard error of each log-odds, √(1/n_k + 1/n_0)."""
+    df = sample_dag({"Z": [], "X": ["Z"]}, {"Z": "continuous", "X": "discrete"}, 180_000, seed=7, link=link)
+    ninth = np.searchsorted(np.quantile(df["Z"], np.arange(1, 9) / 9), df["Z"], side="right")
+    z = np.array([df["Z"][ninth == b].mean() for b in range(9)])
+    counts = np.array([np.bincount(df["X"][ninth == b], minlength=3) for b in range(9)]) + 0.5
+    return z, np.log(counts[:, 1:] / counts[:, :1]), np.sqrt(1 / counts[:, 1:] + 1 / counts[:, :1])
+
+
+def test_logistic_link_has_log_odds_linear_in_the_parent_where_bins_step():
+    # bins (the seed's): the child depends on Z only through its 3 equal-frequency bins, so the
+    # log-odds are constant on each third (three ninths each) and jump between thirds;
+    # logistic: ln P(k)/P(0) = a_k − a_0 + b_k·Z is linear in Z (b_0 = 0), never constant on a third
+    z, steps, se = _log_odds_by_ninth("bins")
+    thirds = steps.reshape(3, 3, 2)
+    spread = np.sqrt(2) * se.reshape(3, 3, 2).max(axis=1)
+    assert (np.ptp(thirds, axis=1) < 4 * spread).all()
+    jumps = np.abs(np.diff(thirds.mean(axis=1), axis=0))
+    assert (jumps > 4 * spread[1:]).any()
+    z, smooth, se = _log_odds_by_ninth("logistic")
+    for k in range(2):
+        slope, intercept = np.polyfit(z, smooth[:, k], 1, w=1 / se[:, k])
+        assert 0.5 - 0.1 <= abs(slope) <= 1.5 + 0.1          # |b_k| ~ U(0.5, 1.5)
+        assert (np.abs(smooth[:, k] - (slope * z + intercept)) < 4 * se[:, k]).all()
+        assert np.ptp(smooth[3:6, k]) > 4 * np.sqrt(2) * se[3:6, k].max()    # it moves inside a third
+
+
+def test_link_changes_only_discrete_children_of_continuous_parents():
+    discrete_only = {"A": [], "B": ["A"]}
+    kinds = {"A": "discrete", "B": "discrete"}
+    assert sample_dag(discrete_only, kinds, 300, seed=2).equals(
+        sample_dag(discrete_only, kinds, 300, seed=2, link="logistic"))
+    df, truth = simulate(12, 400, 2.0, 4, seed=5, link="logistic")
+    assert truth["settings"]["link"] == "logistic"
+    assert simulate(12, 400, 2.0, 4, seed=5)[1]["settings"]["link"] == "bins"
+    for name in truth["discrete"]:
+        assert set(df[name].unique()) <= set(range(truth["categories"][name]))
+    with pytest.raises(InputError, match="link must be one of bins, logistic"):
+        simulate(5, 50, 1.0, seed=0, link="probit")
+    with pytest.raises(InputError, match="link"):
+        sample_dag(discrete_only, kinds, 50, link="steps")

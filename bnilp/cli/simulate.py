@@ -24,6 +24,7 @@ from bnilp.metrics import (
     thresholded_graph,
 )
 from bnilp.scorefile import atomic_write_text
+from bnilp.simulate import DEFAULT_LINK, LINKS
 from bnilp.simulate import simulate as simulate_data
 
 
@@ -65,6 +66,9 @@ def _parse_categories(text: str) -> tuple[int, int]:
               help="Categories of a discrete variable (uniform in LO-HI); also the temporary bins of a "
                    "continuous parent of a discrete child.")
 @click.option("--nonlinear", is_flag=True, help="Continuous children depend on random cubic polynomials.")
+@click.option("--link", type=click.Choice(LINKS), default=DEFAULT_LINK, show_default=True,
+              help="How a discrete child depends on continuous parents: through steps (the temporary "
+                   "bins, the seed's) or a softmax link linear in the parents (the form the CG model implies).")
 @click.option("--seed", type=int, default=None,
               help="Random seed (default: a fresh one, recorded in the truth).")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
@@ -73,14 +77,14 @@ def _parse_categories(text: str) -> tuple[int, int]:
               help="True graph JSON to write ({'parents': ..., 'kinds': ..., ...}).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing.")
 def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discrete_fraction: float,
-             categories: str, nonlinear: bool, seed: int | None, output: str, truth_path: str,
+             categories: str, nonlinear: bool, link: str, seed: int | None, output: str, truth_path: str,
              quiet: bool) -> None:
     """Simulate mixed discrete/continuous data from a random DAG (Andrews et al. §6)."""
     lo, hi = _parse_categories(categories)
     if max_degree < 0:
         raise InputError(f"--max-degree must be ≥ 0 (0 = no limit), got {max_degree}")
     data, truth = simulate_data(nodes, samples, avg_degree, max_degree or None, discrete_fraction,
-                                (lo, hi), nonlinear, seed)
+                                (lo, hi), nonlinear, seed, link)
     truth["data"] = output
     atomic_write_text(output, data.to_csv(index=False, float_format="%.12g"))
     atomic_write_text(truth_path, json.dumps(truth, indent=1) + "\n")
