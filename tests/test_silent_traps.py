@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import signal
 import subprocess
@@ -136,6 +137,29 @@ def test_a_signal_during_enumeration_gives_status_interrupted(tmp_path, signum) 
     assert all(net["score"] >= threshold for net in doc["networks"])
     assert all(sum(len(ps) for ps in net["parents"].values()) <= 6 for net in doc["networks"])
     assert math.isclose(doc["optimum"], 0.0, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, signum) -> None:
+    # alarm.csv at BF 3 scores for minutes; the signal comes once the worker pool has the score's file
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = tmp_path / "alarm.scores"
+    proc = subprocess.Popen([sys.executable, "-m", "bnilp", "score", str(shared_data / "liao2019_ebnsl" / "alarm.csv"),
+                             "--no-header", "--bf", "3", "--jobs", "2", "-q", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(scratch)})
+    deadline = time.monotonic() + 60
+    while not list(scratch.glob("bnilp-score-*")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert list(scratch.glob("bnilp-score-*")), "the pool never started"
+    time.sleep(1.0)
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == "bnilp: interrupted"
+    assert not out.exists() and not Path(f"{out}.json").exists()
+    assert list(scratch.iterdir()) == []          # the score's temporary file is gone
 
 
 def test_every_status_is_listed_in_the_readme_with_its_exit_code() -> None:

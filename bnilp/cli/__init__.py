@@ -7,8 +7,11 @@ valid but not proven optimal / not complete.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 
 import click
 
@@ -28,6 +31,27 @@ COMMANDS = {
 
 EXIT_INPUT = 2
 EXIT_LIMIT = 3
+#: Ctrl-C or SIGTERM outside the search (reading, scoring): nothing written (128 + SIGINT, as shells do)
+EXIT_INTERRUPTED = 130
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM raises KeyboardInterrupt like Ctrl-C, so ``finally`` blocks run (worker pools stop, the
+    score's temporary file is removed, no partial output is left). The search installs its own handler
+    (``bnilp.ilp.search``: status ``interrupted`` with what was found) and restores this one after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class LazyGroup(click.Group):
@@ -45,13 +69,14 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
-            return super().invoke(ctx)
+            with _terminate_as_interrupt():
+                return super().invoke(ctx)
         except BnilpError as exc:
             click.echo(f"bnilp: error: {exc}", err=True)
             sys.exit(EXIT_INPUT)
         except KeyboardInterrupt:
             click.echo("bnilp: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
