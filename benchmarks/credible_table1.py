@@ -62,7 +62,7 @@ def main() -> None:
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
     head = (f"{'data':<12} {'BF':>4} {'mode':>4} {'DAGs':>8} {'paper':>8} {'MECs':>7} {'seed key':>8} {'paper':>7} "
             f"{'score s':>8} {'solve s':>8} {'paper T':>8} {'T ratio':>8} {'DAGs/s':>9} {'dags s':>8} "
-            f"{'agree':>5} {'status':<14}")
+            f"{'agree':>5} {'OPT':>10} {'status':<14}")
     print(head)
     print("-" * len(head))
     for row in rows:
@@ -93,9 +93,13 @@ def main() -> None:
             ratio = f"{t_solve / float(paper_t):>8.2f}" if paper_t not in ("", "OT") else f"{'':>8}"
             rate = rep["n_networks"] / max(t_solve, 1e-9)
             status = rep["status"] + ("" if rep["complete"] else " (incomplete)")
+            gap = result.solution.gap
+            proven = "proven" if gap is not None and gap <= 1e-9 * max(1.0, abs(result.solution.optimum or 0.0)) \
+                else f"gap {gap:.3g}"
             print(f"{row['name']:<12} {bf:>4} {mode:>4} {rep['n_networks']:>8} {row[f'G{bf}'] or '—':>8} "
                   f"{rep['n_mecs']:>7} {key:>8} {row[f'M{bf}'] or '—':>7} {t_score:>8.2f} {t_solve:>8.2f} "
-                  f"{paper_t or '—':>8} {ratio} {rate:>9.1f} {dags_s:>8} {agree:>5} {status:<14}", flush=True)
+                  f"{paper_t or '—':>8} {ratio} {rate:>9.1f} {dags_s:>8} {agree:>5} {proven:>10} {status:<14}",
+                  flush=True)
 
 
 def _all_columns(path) -> list[str]:
