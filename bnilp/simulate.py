@@ -155,11 +155,11 @@ def _terms(columns: dict[int, np.ndarray], cont_pa: list[int], nonlinear: bool,
     return terms
 
 
-def _discrete_child(disc_cols: list[np.ndarray], binned_cols: list[np.ndarray], terms: list[np.ndarray],
-                    r: int, N: int, link: str, rng: np.random.Generator) -> np.ndarray:
-    """One draw of a discrete child (step 4: Dirichlet tables over configurations, or the softmax link)."""
+def _discrete_child(config: np.ndarray, q: int, terms: list[np.ndarray], r: int, link: str,
+                    rng: np.random.Generator) -> np.ndarray:
+    """One draw of a discrete child over its row configurations ``config`` (0..q−1): a Dirichlet table
+    per configuration, or with ``link="logistic"`` and continuous ``terms`` the softmax link (step 4)."""
     if link == "logistic" and terms:
-        config, q = _configurations(disc_cols, N)
         intercept = np.log(rng.dirichlet(np.ones(r), size=q))                     # (q, r)
         slope = _signed(rng, (q, len(terms), r))
         slope[:, :, 0] = 0.0
@@ -169,7 +169,6 @@ def _discrete_child(disc_cols: list[np.ndarray], binned_cols: list[np.ndarray], 
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return _categories(probs / probs.sum(axis=1, keepdims=True), rng)
-    config, q = _configurations(disc_cols + binned_cols, N)
     return _categories(rng.dirichlet(np.ones(r), size=q)[config], rng)
 
 
@@ -184,11 +183,12 @@ def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.
         disc_pa = [p for p in pa if is_discrete[p]]
         cont_pa = [p for p in pa if not is_discrete[p]]
         if is_discrete[v]:
-            disc_cols = [columns[p] for p in disc_pa]
-            binned_cols = [binned[p] for p in cont_pa]
             terms = _terms(columns, cont_pa, nonlinear, rng) if link == "logistic" else []
+            # the softmax link partitions by the discrete parents only; the steps by the bins too
+            steps = [] if terms else [binned[p] for p in cont_pa]
+            config, q = _configurations([columns[p] for p in disc_pa] + steps, N)
             for _ in range(MAX_REDRAWS):
-                x = _discrete_child(disc_cols, binned_cols, terms, arity[v], N, link, rng)
+                x = _discrete_child(config, q, terms, arity[v], link, rng)
                 if np.unique(x).size > 1:
                     break
             else:
