@@ -311,14 +311,19 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
     """Counted classes → report; ``list_dags``: every admitted DAG of every class listed and averaged."""
     meta = table.meta
     made_for = meta.get("epsilon")
-    sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached")
-             and knowledge_sound)
+    table_sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached")
+                   and knowledge_sound)
+    # Sound pruning keeps every parent set of every *credible* DAG; a best-so-far DAG from a phase 1
+    # stopped early need not be credible, so neither need the other DAGs of its class be in the table.
+    sound = table_sound and solution.optimum_proven
     mecs = credible_classes(solution.networks, table.families, table.variables, complete_classes=sound,
                             knowledge=knowledge)
     counted = ("every DAG of each class" if sound else
                "the DAGs of each class whose parent sets are all in the score table"
                + (f" (palim {meta.get('exact_for_parent_sets_up_to') or meta['palim']})"
-                  if meta.get("palim_reached") else ""))
+                  if meta.get("palim_reached") else "")
+               + ("" if solution.optimum_proven else
+                  " (OPT not proven: the class of the best DAG found so far, which may not be credible)"))
     if list_dags:
         doc = solution.to_dict()
         doc["networks"] = [{"score": s, "parents": {v: sorted(ps) for v, ps in dag.items()}}

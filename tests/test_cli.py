@@ -12,8 +12,8 @@ from bnilp.cli import main
 from bnilp.scorefile import read_jaakkola
 from tests.conftest import random_discrete_frame
 
-JSON_FIELDS = {"optimum", "bound", "gap", "status", "seconds", "epsilon", "complete", "n_networks", "n_mecs",
-               "networks", "mecs", "edges", "prior"}
+JSON_FIELDS = {"optimum", "bound", "gap", "optimum_proven", "status", "seconds", "epsilon", "complete", "n_networks",
+               "n_mecs", "networks", "mecs", "edges", "prior"}
 
 
 @pytest.fixture

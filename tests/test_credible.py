@@ -298,3 +298,35 @@ def test_a_class_the_table_cannot_hold_whole_is_loud_unless_a_palim_explains_it(
     # every admitted DAG has the class's edge count, so the shares add up to it
     n_edges = sum(map(len, rep.parents.values()))
     assert sum(cls.shares.values()) == pytest.approx(n_edges, abs=1e-9)
+
+
+def test_an_unproven_best_so_far_dag_has_its_class_counted_over_what_the_table_admits(monkeypatch) -> None:
+    """Sound pruning keeps the parent sets of every *credible* DAG only. When a limit stops phase 1,
+    the best DAG found so far need not be credible, so its class may hold DAGs whose parent sets were
+    pruned (rightly: a subset beats them by more than ε). Its class is then counted over the DAGs the
+    table admits and said so — not asserted complete (found on sensors at BF 3, time limit)."""
+    import bnilp.pipeline as pipeline
+    from bnilp.ilp.result import Network, SolveResult
+
+    frame = random_discrete_frame(5, n=4, N=300)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    eps = math.log(3)
+    table = score_parent_sets(make_score("bic", data), epsilon=eps)
+    admitted = brute_force_networks(table)
+    opt = admitted[0][0]
+
+    def cut_by_pruning(parents) -> bool:
+        return any(any(d[v] not in table.families[v] for v in d) for d in dags_in_mec(parents))
+
+    score, dag = next((s, d) for s, d in admitted if s < opt - eps and cut_by_pruning(d))
+    stopped = SolveResult(optimum=score, bound=opt, gap=(opt - score) / abs(score), status="time_limit",
+                          seconds=1.0, epsilon=eps, complete=False, networks=[Network(score, dag)],
+                          enumerated="mecs")
+    assert not stopped.optimum_proven
+    monkeypatch.setattr(pipeline, "solve", lambda *a, **kw: stopped)
+    result = solve_table(table, epsilon=eps, enumerate_by="mecs")
+    (cls,) = result.report["mecs"]
+    members = list(dags_in_mec(dag))
+    assert cls["n_dags"] == sum(all(d[v] in table.families[v] for v in d) for d in members) < len(members)
+    assert "OPT not proven" in result.report["counted"]
+    assert result.report["status"] == "time_limit" and not result.report["complete"]

@@ -37,12 +37,20 @@ class SolveResult:
     message: str = ""
     enumerated: str = "dags"
 
+    @property
+    def optimum_proven(self) -> bool:
+        """Phase 1 closed the gap: ``optimum`` is OPT, so every listed network is credible (score ≥
+        OPT − ε). False when a limit or a signal stopped phase 1: ``networks`` then holds the best DAG
+        found so far, which need not be credible, nor need the other DAGs of its class."""
+        return self.optimum is not None and self.gap == 0.0
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (non-finite floats become ``None``)."""
         return {
             "optimum": _finite(self.optimum),
             "bound": _finite(self.bound),
             "gap": _finite(self.gap),
+            "optimum_proven": self.optimum_proven,
             "status": self.status,
             "seconds": self.seconds,
             "epsilon": self.epsilon,
