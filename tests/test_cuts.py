@@ -175,6 +175,54 @@ def test_branch_enumeration_honours_the_network_limit(monkeypatch):
     assert res.status == "network_limit" and not res.complete and len(res.networks) == 5
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_ancestor_propagation_never_forbids_a_dag_of_the_node(seed):
+    """At random nodes (random families removed, some children fixed to one family) every family that
+    :func:`ancestor_fixings` forbids is used by no DAG the node still admits, and it reports an empty
+    node exactly when the node admits no DAG. Oracle: every DAG of the table (brute force, n = 5)."""
+    from bnilp.ilp.prop_ancestors import ancestor_fixings
+    rng = np.random.default_rng(seed)
+    table = random_table(5, 7100 + seed, keep=0.8)
+    data = _Data(table)
+    dags = [_choice_vector(data, parents) > 0.5 for _, parents in brute_force_networks(table)]
+    fired = 0
+    for _ in range(40):
+        allowed = rng.random(data.K) < 0.85
+        for i in rng.choice(data.n, size=int(rng.integers(1, 4)), replace=False):
+            block = np.arange(data.start[i], data.start[i + 1])
+            allowed[block] = False
+            allowed[rng.choice(block)] = True                     # child i fixed to one family
+        at_node = [x for x in dags if not (x & ~allowed).any()]
+        fix = ancestor_fixings(data, allowed)
+        if fix is None:
+            assert not at_node
+            continue
+        assert set(fix.tolist()) <= set(np.flatnonzero(allowed).tolist())
+        assert not any(x[fix].any() for x in at_node)
+        fired += len(fix)
+    assert fired > 0, "the propagator must fire on these nodes"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ancestor_propagation_keeps_the_search_exact(monkeypatch, seed):
+    """With the propagator at every node, OPT and the credible sets (both enumeration modes) equal brute
+    force (n = 5) and OPT equals DP (n = 10); the propagator fixed families on the way."""
+    monkeypatch.setattr(settings, "ANCESTOR_PROPAGATION", True)
+    table = random_table(5, 7200 + seed, keep=0.7, ties=seed % 2 == 0)
+    for mode in settings.ENUMERATION_MODES:
+        monkeypatch.setattr(settings, "ENUMERATION", mode)
+        for eps in (0.0, math.log(3), math.log(150)):
+            opt, expected = brute_force_credible(table, eps)
+            res = ilp.solve(table, eps)
+            assert res.status == "optimal" and res.complete
+            assert res.optimum == pytest.approx(opt, abs=1e-9)
+            assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+    dense = dense_table(10, seed, candidates=7, max_size=2)
+    res = ilp.solve(dense, math.log(3))
+    assert res.optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
+    assert res.stats["phase2"]["prop_fixings"] > 0
+
+
 @pytest.mark.parametrize("switch,value", [("ARROW_VARIABLES", True), ("SKIP_INTEGRAL_SEPA", True),
                                           ("NOGOODS_IN_LP", False), ("SUBIP_MODE", "fallback")])
 def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):

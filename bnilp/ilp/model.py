@@ -6,12 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from pyscipopt import Model, quicksum
+from pyscipopt import SCIP_PROPTIMING, Model, quicksum
 
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _Acyclicity, _cluster_expr
 from bnilp.ilp.families import _Data
 from bnilp.ilp.knowledge_rows import add_knowledge
+from bnilp.ilp.prop_ancestors import _AncestorProp
 
 
 def _new_stats() -> dict[str, Any]:
@@ -75,6 +76,12 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
                             removable=False, stickingatnode=False)
     model.addPyCons(cons)
     add_knowledge(model, xvars, data)
+    if settings.ANCESTOR_PROPAGATION:
+        model.includeProp(_AncestorProp(data, xvars, stats), "ancestors",
+                          "ancestor closure of the certain arrows; fixes families that close a cycle",
+                          presolpriority=0, presolmaxrounds=0, proptiming=SCIP_PROPTIMING.BEFORELP,
+                          priority=settings.ANCESTOR_PROP_PRIORITY, freq=settings.ANCESTOR_PROP_FREQ,
+                          delay=False)
     for name, value in settings.SCIP_PARAMS.items():
         model.setParam(name, value)
     return model, xvars, hdlr
