@@ -162,6 +162,32 @@ def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, s
     assert list(scratch.iterdir()) == []          # the score's temporary file is gone
 
 
+def test_an_interrupt_wrapped_by_c_code_is_still_an_interrupt(tmp_path, monkeypatch) -> None:
+    # a signal arriving while numba unpickles a cached function surfaces as SystemError chained to the
+    # handler's KeyboardInterrupt (seen once in CI); it must exit 130 like any interrupt, no traceback
+    def wrapped(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("returned a result with an exception set") from exc
+
+    monkeypatch.setattr("bnilp.cli.score.score_data", wrapped)
+    data = _gaussian_csv(tmp_path / "g.csv", "0.5")
+    result = CliRunner().invoke(main, ["score", str(data), "-q", "-o", str(tmp_path / "g.scores")])
+    assert result.exit_code == 130 and "bnilp: interrupted" in result.output
+    assert result.exc_info[0] is SystemExit
+
+
+def test_a_crash_unrelated_to_an_interrupt_is_not_called_one(tmp_path, monkeypatch) -> None:
+    def crash(*args, **kwargs):
+        raise SystemError("a real defect")
+
+    monkeypatch.setattr("bnilp.cli.score.score_data", crash)
+    data = _gaussian_csv(tmp_path / "g.csv", "0.5")
+    result = CliRunner().invoke(main, ["score", str(data), "-q", "-o", str(tmp_path / "g.scores")])
+    assert isinstance(result.exception, SystemError) and "interrupted" not in result.output
+
+
 def test_every_status_is_listed_in_the_readme_with_its_exit_code() -> None:
     text = README.read_text(encoding="utf-8")
     section = text[text.index("### Statuses"):]

@@ -39,6 +39,19 @@ def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt lies in ``exc``'s cause/context chain. A signal that arrives while
+    C code calls back into Python (numba loading a cached function, for one) surfaces as a SystemError
+    chained to the KeyboardInterrupt the handler raised; it is still an interrupt, not a crash."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 @contextlib.contextmanager
 def _terminate_as_interrupt():
     """SIGTERM raises KeyboardInterrupt like Ctrl-C, so ``finally`` blocks run (worker pools stop, the
@@ -75,6 +88,11 @@ class LazyGroup(click.Group):
             click.echo(f"bnilp: error: {exc}", err=True)
             sys.exit(EXIT_INPUT)
         except KeyboardInterrupt:
+            click.echo("bnilp: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except Exception as exc:
+            if not _caused_by_interrupt(exc):
+                raise
             click.echo("bnilp: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
 
