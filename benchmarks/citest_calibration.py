@@ -15,7 +15,7 @@ no continuous variable. MVP is not score-equivalent: both directions are tested 
 and both one-direction tests are reported too (``mvp:X|Y`` = X as the child).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/citest_calibration.py --reps 1000 --jobs 2 [--scores cgd --bins 4]
-                                                     [--link logistic] [--only ddc,cdc]
+                                                     [--link logistic] [--only ddc,cdc] [--correction none]
 
 ``--bins`` changes the simulator's bins (3 by default, as CGd's b = 3: then CGd models the discrete
 children of continuous parents exactly; other values show it misspecified). ``--link logistic``
@@ -34,7 +34,7 @@ import time
 import numpy as np
 from joblib import Parallel, delayed
 
-from bnilp.citest import ci_test
+from bnilp.citest import CORRECTIONS, ci_test
 from bnilp.data import from_dataframe
 from bnilp.scores import make_score
 from bnilp.simulate import DEFAULT_LINK, LINKS, sample_dag
@@ -61,7 +61,8 @@ def _applies(score: str, combo: tuple[str, str, str]) -> bool:
 
 
 def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: int,
-                  scores: tuple[str, ...] = SCORES, bins: int = 3, link: str = DEFAULT_LINK) -> dict[str, float]:
+                  scores: tuple[str, ...] = SCORES, bins: int = 3, link: str = DEFAULT_LINK,
+                  correction: str = "bartlett") -> dict[str, float]:
     """p-values of every applicable test on one simulated data set."""
     x, y, z = combo
     parents: dict[str, list[str]] = {}
@@ -83,7 +84,7 @@ def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: in
         if not _applies(score, combo):
             continue
         scorer = make_score(score, data)
-        res = ci_test(data, "X", "Y", given, score=scorer)
+        res = ci_test(data, "X", "Y", given, score=scorer, correction=correction)
         out[score] = res.p_value
         if score in ("mvp", "cgd"):
             for d in res.directions:
@@ -92,8 +93,8 @@ def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: in
 
 
 def run(reps: int, jobs: int, seed: int, scores: tuple[str, ...] = SCORES, bins: int = 3,
-        link: str = DEFAULT_LINK, only: tuple[str, ...] = ()) -> list[dict]:
-    tasks = [(combo, N, dep, seed + r, scores, bins, link) for combo in combinations() for N in SAMPLE_SIZES
+        link: str = DEFAULT_LINK, only: tuple[str, ...] = (), correction: str = "bartlett") -> list[dict]:
+    tasks = [(combo, N, dep, seed + r, scores, bins, link, correction) for combo in combinations() for N in SAMPLE_SIZES
              for dep in (False, True) for r in range(reps) if not only or _code(combo) in only]
     results = Parallel(n_jobs=jobs, batch_size=16)(delayed(one_replicate)(*t) for t in tasks)
     rows: dict[tuple, dict] = {}
@@ -143,12 +144,14 @@ def main() -> None:
                         help="equal-frequency bins through which a continuous parent acts on a discrete child")
     parser.add_argument("--link", choices=LINKS, default=DEFAULT_LINK,
                         help="how a discrete child depends on a continuous parent (bnilp.simulate.LINKS)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="bartlett",
+                        help="bartlett (bnilp's default) or none (the plain G of the seed and Tetrad)")
     parser.add_argument("--only", default="", help="cells to run, as XYZ codes (e.g. ddc,cdc); default all")
     args = parser.parse_args()
     scores = tuple(s for s in args.scores.split(",") if s)
     t0 = time.perf_counter()
     only = tuple(c for c in args.only.split(",") if c)
-    table = run(args.reps, args.jobs, args.seed, scores, args.bins, args.link, only)
+    table = run(args.reps, args.jobs, args.seed, scores, args.bins, args.link, only, args.correction)
     print_table(table, scores)
     print(f"{time.perf_counter() - t0:.0f} s with --jobs {args.jobs}")
     if args.json:

@@ -20,6 +20,16 @@ which has size ≤ α when the two statistics are independent or positively depe
 1997) and exactly α when they coincide; ``combine="either"`` restores the seed's rule (p = min).
 Both directions are reported.
 
+Small samples (``correction="bartlett"``, the default): where the score's model gives the null mean
+of G exactly — a Gaussian child, whose cell residual variances satisfy n_p·σ̂²_p/σ² ~ χ²_{n_p−1−k}
+(:meth:`~bnilp.scores.base.LocalScore.lr_null_mean`; CG and CGd with a continuous tested variable, MVP's
+continuous child) — the p-value is P(χ²_k ≥ G·k/E[G]) (Bartlett 1937: the statistic's mean matched to
+its reference distribution's), k counting the observed cells. ln σ̂² is biased downwards in small cells
+(E[ln σ̂²] = ln σ² + ψ((n−1−k)/2) + ln(2/n)), so the plain G over-rejects where cells have few rows:
+CG with a discrete and a continuous variable given a discrete Z rejected 7.1 % (N = 1,000) and 9.8 %
+(N = 200) at α = 0.05, 5.5 % and 6.0 % corrected. ``correction="none"`` gives the plain G of the seed and
+Tetrad; ``statistic`` is always the plain G, ``bartlett`` the factor E[G]/k.
+
 Conventions: a statistic below 0 (rounding, or CG's small-cell rule) counts as 0; a test with
 k ≤ 0 has no power and gets p = 1. The df are :meth:`~bnilp.scores.base.LocalScore.lr_loglik_df`'s:
 every parameter the nested models estimate (for MVP one more per partition than the score's
@@ -48,6 +58,8 @@ from bnilp.scores import LocalScore, make_score
 
 #: scores whose likelihood-ratio statistic and df are symmetric in the two tested variables
 SCORE_EQUIVALENT = frozenset({"bic", "cg"})
+#: small-sample correction of G: Bartlett's mean correction where the score gives the null mean, or none
+CORRECTIONS = ("bartlett", "none")
 #: how two directions' p-values become one decision: Simes' combination (default) or the seed's "either rejects"
 COMBINE_RULES = ("simes", "either")
 
@@ -62,6 +74,8 @@ class DirectionResult:
     df: float
     p_value: float
     dependent: bool
+    #: E[G]/df under the null (Bartlett's factor; p is from G / bartlett), 1.0 when not corrected
+    bartlett: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,7 @@ class CITestResult:
     dependent: bool
     directions: list[DirectionResult] = field(default_factory=list)
     combine: str = "simes"
+    correction: str = "bartlett"
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -103,7 +118,7 @@ def _resolve(data: Dataset, var: str | int, what: str) -> int:
 
 
 def _one_direction(score: LocalScore, child: int, parent: int, given: tuple[int, ...],
-                   alpha: float) -> DirectionResult:
+                   alpha: float, correction: str = "bartlett") -> DirectionResult:
     try:
         ll1, df1 = score.lr_loglik_df(child, tuple(sorted((parent, *given))))
         ll0, df0 = score.lr_loglik_df(child, tuple(sorted(given)))
@@ -112,9 +127,14 @@ def _one_direction(score: LocalScore, child: int, parent: int, given: tuple[int,
                          "use a likelihood-based score (bic, cg, cgd, mvp)") from None
     stat = max(2.0 * (float(ll1) - float(ll0)), 0.0)
     k = float(df1) - float(df0)
-    p = float(chi2.sf(stat, k)) if k > 0 else 1.0
+    factor = 1.0
+    null_mean = score.lr_null_mean(child, parent, given) if correction == "bartlett" else None
+    if null_mean is not None:
+        mean, k = null_mean
+        factor = mean / k
+    p = float(chi2.sf(stat / factor, k)) if k > 0 else 1.0
     names = score.data.names
-    return DirectionResult(names[child], names[parent], stat, k, p, p < alpha)
+    return DirectionResult(names[child], names[parent], stat, k, p, p < alpha, factor)
 
 
 def ci_test(
@@ -126,6 +146,7 @@ def ci_test(
     alpha: float = 0.01,
     both_directions: bool | None = None,
     combine: str = "simes",
+    correction: str = "bartlett",
     **score_settings: Any,
 ) -> CITestResult:
     """Test ``x ⟂ y | given`` on ``data`` with the likelihood-ratio test of ``score`` (§5.3).
@@ -135,13 +156,19 @@ def ci_test(
     :class:`~bnilp.scores.base.LocalScore` built on ``data`` (reuse one across many tests: scores
     cache their counts). ``both_directions``: ``None`` tests both unless the score is in
     :data:`SCORE_EQUIVALENT`; ``combine`` (:data:`COMBINE_RULES`) turns two directions into one decision:
-    ``simes`` (size ≤ α) or ``either`` (the seed's rule, size up to 2α). Bad variables, α outside
+    ``simes`` (size ≤ α) or ``either`` (the seed's rule, size up to 2α). ``correction``
+    (:data:`CORRECTIONS`): ``bartlett`` refers G·df/E[G] to χ²_df where the score gives the null mean
+    E[G] (:meth:`~bnilp.scores.base.LocalScore.lr_null_mean`: CG and CGd with a continuous child, MVP's
+    continuous child; df then counts the observed cells), ``none`` the plain G (the seed's and Tetrad's
+    test). Bad variables, α outside
     (0, 1) or a score without ℓ/df raise :class:`~bnilp.errors.InputError`.
     """
     if not 0.0 < alpha < 1.0:
         raise InputError(f"--alpha must lie in (0, 1), got {alpha}")
     if combine not in COMBINE_RULES:
         raise InputError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+    if correction not in CORRECTIONS:
+        raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     xi = _resolve(data, x, "x")
     yi = _resolve(data, y, "y")
     zi = tuple(_resolve(data, z, "given") for z in given)
@@ -164,15 +191,15 @@ def ci_test(
             raise InputError(f"score {score!r} is not available in this installation ({exc})") from None
     if both_directions is None:
         both_directions = scorer.name not in SCORE_EQUIVALENT
-    directions = [_one_direction(scorer, xi, yi, zi, alpha)]
+    directions = [_one_direction(scorer, xi, yi, zi, alpha, correction)]
     if both_directions:
-        directions.append(_one_direction(scorer, yi, xi, zi, alpha))
+        directions.append(_one_direction(scorer, yi, xi, zi, alpha, correction))
     best = min(directions, key=lambda d: d.p_value)
     p = combined_p_value([d.p_value for d in directions], combine)
     return CITestResult(
         x=names[xi], y=names[yi], given=tuple(names[z] for z in zi), score=scorer.name, alpha=float(alpha),
         statistic=best.statistic, df=best.df, p_value=p, dependent=p < alpha, directions=directions,
-        combine=combine,
+        combine=combine, correction=correction,
     )
 
 

@@ -201,3 +201,82 @@ def test_mvp_discrete_child_of_discrete_equals_the_multinomial_test():
     mvp = ci_test(data, "x", "y", ["z"], score="mvp")
     for d in mvp.directions:
         assert d.statistic == pytest.approx(bic.statistic, rel=1e-9) and d.df == bic.df
+
+
+# -- Bartlett's small-sample correction -----------------------------------------------------------------
+
+def test_the_residual_deviance_mean_is_the_monte_carlo_mean():
+    # E[n·(ln σ̂² − ln σ² + 1)] of a Gaussian regression with intercept and k slopes, against simulation
+    from bnilp.scores.base import residual_deviance_mean
+    rng = np.random.default_rng(5)
+    for n, k in [(2, 0), (3, 0), (5, 1), (9, 2), (40, 3)]:
+        reps = 20_000
+        x = rng.standard_normal((reps, n, k))
+        design = np.concatenate([np.ones((reps, n, 1)), x], axis=2)
+        y = rng.standard_normal((reps, n))
+        beta = np.linalg.solve(design.transpose(0, 2, 1) @ design, design.transpose(0, 2, 1) @ y[..., None])
+        rss = ((y - (design @ beta)[..., 0]) ** 2).sum(axis=1)
+        draws = n * (np.log(rss / n) + 1.0)
+        se = draws.std() / np.sqrt(reps)
+        assert abs(residual_deviance_mean(np.array([n]), k) - draws.mean()) < 4 * se, (n, k)
+    # large cells: n − (k + 2), the parameters a cell estimates; exact fits (n ≤ k + 1) contribute 0
+    assert residual_deviance_mean(np.array([10**6]), 2) == pytest.approx(10**6 - 4, abs=1e-3)
+    assert residual_deviance_mean(np.array([1, 2, 3]), 2) == 0.0
+
+
+def _small_cells(seed: int, N: int = 60) -> pd.DataFrame:
+    """y continuous depends on z (3 states) only; x has 4 states: 12 cells of ~5 rows."""
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, 3, N)
+    x = rng.integers(0, 4, N)
+    y = np.array([-1.0, 0.0, 1.0])[z] + rng.standard_normal(N)
+    return pd.DataFrame({"x": [f"a{v}" for v in x], "y": y, "z": [f"s{v}" for v in z]})
+
+
+@needs_cg
+def test_bartlett_keeps_cg_calibrated_where_cells_have_few_rows():
+    # ln σ̂² is biased downwards in a 5-row cell, so the plain G over-rejects; E[G]/df ≈ 1.3 here
+    plain, corrected = [], []
+    for s in range(400):
+        data = from_dataframe(_small_cells(s))
+        for out, correction in ((plain, "none"), (corrected, "bartlett")):
+            r = ci_test(data, "x", "y", ["z"], score="cg", correction=correction)
+            out.append(r.p_value)
+        assert r.directions[0].bartlett > 1.1
+    plain, corrected = np.array(plain), np.array(corrected)
+    assert np.mean(plain < 0.05) > 0.09
+    assert 0.025 < np.mean(corrected < 0.05) < 0.08
+    assert stats.kstest(corrected, "uniform").pvalue > 1e-3
+
+
+@needs_cg
+def test_the_correction_only_rescales_g():
+    data = from_dataframe(_small_cells(0))
+    for score in ("cg", "mvp", "cgd"):
+        for x, y in (("x", "y"), ("y", "x")):
+            plain = ci_test(data, x, y, ["z"], score=score, correction="none")
+            fixed = ci_test(data, x, y, ["z"], score=score)
+            assert plain.correction == "none" and fixed.correction == "bartlett"
+            for a, b in zip(plain.directions, fixed.directions, strict=True):
+                assert a.bartlett == 1.0 and a.statistic == b.statistic
+                assert a.p_value == pytest.approx(stats.chi2.sf(a.statistic, a.df), rel=1e-12)
+                assert b.p_value == pytest.approx(stats.chi2.sf(b.statistic / b.bartlett, b.df), rel=1e-12)
+                # only a Gaussian child has a null mean: CGd's and MVP's discrete child are not corrected
+                gaussian = b.child == "y" or score == "cg"
+                assert (b.bartlett != 1.0) == gaussian, (score, b.child)
+    discrete = from_dataframe(_discrete(0))
+    assert ci_test(discrete, "x", "y", ["z"], score="cg").directions[0].bartlett == 1.0
+    with pytest.raises(InputError, match="correction"):
+        ci_test(data, "x", "y", score="cg", correction="williams")
+
+
+@needs_mvp
+def test_bartlett_keeps_mvp_continuous_child_calibrated_in_small_cells():
+    plain, corrected = [], []
+    for s in range(300):
+        data = from_dataframe(_small_cells(s))
+        for out, correction in ((plain, "none"), (corrected, "bartlett")):
+            r = ci_test(data, "y", "x", ["z"], score="mvp", both_directions=False, correction=correction)
+            out.append(r.p_value)
+    assert np.mean(np.array(plain) < 0.05) > 0.09
+    assert 0.02 < np.mean(np.array(corrected) < 0.05) < 0.085

@@ -192,6 +192,11 @@ def test_citest_default_cg_on_simulated_mixed_data(simulated):
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["score"] == "cg" and len(out["directions"]) == 1
+    assert out["correction"] == "bartlett" and "bartlett" in out["directions"][0]
+    plain = json.loads(_run("citest", str(data), child, truth["parents"][child][0], "--json",
+                            "--correction", "none").output)
+    assert plain["correction"] == "none" and plain["directions"][0]["bartlett"] == 1.0
+    assert plain["statistic"] == out["statistic"]
 
 
 @pytest.mark.skipif(importlib.util.find_spec("bnilp.scores.mvp") is None, reason="MVP score not written yet")

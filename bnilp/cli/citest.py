@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bnilp.citest import COMBINE_RULES, ci_test
+from bnilp.citest import COMBINE_RULES, CORRECTIONS, ci_test
 from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
 
@@ -22,13 +22,17 @@ from bnilp.errors import InputError
 @click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance level.")
 @click.option("--combine", type=click.Choice(list(COMBINE_RULES)), default="simes", show_default=True,
               help="Two directions (MVP, CGd) into one decision: Simes (size ≤ α) or the seed's 'either rejects'.")
+@click.option("--correction", type=click.Choice(list(CORRECTIONS)), default="bartlett", show_default=True,
+              help="Small-sample correction where the score gives G's null mean (Gaussian children of CG, "
+                   "CGd, MVP): Bartlett's, or none (the plain G of the seed and Tetrad).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @data_options
 @score_options
-def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: str, as_json: bool,
-           **opts: Any) -> None:
+def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: str, correction: str,
+           as_json: bool, **opts: Any) -> None:
     """Test X ⟂ Y | GIVEN on DATA: 2(ℓ(X | Y,Z) − ℓ(X | Z)) against χ², both directions for a
-    score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule)."""
+    score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule).
+    Where the score gives G's null mean (a Gaussian child), G·df/E[G] is referred to χ²_df (Bartlett)."""
     data = load_from_options(data_path, opts)
     z = [c.strip() for c in given.split(",") if c.strip()]
     for name in (x, y, *z):
@@ -39,16 +43,16 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: st
     except ModuleNotFoundError as exc:
         raise InputError(f"score {opts.get('score_name')!r} is not available in this installation ({exc})") \
             from None
-    result = ci_test(data, x, y, z, score=score, alpha=alpha, combine=combine)
+    result = ci_test(data, x, y, z, score=score, alpha=alpha, combine=combine, correction=correction)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=1))
         return
     cond = f" | {', '.join(result.given)}" if result.given else ""
     table = Table(title=f"{result.x} ⟂ {result.y}{cond}  ({result.score}, α = {alpha:g})")
-    for col in ("child", "parent", "statistic", "df", "p-value", "rejects"):
+    for col in ("child", "parent", "statistic", "df", "Bartlett E[G]/df", "p-value", "rejects"):
         table.add_column(col, justify="right")
     for d in result.directions:
-        table.add_row(d.child, d.parent, f"{d.statistic:.4g}", f"{d.df:g}", f"{d.p_value:.4g}",
+        table.add_row(d.child, d.parent, f"{d.statistic:.4g}", f"{d.df:g}", f"{d.bartlett:.4f}", f"{d.p_value:.4g}",
                       "yes" if d.dependent else "no")
     console = Console()
     console.print(table)

@@ -11,6 +11,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from scipy.special import digamma
+
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 
@@ -67,6 +70,24 @@ class StructurePrior:
         return {"prior": "ebic", "ebic_gamma": self.gamma}
 
 
+def residual_deviance_mean(counts: np.ndarray, slopes: int | np.ndarray) -> float:
+    """Σ_p E[n_p·(ln σ̂²_p − ln σ² + 1)] over cells p with n_p rows, for the MLE residual variance of a
+    Gaussian regression with intercept and ``slopes`` regressors per cell and common true variance σ².
+
+    n_p·σ̂²_p/σ² ~ χ²_{n_p−1−k}, and E[ln χ²_ν] = ψ(ν/2) + ln 2, so the term is
+    n_p·(ψ((n_p − 1 − k)/2) + ln(2/n_p) + 1) ≈ n_p − (k + 2) for large n_p (the count of parameters
+    a cell estimates: intercept, k slopes, variance). A cell with n_p ≤ k + 1 fits its rows exactly
+    (scores fall back to a pooled or floored variance there): its residual has no expected deviance
+    and it contributes 0. The difference of this sum between the null and the larger model is the
+    null mean of the Gaussian likelihood-ratio statistic G = Σ_null n_p(ln σ̂²_p + 1) − Σ_full n(ln σ̂² + 1).
+    """
+    n = np.asarray(counts, dtype=float)
+    k = np.broadcast_to(np.asarray(slopes, dtype=float), n.shape)
+    fit = n >= k + 2
+    nu = n[fit] - 1.0 - k[fit]
+    return float((n[fit] * (digamma(nu / 2.0) + np.log(2.0 / n[fit]) + 1.0)).sum())
+
+
 class LocalScore(ABC):
     """Local score of a family: ``local(child, parents)`` with variables as column indices.
 
@@ -104,6 +125,16 @@ class LocalScore(ABC):
         nested comparison (Wilks 1938). Equal to :meth:`loglik_df` unless the score's penalty counts
         fewer parameters than it fits (MVP: the per-partition variances)."""
         return self.loglik_df(child, parents)
+
+    def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
+        """(E[G], k) for the test of ``child`` ⟂ ``parent`` | ``given`` where the score's model gives the
+        null mean of G = 2(ℓ(child | parent ∪ given) − ℓ(child | given)) exactly, k the χ² degrees of
+        freedom over the observed cells; ``None`` where it does not (no Bartlett correction is made).
+
+        :mod:`bnilp.citest` then refers G·k/E[G] to χ²_k (Bartlett 1937): the mean of the statistic
+        matches its reference distribution's in finite samples, which removes the small-cell bias of
+        ln σ̂² (Gaussian children) without changing the asymptotic test."""
+        return None
 
     def penalised(self, ll: float, df: float) -> float:
         """ℓ − ½·c·df·ln N: the BIC form shared by CG and MVP."""

@@ -61,7 +61,7 @@ from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.base import LocalScore, StructurePrior, residual_deviance_mean
 from bnilp.scores.discrete import BIC
 
 #: eigenvalue threshold (globally standardised scale) below which a cell covariance counts as singular
@@ -217,6 +217,33 @@ class ConditionalGaussian(LocalScore):
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
         return self.penalised(*self.loglik_df(child, parents))
 
+    def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
+        """Null mean of CG's statistic when one tested variable is continuous (``None`` when both are
+        discrete: then G is the multinomial G², or, with continuous Z, a Gaussian-mixture term that is
+        exact only under CG's own model).
+
+        G is symmetric (score equivalence), so take the continuous one, Y, as the child: ℓ(Y | Pa) =
+        Σ_p −n_p/2·(ln 2π + ln σ̂²_{Y|C,p} + 1) over the cells p of Pa's discrete variables, σ̂² the
+        residual variance of Y on the k continuous variables C of Pa (Schur complement of eq. 10's
+        covariance). Under Y ⟂ X | Z in CG's model, Y's cell variance is the same in the null and the
+        larger model, so E[G] = D(null cells, k) − D(full cells, k') with D =
+        :func:`~bnilp.scores.base.residual_deviance_mean`: X discrete refines the cells (k' = k,
+        χ² df (k + 2)·(added observed cells)), X continuous adds a slope (k' = k + 1, one df a cell)."""
+        if self.discrete[child] and self.discrete[parent]:
+            return None
+        y, x = (parent, child) if self.discrete[child] else (child, parent)
+        disc = tuple(sorted(j for j in given if self.discrete[j]))
+        k = sum(1 for j in given if not self.discrete[j])
+        null = self.partition(disc).counts
+        if self.discrete[x]:
+            full, k_full = self.partition(tuple(sorted((*disc, x)))).counts, k
+            dof = float((k + 2) * (full.size - null.size))
+        else:
+            full, k_full = null, k + 1
+            dof = float(null.size)
+        mean = residual_deviance_mean(null, k) - residual_deviance_mean(full, k_full)
+        return (mean, dof) if dof > 0 and mean > 0 else None
+
     def settings(self) -> dict[str, Any]:
         out = super().settings()
         out.update({
@@ -254,6 +281,13 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         if self.discrete[j]:
             return self.codes[j], self.arities[j]
         return self.binned[j], self.bin_arity[j]
+
+    def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
+        """CG's null mean for a continuous child; ``None`` for a discrete child (multinomial on bins, and
+        CGd is not score-equivalent, so the continuous variable cannot stand in for it)."""
+        if self.discrete[child]:
+            return None
+        return super().lr_null_mean(child, parent, given)
 
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
         """CG for a continuous child; multinomial (LL, q·(r − 1)) on binned parents for a discrete one."""

@@ -41,7 +41,7 @@ from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.base import LocalScore, StructurePrior, residual_deviance_mean
 from bnilp.scores.cg import PartitionCache
 
 #: σ̂² floor as a fraction of the child's overall variance
@@ -101,7 +101,9 @@ class MixedVariablePolynomial(LocalScore):
         """(ℓ, df) summed over the cells of the discrete parents."""
         return self._loglik_df(child, parents, for_test=False)
 
-    def _loglik_df(self, child: int, parents: tuple[int, ...], *, for_test: bool) -> tuple[float, float]:
+    def _loglik_df(self, child: int, parents: tuple[int, ...], *, for_test: bool,
+                   shapes: list[tuple[int, int]] | None = None) -> tuple[float, float]:
+        """(ℓ, df) over the cells; ``shapes`` (if given) receives every cell's (n_p, design columns m_p)."""
         disc = tuple(sorted(j for j in parents if self.discrete[j]))
         cont = sorted(j for j in parents if not self.discrete[j])
         part = self.partition(disc)
@@ -118,10 +120,14 @@ class MixedVariablePolynomial(LocalScore):
             y = ys[start:start + n_p]
             if n_p <= 1:
                 df += (d - 1) if self.discrete[child] else 1
+                if shapes is not None:
+                    shapes.append((n_p, 1))
                 continue
             x = xs[start:start + n_p] if xs is not None else np.empty((n_p, 0))
             design = self.design(x, cont)
             m = design.shape[1]
+            if shapes is not None:
+                shapes.append((n_p, m))
             if self.discrete[child]:
                 ll += self._discrete_cell(design, y, d, shrink_proportions=not for_test)
                 df += m * (d - 1)
@@ -156,6 +162,23 @@ class MixedVariablePolynomial(LocalScore):
             disc = tuple(sorted(j for j in parents if self.discrete[j]))
             df += float(self.partition(disc).counts.size)
         return ll, df
+
+    def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
+        """Null mean of the test's G for a continuous child (``None`` for a discrete one: eq. 21's linear-
+        probability fit has no closed-form null mean). Each cell p fits m_p design columns by least
+        squares and its own variance, so under child ⟂ parent | given with a polynomial truth E[G] =
+        D(null cells) − D(full cells), D = :func:`~bnilp.scores.base.residual_deviance_mean` with m_p − 1
+        slopes; the df are :meth:`lr_loglik_df`'s, Σ_full (m_p + 1) − Σ_null (m_p + 1)."""
+        if self.discrete[child]:
+            return None
+        terms = []
+        for parents in (tuple(sorted(given)), tuple(sorted((*given, parent)))):
+            shapes: list[tuple[int, int]] = []
+            self._loglik_df(child, parents, for_test=True, shapes=shapes)
+            n, m = np.array(shapes, dtype=float).reshape(-1, 2).T
+            terms.append((residual_deviance_mean(n, m - 1.0), float((m + 1.0).sum())))
+        mean, dof = terms[0][0] - terms[1][0], terms[1][1] - terms[0][1]
+        return (mean, dof) if dof > 0 and mean > 0 else None
 
     @staticmethod
     def _discrete_cell(design: np.ndarray, y: np.ndarray, d: int, shrink_proportions: bool = True) -> float:
