@@ -70,6 +70,9 @@ PARENT_DTYPE = np.int8
 ACTIVE_CHILDREN_PER_SLOT = 4
 #: blocks waiting or running at once per worker process (generated on demand: coordinator memory)
 BLOCKS_IN_FLIGHT_PER_SLOT = 8
+#: blocks sent to a Dask cluster per worker thread at a time (one running, one queued); the rest wait
+#: in the coordinator, which evaluates some itself under ``--scheduler local``
+DASK_QUEUED_PER_THREAD = 2
 
 
 @dataclass(frozen=True)
@@ -580,6 +583,46 @@ def stop_pool() -> None:
         _POOL = None
 
 
+_LOCAL_DASK: dict[str, Any] = {}
+
+
+def start_local_cluster(workers: int):
+    """The Dask client of a LocalCluster of ``workers`` single-thread processes (``--scheduler local``),
+    started now unless one with that many live workers is running in this process. Like the loky pool
+    it outlives a run, so a later run in this process pays no start-up; :func:`stop_local_cluster`
+    (also at interpreter exit) ends it."""
+    import atexit
+
+    held = _LOCAL_DASK
+    if held.get("client") is not None and held.get("workers") == workers and held["client"].status == "running":
+        with contextlib.suppress(Exception):
+            if len(held["client"].scheduler_info()["workers"]) == workers:
+                return held["client"]
+    stop_local_cluster()
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    client.run(_init_worker)
+    if not held.get("atexit"):
+        atexit.register(stop_local_cluster)
+    held.update(workers=workers, cluster=cluster, client=client, atexit=True)
+    return client
+
+
+def stop_local_cluster() -> None:
+    """Close the LocalCluster of :func:`start_local_cluster` now (the next ``local`` run starts one)."""
+    client, cluster = _LOCAL_DASK.pop("client", None), _LOCAL_DASK.pop("cluster", None)
+    _LOCAL_DASK.pop("workers", None)
+    with contextlib.suppress(Exception):
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 class _Task:
     """A block sent to the pool, or taken back (cancelled) and evaluated by the coordinator."""
 
@@ -654,40 +697,90 @@ def _dask_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:
     return evaluate_block(score, spec, block)
 
 
+class _DaskTask:
+    """A block held by the coordinator until it is sent to the cluster (``future``) or evaluated by the
+    coordinator itself (``value``)."""
+
+    __slots__ = ("spec", "block", "future", "value")
+
+    def __init__(self, spec: WalkSpec, block: Block) -> None:
+        self.spec, self.block, self.future, self.value = spec, block, None, None
+
+    def done(self) -> bool:
+        return self.value is not None or (self.future is not None and self.future.done())
+
+    def result(self) -> BlockResult:
+        return self.value if self.value is not None else self.future.result()
+
+
 class DaskExecutor:
-    """Blocks as Dask tasks; the score is scattered once to every worker and tasks refer to it."""
+    """Blocks as Dask tasks; the score is scattered once to every worker and tasks refer to it.
+
+    Blocks wait in the coordinator and go to the cluster, oldest first, only while fewer than
+    :data:`DASK_QUEUED_PER_THREAD` per worker thread are there. With ``--scheduler local`` the cluster
+    has ``--jobs`` − 1 workers and the coordinator is the last: while it waits it evaluates the newest
+    block not yet sent (as the loky executor's work stealing), so no block it computes crosses the
+    scheduler. On a cluster given by address the coordinator only coordinates."""
 
     def __init__(self, score: LocalScore, scheduler: str, n_jobs: int) -> None:
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
-        self.cluster = None
-        if scheduler == "local":
-            workers = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
-            self.client = Client(self.cluster)
+        self.score, self.local = score, scheduler == "local"
+        self.held: list[_DaskTask] = []      # blocks not sent yet, oldest first
+        self.sent: list[_DaskTask] = []
+        if self.local:
+            processes = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
+            self.client = start_local_cluster(max(processes - 1, 1))
+            self.coordinator_computes = processes > 1
         else:
+            try:
+                from dask.distributed import Client
+            except ImportError:
+                raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
             try:
                 self.client = Client(scheduler, timeout=30)
             except OSError as exc:
                 raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+            self.coordinator_computes = False
         self.score_future = self.client.scatter(score, broadcast=True, hash=False)
-        self.slots = max(n_jobs, sum(self.client.nthreads().values()), 2)
+        self.threads = max(sum(self.client.nthreads().values()), 1)
+        self.slots = max(n_jobs, self.threads + self.coordinator_computes, 2)
 
-    def submit(self, spec: WalkSpec, block: Block) -> Any:
-        return self.client.submit(_dask_block, self.score_future, spec, block, pure=False)
+    def submit(self, spec: WalkSpec, block: Block) -> _DaskTask:
+        task = _DaskTask(spec, block)
+        self.held.append(task)
+        self._send()
+        return task
 
-    def wait_any(self, futures: list) -> None:
+    def _send(self) -> None:
+        """Top the cluster up to DASK_QUEUED_PER_THREAD blocks per thread from the held ones, oldest first."""
+        self.sent = [t for t in self.sent if not t.future.done()]
+        while self.held and len(self.sent) < DASK_QUEUED_PER_THREAD * self.threads:
+            task = self.held.pop(0)
+            task.future = self.client.submit(_dask_block, self.score_future, task.spec, task.block, pure=False)
+            task.spec = task.block = None
+            self.sent.append(task)
+
+    def wait_any(self, tasks: list) -> None:
         from dask.distributed import wait
 
-        wait(futures, return_when="FIRST_COMPLETED")
+        self._send()
+        if any(t.done() for t in tasks):
+            return
+        if self.held and self.coordinator_computes:
+            task = self.held.pop()
+            task.value = evaluate_block(self.score, task.spec, task.block)
+            task.spec = task.block = None
+            return
+        self._send()
+        wait([t.future for t in tasks if t.future is not None and not t.done()], return_when="FIRST_COMPLETED")
 
     def close(self) -> None:
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        """Drop the held blocks and cancel the sent ones (after an error); release the score. A local
+        cluster stays up for a later run (:func:`stop_local_cluster`); a client by address is closed."""
+        self.held.clear()
+        with contextlib.suppress(Exception):
+            self.client.cancel([t.future for t in self.sent if not t.future.done()] + [self.score_future])
+        if not self.local:
+            self.client.close()
 
 
 def _light(block: Block) -> Block:

@@ -219,6 +219,41 @@ def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete
     assert one == dask
 
 
+def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(monkeypatch) -> None:
+    """``--scheduler local`` runs --jobs − 1 Dask workers and the coordinator evaluates blocks too (no
+    transfer for those); the cluster outlives a run, and a later run's workers use the later score."""
+    pytest.importorskip("distributed")
+    import bnilp.lattice as lattice
+
+    monkeypatch.setattr(lattice, "BLOCK_ELEMENTS", 600)
+    monkeypatch.setattr(lattice, "MAX_BLOCK_CANDIDATES", 7)
+    where = {"coordinator": 0, "cluster": 0}
+    evaluate, send = lattice.evaluate_block, lattice.DaskExecutor._send
+
+    def counted_evaluate(*args):
+        where["coordinator"] += 1
+        return evaluate(*args)
+
+    def counted_send(self):
+        before = len(self.held)
+        send(self)
+        where["cluster"] += before - len(self.held)
+
+    monkeypatch.setattr(lattice, "evaluate_block", counted_evaluate)
+    monkeypatch.setattr(lattice.DaskExecutor, "_send", counted_send)
+    clients = []
+    for seed in (1, 2):
+        data = discrete(seed, 9, 400)
+        serial = score_parent_sets(make_score("bic", data), epsilon=math.log(20))
+        before = dict(where)
+        dask = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2)
+        assert dask.families == serial.families and dask.meta["pruned"] == serial.meta["pruned"]
+        assert where["coordinator"] > before["coordinator"] and where["cluster"] > before["cluster"]
+        clients.append(lattice.start_local_cluster(1))
+    assert clients[0] is clients[1]
+    lattice.stop_local_cluster()
+
+
 def test_blocks_split_one_variable_and_do_not_change_the_result(monkeypatch) -> None:
     """Tiny blocks (many per level of one variable) give the same table as one block per level."""
     import bnilp.lattice as lattice
