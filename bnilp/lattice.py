@@ -103,6 +103,20 @@ class Block:
     best_subset: np.ndarray    # (nc,) best score of any proper subset
     sub_ll: np.ndarray | None = None   # (nc, k+1) LL and N·H of the subset without parent t (t = k: j)
     sub_nh: np.ndarray | None = None
+    #: until :func:`materialise`: the subsets' rows (nc, k+1) in ``frontier``, the level's (ll, nh) arrays
+    #: (a Dask task carries the rows only; its worker holds the frontier's arrays once per level)
+    sub_rows: np.ndarray | None = None
+    frontier: Any = None
+
+
+def materialise(block: Block, frontier: Any = None) -> Block:
+    """The block with the subsets' statistics gathered from its frontier (``frontier`` = (ll, nh) where
+    the block travelled without it); a block that has them is returned as it is."""
+    if block.sub_rows is not None:
+        ll, nh = frontier if frontier is not None else block.frontier
+        block.sub_ll, block.sub_nh = ll[block.sub_rows], nh[block.sub_rows]
+        block.sub_rows = block.frontier = None
+    return block
 
 
 @dataclass
@@ -318,11 +332,13 @@ class _Level:
     nh: np.ndarray
     qplus: np.ndarray
     cplus: np.ndarray
+    stats: tuple = field(init=False)
     _bits: int = field(init=False)
     _keys: np.ndarray = field(init=False)
     _rows: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
+        self.stats = (self.ll, self.nh)      # what a block's subsets need; one object per level
         self._bits = max(4, int(2 * max(self.masks.size, 1) - 1).bit_length())
         self._keys, self._rows = _hash_build(np.ascontiguousarray(self.masks, dtype=np.uint64), self._bits)
 
@@ -446,8 +462,7 @@ class _ChildWalk:
             used, bo = _runs(base_local[a:b])    # base_local is non-decreasing
             block = Block(self.size, base_parents[used], bo, new[a:b], q_all[a:b], best_subset[a:b])
             if spec.kind != "generic":
-                sr = sub_rows[a:b]
-                block.sub_ll, block.sub_nh = level.ll[sr], level.nh[sr]
+                block.sub_rows, block.frontier = sub_rows[a:b].astype(np.int32), level.stats
             out.append(block)
         return out
 
@@ -518,7 +533,7 @@ class SerialExecutor:
         self.score = score
 
     def submit(self, spec: WalkSpec, block: Block) -> _Done:
-        return _Done(evaluate_block(self.score, spec, block))
+        return _Done(evaluate_block(self.score, spec, materialise(block)))
 
     def wait_any(self, futures: list) -> None:
         return None
@@ -665,6 +680,7 @@ class LokyExecutor:
             raise
 
     def submit(self, spec: WalkSpec, block: Block) -> _Task:
+        block = materialise(block)
         task = _Task(self.pool.submit(_worker_block, self.run, spec, block))
         self.queued.append((task, spec, block))
         return task
@@ -693,8 +709,8 @@ class LokyExecutor:
             os.unlink(self.run[0])
 
 
-def _dask_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:
-    return evaluate_block(score, spec, block)
+def _dask_block(score: LocalScore, spec: WalkSpec, block: Block, frontier: Any) -> BlockResult:
+    return evaluate_block(score, spec, materialise(block, frontier))
 
 
 class _DaskTask:
@@ -726,6 +742,7 @@ class DaskExecutor:
         self.score, self.local = score, scheduler == "local"
         self.held: list[_DaskTask] = []      # blocks not sent yet, oldest first
         self.sent: list[_DaskTask] = []
+        self.frontiers: dict[int, tuple[Any, Any]] = {}   # child -> (its level's stats, their Dask future)
         if self.local:
             processes = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
             self.client = start_local_cluster(max(processes - 1, 1))
@@ -755,9 +772,23 @@ class DaskExecutor:
         self.sent = [t for t in self.sent if not t.future.done()]
         while self.held and len(self.sent) < DASK_QUEUED_PER_THREAD * self.threads:
             task = self.held.pop(0)
-            task.future = self.client.submit(_dask_block, self.score_future, task.spec, task.block, pure=False)
+            block, frontier = task.block, None
+            if block.sub_rows is not None:     # the rows travel; the frontier's arrays once per level
+                frontier = self._frontier(task.spec.child, block.frontier)
+                block = Block(block.size, block.bases, block.base_of, block.new, block.q_all, block.best_subset,
+                              sub_rows=block.sub_rows)
+            task.future = self.client.submit(_dask_block, self.score_future, task.spec, block, frontier, pure=False)
             task.spec = task.block = None
             self.sent.append(task)
+
+    def _frontier(self, child: int, stats: tuple) -> Any:
+        """The Dask future of a level's (ll, nh), scattered on the level's first block sent (the previous
+        level's is released once no task needs it)."""
+        held = self.frontiers.get(child)
+        if held is None or held[0] is not stats:
+            held = (stats, self.client.scatter(stats, hash=False))
+            self.frontiers[child] = held
+        return held[1]
 
     def wait_any(self, tasks: list) -> None:
         from dask.distributed import wait
@@ -767,7 +798,7 @@ class DaskExecutor:
             return
         if self.held and self.coordinator_computes:
             task = self.held.pop()
-            task.value = evaluate_block(self.score, task.spec, task.block)
+            task.value = evaluate_block(self.score, task.spec, materialise(task.block))
             task.spec = task.block = None
             return
         self._send()
@@ -777,6 +808,7 @@ class DaskExecutor:
         """Drop the held blocks and cancel the sent ones (after an error); release the score. A local
         cluster stays up for a later run (:func:`stop_local_cluster`); a client by address is closed."""
         self.held.clear()
+        self.frontiers.clear()
         with contextlib.suppress(Exception):
             self.client.cancel([t.future for t in self.sent if not t.future.done()] + [self.score_future])
         if not self.local:
