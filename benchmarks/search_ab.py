@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=None)
     parser.add_argument("--bf", type=float, default=None,
                         help="also list the credible set at this Bayes factor (phase 2: networks/s)")
+    parser.add_argument("--enumerate", choices=("dags", "mecs"), default="dags",
+                        help="with --bf: list DAGs or one representative per class")
     args = parser.parse_args(argv)
     print(f"{'file':24} {'config':10} {'status':9} {'s':>7} {'cpu s':>7} {'nodes':>6} {'LP it':>8} {'LP s':>6} "
           f"{'SB s':>6} "
@@ -103,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                     if args.bf is None:
                         res = ilp.solve(table, 0.0, enumerate_ties=False, time_limit=args.time_limit)
                     else:
-                        res = ilp.solve(table, math.log(args.bf), time_limit=args.time_limit)
+                        res = ilp.solve(table, math.log(args.bf), time_limit=args.time_limit,
+                                        enumerate_by=args.enumerate)
                 finally:
                     _restore(undo)
                 cpu = time.process_time() - cpu0
