@@ -801,7 +801,6 @@ class DaskExecutor:
             task.value = evaluate_block(self.score, task.spec, materialise(task.block))
             task.spec = task.block = None
             return
-        self._send()
         wait([t.future for t in tasks if t.future is not None and not t.done()], return_when="FIRST_COMPLETED")
 
     def close(self) -> None:
