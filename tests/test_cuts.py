@@ -231,3 +231,24 @@ def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
     for seed in range(2):
         table = random_table(5, 4000 + seed, keep=0.7, ties=seed == 0)
         assert_brute_force_sets(table)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_strong_components_are_networkx_s_on_random_digraphs(seed):
+    """The separator's and the cycle check's SCCs (repeated squaring of A ∪ I) are exactly Tarjan's
+    components with two or more vertices, for every graph of a stack, self-loops and empty graphs included."""
+    import networkx as nx
+
+    from bnilp.ilp.sepa_cluster import strong_components
+
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        n = int(rng.integers(1, 40))
+        stack = rng.random((3, n, n)) < rng.random(3)[:, None, None] * 0.15
+        got = strong_components(stack)
+        for t in range(3):
+            g = nx.DiGraph()
+            g.add_nodes_from(range(n))
+            g.add_edges_from(zip(*np.nonzero(stack[t]), strict=True))
+            want = sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) >= 2)
+            assert sorted(np.flatnonzero(c).tolist() for c in got[t]) == want

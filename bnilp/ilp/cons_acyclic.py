@@ -9,8 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
+from pyscipopt.scip import Variable
 
 from bnilp.ilp import sepa_cluster, sepa_fourb, sepa_subip, settings
 from bnilp.ilp.families import _Data
@@ -35,16 +34,10 @@ def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
         remaining &= ~sources
     if not remaining:
         return []
-    rows, cols = [], []
-    for k in chosen:
-        i = data.child[k]
-        for j in np.flatnonzero(data.pbool[k]):
-            rows.append(j)
-            cols.append(i)
-    adj = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-    ncomp, labels = connected_components(adj, directed=True, connection="strong")
-    sizes = np.bincount(labels, minlength=ncomp)
-    return [labels == c for c in np.flatnonzero(sizes >= 2)]
+    adj = np.zeros((1, n, n), dtype=bool)
+    fam, par = np.nonzero(data.pbool[chosen])
+    adj[0, par, data.child[chosen][fam]] = True            # adj[0, j, i]: arc j → i
+    return sepa_cluster.strong_components(adj)[0]
 
 
 def _choice(data: _Data, vals: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] | None]:
@@ -87,7 +80,7 @@ class _Acyclicity(Conshdlr):
         return self.tvars
 
     def _lp_values(self) -> np.ndarray:
-        return np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K)
+        return np.fromiter(map(Variable.getLPSol, self._tv()), dtype=float, count=self.data.K)
 
     def _sol_values(self, sol) -> np.ndarray:
         get = self.model.getSolVal
