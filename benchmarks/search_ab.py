@@ -4,7 +4,9 @@
         --config base:SUBIP_MODE=off --config subip:SUBIP_MODE=fallback [--repeat 2] [--time-limit 200] [--bf 3]
 
 Each ``--config NAME:KEY=VALUE,KEY=VALUE`` sets constants of :mod:`bnilp.ilp.settings` for that run
-only (``SCIP/NAME=V``: a SCIP parameter of both phases; ``P2/NAME=V``: one of phase 2 only).
+only (``SCIP/NAME=V``: a SCIP parameter of both phases; ``P2/NAME=V``: one of phase 2 only;
+``NAME.ITEM=V`` or ``NAME.ITEM=off``: one entry of a dict constant, e.g. ``MEC_BRANCH_PRIORITY.col=off``;
+``NAME={}``: an empty dict).
 Configurations alternate per file and per repeat, so machine load affects them alike. Prints wall and
 process CPU seconds, nodes, LP iterations and the split of time (SCIP's LP and strong-branching
 clocks, the cluster handler's heuristic and sub-IP separation), then the ratio of each
@@ -30,6 +32,8 @@ from bnilp.scorefile import read_jaakkola  # noqa: E402
 
 
 def _value(raw: str) -> object:
+    if raw == "{}":
+        return {}
     if raw.lower() in ("true", "false"):
         return raw.lower() == "true"
     for kind in (int, float):
@@ -58,9 +62,17 @@ def _apply(pairs: dict[str, object]) -> dict[str, object]:
             param = key.split("/", 1)[1]
             undo[key] = params.get(param, _MISSING)
             params[param] = value
-        else:
-            undo[key] = getattr(settings, key)
-            setattr(settings, key, value)
+        else:   # NAME=V, or NAME.ITEM=V / NAME.ITEM=off: one entry of a dict constant
+            name, _, item = key.partition(".")
+            undo.setdefault(name, getattr(settings, name))
+            if item:
+                entries = dict(getattr(settings, name))
+                if value == "off":
+                    entries.pop(item, None)
+                else:
+                    entries[item] = value
+                value = entries
+            setattr(settings, name, value)
     return undo
 
 

@@ -62,7 +62,11 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
         pairs, triples = data.class_indicators()
         ind = {}
         for key, fams in [(("adj", p), f) for p, f in pairs.items()] + [(("col", t), f) for t, f in triples.items()]:
-            var = model.addVar(name=f"{key[0]}_{'_'.join(map(str, key[1]))}", vtype="C", lb=0.0, ub=1.0, obj=0.0)
+            branch = key[0] in settings.MEC_BRANCH_PRIORITY
+            var = model.addVar(name=f"{key[0]}_{'_'.join(map(str, key[1]))}", vtype="B" if branch else "C",
+                               lb=0.0, ub=1.0, obj=0.0)
+            if branch:
+                model.chgVarBranchPriority(var, settings.MEC_BRANCH_PRIORITY[key[0]])
             model.addCons(var == quicksum(xvars[k] for k in fams.tolist()), name=f"def_{var.name}")
             ind[key] = var
         hdlr.indicator_vars = ind
