@@ -56,8 +56,10 @@ Measured (2 shared cores, PySCIPOpt 6.3 / SCIP 10; ``benchmarks/solve_table1.py`
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),
 written over adjacency and collider indicator variables linked to the families once
-(``MEC_ROW_FORM``) and enforced on integral points only (``MEC_ROWS_IN_LP``). Measured on hepatitis
-BF 20 (120 s, 2 cores): dense family rows in the LP 1,842 classes (12,639 DAGs counted in 400 s),
+(``MEC_ROW_FORM``) and enforced on integral points only (``MEC_ROWS_IN_LP``); the indicators are binary
+and branched on before the families (``MEC_BRANCH_PRIORITY``), so the tree splits classes, not
+orientations. Measured on hepatitis BF 20 before that branching (120 s, 2 cores): dense family rows
+in the LP 1,842 classes (12,639 DAGs counted in 400 s),
 family rows lazily 2,355, indicator rows lazily 3,102 (18,522 DAGs); DAG enumeration lists 15,260 DAGs
 in the same time. wine BF 20: 19.9 s for 101 classes against 21.1 s for their 3,449 DAGs.
 

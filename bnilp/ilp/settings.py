@@ -63,7 +63,8 @@ MEC_ROW_FORM = "indicators"
 #: colliders splits the space of classes instead of the orientations inside one: wine BF 20 11.2 → 3.1 CPU s
 #: (3,623 → 179 nodes), zoo BF 20 17.5 → 14.5 s, adult BF 3 (both phases) 224 → 73 s, hepatitis BF 150
 #: 2,096 → 3,102 classes in 60 s. Adjacencies alone, colliders alone, either first, or both at the
-#: families' priority were each worse on one of these (benchmarks/search_ab.py --enumerate mecs)
+#: families' priority were each worse on one of these (benchmarks/search_ab.py --enumerate mecs); autos BF 3
+#: is 1.5× slower with it (more cluster cuts and LP iterations at the same nodes; README, "Credible sets")
 MEC_BRANCH_PRIORITY: dict[str, int] = {"adj": 10, "col": 10}
 #: whether each class no-good enters the LP at once (True) or only enforces integral points (False)
 MEC_ROWS_IN_LP = False
