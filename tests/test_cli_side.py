@@ -207,3 +207,24 @@ def test_citest_mvp_reports_both_directions(simulated):
     res = _run("citest", str(data), child, truth["parents"][child][0], "--score", "mvp", "--mvp-degree", "1")
     assert res.exit_code == 0, res.output
     assert res.output.count(child) >= 2 and "decision" in res.output
+
+
+def test_citest_permutes_locally_where_a_discrete_variable_is_given_a_continuous_one(tmp_path):
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal(400)
+    path = tmp_path / "steps.csv"
+    pd.DataFrame({"x": [f"a{v}" for v in np.digitize(z, [-0.4, 0.4])],
+                  "y": [f"b{v}" for v in np.digitize(z + 0.3 * rng.standard_normal(400), [0.0])],
+                  "z": z}).to_csv(path, index=False)
+    res = _run("citest", str(path), "x", "y", "--given", "z", "--score", "cg", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["null"] == "local-permutation" and 1 <= out["permutations"] <= 199
+    assert out["p_value"] >= 1 / 200 and out["chi2_p_value"] is not None
+    chi = json.loads(_run("citest", str(path), "x", "y", "--given", "z", "--score", "cg", "--null", "chi2",
+                          "--json").output)
+    assert chi["null"] == "chi2" and chi["permutations"] == 0 and chi["chi2_p_value"] == out["chi2_p_value"]
+    table = _run("citest", str(path), "x", "y", "--given", "z", "--score", "cg", "--seed", "4")
+    assert table.exit_code == 0 and "local permutation of y" in table.output
+    assert "--permutations" in _one_line_error(_run("citest", str(path), "x", "y", "--given", "z",
+                                                    "--permutations", "0"))

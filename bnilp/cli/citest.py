@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bnilp.citest import COMBINE_RULES, CORRECTIONS, ci_test
+from bnilp.citest import COMBINE_RULES, CORRECTIONS, DEFAULT_PERMUTATIONS, NULL_DISTRIBUTIONS, ci_test
 from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
 
@@ -25,14 +25,23 @@ from bnilp.errors import InputError
 @click.option("--correction", type=click.Choice(list(CORRECTIONS)), default="bartlett", show_default=True,
               help="Small-sample correction where the score gives G's null mean (Gaussian children of CG, "
                    "CGd, MVP): Bartlett's, or none (the plain G of the seed and Tetrad).")
+@click.option("--null", "null", type=click.Choice(list(NULL_DISTRIBUTIONS)), default="auto", show_default=True,
+              help="Reference distribution: auto permutes Y within groups of neighbouring rows where a tested "
+                   "variable is discrete and GIVEN has a continuous variable (the score's model of the discrete "
+                   "variable may be misspecified there), χ² elsewhere; chi2 always (the seed's test).")
+@click.option("--permutations", type=int, default=DEFAULT_PERMUTATIONS, show_default=True,
+              help="Most permuted data sets for a local-permutation p-value (stops after 10 exceedances).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random stream of the permutations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @data_options
 @score_options
 def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: str, correction: str,
-           as_json: bool, **opts: Any) -> None:
+           null: str, permutations: int, seed: int, as_json: bool, **opts: Any) -> None:
     """Test X ⟂ Y | GIVEN on DATA: 2(ℓ(X | Y,Z) − ℓ(X | Z)) against χ², both directions for a
     score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule).
-    Where the score gives G's null mean (a Gaussian child), G·df/E[G] is referred to χ²_df (Bartlett)."""
+    Where the score gives G's null mean (a Gaussian child), G·df/E[G] is referred to χ²_df (Bartlett).
+    Where a tested variable is discrete and GIVEN holds a continuous variable, the p-value is a local
+    permutation test's (--null)."""
     data = load_from_options(data_path, opts)
     z = [c.strip() for c in given.split(",") if c.strip()]
     for name in (x, y, *z):
@@ -43,7 +52,10 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: st
     except ModuleNotFoundError as exc:
         raise InputError(f"score {opts.get('score_name')!r} is not available in this installation ({exc})") \
             from None
-    result = ci_test(data, x, y, z, score=score, alpha=alpha, combine=combine, correction=correction)
+    if permutations < 1:
+        raise InputError(f"--permutations must be ≥ 1, got {permutations}")
+    result = ci_test(data, x, y, z, score=score, alpha=alpha, combine=combine, correction=correction, null=null,
+                     permutations=permutations, seed=seed)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=1))
         return
@@ -58,6 +70,10 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: st
     console.print(table)
     verdict = "dependent" if result.dependent else "independent (not rejected)"
     how = f" ({result.combine} combination of both directions)" if len(result.directions) > 1 else ""
+    if result.null == "local-permutation":
+        console.print(f"χ² p = {result.chi2_p_value:.4g}{how}; local permutation of {result.y} "
+                      f"({result.permutations} permuted data sets, seed {seed})")
+        how = ""
     console.print(f"decision: {verdict}, p = {result.p_value:.4g}{how}")
 
 

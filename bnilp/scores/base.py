@@ -104,6 +104,14 @@ class LocalScore(ABC):
         self.prior = prior or StructurePrior("none", data.n)
         self.penalty_discount = float(penalty_discount)
 
+    def constructor_settings(self) -> dict[str, Any]:
+        """The keyword arguments that rebuild this score on other data (:meth:`with_data`)."""
+        return {"prior": self.prior, "penalty_discount": self.penalty_discount}
+
+    def with_data(self, data: Dataset) -> LocalScore:
+        """The same score, configured alike, on ``data`` (same columns; e.g. a permuted copy)."""
+        return type(self)(data, **self.constructor_settings())
+
     @abstractmethod
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
         """Score of the family without the structure prior."""

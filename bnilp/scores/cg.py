@@ -277,6 +277,9 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
                 self.binned[j] = equal_frequency_bins(data.values[:, j], self.bins)
                 self.bin_arity[j] = int(self.binned[j].max()) + 1
 
+    def constructor_settings(self) -> dict[str, Any]:
+        return {**super().constructor_settings(), "bins": self.bins}
+
     def _column(self, j: int) -> tuple[np.ndarray, int]:
         if self.discrete[j]:
             return self.codes[j], self.arities[j]

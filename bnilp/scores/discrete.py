@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import gammaln, xlogy
@@ -205,6 +206,9 @@ class BDeu(DiscreteScore):
             raise InputError(f"--ess must be > 0, got {ess}")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.ess = float(ess)
+
+    def constructor_settings(self) -> dict[str, Any]:
+        return {**super().constructor_settings(), "ess": self.ess}
 
     def _score_from_counts(self, child: int, nijk: np.ndarray, q: float, ll: float | None) -> float:
         a_j = self.ess / q

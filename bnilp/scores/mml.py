@@ -183,6 +183,9 @@ class MinimumMessageLength(LocalScore):
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
         return -self.message_length(child, parents)
 
+    def constructor_settings(self) -> dict[str, Any]:
+        return {**super().constructor_settings(), "intercept": self.intercept}
+
     def settings(self) -> dict[str, Any]:
         out = super().settings()
         out.update({

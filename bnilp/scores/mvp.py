@@ -209,6 +209,9 @@ class MixedVariablePolynomial(LocalScore):
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
         return self.penalised(*self.loglik_df(child, parents))
 
+    def constructor_settings(self) -> dict[str, Any]:
+        return {**super().constructor_settings(), "degree": self.degree}
+
     def settings(self) -> dict[str, Any]:
         out = super().settings()
         out.update({
