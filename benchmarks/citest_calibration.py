@@ -18,6 +18,10 @@ and both one-direction tests are reported too (``mvp:X|Y`` = X as the child).
                                                      [--link logistic] [--only ddc,cdc] [--correction none]
                                                      [--null chi2]
 
+The p-values are ``ci_test``'s defaults: ``null="auto"`` (a local permutation reference in the cells
+with a discrete tested variable and a continuous Z, χ² elsewhere); ``--null chi2`` gives the χ²
+reference everywhere (the seed's test). A test rejects when p ≤ α.
+
 ``--bins`` changes the simulator's bins (3 by default, as CGd's b = 3: then CGd models the discrete
 children of continuous parents exactly; other values show it misspecified). ``--link logistic``
 draws discrete children of continuous parents through a softmax link instead of the seed's steps
