@@ -307,16 +307,17 @@ def local_permutation_p_value(observed: float, statistic_p: Any, data: Dataset, 
     :data:`SEQUENTIAL_EXCEEDANCES` (Besag & Clifford 1991), else (1 + k)/(1 + B) after B =
     ``permutations`` draws. Both satisfy P(p ≤ α) ≤ α under exchangeability within the groups."""
     codes, values = data.codes, data.values
+    # one copy, column y overwritten per draw (a permuted data set and its score live for one draw)
+    permuted = dataclasses.replace(data, codes=codes.copy(), values=values.copy())
     exceed = 0
     for drawn in range(1, permutations + 1):
         perm = np.arange(data.N)
         for rows in groups:
             if rows.size > 1:
                 perm[rows] = rows[rng.permutation(rows.size)]
-        codes_b, values_b = codes.copy(), values.copy()
-        codes_b[:, y] = codes[perm, y]
-        values_b[:, y] = values[perm, y]
-        if statistic_p(dataclasses.replace(data, codes=codes_b, values=values_b)) <= observed:
+        permuted.codes[:, y] = codes[perm, y]
+        permuted.values[:, y] = values[perm, y]
+        if statistic_p(permuted) <= observed:
             exceed += 1
             if exceed >= SEQUENTIAL_EXCEEDANCES:
                 return exceed / drawn, drawn
