@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from bnilp.citest import ci_test, combined_p_value
-from bnilp.data import from_dataframe
+from bnilp.data import Dataset, from_dataframe
 from bnilp.errors import InputError
 from bnilp.scores import make_score
 
@@ -286,7 +286,7 @@ def test_bartlett_keeps_mvp_continuous_child_calibrated_in_small_cells():
 
 # --- misspecification: the local permutation null -------------------------------------------------
 
-def _steps_given_continuous(seed: int, N: int, dependent: bool = False) -> tuple:
+def _steps_given_continuous(seed: int, N: int, dependent: bool = False) -> Dataset:
     """Discrete X and Y that depend on a continuous Z through the simulator's steps (3 equal-frequency
     bins): neither CG's nor MVP's model of a discrete child of Z describes that."""
     from bnilp.simulate import sample_dag

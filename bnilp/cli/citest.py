@@ -9,7 +9,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bnilp.citest import COMBINE_RULES, CORRECTIONS, DEFAULT_PERMUTATIONS, NULL_DISTRIBUTIONS, ci_test
+from bnilp.citest import (
+    COMBINE_RULES,
+    CORRECTIONS,
+    DEFAULT_PERMUTATIONS,
+    NULL_DISTRIBUTIONS,
+    SEQUENTIAL_EXCEEDANCES,
+    ci_test,
+)
 from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
 
@@ -30,7 +37,8 @@ from bnilp.errors import InputError
                    "variable is discrete and GIVEN has a continuous variable (the score's model of the discrete "
                    "variable may be misspecified there), χ² elsewhere; chi2 always (the seed's test).")
 @click.option("--permutations", type=int, default=DEFAULT_PERMUTATIONS, show_default=True,
-              help="Most permuted data sets for a local-permutation p-value (stops after 10 exceedances).")
+              help="Most permuted data sets for a local-permutation p-value (stops after "
+                   f"{SEQUENTIAL_EXCEEDANCES} exceedances).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random stream of the permutations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @data_options
