@@ -8,6 +8,7 @@ come, so a long sweep can be read while it runs and resumed (``--resume`` skips 
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
         [--only wine,zoo] [--limit 1800] [--out benchmarks/results/score_table1.jsonl] [--resume] [--write]
+        [--counts auto|subsets|families]
 """
 
 from __future__ import annotations
@@ -28,22 +29,25 @@ from bnilp.scorefile import write_jaakkola
 from bnilp.scores import make_score
 
 
-def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, queue: mp.Queue) -> None:
+def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, counts: str, queue: mp.Queue) -> None:
     t0 = time.perf_counter()
     data = load_data(path, no_header=True, integer_codes=True)
     settings = {"ess": 1.0} if score_name == "bdeu" else {}
-    table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs)
+    table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs,
+                              counts=counts)
     seconds = time.perf_counter() - t0
     if write:
         write_jaakkola(table, write)
     sizes = [st["max_kept_size"] for st in table.meta["per_variable"].values()]
     queue.put({"n": data.n, "N": data.N, "seconds": round(seconds, 2), "scored": table.meta["scored"],
-               "kept": table.meta["kept"], "max_kept_size": max(sizes), "pruned": table.meta["pruned"]})
+               "kept": table.meta["kept"], "max_kept_size": max(sizes), "pruned": table.meta["pruned"],
+               "counts": table.meta["counts"]})
 
 
-def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: str | None) -> dict:
+def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: str | None,
+        counts: str = "auto") -> dict:
     queue: mp.Queue = mp.Queue()
-    proc = mp.Process(target=_one, args=(str(data_path(row)), score_name, bf, jobs, write, queue))
+    proc = mp.Process(target=_one, args=(str(data_path(row)), score_name, bf, jobs, write, counts, queue))
     t0 = time.perf_counter()
     proc.start()
     proc.join(limit)
@@ -67,35 +71,37 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "score_table1.jsonl"))
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--write", action="store_true", help="write scorefiles/NAME.SCORE.BF.scores")
+    parser.add_argument("--counts", default="auto", help="auto, subsets or families (score_parent_sets)")
     args = parser.parse_args()
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if args.resume and out.exists():
-        done = {(r["data"], r["score"], r["bf"]) for r in map(json.loads, out.read_text().splitlines())}
-    print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim")
+        done = {(r["data"], r["score"], r["bf"], r.get("counts_mode", "auto"))
+                for r in map(json.loads, out.read_text().splitlines())}
+    print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim, counts {args.counts}")
     print(f"{'data':<14} {'score':<5} {'BF':>4} {'n':>3} {'N':>6} {'status':<10} {'seconds':>8} {'scored':>10} "
           f"{'kept':>8} {'max |Π|':>7} {'seed palim':>10}")
     for score_name in args.scores.split(","):
         for bf in (float(b) for b in args.bfs.split(",")):
             for row in rows:
-                key = (row["name"], score_name, bf)
+                key = (row["name"], score_name, bf, args.counts)
                 if key in done:
                     continue
                 write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
                     if args.write else None
-                res = run(row, score_name, bf, args.jobs, args.limit, write)
+                res = run(row, score_name, bf, args.jobs, args.limit, write, args.counts)
                 n_rows = int(row["N_table1"])
                 seed_palim = int(math.floor(math.log2(n_rows + math.log(bf)))) + 1
                 rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed_palim,
-                       **res}
+                       "counts_mode": args.counts, **res}
                 with open(out, "a") as handle:
                     handle.write(json.dumps(rec) + "\n")
                 print(f"{row['name']:<14} {score_name:<5} {bf:>4g} {res.get('n', row['n']):>3} "
                       f"{res.get('N', row['N_table1']):>6} {res['status']:<10} {res.get('seconds', ''):>8} "
                       f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
-                      f"{seed_palim:>10}", flush=True)
+                      f"{seed_palim:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
 
 
 if __name__ == "__main__":

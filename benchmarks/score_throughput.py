@@ -12,8 +12,8 @@ Parts (``--parts``):
   files are byte-identical. ``--jobs-data NAME:BF,...`` picks other Table 1 files (e.g. ``bands:3``).
 - ``alarm``: alarm.csv (the seed's alarm row), BIC BF 3, no palim, --jobs 2: seconds.
 - ``bign``: 10^6 simulated rows, 20 discrete variables (2–4 states, a random DAG, 2 parents at most),
-  BIC BF 20, --jobs 1: seconds and peak resident memory of the scoring process; past ``--bign-limit``
-  seconds, the families counted and the rate instead.
+  BIC BF 20, ``--bign-jobs`` (2), ``--bign-counts`` (auto: the subset table): seconds and peak resident
+  memory of the scoring process and of its workers; past ``--bign-limit`` seconds, "not finished".
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_throughput.py [--parts throughput,jobs,alarm,bign]
 """
@@ -21,11 +21,13 @@ Parts (``--parts``):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import multiprocessing as mp
 import os
 import resource
 import signal
+import threading
 import time
 
 import numpy as np
@@ -152,51 +154,66 @@ def simulated(n: int, N: int, seed: int = 1) -> Dataset:
                    levels, source="simulated")
 
 
-def _bign(queue: mp.Queue, counted) -> None:
-    import bnilp.scores.batch as batch
+def _peak_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith("VmHWM"))
 
-    original = batch.family_counts
 
-    def counting(ctx, child, bases, base_of, new, *rest):
-        out = original(ctx, child, bases, base_of, new, *rest)
-        with counted.get_lock():
-            counted.value += int(new.size)
-        return out
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as handle:
+            kids += [int(k) for k in handle.read().split()]
+    return kids
 
-    batch.family_counts = counting
-    import bnilp.lattice as lattice
 
-    lattice.family_counts = counting
+def _watch_children(peaks: dict[int, int], stop: threading.Event) -> None:
+    """Peak RSS of every child process (the pool's workers exit when idle, so sample them while they run)."""
+    while not stop.wait(0.5):
+        for pid in _children(os.getpid()):
+            with contextlib.suppress(OSError, StopIteration):
+                peaks[pid] = max(peaks.get(pid, 0), _peak_kib(pid))
+
+
+def _bign(queue: mp.Queue, jobs: int, counts: str) -> None:
     data = simulated(20, 1_000_000)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peaks: dict[int, int] = {}
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch_children, args=(peaks, stop), daemon=True)
+    watcher.start()
     t0 = time.perf_counter()
     score = make_score("bic", data)
-    table = score_parent_sets(score, epsilon=math.log(20))
+    table = score_parent_sets(score, epsilon=math.log(20), n_jobs=jobs, counts=counts)
+    stop.set()
+    watcher.join()
+    workers = sorted((kib for kib in peaks.values() if kib > 100 * 1024), reverse=True)   # not the trackers
     queue.put((time.perf_counter() - t0, table.meta["scored"], table.meta["kept"], score.n_rows, rss0,
-               resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+               resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, workers, table.meta["counts"]))
 
 
 def bign(args) -> None:
-    """10^6 rows: the whole file if it finishes within ``--bign-limit`` seconds, else the counting rate."""
+    """10^6 rows: the whole file within ``--bign-limit`` seconds (else: not finished, and the peak memory)."""
     queue: mp.Queue = mp.Queue()
-    counted = mp.Value("q", 0)
-    proc = mp.Process(target=_bign, args=(queue, counted))
+    proc = mp.Process(target=_bign, args=(queue, args.bign_jobs, args.bign_counts))
     t0 = time.perf_counter()
     proc.start()
-    proc.join(args.bign_limit)
-    if proc.is_alive():
-        with open(f"/proc/{proc.pid}/status") as handle:
-            peak = next(int(line.split()[1]) for line in handle if line.startswith("VmHWM"))
+    label = f"10^6 rows × 20 discrete variables, BIC BF 20, --jobs {args.bign_jobs}, counts {args.bign_counts}"
+    while proc.is_alive() and time.perf_counter() - t0 < args.bign_limit and queue.empty():
+        time.sleep(1.0)
+    if queue.empty():
+        peak = _peak_kib(proc.pid)
+        for pid in _children(proc.pid):
+            os.kill(pid, signal.SIGTERM)
         proc.terminate()
         proc.join()
-        seconds = time.perf_counter() - t0
-        print(f"10^6 rows × 20 discrete variables, BIC BF 20, --jobs 1: not finished in {seconds:.0f} s; "
-              f"{counted.value:,} families counted ({counted.value / seconds:.1f} a second); peak RSS "
-              f"{peak / 1024:.0f} MiB", flush=True)
+        print(f"{label}: not finished in {time.perf_counter() - t0:.0f} s; peak RSS {peak / 1024:.0f} MiB", flush=True)
         return
-    seconds, scored, kept, rows, rss0, rss = queue.get()
-    print(f"10^6 rows × 20 discrete variables, BIC BF 20, --jobs 1: {seconds:.1f} s, scored {scored:,}, kept {kept:,}, "
-          f"{rows:,} distinct rows; peak RSS {rss / 1024:.0f} MiB (data alone {rss0 / 1024:.0f} MiB)", flush=True)
+    seconds, scored, kept, rows, rss0, rss, workers, counting = queue.get()
+    proc.join()
+    extra = f", workers' peak RSS {', '.join(f'{w / 1024:.0f}' for w in workers)} MiB" if workers else ""
+    print(f"{label}: {seconds:.1f} s, scored {scored:,}, kept {kept:,}, {rows:,} distinct rows; peak RSS "
+          f"{rss / 1024:.0f} MiB (data alone {rss0 / 1024:.0f} MiB){extra}; counts {counting}", flush=True)
 
 
 def main() -> None:
@@ -206,7 +223,9 @@ def main() -> None:
     parser.add_argument("--jobs-data", default="alarm1000:20,hailfinder500:3",
                         help="data sets of the jobs part, NAME:BF (e.g. bands:3 for a longer job)")
     parser.add_argument("--before-limit", type=float, default=30.0)
-    parser.add_argument("--bign-limit", type=float, default=900.0, help="seconds for the 10^6-row part")
+    parser.add_argument("--bign-limit", type=float, default=1800.0, help="seconds for the 10^6-row part")
+    parser.add_argument("--bign-jobs", type=int, default=2, help="--jobs of the 10^6-row part")
+    parser.add_argument("--bign-counts", default="auto", help="counts mode of the 10^6-row part")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores")
     for part in args.parts.split(","):

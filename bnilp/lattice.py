@@ -55,8 +55,18 @@ from bnilp.parentsets import (
     r6_bdeu_cell_bound,
 )
 from bnilp.scores.base import LocalScore
-from bnilp.scores.batch import BLOCK_ELEMENTS, HASH_MULT, CountContext, family_counts
+from bnilp.scores.batch import BLOCK_ELEMENTS, HASH_MULT, CountContext, FamilyCounts, family_counts
 from bnilp.scores.discrete import BDeu, DiscreteScore
+from bnilp.scores.subsets import (
+    SUBSET_TABLE_MAX_SLOTS,
+    SUBSET_TABLE_MAX_SUBSETS,
+    SUBSET_TABLE_MAX_VARIABLES,
+    SubsetTable,
+    assemble,
+    count_subsets,
+    split_prefixes,
+    subset_task,
+)
 
 #: families per block for scores without batched counts (CG, MVP, MML: one call per family)
 GENERIC_BLOCK = 512
@@ -175,8 +185,10 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         return BlockResult(nc, pruned, np.flatnonzero(kept), scores[kept], rows, scores, zeros, zeros,
                            np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=np.int64))
     ctx = _ctx(score)
-    fc = family_counts(ctx, child, bases, block.base_of, block.new, block.q_all,
-                       spec.ess if spec.kind == "bdeu" else None)
+    fc = _table_counts(ctx.table, spec, bases, block) if ctx.table is not None else None
+    if fc is None:
+        fc = family_counts(ctx, child, bases, block.base_of, block.new, block.q_all,
+                           spec.ess if spec.kind == "bdeu" else None)
     alive = np.ones(nc, dtype=bool)
     r_c = spec.r_child
     if "R5" in active:
@@ -226,6 +238,21 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
     kept_rows = np.flatnonzero(kept)
     return BlockResult(int(alive.sum()), pruned, kept_rows, exact[kept_rows], nxt, value[nxt], fc.ll[nxt],
                        fc.nh[nxt], fc.q_plus[nxt], fc.c_plus[nxt])
+
+
+def _table_counts(table: SubsetTable, spec: WalkSpec, bases: np.ndarray, block: Block) -> FamilyCounts | None:
+    """The block's family statistics from the subset table (None if a family's subsets are not in it)."""
+    one = np.int64(1)
+    if bases.shape[1]:
+        base_masks = np.bitwise_or.reduce(np.left_shift(one, bases.astype(np.int64)), axis=1)
+    else:
+        base_masks = np.zeros(bases.shape[0], dtype=np.int64)
+    t1 = base_masks[block.base_of] | np.left_shift(one, block.new.astype(np.int64))
+    found = table.lookup(t1, t1 | np.left_shift(one, np.int64(spec.child)))
+    if found is None:
+        return None
+    ll, nh, q_plus, c_plus, bdeu = found
+    return FamilyCounts(ll, nh, q_plus, c_plus, bdeu if spec.kind == "bdeu" else None)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -411,6 +438,8 @@ class _ChildWalk:
         n_rows = getattr(self.score, "n_rows", 1)
         if self.spec.kind == "generic":
             self._bases_per_block = max(1, GENERIC_BLOCK // max(1, self.candidates.size))
+        elif _ctx(self.score).table is not None:   # look-ups, not passes over the rows: blocks by candidates
+            self._bases_per_block = max(1, MAX_BLOCK_CANDIDATES // max(1, self.candidates.size))
         else:
             self._bases_per_block = max(1, BLOCK_ELEMENTS // max(1, n_rows))
         self._next_base = 0
@@ -535,6 +564,9 @@ class SerialExecutor:
     def submit(self, spec: WalkSpec, block: Block) -> _Done:
         return _Done(evaluate_block(self.score, spec, materialise(block)))
 
+    def map_subsets(self, tasks: list, *args: Any) -> list:
+        return [subset_task(_ctx(self.score), task, *args) for task in tasks]
+
     def wait_any(self, futures: list) -> None:
         return None
 
@@ -554,6 +586,12 @@ def _init_worker() -> None:
     the coordinator reads the data or generates the first blocks."""
     for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    # loky restarts a worker whose memory grew by 300 MB after its first task ("memory leak"); a worker
+    # here grows by design when it reads a run's score (10⁶ rows: ~0.7 GB), and a restart reads it again
+    with contextlib.suppress(ImportError, AttributeError):
+        from joblib.externals.loky import process_executor
+
+        process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, 1 << 40)
     columns = np.zeros((2, 2), dtype=np.int32)
     ctx = CountContext(columns, np.ones(2), np.array([2, 2], dtype=np.int64), 2,
                        np.array([0.0, 0.0, 2.0 * math.log(2.0)]))
@@ -570,6 +608,15 @@ def _worker_block(run: tuple[str, str], spec: WalkSpec, block: Block) -> BlockRe
         with open(run[0], "rb") as fh:
             _WORKER_SCORE = (run[1], pickle.load(fh))
     return evaluate_block(_WORKER_SCORE[1], spec, block)
+
+
+def _worker_subsets(run: tuple[str, str], task: tuple[int, ...], *args: Any):
+    """One subset-table task (:func:`bnilp.scores.subsets.subset_task`) with the score of ``run``."""
+    global _WORKER_SCORE
+    if _WORKER_SCORE is None or _WORKER_SCORE[0] != run[1]:
+        with open(run[0], "rb") as fh:
+            _WORKER_SCORE = (run[1], pickle.load(fh))
+    return subset_task(_ctx(_WORKER_SCORE[1]), task, *args)
 
 
 def _noop() -> None:
@@ -685,6 +732,19 @@ class LokyExecutor:
         self.queued.append((task, spec, block))
         return task
 
+    def map_subsets(self, tasks: list, *args: Any) -> list:
+        """Subset-table tasks on the pool, largest first; the coordinator takes them from the other end."""
+        futures = [self.pool.submit(_worker_subsets, self.run, task, *args) for task in tasks]
+        local: dict[int, Any] = {}
+        try:
+            for i in range(len(tasks) - 1, -1, -1):
+                if not futures[i].running() and not futures[i].done() and futures[i].cancel():
+                    local[i] = subset_task(_ctx(self.score), tasks[i], *args)
+            return [local[i] if i in local else futures[i].result() for i in range(len(tasks))]
+        finally:
+            for f in futures:
+                f.cancel()
+
     def _steal(self) -> bool:
         self.queued = [q for q in self.queued if not q[0].future.running() and not q[0].future.done()]
         while self.queued:
@@ -711,6 +771,10 @@ class LokyExecutor:
 
 def _dask_block(score: LocalScore, spec: WalkSpec, block: Block, frontier: Any) -> BlockResult:
     return evaluate_block(score, spec, materialise(block, frontier))
+
+
+def _dask_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
+    return subset_task(_ctx(score), task, *args)
 
 
 class _DaskTask:
@@ -781,6 +845,32 @@ class DaskExecutor:
             task.spec = task.block = None
             self.sent.append(task)
 
+    def map_subsets(self, tasks: list, *args: Any) -> list:
+        """Subset-table tasks on the cluster, largest first, at most DASK_QUEUED_PER_THREAD per thread
+        there at once; under ``local`` the coordinator computes the smallest ones while it waits."""
+        from dask.distributed import wait
+
+        held = list(range(len(tasks)))
+        results: dict[int, Any] = {}
+        sent: dict[int, Any] = {}
+        try:
+            while held or sent:
+                for i, f in [(i, f) for i, f in sent.items() if f.done()]:
+                    results[i] = f.result()
+                    del sent[i]
+                while held and len(sent) < DASK_QUEUED_PER_THREAD * self.threads:
+                    i = held.pop(0)
+                    sent[i] = self.client.submit(_dask_subsets, self.score_future, tasks[i], *args, pure=False)
+                if held and self.coordinator_computes:
+                    i = held.pop()
+                    results[i] = subset_task(_ctx(self.score), tasks[i], *args)
+                elif sent:
+                    wait(list(sent.values()), return_when="FIRST_COMPLETED")
+            return [results[i] for i in range(len(tasks))]
+        finally:
+            with contextlib.suppress(Exception):
+                self.client.cancel(list(sent.values()))
+
     def _frontier(self, child: int, stats: tuple) -> Any:
         """The Dask future of a level's (ll, nh), scattered on the level's first block sent (the previous
         level's is released once no task needs it)."""
@@ -829,6 +919,76 @@ def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
     if n_jobs == 1:
         return SerialExecutor(score)
     return LokyExecutor(score, n_jobs)
+
+
+@dataclass(frozen=True)
+class SubsetPlan:
+    """Which subsets a table must hold for the walks: |T| ≤ ``max_size``, Q_T ≤ ``q_max``; ``subsets`` of them."""
+
+    max_size: int
+    q_max: float
+    subsets: int
+
+
+def plan_subset_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[SubsetPlan | None, str]:
+    """The subset table the walks need (:mod:`bnilp.scores.subsets`), or None and why it does not apply.
+
+    A walk asks for a family (Π, i) only if R2 does not prune Π at generation, i.e. (R2 with the empty
+    set, a subset of every Π, as comparator: s(∅) ≤ best_subset, and BIC scores are ≤ 0 so its slack
+    ``_tol`` is at most s(∅)'s) only if w·(r_i − 1)·Q_Π ≤ −s_i(∅) + ε + slack. So T₁ = Π has
+    Q ≤ q_i := (−s_i(∅) + ε + slack)/(w(r_i − 1)) and T₂ = Π ∪ {i} has Q ≤ q_i·r_i: every subset a walk
+    needs has Q_T ≤ max_i q_i·r_i. Children without R2 (BDeu, structure priors, required parents, a
+    constant column) leave Q unbounded; a palim bounds |T|. The lookups fall back to the walk's own counts
+    for any family not in the table, so the plan only decides cost, never results.
+    """
+    if not walks or not isinstance(score, DiscreteScore) or any(w.spec.kind not in ("bic", "bdeu") for w in walks):
+        return None, "the score is not discrete BIC or BDeu"
+    n = score.data.n
+    if n > SUBSET_TABLE_MAX_VARIABLES:
+        return None, f"more than {SUBSET_TABLE_MAX_VARIABLES} variables"
+    ctx = _ctx(score)
+    if ctx.N <= 0:
+        return None, "no rows"
+    if max(ctx.n_rows, 1) * int(ctx.arities.max()) > SUBSET_TABLE_MAX_SLOTS:
+        return None, "too many distinct rows × states"
+    sizes, q_max = [], 0.0
+    for walk in walks:
+        spec = walk.spec
+        sizes.append(n if walk.palim is None else walk.palim + 1)
+        if "R2" not in spec.active or spec.fixed or spec.r_child < 2 or spec.w <= 0:
+            q_max = math.inf
+            continue
+        s0 = score.local(spec.child, ())
+        slack = 1e-6 * max(1.0, abs(s0))
+        q_max = max(q_max, (-s0 + spec.epsilon + slack) / (spec.w * (spec.r_child - 1)) * spec.r_child)
+    max_size = min(n, max(sizes))
+    total = count_subsets(ctx.arities, max_size, q_max)
+    if total > SUBSET_TABLE_MAX_SUBSETS:
+        return None, f"{total:,} subsets to count (more than {SUBSET_TABLE_MAX_SUBSETS:,})"
+    return SubsetPlan(max_size, q_max, total), ""
+
+
+#: a parallel table build splits the subsets into about this many tasks per process
+SUBSET_TASKS_PER_SLOT = 8
+
+
+def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, scheduler: str | None) -> SubsetTable:
+    """Count the subsets of ``plan`` on the executor of ``n_jobs``/``scheduler`` (tasks: subtrees of the
+    depth-first walk, :func:`bnilp.scores.subsets.split_prefixes`); the table does not depend on the split."""
+    t0 = time.perf_counter()
+    ctx = _ctx(score)
+    ess = score.ess if isinstance(score, BDeu) else None
+    executor = make_executor(score, n_jobs, scheduler)
+    try:
+        tasks = [()] if executor.slots == 1 else split_prefixes(
+            ctx.arities, plan.max_size, plan.q_max, SUBSET_TASKS_PER_SLOT * executor.slots)
+        parts = executor.map_subsets(tasks, plan.max_size, plan.q_max, ess)
+    finally:
+        executor.close()
+    n_log_n = float(ctx.N * math.log(ctx.N))
+    table = assemble(score.data.n, parts, n_log_n)
+    table.seconds = time.perf_counter() - t0
+    return table
 
 
 def walk_spec(score: LocalScore, child: int, epsilon: float, active: frozenset[str],

@@ -30,6 +30,7 @@ from bnilp.errors import InputError
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore
 from bnilp.scores.discrete import DiscreteScore
+from bnilp.scores.subsets import COUNT_MODES
 
 log = logging.getLogger(__name__)
 
@@ -310,6 +311,7 @@ def score_parent_sets(
     scheduler: str | None = None,
     progress: Callable[[WalkStats], None] | None = None,
     knowledge: Any = None,
+    counts: str = "auto",
 ) -> ScoreTable:
     """Score and prune the parent sets of every variable; returns the :class:`ScoreTable`.
 
@@ -324,8 +326,14 @@ def score_parent_sets(
     parent sets of at most that size). ``n_jobs`` runs blocks of parent sets (within and across
     children) on ``n_jobs`` processes (:func:`bnilp.lattice.start_pool`; joblib per child for data
     wider than :data:`MAX_MASK_VARIABLES`); ``scheduler`` (a Dask address, or ``"local"``) runs them
-    on a Dask cluster.
+    on a Dask cluster. ``counts`` (:data:`bnilp.scores.subsets.COUNT_MODES`): ``auto`` counts each
+    variable subset once and shares it between the families that use it where that applies (discrete
+    BIC/BDeu, n ≤ :data:`bnilp.scores.subsets.SUBSET_TABLE_MAX_VARIABLES`, a bounded number of subsets;
+    ``meta["counts"]`` says what was done and why), ``families`` counts every family on its own,
+    ``subsets`` requires the table. The kept sets and their scores are the same in every mode.
     """
+    if counts not in COUNT_MODES:
+        raise InputError(f"counts must be one of {', '.join(COUNT_MODES)}, got {counts!r}")
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")
     if palim is not None and palim < 0:
@@ -354,9 +362,13 @@ def score_parent_sets(
     t0 = time.perf_counter()
     children = list(range(score.data.n))
     if score.data.n <= MAX_MASK_VARIABLES:
-        results = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan)
+        results, counting = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress,
+                                         plan, counts)
+    elif counts == "subsets":
+        raise InputError(f"counts='subsets' does not apply here: more than {MAX_MASK_VARIABLES} variables")
     else:
         results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan)
+        counting = {"mode": "families", "reason": f"more than {MAX_MASK_VARIABLES} variables"}
     names = score.data.names
     if plan is not None:
         results = [({ps: s for ps, s in fam.items() if plan.required.get(names[i], frozenset()) <= ps}, st)
@@ -385,6 +397,7 @@ def score_parent_sets(
         "kept": sum(st.kept for _, st in results),
         "pruned": pruned_total,
         "seconds": round(time.perf_counter() - t0, 4),
+        "counts": counting,
         "per_variable": per_var,
     }
     if plan is not None:
@@ -397,9 +410,11 @@ def score_parent_sets(
 def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: int | None,
                  rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
                  progress: Callable[[WalkStats], None] | None,
-                 plan: _Plan | None = None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
-    """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor)."""
-    from bnilp.lattice import _ChildWalk, run_walks, walk_spec
+                 plan: _Plan | None = None, counts: str = "auto",
+                 ) -> tuple[list[tuple[dict[frozenset[str], float], WalkStats]], dict[str, Any]]:
+    """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor);
+    also how the families were counted (``counts``: :data:`bnilp.scores.subsets.COUNT_MODES`)."""
+    from bnilp.lattice import _ChildWalk, walk_spec
 
     data = score.data
     walks = []
@@ -418,9 +433,37 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
         walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active), fixed), candidates,
                                 child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
-    run_walks(score, walks, n_jobs, scheduler, progress)
+    counting = _walk_counts(score, walks, counts, n_jobs, scheduler, progress)
     names = data.names
-    return [({frozenset(names[p] for p in ps): s for ps, s in walk.kept.items()}, walk.stats) for walk in walks]
+    return [({frozenset(names[p] for p in ps): s for ps, s in walk.kept.items()}, walk.stats)
+            for walk in walks], counting
+
+
+def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, scheduler: str | None,
+                 progress: Callable[[WalkStats], None] | None) -> dict[str, Any]:
+    """Run the walks, with a subset table (:mod:`bnilp.scores.subsets`) where ``counts`` asks for one and
+    it applies: the table is counted on the executor, then the walks (lookups) run in this process.
+    Returns what was done, for the sidecar."""
+    from bnilp.lattice import _ctx, build_subset_table, plan_subset_table, run_walks
+
+    plan, why = plan_subset_table(score, walks) if counts != "families" else (None, "--counts families")
+    if plan is None:
+        if counts == "subsets":
+            raise InputError(f"counts='subsets' does not apply here: {why}")
+        run_walks(score, walks, n_jobs, scheduler, progress)
+        return {"mode": "families", "reason": why}
+    log.info("counting %d variable subsets (|T| ≤ %d) for the walk", plan.subsets, plan.max_size)
+    ctx = _ctx(score)
+    table = build_subset_table(score, plan, n_jobs, scheduler)
+    ctx.table = table
+    t0 = time.perf_counter()
+    try:
+        run_walks(score, walks, 1, None, progress)
+    finally:
+        ctx.table = None
+    return {"mode": "subsets", "subsets": table.counted, "max_size": plan.max_size,
+            "q_max": plan.q_max if math.isfinite(plan.q_max) else None,
+            "table_seconds": round(table.seconds, 4), "walk_seconds": round(time.perf_counter() - t0, 4)}
 
 
 def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | None,

@@ -27,15 +27,19 @@ def discrete(seed: int, n: int, N: int, max_arity: int = 3):
     return from_dataframe(frame, discrete=list(frame.columns))
 
 
+@pytest.mark.parametrize("counts", ["families", "subsets"])
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
 @pytest.mark.parametrize("seed,n,N", [(1, 5, 30), (2, 6, 200), (3, 6, 2000), (4, 7, 60)])
-def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed: int, n: int, N: int) -> None:
-    """Same kept sets with bit-identical scores, for every rule alone and all together."""
+def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed: int, n: int, N: int,
+                                                           counts: str) -> None:
+    """Same kept sets with bit-identical scores, for every rule alone and all together, whether the
+    walk counts its families or looks them up in the subset table."""
     score = make_score(score_name, discrete(seed, n, N))
     sound = score.pruning_rules(0)
     for eps in EPSILONS:
         for rules in [*({r} for r in sorted(sound)), set(sound)]:
-            fast = _run_lattice(score, list(range(n)), eps, None, frozenset(rules), 1, None, None)
+            fast, _ = _run_lattice(score, list(range(n)), eps, None, frozenset(rules), 1, None, None,
+                                   counts=counts)
             for child, (kept, _) in enumerate(fast):
                 ref, _ = walk_child(score, child, epsilon=eps, rules=rules)
                 names = score.data.names
@@ -179,7 +183,9 @@ def mixed_csv(tmp_path):
     return path
 
 
-CASES = {"discrete": lambda d, m: (d, ["--bf", "20"]), "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"])}
+CASES = {"discrete": lambda d, m: (d, ["--bf", "20", "--counts", "families"]),
+         "table": lambda d, m: (d, ["--bf", "20"]),
+         "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"])}
 
 
 def _score_file(runner: CliRunner, tmp_path, data, name: str, *extra: str) -> bytes:
@@ -189,7 +195,7 @@ def _score_file(runner: CliRunner, tmp_path, data, name: str, *extra: str) -> by
     return out.read_bytes()
 
 
-@pytest.mark.parametrize("kind", ["discrete", "mixed"])
+@pytest.mark.parametrize("kind", ["discrete", "table", "mixed"])
 def test_jobs_2_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_csv, kind: str) -> None:
     data, extra = CASES[kind](discrete_csv, mixed_csv)
     one = _score_file(runner, tmp_path, data, "one", *extra)
@@ -210,7 +216,7 @@ def test_a_later_run_reuses_the_running_pool_with_the_new_data(runner, tmp_path,
         assert one == two, kind
 
 
-@pytest.mark.parametrize("kind", ["discrete", "mixed"])
+@pytest.mark.parametrize("kind", ["discrete", "table", "mixed"])
 def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_csv, kind: str) -> None:
     pytest.importorskip("distributed")
     data, extra = CASES[kind](discrete_csv, mixed_csv)
@@ -244,9 +250,10 @@ def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(
     clients = []
     for seed in (1, 2):
         data = discrete(seed, 9, 400)
-        serial = score_parent_sets(make_score("bic", data), epsilon=math.log(20))
+        serial = score_parent_sets(make_score("bic", data), epsilon=math.log(20), counts="families")
         before = dict(where)
-        dask = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2)
+        dask = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2,
+                                 counts="families")
         assert dask.families == serial.families and dask.meta["pruned"] == serial.meta["pruned"]
         assert where["coordinator"] > before["coordinator"] and where["cluster"] > before["cluster"]
         clients.append(lattice.start_local_cluster(1))
@@ -259,10 +266,10 @@ def test_blocks_split_one_variable_and_do_not_change_the_result(monkeypatch) -> 
     import bnilp.lattice as lattice
 
     score = make_score("bic", discrete(12, 7, 500))
-    whole = score_parent_sets(score, epsilon=math.log(20))
+    whole = score_parent_sets(score, epsilon=math.log(20), counts="families")
     monkeypatch.setattr(lattice, "BLOCK_ELEMENTS", 600)
     monkeypatch.setattr(lattice, "MAX_BLOCK_CANDIDATES", 3)
-    split = score_parent_sets(make_score("bic", score.data), epsilon=math.log(20))
+    split = score_parent_sets(make_score("bic", score.data), epsilon=math.log(20), counts="families")
     assert split.families == whole.families and split.meta["pruned"] == whole.meta["pruned"]
 
 

@@ -25,12 +25,19 @@ from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.scorefile import ScoreTable, write_jaakkola
+from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 
 RULE_COLUMNS = tuple(sorted(ALL_RULES))
 
 
 def walk_options(func):
-    """--palim, --no-prune, --jobs, --scheduler."""
+    """--palim, --no-prune, --jobs, --scheduler, --counts."""
+    func = click.option("--counts", type=click.Choice(COUNT_MODES), default="auto", show_default=True,
+                        help="How discrete BIC/BDeu families are counted: 'subsets' counts each variable subset "
+                             "once and shares it between the families that use it (up to "
+                             f"{SUBSET_TABLE_MAX_VARIABLES} variables and {SUBSET_TABLE_MAX_SUBSETS:,} subsets), "
+                             "'families' counts every family on its own, 'auto' the first where it applies. "
+                             "The score file is the same.")(func)
     func = click.option("--scheduler", metavar="ADDRESS",
                         help="Run the scoring on a Dask cluster at ADDRESS ('local' starts a LocalCluster of "
                              "--jobs processes, default all cores; needs bnilp[dask]); data scattered once.")(func)
@@ -78,7 +85,7 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
     with _progress(console, data.n, quiet) as update:
         table = score_parent_sets(score, epsilon=epsilon, palim=opts.get("palim"), prune=not opts.get("no_prune"),
                                   n_jobs=opts.get("n_jobs", 1), scheduler=opts.get("scheduler"), progress=update,
-                                  knowledge=opts.get("knowledge"))
+                                  knowledge=opts.get("knowledge"), counts=opts.get("counts", "auto"))
     if not quiet:
         print_scoring_summary(table, console)
     return table
@@ -97,6 +104,10 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     console.print(grid)
     console.print(f"N = {meta['N']}, {len(table.variables)} variables: scored {meta['scored']}, "
                   f"kept {meta['kept']} parent sets in {meta['seconds']:.2f} s")
+    counting = meta.get("counts") or {}
+    if counting.get("mode") == "subsets":
+        console.print(f"[dim]counts: {counting['subsets']:,} variable subsets counted once each "
+                      f"({counting['table_seconds']:.2f} s), shared by the families[/dim]")
     if meta.get("knowledge"):
         unpruned = meta.get("knowledge_unpruned") or []
         console.print(f"background knowledge: {len(meta['knowledge']['statements'])} statement(s); forbidden parents "

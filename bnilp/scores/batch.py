@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -61,6 +62,8 @@ class CountContext:
     arities: np.ndarray        # (n,) int64
     N: int
     xlogx: np.ndarray          # n·ln n for n = 0..min(N, XLOGX_TABLE) (counts are integers)
+    #: counts per variable subset (:mod:`bnilp.scores.subsets`) while a walk uses them, else None
+    table: Any = None
 
     @property
     def n_rows(self) -> int:

@@ -1,0 +1,256 @@
+"""Counts per *variable subset*, shared by every family that uses the subset (discrete BIC and BDeu).
+
+A family (child i, parents Π) is two subsets, T₁ = Π and T₂ = Π ∪ {i}, and every statistic the lattice
+walk needs is a difference of per-subset sums (n_c = rows in cell c of T's configurations):
+
+    E(T) = Σ_c n_c ln n_c,                     LL(i | Π) = E(T₂) − E(T₁),   N·H(Π) = N ln N − E(T₁)
+    K(T) = number of observed cells,           q⁺_Π = K(T₁),                c⁺ = K(T₂)
+    G(T) = Σ_c [lnΓ(α/Q_T + n_c) − lnΓ(α/Q_T)],  BDeu(i | Π) = G(T₂) − G(T₁)
+
+with Q_T = ∏_{v∈T} r_v (all configurations, observed or not). The BDeu identity is Heckerman, Geiger &
+Chickering (1995, eq. 28) with α_j = α/q_Π = α/Q_{T₁} and α_jk = α_j/r_i = α/Q_{T₂}: its two sums are
+G(T₂) and G(T₁), term by term. So one count of T serves up to |T| + (n − |T|) families — as a family of
+each of its members and as the parent set of every other variable — where the walk counts each family
+over the data on its own. This is the subset-score route of exact structure learning by dynamic
+programming (Silander & Myllymäki 2006, §4), here a cache under the pruned walk.
+
+:func:`subset_table` counts every subset T with |T| ≤ ``max_size`` and Q_T ≤ ``q_max`` by a depth-first
+walk in lexicographic order: the partition of the distinct rows by T is its prefix's partition refined by
+T's last column (one pass over the rows, cells numbered by first appearance), so a subset costs one pass
+whatever its size. Supersets of a subset past ``q_max`` are never visited (Q grows along the walk).
+:func:`subset_plan` derives ``q_max`` from BIC's penalty rule R2 so that every family the walk can ask for
+is in the table. Each subset's sums run over its own cells in the order of their first rows, so a value
+does not depend on which task of a parallel build computed it: tables are the same for any split.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+#: the table is indexed by the subset's bit mask (2^n entries of each statistic): n at most this
+SUBSET_TABLE_MAX_VARIABLES = 22
+#: ... and at most this many subsets are counted (else the walk counts its families one by one)
+SUBSET_TABLE_MAX_SUBSETS = 1 << 22
+#: refinement slot table (distinct rows × largest arity entries, 8 bytes each) at most this many entries
+SUBSET_TABLE_MAX_SLOTS = 1 << 26
+#: the modes of ``counts`` (:func:`bnilp.parentsets.score_parent_sets`, ``--counts``): ``subsets`` where
+#: the table applies (else an error), ``families`` the walk's own counts, ``auto`` the table where it applies
+COUNT_MODES = ("auto", "subsets", "families")
+
+
+@dataclass
+class SubsetTable:
+    """E, G (BDeu's sum, zeros without ``ess``) and K per subset, indexed by bit mask; K = 0: not counted."""
+
+    e: np.ndarray
+    g: np.ndarray
+    k: np.ndarray
+    n_log_n: float
+    counted: int
+    seconds: float = 0.0
+
+    def lookup(self, t1: np.ndarray, t2: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """(LL, N·H(T₁), q⁺, c⁺, BDeu) of the families (T₁, T₂) given as masks; None if one is not counted."""
+        k1, k2 = self.k[t1], self.k[t2]
+        if t1.size and (k1.min() == 0 or k2.min() == 0):
+            return None
+        e1 = self.e[t1]
+        return self.e[t2] - e1, self.n_log_n - e1, k1, k2, self.g[t2] - self.g[t1]
+
+
+@njit(cache=True, nogil=True)
+def _count_nodes(arities, prefix, max_size, q_max):
+    """How many subsets :func:`_subtree` visits from ``prefix`` (itself included)."""
+    n = arities.size
+    p = prefix.size
+    q0 = 1.0
+    for v in prefix:
+        q0 *= arities[v]
+    if q0 > q_max:
+        return 0
+    total = 1
+    if p >= max_size:
+        return total
+    nxt = np.zeros(n + 1, dtype=np.int64)
+    q = np.ones(n + 1)
+    d = p
+    nxt[d] = prefix[p - 1] + 1 if p else 0
+    q[d] = q0
+    while d >= p:
+        j = nxt[d]
+        if j >= n:
+            d -= 1
+            continue
+        nxt[d] = j + 1
+        qn = q[d] * arities[j]
+        if qn > q_max:
+            continue
+        total += 1
+        if d + 1 < max_size and j + 1 < n:
+            d += 1
+            q[d] = qn
+            nxt[d] = j + 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _refine(code, col, r, weights, slot, seen, cnt, out, write):
+    """Cells of (code, col) numbered by first row (into ``out`` when ``write``), their weighted counts in
+    ``cnt[:m]``; returns m. ``slot`` is left empty (−1)."""
+    m = 0
+    for row in range(code.size):
+        key = np.int64(code[row]) * r + col[row]
+        s = slot[key]
+        if s < 0:
+            s = m
+            slot[key] = m
+            seen[m] = key
+            cnt[m] = 0.0
+            m += 1
+        cnt[s] += weights[row]
+        if write:
+            out[row] = s
+    for s in range(m):
+        slot[seen[s]] = -1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _sums(cnt, m, q, ess, with_bdeu, xlogx):
+    e = 0.0
+    g = 0.0
+    a = ess / q
+    la = math.lgamma(a) if with_bdeu else 0.0
+    for s in range(m):
+        c = cnt[s]
+        i = int(c)
+        e += xlogx[i] if i < xlogx.size else c * math.log(c)
+        if with_bdeu:
+            g += math.lgamma(a + c) - la
+    return e, g
+
+
+@njit(cache=True, nogil=True)
+def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu, xlogx,
+             out_mask, out_e, out_g, out_k):
+    """Count ``prefix`` and every subset extending it by larger indices (size ≤ max_size, Q ≤ q_max),
+    depth first; results in the out arrays (sized by :func:`_count_nodes`); returns how many."""
+    n, rows = columns.shape[0], columns.shape[1]
+    p = prefix.size
+    max_r = 1
+    for v in range(n):
+        max_r = max(max_r, arities[v])
+    slot = np.full(max(rows, 1) * max_r, -1, dtype=np.int64)
+    seen = np.empty(max(rows, 1) * max_r, dtype=np.int64)
+    cnt = np.zeros(max(rows, 1) * max_r)
+    depth = max(max_size, p) + 1
+    codes = np.zeros((depth, rows), dtype=np.int32)
+    nxt = np.zeros(depth + 1, dtype=np.int64)
+    q = np.ones(depth + 1)
+    mask = np.zeros(depth + 1, dtype=np.int64)
+    # the prefix's partition, one column at a time
+    m = 1
+    if rows:
+        cnt[0] = 0.0
+        for row in range(rows):
+            cnt[0] += weights[row]
+    for t in range(p):
+        v = prefix[t]
+        m = _refine(codes[t], columns[v], arities[v], weights, slot, seen, cnt, codes[t + 1], True)
+        q[t + 1] = q[t] * arities[v]
+        mask[t + 1] = mask[t] | (np.int64(1) << v)
+    if q[p] > q_max:
+        return 0
+    e, g = _sums(cnt, m if rows else 0, q[p], ess, with_bdeu, xlogx)
+    out_mask[0], out_e[0], out_g[0], out_k[0] = mask[p], e, g, m if rows else 0
+    done = 1
+    if p >= max_size:
+        return done
+    d = p
+    nxt[d] = prefix[p - 1] + 1 if p else 0
+    while d >= p:
+        j = nxt[d]
+        if j >= n:
+            d -= 1
+            continue
+        nxt[d] = j + 1
+        qn = q[d] * arities[j]
+        if qn > q_max:
+            continue
+        descend = d + 1 < max_size and j + 1 < n
+        mm = _refine(codes[d], columns[j], arities[j], weights, slot, seen, cnt, codes[d + 1], descend)
+        e, g = _sums(cnt, mm, qn, ess, with_bdeu, xlogx)
+        mk = mask[d] | (np.int64(1) << j)
+        out_mask[done], out_e[done], out_g[done], out_k[done] = mk, e, g, mm
+        done += 1
+        if descend:
+            d += 1
+            q[d] = qn
+            mask[d] = mk
+            nxt[d] = j + 1
+    return done
+
+
+def count_subsets(arities: np.ndarray, max_size: int, q_max: float, prefix: tuple[int, ...] = ()) -> int:
+    """Number of subsets T ⊇ ``prefix`` (extended by larger indices) with |T| ≤ ``max_size``, Q_T ≤ ``q_max``."""
+    return int(_count_nodes(np.asarray(arities, dtype=np.int64), np.asarray(prefix, dtype=np.int64),
+                            int(max_size), float(q_max)))
+
+
+def count_subtree(ctx, prefix: tuple[int, ...], max_size: int, q_max: float,
+                  ess: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(masks, E, G, K) of ``prefix`` and its extensions (:func:`_subtree`) on a :class:`CountContext`."""
+    arities = np.asarray(ctx.arities, dtype=np.int64)
+    pre = np.asarray(prefix, dtype=np.int64)
+    size = _count_nodes(arities, pre, int(max_size), float(q_max))
+    out = (np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size, dtype=np.int64))
+    done = _subtree(ctx.columns, ctx.weights, arities, pre, int(max_size), float(q_max),
+                    float(ess if ess is not None else 1.0), ess is not None, ctx.xlogx, *out)
+    assert done == size
+    return out
+
+
+def split_prefixes(arities: np.ndarray, max_size: int, q_max: float, parts: int) -> list[tuple[int, ...]]:
+    """Prefixes whose subtrees partition the subsets to count, none above 1/``parts`` of them (unless it is
+    a single subset deep), largest first: the tasks of a parallel build. The prefixes' own ancestors
+    (shorter prefixes that were split) are tasks of size one with ``max_size`` = their length."""
+    total = count_subsets(arities, max_size, q_max)
+    goal = max(1, total // max(1, parts))
+    tasks: list[tuple[int, ...]] = []
+    stack: list[tuple[int, ...]] = [()]
+    n = len(arities)
+    while stack:
+        pre = stack.pop()
+        size = count_subsets(arities, max_size, q_max, pre)
+        if size == 0:
+            continue
+        if size <= goal or len(pre) >= max_size:
+            tasks.append(pre)
+            continue
+        tasks.append(pre + (-1,))          # marker: this prefix alone
+        start = pre[-1] + 1 if pre else 0
+        stack.extend(pre + (j,) for j in range(start, n))
+    return tasks
+
+
+def subset_task(ctx, task: tuple[int, ...], max_size: int, q_max: float, ess: float | None):
+    """One task of :func:`split_prefixes`: a prefix alone (ends in −1) or its whole subtree."""
+    if task and task[-1] == -1:
+        return count_subtree(ctx, task[:-1], len(task) - 1, q_max, ess)
+    return count_subtree(ctx, task, max_size, q_max, ess)
+
+
+def assemble(n: int, parts, n_log_n: float) -> SubsetTable:
+    """The dense table from the tasks' (masks, E, G, K)."""
+    e = np.zeros(1 << n)
+    g = np.zeros(1 << n)
+    k = np.zeros(1 << n, dtype=np.int64)
+    counted = 0
+    for masks, pe, pg, pk in parts:
+        e[masks], g[masks], k[masks] = pe, pg, pk
+        counted += masks.size
+    return SubsetTable(e, g, k, n_log_n, counted)
