@@ -970,6 +970,9 @@ def plan_subset_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[S
 
 #: a parallel table build splits the subsets into about this many tasks per process
 SUBSET_TASKS_PER_SLOT = 8
+#: below this many row·subsets (~1 s on one core) the table is counted in this process: starting
+#: workers would cost more than it saves
+SUBSET_TABLE_PARALLEL_MIN = 1 << 28
 
 
 def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, scheduler: str | None) -> SubsetTable:
@@ -978,7 +981,8 @@ def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, sche
     t0 = time.perf_counter()
     ctx = _ctx(score)
     ess = score.ess if isinstance(score, BDeu) else None
-    executor = make_executor(score, n_jobs, scheduler)
+    small = plan.subsets * max(ctx.n_rows, 1) < SUBSET_TABLE_PARALLEL_MIN
+    executor = SerialExecutor(score) if small else make_executor(score, n_jobs, scheduler)
     try:
         tasks = [()] if executor.slots == 1 else split_prefixes(
             ctx.arities, plan.max_size, plan.q_max, SUBSET_TASKS_PER_SLOT * executor.slots)

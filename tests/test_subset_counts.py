@@ -135,3 +135,21 @@ def test_subsets_mode_says_why_it_does_not_apply(monkeypatch) -> None:
         score_parent_sets(make_score("bic", data), counts="subsets")
     auto = score_parent_sets(make_score("bic", data), epsilon=math.log(3))
     assert auto.meta["counts"] == {"mode": "families", "reason": "more than 4 variables"}
+
+
+@pytest.mark.parametrize("where", ["jobs", "dask"])
+def test_a_table_counted_in_parallel_is_the_serial_table(monkeypatch, where: str) -> None:
+    """The subset tasks on the loky pool or a local Dask cluster (forced even for a small table) give the
+    same score table as counting in one process."""
+    if where == "dask":
+        pytest.importorskip("distributed")
+    monkeypatch.setattr(lattice, "SUBSET_TABLE_PARALLEL_MIN", 0)
+    data = discrete(11, 9, 800, 4)
+    serial = score_parent_sets(make_score("bdeu", data), epsilon=math.log(20), counts="subsets")
+    extra = {"scheduler": "local"} if where == "dask" else {}
+    parallel = score_parent_sets(make_score("bdeu", data), epsilon=math.log(20), counts="subsets", n_jobs=2,
+                                 **extra)
+    assert parallel.families == serial.families
+    assert parallel.meta["counts"]["subsets"] == serial.meta["counts"]["subsets"] == 1 << 9
+    if where == "dask":
+        lattice.stop_local_cluster()
