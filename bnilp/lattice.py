@@ -603,20 +603,21 @@ def _worker_block(run: tuple[str, str], spec: WalkSpec, block: Block) -> BlockRe
     """Evaluate ``block`` with the score of ``run`` = (file, random token of the run): read from the file
     on the run's first block in this worker (the token, not the path, tells runs apart: a path can be
     reused once its file is removed)."""
+    return evaluate_block(_worker_score(run), spec, block)
+
+
+def _worker_score(run: tuple[str, str]) -> LocalScore:
+    """This worker's score of ``run``, read from its file on the run's first task here."""
     global _WORKER_SCORE
     if _WORKER_SCORE is None or _WORKER_SCORE[0] != run[1]:
         with open(run[0], "rb") as fh:
             _WORKER_SCORE = (run[1], pickle.load(fh))
-    return evaluate_block(_WORKER_SCORE[1], spec, block)
+    return _WORKER_SCORE[1]
 
 
 def _worker_subsets(run: tuple[str, str], task: tuple[int, ...], *args: Any):
     """One subset-table task (:func:`bnilp.scores.subsets.subset_task`) with the score of ``run``."""
-    global _WORKER_SCORE
-    if _WORKER_SCORE is None or _WORKER_SCORE[0] != run[1]:
-        with open(run[0], "rb") as fh:
-            _WORKER_SCORE = (run[1], pickle.load(fh))
-    return subset_task(_ctx(_WORKER_SCORE[1]), task, *args)
+    return subset_task(_ctx(_worker_score(run)), task, *args)
 
 
 def _noop() -> None:
