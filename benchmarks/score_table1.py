@@ -24,6 +24,7 @@ from pathlib import Path
 from common import ROOT, data_path, table1
 
 from bnilp.data import load_data
+from bnilp.lattice import stop_pool
 from bnilp.parentsets import score_parent_sets
 from bnilp.scorefile import write_jaakkola
 from bnilp.scores import make_score
@@ -36,6 +37,7 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
     table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs,
                               counts=counts)
     seconds = time.perf_counter() - t0
+    stop_pool()   # the idle workers would hold this process open for their 30 s timeout
     if write:
         write_jaakkola(table, write)
     sizes = [st["max_kept_size"] for st in table.meta["per_variable"].values()]

@@ -58,12 +58,14 @@ from bnilp.scores.base import LocalScore
 from bnilp.scores.batch import BLOCK_ELEMENTS, HASH_MULT, CountContext, FamilyCounts, family_counts
 from bnilp.scores.discrete import BDeu, DiscreteScore
 from bnilp.scores.subsets import (
+    SUBSET_TABLE_MAX_PARTITION_BYTES,
     SUBSET_TABLE_MAX_SLOTS,
     SUBSET_TABLE_MAX_SUBSETS,
     SUBSET_TABLE_MAX_VARIABLES,
     SubsetTable,
     assemble,
     count_subsets,
+    largest_size,
     split_prefixes,
     subset_task,
 )
@@ -962,10 +964,12 @@ def plan_subset_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[S
         s0 = score.local(spec.child, ())
         slack = 1e-6 * max(1.0, abs(s0))
         q_max = max(q_max, (-s0 + spec.epsilon + slack) / (spec.w * (spec.r_child - 1)) * spec.r_child)
-    max_size = min(n, max(sizes))
-    total = count_subsets(ctx.arities, max_size, q_max)
+    max_size = min(n, max(sizes), largest_size(ctx.arities, q_max))
+    if (max_size + 1) * max(ctx.n_rows, 1) * 4 > SUBSET_TABLE_MAX_PARTITION_BYTES:
+        return None, "too many distinct rows for one partition per depth"
+    total = count_subsets(ctx.arities, max_size, q_max, limit=SUBSET_TABLE_MAX_SUBSETS)
     if total > SUBSET_TABLE_MAX_SUBSETS:
-        return None, f"{total:,} subsets to count (more than {SUBSET_TABLE_MAX_SUBSETS:,})"
+        return None, f"more than {SUBSET_TABLE_MAX_SUBSETS:,} subsets to count"
     return SubsetPlan(max_size, q_max, total), ""
 
 
@@ -991,7 +995,7 @@ def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, sche
     finally:
         executor.close()
     n_log_n = float(ctx.N * math.log(ctx.N))
-    table = assemble(score.data.n, parts, n_log_n)
+    table = assemble(parts, n_log_n)
     table.seconds = time.perf_counter() - t0
     return table
 

@@ -18,6 +18,8 @@ programming (Silander & Myllymäki 2006, §4), here a cache under the pruned wal
 walk in lexicographic order: the partition of the distinct rows by T is its prefix's partition refined by
 T's last column (one pass over the rows, cells numbered by first appearance), so a subset costs one pass
 whatever its size. Supersets of a subset past ``q_max`` are never visited (Q grows along the walk).
+The table is keyed by bit mask, sorted (look-ups by binary search), so its size is the number of subsets
+counted, not 2^n.
 :func:`subset_plan` derives ``q_max`` from BIC's penalty rule R2 so that every family the walk can ask for
 is in the table. Each subset's sums run over its own cells in the order of their first rows, so a value
 does not depend on which task of a parallel build computed it: tables are the same for any split.
@@ -31,10 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-#: the table is indexed by the subset's bit mask (2^n entries of each statistic): n at most this
-SUBSET_TABLE_MAX_VARIABLES = 22
-#: ... and at most this many subsets are counted (else the walk counts its families one by one)
+#: subsets are keyed by their bit mask (int64): n at most this
+SUBSET_TABLE_MAX_VARIABLES = 63
+#: at most this many subsets are counted (32 bytes each; else the walk counts its families one by one)
 SUBSET_TABLE_MAX_SUBSETS = 1 << 22
+#: the depth-first walk holds one partition of the distinct rows (int32) per depth: at most this many bytes
+SUBSET_TABLE_MAX_PARTITION_BYTES = 1 << 30
 #: refinement slot table (distinct rows × largest arity entries, 8 bytes each) at most this many entries
 SUBSET_TABLE_MAX_SLOTS = 1 << 26
 #: the modes of ``counts`` (:func:`bnilp.parentsets.score_parent_sets`, ``--counts``): ``subsets`` where
@@ -44,27 +48,38 @@ COUNT_MODES = ("auto", "subsets", "families")
 
 @dataclass
 class SubsetTable:
-    """E, G (BDeu's sum, zeros without ``ess``) and K per subset, indexed by bit mask; K = 0: not counted."""
+    """E, G (BDeu's sum, zeros without ``ess``) and K of the counted subsets, by bit mask (sorted)."""
 
+    masks: np.ndarray
     e: np.ndarray
     g: np.ndarray
     k: np.ndarray
     n_log_n: float
-    counted: int
     seconds: float = 0.0
+
+    @property
+    def counted(self) -> int:
+        return int(self.masks.size)
+
+    def rows(self, masks: np.ndarray) -> np.ndarray | None:
+        """Where each mask is in the table; None if one is not counted."""
+        at = np.searchsorted(self.masks, masks)
+        if masks.size and (at.max() >= self.masks.size or not np.array_equal(self.masks[at], masks)):
+            return None
+        return at
 
     def lookup(self, t1: np.ndarray, t2: np.ndarray) -> tuple[np.ndarray, ...] | None:
         """(LL, N·H(T₁), q⁺, c⁺, BDeu) of the families (T₁, T₂) given as masks; None if one is not counted."""
-        k1, k2 = self.k[t1], self.k[t2]
-        if t1.size and (k1.min() == 0 or k2.min() == 0):
+        r1, r2 = self.rows(t1), self.rows(t2)
+        if r1 is None or r2 is None:
             return None
-        e1 = self.e[t1]
-        return self.e[t2] - e1, self.n_log_n - e1, k1, k2, self.g[t2] - self.g[t1]
+        e1 = self.e[r1]
+        return self.e[r2] - e1, self.n_log_n - e1, self.k[r1], self.k[r2], self.g[r2] - self.g[r1]
 
 
 @njit(cache=True, nogil=True)
-def _count_nodes(arities, prefix, max_size, q_max):
-    """How many subsets :func:`_subtree` visits from ``prefix`` (itself included)."""
+def _count_nodes(arities, prefix, max_size, q_max, limit):
+    """How many subsets :func:`_subtree` visits from ``prefix`` (itself included); stops past ``limit``."""
     n = arities.size
     p = prefix.size
     q0 = 1.0
@@ -90,6 +105,8 @@ def _count_nodes(arities, prefix, max_size, q_max):
         if qn > q_max:
             continue
         total += 1
+        if total > limit:
+            return total
         if d + 1 < max_size and j + 1 < n:
             d += 1
             q[d] = qn
@@ -195,10 +212,12 @@ def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu,
     return done
 
 
-def count_subsets(arities: np.ndarray, max_size: int, q_max: float, prefix: tuple[int, ...] = ()) -> int:
-    """Number of subsets T ⊇ ``prefix`` (extended by larger indices) with |T| ≤ ``max_size``, Q_T ≤ ``q_max``."""
+def count_subsets(arities: np.ndarray, max_size: int, q_max: float, prefix: tuple[int, ...] = (),
+                  limit: int = 1 << 62) -> int:
+    """Number of subsets T ⊇ ``prefix`` (extended by larger indices) with |T| ≤ ``max_size``, Q_T ≤ ``q_max``
+    (counting stops at the first past ``limit``)."""
     return int(_count_nodes(np.asarray(arities, dtype=np.int64), np.asarray(prefix, dtype=np.int64),
-                            int(max_size), float(q_max)))
+                            int(max_size), float(q_max), int(limit)))
 
 
 def count_subtree(ctx, prefix: tuple[int, ...], max_size: int, q_max: float,
@@ -206,7 +225,7 @@ def count_subtree(ctx, prefix: tuple[int, ...], max_size: int, q_max: float,
     """(masks, E, G, K) of ``prefix`` and its extensions (:func:`_subtree`) on a :class:`CountContext`."""
     arities = np.asarray(ctx.arities, dtype=np.int64)
     pre = np.asarray(prefix, dtype=np.int64)
-    size = _count_nodes(arities, pre, int(max_size), float(q_max))
+    size = _count_nodes(arities, pre, int(max_size), float(q_max), 1 << 62)
     out = (np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size, dtype=np.int64))
     done = _subtree(ctx.columns, ctx.weights, arities, pre, int(max_size), float(q_max),
                     float(ess if ess is not None else 1.0), ess is not None, ctx.xlogx, *out)
@@ -244,13 +263,14 @@ def subset_task(ctx, task: tuple[int, ...], max_size: int, q_max: float, ess: fl
     return count_subtree(ctx, task, max_size, q_max, ess)
 
 
-def assemble(n: int, parts, n_log_n: float) -> SubsetTable:
-    """The dense table from the tasks' (masks, E, G, K)."""
-    e = np.zeros(1 << n)
-    g = np.zeros(1 << n)
-    k = np.zeros(1 << n, dtype=np.int64)
-    counted = 0
-    for masks, pe, pg, pk in parts:
-        e[masks], g[masks], k[masks] = pe, pg, pk
-        counted += masks.size
-    return SubsetTable(e, g, k, n_log_n, counted)
+def assemble(parts, n_log_n: float) -> SubsetTable:
+    """The table from the tasks' (masks, E, G, K), sorted by mask."""
+    masks, e, g, k = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    order = np.argsort(masks, kind="stable")
+    return SubsetTable(masks[order], e[order], g[order], k[order], n_log_n)
+
+
+def largest_size(arities: np.ndarray, q_max: float) -> int:
+    """The largest |T| with Q_T ≤ ``q_max`` (the smallest arities first)."""
+    q = np.cumprod(np.sort(np.asarray(arities, dtype=np.float64)))
+    return int(np.searchsorted(q, q_max, side="right"))
