@@ -446,7 +446,8 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     Returns what was done, for the sidecar."""
     from bnilp.lattice import _ctx, build_subset_table, plan_subset_table, run_walks
 
-    plan, why = plan_subset_table(score, walks) if counts != "families" else (None, "--counts families")
+    plan, why = plan_subset_table(score, walks, forced=counts == "subsets") if counts != "families" \
+        else (None, "--counts families")
     if plan is None:
         if counts == "subsets":
             raise InputError(f"counts='subsets' does not apply here: {why}")

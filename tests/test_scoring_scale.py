@@ -184,7 +184,7 @@ def mixed_csv(tmp_path):
 
 
 CASES = {"discrete": lambda d, m: (d, ["--bf", "20", "--counts", "families"]),
-         "table": lambda d, m: (d, ["--bf", "20"]),
+         "table": lambda d, m: (d, ["--bf", "20", "--counts", "subsets"]),
          "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"])}
 
 

@@ -117,10 +117,16 @@ def test_counts_mode_is_checked_and_reported() -> None:
     data = discrete(9, 5, 100)
     with pytest.raises(InputError, match="counts must be one of"):
         score_parent_sets(make_score("bic", data), counts="rows")
-    auto = score_parent_sets(make_score("bic", data), epsilon=math.log(3))
-    assert auto.meta["counts"]["mode"] == "subsets" and auto.meta["counts"]["subsets"] > 0
     families = score_parent_sets(make_score("bic", data), epsilon=math.log(3), counts="families")
     assert families.meta["counts"] == {"mode": "families", "reason": "--counts families"}
+    # auto: BDeu always; BIC from SUBSET_TABLE_MIN_ROWS distinct rows on (below, counting is as cheap)
+    auto = score_parent_sets(make_score("bdeu", data), epsilon=math.log(3))
+    assert auto.meta["counts"]["mode"] == "subsets" and auto.meta["counts"]["subsets"] > 0
+    few = score_parent_sets(make_score("bic", data), epsilon=math.log(3))
+    assert few.meta["counts"] == {"mode": "families", "reason": "BIC on fewer than 1,000 distinct rows"}
+    many = discrete(9, 12, 3000, 4)
+    assert lattice._ctx(make_score("bic", many)).n_rows >= lattice.SUBSET_TABLE_MIN_ROWS
+    assert score_parent_sets(make_score("bic", many), epsilon=math.log(3)).meta["counts"]["mode"] == "subsets"
 
 
 def test_subsets_mode_says_why_it_does_not_apply(monkeypatch) -> None:
