@@ -327,9 +327,11 @@ def score_parent_sets(
     children) on ``n_jobs`` processes (:func:`bnilp.lattice.start_pool`; joblib per child for data
     wider than :data:`MAX_MASK_VARIABLES`); ``scheduler`` (a Dask address, or ``"local"``) runs them
     on a Dask cluster. ``counts`` (:data:`bnilp.scores.subsets.COUNT_MODES`): ``auto`` counts each
-    variable subset once and shares it between the families that use it where that applies (discrete
-    BIC/BDeu, n ≤ :data:`bnilp.scores.subsets.SUBSET_TABLE_MAX_VARIABLES`, a bounded number of subsets;
-    ``meta["counts"]`` says what was done and why), ``families`` counts every family on its own,
+    variable subset once and shares it between the families that use it where that applies and pays
+    (:func:`bnilp.lattice.plan_subset_table`: discrete BDeu, or BIC on at least
+    :data:`bnilp.lattice.SUBSET_TABLE_MIN_ROWS` distinct rows; at most
+    :data:`bnilp.scores.subsets.SUBSET_TABLE_MAX_SUBSETS` subsets; ``meta["counts"]`` says what was done
+    and why), ``families`` counts every family on its own,
     ``subsets`` requires the table. The kept sets and their scores are the same in every mode.
     """
     if counts not in COUNT_MODES:
