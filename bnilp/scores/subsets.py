@@ -78,43 +78,6 @@ class SubsetTable:
 
 
 @njit(cache=True, nogil=True)
-def _count_nodes(arities, prefix, max_size, q_max, limit):
-    """How many subsets :func:`_subtree` visits from ``prefix`` (itself included); stops past ``limit``."""
-    n = arities.size
-    p = prefix.size
-    q0 = 1.0
-    for v in prefix:
-        q0 *= arities[v]
-    if q0 > q_max:
-        return 0
-    total = 1
-    if p >= max_size:
-        return total
-    nxt = np.zeros(n + 1, dtype=np.int64)
-    q = np.ones(n + 1)
-    d = p
-    nxt[d] = prefix[p - 1] + 1 if p else 0
-    q[d] = q0
-    while d >= p:
-        j = nxt[d]
-        if j >= n:
-            d -= 1
-            continue
-        nxt[d] = j + 1
-        qn = q[d] * arities[j]
-        if qn > q_max:
-            continue
-        total += 1
-        if total > limit:
-            return total
-        if d + 1 < max_size and j + 1 < n:
-            d += 1
-            q[d] = qn
-            nxt[d] = j + 1
-    return total
-
-
-@njit(cache=True, nogil=True)
 def _refine(code, col, r, weights, slot, seen, cnt, out, write):
     """Cells of (code, col) numbered by first row (into ``out`` when ``write``), their weighted counts in
     ``cnt[:m]``; returns m. ``slot`` is left empty (−1)."""
@@ -153,9 +116,10 @@ def _sums(cnt, m, q, ess, with_bdeu, xlogx):
 
 @njit(cache=True, nogil=True)
 def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu, xlogx,
-             out_mask, out_e, out_g, out_k):
+             out_mask, out_e, out_g, out_k, write, limit):
     """Count ``prefix`` and every subset extending it by larger indices (size ≤ max_size, Q ≤ q_max),
-    depth first; results in the out arrays (sized by :func:`_count_nodes`); returns how many."""
+    depth first; results in the out arrays (sized by a first pass with ``write`` false, which only
+    visits the subsets, on zero rows); returns how many (stops past ``limit``)."""
     n, rows = columns.shape[0], columns.shape[1]
     p = prefix.size
     max_r = 1
@@ -182,8 +146,9 @@ def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu,
         mask[t + 1] = mask[t] | (np.int64(1) << v)
     if q[p] > q_max:
         return 0
-    e, g = _sums(cnt, m if rows else 0, q[p], ess, with_bdeu, xlogx)
-    out_mask[0], out_e[0], out_g[0], out_k[0] = mask[p], e, g, m if rows else 0
+    if write:
+        e, g = _sums(cnt, m if rows else 0, q[p], ess, with_bdeu, xlogx)
+        out_mask[0], out_e[0], out_g[0], out_k[0] = mask[p], e, g, m if rows else 0
     done = 1
     if p >= max_size:
         return done
@@ -199,11 +164,14 @@ def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu,
         if qn > q_max:
             continue
         descend = d + 1 < max_size and j + 1 < n
-        mm = _refine(codes[d], columns[j], arities[j], weights, slot, seen, cnt, codes[d + 1], descend)
-        e, g = _sums(cnt, mm, qn, ess, with_bdeu, xlogx)
         mk = mask[d] | (np.int64(1) << j)
-        out_mask[done], out_e[done], out_g[done], out_k[done] = mk, e, g, mm
+        if write:
+            mm = _refine(codes[d], columns[j], arities[j], weights, slot, seen, cnt, codes[d + 1], descend)
+            e, g = _sums(cnt, mm, qn, ess, with_bdeu, xlogx)
+            out_mask[done], out_e[done], out_g[done], out_k[done] = mk, e, g, mm
         done += 1
+        if done > limit:
+            return done
         if descend:
             d += 1
             q[d] = qn
@@ -216,8 +184,11 @@ def count_subsets(arities: np.ndarray, max_size: int, q_max: float, prefix: tupl
                   limit: int = 1 << 62) -> int:
     """Number of subsets T ⊇ ``prefix`` (extended by larger indices) with |T| ≤ ``max_size``, Q_T ≤ ``q_max``
     (counting stops at the first past ``limit``)."""
-    return int(_count_nodes(np.asarray(arities, dtype=np.int64), np.asarray(prefix, dtype=np.int64),
-                            int(max_size), float(q_max), int(limit)))
+    arities = np.asarray(arities, dtype=np.int64)
+    none_f, none_i = np.empty(0), np.empty(0, dtype=np.int64)
+    return int(_subtree(np.empty((arities.size, 0), dtype=np.int32), none_f, arities,
+                        np.asarray(prefix, dtype=np.int64), int(max_size), float(q_max), 1.0, False,
+                        none_f, none_i, none_f, none_f, none_i, False, int(limit)))
 
 
 def count_subtree(ctx, prefix: tuple[int, ...], max_size: int, q_max: float,
@@ -225,10 +196,10 @@ def count_subtree(ctx, prefix: tuple[int, ...], max_size: int, q_max: float,
     """(masks, E, G, K) of ``prefix`` and its extensions (:func:`_subtree`) on a :class:`CountContext`."""
     arities = np.asarray(ctx.arities, dtype=np.int64)
     pre = np.asarray(prefix, dtype=np.int64)
-    size = _count_nodes(arities, pre, int(max_size), float(q_max), 1 << 62)
+    size = count_subsets(arities, max_size, q_max, prefix)
     out = (np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size, dtype=np.int64))
     done = _subtree(ctx.columns, ctx.weights, arities, pre, int(max_size), float(q_max),
-                    float(ess if ess is not None else 1.0), ess is not None, ctx.xlogx, *out)
+                    float(ess if ess is not None else 1.0), ess is not None, ctx.xlogx, *out, True, 1 << 62)
     assert done == size
     return out
 
