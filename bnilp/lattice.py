@@ -55,7 +55,15 @@ from bnilp.parentsets import (
     r6_bdeu_cell_bound,
 )
 from bnilp.scores.base import LocalScore
-from bnilp.scores.batch import BLOCK_ELEMENTS, HASH_MULT, CountContext, FamilyCounts, family_counts
+from bnilp.scores.batch import (
+    BLOCK_ELEMENTS,
+    CountContext,
+    FamilyCounts,
+    family_counts,
+    mask_hash_index,
+    mask_hash_lookup,
+    mask_probe,
+)
 from bnilp.scores.discrete import BDeu, DiscreteScore
 from bnilp.scores.subsets import (
     SUBSET_TABLE_MAX_PARTITION_BYTES,
@@ -244,16 +252,10 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
 
 def _table_counts(table: SubsetTable, spec: WalkSpec, bases: np.ndarray, block: Block) -> FamilyCounts | None:
     """The block's family statistics from the subset table (None if a family's subsets are not in it)."""
-    one = np.int64(1)
-    if bases.shape[1]:
-        base_masks = np.bitwise_or.reduce(np.left_shift(one, bases.astype(np.int64)), axis=1)
-    else:
-        base_masks = np.zeros(bases.shape[0], dtype=np.int64)
-    t1 = base_masks[block.base_of] | np.left_shift(one, block.new.astype(np.int64))
-    found = table.lookup(t1, t1 | np.left_shift(one, np.int64(spec.child)))
+    found = table.family_rows(bases, block.base_of, block.new, spec.child)
     if found is None:
         return None
-    ll, nh, q_plus, c_plus, bdeu = found
+    ll, nh, q_plus, c_plus, bdeu = table.family_stats(*found)
     return FamilyCounts(ll, nh, q_plus, c_plus, bdeu if spec.kind == "bdeu" else None)
 
 
@@ -285,7 +287,7 @@ def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, ca
             mask = masks[b] | (np.uint64(1) << np.uint64(j))
             ok = True
             for t in range(k):
-                found = _probe(keys, rows, bits, mask ^ (np.uint64(1) << np.uint64(parents[b, t])))
+                found = mask_probe(keys, rows, bits, mask ^ (np.uint64(1) << np.uint64(parents[b, t])))
                 if found < 0:
                     ok = False
                     break
@@ -314,41 +316,6 @@ def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 
-@njit(cache=True, nogil=True)
-def _hash_build(masks: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """Open-addressing table (linear probing, size 2^bits ≥ 2·len(masks)) of ``masks`` → row."""
-    size = 1 << bits
-    keys = np.zeros(size, dtype=np.uint64)
-    rows = np.full(size, -1, dtype=np.int64)
-    shift = np.uint64(64 - bits)
-    for i in range(masks.size):
-        h = np.int64((masks[i] * HASH_MULT) >> shift)
-        while rows[h] >= 0:
-            h = (h + 1) & (size - 1)
-        keys[h] = masks[i]
-        rows[h] = i
-    return keys, rows
-
-
-@njit(cache=True, nogil=True)
-def _hash_lookup(keys: np.ndarray, rows: np.ndarray, bits: int, queries: np.ndarray) -> np.ndarray:
-    out = np.empty(queries.size, dtype=np.int64)
-    for i in range(queries.size):
-        out[i] = _probe(keys, rows, bits, queries[i])
-    return out
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _probe(keys: np.ndarray, rows: np.ndarray, bits: int, query) -> int:
-    """The row stored for ``query`` in the table of :func:`_hash_build`, −1 if absent (linear probing)."""
-    h = np.int64((query * HASH_MULT) >> np.uint64(64 - bits))
-    while rows[h] >= 0:
-        if keys[h] == query:
-            return rows[h]
-        h = (h + 1) & ((np.int64(1) << bits) - 1)
-    return -1
-
-
 @dataclass
 class _Level:
     """A frontier: the surviving parent sets of one size, in lexicographic order, with their statistics."""
@@ -368,8 +335,7 @@ class _Level:
 
     def __post_init__(self) -> None:
         self.stats = (self.ll, self.nh)      # what a block's subsets need; one object per level
-        self._bits = max(4, int(2 * max(self.masks.size, 1) - 1).bit_length())
-        self._keys, self._rows = _hash_build(np.ascontiguousarray(self.masks, dtype=np.uint64), self._bits)
+        self._keys, self._rows, self._bits = mask_hash_index(self.masks)
 
     @property
     def size(self) -> int:
@@ -377,7 +343,7 @@ class _Level:
 
     def lookup(self, masks: np.ndarray) -> np.ndarray:
         """Rows of ``masks`` in the frontier (−1 where absent)."""
-        return _hash_lookup(self._keys, self._rows, self._bits, np.ascontiguousarray(masks, dtype=np.uint64))
+        return mask_hash_lookup(self._keys, self._rows, self._bits, np.ascontiguousarray(masks, dtype=np.uint64))
 
 
 class _ChildWalk:

@@ -444,7 +444,8 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
 def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, scheduler: str | None,
                  progress: Callable[[WalkStats], None] | None) -> dict[str, Any]:
     """Run the walks, with a subset table (:mod:`bnilp.scores.subsets`) where ``counts`` asks for one and
-    it applies: the table is counted on the executor, then the walks (lookups) run in this process.
+    it applies: the table is counted on the executor, then the walks (look-ups) run on the executor too
+    (the table travels with the score: once per worker, in the file or the scatter of the score).
     Returns what was done, for the sidecar."""
     from bnilp.lattice import _ctx, build_subset_table, plan_subset_table, run_walks
 
@@ -461,7 +462,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     ctx.table = table
     t0 = time.perf_counter()
     try:
-        run_walks(score, walks, 1, None, progress)
+        run_walks(score, walks, n_jobs, scheduler, progress)
     finally:
         ctx.table = None
     return {"mode": "subsets", "subsets": table.counted, "max_size": plan.max_size,

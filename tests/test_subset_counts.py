@@ -169,3 +169,27 @@ def test_a_sparse_table_serves_wide_data() -> None:
     got = score_parent_sets(make_score("bic", data), epsilon=math.log(20), counts="subsets")
     assert got.families == ref.families
     assert got.meta["counts"]["max_size"] < 30 and 0 < got.meta["counts"]["subsets"] < 1 << 22
+
+
+def test_family_lookup_finds_both_subsets_of_every_family_and_the_table_travels_to_workers() -> None:
+    """``family_rows`` (one hash probe per subset) finds T₁ = Π ∪ {j} and T₂ = T₁ ∪ {child} at the rows
+    of their masks, says None when a subset was not counted, and a pickled table (as the walk's workers
+    receive it with the score) drops its index and answers the same after rebuilding it."""
+    import pickle
+
+    score = make_score("bic", discrete(7, 7, 400))
+    ctx = lattice._ctx(score)
+    table = assemble([subset_task(ctx, (), 4, math.inf, None)], 0.0)   # every subset of ≤ 4 variables
+    bases = np.array([[0, 2], [1, 4], [3, 5]], dtype=np.int16)
+    base_of = np.array([0, 0, 1, 2, 2])
+    new = np.array([4, 5, 6, 0, 6])
+    child = 1
+    rows = table.family_rows(bases, base_of, new, child)
+    for f, (r1, r2) in enumerate(zip(*rows, strict=True)):
+        t1 = sum(1 << v for v in bases[base_of[f]]) | 1 << new[f]
+        assert table.masks[r1] == t1 and table.masks[r2] == t1 | 1 << child
+    wide = np.array([[0, 2, 3]], dtype=np.int16)            # T₂ of 5 variables was not counted
+    assert table.family_rows(wide, np.array([0]), np.array([4]), child) is None
+    copy = pickle.loads(pickle.dumps(table))
+    assert table._index is not None and copy._index is None
+    assert all(np.array_equal(a, b) for a, b in zip(copy.family_rows(bases, base_of, new, child), rows, strict=True))

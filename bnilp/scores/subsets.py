@@ -18,8 +18,8 @@ programming (Silander & Myllymäki 2006, §4), here a cache under the pruned wal
 walk in lexicographic order: the partition of the distinct rows by T is its prefix's partition refined by
 T's last column (one pass over the rows, cells numbered by first appearance), so a subset costs one pass
 whatever its size. Supersets of a subset past ``q_max`` are never visited (Q grows along the walk).
-The table is keyed by bit mask, sorted (look-ups by binary search), so its size is the number of subsets
-counted, not 2^n.
+The table is sorted by bit mask and looked up through an open-addressing hash of the masks (one probe per
+subset), so its size is the number of subsets counted, not 2^n.
 :func:`subset_plan` derives ``q_max`` from BIC's penalty rule R2 so that every family the walk can ask for
 is in the table. Each subset's sums run over its own cells in the order of their first rows, so a value
 does not depend on which task of a parallel build computed it: tables are the same for any split.
@@ -28,10 +28,12 @@ does not depend on which task of a parallel build computed it: tables are the sa
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
+
+from bnilp.scores.batch import mask_hash_index, mask_probe
 
 #: subsets are keyed by their bit mask (int64): n at most this
 SUBSET_TABLE_MAX_VARIABLES = 63
@@ -57,24 +59,51 @@ class SubsetTable:
     n_log_n: float
     seconds: float = 0.0
 
+    _index: tuple | None = field(default=None, repr=False, compare=False)
+
     @property
     def counted(self) -> int:
         return int(self.masks.size)
 
-    def rows(self, masks: np.ndarray) -> np.ndarray | None:
-        """Where each mask is in the table; None if one is not counted."""
-        at = np.searchsorted(self.masks, masks)
-        if masks.size and (at.max() >= self.masks.size or not np.array_equal(self.masks[at], masks)):
-            return None
-        return at
+    def __getstate__(self) -> dict:
+        """Pickled without its hash index (rebuilt on a worker's first look-up: cheaper than sending it)."""
+        return {**self.__dict__, "_index": None}
 
-    def lookup(self, t1: np.ndarray, t2: np.ndarray) -> tuple[np.ndarray, ...] | None:
-        """(LL, N·H(T₁), q⁺, c⁺, BDeu) of the families (T₁, T₂) given as masks; None if one is not counted."""
-        r1, r2 = self.rows(t1), self.rows(t2)
-        if r1 is None or r2 is None:
-            return None
+    def family_rows(self, bases: np.ndarray, base_of: np.ndarray, new: np.ndarray,
+                    child: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Rows of T₁ = bases[base_of[f]] ∪ {new[f]} and T₂ = T₁ ∪ {child} for every family f (one hash
+        probe each, :func:`bnilp.scores.batch.mask_probe`); None if one is not counted."""
+        if self._index is None:
+            self._index = mask_hash_index(self.masks)
+        keys, slots, bits = self._index
+        r1, r2, ok = _family_rows(keys, slots, bits, bases, base_of, new, child)
+        return (r1, r2) if ok else None
+
+    def family_stats(self, r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(LL, N·H(T₁), q⁺, c⁺, BDeu) of the families whose subsets are at rows ``r1``, ``r2``."""
         e1 = self.e[r1]
         return self.e[r2] - e1, self.n_log_n - e1, self.k[r1], self.k[r2], self.g[r2] - self.g[r1]
+
+
+@njit(cache=True, nogil=True)
+def _family_rows(keys, slots, bits, bases, base_of, new, child):
+    """Table rows of each family's T₁ = bases[base_of[f]] ∪ {new[f]} and T₂ = T₁ ∪ {child} (by bit mask);
+    stops with False at the first subset not in the table."""
+    m, k = bases.shape[0], bases.shape[1]
+    base_mask = np.zeros(m, dtype=np.uint64)
+    for b in range(m):
+        for t in range(k):
+            base_mask[b] |= np.uint64(1) << np.uint64(bases[b, t])
+    r1 = np.empty(new.size, dtype=np.int64)
+    r2 = np.empty(new.size, dtype=np.int64)
+    child_bit = np.uint64(1) << np.uint64(child)
+    for f in range(new.size):
+        t1 = base_mask[base_of[f]] | (np.uint64(1) << np.uint64(new[f]))
+        r1[f] = mask_probe(keys, slots, bits, t1)
+        r2[f] = mask_probe(keys, slots, bits, t1 | child_bit)
+        if r1[f] < 0 or r2[f] < 0:
+            return r1, r2, False
+    return r1, r2, True
 
 
 @njit(cache=True, nogil=True)
