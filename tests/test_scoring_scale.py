@@ -89,6 +89,21 @@ def test_batched_counts_equal_one_family_counts(monkeypatch, table: str, score_n
                 assert got.bdeu[f] == pytest.approx(stats.score, rel=1e-12)
 
 
+def test_the_rising_log_table_is_the_log_gamma_difference() -> None:
+    """BDeu's per-cell term ln Γ(a + n) − ln Γ(a) = Σ_{i<n} ln(a + i): from the running table for counts up to
+    LOG_RISING_TABLE (filled on demand, in any order of requests, reused while a is the same), by ln Γ
+    beyond it and for a non-integer count; a count of 0 gives 0 (an empty cell)."""
+    from scipy.special import gammaln
+
+    for a in (1e-9, 1 / 96, 0.5, 3.0):
+        table = np.zeros(batch.LOG_RISING_TABLE + 1)
+        filled = 0
+        for n in (0, 5, 1, 64, 2, 65, 300, 7.5, 40):
+            got, filled = batch.log_rising(float(n), a, table, filled)
+            assert got == pytest.approx(gammaln(a + n) - gammaln(a), rel=1e-12, abs=1e-12), (a, n)
+        assert filled == batch.LOG_RISING_TABLE
+
+
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
 def test_every_counting_branch_equals_one_family_counts(monkeypatch, score_name: str) -> None:
     """Blocks of all bases of size 1–4 in lexicographic order (consecutive bases share prefixes of

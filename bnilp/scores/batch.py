@@ -180,6 +180,79 @@ def _xlogx(n: float, table: np.ndarray) -> float:
     return table[i] if i < table.size else n * math.log(n)
 
 
+#: BDeu's ln Γ(a + n) − ln Γ(a) for counts n up to this come from a per-family table of running log sums
+LOG_RISING_TABLE = 64
+
+
+@njit(cache=True, nogil=True, inline="always")
+def log_rising(n: float, a: float, table: np.ndarray, filled: int) -> tuple[float, int]:
+    """ln Γ(a + n) − ln Γ(a) = Σ_{i<n} ln(a + i) (the rising factorial a(a+1)…(a+n−1)) for a count n: from
+    ``table`` (table[i] = the sum for n = i, valid up to ``filled``, extended here) while n is an integer
+    in its range, else by ln Γ. Returns (value, new filled). With the counts of one family's cells mostly
+    small, this is a few logarithms per family instead of two ln Γ per cell."""
+    i = np.int64(n)
+    if i < table.size and i == n:
+        while filled < i:
+            table[filled + 1] = table[filled] + math.log(a + filled)
+            filled += 1
+        return table[i], filled
+    return math.lgamma(a + n) - math.lgamma(a), filled
+
+
+@njit(cache=True, nogil=True)
+def _bdeu_cell_sums(cnt, m, r_c, branchless, reset, xlogx, a_j, rise, filled, table, seen, hkeys, bits):
+    """One family's sums over its ``m`` configurations × ``r_c`` cells in ``cnt`` (zeroed here): Σ n ln n over
+    cells and over configurations, c⁺, q⁺, and BDeu's Σ [ln Γ(a_jk + n) − ln Γ(a_jk)] over cells and
+    Σ [ln Γ(a_j + n_j) − ln Γ(a_j)] over configurations (a_jk = a_j / r_c; Heckerman et al. 1995, eq. 28)
+    from the rising tables ``rise[0]`` (a_j) and ``rise[1]`` (a_jk), valid up to ``filled``. With
+    ``branchless`` every count is an integer in the xlogx table and empty cells add 0 without a branch;
+    with ``reset`` the slots ``seen[:m]`` of the slot table are freed. Apart from BIC's sums, whose loops
+    stay in :func:`_block_stats` (a BDeu branch inside them slowed BIC by ~40 %)."""
+    a_jk = a_j / r_c
+    rise_j, rise_jk = rise[0], rise[1]
+    filled_j, filled_jk = filled[0], filled[1]
+    s_cells = s_rows = g_cells = g_rows = 0.0
+    cells = configs = 0
+    if branchless:
+        for s in range(m):
+            n_ij = 0.0
+            for c in range(r_c):
+                n = cnt[s * r_c + c]
+                n_ij += n
+                cells += n > 0.0
+                s_cells += xlogx[np.int64(n)]
+                g, filled_jk = log_rising(n, a_jk, rise_jk, filled_jk)
+                g_cells += g
+                cnt[s * r_c + c] = 0.0
+            configs += n_ij > 0.0
+            s_rows += xlogx[np.int64(n_ij)]
+            g, filled_j = log_rising(n_ij, a_j, rise_j, filled_j)
+            g_rows += g
+        m = 0
+    for s in range(m):
+        n_ij = 0.0
+        for c in range(r_c):
+            n = cnt[s * r_c + c]
+            if n > 0.0:
+                n_ij += n
+                cells += 1
+                s_cells += _xlogx(n, xlogx)
+                g, filled_jk = log_rising(n, a_jk, rise_jk, filled_jk)
+                g_cells += g
+                cnt[s * r_c + c] = 0.0
+        if n_ij > 0.0:
+            configs += 1
+            s_rows += _xlogx(n_ij, xlogx)
+            g, filled_j = log_rising(n_ij, a_j, rise_j, filled_j)
+            g_rows += g
+        if reset:
+            table[seen[s]] = -1
+            if bits:
+                hkeys[seen[s]] = -1
+    filled[0], filled[1] = filled_j, filled_jk
+    return s_cells, s_rows, cells, configs, g_cells, g_rows
+
+
 @njit(cache=True, nogil=True)
 def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all, ess, with_bdeu,
                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx, rslot, rhkeys, rbits, slot, hslot, hkeys, hbits,
@@ -194,6 +267,9 @@ def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all,
     prefix = np.zeros((max(k, 1), rows), dtype=np.int32)
     prefix_size = np.ones(max(k, 1), dtype=np.int64)
     zero = np.zeros(rows, dtype=np.int32)
+    rise = np.zeros((2, LOG_RISING_TABLE + 1))   # BDeu: Σ_{i<n} ln(a_j + i) and Σ_{i<n} ln(a_jk + i) by n
+    filled = np.zeros(2, dtype=np.int64)
+    rise_a = -1.0
     f = 0
     for b in range(nb):
         same = 0
@@ -213,6 +289,7 @@ def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all,
         while f < new.size and base_of[f] == b:
             col = columns[new[f]]
             r_j = arities[new[f]]
+            table, bits = slot, 0     # the slot table in use (set below where the family needs one)
             keys = pre_size * r_last * r_j
             dense = keys <= dense_keys
             if dense:
@@ -246,55 +323,49 @@ def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all,
                             seen[m] = pos
                             m += 1
                         cnt[s * r_c + xc[row]] += weights[row]
-            s_cells = 0.0
-            s_rows = 0.0
-            cells = 0
-            configs = 0
-            g_cells = 0.0
-            g_rows = 0.0
-            a_j = ess / q_all[f]
-            a_jk = a_j / r_c
-            lg_a_j = math.lgamma(a_j) if with_bdeu else 0.0
-            lg_a_jk = math.lgamma(a_jk) if with_bdeu else 0.0
-            if dense and not with_bdeu and tabled:
-                # every count is an integer ≤ N < len(xlogx) (0 ln 0 = 0): sums without a branch per cell
+            if with_bdeu:
+                a_j = ess / q_all[f]
+                if a_j != rise_a:   # the rising tables depend on a_j only: kept while families share q_Π
+                    rise_a = a_j
+                    filled[:] = 0
+                s_cells, s_rows, cells, configs, g_cells, g_rows = _bdeu_cell_sums(
+                    cnt, m, r_c, dense and tabled, not dense, xlogx, a_j, rise, filled, table, seen, hkeys, bits)
+                bdeu[f] = g_cells - g_rows
+            else:
+                s_cells, s_rows, cells, configs = 0.0, 0.0, 0, 0
+                if dense and tabled:
+                    # every count is an integer ≤ N < len(xlogx) (0 ln 0 = 0): sums without a branch per cell
+                    for s in range(m):
+                        n_ij = 0.0
+                        for c in range(r_c):
+                            n = cnt[s * r_c + c]
+                            n_ij += n
+                            cells += n > 0.0
+                            s_cells += xlogx[np.int64(n)]
+                            cnt[s * r_c + c] = 0.0
+                        configs += n_ij > 0.0
+                        s_rows += xlogx[np.int64(n_ij)]
+                    m = 0
                 for s in range(m):
                     n_ij = 0.0
                     for c in range(r_c):
                         n = cnt[s * r_c + c]
-                        n_ij += n
-                        cells += n > 0.0
-                        s_cells += xlogx[np.int64(n)]
-                        cnt[s * r_c + c] = 0.0
-                    configs += n_ij > 0.0
-                    s_rows += xlogx[np.int64(n_ij)]
-                m = 0
-            for s in range(m):
-                n_ij = 0.0
-                for c in range(r_c):
-                    n = cnt[s * r_c + c]
-                    if n > 0.0:
-                        n_ij += n
-                        cells += 1
-                        s_cells += _xlogx(n, xlogx)
-                        if with_bdeu:
-                            g_cells += math.log(a_jk) if n == 1.0 else math.lgamma(a_jk + n) - lg_a_jk
-                        cnt[s * r_c + c] = 0.0
-                if n_ij > 0.0:
-                    configs += 1
-                    s_rows += _xlogx(n_ij, xlogx)
-                    if with_bdeu:
-                        g_rows += math.log(a_j) if n_ij == 1.0 else math.lgamma(a_j + n_ij) - lg_a_j
-                if not dense:
-                    table[seen[s]] = -1
-                    if bits:
-                        hkeys[seen[s]] = -1
+                        if n > 0.0:
+                            n_ij += n
+                            cells += 1
+                            s_cells += _xlogx(n, xlogx)
+                            cnt[s * r_c + c] = 0.0
+                    if n_ij > 0.0:
+                        configs += 1
+                        s_rows += _xlogx(n_ij, xlogx)
+                    if not dense:
+                        table[seen[s]] = -1
+                        if bits:
+                            hkeys[seen[s]] = -1
             ll[f] = s_cells - s_rows
             nh[f] = n_log_n - s_rows
             q_plus[f] = configs
             c_plus[f] = cells
-            if with_bdeu:
-                bdeu[f] = g_cells - g_rows
             f += 1
 
 

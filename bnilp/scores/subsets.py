@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from bnilp.scores.batch import mask_hash_index, mask_probe
+from bnilp.scores.batch import LOG_RISING_TABLE, log_rising, mask_hash_index, mask_probe
 
 #: subsets are keyed by their bit mask (int64): n at most this
 SUBSET_TABLE_MAX_VARIABLES = 63
@@ -129,17 +129,25 @@ def _refine(code, col, r, weights, slot, seen, cnt, out, write):
 
 
 @njit(cache=True, nogil=True)
-def _sums(cnt, m, q, ess, with_bdeu, xlogx):
+def _sums(cnt, m, q, ess, with_bdeu, xlogx, rise, state):
+    """E = Σ n ln n and G = Σ [ln Γ(α/Q + n) − ln Γ(α/Q)] over the ``m`` cells in ``cnt``; G's terms from the
+    rising table ``rise`` (:func:`bnilp.scores.batch.log_rising`; ``state`` = [its a, how far it is
+    filled], kept while subsets share Q)."""
     e = 0.0
     g = 0.0
     a = ess / q
-    la = math.lgamma(a) if with_bdeu else 0.0
+    filled = np.int64(state[1])
+    if with_bdeu and a != state[0]:
+        state[0] = a
+        filled = 0
     for s in range(m):
         c = cnt[s]
         i = int(c)
         e += xlogx[i] if i < xlogx.size else c * math.log(c)
         if with_bdeu:
-            g += math.lgamma(a + c) - la
+            t, filled = log_rising(c, a, rise, filled)
+            g += t
+    state[1] = filled
     return e, g
 
 
@@ -162,6 +170,8 @@ def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu,
     nxt = np.zeros(depth + 1, dtype=np.int64)
     q = np.ones(depth + 1)
     mask = np.zeros(depth + 1, dtype=np.int64)
+    rise = np.zeros(LOG_RISING_TABLE + 1)
+    state = np.array([-1.0, 0.0])
     # the prefix's partition, one column at a time
     m = 1
     if rows:
@@ -176,7 +186,7 @@ def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu,
     if q[p] > q_max:
         return 0
     if write:
-        e, g = _sums(cnt, m if rows else 0, q[p], ess, with_bdeu, xlogx)
+        e, g = _sums(cnt, m if rows else 0, q[p], ess, with_bdeu, xlogx, rise, state)
         out_mask[0], out_e[0], out_g[0], out_k[0] = mask[p], e, g, m if rows else 0
     done = 1
     if p >= max_size:
@@ -196,7 +206,7 @@ def _subtree(columns, weights, arities, prefix, max_size, q_max, ess, with_bdeu,
         mk = mask[d] | (np.int64(1) << j)
         if write:
             mm = _refine(codes[d], columns[j], arities[j], weights, slot, seen, cnt, codes[d + 1], descend)
-            e, g = _sums(cnt, mm, qn, ess, with_bdeu, xlogx)
+            e, g = _sums(cnt, mm, qn, ess, with_bdeu, xlogx, rise, state)
             out_mask[done], out_e[done], out_g[done], out_k[done] = mk, e, g, mm
         done += 1
         if done > limit:
