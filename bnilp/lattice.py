@@ -46,6 +46,8 @@ from numba import njit
 
 from bnilp.errors import InputError
 from bnilp.parentsets import (
+    Deadline,
+    ScoringTimeLimit,
     _tol,
     r1_dominated,
     r2_penalty_bound,
@@ -999,14 +1001,15 @@ class _InFlight:
 
 
 def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler: str | None,
-              progress: Callable[[Any], None] | None) -> None:
+              progress: Callable[[Any], None] | None, deadline: Deadline | None = None) -> None:
     """Run every child's walk to the end, blocks on the chosen executor; progress per finished child.
 
     Blocks are generated on demand: about :data:`BLOCKS_IN_FLIGHT_PER_SLOT` per process are waiting
     or running at once (a base range can yield a few more), taken from the children's levels in the
     order those levels began (so the oldest level completes first and its child can advance). A
     child's next level starts when every block of its level is back; at most
-    :data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once."""
+    :data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once. Past ``deadline`` it raises
+    :class:`bnilp.parentsets.ScoringTimeLimit` (checked whenever a block comes back)."""
     executor = make_executor(score, n_jobs, scheduler)
     live: dict[int, _InFlight] = {}
     waiting = list(range(len(walks)))[::-1]     # children not started yet (popped from the end)
@@ -1034,6 +1037,8 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
 
     try:
         while live or waiting:
+            if deadline is not None and deadline.passed():
+                raise ScoringTimeLimit
             for i in [i for i, state in live.items() if state.complete()]:
                 state = live.pop(i)
                 walks[i].absorb(state.blocks, [t.result() for t in state.tasks])

@@ -44,6 +44,20 @@ MAX_UNPRUNED_SETS = 1 << 16
 MAX_MASK_VARIABLES = 64
 
 
+@dataclass
+class Deadline:
+    """When a time-limited scoring run (``score_parent_sets(time_limit=…)``) stops its current pass."""
+
+    at: float
+
+    def passed(self) -> bool:
+        return time.perf_counter() > self.at
+
+
+class ScoringTimeLimit(Exception):
+    """A pass of the walk reached its :class:`Deadline` (caught by :func:`score_parent_sets`)."""
+
+
 def _tol(value):
     """Slack that makes every rule keep borderline sets (floating-point safety); scalars or arrays."""
     return 1e-9 * np.maximum(1.0, np.abs(value))
@@ -312,6 +326,7 @@ def score_parent_sets(
     progress: Callable[[WalkStats], None] | None = None,
     knowledge: Any = None,
     counts: str = "auto",
+    time_limit: float | None = None,
 ) -> ScoreTable:
     """Score and prune the parent sets of every variable; returns the :class:`ScoreTable`.
 
@@ -333,7 +348,71 @@ def score_parent_sets(
     :data:`bnilp.scores.subsets.SUBSET_TABLE_MAX_SUBSETS` subsets; ``meta["counts"]`` says what was done
     and why), ``families`` counts every family on its own,
     ``subsets`` requires the table. The kept sets and their scores are the same in every mode.
+
+    ``time_limit`` (seconds) deepens the walk instead (:func:`_deepen`): passes with palim 1, 2, … until
+    one needs no larger sets (the complete result) or time runs out; then the last finished pass is
+    returned, exact for parent sets up to its palim, and ``meta`` says so (``palim_reached``,
+    ``exact_for_parent_sets_up_to``, ``score_time_limit_reached``).
     """
+    if time_limit is not None:
+        if not (math.isfinite(time_limit) and time_limit > 0):
+            raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit}")
+        return _deepen(score, time_limit, dict(epsilon=epsilon, palim=palim, prune=prune, rules=rules,
+                                                n_jobs=n_jobs, scheduler=scheduler, progress=progress,
+                                                knowledge=knowledge, counts=counts))
+    return _score_parent_sets(score, epsilon=epsilon, palim=palim, prune=prune, rules=rules, n_jobs=n_jobs,
+                              scheduler=scheduler, progress=progress, knowledge=knowledge, counts=counts)
+
+
+def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> ScoreTable:
+    """Iterative deepening under a time limit: the walk with palim p = 1, 2, … (at most the palim asked
+    for, or the default one where no rule bounds the sets), each pass stopped at the deadline.
+
+    Why a finished pass is exact for parent sets of size ≤ p: every rule decides a set from its own
+    counts and its subsets' scores and bounds, never from larger sets, so the walk with palim p keeps
+    exactly the sets of size ≤ p that the unlimited walk keeps. A pass that cut no set (no candidate
+    beyond p survived) is the unlimited walk itself. The cost of the earlier passes is the sum of
+    smaller lattices (about one more pass where levels grow geometrically).
+    """
+    deadline = Deadline(time.perf_counter() + time_limit)
+    t0 = time.perf_counter()
+    cap = kwargs["palim"]
+    if cap is None and (not kwargs["prune"] or needs_default_palim(score, frozenset(kwargs["rules"])
+                                                                   if kwargs["rules"] is not None else None)):
+        cap = default_palim(score.data.n)
+    passes: list[dict[str, Any]] = []
+    last: ScoreTable | None = None
+    table: ScoreTable | None = None
+    p = 1
+    while True:
+        bound = p if cap is None else min(p, cap)
+        started = time.perf_counter()
+        try:
+            table = _score_parent_sets(score, **{**kwargs, "palim": bound}, deadline=deadline)
+        except ScoringTimeLimit:
+            passes.append({"palim": bound, "seconds": round(time.perf_counter() - started, 4), "finished": False})
+            break
+        passes.append({"palim": bound, "seconds": round(time.perf_counter() - started, 4), "finished": True})
+        if not table.meta["palim_reached"] or bound == cap:   # nothing beyond, or the palim asked for
+            if not table.meta["palim_reached"]:
+                table.meta["palim"] = kwargs["palim"]
+            break
+        last, table = table, None
+        p += 1
+    if table is None:
+        table = last if last is not None else _score_parent_sets(score, **{**kwargs, "palim": 0})
+        table.meta["palim_reached"] = True
+        table.meta["exact_for_parent_sets_up_to"] = table.meta["palim"]
+    table.meta.update(score_time_limit=time_limit, score_time_limit_reached=not passes[-1]["finished"],
+                      deepening=passes, seconds=round(time.perf_counter() - t0, 4))
+    return table
+
+
+def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, prune: bool,
+                       rules: Iterable[str] | None, n_jobs: int, scheduler: str | None,
+                       progress: Callable[[WalkStats], None] | None, knowledge: Any, counts: str,
+                       deadline: Deadline | None = None) -> ScoreTable:
+    """:func:`score_parent_sets` without a time limit, or one pass of :func:`_deepen` (``deadline``)."""
     if counts not in COUNT_MODES:
         raise InputError(f"counts must be one of {', '.join(COUNT_MODES)}, got {counts!r}")
     if not (math.isfinite(epsilon) and epsilon >= 0):
@@ -365,9 +444,11 @@ def score_parent_sets(
     children = list(range(score.data.n))
     if score.data.n <= MAX_MASK_VARIABLES:
         results, counting = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress,
-                                         plan, counts)
+                                         plan, counts, deadline)
     elif counts == "subsets":
         raise InputError(f"counts='subsets' does not apply here: more than {MAX_MASK_VARIABLES} variables")
+    elif deadline is not None:
+        raise InputError(f"a scoring time limit needs at most {MAX_MASK_VARIABLES} variables")
     else:
         results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan)
         counting = {"mode": "families", "reason": f"more than {MAX_MASK_VARIABLES} variables"}
@@ -412,7 +493,7 @@ def score_parent_sets(
 def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: int | None,
                  rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
                  progress: Callable[[WalkStats], None] | None,
-                 plan: _Plan | None = None, counts: str = "auto",
+                 plan: _Plan | None = None, counts: str = "auto", deadline: Deadline | None = None,
                  ) -> tuple[list[tuple[dict[frozenset[str], float], WalkStats]], dict[str, Any]]:
     """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor);
     also how the families were counted (``counts``: :data:`bnilp.scores.subsets.COUNT_MODES`)."""
@@ -435,14 +516,14 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
         walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active), fixed), candidates,
                                 child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
-    counting = _walk_counts(score, walks, counts, n_jobs, scheduler, progress)
+    counting = _walk_counts(score, walks, counts, n_jobs, scheduler, progress, deadline)
     names = data.names
     return [({frozenset(names[p] for p in ps): s for ps, s in walk.kept.items()}, walk.stats)
             for walk in walks], counting
 
 
 def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, scheduler: str | None,
-                 progress: Callable[[WalkStats], None] | None) -> dict[str, Any]:
+                 progress: Callable[[WalkStats], None] | None, deadline: Deadline | None = None) -> dict[str, Any]:
     """Run the walks, with a subset table (:mod:`bnilp.scores.subsets`) where ``counts`` asks for one and
     it applies: the table is counted on the executor, then the walks (look-ups) run on the executor too
     (the table travels with the score: once per worker, in the file or the scatter of the score).
@@ -454,7 +535,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     if plan is None:
         if counts == "subsets":
             raise InputError(f"counts='subsets' does not apply here: {why}")
-        run_walks(score, walks, n_jobs, scheduler, progress)
+        run_walks(score, walks, n_jobs, scheduler, progress, deadline)
         return {"mode": "families", "reason": why}
     log.info("counting %d variable subsets (|T| ≤ %d) for the walk", plan.subsets, plan.max_size)
     ctx = _ctx(score)
@@ -462,7 +543,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     ctx.table = table
     t0 = time.perf_counter()
     try:
-        run_walks(score, walks, n_jobs, scheduler, progress)
+        run_walks(score, walks, n_jobs, scheduler, progress, deadline)
     finally:
         ctx.table = None
     return {"mode": "subsets", "subsets": table.counted, "max_size": plan.max_size,

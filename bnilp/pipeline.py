@@ -163,7 +163,8 @@ def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     meta = table.meta
     keys = ("score", "ess", "bins", "degree", "prior", "expected_parents", "ebic_gamma", "penalty_discount",
             "data", "N", "palim", "palim_default", "palim_reached", "exact_for_parent_sets_up_to", "scored",
-            "kept", "pruned", "seconds", "dropped_constant")
+            "kept", "pruned", "seconds", "dropped_constant", "score_time_limit", "score_time_limit_reached",
+            "deepening")
     out = {k: meta[k] for k in keys if k in meta}
     out["parent_sets"] = table.n_parent_sets()
     return out
@@ -286,6 +287,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if table.meta.get("palim_reached"):
         report["exact_for_parent_sets_up_to"] = table.meta.get("exact_for_parent_sets_up_to") or table.meta.get("palim")
         report["limits"].append("palim")
+    if table.meta.get("score_time_limit_reached"):
+        report["limits"].append("score_time_limit")
     return LearnResult(table, solution, report)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 from typing import Any
 
@@ -10,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import (
     bf_options,
     data_options,
@@ -31,7 +33,11 @@ RULE_COLUMNS = tuple(sorted(ALL_RULES))
 
 
 def walk_options(func):
-    """--palim, --no-prune, --jobs, --scheduler, --counts."""
+    """--palim, --no-prune, --jobs, --scheduler, --counts, --score-time-limit."""
+    func = click.option("--score-time-limit", type=float, default=None, metavar="SECONDS",
+                        help="Stop scoring after SECONDS: the walk deepens (palim 1, 2, …) and the last "
+                             "finished depth is kept, exact for parent sets up to it (reported; exit 3). "
+                             "Default: no limit.")(func)
     func = click.option("--counts", type=click.Choice(COUNT_MODES), default="auto", show_default=True,
                         help="How discrete BIC/BDeu families are counted: 'subsets' counts each variable subset "
                              "once and shares it between the families that use it (up to "
@@ -52,7 +58,7 @@ def walk_options(func):
 
 
 @contextmanager
-def _progress(console: Console, total: int, quiet: bool):
+def _progress(console: Console, total: int | None, quiet: bool):
     if quiet:
         yield lambda stats: None
         return
@@ -82,13 +88,23 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
         for name in data.dropped:
             console.print(f"[yellow]warning: column {name!r} is constant: left out of the network[/yellow]")
     score = score_from_options(data, opts)
-    with _progress(console, data.n, quiet) as update:
+    deepening = opts.get("score_time_limit") is not None   # children are walked once per depth
+    with _progress(console, None if deepening else data.n, quiet) as update:
         table = score_parent_sets(score, epsilon=epsilon, palim=opts.get("palim"), prune=not opts.get("no_prune"),
                                   n_jobs=opts.get("n_jobs", 1), scheduler=opts.get("scheduler"), progress=update,
-                                  knowledge=opts.get("knowledge"), counts=opts.get("counts", "auto"))
+                                  knowledge=opts.get("knowledge"), counts=opts.get("counts", "auto"),
+                                  time_limit=opts.get("score_time_limit"))
     if not quiet:
         print_scoring_summary(table, console)
     return table
+
+
+def limited_to(meta: dict[str, Any]) -> int | None:
+    """The largest parent-set size for which a score table is exact (None: every size)."""
+    if not meta.get("palim_reached"):
+        return None
+    k = meta.get("exact_for_parent_sets_up_to")
+    return k if k is not None else meta.get("palim")
 
 
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
@@ -113,8 +129,11 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         console.print(f"background knowledge: {len(meta['knowledge']['statements'])} statement(s); forbidden parents "
                       "not scored" + (f"; walked without pruning (required knowledge): {', '.join(unpruned)}"
                                       if unpruned else ""), highlight=False)
-    if meta.get("palim_reached"):
-        k = meta.get("exact_for_parent_sets_up_to") or meta.get("palim")
+    if meta.get("score_time_limit_reached"):
+        console.print(f"[yellow]scoring time limit ({meta['score_time_limit']:g} s): the walk finished parent "
+                      f"sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]")
+    elif meta.get("palim_reached"):
+        k = limited_to(meta)
         console.print(f"[yellow]palim {k} cut the walk: results are exact for parent sets of size "
                       f"≤ {k} only[/yellow]")
     applied = {tuple(v) for v in meta["rules_applied"].values()}
@@ -151,6 +170,11 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     write_jaakkola(table, out)
     if not quiet:
         console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {out}.json")
+    k = limited_to(table.meta)
+    if k is not None:
+        why = "the scoring time limit" if table.meta.get("score_time_limit_reached") else "palim"
+        click.echo(f"bnilp: limited: the score file is exact only for parent sets of size ≤ {k} ({why})", err=True)
+        sys.exit(EXIT_LIMIT)
 
 
 __all__ = ["score", "score_data", "walk_options"]

@@ -1,0 +1,118 @@
+"""A scoring time limit (``score_parent_sets(time_limit=…)``, ``--score-time-limit``): the walk deepens,
+palim 1, 2, …, and what it returns when time runs out is exactly the walk with the palim of its last
+finished depth — reported as such in the sidecar, the learn report and the exit code (3)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+import bnilp.parentsets as parentsets
+from bnilp.cli import EXIT_LIMIT, main
+from bnilp.data import from_dataframe
+from bnilp.parentsets import score_parent_sets
+from bnilp.scores import make_score
+from tests.conftest import random_discrete_frame
+
+
+def discrete(seed: int, n: int, N: int):
+    frame = random_discrete_frame(seed, n=n, N=N, max_arity=3)
+    return from_dataframe(frame, discrete=list(frame.columns))
+
+
+def deadline_after(monkeypatch, checks: int) -> None:
+    """The deadline passes at its ``checks``-th look (a clock that does not depend on the machine)."""
+    seen = {"n": 0}
+
+    def passed(self) -> bool:
+        seen["n"] += 1
+        return seen["n"] >= checks
+
+    monkeypatch.setattr(parentsets.Deadline, "passed", passed)
+
+
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+def test_a_time_limited_walk_is_the_palim_walk_of_its_last_finished_depth(monkeypatch, score_name: str) -> None:
+    data = discrete(3, 8, 300)
+    eps = math.log(20)
+    full = score_parent_sets(make_score(score_name, data), epsilon=eps)
+    depths = set()
+    for checks in (1, 4, 12, 40, 10_000):
+        with monkeypatch.context() as m:
+            deadline_after(m, checks)
+            got = score_parent_sets(make_score(score_name, data), epsilon=eps, time_limit=5.0)
+        meta = got.meta
+        if not meta["score_time_limit_reached"]:          # every depth finished: the unlimited table
+            assert got.families == full.families and meta["palim"] is None and not meta["palim_reached"]
+            depths.add("all")
+            continue
+        d = meta["exact_for_parent_sets_up_to"]
+        assert meta["palim_reached"] and meta["palim"] == d
+        assert [p["palim"] for p in meta["deepening"]] == list(range(1, d + 2))
+        assert [p["finished"] for p in meta["deepening"]] == [True] * d + [False]
+        assert got.families == score_parent_sets(make_score(score_name, data), epsilon=eps, palim=d).families
+        assert all(len(ps) <= d for fam in got.families.values() for ps in fam)
+        depths.add(d)
+    assert len(depths) >= 3 and "all" in depths       # stopped at several depths, and once not at all
+
+
+def test_a_limit_before_the_first_depth_keeps_the_empty_sets(monkeypatch) -> None:
+    data = discrete(4, 6, 200)
+    deadline_after(monkeypatch, 1)
+    got = score_parent_sets(make_score("bic", data), epsilon=math.log(3), time_limit=1.0)
+    assert got.meta["exact_for_parent_sets_up_to"] == 0 and got.meta["palim_reached"]
+    assert all(set(fam) == {frozenset()} for fam in got.families.values())
+
+
+def test_a_time_limit_that_is_not_reached_changes_nothing_but_the_record() -> None:
+    data = discrete(5, 7, 400)
+    full = score_parent_sets(make_score("bdeu", data), epsilon=math.log(3))
+    got = score_parent_sets(make_score("bdeu", data), epsilon=math.log(3), time_limit=600.0)
+    assert got.families == full.families
+    assert not got.meta["score_time_limit_reached"] and not got.meta["palim_reached"] and got.meta["palim"] is None
+    assert all(p["finished"] for p in got.meta["deepening"])
+    with pytest.raises(Exception, match="time_limit must be"):
+        score_parent_sets(make_score("bic", data), time_limit=0.0)
+
+
+def test_the_palim_asked_for_caps_the_deepening() -> None:
+    data = discrete(6, 7, 400)
+    got = score_parent_sets(make_score("bic", data), epsilon=math.log(20), palim=2, time_limit=600.0)
+    ref = score_parent_sets(make_score("bic", data), epsilon=math.log(20), palim=2)
+    assert got.families == ref.families and [p["palim"] for p in got.meta["deepening"]] == [1, 2]
+    assert got.meta["palim_reached"] == ref.meta["palim_reached"] and not got.meta["score_time_limit_reached"]
+
+
+def test_the_command_line_reports_a_scoring_time_limit_and_exits_3(monkeypatch, tmp_path) -> None:
+    frame = random_discrete_frame(7, n=8, N=300, max_arity=3)
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "s.scores"
+    deadline_after(monkeypatch, 12)
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(out), "--bf", "20", "--score-time-limit", "30"])
+    assert res.exit_code == EXIT_LIMIT, res.output
+    meta = json.loads((tmp_path / "s.scores.json").read_text())
+    d = meta["exact_for_parent_sets_up_to"]
+    assert meta["score_time_limit_reached"] and meta["score_time_limit"] == 30.0 and d >= 1
+    assert "scoring time limit (30 s)" in res.output
+    assert f"exact only for parent sets of size ≤ {d} (the scoring time limit)" in res.output
+    report = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["learn", str(path), "--bf", "20", "--score-time-limit", "30", "-q",
+                                    "--json", str(report)])
+    assert res.exit_code == EXIT_LIMIT, res.output
+    doc = json.loads(report.read_text())
+    assert {"palim", "score_time_limit"} <= set(doc["limits"]) and doc["scoring"]["score_time_limit_reached"]
+    assert "(the scoring time limit)" in res.output
+
+
+def test_a_palim_that_cuts_the_walk_exits_3_from_score_too(tmp_path) -> None:
+    frame = random_discrete_frame(8, n=6, N=500, max_arity=3)
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "s.scores"), "-q", "--palim", "1"])
+    meta = json.loads((tmp_path / "s.scores.json").read_text())
+    assert meta["palim_reached"] and res.exit_code == EXIT_LIMIT
+    assert "exact only for parent sets of size ≤ 1 (palim)" in res.output
