@@ -8,7 +8,10 @@ come, so a long sweep can be read while it runs and resumed (``--resume`` skips 
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
         [--only wine,zoo] [--limit 1800] [--out benchmarks/results/score_table1.jsonl] [--resume] [--write]
-        [--counts auto|subsets|families]
+        [--counts auto|subsets|families] [--score-time-limit S]
+
+``--score-time-limit S`` scores each row with ``score_parent_sets(time_limit=S)`` (iterative deepening
+over the palim): a row that does not finish reports the palim for which its file is exact ("exact ≤ K").
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ from bnilp.scorefile import write_jaakkola
 from bnilp.scores import make_score
 
 
-def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, counts: str, queue: mp.Queue) -> None:
+def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, counts: str,
+         time_limit: float | None, queue: mp.Queue) -> None:
     t0 = time.perf_counter()
     data = load_data(path, no_header=True, integer_codes=True)
     settings = {"ess": 1.0} if score_name == "bdeu" else {}
     table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs,
-                              counts=counts)
+                              counts=counts, time_limit=time_limit)
     seconds = time.perf_counter() - t0
     stop_pool()   # the idle workers would hold this process open for their 30 s timeout
     if write:
@@ -43,13 +47,16 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
     sizes = [st["max_kept_size"] for st in table.meta["per_variable"].values()]
     queue.put({"n": data.n, "N": data.N, "seconds": round(seconds, 2), "scored": table.meta["scored"],
                "kept": table.meta["kept"], "max_kept_size": max(sizes), "pruned": table.meta["pruned"],
-               "counts": table.meta["counts"]})
+               "counts": table.meta["counts"],
+               "exact_up_to": table.meta["exact_for_parent_sets_up_to"] if table.meta["palim_reached"] else None,
+               "deepening": table.meta.get("deepening")})
 
 
 def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: str | None,
-        counts: str = "auto") -> dict:
+        counts: str = "auto", time_limit: float | None = None) -> dict:
     queue: mp.Queue = mp.Queue()
-    proc = mp.Process(target=_one, args=(str(data_path(row)), score_name, bf, jobs, write, counts, queue))
+    proc = mp.Process(target=_one, args=(str(data_path(row)), score_name, bf, jobs, write, counts, time_limit,
+                                         queue))
     t0 = time.perf_counter()
     proc.start()
     proc.join(limit)
@@ -59,7 +66,8 @@ def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: s
         return {"status": "time limit", "seconds": round(time.perf_counter() - t0, 1)}
     if proc.exitcode != 0 or queue.empty():
         return {"status": f"failed (exit {proc.exitcode})"}
-    return {"status": "ok", **queue.get()}
+    res = queue.get()
+    return {"status": "ok" if res["exact_up_to"] is None else f"exact ≤ {res['exact_up_to']}", **res}
 
 
 def main() -> None:
@@ -74,7 +82,11 @@ def main() -> None:
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--write", action="store_true", help="write scorefiles/NAME.SCORE.BF.scores")
     parser.add_argument("--counts", default="auto", help="auto, subsets or families (score_parent_sets)")
+    parser.add_argument("--score-time-limit", type=float, default=None,
+                        help="deepen the palim for at most this many seconds (score_parent_sets(time_limit=))")
     args = parser.parse_args()
+    if args.score_time_limit is not None:   # the child's own limit only guards against a stuck run
+        args.limit = max(args.limit, 2 * args.score_time_limit + 60)
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -82,7 +94,8 @@ def main() -> None:
     if args.resume and out.exists():
         done = {(r["data"], r["score"], r["bf"], r.get("counts_mode", "auto"))
                 for r in map(json.loads, out.read_text().splitlines())}
-    print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim, counts {args.counts}")
+    print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim, counts {args.counts}"
+          + (f", deepening for {args.score_time_limit:g} s" if args.score_time_limit else ""))
     print(f"{'data':<14} {'score':<5} {'BF':>4} {'n':>3} {'N':>6} {'status':<10} {'seconds':>8} {'scored':>10} "
           f"{'kept':>8} {'max |Π|':>7} {'seed palim':>10}")
     for score_name in args.scores.split(","):
@@ -93,11 +106,11 @@ def main() -> None:
                     continue
                 write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
                     if args.write else None
-                res = run(row, score_name, bf, args.jobs, args.limit, write, args.counts)
+                res = run(row, score_name, bf, args.jobs, args.limit, write, args.counts, args.score_time_limit)
                 n_rows = int(row["N_table1"])
                 seed_palim = int(math.floor(math.log2(n_rows + math.log(bf)))) + 1
                 rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed_palim,
-                       "counts_mode": args.counts, **res}
+                       "counts_mode": args.counts, "score_time_limit": args.score_time_limit, **res}
                 with open(out, "a") as handle:
                     handle.write(json.dumps(rec) + "\n")
                 print(f"{row['name']:<14} {score_name:<5} {bf:>4g} {res.get('n', row['n']):>3} "

@@ -314,6 +314,16 @@ def needs_default_palim(score: LocalScore, rules: Iterable[str] | None = None) -
     return any(not (score.pruning_rules(i) & allowed & SUPERSET_RULES) for i in range(score.data.n))
 
 
+def _palim_by_default(score: LocalScore, prune: bool, rules: frozenset[str] | None) -> int | None:
+    """The palim used when none is given: :func:`default_palim` where no rule bounds some child's sets
+    (or without pruning on more than 16 variables), else None."""
+    if prune and not needs_default_palim(score, rules):
+        return None
+    if not prune and score.data.n <= 16:
+        return None
+    return default_palim(score.data.n)
+
+
 def score_parent_sets(
     score: LocalScore,
     *,
@@ -377,9 +387,9 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
     deadline = Deadline(time.perf_counter() + time_limit)
     t0 = time.perf_counter()
     cap = kwargs["palim"]
-    if cap is None and (not kwargs["prune"] or needs_default_palim(score, frozenset(kwargs["rules"])
-                                                                   if kwargs["rules"] is not None else None)):
-        cap = default_palim(score.data.n)
+    if cap is None:
+        rules = kwargs["rules"] if kwargs["prune"] else frozenset()
+        cap = _palim_by_default(score, kwargs["prune"], frozenset(rules) if rules is not None else None)
     passes: list[dict[str, Any]] = []
     last: ScoreTable | None = None
     table: ScoreTable | None = None
@@ -394,8 +404,9 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
             break
         passes.append({"palim": bound, "seconds": round(time.perf_counter() - started, 4), "finished": True})
         if not table.meta["palim_reached"] or bound == cap:   # nothing beyond, or the palim asked for
-            if not table.meta["palim_reached"]:
-                table.meta["palim"] = kwargs["palim"]
+            # the record of the run without a time limit: its palim (given, by default, or none)
+            table.meta["palim"] = cap
+            table.meta["palim_default"] = kwargs["palim"] is None and cap is not None
             break
         last, table = table, None
         p += 1
@@ -426,16 +437,11 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
         rule_set = frozenset()
     plan = _knowledge_plan(score, knowledge)
     palim_default = False
-    needs_palim = needs_default_palim(score, rule_set)
-    if palim is None and (not prune or needs_palim):
-        if not prune and score.data.n <= 16:
-            palim = None
-        else:
-            palim = default_palim(score.data.n)
-            palim_default = True
-            if palim < score.data.n - 1:
-                log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d",
-                            palim)
+    fallback = _palim_by_default(score, prune, rule_set) if palim is None else None
+    if fallback is not None:
+        palim, palim_default = fallback, True
+        if palim < score.data.n - 1:
+            log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d", palim)
     elif palim is None and plan is not None and plan.unpruned and score.data.n > 16:
         plan.palim = default_palim(score.data.n)     # only the children walked without pruning
         log.warning("required knowledge: variables %s are walked without pruning, with palim %d",

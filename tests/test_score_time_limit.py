@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -16,6 +17,7 @@ from bnilp.data import from_dataframe
 from bnilp.parentsets import score_parent_sets
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame
+from tests.mixed_helpers import random_mixed
 
 
 def discrete(seed: int, n: int, N: int):
@@ -76,6 +78,17 @@ def test_a_time_limit_that_is_not_reached_changes_nothing_but_the_record() -> No
     assert all(p["finished"] for p in got.meta["deepening"])
     with pytest.raises(Exception, match="time_limit must be"):
         score_parent_sets(make_score("bic", data), time_limit=0.0)
+
+
+def test_a_default_palim_caps_the_deepening_and_is_recorded_as_without_a_limit() -> None:
+    """Mixed data under CG (only R1 applies, so a default palim is used; on 6 variables it is n − 1): the
+    deepened run records the same palim, default flag and sets as the run without a time limit."""
+    data = random_mixed(np.random.default_rng(2), "dcdcdc", 150)
+    ref = score_parent_sets(make_score("cg", data), epsilon=math.log(3))
+    got = score_parent_sets(make_score("cg", data), epsilon=math.log(3), time_limit=600.0)
+    assert got.families == ref.families
+    for key in ("palim", "palim_default", "palim_reached", "exact_for_parent_sets_up_to"):
+        assert got.meta[key] == ref.meta[key], key
 
 
 def test_the_palim_asked_for_caps_the_deepening() -> None:
