@@ -399,12 +399,11 @@ class _ChildWalk:
             self._finish()
             return False
         k = level.parents.shape[1]
+        self.size = k + 1
         if self.palim is not None and k + len(self.spec.fixed) >= self.palim:
-            last = level.parents[:, -1] if k else np.full(level.size, -1)
-            self.stats.palim_reached = bool(self.candidates.size and (self.candidates.max() > last).any())
+            self.stats.palim_reached = self._any_candidate()
             self._finish()
             return False
-        self.size = k + 1
         n_rows = getattr(self.score, "n_rows", 1)
         if self.spec.kind == "generic":
             self._bases_per_block = max(1, GENERIC_BLOCK // max(1, self.candidates.size))
@@ -414,6 +413,16 @@ class _ChildWalk:
             self._bases_per_block = max(1, BLOCK_ELEMENTS // max(1, n_rows))
         self._next_base = 0
         return True
+
+    def _any_candidate(self) -> bool:
+        """Whether the next level would score any set: a candidate whose subsets all survived and that
+        the count-free rules (R2, R5, R6) let through — the sets a palim here leaves unscored. Generated
+        a slice of bases at a time, stopping at the first survivor."""
+        step = max(1, MAX_BLOCK_CANDIDATES // max(1, self.candidates.size))
+        for lo in range(0, self.level.size, step):
+            if self._generate(lo, min(self.level.size, lo + step), record=False):
+                return True
+        return False
 
     def more_blocks(self) -> list[Block] | None:
         """The blocks of the level's next bases (possibly none: all pruned), None once all were generated.
@@ -426,7 +435,9 @@ class _ChildWalk:
         self._next_base = hi
         return self._generate(lo, hi)
 
-    def _generate(self, lo: int, hi: int) -> list[Block]:
+    def _generate(self, lo: int, hi: int, record: bool = True) -> list[Block]:
+        """The blocks of the candidates of frontier rows lo..hi−1 that R2, R5, R6 let through (their
+        prunings counted in the stats when ``record``)."""
         level, spec = self.level, self.spec
         k = level.parents.shape[1]
         base_parents = level.parents[lo:hi]
@@ -441,15 +452,15 @@ class _ChildWalk:
             r_c = spec.r_child
             if "R2" in spec.active:
                 fire = r2_penalty_bound(spec.w * q_all * (r_c - 1), best_subset, spec.epsilon)
-                self.stats.pruned["R2"] += int(fire.sum())
+                self.stats.pruned["R2"] += int(fire.sum()) if record else 0
                 keep &= ~fire
             if "R5" in spec.active:   # q⁺ of a superset ≥ q⁺ of each subset
                 fire = keep & r5_bdeu_bound(qplus_max, r_c, best_subset, spec.epsilon)
-                self.stats.pruned["R5"] += int(fire.sum())
+                self.stats.pruned["R5"] += int(fire.sum()) if record else 0
                 keep &= ~fire
             if "R6" in spec.active:   # c⁺ of a superset ≥ c⁺ of each subset
                 fire = keep & r6_bdeu_cell_bound(cplus_max, r_c, best_subset, spec.epsilon)
-                self.stats.pruned["R6"] += int(fire.sum())
+                self.stats.pruned["R6"] += int(fire.sum()) if record else 0
                 keep &= ~fire
         sub_rows, base_local, new, best_subset, q_all = (sub_rows[keep], base_local[keep], new[keep],
                                                          best_subset[keep], q_all[keep])

@@ -148,6 +148,8 @@ class WalkStats:
     max_size: int = 0
     palim_reached: bool = False
     seconds: float = 0.0
+    #: a pass of the deepening (:func:`_deepen`) stopped this walk below its own palim
+    depth_cut: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"scored": self.scored, "kept": self.kept, "pruned": dict(self.pruned),
@@ -366,7 +368,7 @@ def score_parent_sets(
     """
     if time_limit is not None:
         if not (math.isfinite(time_limit) and time_limit > 0):
-            raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit}")
+            raise InputError(f"time_limit (--score-time-limit) must be a number of seconds > 0, got {time_limit}")
         return _deepen(score, time_limit, dict(epsilon=epsilon, palim=palim, prune=prune, rules=rules,
                                                 n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                                                 knowledge=knowledge, counts=counts))
@@ -375,45 +377,47 @@ def score_parent_sets(
 
 
 def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> ScoreTable:
-    """Iterative deepening under a time limit: the walk with palim p = 1, 2, … (at most the palim asked
-    for, or the default one where no rule bounds the sets), each pass stopped at the deadline.
+    """Iterative deepening under a time limit: the walk with every child's palim capped at p = 1, 2, …
+    (:func:`_score_parent_sets` ``depth``), each pass stopped at the deadline.
 
     Why a finished pass is exact for parent sets of size ≤ p: every rule decides a set from its own
     counts and its subsets' scores and bounds, never from larger sets, so the walk with palim p keeps
-    exactly the sets of size ≤ p that the unlimited walk keeps. A pass that cut no set (no candidate
-    beyond p survived) is the unlimited walk itself. The cost of the earlier passes is the sum of
-    smaller lattices (about one more pass where levels grow geometrically).
+    exactly the sets of size ≤ p that the unlimited walk keeps. A pass in which no child was cut by the
+    depth (no candidate beyond p survived generation, or the child's own palim — given, default, or of
+    required knowledge — is ≤ p) is the run without a time limit, with its record. The cost of the
+    earlier passes is the sum of smaller lattices (about one more pass where levels grow geometrically).
     """
     deadline = Deadline(time.perf_counter() + time_limit)
     t0 = time.perf_counter()
-    cap = kwargs["palim"]
-    if cap is None:
-        rules = kwargs["rules"] if kwargs["prune"] else frozenset()
-        cap = _palim_by_default(score, kwargs["prune"], frozenset(rules) if rules is not None else None)
     passes: list[dict[str, Any]] = []
     last: ScoreTable | None = None
     table: ScoreTable | None = None
-    p = 1
+    depth = 1
     while True:
-        bound = p if cap is None else min(p, cap)
         started = time.perf_counter()
+        record: dict[str, Any] = {"palim": depth}
         try:
-            table = _score_parent_sets(score, **{**kwargs, "palim": bound}, deadline=deadline)
+            table = _score_parent_sets(score, **kwargs, deadline=deadline, depth=depth)
         except ScoringTimeLimit:
-            passes.append({"palim": bound, "seconds": round(time.perf_counter() - started, 4), "finished": False})
+            passes.append({**record, "seconds": round(time.perf_counter() - started, 4), "finished": False})
             break
-        passes.append({"palim": bound, "seconds": round(time.perf_counter() - started, 4), "finished": True})
-        if not table.meta["palim_reached"] or bound == cap:   # nothing beyond, or the palim asked for
-            # the record of the run without a time limit: its palim (given, by default, or none)
-            table.meta["palim"] = cap
-            table.meta["palim_default"] = kwargs["palim"] is None and cap is not None
+        except InputError as exc:           # e.g. counts='subsets' no longer fits: keep what is exact
+            if last is None:
+                raise
+            passes.append({**record, "seconds": round(time.perf_counter() - started, 4), "finished": False,
+                           "stopped": str(exc)})
+            break
+        passes.append({**record, "seconds": round(time.perf_counter() - started, 4), "finished": True})
+        if not table.meta.pop("depth_cut"):
             break
         last, table = table, None
-        p += 1
+        depth += 1
     if table is None:
-        table = last if last is not None else _score_parent_sets(score, **{**kwargs, "palim": 0})
-        table.meta["palim_reached"] = True
-        table.meta["exact_for_parent_sets_up_to"] = table.meta["palim"]
+        kept_depth = depth - 1
+        table = last if last is not None else _score_parent_sets(score, **kwargs, depth=0)
+        table.meta.pop("depth_cut", None)
+        table.meta.update(palim=kept_depth, palim_default=False, palim_reached=True,
+                          exact_for_parent_sets_up_to=kept_depth)
     table.meta.update(score_time_limit=time_limit, score_time_limit_reached=not passes[-1]["finished"],
                       deepening=passes, seconds=round(time.perf_counter() - t0, 4))
     return table
@@ -422,8 +426,10 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
 def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, prune: bool,
                        rules: Iterable[str] | None, n_jobs: int, scheduler: str | None,
                        progress: Callable[[WalkStats], None] | None, knowledge: Any, counts: str,
-                       deadline: Deadline | None = None) -> ScoreTable:
-    """:func:`score_parent_sets` without a time limit, or one pass of :func:`_deepen` (``deadline``)."""
+                       deadline: Deadline | None = None, depth: int | None = None) -> ScoreTable:
+    """:func:`score_parent_sets` without a time limit, or one pass of :func:`_deepen`: every child's palim
+    capped at ``depth``, stopped at ``deadline``; ``meta["depth_cut"]`` says whether the cap cut a walk
+    that its own palim would have continued."""
     if counts not in COUNT_MODES:
         raise InputError(f"counts must be one of {', '.join(COUNT_MODES)}, got {counts!r}")
     if not (math.isfinite(epsilon) and epsilon >= 0):
@@ -450,10 +456,10 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
     children = list(range(score.data.n))
     if score.data.n <= MAX_MASK_VARIABLES:
         results, counting = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress,
-                                         plan, counts, deadline)
+                                         plan, counts, deadline, depth)
     elif counts == "subsets":
         raise InputError(f"counts='subsets' does not apply here: more than {MAX_MASK_VARIABLES} variables")
-    elif deadline is not None:
+    elif depth is not None:
         raise InputError(f"a scoring time limit needs at most {MAX_MASK_VARIABLES} variables")
     else:
         results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan)
@@ -466,7 +472,7 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
             st.kept = len(fam)
     families = {names[i]: fam for i, (fam, _) in zip(children, results, strict=True)}
     per_var = {names[i]: st.to_dict() for i, (_, st) in zip(children, results, strict=True)}
-    palim_cut = any(st.palim_reached for _, st in results)
+    palim_cut = any(st.palim_reached and not st.depth_cut for _, st in results)   # by the palim, not a pass
     pruned_total = {r: sum(st.pruned[r] for _, st in results) for r in sorted(ALL_RULES)}
     meta: dict[str, Any] = {
         **score.settings(),
@@ -489,6 +495,8 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
         "counts": counting,
         "per_variable": per_var,
     }
+    if depth is not None:
+        meta["depth_cut"] = any(st.depth_cut for _, st in results)
     if plan is not None:
         meta["knowledge"] = plan.knowledge.to_dict()
         meta["knowledge_unpruned"] = [names[i] for i in sorted(plan.unpruned)]
@@ -500,6 +508,7 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
                  rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
                  progress: Callable[[WalkStats], None] | None,
                  plan: _Plan | None = None, counts: str = "auto", deadline: Deadline | None = None,
+                 depth: int | None = None,
                  ) -> tuple[list[tuple[dict[frozenset[str], float], WalkStats]], dict[str, Any]]:
     """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor);
     also how the families were counted (``counts``: :data:`bnilp.scores.subsets.COUNT_MODES`)."""
@@ -507,8 +516,12 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
 
     data = score.data
     walks = []
+    own_palims = []
     for child in children:
         banned, child_rules, child_palim = _planned(plan, child, rules, palim)
+        own_palims.append(child_palim)
+        if depth is not None:               # a pass of _deepen: the depth caps the child's own palim
+            child_palim = depth if child_palim is None else min(child_palim, depth)
         sound = score.pruning_rules(child)
         active = sound if child_rules is None else sound & child_rules
         if active & SUPERSET_RULES and not isinstance(score, DiscreteScore):
@@ -523,9 +536,27 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
                                 child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
     counting = _walk_counts(score, walks, counts, n_jobs, scheduler, progress, deadline)
+    if depth is not None:
+        for walk, own in zip(walks, own_palims, strict=True):
+            walk.stats.depth_cut = walk.stats.palim_reached and (own is None or depth < own)
     names = data.names
     return [({frozenset(names[p] for p in ps): s for ps, s in walk.kept.items()}, walk.stats)
             for walk in walks], counting
+
+
+#: the subset table's build costs about this many seconds per distinct row and subset on one core (measured
+#: 2.9 ns on the 10⁶-row run; README, "How it counts")
+TABLE_SECONDS_PER_ROW_SUBSET = 3e-9
+#: under a scoring time limit, the table is built only if that estimate is at most this share of the time left
+TABLE_SHARE_OF_TIME_LEFT = 0.25
+
+
+def _table_fits(score: LocalScore, plan: Any, n_jobs: int, deadline: Deadline) -> bool:
+    """Whether a pass of :func:`_deepen` can afford the subset table (its build does not check the deadline)."""
+    from bnilp.lattice import _ctx
+
+    estimate = plan.subsets * _ctx(score).n_rows * TABLE_SECONDS_PER_ROW_SUBSET / max(1, n_jobs)
+    return estimate <= TABLE_SHARE_OF_TIME_LEFT * (deadline.at - time.perf_counter())
 
 
 def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, scheduler: str | None,
@@ -538,6 +569,9 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
 
     plan, why = plan_subset_table(score, walks, forced=counts == "subsets") if counts != "families" \
         else (None, "--counts families")
+    if plan is not None and deadline is not None and counts == "auto" and not _table_fits(score, plan, n_jobs,
+                                                                                          deadline):
+        plan, why = None, "the scoring time limit (the table's build is not interrupted)"
     if plan is None:
         if counts == "subsets":
             raise InputError(f"counts='subsets' does not apply here: {why}")
@@ -546,6 +580,8 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     log.info("counting %d variable subsets (|T| ≤ %d) for the walk", plan.subsets, plan.max_size)
     ctx = _ctx(score)
     table = build_subset_table(score, plan, n_jobs, scheduler)
+    if deadline is not None and deadline.passed():
+        raise ScoringTimeLimit
     ctx.table = table
     t0 = time.perf_counter()
     try:

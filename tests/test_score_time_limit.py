@@ -14,6 +14,8 @@ from click.testing import CliRunner
 import bnilp.parentsets as parentsets
 from bnilp.cli import EXIT_LIMIT, main
 from bnilp.data import from_dataframe
+from bnilp.errors import InputError
+from bnilp.knowledge import parse_knowledge
 from bnilp.parentsets import score_parent_sets
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame
@@ -76,7 +78,7 @@ def test_a_time_limit_that_is_not_reached_changes_nothing_but_the_record() -> No
     assert got.families == full.families
     assert not got.meta["score_time_limit_reached"] and not got.meta["palim_reached"] and got.meta["palim"] is None
     assert all(p["finished"] for p in got.meta["deepening"])
-    with pytest.raises(Exception, match="time_limit must be"):
+    with pytest.raises(InputError, match="must be a number of seconds > 0"):
         score_parent_sets(make_score("bic", data), time_limit=0.0)
 
 
@@ -129,3 +131,34 @@ def test_a_palim_that_cuts_the_walk_exits_3_from_score_too(tmp_path) -> None:
     meta = json.loads((tmp_path / "s.scores.json").read_text())
     assert meta["palim_reached"] and res.exit_code == EXIT_LIMIT
     assert "exact only for parent sets of size ≤ 1 (palim)" in res.output
+
+
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+def test_a_palim_is_reported_as_reached_exactly_when_it_left_sets_unscored(score_name: str) -> None:
+    """``palim_reached`` (hence exit 3 and "exact only for sets ≤ K") holds iff the walk without the palim
+    scores more sets — a candidate beyond K that the count-free rules would prune does not count."""
+    data = discrete(9, 9, 500)
+    eps = math.log(3)
+    full = score_parent_sets(make_score(score_name, data), epsilon=eps)
+    seen = set()
+    for k in range(0, 9):
+        cut = score_parent_sets(make_score(score_name, data), epsilon=eps, palim=k)
+        more = cut.meta["scored"] < full.meta["scored"]
+        assert cut.meta["palim_reached"] == more, k
+        seen.add(more)
+    assert seen == {True, False}
+
+
+def test_the_palim_of_required_knowledge_is_kept_when_deepening() -> None:
+    """Required knowledge on more than 16 variables walks the children it touches without pruning, up to a
+    default palim; a time limit that is not reached gives that run, not a deeper one."""
+    frame = random_discrete_frame(10, n=17, N=120, max_arity=2)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    names = list(frame.columns)
+    k = parse_knowledge(f"require {names[0]} -- {names[1]}\n")
+    ref = score_parent_sets(make_score("bic", data), epsilon=math.log(3), knowledge=k)
+    got = score_parent_sets(make_score("bic", data), epsilon=math.log(3), knowledge=k, time_limit=600.0)
+    assert ref.meta["knowledge_palim"] is not None and ref.meta["palim_reached"]
+    assert got.families == ref.families and not got.meta["score_time_limit_reached"]
+    for key in ("palim", "palim_reached", "exact_for_parent_sets_up_to", "knowledge_palim"):
+        assert got.meta[key] == ref.meta[key], key

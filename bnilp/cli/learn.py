@@ -180,7 +180,8 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
         print_report(report, out)
         exact = report.get("exact_for_parent_sets_up_to")
         if exact is not None:
-            out.print(f"[yellow]exact for parent sets of size ≤ {exact} (palim)[/yellow]")
+            why = "scoring time limit" if "score_time_limit" in report.get("limits", ()) else "palim"
+            out.print(f"[yellow]exact for parent sets of size ≤ {exact} ({why})[/yellow]")
     else:
         click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
                    f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}")

@@ -156,7 +156,8 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     """Score candidate parent sets of DATA and write a GOBNILP/Jaakkola score file.
 
     Keeps every parent set that a network within the Bayes factor --bf of the optimum can use
-    (ε = ln BF; --bf 1 keeps what optimal networks can use).
+    (ε = ln BF; --bf 1 keeps what optimal networks can use). Exits 3 after writing the file when a palim
+    or --score-time-limit left larger parent sets unscored (the file is exact up to that size).
     """
     console = Console(stderr=True)
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
