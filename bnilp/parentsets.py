@@ -416,8 +416,9 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
         kept_depth = depth - 1
         table = last if last is not None else _score_parent_sets(score, **kwargs, depth=0)
         table.meta.pop("depth_cut", None)
+        own = table.meta["exact_for_parent_sets_up_to"] if table.meta["palim_reached"] else None  # e.g. knowledge's
         table.meta.update(palim=kept_depth, palim_default=False, palim_reached=True,
-                          exact_for_parent_sets_up_to=kept_depth)
+                          exact_for_parent_sets_up_to=kept_depth if own is None else min(kept_depth, own))
     table.meta.update(score_time_limit=time_limit, score_time_limit_reached=not passes[-1]["finished"],
                       deepening=passes, seconds=round(time.perf_counter() - t0, 4))
     return table
