@@ -142,12 +142,26 @@ SLOW = [k for k in TABLE1 if k not in FAST]
 PAPER_SLACK = {("wine", 150): 1e-4, ("zoo", 150): 1e-4}
 
 
+#: Rows whose credible set the slow tests check in class mode only (one representative per class, DAGs
+#: counted from the CPDAGs — the default for BIC; 149 s): listing wine's 26,197 DAGs one by one took about
+#: 1,400 s in the last CI run on the 2-core machine (2,767 s for the slow tests, of which zoo BF 150 1,166 s
+#: and the other rows 161 s). Both modes are compared DAG for DAG on the other rows.
+CLASS_MODE_ONLY = {("wine", 150)}
+#: Rows marked ``long`` (not run by CI, ``pytest -m long``): zoo BF 150 takes ~19 minutes in either mode
+#: (1,166 s listing its 21,683 DAGs, 1,100 s in class mode, on the 2-core machine), which alone would put
+#: ``.ci/run`` over its 30-minute budget. Here its DAGs are listed and grouped (no class comparison).
+LONG = {("zoo", 150)}
+
+
 def _table1_row(shared_data, name: str, bf: int, compare_classes: bool = True) -> None:
     data = load_data(shared_data / "liao2019_ebnsl" / f"{name}.csv", no_header=True)
     slack = PAPER_SLACK.get((name, bf), 0.0)
     eps = math.log(bf)
-    result = learn(data, score="bic", epsilon=eps + slack, enumerate_by="dags")
     n_dags, _ = TABLE1[name, bf]
+    if (name, bf) in CLASS_MODE_ONLY:
+        _table1_row_by_classes(data, eps, slack, n_dags)
+        return
+    result = learn(data, score="bic", epsilon=eps + slack, enumerate_by="dags")
     assert result.complete, (result.solution.status, result.solution.message, result.solution.stats)
     opt = result.solution.optimum
     within = [n for n in result.solution.networks if n.score >= opt - eps - slack - 1e-9]
@@ -159,7 +173,7 @@ def _table1_row(shared_data, name: str, bf: int, compare_classes: bool = True) -
     # score and form 8 complete classes of 24 DAGs, not 64).
     assert result.report["n_mecs"] == len({vp_key(n.parents) for n in result.solution.networks})
     assert all(m["n_dags"] <= m["class_size"] for m in result.report["mecs"])
-    if not compare_classes:   # wine/zoo BF 150 take minutes per mode: their class counts are in the benchmark
+    if not compare_classes:
         return
     # class enumeration on the same score table: the same classes, each with its DAGs counted
     classes = solve_table(result.table, epsilon=eps + slack, enumerate_by="mecs")
@@ -173,15 +187,32 @@ def _table1_row(shared_data, name: str, bf: int, compare_classes: bool = True) -
         assert by_key[vp_key(result.solution.networks[m["members"][0]].parents)] == m["n_dags"]
 
 
+def _table1_row_by_classes(data, eps: float, slack: float, n_dags: int) -> None:
+    """The paper's DAG count as the sum of the credible classes' DAG counts (BIC is score-equivalent:
+    every DAG of a class has its representative's score); each class is distinct and whole."""
+    result = learn(data, score="bic", epsilon=eps + slack, enumerate_by="mecs")
+    assert result.complete and result.report["enumerate"] == "mecs", (result.solution.status,
+                                                                       result.solution.message)
+    nets, mecs = result.solution.networks, result.report["mecs"]
+    opt = result.solution.optimum
+    assert all(net.score >= opt - eps - slack - 1e-9 for net in nets)
+    assert len({vp_key(net.parents) for net in nets}) == len(nets) == result.report["n_mecs"]
+    assert all(m["n_dags"] == m["class_size"] for m in mecs)
+    assert sum(m["n_dags"] for m in mecs) == result.report["n_networks"] == n_dags
+    exact = sum(m["n_dags"] for net, m in zip(nets, mecs, strict=True) if net.score >= opt - eps)
+    assert exact <= n_dags
+
+
 @pytest.mark.parametrize("name,bf", FAST)
 def test_table1_dag_counts(shared_data, name: str, bf: int) -> None:
     _table1_row(shared_data, name, bf)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,bf", SLOW)
+@pytest.mark.parametrize("name,bf", [pytest.param(*key, marks=pytest.mark.long) if key in LONG else key
+                                     for key in SLOW])
 def test_table1_dag_counts_slow(shared_data, name: str, bf: int) -> None:
-    _table1_row(shared_data, name, bf, compare_classes=bf < 150)
+    _table1_row(shared_data, name, bf, compare_classes=(name, bf) not in LONG)
 
 
 def test_score_equivalent_classes_share_one_score(shared_data) -> None:
