@@ -1,3 +1,3 @@
-from bnilp.cli import main
+from bnilp.cli import run
 
-main()
+run()
