@@ -1,3 +1,3 @@
-from bnilp.cli import run
+from bnilp.cli import main
 
-run()
+main()

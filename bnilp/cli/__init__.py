@@ -1,4 +1,4 @@
-"""The ``bnilp`` command line (program: :func:`run`): one sub-module per command, loaded lazily.
+"""The ``bnilp`` command line: one sub-module per command, loaded lazily.
 
 Every :class:`bnilp.errors.BnilpError` becomes one line on stderr and exit code 2 (never a
 traceback). Exit code 3 means a limit cut the work short (time, network count): the result is
@@ -48,7 +48,13 @@ def _raise_interrupt(signum, frame) -> None:
 
 
 def _exit_interrupted() -> NoReturn:
+    """Say so and exit 130; a daemon timer ends the process with the same code if the normal exit (the
+    ``finally`` blocks have run: no output file, the score's temporary file removed) hangs in atexit."""
     click.echo("bnilp: interrupted", err=True)
+    sys.stderr.flush()
+    timer = threading.Timer(INTERRUPT_EXIT_GRACE, os._exit, args=(EXIT_INTERRUPTED,))
+    timer.daemon = True
+    timer.start()
     sys.exit(EXIT_INTERRUPTED)
 
 
@@ -113,19 +119,3 @@ class LazyGroup(click.Group):
 def main() -> None:
     """Exact Bayesian network structure learning: the optimal network, every network within a
     Bayes factor of it, their equivalence classes and edge posteriors."""
-
-
-def run(args: list[str] | None = None) -> None:
-    """The ``bnilp`` program (console script and ``python -m bnilp``): :func:`main`, and after an interrupt
-    (exit 130; the ``finally`` blocks have run: no output file, the score's temporary file removed) a
-    daemon timer that ends the process with the same code if interpreter exit hangs for
-    :data:`INTERRUPT_EXIT_GRACE` seconds. Only here, not in :func:`main`, which tests call in-process."""
-    try:
-        main(args)
-    except SystemExit as exc:
-        if exc.code == EXIT_INTERRUPTED:
-            sys.stderr.flush()
-            timer = threading.Timer(INTERRUPT_EXIT_GRACE, os._exit, args=(EXIT_INTERRUPTED,))
-            timer.daemon = True
-            timer.start()
-        raise
