@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
 import signal
 import sys
 import threading
-from typing import NoReturn
 
 import click
 
@@ -37,25 +35,8 @@ EXIT_LIMIT = 3
 EXIT_INTERRUPTED = 130
 
 
-#: seconds an interrupted command may spend in interpreter exit (worker pools joined by multiprocessing's
-#: exit handler) before it ends without them: a signal that lands while loky feeds a worker's pipe can
-#: leave that join waiting (seen once in CI: no exit within 60 s); normally the exit takes 2–4 s
-INTERRUPT_EXIT_GRACE = 10.0
-
-
 def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
-
-
-def _exit_interrupted() -> NoReturn:
-    """Say so and exit 130; a daemon timer ends the process with the same code if the normal exit (the
-    ``finally`` blocks have run: no output file, the score's temporary file removed) hangs in atexit."""
-    click.echo("bnilp: interrupted", err=True)
-    sys.stderr.flush()
-    timer = threading.Timer(INTERRUPT_EXIT_GRACE, os._exit, args=(EXIT_INTERRUPTED,))
-    timer.daemon = True
-    timer.start()
-    sys.exit(EXIT_INTERRUPTED)
 
 
 def _caused_by_interrupt(exc: BaseException) -> bool:
@@ -107,11 +88,13 @@ class LazyGroup(click.Group):
             click.echo(f"bnilp: error: {exc}", err=True)
             sys.exit(EXIT_INPUT)
         except KeyboardInterrupt:
-            _exit_interrupted()
+            click.echo("bnilp: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         except Exception as exc:
             if not _caused_by_interrupt(exc):
                 raise
-            _exit_interrupted()
+            click.echo("bnilp: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
