@@ -22,10 +22,12 @@ evaluates queued blocks itself while it waits (work stealing). At most
 each holds its frontier, which on binary data with 37 variables reaches 10⁶ sets.
 
 **Determinism.** A family's counts and statistics are computed from its own cells in a fixed
-order, whatever block it is in, and every kept set's score is the one-family value of the score
-(:meth:`LocalScore.local` / ``stats_from_counts``); R1 decisions within 1e-6 (relative) of the
-threshold are taken on that value too. So the kept sets and scores, hence the score file, do not
-depend on the block size, ``n_jobs`` or the scheduler.
+order, whatever block it is in: they are the canonical values that :meth:`LocalScore.local` gives too
+(:func:`bnilp.scores.batch.canonical_family_counts`). Where a block's statistics came another way — the
+subset table's differences, or bases with required parents prepended — every set within 1e-6 (relative)
+of R1's threshold is re-counted canonically in one batched call, and R1 decides and the file records that
+value. So the kept sets and scores, hence the score file, do not depend on the block size, ``n_jobs``,
+the scheduler or ``counts``.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from bnilp.scores.batch import (
     BLOCK_ELEMENTS,
     CountContext,
     FamilyCounts,
+    canonical_family_counts,
     family_counts,
     mask_hash_index,
     mask_hash_lookup,
@@ -157,14 +160,6 @@ class BlockResult:
     next_cplus: np.ndarray
 
 
-def _ctx(score: DiscreteScore) -> CountContext:
-    ctx = getattr(score, "_batch_context", None)
-    if ctx is None:
-        ctx = CountContext.from_score(score)
-        score._batch_context = ctx
-    return ctx
-
-
 def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResult:
     """Count, score and decide every candidate of ``block`` (the per-family part of the walk)."""
     nc = block.new.size
@@ -196,8 +191,11 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         zeros = np.zeros(nc)
         return BlockResult(nc, pruned, np.flatnonzero(kept), scores[kept], rows, scores, zeros, zeros,
                            np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=np.int64))
-    ctx = _ctx(score)
+    ctx = score.count_context()
     fc = _table_counts(ctx.table, spec, bases, block) if ctx.table is not None else None
+    # the batched counts are the canonical values (DiscreteScore.canonical_stats) when they come from the
+    # rows and the walk's own decomposition (no fixed parents prepended); else kept sets are re-counted
+    canonical = fc is None and not spec.fixed
     if fc is None:
         fc = family_counts(ctx, child, bases, block.base_of, block.new, block.q_all,
                            spec.ess if spec.kind == "bdeu" else None)
@@ -232,10 +230,11 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         check = alive & (fast >= threshold - margin)
     else:
         check = alive
-    for f in np.flatnonzero(check):
-        parents = parents_of(f)
-        nijk, q_plus, _ = score.extended_counts(child, parents[:-1], parents[-1])
-        exact[f] = score.stats_from_counts(child, parents, nijk, q_plus).score
+    if canonical:
+        exact[check] = fast[check]
+    elif check.any():
+        exact[check] = _recount(ctx, spec, np.concatenate((bases[block.base_of[check]], block.new[check, None]),
+                                                          axis=1), prior)
     kept = check.copy()
     if "R1" in active:
         kept &= ~r1_dominated(exact, block.best_subset, eps)
@@ -250,6 +249,17 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
     kept_rows = np.flatnonzero(kept)
     return BlockResult(int(alive.sum()), pruned, kept_rows, exact[kept_rows], nxt, value[nxt], fc.ll[nxt],
                        fc.nh[nxt], fc.q_plus[nxt], fc.c_plus[nxt])
+
+
+def _recount(ctx: CountContext, spec: WalkSpec, families: np.ndarray, prior: float) -> np.ndarray:
+    """Canonical scores (:meth:`DiscreteScore.canonical_stats`) of ``families`` (rows of parents, any order)
+    of ``spec.child``, in one batched count: the values written for sets whose block statistics came from
+    the subset table or had fixed parents prepended."""
+    fc, q_all = canonical_family_counts(ctx, spec.child, np.sort(families, axis=1),
+                                        spec.ess if spec.kind == "bdeu" else None)
+    if spec.kind == "bdeu":
+        return fc.bdeu + prior
+    return fc.ll - spec.w * q_all * (spec.r_child - 1) + prior
 
 
 def _table_counts(table: SubsetTable, spec: WalkSpec, bases: np.ndarray, block: Block) -> FamilyCounts | None:
@@ -376,10 +386,8 @@ class _ChildWalk:
             ll = nh = 0.0
             cplus = qplus = 0
         else:
-            config = score.config(fixed)
-            nijk = score.joint_counts(child, config)
-            fam = score.stats_from_counts(child, fixed, nijk, config.q_plus)
-            value, ll, nh, cplus, qplus = fam.score, fam.ll, config.nh, int(np.count_nonzero(nijk)), config.q_plus
+            fam = score.canonical_stats(child, fixed)
+            value, ll, nh, cplus, qplus = fam.score, fam.ll, fam.nh, fam.c_plus, fam.q_plus
         self.stats.scored += 1
         self.kept[fixed] = value
         if "R3" in self.spec.active and r3_no_superset_pays(ll, self.spec.w, self.spec.r_child, q_fixed,
@@ -407,7 +415,8 @@ class _ChildWalk:
         n_rows = getattr(self.score, "n_rows", 1)
         if self.spec.kind == "generic":
             self._bases_per_block = max(1, GENERIC_BLOCK // max(1, self.candidates.size))
-        elif _ctx(self.score).table is not None:   # look-ups, not passes over the rows: blocks by candidates
+        elif self.score.count_context().table is not None:   # look-ups, not passes over the rows:
+            # blocks by candidates
             self._bases_per_block = max(1, MAX_BLOCK_CANDIDATES // max(1, self.candidates.size))
         else:
             self._bases_per_block = max(1, BLOCK_ELEMENTS // max(1, n_rows))
@@ -546,7 +555,7 @@ class SerialExecutor:
         return _Done(evaluate_block(self.score, spec, materialise(block)))
 
     def map_subsets(self, tasks: list, *args: Any) -> list:
-        return [subset_task(_ctx(self.score), task, *args) for task in tasks]
+        return [subset_task(self.score.count_context(), task, *args) for task in tasks]
 
     def wait_any(self, futures: list) -> None:
         return None
@@ -598,7 +607,7 @@ def _worker_score(run: tuple[str, str]) -> LocalScore:
 
 def _worker_subsets(run: tuple[str, str], task: tuple[int, ...], *args: Any):
     """One subset-table task (:func:`bnilp.scores.subsets.subset_task`) with the score of ``run``."""
-    return subset_task(_ctx(_worker_score(run)), task, *args)
+    return subset_task(_worker_score(run).count_context(), task, *args)
 
 
 def _noop() -> None:
@@ -721,7 +730,7 @@ class LokyExecutor:
         try:
             for i in range(len(tasks) - 1, -1, -1):
                 if not futures[i].running() and not futures[i].done() and futures[i].cancel():
-                    local[i] = subset_task(_ctx(self.score), tasks[i], *args)
+                    local[i] = subset_task(self.score.count_context(), tasks[i], *args)
             return [local[i] if i in local else futures[i].result() for i in range(len(tasks))]
         finally:
             for f in futures:
@@ -756,7 +765,7 @@ def _dask_block(score: LocalScore, spec: WalkSpec, block: Block, frontier: Any) 
 
 
 def _dask_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
-    return subset_task(_ctx(score), task, *args)
+    return subset_task(score.count_context(), task, *args)
 
 
 class _DaskTask:
@@ -845,7 +854,7 @@ class DaskExecutor:
                     sent[i] = self.client.submit(_dask_subsets, self.score_future, tasks[i], *args, pure=False)
                 if held and self.coordinator_computes:
                     i = held.pop()
-                    results[i] = subset_task(_ctx(self.score), tasks[i], *args)
+                    results[i] = subset_task(self.score.count_context(), tasks[i], *args)
                 elif sent:
                     wait(list(sent.values()), return_when="FIRST_COMPLETED")
             return [results[i] for i in range(len(tasks))]
@@ -931,7 +940,7 @@ def plan_subset_table(score: LocalScore, walks: Sequence[_ChildWalk],
     n = score.data.n
     if n > SUBSET_TABLE_MAX_VARIABLES:
         return None, f"more than {SUBSET_TABLE_MAX_VARIABLES} variables"
-    ctx = _ctx(score)
+    ctx = score.count_context()
     if ctx.N <= 0:
         return None, "no rows"
     if not forced and walks[0].spec.kind == "bic" and ctx.n_rows < SUBSET_TABLE_MIN_ROWS:
@@ -972,7 +981,7 @@ def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, sche
     """Count the subsets of ``plan`` on the executor of ``n_jobs``/``scheduler`` (tasks: subtrees of the
     depth-first walk, :func:`bnilp.scores.subsets.split_prefixes`); the table does not depend on the split."""
     t0 = time.perf_counter()
-    ctx = _ctx(score)
+    ctx = score.count_context()
     ess = score.ess if isinstance(score, BDeu) else None
     small = plan.subsets * max(ctx.n_rows, 1) < SUBSET_TABLE_PARALLEL_MIN
     executor = SerialExecutor(score) if small else make_executor(score, n_jobs, scheduler)

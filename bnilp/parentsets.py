@@ -208,15 +208,12 @@ def walk_child(
                                                    epsilon):
                 stats.pruned["R2"] += 1
                 return None
-            if parents:
-                nijk, q_plus, nh = score.extended_counts(child, parents[:-1], parents[-1])
-            else:
-                config = score.config(())
-                nijk, q_plus, nh = score.joint_counts(child, config), config.q_plus, config.nh
+            fam = score.canonical_stats(child, parents)
+            q_plus, nh = fam.q_plus, fam.nh
             if "R5" in active and r5_bdeu_bound(q_plus, r_child, best_subset, epsilon):
                 stats.pruned["R5"] += 1
                 return None
-            if "R6" in active and r6_bdeu_cell_bound(int(np.count_nonzero(nijk)), r_child, best_subset, epsilon):
+            if "R6" in active and r6_bdeu_cell_bound(fam.c_plus, r_child, best_subset, epsilon):
                 stats.pruned["R6"] += 1
                 return None
             if "R4" in active and parents:
@@ -225,7 +222,6 @@ def walk_child(
                     if r4_entropy_bound(-sub.ll, nh - sub.nh, w, r_child, sub.q, arities[j], epsilon):
                         stats.pruned["R4"] += 1
                         return None
-            fam = score.stats_from_counts(child, parents, nijk, q_plus)
             stats.scored += 1
             return _Node(fam.score, max(fam.score, best_subset), fam.ll, q, nh)
         value = score.local(child, parents)
@@ -554,9 +550,8 @@ TABLE_SHARE_OF_TIME_LEFT = 0.25
 
 def _table_fits(score: LocalScore, plan: Any, n_jobs: int, deadline: Deadline) -> bool:
     """Whether a pass of :func:`_deepen` can afford the subset table (its build does not check the deadline)."""
-    from bnilp.lattice import _ctx
 
-    estimate = plan.subsets * _ctx(score).n_rows * TABLE_SECONDS_PER_ROW_SUBSET / max(1, n_jobs)
+    estimate = plan.subsets * score.count_context().n_rows * TABLE_SECONDS_PER_ROW_SUBSET / max(1, n_jobs)
     return estimate <= TABLE_SHARE_OF_TIME_LEFT * (deadline.at - time.perf_counter())
 
 
@@ -566,7 +561,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     it applies: the table is counted on the executor, then the walks (look-ups) run on the executor too
     (the table travels with the score: once per worker, in the file or the scatter of the score).
     Returns what was done, for the sidecar."""
-    from bnilp.lattice import _ctx, build_subset_table, plan_subset_table, run_walks
+    from bnilp.lattice import build_subset_table, plan_subset_table, run_walks
 
     plan, why = plan_subset_table(score, walks, forced=counts == "subsets") if counts != "families" \
         else (None, "--counts families")
@@ -579,7 +574,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
         run_walks(score, walks, n_jobs, scheduler, progress, deadline)
         return {"mode": "families", "reason": why}
     log.info("counting %d variable subsets (|T| ≤ %d) for the walk", plan.subsets, plan.max_size)
-    ctx = _ctx(score)
+    ctx = score.count_context()
     table = build_subset_table(score, plan, n_jobs, scheduler)
     if deadline is not None and deadline.passed():
         raise ScoringTimeLimit

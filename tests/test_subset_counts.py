@@ -41,7 +41,7 @@ def direct_sums(codes: np.ndarray, arities: np.ndarray, subset: tuple[int, ...],
 def test_every_subset_count_equals_counting_its_rows(seed: int, n: int, N: int, max_arity: int) -> None:
     """E, K and G of every subset (repeated rows weighted) equal the sums over that subset's own cells."""
     score = make_score("bdeu", discrete(seed, n, N, max_arity), ess=2.0)
-    ctx = lattice._ctx(score)
+    ctx = score.count_context()
     assert ctx.n_rows < N                    # distinct rows with weights
     masks, e, g, k = subset_task(ctx, (), n, math.inf, 2.0)
     assert sorted(masks.tolist()) == list(range(1 << n))
@@ -58,7 +58,7 @@ def test_a_split_build_counts_each_subset_once_with_the_same_values(parts: int) 
     """The tasks of :func:`split_prefixes` partition the subsets (with a size and a Q bound) and give
     bit-identical values to one depth-first walk: a table does not depend on the parallelism."""
     score = make_score("bic", discrete(5, 8, 500, 4))
-    ctx = lattice._ctx(score)
+    ctx = score.count_context()
     arities = np.asarray(score.data.arities)
     for max_size, q_max in [(8, math.inf), (4, math.inf), (8, 60.0), (3, 20.0)]:
         whole = assemble([subset_task(ctx, (), max_size, q_max, None)], 0.0)
@@ -125,7 +125,7 @@ def test_counts_mode_is_checked_and_reported() -> None:
     few = score_parent_sets(make_score("bic", data), epsilon=math.log(3))
     assert few.meta["counts"] == {"mode": "families", "reason": "BIC on fewer than 1,000 distinct rows"}
     many = discrete(9, 12, 3000, 4)
-    assert lattice._ctx(make_score("bic", many)).n_rows >= lattice.SUBSET_TABLE_MIN_ROWS
+    assert make_score("bic", many).count_context().n_rows >= lattice.SUBSET_TABLE_MIN_ROWS
     assert score_parent_sets(make_score("bic", many), epsilon=math.log(3)).meta["counts"]["mode"] == "subsets"
 
 
@@ -178,7 +178,7 @@ def test_family_lookup_finds_both_subsets_of_every_family_and_the_table_travels_
     import pickle
 
     score = make_score("bic", discrete(7, 7, 400))
-    ctx = lattice._ctx(score)
+    ctx = score.count_context()
     table = assemble([subset_task(ctx, (), 4, math.inf, None)], 0.0)   # every subset of ≤ 4 variables
     bases = np.array([[0, 2], [1, 4], [3, 5]], dtype=np.int16)
     base_of = np.array([0, 0, 1, 2, 2])

@@ -209,6 +209,15 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
     return _enumerate(run, data, found, max_networks, enumerate_by == "mecs", verbose, stats)
 
 
+def _sink_timing() -> Any:
+    """SCIP's timing mask for the sink heuristic (:data:`settings.SINK_HEUR_TIMING`)."""
+    if settings.SINK_HEUR_TIMING not in settings.SINK_HEUR_TIMINGS:
+        raise ValueError(f"SINK_HEUR_TIMING must be one of {settings.SINK_HEUR_TIMINGS}")
+    if settings.SINK_HEUR_TIMING == "duringlploop":
+        return SCIP_HEURTIMING.AFTERLPNODE | SCIP_HEURTIMING.DURINGLPLOOP
+    return SCIP_HEURTIMING.AFTERLPNODE
+
+
 def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, verbose: bool,
                    stats: dict[str, Any]) -> _Optimum | SolveResult:
     """Phase 1: branch-and-cut to OPT from the warm start and the greedy sink DAG. Returns what it
@@ -223,7 +232,7 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
     model.includeHeur(_SinkHeur(hdlr, stats1, tick1), "sinkfind",
                       "sink-finding LP rounding", "S", priority=settings.SINK_HEUR_PRIORITY,
                       freq=settings.SINK_HEUR_FREQ, freqofs=0, maxdepth=-1,
-                      timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+                      timingmask=_sink_timing())
     starts = []
     if ws is not None:
         starts.append(tuple(data.start[i] + [ps for ps, _ in table.sorted_family(v)].index(ws[v])

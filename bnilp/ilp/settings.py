@@ -114,6 +114,10 @@ ANCESTOR_PROP_FREQ = 1
 #: the sink-finding heuristic runs after every node LP, before SCIP's rounding heuristics
 SINK_HEUR_PRIORITY = 1000
 SINK_HEUR_FREQ = 1
+#: when it runs: after each node's LP ("afterlpnode"), or also after every LP of the separation loop
+#: ("duringlploop": GOBNILP rounds after each LP of the root's cutting loop)
+SINK_HEUR_TIMING = "afterlpnode"
+SINK_HEUR_TIMINGS = ("afterlpnode", "duringlploop")
 
 # ---- exact cluster separation by a sub-IP (sepa_subip.py; GOBNILP subip_cuts.c) ----
 #: when the sub-IP runs: "off"; "fallback" (only when the heuristic separator found no cut);

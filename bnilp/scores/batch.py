@@ -27,9 +27,12 @@ and was memory-bound; here a family is one pass over the rows with a small scrat
 Counts are integers (exact in float64) and every sum runs over a family's own cells in an order
 fixed by its own rows and keys (which table is decided by the family's own q⁺_Π′, r_l, q⁺_Π, r_j),
 so a family's statistics do not depend on which other families share its block: results are the
-same whatever the block size or the parallelism. They can differ from the one-family code of
-:mod:`bnilp.scores.discrete` in the last bits (another summation order); the walk uses them for its
-decisions only and writes the one-family value of every kept set.
+same whatever the block size or the parallelism. They are therefore the *canonical* statistics of a
+discrete family: :func:`canonical_family_counts` computes any family with the walk's own decomposition
+(base = its parents but the largest, new = the largest), and :meth:`DiscreteScore.local` and every other
+route to a discrete family's score use it, so a score is bit-identical whichever route computed it
+(the walk needs no one-family re-count of its kept sets; only sets whose block statistics came from the
+subset table or had required parents prepended are re-counted, in one batched call).
 """
 
 from __future__ import annotations
@@ -410,3 +413,53 @@ def family_counts(ctx: CountContext, child: int, bases: np.ndarray, base_of: np.
                  out.ll, out.nh, out.q_plus, out.c_plus, out.bdeu if out.bdeu is not None else out.ll, n_log_n,
                  ctx.xlogx, rslot, rhkeys, rbits, slot, hslot, hkeys, hbits, int(DENSE_CELLS_PER_ROW * rows))
     return out
+
+
+_ZERO = np.zeros(1, dtype=np.int64)
+
+
+def q_product(arities: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    """q_Π of each row of ``parents`` (m, s) as the walk forms it: ((1·r_p1)·r_p2)·… in float64, parents in
+    ascending order (exact below 2^53, and rounded the same way above it wherever it is formed)."""
+    q = np.ones(parents.shape[0])
+    for t in range(parents.shape[1]):
+        q = q * arities[parents[:, t]].astype(np.float64)
+    return q
+
+
+def canonical_family_counts(ctx: CountContext, child: int, families: np.ndarray,
+                            ess: float | None = None) -> tuple[FamilyCounts, np.ndarray]:
+    """Statistics of families of ``child`` of one size s ≥ 1 (rows of ``families``, each ascending), each
+    computed as the lattice walk computes it: base = all parents but the largest, new = the largest.
+
+    A family's statistics depend only on that decomposition (see the module docstring), so these are the
+    values :func:`family_counts` gives the same family in any block of the walk: the *canonical* values,
+    which every route to a discrete family's score (the walk, :meth:`DiscreteScore.local`, the one-family
+    reference walk, the subset table's re-check) writes. Returns (statistics in the rows' order, q_Π).
+    """
+    fam = np.ascontiguousarray(families, dtype=np.int64)
+    m, s = fam.shape
+    if s == 0:
+        raise ValueError("families must have at least one parent (the empty set has no decomposition)")
+    if m == 1:   # one family (DiscreteScore.local): no sorting, the same arithmetic
+        q_one = 1.0
+        for p in fam[0]:
+            q_one *= float(ctx.arities[p])
+        q1 = np.array([q_one])
+        return family_counts(ctx, child, fam[:, :-1], _ZERO, fam[0, -1:], q1, ess), q1
+    order = np.lexsort(fam.T[::-1])
+    srt = fam[order]
+    if s == 1:
+        bases, base_of = np.zeros((1, 0), dtype=np.int64), np.zeros(m, dtype=np.int64)
+    else:
+        head = srt[:, :-1]
+        first = np.ones(m, dtype=bool)
+        first[1:] = (head[1:] != head[:-1]).any(axis=1)
+        bases, base_of = head[first], np.cumsum(first) - 1
+    q_all = q_product(ctx.arities, srt)
+    fc = family_counts(ctx, child, bases, base_of, srt[:, -1], q_all, ess)
+    inv = np.empty(m, dtype=np.int64)
+    inv[order] = np.arange(m)
+    out = FamilyCounts(fc.ll[inv], fc.nh[inv], fc.q_plus[inv], fc.c_plus[inv],
+                       fc.bdeu[inv] if fc.bdeu is not None else None)
+    return out, q_all[inv]

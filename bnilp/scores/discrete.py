@@ -7,11 +7,14 @@ n_ijk = rows with parent configuration j and child state k, n_ij = Σ_k n_ijk:
 - BDeu = Σ_j [lnΓ(α/q_Π) − lnΓ(α/q_Π + n_ij)] + Σ_jk [lnΓ(α/(q_Π r_i) + n_ijk) − lnΓ(α/(q_Π r_i))]
   (Heckerman, Geiger & Chickering 1995; unobserved configurations contribute 0).
 
-Counting: a parent configuration is the mixed-radix code Σ x_j·stride_j, built column by column
-and re-coded to 0..q⁺−1 with ``np.unique`` whenever the radix product grows past a few times N,
-so codes never overflow; counts are one ``np.bincount`` per family. Identical rows are merged
-first (``np.unique`` over rows, counts as bincount weights): discrete data with large N usually has
-far fewer distinct rows than rows, and the counts are the same integers (exact in float64).
+Scores of non-empty parent sets come from the compiled counts of :mod:`bnilp.scores.batch`
+(:meth:`DiscreteScore.canonical_stats`), the same values the lattice walk computes, bit for bit. The
+empty set and the CI tests' (LL, df) use the NumPy counts here: a parent configuration is the
+mixed-radix code Σ x_j·stride_j, built column by column and re-coded to 0..q⁺−1 with ``np.unique``
+whenever the radix product grows past a few times N, so codes never overflow; counts are one
+``np.bincount`` per family. Identical rows are merged first (``np.unique`` over rows, counts as
+bincount weights): discrete data with large N usually has far fewer distinct rows than rows, and the
+counts are the same integers (exact in float64).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from scipy.special import gammaln, xlogy
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.batch import CountContext, canonical_family_counts
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class FamilyStats:
     ll: float
     q: float
     q_plus: int
+    nh: float = 0.0          # N·H(Π) (canonical_stats only)
+    c_plus: int = 0          # non-empty cells (canonical_stats only)
 
 
 class DiscreteScore(LocalScore):
@@ -78,8 +84,6 @@ class DiscreteScore(LocalScore):
         self.arities = list(data.arities)
         self._recode_limit = max(4 * self.N, 1 << 16)
         self._config_cache: dict[tuple[int, ...], ParentConfig] = {}
-        self._pre: dict[int, np.ndarray] = {}
-        self._pre_child = -1
         self._nlogn = float(xlogy(self.N, self.N))
 
     def config(self, parents: tuple[int, ...]) -> ParentConfig:
@@ -104,37 +108,45 @@ class DiscreteScore(LocalScore):
         self._config_cache[key] = result
         return result
 
-    def extended_counts(self, child: int, base: tuple[int, ...], j: int) -> tuple[np.ndarray, int, float]:
-        """(n_ijk over observed configurations, q⁺, N·H(Π)) for Π = base ∪ {j}, in one bincount.
+    def count_context(self) -> CountContext:
+        """This score's data in the batched counts' layout (built once, then kept)."""
+        ctx = getattr(self, "_batch_context", None)
+        if ctx is None:
+            ctx = self._batch_context = CountContext.from_score(self)
+        return ctx
 
-        The pruning walk extends one base set by many j in a row: the base's codes come from the
-        cache and the joint code is base·(r_j·r_i) + (x_j·r_i + x_i), the second term kept per (i, j).
+    def canonical_stats(self, child: int, parents: tuple[int, ...]) -> FamilyStats:
+        """The family's statistics as every route to its score computes them (the *canonical* values).
+
+        Parents ascending; for a non-empty set the compiled counts of :mod:`bnilp.scores.batch` with the
+        lattice walk's decomposition (:func:`~bnilp.scores.batch.canonical_family_counts`), so the walk,
+        :meth:`local` and the one-family reference walk give a family bit-identical scores; the empty set
+        from its child's counts. ``score`` includes the structure prior (as :meth:`local`).
         """
-        config = self.config(base)
-        r_c, r_j = self.arities[child], self.arities[j]
-        size = config.size * r_j
-        if size > self._recode_limit:
-            full = self.config(base + (j,))
-            nijk = self.joint_counts(child, full)
-            return nijk, full.q_plus, full.nh
-        if self._pre_child != child:
-            self._pre.clear()
-            self._pre_child = child
-        pre = self._pre.get(j)
-        if pre is None:
-            pre = self._pre[j] = self.columns[j] * r_c + self.columns[child]
-        table = np.bincount(config.codes * (r_j * r_c) + pre, weights=self.weights,
-                            minlength=size * r_c).reshape(size, r_c)
-        rows = table.sum(axis=1)
-        seen = rows > 0
-        nh = self._nlogn - float(xlogy(rows, rows).sum())
-        return table[seen], int(seen.sum()), nh
+        raw, ll, q, q_plus, nh, c_plus = self._canonical(child, parents)
+        return FamilyStats(raw + self.prior.log_prior(len(parents)), ll, q, q_plus, nh, c_plus)
 
-    def stats_from_counts(self, child: int, parents: tuple[int, ...], nijk: np.ndarray, q_plus: int) -> FamilyStats:
-        q = self.q_all(parents)
-        ll = self.log_likelihood(nijk)
-        score = self._score_from_counts(child, nijk, q, ll) + self.prior.log_prior(len(parents))
-        return FamilyStats(score=score, ll=ll, q=q, q_plus=q_plus)
+    def _canonical(self, child: int, parents: tuple[int, ...]) -> tuple[float, float, float, int, float, int]:
+        """(score without prior, LL, q_Π, q⁺, N·H(Π), c⁺) of :meth:`canonical_stats`."""
+        if not parents:
+            config = self.config(())
+            nijk = self.joint_counts(child, config)
+            ll = self.log_likelihood(nijk)
+            return (self._score_from_counts(child, nijk, 1.0, ll), ll, 1.0, config.q_plus, config.nh,
+                    int(np.count_nonzero(nijk)))
+        fc, q_all = canonical_family_counts(self.count_context(), child, np.asarray([parents], dtype=np.int64),
+                                            self._ess())
+        ll, q = float(fc.ll[0]), float(q_all[0])
+        raw = float(fc.bdeu[0]) if fc.bdeu is not None else self._penalised(child, ll, q)
+        return raw, ll, q, int(fc.q_plus[0]), float(fc.nh[0]), int(fc.c_plus[0])
+
+    def _ess(self) -> float | None:
+        """BDeu's α for the batched counts (None: no BDeu sums)."""
+        return None
+
+    def _penalised(self, child: int, ll: float, q: float) -> float:
+        """The score (no prior) from LL and q_Π, in the walk's floating-point order (BIC only)."""
+        raise NotImplementedError
 
     def joint_counts(self, child: int, config: ParentConfig) -> np.ndarray:
         """n_ijk as a (q⁺, r_i) array over the observed parent configurations."""
@@ -156,19 +168,8 @@ class DiscreteScore(LocalScore):
         """LL = Σ n_ijk ln n_ijk − Σ n_ij ln n_ij (≤ 0)."""
         return float(xlogy(nijk, nijk).sum() - xlogy(nijk.sum(axis=1), nijk.sum(axis=1)).sum())
 
-    def family_stats(self, child: int, parents: tuple[int, ...], config: ParentConfig | None = None) -> FamilyStats:
-        config = config if config is not None else self.config(parents)
-        nijk = self.joint_counts(child, config)
-        q = self.q_all(parents)
-        ll = self.log_likelihood(nijk)
-        score = self._score_from_counts(child, nijk, q, ll) + self.prior.log_prior(len(parents))
-        return FamilyStats(score=score, ll=ll, q=q, q_plus=config.q_plus)
-
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
-        config = self.config(parents)
-        nijk = self.joint_counts(child, config)
-        q = self.q_all(parents)
-        return self._score_from_counts(child, nijk, q, None)
+        return self._canonical(child, tuple(sorted(parents)))[0]
 
     def _score_from_counts(self, child: int, nijk: np.ndarray, q: float, ll: float | None) -> float:
         raise NotImplementedError
@@ -182,6 +183,9 @@ class BIC(DiscreteScore):
     def _score_from_counts(self, child: int, nijk: np.ndarray, q: float, ll: float | None) -> float:
         if ll is None:
             ll = self.log_likelihood(nijk)
+        return ll - self.penalty_weight() * q * (self.arities[child] - 1)
+
+    def _penalised(self, child: int, ll: float, q: float) -> float:
         return ll - self.penalty_weight() * q * (self.arities[child] - 1)
 
     def pruning_rules(self, child: int) -> frozenset[str]:
@@ -209,6 +213,9 @@ class BDeu(DiscreteScore):
 
     def constructor_settings(self) -> dict[str, Any]:
         return {**super().constructor_settings(), "ess": self.ess}
+
+    def _ess(self) -> float | None:
+        return self.ess
 
     def _score_from_counts(self, child: int, nijk: np.ndarray, q: float, ll: float | None) -> float:
         a_j = self.ess / q
