@@ -224,7 +224,8 @@ def test_ancestor_propagation_keeps_the_search_exact(monkeypatch, seed):
 
 
 @pytest.mark.parametrize("switch,value", [("ARROW_VARIABLES", True), ("SKIP_INTEGRAL_SEPA", True),
-                                          ("NOGOODS_IN_LP", False), ("SUBIP_MODE", "fallback")])
+                                          ("NOGOODS_IN_LP", False), ("SUBIP_MODE", "fallback"),
+                                          ("SINK_HEUR_TIMING", "duringlploop")])
 def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
     """Each measured-but-off switch of bnilp.ilp.settings still gives the brute-force OPT and sets."""
     monkeypatch.setattr(settings, switch, value)
