@@ -792,14 +792,23 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
 
 
 def expand_classes(mecs: Sequence[MEC], families: Mapping[str, Mapping[frozenset[str], float]],
-                   nodes: Sequence[str], knowledge: Any = None) -> list[tuple[float, Parents]]:
+                   nodes: Sequence[str], knowledge: Any = None,
+                   limit: int | None = None) -> list[tuple[float, Parents]]:
     """Every admitted DAG of every class (that satisfies ``knowledge``), scored from ``families``
-    (``--list-dags``), best first."""
-    out = []
-    for m in mecs:
+    (``--list-dags``), best first; with ``limit`` only the best ``limit`` of them.
+
+    Classes are expanded best first (a class's admitted DAGs share its score when the score is
+    score-equivalent) and the expansion stops once ``limit`` DAGs are listed, so memory is bounded by
+    ``limit``, not by the classes' sizes (hailfinder500 BF 3 counts 5 M DAGs in 300 s)."""
+    out: list[tuple[float, Parents]] = []
+    for m in sorted(mecs, key=lambda c: -c.score):
+        if limit is not None and len(out) >= limit:
+            break
         for dag in dags_in_mec(m.cpdag, nodes):
             if all(dag[v] in families[v] for v in nodes) and (knowledge is None or knowledge.allows(dag)):
                 out.append((math.fsum(float(families[v][dag[v]]) for v in nodes), dag))
+                if limit is not None and len(out) >= limit:
+                    break
     out.sort(key=lambda t: -t[0])
     return out
 

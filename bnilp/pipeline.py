@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import networkx as nx
@@ -264,7 +264,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
                          f"({'; '.join(k.statements())})")
     if unit == "mecs":
-        report = _class_report(table, solution, epsilon, prior, list_dags, k, note is None)
+        report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None, max_networks)
     else:
         report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k)
     if k is not None:
@@ -310,8 +310,11 @@ def knowledge_report(k: Knowledge) -> dict[str, Any]:
 
 
 def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prior: str,
-                  list_dags: bool, knowledge: Knowledge | None = None, knowledge_sound: bool = True) -> dict[str, Any]:
-    """Counted classes → report; ``list_dags``: every admitted DAG of every class listed and averaged."""
+                  list_dags: bool, knowledge: Knowledge | None = None, knowledge_sound: bool = True,
+                  max_networks: int | None = None) -> tuple[dict[str, Any], SolveResult]:
+    """Counted classes → (report, solution); ``list_dags``: every admitted DAG of every class listed and
+    averaged — at most ``max_networks`` of them: past it the best ``max_networks`` are listed and averaged
+    and the solution becomes incomplete (status ``network_limit``, as a DAG enumeration stopped by the cap)."""
     meta = table.meta
     made_for = meta.get("epsilon")
     table_sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached")
@@ -327,17 +330,28 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                   if meta.get("palim_reached") else "")
                + ("" if solution.optimum_proven else
                   " (OPT not proven: the class of the best DAG found so far, which may not be credible)"))
+    listed = "all DAGs" if list_dags else "one representative per class"
     if list_dags:
+        total = int(sum(m.n_dags for m in mecs))
+        if max_networks is not None and total > max_networks:
+            listed = (f"the best {max_networks:,} of the {total:,} DAGs counted (--max-networks); edge posteriors "
+                      "over those listed")
+            note = f"DAG listing stopped at {max_networks:,} DAGs (--max-networks) of {total:,} counted"
+            solution = replace(solution, complete=False,
+                               status="network_limit" if solution.status == "optimal" else solution.status,
+                               message="; ".join(filter(None, (solution.message, note))))
         doc = solution.to_dict()
         doc["networks"] = [{"score": s, "parents": {v: sorted(ps) for v, ps in dag.items()}}
-                           for s, dag in expand_classes(mecs, table.families, table.variables, knowledge)]
+                           for s, dag in expand_classes(mecs, table.families, table.variables, knowledge,
+                                                        limit=max_networks)]
         doc["n_networks"] = len(doc["networks"])
         report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge)
+        report["n_dags_counted"] = total
     else:
         report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables)
     report["counted"] = counted
-    report["listed"] = "all DAGs" if list_dags else "one representative per class"
-    return report
+    report["listed"] = listed
+    return report, solution
 
 
 def learn(

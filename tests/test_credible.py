@@ -273,6 +273,46 @@ def test_list_dags_lists_every_dag_of_every_class() -> None:
     assert expanded.report["n_networks"] == len(listed.solution.networks)
 
 
+def test_list_dags_stops_at_max_networks_and_says_so(tmp_path) -> None:
+    """Listing the DAGs of the counted classes is capped by max_networks (classes can hold millions of
+    DAGs): the best max_networks DAGs are listed, the result is incomplete (status network_limit) and the
+    command line exits 3 with its JSON saying how many were counted."""
+    import json
+
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+    from bnilp.scorefile import write_jaakkola
+
+    frame = random_discrete_frame(77, n=5, N=300)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    eps = math.log(20)
+    table = score_parent_sets(make_score("bic", data), epsilon=eps)
+    every = solve_table(table, epsilon=eps, enumerate_by="dags")
+    total = len(every.solution.networks)
+    classes = solve_table(table, epsilon=eps, enumerate_by="mecs").report["n_mecs"]
+    cap = classes     # max_networks caps classes too: this many lets the class search finish
+    assert cap < total
+    capped = solve_table(table, epsilon=eps, enumerate_by="mecs", list_dags=True, max_networks=cap)
+    assert capped.report["n_networks"] == cap and capped.report["n_dags_counted"] == total
+    assert capped.solution.status == "network_limit" and not capped.complete
+    best = sorted((n.score for n in every.solution.networks), reverse=True)[:cap]
+    assert [n["score"] for n in capped.report["networks"]] == pytest.approx(best, abs=1e-9)
+    assert "--max-networks" in capped.report["listed"]
+    whole = solve_table(table, epsilon=eps, enumerate_by="mecs", list_dags=True, max_networks=total)
+    assert whole.complete and whole.report["listed"] == "all DAGs" and whole.report["n_networks"] == total
+
+    path = tmp_path / "t.scores"
+    write_jaakkola(table, path)
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["solve", str(path), "--bf", "20", "--enumerate", "mecs", "--list-dags",
+                                    "--max-networks", str(cap), "--json", str(out), "-q"])
+    assert res.exit_code == 3, res.output
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and doc["status"] == "network_limit" and doc["n_dags_counted"] == total
+    assert len(doc["networks"]) == cap
+
+
 def test_auto_enumerates_classes_only_for_score_equivalent_scores() -> None:
     frame = random_discrete_frame(5, n=4, N=200)
     data = from_dataframe(frame, discrete=list(frame.columns))
