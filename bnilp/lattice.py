@@ -932,8 +932,9 @@ def plan_subset_table(score: LocalScore, walks: Sequence[_ChildWalk],
     needs has Q_T ≤ max_i q_i·r_i. Children without R2 (BDeu, structure priors, required parents, a
     constant column) leave Q unbounded; a palim bounds |T|. The lookups fall back to the walk's own counts
     for any family not in the table, so the plan only decides cost, never results. Unless ``forced``,
-    BIC on fewer than :data:`SUBSET_TABLE_MIN_ROWS` distinct rows keeps the walk's own counts: a family
-    then costs about as much to count as to look up, and the walk on look-ups runs in one process.
+    BIC on fewer than :data:`SUBSET_TABLE_MIN_ROWS` distinct rows or more than
+    :data:`SUBSET_TABLE_MAX_BIC_VARIABLES` variables keeps the walk's own counts: a family then costs about
+    as much to count as to look up, or the walk needs few of the subsets the bound admits.
     """
     if not walks or not isinstance(score, DiscreteScore) or any(w.spec.kind not in ("bic", "bdeu") for w in walks):
         return None, "the score is not discrete BIC or BDeu"
@@ -945,6 +946,8 @@ def plan_subset_table(score: LocalScore, walks: Sequence[_ChildWalk],
         return None, "no rows"
     if not forced and walks[0].spec.kind == "bic" and ctx.n_rows < SUBSET_TABLE_MIN_ROWS:
         return None, f"BIC on fewer than {SUBSET_TABLE_MIN_ROWS:,} distinct rows"
+    if not forced and walks[0].spec.kind == "bic" and n > SUBSET_TABLE_MAX_BIC_VARIABLES:
+        return None, f"BIC on more than {SUBSET_TABLE_MAX_BIC_VARIABLES} variables"
     if max(ctx.n_rows, 1) * int(ctx.arities.max()) > SUBSET_TABLE_MAX_SLOTS:
         return None, "too many distinct rows × states"
     sizes, q_max = [], 0.0
@@ -970,6 +973,11 @@ def plan_subset_table(score: LocalScore, walks: Sequence[_ChildWalk],
 #: data: with 100–600 rows and 28–31 variables the serial walk on look-ups was 1.6–2.4× slower than the
 #: parallel walk counting its families (horse, flag, wdbc), from ~1,000 rows on it was as fast or faster
 SUBSET_TABLE_MIN_ROWS = 1000
+#: ... and only up to this many variables: with more, R3/R4 stop the walk long before it needs most of the
+#: subsets Q_T bounds. ``--jobs 2``, BIC BF 3, seconds families / subsets (2026-11-27): nltcs (16) 1.13 / 0.71,
+#: adult (14) 1.30 / 0.72, letter and msnbc (17) gain (README); mushroom (22) 1.25 / 1.33; water1000 (26)
+#: 1.18 / 1.32, insurance1000 (27) 0.68 / 0.86, alarm1000 (37) 4.68 / 8.31 (2.7 M subsets)
+SUBSET_TABLE_MAX_BIC_VARIABLES = 20
 #: a parallel table build splits the subsets into about this many tasks per process
 SUBSET_TASKS_PER_SLOT = 8
 #: below this many row·subsets (~1 s on one core) the table is counted in this process: starting

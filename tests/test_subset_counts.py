@@ -119,7 +119,8 @@ def test_counts_mode_is_checked_and_reported() -> None:
         score_parent_sets(make_score("bic", data), counts="rows")
     families = score_parent_sets(make_score("bic", data), epsilon=math.log(3), counts="families")
     assert families.meta["counts"] == {"mode": "families", "reason": "--counts families"}
-    # auto: BDeu always; BIC from SUBSET_TABLE_MIN_ROWS distinct rows on (below, counting is as cheap)
+    # auto: BDeu always; BIC from SUBSET_TABLE_MIN_ROWS distinct rows on (below, counting is as cheap) and
+    # up to SUBSET_TABLE_MAX_BIC_VARIABLES variables
     auto = score_parent_sets(make_score("bdeu", data), epsilon=math.log(3))
     assert auto.meta["counts"]["mode"] == "subsets" and auto.meta["counts"]["subsets"] > 0
     few = score_parent_sets(make_score("bic", data), epsilon=math.log(3))
@@ -127,6 +128,12 @@ def test_counts_mode_is_checked_and_reported() -> None:
     many = discrete(9, 12, 3000, 4)
     assert make_score("bic", many).count_context().n_rows >= lattice.SUBSET_TABLE_MIN_ROWS
     assert score_parent_sets(make_score("bic", many), epsilon=math.log(3)).meta["counts"]["mode"] == "subsets"
+    wide = discrete(9, lattice.SUBSET_TABLE_MAX_BIC_VARIABLES + 1, 1500, 2)
+    assert make_score("bic", wide).count_context().n_rows >= lattice.SUBSET_TABLE_MIN_ROWS
+    assert score_parent_sets(make_score("bic", wide), epsilon=math.log(3), palim=2).meta["counts"] == {
+        "mode": "families", "reason": f"BIC on more than {lattice.SUBSET_TABLE_MAX_BIC_VARIABLES} variables"}
+    assert score_parent_sets(make_score("bdeu", wide), epsilon=math.log(3), palim=2).meta["counts"]["mode"] \
+        == "subsets"
 
 
 def test_subsets_mode_says_why_it_does_not_apply(monkeypatch) -> None:
