@@ -118,12 +118,12 @@ class DiscreteScore(LocalScore):
     def canonical_stats(self, child: int, parents: tuple[int, ...]) -> FamilyStats:
         """The family's statistics as every route to its score computes them (the *canonical* values).
 
-        Parents ascending; for a non-empty set the compiled counts of :mod:`bnilp.scores.batch` with the
+        For a non-empty set the compiled counts of :mod:`bnilp.scores.batch` with the
         lattice walk's decomposition (:func:`~bnilp.scores.batch.canonical_family_counts`), so the walk,
         :meth:`local` and the one-family reference walk give a family bit-identical scores; the empty set
         from its child's counts. ``score`` includes the structure prior (as :meth:`local`).
         """
-        raw, ll, q, q_plus, nh, c_plus = self._canonical(child, parents)
+        raw, ll, q, q_plus, nh, c_plus = self._canonical(child, tuple(sorted(parents)))
         return FamilyStats(raw + self.prior.log_prior(len(parents)), ll, q, q_plus, nh, c_plus)
 
     def _canonical(self, child: int, parents: tuple[int, ...]) -> tuple[float, float, float, int, float, int]:
