@@ -47,7 +47,8 @@ def solve_options(func):
                      help="Prove OPT and return one optimal network; do not list tied or near-optimal "
                           "networks (what GOBNILP returns; --bf 1 lists every tied optimal network)."),
         click.option("--list-dags", is_flag=True,
-                     help="With class enumeration, also list every DAG of every class (can be huge)."),
+                     help="With class enumeration, also list the DAGs of every class, best first, at most "
+                          "--max-networks of them (past that the result is marked incomplete)."),
         click.option("--max-networks", type=int, default=150_000, show_default=True,
                      help="Stop collecting after this many networks (the result is then marked incomplete)."),
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
