@@ -219,10 +219,7 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         pruned["R4"] += int(fire.sum())
         alive &= ~fire
     prior = score.prior.log_prior(block.size + len(spec.fixed))
-    if spec.kind == "bdeu":
-        fast = fc.bdeu + prior
-    else:
-        fast = fc.ll - spec.w * block.q_all * (r_c - 1) + prior
+    fast = _family_scores(spec, fc, block.q_all, prior)
     exact = np.full(nc, np.nan)
     if "R1" in active:
         threshold = block.best_subset - eps - _tol(block.best_subset)
@@ -257,6 +254,13 @@ def _recount(ctx: CountContext, spec: WalkSpec, families: np.ndarray, prior: flo
     the subset table or had fixed parents prepended."""
     fc, q_all = canonical_family_counts(ctx, spec.child, np.sort(families, axis=1),
                                         spec.ess if spec.kind == "bdeu" else None)
+    return _family_scores(spec, fc, q_all, prior)
+
+
+def _family_scores(spec: WalkSpec, fc: FamilyCounts, q_all: np.ndarray, prior: float) -> np.ndarray:
+    """Scores from a block's statistics: BDeu's sum, or BIC's LL − w·q_Π·(r_i − 1), plus the structure prior
+    — in the floating-point order of :meth:`DiscreteScore.canonical_stats`, so canonical statistics give
+    bit-identical scores."""
     if spec.kind == "bdeu":
         return fc.bdeu + prior
     return fc.ll - spec.w * q_all * (spec.r_child - 1) + prior

@@ -441,11 +441,8 @@ def canonical_family_counts(ctx: CountContext, child: int, families: np.ndarray,
     m, s = fam.shape
     if s == 0:
         raise ValueError("families must have at least one parent (the empty set has no decomposition)")
-    if m == 1:   # one family (DiscreteScore.local): no sorting, the same arithmetic
-        q_one = 1.0
-        for p in fam[0]:
-            q_one *= float(ctx.arities[p])
-        q1 = np.array([q_one])
+    if m == 1:   # one family (DiscreteScore.local): no sorting
+        q1 = q_product(ctx.arities, fam)
         return family_counts(ctx, child, fam[:, :-1], _ZERO, fam[0, -1:], q1, ess), q1
     order = np.lexsort(fam.T[::-1])
     srt = fam[order]
