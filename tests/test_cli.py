@@ -168,9 +168,10 @@ def test_default_palim_covers_every_set_on_small_data() -> None:
     assert total <= DEFAULT_FAMILY_BUDGET < total + n * math.comb(n - 1, k + 1)
 
 
-def test_optimum_only_returns_one_optimal_network_with_timing(runner, small_csv, tmp_path) -> None:
-    """--optimum-only (solve and learn): OPT proven, one network, exit 0, per-part timing in stats;
-    --bf 1 still lists every tied optimal network; a BF > 1 contradicts it."""
+def test_optimum_only_returns_one_optimal_network_with_timing(runner, small_csv, tmp_path, monkeypatch) -> None:
+    """--optimum-only (solve and learn): OPT proven, one network, exit 0, per-part timing in stats (the
+    dynamic programme's, or branch-and-cut's above ``DP_MAX_VARIABLES``); --bf 1 still lists every tied
+    optimal network; a BF > 1 contradicts it."""
     scores, a, b, c = tmp_path / "s.scores", tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
     assert run(runner, "score", small_csv, "-o", scores, "--bf", "1", "-q").exit_code == 0
     res = run(runner, "solve", scores, "--optimum-only", "--json", a, "-q")
@@ -181,10 +182,15 @@ def test_optimum_only_returns_one_optimal_network_with_timing(runner, small_csv,
     assert ra["optimum_only"] is True and rb["optimum_only"] is False
     assert ra["status"] == "optimal" and ra["n_networks"] == 1 and ra["optimum"] == rb["optimum"] == rc["optimum"]
     assert rb["n_networks"] >= 1 and rb["complete"] is True
+    assert ra["stats"]["phase1"]["method"] == "dynamic programming" and ra["stats"]["dp"]["seconds"] >= 0
+    assert "timing" in rb["stats"]["phase2"] and rb["stats"]["dp"]["families_kept"] >= 3
+    monkeypatch.setattr("bnilp.ilp.settings.DP_MAX_VARIABLES", 0)
+    assert run(runner, "solve", scores, "--optimum-only", "--json", a, "-q").exit_code == 0
+    ra = json.loads(a.read_text())
+    assert ra["stats"]["phase1"]["method"] == "branch-and-cut" and ra["optimum"] == rb["optimum"]
     timing = ra["stats"]["phase1"]["timing"]
     assert {"lp", "strong_branching_lp", "acyclic", "propagation", "heuristics", "solving"} <= set(timing)
     assert {"subip_seconds", "sepa_heuristic_seconds", "python_enforce_seconds"} <= set(ra["stats"]["phase1"])
-    assert "timing" in rb["stats"]["phase2"]
     res = runner.invoke(main, ["solve", str(scores), "--optimum-only", "--bf", "3"])
     assert res.exit_code == 2 and "--optimum-only" in res.output
     for extra in (["--enumerate", "mecs"], ["--list-dags"]):   # nothing is enumerated: a contradiction, not ignored

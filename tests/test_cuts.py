@@ -19,6 +19,13 @@ from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum
 from tests.test_ilp import as_set, dense_table, random_table
 
 
+@pytest.fixture(autouse=True)
+def _branch_and_cut_on_every_family(monkeypatch):
+    """The cuts act in branch-and-cut: prove OPT with it on the whole table (no dynamic programme and
+    no family filter), so that each cut meets every family."""
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+
+
 def _choice_vector(data: _Data, parents) -> np.ndarray:
     x = np.zeros(data.K)
     for k in range(data.K):

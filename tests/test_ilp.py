@@ -69,6 +69,15 @@ def as_set(networks) -> set[tuple[tuple[str, frozenset[str]], ...]]:
     return {tuple(sorted(p.items())) for p in networks}
 
 
+@pytest.fixture(params=["dp", "branch-and-cut"])
+def optimum_by(request, monkeypatch) -> str:
+    """Run the test twice: OPT by dynamic programming with phase 2 on the kept families (the default up
+    to ``DP_MAX_VARIABLES``), and by branch-and-cut on every family (``DP_MAX_VARIABLES = 0``)."""
+    if request.param == "branch-and-cut":
+        monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    return request.param
+
+
 def check_result(table: ScoreTable, res: SolveResult, epsilon: float) -> None:
     """Invariants every result must satisfy, whatever its status."""
     keys = []
@@ -94,7 +103,7 @@ CASES = [(n, seed, kind) for n in (3, 4, 5) for seed in range(6)
 
 
 @pytest.mark.parametrize("n,seed,kind", CASES)
-def test_credible_sets_match_brute_force(n, seed, kind):
+def test_credible_sets_match_brute_force(n, seed, kind, optimum_by):
     keep = {3: 0.8, 4: 0.5, 5: 0.3}[n]
     table = random_table(n, 1000 * n + seed, keep=keep, ties=kind == "ties", pruned=kind == "pruned")
     for eps in EPSILONS:
@@ -107,7 +116,7 @@ def test_credible_sets_match_brute_force(n, seed, kind):
 
 
 @pytest.mark.parametrize("n,seed", [(3, 1), (3, 2), (4, 3), (4, 4)])
-def test_huge_epsilon_lists_every_admitted_dag(n, seed):
+def test_huge_epsilon_lists_every_admitted_dag(n, seed, optimum_by):
     table = random_table(n, seed, keep=0.6)
     res = solve(table, 1e6)
     _, expected = brute_force_credible(table, 1e6)
@@ -123,7 +132,7 @@ def test_full_tables_on_four_variables_give_all_543_dags():
 
 
 @pytest.mark.parametrize("n,seed", [(n, s) for n in range(8, 13) for s in range(2)])
-def test_optimum_matches_dynamic_programming(n, seed):
+def test_optimum_matches_dynamic_programming(n, seed, optimum_by):
     table = random_table(n, 77 * n + seed, keep=0.08, max_size=3, pruned=seed == 1)
     res = solve(table, 0.0, enumerate_ties=False)
     check_result(table, res, 0.0)
@@ -219,7 +228,7 @@ def test_time_limit_in_phase_two_keeps_the_proven_optimum():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_enforcement_alone_is_exact(monkeypatch, seed):
+def test_enforcement_alone_is_exact(monkeypatch, seed, optimum_by):
     """Without LP separation every cycle must still be cut off by consenfolp/consenfops."""
     monkeypatch.setattr(ilp.sepa_cluster, "_separate", lambda data, x, max_cuts=50: [])
     table = random_table(5, 3000 + seed, keep=0.6, ties=seed == 0)
@@ -278,7 +287,7 @@ def test_single_variable():
 
 @pytest.mark.skipif(not (DATA / "liao2019_ebnsl" / "scores" / "wine.BIC.3").exists(),
                     reason="shared data not available")
-def test_wine_bic_bf3_has_308_networks():
+def test_wine_bic_bf3_has_308_networks(optimum_by):
     # Liao et al. (AAAI 2019) Table 1: wine, BIC, BF 3 -> 308 networks; OPT from the BIC scorer.
     table = read_jaakkola(DATA / "liao2019_ebnsl" / "scores" / "wine.BIC.3")
     res = solve(table, math.log(3))
@@ -305,7 +314,7 @@ KNOWN = [("tic-tac-toe", -9396.375857561688, 192), ("wine", -1258.4459086098502,
 
 
 @pytest.mark.parametrize("name,opt,n_bf3", KNOWN)
-def test_known_bic_optima_and_table1_counts(name, opt, n_bf3):
+def test_known_bic_optima_and_table1_counts(name, opt, n_bf3, optimum_by):
     path = SCOREFILES / f"{name}.BIC.20.scores"
     if not path.exists():
         pytest.skip(f"{path.name} not generated yet")
@@ -337,7 +346,7 @@ def test_table1_counts_at_bf20(name, n_bf20):
 @pytest.mark.parametrize("form,in_lp,branch", [("indicators", False, None), ("indicators", False, {}),
                                                ("indicators", False, {"adj": 10}), ("indicators", True, None),
                                                ("families", False, None), ("families", True, None)])
-def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch, form, in_lp, branch):
+def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch, form, in_lp, branch, optimum_by):
     """On any table (score-equivalent or not) class enumeration returns one DAG of every class that holds
     a DAG with s ≥ OPT − ε, each once: a class is excluded only after one of its credible DAGs is found.
     Both written forms of the kbestMEC row, in the LP or enforced lazily, with the indicators branched on

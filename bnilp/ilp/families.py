@@ -44,6 +44,17 @@ class _Data:
         self.offset = math.fsum(self.best) if n else 0.0
         self.obj = self.score - self.best[self.child] if self.K else np.zeros(0)
 
+    def restricted(self, keep: np.ndarray) -> tuple[_Data, np.ndarray]:
+        """The families with ``keep[k]`` (same variables, knowledge and order), and each old family's
+        index among them (−1 where removed). A variable keeps its best remaining family as ``best``."""
+        fams: dict[str, dict[frozenset[str], float]] = {v: {} for v in self.names}
+        for k in np.flatnonzero(keep):
+            fams[self.names[self.child[k]]][self.sets[k]] = float(self.score[k])
+        sub = _Data(ScoreTable(list(self.names), fams, knowledge=self.knowledge))
+        new_index = np.where(keep, np.cumsum(keep) - 1, -1)
+        assert all(sub.sets[new_index[k]] == self.sets[k] for k in np.flatnonzero(keep))
+        return sub, new_index
+
     def exact(self, choice: tuple[int, ...]) -> float:
         return math.fsum(self.score[k] for k in choice)
 

@@ -39,6 +39,13 @@ def _index_pairs(data: _Data, pairs) -> list[tuple[int, int]]:
     return [(index[a], index[b]) for a, b in pairs]
 
 
+def needs_rows(data: _Data) -> bool:
+    """Whether ``data.knowledge`` says anything the family table does not (so that a DAG of the table
+    may still break it): required adjacencies, required or forbidden ancestors."""
+    k = getattr(data, "knowledge", None)
+    return k is not None and bool(k.required_adjacent or k.required_ancestors or k.forbidden_ancestors)
+
+
 def add_knowledge(model, xvars: list, data: _Data) -> None:
     """Rows for required adjacencies and the ancestry handler, when ``data.knowledge`` needs them."""
     k = getattr(data, "knowledge", None)

@@ -19,8 +19,10 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _choice
+from bnilp.ilp.dp import DPResult, dp_bytes, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
+from bnilp.ilp.knowledge_rows import needs_rows
 from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.settings import ENUMERATE_UNITS
@@ -199,14 +201,57 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
     if data.n == 0:
         return run.finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
                           networks=[Network(0.0, {})], stats=stats)
-    found = _prove_optimum(run, data, table, ws, verbose, stats)
+    listing = epsilon > 0 or enumerate_ties
+    dp = _dynamic_programme(data, listing, stats) if 0 < data.n <= settings.DP_MAX_VARIABLES else None
+    if dp is not None and not math.isfinite(dp.opt):
+        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                          networks=[], stats=stats, message="the score table admits no DAG")
+    if dp is not None and not needs_rows(data):
+        found: _Optimum | SolveResult = _optimum_of(data, dp)
+        stats["phase1"].update(method="dynamic programming", seconds=stats["dp"]["seconds"], nodes=0, lps=0,
+                               lp_iterations=0, n_families=data.K, n_variables=data.n)
+    else:
+        found = _prove_optimum(run, data, table, ws, verbose, stats)
     if isinstance(found, SolveResult):
         return found
-    if epsilon == 0 and not enumerate_ties:
+    if not listing:
         return run.finish(optimum=found.opt, bound=max(found.dual, found.opt), gap=0.0, status="optimal",
                           complete=False, networks=[Network(found.opt, data.parents(found.choice))], stats=stats,
                           message="optimal network found; other optimal networks (ties) were not listed")
+    if dp is not None:
+        data, found = _credible_families(data, found, dp, epsilon, stats["dp"])
     return _enumerate(run, data, found, max_networks, enumerate_by == "mecs", verbose, stats)
+
+
+def _dynamic_programme(data: _Data, containing: bool, stats: dict[str, Any]) -> DPResult:
+    """OPT and (for phase 2) the best DAG score through each family by dynamic programming
+    (:mod:`bnilp.ilp.dp`); its time and memory go to ``stats["dp"]``."""
+    t0 = time.perf_counter()
+    dp = solve_dp(data, containing=containing)
+    stats["dp"] = {"seconds": time.perf_counter() - t0, "bytes": dp_bytes(data.n), "optimum": dp.opt}
+    return dp
+
+
+def _optimum_of(data: _Data, dp: DPResult) -> _Optimum:
+    """Phase 1's result from the DP: OPT is the fsum of the DP's optimal choice; the bound is proven."""
+    opt = data.exact(dp.choice)
+    return _Optimum(opt, math.fsum(data.obj[k] for k in dp.choice), max(opt, dp.opt), dp.choice, [])
+
+
+def _credible_families(data: _Data, found: _Optimum, dp: DPResult, epsilon: float,
+                       stats: dict[str, Any]) -> tuple[_Data, _Optimum]:
+    """Phase 2's families: those in at least one DAG that phase 2 could keep, i.e. with
+    best(v, W) ≥ OPT − ε − tie tolerance (:mod:`bnilp.ilp.dp`), less a margin for the DP's float sums.
+    Every credible DAG uses only kept families, so the credible set is unchanged."""
+    assert dp.best_containing is not None
+    opt = found.opt         # not dp.opt: with knowledge rows the DP's optimum is only an upper bound
+    margin = 1e-7 * max(1.0, abs(opt))
+    keep = dp.best_containing >= opt - epsilon - _tie_tol(opt) - margin
+    keep[list(found.choice)] = True
+    sub, new_index = data.restricted(keep)
+    choice = tuple(int(new_index[k]) for k in found.choice)
+    stats.update(families=data.K, families_kept=sub.K)
+    return sub, _Optimum(found.opt, math.fsum(sub.obj[k] for k in choice), found.dual, choice, found.clusters)
 
 
 def _sink_timing() -> Any:
@@ -223,6 +268,7 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
     """Phase 1: branch-and-cut to OPT from the warm start and the greedy sink DAG. Returns what it
     proved, or the final result when it could not (infeasible, or stopped by a limit or a signal)."""
     stats1 = stats["phase1"]
+    stats1["method"] = "branch-and-cut"
     run.report("optimize", 0, force=True)
 
     def tick1() -> None:

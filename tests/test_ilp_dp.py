@@ -1,0 +1,126 @@
+"""Dynamic programming in the search (bnilp.ilp.dp): OPT, the best DAG through each family, and the
+exact family filter of phase 2 — against brute force (n ≤ 5), the oracle DP (n ≤ 14) and the search
+without it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bnilp import ilp
+from bnilp.ilp import solve
+from bnilp.ilp.dp import solve_dp
+from bnilp.ilp.families import _Data
+from bnilp.knowledge import Knowledge, restrict_table
+from bnilp.mec import mec_key
+from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum, satisfies_knowledge
+from tests.test_ilp import EPSILONS, as_set, check_result, random_table
+
+
+def _brute_best_through(table, data: _Data) -> np.ndarray:
+    """For each family of ``data``: the best score of a DAG of the table that uses it (−inf if none)."""
+    best = np.full(data.K, -math.inf)
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    for s, parents in brute_force_networks(table):
+        for v, ps in parents.items():
+            k = index[v, ps]
+            best[k] = max(best[k], s)
+    return best
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (1, 2, 3, 4, 5) for s in range(4)])
+def test_best_dag_through_each_family_equals_brute_force(n, seed):
+    """best(v, W) = s(v, W) + max_{W ⊆ S ⊆ V∖{v}} F(S) + R(S ∪ {v}) is the score of the best DAG with
+    that family — every family, including those in no DAG at all (−inf)."""
+    table = random_table(n, 500 * n + seed, keep=0.5, ties=seed == 3, pruned=seed == 2)
+    data = _Data(table)
+    dp = solve_dp(data, containing=True)
+    expected = _brute_best_through(table, data)
+    assert np.all(np.isneginf(dp.best_containing) == np.isneginf(expected))
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(dp.best_containing[finite], expected[finite], rtol=0, atol=1e-9)
+    assert dp.opt == pytest.approx(brute_force_networks(table)[0][0], abs=1e-9)
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (8, 11, 14) for s in range(2)])
+def test_dp_optimum_and_its_dag_match_the_oracle(n, seed):
+    table = random_table(n, 31 * n + seed, keep=0.05, max_size=3, pruned=seed == 1)
+    dp = solve_dp(_Data(table))
+    data = _Data(table)
+    parents = data.parents(dp.choice)
+    assert set(parents) == set(table.variables)
+    assert table.network_score(parents) == pytest.approx(dp_optimum(table), abs=1e-9)
+    assert dp.opt == pytest.approx(dp_optimum(table), abs=1e-9)
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (4, 5) for s in range(5)])
+def test_the_filter_keeps_exactly_the_families_of_credible_dags(n, seed):
+    """Phase 2 sees a family iff some DAG with s ≥ OPT − ε uses it: it never removes one that a credible
+    DAG needs, and keeps nothing else (random scores leave no family within the float margin)."""
+    table = random_table(n, 900 * n + seed, keep=0.6)
+    for eps in EPSILONS:
+        _, credible = brute_force_credible(table, eps)
+        used = {(v, ps) for _, parents in credible for v, ps in parents.items()}
+        res = solve(table, eps)
+        kept = res.stats["dp"]["families_kept"]
+        assert res.complete and kept == len(used)
+        assert res.stats["dp"]["families"] == table.n_parent_sets()
+
+
+@pytest.mark.parametrize("n,seed", [(7, 1), (8, 2), (9, 3)])
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_search_with_and_without_dp_lists_the_same_credible_set(monkeypatch, n, seed, unit):
+    """Beyond brute force: the DP route (OPT by DP, phase 2 on the kept families) and branch-and-cut
+    alone agree on OPT and on every credible DAG (or class)."""
+    table = random_table(n, seed, keep=0.12, max_size=3, pruned=True)
+    for eps in (0.0, math.log(20), math.log(150)):
+        with_dp = solve(table, eps, enumerate_by=unit)
+        monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+        without = solve(table, eps, enumerate_by=unit)
+        monkeypatch.undo()
+        assert "dp" in with_dp.stats and "dp" not in without.stats
+        assert with_dp.stats["phase1"]["method"] == "dynamic programming"
+        assert with_dp.complete and without.complete
+        assert with_dp.optimum == pytest.approx(without.optimum, abs=1e-9)
+        check_result(table, with_dp, eps)
+        if unit == "dags":
+            assert as_set(x.parents for x in with_dp.networks) == as_set(x.parents for x in without.networks)
+        else:
+            assert {mec_key(x.parents) for x in with_dp.networks} == {mec_key(x.parents) for x in without.networks}
+
+
+def test_knowledge_the_table_cannot_say_keeps_branch_and_cut_for_the_optimum():
+    """A required adjacency is a row, not a family filter: the DP over the table is then only an upper
+    bound, so OPT comes from branch-and-cut; the filter (valid for any lower OPT) still runs."""
+    table = random_table(5, 4242, keep=0.7)
+    k = Knowledge(required_adjacent=(("V0", "V4"),), required_ancestors=(("V3", "V1"),))
+    restricted = restrict_table(table, k)
+    for eps in EPSILONS:
+        res = solve(restricted, eps)
+        nets = [(s, p) for s, p in brute_force_networks(table) if satisfies_knowledge(p, k)]
+        opt = nets[0][0]
+        expected = [p for s, p in nets if s >= opt - eps - 1e-9 * max(1.0, abs(opt))]
+        assert res.stats["phase1"]["method"] == "branch-and-cut"
+        assert "families_kept" in res.stats["dp"]
+        assert res.optimum == pytest.approx(opt, abs=1e-9)
+        assert as_set(x.parents for x in res.networks) == as_set(expected)
+
+
+def test_optimum_only_needs_no_branch_and_cut():
+    table = random_table(12, 5, keep=0.06, max_size=3)
+    res = solve(table, 0.0, enumerate_ties=False)
+    assert res.status == "optimal" and len(res.networks) == 1
+    assert res.optimum == pytest.approx(dp_optimum(table), abs=1e-9)
+    assert res.stats["phase1"]["method"] == "dynamic programming" and "phase2" not in res.stats
+    assert "families_kept" not in res.stats["dp"]
+
+
+def test_more_variables_than_the_dp_limit_use_branch_and_cut(monkeypatch):
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
+    table = random_table(5, 77, keep=0.5)
+    res = solve(table, math.log(3))
+    assert "dp" not in res.stats and res.stats["phase1"]["method"] == "branch-and-cut"
+    opt, expected = brute_force_credible(table, math.log(3))
+    assert as_set(x.parents for x in res.networks) == as_set(p for _, p in expected)
