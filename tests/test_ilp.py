@@ -69,12 +69,16 @@ def as_set(networks) -> set[tuple[tuple[str, frozenset[str]], ...]]:
     return {tuple(sorted(p.items())) for p in networks}
 
 
-@pytest.fixture(params=["dp", "branch-and-cut"])
+@pytest.fixture(params=["dp", "dp-filter", "branch-and-cut"])
 def optimum_by(request, monkeypatch) -> str:
-    """Run the test twice: OPT by dynamic programming with phase 2 on the kept families (the default up
-    to ``DP_MAX_VARIABLES``), and by branch-and-cut on every family (``DP_MAX_VARIABLES = 0``)."""
+    """Run the test by each route: OPT by dynamic programming and the credible set by peeling (the default
+    up to ``DP_MAX_VARIABLES``); OPT by dynamic programming and phase 2 by branch-and-cut on the kept
+    families (``DP_ENUMERATION = False``); both phases by branch-and-cut on every family
+    (``DP_MAX_VARIABLES = 0``)."""
     if request.param == "branch-and-cut":
         monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    if request.param == "dp-filter":
+        monkeypatch.setattr(ilp.settings, "DP_ENUMERATION", False)
     return request.param
 
 
@@ -217,7 +221,8 @@ def test_time_limit_returns_valid_dag_and_honest_gap():
     assert res.seconds < 5
 
 
-def test_time_limit_in_phase_two_keeps_the_proven_optimum():
+def test_time_limit_in_phase_two_keeps_the_proven_optimum(monkeypatch):
+    monkeypatch.setattr(ilp.settings, "DP_ENUMERATION", False)     # branch-and-cut's phase 2 (peeling: test_ilp_dp)
     table = random_table(5, 13, keep=1.0)
     opt, _ = brute_force_credible(table, 0.0)
     res = solve(table, 1e6, time_limit=1.5)

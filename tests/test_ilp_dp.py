@@ -11,7 +11,7 @@ import pytest
 
 from bnilp import ilp
 from bnilp.ilp import solve
-from bnilp.ilp.dp import solve_dp
+from bnilp.ilp.dp import Peeler, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.knowledge import Knowledge, restrict_table
 from bnilp.mec import mec_key
@@ -124,3 +124,69 @@ def test_more_variables_than_the_dp_limit_use_branch_and_cut(monkeypatch):
     assert "dp" not in res.stats and res.stats["phase1"]["method"] == "branch-and-cut"
     opt, expected = brute_force_credible(table, math.log(3))
     assert as_set(x.parents for x in res.networks) == as_set(p for _, p in expected)
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (1, 2, 3, 4, 5) for s in range(6)])
+def test_peeling_lists_every_credible_dag_once_even_when_resumed_at_every_step(n, seed):
+    """Canonical sink peeling under the DP bound meets each DAG with s ≥ T exactly once; stopping and
+    resuming after every few family trials and every 3 DAGs changes nothing."""
+    table = random_table(n, 70 * n + seed, keep=0.6, ties=seed % 3 == 0)
+    data = _Data(table)
+    dp = solve_dp(data, containing=True)
+    for eps in (*EPSILONS, 1e6):
+        opt, expected = brute_force_credible(table, eps)
+        threshold = opt - eps - 1e-9 * max(1.0, abs(opt))
+        peeler = Peeler(data, dp.forward, threshold - 1e-7 * max(1.0, abs(opt)), chunk=3)
+        listed = []
+        while not peeler.done:
+            for row in peeler.next_chunk(max_steps=5):
+                choice = tuple(sorted(int(k) for k in row))
+                if data.exact(choice) >= threshold:
+                    listed.append(tuple(sorted(data.parents(choice).items())))
+        assert len(listed) == len(set(listed))
+        assert set(listed) == as_set(p for _, p in expected)
+
+
+def test_classes_by_peeling_hand_over_to_branch_and_cut_beyond_the_dag_budget(monkeypatch):
+    table = random_table(6, 11, keep=0.5, max_size=3)
+    eps = math.log(150)
+    peeled = solve(table, eps, enumerate_by="mecs")
+    monkeypatch.setattr(ilp.settings, "DP_ENUMERATION_MAX_DAGS", 2)
+    monkeypatch.setattr(ilp.settings, "DP_ENUMERATION_DAGS_PER_CLASS", 0)
+    handed = solve(table, eps, enumerate_by="mecs")
+    assert peeled.stats["phase2"]["method"] == "peeling" and peeled.stats["phase2"]["dags_listed"] > 2
+    assert handed.stats["phase2_peeling"]["gave_up"] and "method" not in handed.stats["phase2"]
+    assert peeled.complete and handed.complete
+    assert {mec_key(x.parents) for x in peeled.networks} == {mec_key(x.parents) for x in handed.networks}
+    assert len(peeled.networks) > 2
+
+
+def test_peeling_reports_the_network_cap_and_the_time_limit():
+    table = random_table(5, 13, keep=1.0)          # 29,281 DAGs at ε = 10⁶
+    capped = solve(table, 1e6, max_networks=100)
+    assert capped.status == "network_limit" and not capped.complete and len(capped.networks) == 100
+    assert "not the top" in capped.message
+    opt, _ = brute_force_credible(table, 0.0)
+    timed = solve(table, 1e6, time_limit=0.0)
+    assert timed.status == "time_limit" and not timed.complete and "by peeling" in timed.message
+    assert timed.optimum == pytest.approx(opt, abs=1e-9) and 0 < len(timed.networks) < 29281
+    check_result(table, timed, 1e6)
+    whole = solve(table, 1e6)
+    assert whole.complete and len(whole.networks) == 29281
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
+    """The vectorised key of class enumeration by peeling against bnilp.mec.mec_key (skeleton and
+    v-structures as sets), on every DAG of a random 5-variable table."""
+    table = random_table(5, 60 + seed, keep=0.7)
+    data = _Data(table)
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    nets = [p for _, p in brute_force_networks(table)][:3000]
+    rows = np.array([[index[v, p[v]] for v in data.names] for p in nets])
+    keys = data.class_keys(rows)
+    reference = [mec_key(p) for p in nets]
+    group_of_key: dict = {}
+    group_of_ref: dict = {}
+    assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == \
+        [group_of_ref.setdefault(r, len(group_of_ref)) for r in reference]

@@ -121,10 +121,14 @@ def _tied_forest_table(path: Path, n: int = 7) -> Path:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_during_enumeration_gives_status_interrupted(tmp_path, signum) -> None:
-    table = _tied_forest_table(tmp_path / "forest.scores")
+    """Branch-and-cut's phase 2 (a required adjacency is a row, so the dynamic programme only filters the
+    parent sets); peeling's is below."""
+    n = 7
+    table = _tied_forest_table(tmp_path / "forest.scores", n=n)
     out = tmp_path / "o.json"
     proc = subprocess.Popen([sys.executable, "-m", "bnilp", "solve", str(table), "--bf", "1", "-q",
-                             "--json", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--require", "v0--v1", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
     time.sleep(8.0)  # start-up and phase 1 take about a second; the listing then runs for minutes
     proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
@@ -132,11 +136,40 @@ def test_a_signal_during_enumeration_gives_status_interrupted(tmp_path, signum) 
     assert "interrupted" in stderr and "time limit" not in stderr and "Traceback" not in stderr
     doc = json.loads(out.read_text())
     assert doc["status"] == "interrupted" and doc["complete"] is False
-    assert 0 < doc["n_networks"] < (7 + 1) ** 6
+    assert 0 < doc["n_networks"] < (n + 1) ** (n - 1)
     threshold = doc["optimum"] - doc["epsilon"] - 1e-9 * max(1.0, abs(doc["optimum"]))
     assert all(net["score"] >= threshold for net in doc["networks"])
-    assert all(sum(len(ps) for ps in net["parents"].values()) <= 6 for net in doc["networks"])
+    assert all(sum(len(ps) for ps in net["parents"].values()) <= n - 1 for net in doc["networks"])
+    assert "method" not in doc["stats"]["phase2"] and doc["stats"]["dp"]["families_kept"] > 0
     assert math.isclose(doc["optimum"], 0.0, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_peeling_gives_status_interrupted(signum) -> None:
+    """Phase 2 by peeling (9 variables: 10⁸ tied forests, no cap) stops at SIGINT or SIGTERM with what it
+    listed, OPT proven, status interrupted."""
+    from bnilp.ilp import solve
+    from bnilp.scorefile import ScoreTable
+
+    names = [f"v{i}" for i in range(9)]
+    table = ScoreTable(names, {v: {frozenset(): 0.0, **{frozenset([u]): 0.0 for u in names if u != v}}
+                               for v in names})
+    sent = []
+
+    def progress(info: dict) -> None:
+        if info["phase"] == "enumerate" and info["networks"] >= 10_000 and not sent:
+            sent.append(info["networks"])
+            os.kill(os.getpid(), signum)
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)   # a background run may ignore it
+    try:
+        res = solve(table, 0.0, max_networks=10 ** 9, progress=progress)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert sent and res.status == "interrupted" and not res.complete and "by peeling" in res.message
+    assert res.stats["phase2"]["method"] == "peeling" and res.optimum == 0.0
+    assert sent[0] <= len(res.networks) < 10 ** 8
+    assert all(net.score == 0.0 and sum(map(len, net.parents.values())) <= 8 for net in res.networks)
 
 
 def _default_signals() -> None:

@@ -58,8 +58,13 @@ subsets (:mod:`~bnilp.ilp.dp`; Silander & Myllymäki 2006) replaces phase 1 — 
 a second where branch-and-cut took 30–60 s (adult, nltcs) or did not finish in 200 s (letter, msnbc) —
 and computes, for each family, the score of the best DAG that contains it: phase 2 then runs on the
 families of at least one credible DAG only (adult BF 3: 83 of 3,935), which leaves the credible set
-unchanged and the LP far tighter. With knowledge that needs rows (required adjacencies, ancestry) the
-programme over the table is only an upper bound: OPT comes from branch-and-cut, the filter still runs.
+unchanged and the LP far tighter. Phase 2 itself then needs no branch-and-cut either
+(``DP_ENUMERATION``): every credible DAG is listed once by peeling its largest sink again and again,
+depth first, cut off by the programme's bound F(S) on what the DAG on the variables still left can score
+(:class:`~bnilp.ilp.dp.Peeler`); classes are the listed DAGs grouped by their Verma–Pearl key, and past
+``DP_ENUMERATION_MAX_DAGS`` DAGs class enumeration by branch-and-cut takes over. With knowledge that
+needs rows (required adjacencies, ancestry) the programme over the table is only an upper bound: OPT and
+the credible set come from branch-and-cut; the filter still runs.
 
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),

@@ -147,6 +147,8 @@ class DPResult:
     opt: float
     choice: tuple[int, ...]
     best_containing: np.ndarray | None
+    #: F over all 2^n subsets (the bound of :class:`Peeler`); None when no DAG exists
+    forward: np.ndarray | None = None
 
 
 def dp_bytes(n: int) -> int:
@@ -185,4 +187,128 @@ def solve_dp(data: _Data, containing: bool = False) -> DPResult:
         r = _backward(n, bps)
         del bps
         best = _best_containing(n, pmask, score, start, f, r)
-    return DPResult(opt, tuple(sorted(choice)), best)
+    return DPResult(opt, tuple(sorted(choice)), best, f)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Enumeration: every DAG with s(G) ≥ T, each once, by peeling canonical sinks under the bound F.
+# ---------------------------------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _peel(n, pmask, score, start, f, stack_s, stack_n, stack_need, stack_v, stack_k, state, choice, out,
+          max_steps):
+    """Resumable depth-first peeling (see :func:`enumerate_dags`). ``state`` = [depth, written]; frame d
+    holds the vertices left (S), those that must not be sinks (N), the score the DAG on S must still
+    reach, and where its loop over (sink v, family k) stands. Returns after about ``max_steps`` family
+    trials or when ``out`` is full (``state[1]`` rows written), so that the caller can check its
+    clock, signals and caps and call again; the search is over when ``state[0]`` is −1."""
+    depth = state[0]
+    written = state[1]
+    max_out = out.shape[0]
+    steps = 0
+    while depth >= 0 and steps < max_steps and written < max_out:
+        s = stack_s[depth]
+        nmask = stack_n[depth]
+        need = stack_need[depth]
+        v = stack_v[depth]
+        k = stack_k[depth]
+        pushed = False
+        while v < n:
+            vbit = np.int64(1) << v
+            if (s & vbit) and not (nmask & vbit):
+                rest = s ^ vbit
+                bound = f[rest]
+                above = rest & ~((vbit << 1) - 1)
+                if k < start[v]:
+                    k = start[v]
+                while k < start[v + 1]:
+                    steps += 1
+                    kk = k
+                    k += 1
+                    if score[kk] + bound < need:     # families best first: no later one reaches it
+                        k = start[v + 1]
+                        break
+                    if pmask[kk] & ~rest:
+                        continue
+                    n2 = (nmask | above) & ~pmask[kk]
+                    if rest != 0 and n2 == rest:     # no vertex left could be the next sink
+                        continue
+                    choice[v] = kk
+                    if rest == 0:
+                        for j in range(n):
+                            out[written, j] = choice[j]
+                        written += 1
+                        if written >= max_out:
+                            break
+                        continue
+                    stack_v[depth] = v
+                    stack_k[depth] = k
+                    depth += 1
+                    stack_s[depth] = rest
+                    stack_n[depth] = n2
+                    stack_need[depth] = need - score[kk]
+                    stack_v[depth] = 0
+                    stack_k[depth] = 0
+                    pushed = True
+                    break
+                if pushed or written >= max_out:
+                    break
+            v += 1
+            k = 0
+        if pushed:
+            continue
+        if written >= max_out:
+            stack_v[depth] = v
+            stack_k[depth] = k
+            break
+        depth -= 1
+    state[0] = depth
+    state[1] = written
+    return steps
+
+
+class Peeler:
+    """Every DAG of ``data`` with score ≥ ``threshold``, each exactly once, in chunks.
+
+    A DAG G on S has a largest sink v; G[S∖{v}] is a DAG whose vertices above v that are not parents
+    of v are not sinks (else they would be sinks of G above v). Peeling that sink again and again
+    writes G as one sequence of (sink, family) choices, so depth-first search over the choices meets
+    each DAG once. The bound: the rest of the DAG scores at most F(S∖{v}) (:func:`solve_dp`; the
+    sub-DAG on the vertices not yet peeled takes its parents among them), so a family whose score plus
+    that bound is below what S must still reach ends the loop over v's families (best first). Any
+    upper bound works; F need not come from the same family list (phase 2 passes the filtered one).
+
+    ``next_chunk`` returns the next DAGs as rows of family indices (one per variable, indexed by
+    variable) and runs for about ``max_steps`` family trials; ``done`` is True once all are out."""
+
+    def __init__(self, data: _Data, forward: np.ndarray, threshold: float, chunk: int = 4096):
+        n = data.n
+        self.n = n
+        self.pmask = np.asarray(data.pmask, dtype=np.int64)
+        self.score = np.ascontiguousarray(data.score, dtype=np.float64)
+        self.start = np.asarray(data.start, dtype=np.int64)
+        self.f = forward
+        self.stack_s = np.zeros(n + 1, dtype=np.int64)
+        self.stack_n = np.zeros(n + 1, dtype=np.int64)
+        self.stack_need = np.zeros(n + 1)
+        self.stack_v = np.zeros(n + 1, dtype=np.int64)
+        self.stack_k = np.zeros(n + 1, dtype=np.int64)
+        self.stack_s[0] = (1 << n) - 1
+        self.stack_need[0] = threshold
+        self.state = np.zeros(2, dtype=np.int64)
+        self.choice = np.zeros(n, dtype=np.int64)
+        self.out = np.zeros((chunk, n), dtype=np.int64)
+        self.steps = 0
+
+    @property
+    def done(self) -> bool:
+        return bool(self.state[0] < 0)
+
+    def next_chunk(self, max_steps: int = 2_000_000) -> np.ndarray:
+        self.state[1] = 0
+        if self.done:
+            return self.out[:0]
+        self.steps += _peel(self.n, self.pmask, self.score, self.start, self.f, self.stack_s, self.stack_n,
+                            self.stack_need, self.stack_v, self.stack_k, self.state, self.choice, self.out,
+                            max_steps)
+        return self.out[:int(self.state[1])].copy()

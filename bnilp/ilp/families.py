@@ -55,6 +55,20 @@ class _Data:
         assert all(sub.sets[new_index[k]] == self.sets[k] for k in np.flatnonzero(keep))
         return sub, new_index
 
+    def class_keys(self, rows: np.ndarray) -> list[bytes]:
+        """A key per DAG, equal iff the DAGs are Markov equivalent (Verma & Pearl 1990: same skeleton and
+        v-structures): the packed adjacency matrix and the packed set of (c, a, b), a < b, with a → c ← b
+        and a, b non-adjacent. ``rows[m, v]`` is the family of variable v in DAG m (vectorised over m)."""
+        if len(rows) == 0:
+            return []
+        pa = self.pbool[rows]                                  # pa[m, c, u]: u → c
+        adj = pa | pa.transpose(0, 2, 1)
+        upper = np.triu(np.ones((self.n, self.n), dtype=bool), 1)
+        v = pa[:, :, :, None] & pa[:, :, None, :] & ~adj[:, None, :, :] & upper[None, None, :, :]
+        flat = np.concatenate([adj[:, upper], v.reshape(len(rows), -1)], axis=1)
+        packed = np.packbits(flat, axis=1)
+        return [bytes(r) for r in packed]
+
     def exact(self, choice: tuple[int, ...]) -> float:
         return math.fsum(self.score[k] for k in choice)
 

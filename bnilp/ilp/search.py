@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _choice
-from bnilp.ilp.dp import DPResult, dp_bytes, solve_dp
+from bnilp.ilp.dp import DPResult, Peeler, dp_bytes, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
@@ -218,9 +218,14 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         return run.finish(optimum=found.opt, bound=max(found.dual, found.opt), gap=0.0, status="optimal",
                           complete=False, networks=[Network(found.opt, data.parents(found.choice))], stats=stats,
                           message="optimal network found; other optimal networks (ties) were not listed")
+    classes = enumerate_by == "mecs"
     if dp is not None:
         data, found = _credible_families(data, found, dp, epsilon, stats["dp"])
-    return _enumerate(run, data, found, max_networks, enumerate_by == "mecs", verbose, stats)
+        if settings.DP_ENUMERATION and not needs_rows(data):
+            done = _enumerate_by_peeling(run, data, found, dp, max_networks, classes, stats)
+            if done is not None:
+                return done
+    return _enumerate(run, data, found, max_networks, classes, verbose, stats)
 
 
 def _dynamic_programme(data: _Data, containing: bool, stats: dict[str, Any]) -> DPResult:
@@ -321,6 +326,82 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
                     list(hdlr.clusters.values()))
 
 
+def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult, max_networks: int,
+                          classes: bool, stats: dict[str, Any]) -> SolveResult | None:
+    """Phase 2 without branch-and-cut: every DAG with s ≥ OPT − ε − tol by canonical sink peeling under
+    the DP bound (:class:`bnilp.ilp.dp.Peeler`), on the kept families. With ``classes``, one DAG (the
+    best) per Markov equivalence class (:meth:`_Data.class_keys`). Class enumeration by peeling lists
+    every DAG of every credible class; once more than :data:`~bnilp.ilp.settings.DP_ENUMERATION_MAX_DAGS`
+    DAGs are listed and the classes average more than ``DP_ENUMERATION_DAGS_PER_CLASS`` DAGs, this
+    returns None and class enumeration by branch-and-cut, which never lists a class's members, takes over."""
+    assert dp.forward is not None
+    opt = found.opt
+    stats2: dict[str, Any] = {"method": "peeling", "dags_listed": 0}
+    stats["phase2"] = stats2
+    got = _Collected(threshold=opt - run.epsilon - _tie_tol(opt))
+    peeler = Peeler(data, dp.forward, got.threshold - 1e-7 * max(1.0, abs(opt)))
+    best_of_class: dict[bytes, tuple[float, tuple[int, ...]]] = {}
+    optimal = tuple(sorted(found.choice))       # one family per variable, in variable order
+    if classes:                                 # listed first even if a limit stops the peeling early
+        best_of_class[data.class_keys(np.array([optimal]))[0]] = (data.exact(optimal), optimal)
+    else:
+        got.credible[optimal] = data.exact(optimal)
+    t0 = time.perf_counter()
+    run.report("enumerate", 0, force=True)
+    try:
+        stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2)
+    except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen between chunks)
+        stopped = _early_stop("userinterrupt", run.sig)
+    if stopped == "gave up":
+        stats2.update(seconds=time.perf_counter() - t0, classes_seen=len(best_of_class),
+                      gave_up="classes too large for peeling: branch-and-cut takes over")
+        stats["phase2_peeling"] = stats.pop("phase2")
+        return None
+    if classes:
+        ranked = sorted(best_of_class.values(), key=lambda sc: (-sc[0], sc[1]))
+        got.limit_hit = len(ranked) > max_networks
+        got.credible = {c: s for s, c in ranked[:max_networks]}
+    elif len(got.credible) > max_networks:
+        got.credible = dict(sorted(got.credible.items(), key=lambda cs: (-cs[1], cs[0]))[:max_networks])
+    stats2.update(seconds=time.perf_counter() - t0, steps=peeler.steps, collected=stats2["dags_listed"])
+    return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
+
+
+def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
+              best_of_class: dict[bytes, tuple[float, tuple[int, ...]]], max_networks: int, classes: bool,
+              stats2: dict[str, Any]) -> Any:
+    """The peeling loop of :func:`_enumerate_by_peeling`: DAGs into ``got.credible`` (or the best per
+    class into ``best_of_class``) until done, the cap, a signal or the clock; returns None (done or
+    capped: ``got.limit_hit``), (status, words) for an early stop, or "gave up"."""
+    while not peeler.done:
+        rows = peeler.next_chunk()
+        scores = np.array([math.fsum(data.score[r]) for r in rows])
+        keep = scores >= got.threshold
+        rows, scores = rows[keep], scores[keep]
+        stats2["dags_listed"] += len(rows)
+        if classes:
+            for key, row, s in zip(data.class_keys(rows), rows, scores, strict=True):
+                held = best_of_class.get(key)
+                choice = tuple(row.tolist())
+                if held is None or (-s, choice) < (-held[0], held[1]):
+                    best_of_class[key] = (float(s), choice)
+        else:
+            got.credible.update((tuple(row.tolist()), float(s)) for row, s in zip(rows, scores, strict=True))
+        if not classes and len(got.credible) >= max_networks:
+            got.limit_hit = not (peeler.done and len(got.credible) == max_networks)
+            return None
+        if (classes and stats2["dags_listed"] > settings.DP_ENUMERATION_MAX_DAGS
+                and stats2["dags_listed"] > settings.DP_ENUMERATION_DAGS_PER_CLASS * len(best_of_class)):
+            return "gave up"
+        if run.sig.received:
+            return _early_stop("userinterrupt", run.sig)
+        rem = run.remaining()
+        if rem is not None and rem <= 0:
+            return _early_stop("timelimit", run.sig)
+        run.report("enumerate", len(best_of_class) if classes else len(got.credible))
+    return None
+
+
 def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, classes: bool, verbose: bool,
                stats: dict[str, Any]) -> SolveResult:
     """Phase 2: one branch-and-cut under the objective limit OPT − ε − tol that records every integral
@@ -360,6 +441,16 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         stats2.update(collected=len(hdlr2.recorded))
         if not got.limit_hit and status2 != "infeasible":
             stopped = _early_stop(status2, run.sig)
+    return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
+
+
+def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, stopped: tuple[str, str] | None,
+                      max_networks: int, classes: bool, stats: dict[str, Any]) -> SolveResult:
+    """The result of phase 2 from what it collected: the credible choices best first, with the status
+    that the network cap (``got.limit_hit``) or an early stop (``stopped``: status, words) gives."""
+    epsilon = run.epsilon
+    opt = found.opt
+    stats2 = stats["phase2"]
     best = max(got.credible.values(), default=opt)
     if best > opt:          # SCIP's tolerance may have picked a DAG a hair below the true OPT
         opt = best
@@ -379,8 +470,10 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     if stopped is not None:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status=stopped[0], complete=False,
                           networks=networks, stats=stats,
-                          message=f"{stopped[1]} while listing credible networks (SCIP: "
-                                  f"{stats2.get('scip_status', 'not started')}): OPT is proven, "
+                          message=f"{stopped[1]} while listing credible networks ("
+                                  + (f"SCIP: {stats2.get('scip_status', 'not started')}"
+                                     if stats2.get("method") != "peeling" else "by peeling")
+                                  + "): OPT is proven, "
                                   f"but only {n_found} networks within epsilon were found (incomplete)")
     return run.finish(optimum=opt, bound=bound, gap=0.0, status="optimal", complete=True,
                       networks=networks, stats=stats)

@@ -35,6 +35,17 @@ PHASE2_PARAMS: dict[str, Any] = {
 #: before phase 2, every family that no credible DAG uses. n·2^(n−1) float64 entries: 22 variables 370 MB.
 DP_MAX_VARIABLES = 22
 
+#: Phase 2 without branch-and-cut where the dynamic programme ran (and no knowledge needs rows): every
+#: credible DAG by canonical sink peeling under its bound (:class:`bnilp.ilp.dp.Peeler`).
+DP_ENUMERATION = True
+
+#: Class enumeration by peeling lists the classes' DAGs; beyond this many, if the classes found so far
+#: average more than DP_ENUMERATION_DAGS_PER_CLASS DAGs, it hands over to class enumeration by
+#: branch-and-cut, which never lists a class's members (fast on a few large classes, 15–25 classes a
+#: second on many small ones, where peeling lists tens of thousands of DAGs a second).
+DP_ENUMERATION_MAX_DAGS = 200_000
+DP_ENUMERATION_DAGS_PER_CLASS = 1000
+
 #: skip LP separation at integral LP points (enforcement cuts off their cycles with the same cut)
 SKIP_INTEGRAL_SEPA = False
 
