@@ -190,3 +190,13 @@ def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
     group_of_ref: dict = {}
     assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == \
         [group_of_ref.setdefault(r, len(group_of_ref)) for r in reference]
+
+
+def test_a_class_cap_after_complete_peeling_keeps_the_best_classes_and_says_how_many():
+    table = random_table(5, 8, keep=0.9)
+    eps = 1e6
+    whole = solve(table, eps, enumerate_by="mecs")
+    capped = solve(table, eps, enumerate_by="mecs", max_networks=10)
+    assert whole.complete and capped.status == "network_limit" and not capped.complete
+    assert f"the best 10 of {len(whole.networks)} credible classes" in capped.message
+    assert [x.score for x in capped.networks] == [x.score for x in whole.networks[:10]]

@@ -1,5 +1,6 @@
-"""Dynamic programming over variable subsets: OPT without branch-and-cut, and, for every candidate
-family, the score of the best DAG that contains it (the exact filter of phase 2).
+"""Dynamic programming over variable subsets: OPT without branch-and-cut; for every candidate family,
+the score of the best DAG that contains it (the exact filter of phase 2); and the credible set itself,
+listed by peeling sinks under the programme's bound (:class:`Peeler`).
 
 For child v and S ⊆ V∖{v}, bps_v(S) = max{s(v, W) : W ⊆ S candidate} (−∞ if none). Over
 the orders of the variables (Silander & Myllymäki, UAI 2006, eqs. 2–4; Koivisto & Sood, JMLR 2004):

@@ -161,6 +161,8 @@ class _Collected:
     threshold: float
     credible: dict[tuple[int, ...], float] = field(default_factory=dict)
     limit_hit: bool = False
+    #: how many there were, when the cap cut a list that was complete (peeling ranks all, keeps the best)
+    of_total: int | None = None
 
 
 def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
@@ -202,7 +204,9 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         return run.finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
                           networks=[Network(0.0, {})], stats=stats)
     listing = epsilon > 0 or enumerate_ties
-    dp = _dynamic_programme(data, listing, stats) if 0 < data.n <= settings.DP_MAX_VARIABLES else None
+    # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
+    use_dp = 0 < data.n <= settings.DP_MAX_VARIABLES and (listing or not needs_rows(data))
+    dp = _dynamic_programme(data, listing, stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
         return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
                           networks=[], stats=stats, message="the score table admits no DAG")
@@ -360,7 +364,10 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
     if classes:
         ranked = sorted(best_of_class.values(), key=lambda sc: (-sc[0], sc[1]))
         got.limit_hit = len(ranked) > max_networks
+        if got.limit_hit and stopped is None and peeler.done:
+            got.of_total = len(ranked)
         got.credible = {c: s for s, c in ranked[:max_networks]}
+        stats2["classes_found"] = len(ranked)
     elif len(got.credible) > max_networks:
         got.credible = dict(sorted(got.credible.items(), key=lambda cs: (-cs[1], cs[0]))[:max_networks])
     stats2.update(seconds=time.perf_counter() - t0, steps=peeler.steps, collected=stats2["dags_listed"])
@@ -461,11 +468,15 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     networks = [Network(s, data.parents(c)) for s, c in items[:max_networks]]
     n_found = len(networks)
     bound = max(found.dual, opt)
+    unit = "classes" if classes else "networks"
+    if got.limit_hit and got.of_total is not None:
+        return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
+                          networks=networks, stats=stats,
+                          message=f"network limit reached: the best {n_found} of {got.of_total} credible {unit}")
     if got.limit_hit:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
                           networks=networks, stats=stats,
-                          message=f"network limit reached: stopped after {n_found} credible "
-                                  f"{'classes' if classes else 'networks'} "
+                          message=f"network limit reached: stopped after {n_found} credible {unit} "
                                   f"(there may be more; the list is not the top {n_found})")
     if stopped is not None:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status=stopped[0], complete=False,
