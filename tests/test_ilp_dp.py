@@ -200,3 +200,22 @@ def test_a_class_cap_after_complete_peeling_keeps_the_best_classes_and_says_how_
     assert whole.complete and capped.status == "network_limit" and not capped.complete
     assert f"the best 10 of {len(whole.networks)} credible classes" in capped.message
     assert [x.score for x in capped.networks] == [x.score for x in whole.networks[:10]]
+
+
+def test_large_tables_use_the_programme_beyond_its_small_limit_when_time_and_memory_allow(monkeypatch):
+    """Above DP_MAX_VARIABLES the programme runs only on tables with many parent sets, and only when the time
+    limit leaves twice its estimated time (it cannot be interrupted); the result is the same either way."""
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
+    monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_MAX_VARIABLES", 6)
+    table = random_table(6, 3, keep=0.5, max_size=3)
+    eps = math.log(20)
+    monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_FAMILIES", table.n_parent_sets() + 1)
+    small = solve(table, eps)
+    monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_FAMILIES", table.n_parent_sets())
+    large = solve(table, eps)
+    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n: 1e6)
+    hurried = solve(table, eps, time_limit=3600)
+    assert "dp" not in small.stats and large.stats["phase1"]["method"] == "dynamic programming"
+    assert "dp" not in hurried.stats
+    assert as_set(x.parents for x in small.networks) == as_set(x.parents for x in large.networks) \
+        == as_set(x.parents for x in hurried.networks)

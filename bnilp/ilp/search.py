@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _choice
-from bnilp.ilp.dp import DPResult, Peeler, dp_bytes, solve_dp
+from bnilp.ilp.dp import DPResult, Peeler, dp_bytes, dp_seconds, free_memory, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
@@ -205,7 +205,7 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
                           networks=[Network(0.0, {})], stats=stats)
     listing = epsilon > 0 or enumerate_ties
     # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
-    use_dp = 0 < data.n <= settings.DP_MAX_VARIABLES and (listing or not needs_rows(data))
+    use_dp = _dp_applies(data, run) and (listing or not needs_rows(data))
     dp = _dynamic_programme(data, listing, stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
         return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
@@ -230,6 +230,19 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
             if done is not None:
                 return done
     return _enumerate(run, data, found, max_networks, classes, verbose, stats)
+
+
+def _dp_applies(data: _Data, run: _Run) -> bool:
+    """Whether the dynamic programme runs: up to ``DP_MAX_VARIABLES`` always; up to
+    ``DP_LARGE_TABLE_MAX_VARIABLES`` on tables with at least ``DP_LARGE_TABLE_FAMILIES`` parent sets, when
+    the time limit leaves room for it (it cannot be interrupted) and its tables fit in half the free memory."""
+    if 0 < data.n <= settings.DP_MAX_VARIABLES:
+        return True
+    if not (data.n <= settings.DP_LARGE_TABLE_MAX_VARIABLES and data.K >= settings.DP_LARGE_TABLE_FAMILIES):
+        return False
+    rem = run.remaining()
+    free = free_memory()
+    return (rem is None or rem >= 2 * dp_seconds(data.n)) and (free is None or dp_bytes(data.n) <= free / 2)
 
 
 def _dynamic_programme(data: _Data, containing: bool, stats: dict[str, Any]) -> DPResult:

@@ -35,6 +35,12 @@ PHASE2_PARAMS: dict[str, Any] = {
 #: before phase 2, every family that no credible DAG uses. n·2^(n−1) float64 entries: 22 variables 370 MB.
 DP_MAX_VARIABLES = 22
 
+#: ... and up to this many variables when the table has at least DP_LARGE_TABLE_FAMILIES parent sets (the
+#: LP of branch-and-cut is then huge: sensors, 25 variables and 962,366 sets, is not proven in 20 minutes,
+#: the programme proves it in 45 s and 4 GB), if the time limit leaves room for it and the memory is free.
+DP_LARGE_TABLE_MAX_VARIABLES = 25
+DP_LARGE_TABLE_FAMILIES = 100_000
+
 #: Phase 2 without branch-and-cut where the dynamic programme ran (and no knowledge needs rows): every
 #: credible DAG by canonical sink peeling under its bound (:class:`bnilp.ilp.dp.Peeler`).
 DP_ENUMERATION = True
