@@ -24,7 +24,7 @@ credible DAG (``tests/test_ilp_dp.py`` checks both against brute force). With ba
 that the family table cannot express (required adjacencies, ancestry) the DP over the table is an
 upper bound: OPT comes from branch-and-cut, and the filter stays valid against the constrained OPT.
 
-Cost: n·2^(n−1) table entries (float64) and n²·2^(n−1) steps: n = 20 takes 84 MB, n = 22 370 MB;
+Cost: n·2^(n−1) table entries (float64) and n²·2^(n−1) steps: n = 20 takes 105 MB, n = 22 460 MB (:func:`dp_bytes`);
 :data:`bnilp.ilp.settings.DP_MAX_VARIABLES` bounds it. Subsets of V∖{v} are stored compressed:
 bit v removed, the higher bits shifted down by one.
 """

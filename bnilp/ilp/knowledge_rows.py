@@ -48,9 +48,9 @@ def needs_rows(data: _Data) -> bool:
 
 def add_knowledge(model, xvars: list, data: _Data) -> None:
     """Rows for required adjacencies and the ancestry handler, when ``data.knowledge`` needs them."""
-    k = getattr(data, "knowledge", None)
-    if k is None:
+    if not needs_rows(data):
         return
+    k = data.knowledge
     for a, b in _index_pairs(data, k.required_adjacent):
         fams = [kk for kk in range(data.K) if (data.child[kk] == b and data.pbool[kk, a])
                 or (data.child[kk] == a and data.pbool[kk, b])]

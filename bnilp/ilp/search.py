@@ -69,6 +69,13 @@ def _early_stop(scip_status: str, sig: _Signals) -> tuple[str, str]:
     return "time_limit", "time limit reached"
 
 
+def _dp_margin(opt: float) -> float:
+    """Slack for the dynamic programme's float sums (F, R and best-through-family add up to n scores in
+    another order than fsum): its filter and its peeling bound keep what lies this far below the threshold,
+    and the exact fsum score decides."""
+    return 1e-7 * max(1.0, abs(opt))
+
+
 def _tie_tol(opt: float) -> float:
     """Float noise allowed below OPT − ε (the tests' oracle uses the same): score-equivalent DAGs
     whose file scores differ only by rounding (e.g. 1e-8 in 8-decimal files) stay in the set."""
@@ -267,8 +274,7 @@ def _credible_families(data: _Data, found: _Optimum, dp: DPResult, epsilon: floa
     Every credible DAG uses only kept families, so the credible set is unchanged."""
     assert dp.best_containing is not None
     opt = found.opt         # not dp.opt: with knowledge rows the DP's optimum is only an upper bound
-    margin = 1e-7 * max(1.0, abs(opt))
-    keep = dp.best_containing >= opt - epsilon - _tie_tol(opt) - margin
+    keep = dp.best_containing >= opt - epsilon - _tie_tol(opt) - _dp_margin(opt)
     keep[list(found.choice)] = True
     sub, new_index = data.restricted(keep)
     choice = tuple(int(new_index[k]) for k in found.choice)
@@ -356,7 +362,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
     stats2: dict[str, Any] = {"method": "peeling", "dags_listed": 0}
     stats["phase2"] = stats2
     got = _Collected(threshold=opt - run.epsilon - _tie_tol(opt))
-    peeler = Peeler(data, dp.forward, got.threshold - 1e-7 * max(1.0, abs(opt)))
+    peeler = Peeler(data, dp.forward, got.threshold - _dp_margin(opt))
     best_of_class: dict[bytes, tuple[float, tuple[int, ...]]] = {}
     optimal = tuple(sorted(found.choice))       # one family per variable, in variable order
     if classes:                                 # listed first even if a limit stops the peeling early

@@ -32,7 +32,7 @@ PHASE2_PARAMS: dict[str, Any] = {
 
 #: Dynamic programming over variable subsets (:mod:`bnilp.ilp.dp`) up to this many variables (0: never):
 #: it proves OPT instead of phase 1's branch-and-cut (unless background knowledge needs rows) and removes,
-#: before phase 2, every family that no credible DAG uses. n·2^(n−1) float64 entries: 22 variables 370 MB.
+#: before phase 2, every family that no credible DAG uses. n·2^(n−1) float64 entries: 22 variables 460 MB.
 DP_MAX_VARIABLES = 22
 
 #: ... and up to this many variables when the table has at least DP_LARGE_TABLE_FAMILIES parent sets (the
