@@ -5,6 +5,7 @@ without it."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -117,8 +118,9 @@ def test_optimum_only_needs_no_branch_and_cut():
     assert "families_kept" not in res.stats["dp"]
 
 
-def test_more_variables_than_the_dp_limit_use_branch_and_cut(monkeypatch):
+def test_more_variables_than_every_dp_limit_use_branch_and_cut(monkeypatch):
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
+    monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 4)
     table = random_table(5, 77, keep=0.5)
     res = solve(table, math.log(3))
     assert "dp" not in res.stats and res.stats["phase1"]["method"] == "branch-and-cut"
@@ -207,15 +209,147 @@ def test_large_tables_use_the_programme_beyond_its_small_limit_when_time_and_mem
     limit leaves twice its estimated time (it cannot be interrupted); the result is the same either way."""
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
     monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_MAX_VARIABLES", 6)
+    monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 0)
     table = random_table(6, 3, keep=0.5, max_size=3)
     eps = math.log(20)
     monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_FAMILIES", table.n_parent_sets() + 1)
     small = solve(table, eps)
     monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_FAMILIES", table.n_parent_sets())
     large = solve(table, eps)
-    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n: 1e6)
+    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None: 1e6)
     hurried = solve(table, eps, time_limit=3600)
     assert "dp" not in small.stats and large.stats["phase1"]["method"] == "dynamic programming"
     assert "dp" not in hurried.stats
     assert as_set(x.parents for x in small.networks) == as_set(x.parents for x in large.networks) \
         == as_set(x.parents for x in hurried.networks)
+
+
+def _race(monkeypatch, budget_seconds: float) -> None:
+    """Race branch-and-cut against the programme on 7 variables (DP_MAX_VARIABLES 4), with a fixed budget."""
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
+    monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 7)
+    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None: budget_seconds)
+
+
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_a_race_that_branch_and_cut_wins_never_runs_the_programme(monkeypatch, unit):
+    _race(monkeypatch, 600.0)
+    table = random_table(7, 11, keep=0.12, max_size=3, pruned=True)
+    res = solve(table, math.log(20), enumerate_by=unit)
+    assert "dp" not in res.stats and res.stats["phase1"]["method"] == "branch-and-cut"
+    assert res.complete and "method" not in res.stats["phase2"]
+    check_result(table, res, math.log(20))
+
+
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_when_the_race_budget_runs_out_in_phase_1_the_programme_proves_opt_and_peels(monkeypatch, unit):
+    """A spent budget (here: spent before it starts) is not the time limit: the result is complete, and
+    the same credible set as branch-and-cut alone gives."""
+    table = random_table(7, 12, keep=0.12, max_size=3, pruned=True)
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    alone = solve(table, math.log(20), enumerate_by=unit)
+    monkeypatch.undo()
+    _race(monkeypatch, -1.0)
+    res = solve(table, math.log(20), enumerate_by=unit)
+    assert res.status == "optimal" and res.complete
+    assert res.stats["phase1"]["method"] == "dynamic programming" and "phase1_branch_and_cut" in res.stats
+    assert res.stats["phase2"]["method"] == "peeling"
+    assert res.optimum == pytest.approx(alone.optimum, abs=1e-9)
+    check_result(table, res, math.log(20))
+    key = (lambda p: frozenset(p.items())) if unit == "dags" else mec_key
+    assert {key(x.parents) for x in res.networks} == {key(x.parents) for x in alone.networks}
+
+
+def test_when_the_race_budget_runs_out_in_phase_2_the_programme_takes_over_the_listing(monkeypatch):
+    """Phase 1 proved OPT by branch-and-cut within the budget; phase 2 ran out of it: the programme's
+    filter and peeling list the credible set, complete, and branch-and-cut's phase 2 is kept in the stats."""
+    from bnilp.ilp import search
+
+    _race(monkeypatch, 600.0)
+    prove = search._prove_optimum
+
+    def prove_then_spend(run, *args):
+        found = prove(run, *args)
+        run.budget = time.perf_counter()
+        return found
+
+    monkeypatch.setattr(search, "_prove_optimum", prove_then_spend)
+    table = random_table(7, 13, keep=0.12, max_size=3, pruned=True)
+    eps = math.log(150)
+    res = solve(table, eps)
+    assert res.status == "optimal" and res.complete
+    assert res.stats["phase1"]["method"] == "branch-and-cut"
+    assert "phase2_branch_and_cut" in res.stats and res.stats["phase2"]["method"] == "peeling"
+    check_result(table, res, eps)
+
+
+def test_the_race_needs_room_for_the_programme_after_its_budget(monkeypatch):
+    """No race when the time limit cannot hold the budget and twice the programme's estimate after it, nor
+    when knowledge needs rows (the programme could not prove OPT): branch-and-cut alone, as before."""
+    _race(monkeypatch, 5.0)
+    table = random_table(7, 14, keep=0.12, max_size=3, pruned=True)
+    hurried = solve(table, math.log(3), time_limit=14.0)
+    assert "dp" not in hurried.stats and "phase1_branch_and_cut" not in hurried.stats
+    k = Knowledge(required_adjacent=(("V0", "V4"),))
+    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None: -1.0)
+    rows = solve(restrict_table(table, k), math.log(3))
+    assert "phase1_branch_and_cut" not in rows.stats and rows.stats["phase1"]["method"] == "branch-and-cut"
+    assert hurried.complete and rows.complete
+
+
+def test_the_gathered_index_of_a_subset_is_its_bits_inside_the_candidate_parents_packed_in_order():
+    """bps_v is stored over the subsets of D_v: the index of S is S ∩ D_v with the bits outside D_v
+    squeezed out (a pext), for masks that cross byte boundaries, up to 30 variables."""
+    from bnilp.ilp.dp import _gather, _gather_tables
+
+    rng = np.random.default_rng(5)
+    for n in (3, 9, 17, 30):
+        cmask = rng.integers(0, 1 << n, size=n, dtype=np.int64) & ~(np.int64(1) << np.arange(n))
+        cmask[0] = (1 << n) - 2                         # every other variable: the shift
+        gather = _gather_tables(n, cmask)
+        for _ in range(200):
+            v = int(rng.integers(n))
+            s = int(rng.integers(0, 1 << n))
+            bits = [j for j in range(n) if cmask[v] >> j & 1]
+            expected = sum(1 << i for i, j in enumerate(bits) if s >> j & 1)
+            assert _gather(gather, v, np.int64(s)) == expected
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (3, 4, 5) for s in range(4)])
+@pytest.mark.parametrize("per_child", [1, 2, 4])
+def test_tables_over_fewer_parents_keep_opt_exact_and_the_filter_sound(monkeypatch, n, seed, per_child):
+    """With the table budget too small for 2^|C_v| entries, bps_v is indexed by the parents most frequent
+    in v's sets and the other sets are scanned: OPT and the credible set stay exact, the best DAG through
+    a family inside D_v stays exact, and through one outside it is an upper bound (the filter keeps more)."""
+    from bnilp.ilp.dp import table_masks
+
+    monkeypatch.setattr(ilp.settings, "DP_TABLE_MAX_ENTRIES", n * per_child)
+    table = random_table(n, 900 * n + seed, keep=0.6, ties=seed == 3)
+    data = _Data(table)
+    dmask = table_masks(data)
+    assert sum(1 << int(d).bit_count() for d in dmask) <= n * per_child
+    dp = solve_dp(data, containing=True)
+    expected = _brute_best_through(table, data)
+    assert dp.opt == pytest.approx(brute_force_networks(table)[0][0], abs=1e-9)
+    inside = np.array([data.pmask[k] & ~dmask[data.child[k]] == 0 for k in range(data.K)])
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(dp.best_containing[finite & inside], expected[finite & inside], rtol=0, atol=1e-9)
+    assert np.all(dp.best_containing[finite] >= expected[finite] - 1e-9)
+    for eps in (0.0, 2.0):
+        res = solve(table, eps)
+        _, credible = brute_force_credible(table, eps)
+        assert res.complete and as_set(x.parents for x in res.networks) == as_set(p for _, p in credible)
+
+
+@pytest.mark.parametrize("n,seed", [(9, 0), (11, 1), (12, 2)])
+def test_the_blocked_passes_give_the_same_programme_whatever_the_block(n, seed):
+    """F, its sinks' DAG, and the best DAG through each family do not depend on how the subsets are
+    blocked (1 bit: nearly every sink is a high one; n bits: one block)."""
+    table = random_table(n, 77 * n + seed, keep=0.1, max_size=3, ties=seed == 2)
+    data = _Data(table)
+    one = solve_dp(data, containing=True, block_bits=n)
+    for bits in (1, 3, n - 2):
+        other = solve_dp(data, containing=True, block_bits=bits)
+        np.testing.assert_array_equal(other.forward, one.forward)
+        np.testing.assert_array_equal(other.best_containing, one.best_containing)
+        assert other.choice == one.choice and other.opt == one.opt

@@ -64,7 +64,11 @@ depth first, cut off by the programme's bound F(S) on what the DAG on the variab
 (:class:`~bnilp.ilp.dp.Peeler`); classes are the listed DAGs grouped by their Verma–Pearl key, and past
 ``DP_ENUMERATION_MAX_DAGS`` DAGs class enumeration by branch-and-cut takes over. With knowledge that
 needs rows (required adjacencies, ancestry) the programme over the table is only an upper bound: OPT and
-the credible set come from branch-and-cut; the filter still runs.
+the credible set come from branch-and-cut; the filter still runs. From 23 to
+:data:`~bnilp.ilp.settings.DP_RACE_MAX_VARIABLES` (29) variables branch-and-cut races the programme: it runs
+for the programme's estimated time, and if it has not finished the programme and peeling take over (where
+the time limit and the memory allow; best-parent tables over each child's candidate parents keep the
+memory to F, R and the sinks, 17·2^n bytes).
 
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),

@@ -24,9 +24,12 @@ credible DAG (``tests/test_ilp_dp.py`` checks both against brute force). With ba
 that the family table cannot express (required adjacencies, ancestry) the DP over the table is an
 upper bound: OPT comes from branch-and-cut, and the filter stays valid against the constrained OPT.
 
-Cost: n·2^(n−1) table entries (float64) and n²·2^(n−1) steps: n = 20 takes 105 MB, n = 22 460 MB (:func:`dp_bytes`);
-:data:`bnilp.ilp.settings.DP_MAX_VARIABLES` bounds it. Subsets of V∖{v} are stored compressed:
-bit v removed, the higher bits shifted down by one.
+Cost. bps_v(S) depends on S only through S ∩ C_v, C_v the union of v's candidate parent sets, so
+bps_v is stored over the 2^|C_v| subsets of C_v (at most n·2^(n−1) entries in all, far fewer where the
+candidate parents are sparse: horse BF 3, 28 variables, 4.9 M); the index of S ∩ C_v is gathered byte by
+byte from small tables. F, R (float64) and the sinks take 17·2^n bytes — n = 25 0.5 GiB, 28 4.3 GiB, 29
+8.5 GiB (:func:`dp_bytes`) — and the passes over them n·2^(n−1) steps each.
+:data:`bnilp.ilp.settings.DP_MAX_VARIABLES` and the rules beside it bound where it runs.
 """
 
 from __future__ import annotations
@@ -38,13 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
-
-
-@njit(cache=True, nogil=True)
-def _compress(mask, v):
-    low = mask & ((np.int64(1) << v) - 1)
-    return low | ((mask >> (v + 1)) << v)
 
 
 @njit(cache=True, nogil=True)
@@ -54,17 +52,62 @@ def _expand(c, v):
 
 
 @njit(cache=True, nogil=True)
-def _best_parent_tables(n, pmask, score, start):
-    """bps[v, compress(S, v)] = max{score[k] : child v, pmask[k] ⊆ S} (a subset-maximum transform)."""
-    size = np.int64(1) << (n - 1)
-    bps = np.full((n, size), -np.inf)
+def _gather_tables(n, masks):
+    """gather[v, b, x]: the bits of byte b of a subset (value x) that lie in ``masks[v]`` (D_v, v not in
+    it), packed as in the index of bps_v — so that the index of S ∩ D_v is the sum over the bytes of S
+    (a software pext)."""
+    nbytes = (n + 7) // 8
+    out = np.zeros((n, nbytes, 256), dtype=np.int64)
     for v in range(n):
-        row = bps[v]
+        base = 0
+        for b in range(nbytes):
+            bits = (masks[v] >> (8 * b)) & 255
+            width = 0
+            for j in range(8):
+                if (bits >> j) & 1:
+                    width += 1
+            for x in range(256):
+                c = np.int64(0)
+                pos = 0
+                for j in range(8):
+                    if (bits >> j) & 1:
+                        if (x >> j) & 1:
+                            c |= np.int64(1) << pos
+                        pos += 1
+                out[v, b, x] = c << base
+            base += width
+        if masks[v] == ((np.int64(1) << n) - 1) ^ (np.int64(1) << v):   # V∖{v}: a shift (see _gather)
+            out[v, 0, 0] = -1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gather(gather, v, s):
+    """The index of S ∩ D_v in bps_v (see :func:`_gather_tables`); ``gather[v, 0, 0]`` is −1 where D_v is
+    every other variable, and the index is then S with bit v squeezed out."""
+    if gather[v, 0, 0] < 0:
+        low = s & ((np.int64(1) << v) - 1)
+        return low | ((s >> (v + 1)) << v)
+    c = np.int64(0)
+    for b in range(gather.shape[1]):
+        c += gather[v, b, (s >> (8 * b)) & 255]
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _best_parent_tables(n, pmask, score, start, dbits, offset, gather, inside):
+    """bps_v over D_v: entry gather(v, P) = max{score[k] : child v, pmask[k] ⊆ P ⊆ D_v} for the families
+    inside D_v (a subset-maximum transform over the 2^|D_v| subsets; W ⊆ S iff W ⊆ S ∩ D_v)."""
+    bps = np.full(offset[n], -np.inf)
+    for v in range(n):
+        row = bps[offset[v]:offset[v + 1]]
         for k in range(start[v], start[v + 1]):
-            c = _compress(pmask[k], v)
-            if score[k] > row[c]:
-                row[c] = score[k]
-        for b in range(n - 1):
+            if inside[k]:
+                c = _gather(gather, v, pmask[k])
+                if score[k] > row[c]:
+                    row[c] = score[k]
+        size = row.size
+        for b in range(dbits[v]):
             step = np.int64(1) << b
             for m in range(size):
                 if m & step:
@@ -75,68 +118,145 @@ def _best_parent_tables(n, pmask, score, start):
 
 
 @njit(cache=True, nogil=True)
-def _forward(n, bps):
-    """F over all 2^n subsets and the sink that attains each."""
+def _scan(outside, pmask, score, i, end, best, s):
+    """bps_v(S) from the table's value ``best`` for S ∩ D_v: the first of v's families outside D_v,
+    ``outside[i:end]`` (best first), that beats it and fits in S. Callers look the table up and call this
+    only when v has such families, inline: a helper doing both, inlined or not, slows the loops around it
+    four- to fivefold (measured on 22 variables: 0.5 → 2.3 s for F)."""
+    while i < end:
+        k = outside[i]
+        if score[k] <= best:
+            break
+        if pmask[k] & ~s == 0:
+            return score[k]
+        i += 1
+    return best
+
+
+#: F and R go over the subsets in blocks of 2^BLOCK_BITS that share their high bits: removing a high
+#: variable reads a whole earlier block in order (streamed), removing a low one stays in the block (cache)
+BLOCK_BITS = 14
+
+
+@njit(cache=True, nogil=True)
+def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score):
+    """F over all 2^n subsets and the sink that attains each (the lowest of the best sinks)."""
     full = np.int64(1) << n
+    low = min(n, block_bits)
+    size = np.int64(1) << low
     f = np.full(full, -np.inf)
     sink = np.full(full, -1, dtype=np.int8)
-    f[0] = 0.0
-    for s in range(1, full):
-        best = -np.inf
-        arg = -1
-        for v in range(n):
+    cur = np.empty(size)
+    arg = np.empty(size, dtype=np.int8)
+    for base in range(0, full, size):
+        cur[:] = -np.inf
+        arg[:] = -1
+        for v in range(low, n):                 # high sinks: S∖{v} lies in an earlier block
             bit = np.int64(1) << v
-            if s & bit:
-                rest = s ^ bit
-                val = f[rest] + bps[v, _compress(rest, v)]
-                if val > best:
-                    best = val
-                    arg = v
-        f[s] = best
-        sink[s] = arg
+            if base & bit:
+                rb = base ^ bit
+                for j in range(size):
+                    rest = rb + j
+                    b = bps[offset[v] + _gather(gather, v, rest)]
+                    if ostart[v] < ostart[v + 1]:
+                        b = _scan(outside, pmask, score, ostart[v], ostart[v + 1], b, rest)
+                    val = f[rest] + b
+                    if val > cur[j]:
+                        cur[j] = val
+                        arg[j] = v
+        for j in range(size):                   # low sinks: S∖{v} is earlier in this block
+            s = base + j
+            if s == 0:
+                f[0] = 0.0
+                continue
+            best = cur[j]
+            a = np.int64(arg[j])
+            for v in range(low):
+                bit = np.int64(1) << v
+                if j & bit:
+                    rest = s ^ bit
+                    b = bps[offset[v] + _gather(gather, v, rest)]
+                    if ostart[v] < ostart[v + 1]:
+                        b = _scan(outside, pmask, score, ostart[v], ostart[v + 1], b, rest)
+                    val = f[rest] + b
+                    if val > best or (val == best and a >= low):
+                        best = val
+                        a = v
+            f[s] = best
+            sink[s] = a
     return f, sink
 
 
 @njit(cache=True, nogil=True)
-def _backward(n, bps):
-    """R over all 2^n subsets."""
+def _backward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score):
+    """R over all 2^n subsets, blocks from the top (see :func:`_forward`)."""
     full = np.int64(1) << n
+    low = min(n, block_bits)
+    size = np.int64(1) << low
     r = np.full(full, -np.inf)
-    r[full - 1] = 0.0
-    for t in range(full - 2, -1, -1):
-        best = -np.inf
-        for u in range(n):
+    cur = np.empty(size)
+    for base in range(full - size, -1, -size):
+        cur[:] = -np.inf
+        for u in range(low, n):                 # high u: T ∪ {u} lies in a later block
             bit = np.int64(1) << u
-            if not t & bit:
-                val = bps[u, _compress(t, u)] + r[t | bit]
-                if val > best:
-                    best = val
-        r[t] = best
+            if not base & bit:
+                up = base | bit
+                for j in range(size):
+                    t = base + j
+                    b = bps[offset[u] + _gather(gather, u, t)]
+                    if ostart[u] < ostart[u + 1]:
+                        b = _scan(outside, pmask, score, ostart[u], ostart[u + 1], b, t)
+                    val = b + r[up + j]
+                    if val > cur[j]:
+                        cur[j] = val
+        for j in range(size - 1, -1, -1):       # low u: T ∪ {u} is later in this block
+            t = base + j
+            if t == full - 1:
+                r[t] = 0.0
+                continue
+            best = cur[j]
+            for u in range(low):
+                bit = np.int64(1) << u
+                if not j & bit:
+                    b = bps[offset[u] + _gather(gather, u, t)]
+                    if ostart[u] < ostart[u + 1]:
+                        b = _scan(outside, pmask, score, ostart[u], ostart[u + 1], b, t)
+                    val = b + r[t | bit]
+                    if val > best:
+                        best = val
+            r[t] = best
     return r
 
 
 @njit(cache=True, nogil=True)
-def _best_containing(n, pmask, score, start, f, r):
-    """best[k] = score[k] + max_{pmask[k] ⊆ S ⊆ V∖{child}} F(S) + R(S ∪ {child})."""
+def _best_containing(n, pmask, score, start, f, r, dbits, gather):
+    """best[k] = score[k] + max_{pmask[k] ⊆ S ⊆ V∖{child}} F(S) + R(S ∪ {child}) for the families inside
+    D_v: G_v(S) = F(S) + R(S ∪ {v}) maximised first over the variables outside D_v (H_v(P) = max{G_v(S) :
+    S ∩ D_v = P}), then a superset-maximum transform over the subsets P of D_v. For a family outside D_v
+    the same formula reads H_v at pmask[k] ∩ D_v, a maximum over more sets S: an upper bound, which keeps
+    the filter sound (it may keep a family that no credible DAG uses, never drop one)."""
     size = np.int64(1) << (n - 1)
     out = np.full(score.size, -np.inf)
-    g = np.empty(size)
     for v in range(n):
         if start[v + 1] == start[v]:
             continue
         vbit = np.int64(1) << v
+        h = np.full(np.int64(1) << dbits[v], -np.inf)
         for c in range(size):
             s = _expand(c, v)
-            g[c] = f[s] + r[s | vbit]
-        for b in range(n - 1):
+            val = f[s] + r[s | vbit]
+            idx = _gather(gather, v, s)
+            if val > h[idx]:
+                h[idx] = val
+        for b in range(dbits[v]):
             step = np.int64(1) << b
-            for m in range(size):
+            for m in range(h.size):
                 if not m & step:
-                    other = g[m | step]
-                    if other > g[m]:
-                        g[m] = other
+                    other = h[m | step]
+                    if other > h[m]:
+                        h[m] = other
         for k in range(start[v], start[v + 1]):
-            out[k] = score[k] + g[_compress(pmask[k], v)]
+            out[k] = score[k] + h[_gather(gather, v, pmask[k])]
     return out
 
 
@@ -153,26 +273,91 @@ class DPResult:
     forward: np.ndarray | None = None
 
 
-def dp_bytes(n: int) -> int:
-    """Memory the DP holds at its peak: n·2^(n−1) best-parent entries, F, R, the sinks and one G_v."""
-    return 8 * n * 2 ** (n - 1) + 17 * 2 ** n + 8 * 2 ** (n - 1)
+def candidate_masks(data: _Data) -> np.ndarray:
+    """C_v for each child v: the union of its candidate parent sets, as a bit mask."""
+    pmask = np.asarray(data.pmask, dtype=np.int64)
+    return np.array([np.bitwise_or.reduce(pmask[data.start[v]:data.start[v + 1]], initial=0)
+                     for v in range(data.n)], dtype=np.int64)
 
 
-def dp_seconds(n: int) -> float:
-    """A generous estimate of the programme's time with the filter (measured 2026-11: n = 22 3.5 s,
-    24 16 s, 25 45 s with the table's conversion, on one core of the 2-core machine)."""
-    return 3e-9 * n * n * 2 ** n
+def table_masks(data: _Data, max_entries: int | None = None) -> np.ndarray:
+    """D_v ⊆ C_v for each child v, the parents its best-parent table is indexed by: C_v itself when
+    Σ_v 2^|C_v| ≤ ``max_entries`` (default :data:`~bnilp.ilp.settings.DP_TABLE_MAX_ENTRIES`), else for
+    each v k of its parents, k the largest with Σ_v 2^min(|C_v|, k) within the budget: those of its sets
+    best first while they fit, then those that occur in most of its sets. Families with a parent outside
+    D_v are scanned instead (:func:`_scan`), best first, until one scores no more than the table's value:
+    keeping the best sets inside makes that stop come early."""
+    if max_entries is None:
+        max_entries = settings.DP_TABLE_MAX_ENTRIES
+    cmask = candidate_masks(data)
+    bits = [int(c).bit_count() for c in cmask]
+    if sum(1 << b for b in bits) <= max_entries:
+        return cmask
+    k = max((k for k in range(max(bits) + 1) if sum(1 << min(b, k) for b in bits) <= max_entries), default=0)
+    pmask = np.asarray(data.pmask, dtype=np.int64)
+    dmask = cmask.copy()
+    for v in range(data.n):
+        if bits[v] <= k:
+            continue
+        fam = pmask[data.start[v]:data.start[v + 1]]
+        chosen = 0
+        for w in fam:                           # best first: the parents of the best sets that still fit
+            if (chosen | int(w)).bit_count() <= k:
+                chosen |= int(w)
+        counts = sorted((-int(np.count_nonzero(fam & (1 << p))), p) for p in range(data.n)
+                        if cmask[v] >> p & 1 and not chosen >> p & 1)
+        for _, p in counts[:k - chosen.bit_count()]:
+            chosen |= 1 << p
+        dmask[v] = chosen
+    return dmask
+
+
+def table_sizes(data: _Data) -> tuple[int, int, int]:
+    """(Σ_v 2^|D_v|, Σ_v |D_v|·2^|D_v|, max_v 2^|D_v|): the best-parent tables' entries, the steps of their
+    subset-maximum transforms, and the largest table (:func:`table_masks`)."""
+    bits = [int(c).bit_count() for c in table_masks(data)]
+    return sum(1 << b for b in bits), sum(b << b for b in bits), 1 << max(bits, default=0)
+
+
+def dp_bytes(n: int, entries: int | None = None, largest: int | None = None) -> int:
+    """Memory the DP holds at its peak: the best-parent tables (``entries``, by default the most n
+    variables can need, n·2^(n−1)), F, R and the sinks over 2^n subsets, and one H_v (``largest``
+    entries, by default 2^(n−1))."""
+    if entries is None:
+        entries = n * 2 ** (n - 1)
+    if largest is None:
+        largest = 2 ** (n - 1)
+    return 8 * entries + 17 * 2 ** n + 8 * largest
+
+
+def dp_seconds(n: int, transform_steps: int | None = None) -> float:
+    """A generous estimate of the programme's time with the filter: 2e-8 s per n·2^n (the passes for F,
+    R and the filter) and 4e-9 s per step of the tables' transforms (``transform_steps``, by default the
+    most n variables can need, n·(n−1)·2^(n−1)). Measured 2026-11 on one core of the 2-core machine
+    (``benchmarks/dp_cost.py``): 22 dense variables 3.9 s, parkinsons BF 20 (23) 8.8 s, sensors BF 3
+    (25) 45 s, horse BF 3 (28, |D_v| ≤ 22) 99 s."""
+    if transform_steps is None:
+        transform_steps = n * (n - 1) * 2 ** (n - 1)
+    return 2e-8 * n * 2 ** n + 4e-9 * transform_steps
 
 
 def free_memory() -> int | None:
-    """Bytes of physical memory available now (None where the system does not say)."""
+    """Bytes of physical memory available now without swapping (Linux: MemAvailable, which counts the
+    page cache the kernel can drop; elsewhere the free pages; None where the system does not say)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
 
 
-def solve_dp(data: _Data, containing: bool = False) -> DPResult:
+def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS) -> DPResult:
     """Dynamic programming over the families of ``data`` (module docstring): OPT, one optimal DAG
     (a family of the sink of each prefix, best first among those that fit), and with ``containing``
     the best DAG score through each family. ``data.n`` must be ≥ 1. When the table admits no DAG,
@@ -181,8 +366,17 @@ def solve_dp(data: _Data, containing: bool = False) -> DPResult:
     pmask = np.asarray(data.pmask, dtype=np.int64)
     score = np.ascontiguousarray(data.score, dtype=np.float64)
     start = np.asarray(data.start, dtype=np.int64)
-    bps = _best_parent_tables(n, pmask, score, start)
-    f, sink = _forward(n, bps)
+    dmask = table_masks(data)
+    dbits = np.array([int(c).bit_count() for c in dmask], dtype=np.int64)
+    offset = np.concatenate(([0], np.cumsum(np.int64(1) << dbits))).astype(np.int64)
+    gather = _gather_tables(n, dmask)
+    child = np.repeat(np.arange(n), np.diff(start))
+    inside = (pmask & ~dmask[child]) == 0
+    outside = np.flatnonzero(~inside).astype(np.int64)      # best first within each child, as the families
+    ostart = np.searchsorted(child[outside], np.arange(n + 1)).astype(np.int64)
+    tables = (offset, gather, ostart, outside, pmask, score)
+    bps = _best_parent_tables(n, pmask, score, start, dbits, offset, gather, inside)
+    f, sink = _forward(n, block_bits, bps, *tables)
     opt = float(f[(1 << n) - 1])
     if not math.isfinite(opt):          # every order leaves some variable without a family
         return DPResult(-math.inf, (), None)
@@ -200,9 +394,9 @@ def solve_dp(data: _Data, containing: bool = False) -> DPResult:
         raise RuntimeError("dynamic programming lost its optimal DAG")
     best = None
     if containing:
-        r = _backward(n, bps)
+        r = _backward(n, block_bits, bps, *tables)
         del bps
-        best = _best_containing(n, pmask, score, start, f, r)
+        best = _best_containing(n, pmask, score, start, f, r, dbits, gather)
     return DPResult(opt, tuple(sorted(choice)), best, f)
 
 

@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _choice
-from bnilp.ilp.dp import DPResult, Peeler, dp_bytes, dp_seconds, free_memory, solve_dp
+from bnilp.ilp.dp import DPResult, Peeler, dp_bytes, dp_seconds, free_memory, solve_dp, table_sizes
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
@@ -126,12 +126,27 @@ class _Run:
     t_start: float
     deadline: float | None
     last_tick: float = 0.0
+    #: branch-and-cut's end when it races the dynamic programme (:func:`_race_budget`); None otherwise
+    budget: float | None = None
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t_start
 
     def remaining(self) -> float | None:
-        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+        """Seconds left before the time limit or, during a race, the end of branch-and-cut's budget."""
+        ends = [t for t in (self.deadline, self.budget) if t is not None]
+        return None if not ends else max(0.0, min(ends) - time.perf_counter())
+
+    def budget_stop(self, scip_status: str) -> bool:
+        """Whether SCIP stopping with ``scip_status`` is the race's budget running out: a time limit while
+        racing, with no signal and the user's time limit not reached (SCIP's clock, not ours, decides
+        when it stops, so the budget's end is not compared with ``perf_counter``)."""
+        return (self.budget is not None and scip_status == "timelimit" and not self.sig.received
+                and (self.deadline is None or time.perf_counter() < self.deadline))
+
+    def budget_spent(self) -> bool:
+        """Whether the race's budget is over before branch-and-cut (or its next phase) starts."""
+        return self.budget is not None and time.perf_counter() >= self.budget and self.budget_stop("timelimit")
 
     def report(self, phase: str, networks: int, force: bool = False, **extra: Any) -> None:
         """Call ``progress`` at most every 0.25 s (always when ``force``)."""
@@ -215,41 +230,87 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
     use_dp = _dp_applies(data, run) and (listing or not needs_rows(data))
     dp = _dynamic_programme(data, listing, stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
-        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
-                          networks=[], stats=stats, message="the score table admits no DAG")
+        return _no_dag(run, stats)
     if dp is not None and not needs_rows(data):
-        found: _Optimum | SolveResult = _optimum_of(data, dp)
-        stats["phase1"].update(method="dynamic programming", seconds=stats["dp"]["seconds"], nodes=0, lps=0,
-                               lp_iterations=0, n_families=data.K, n_variables=data.n)
+        found: _Optimum | SolveResult | None = _optimum_of(data, dp, stats)
     else:
+        run.budget = None if use_dp else _race_budget(data, run)
         found = _prove_optimum(run, data, table, ws, verbose, stats)
+        if found is None:                       # the race's budget ran out in phase 1
+            dp = _dp_takes_over(run, data, listing, stats, "phase1")
+            if not math.isfinite(dp.opt):
+                return _no_dag(run, stats)
+            found = _optimum_of(data, dp, stats)
     if isinstance(found, SolveResult):
         return found
+    assert found is not None
     if not listing:
         return run.finish(optimum=found.opt, bound=max(found.dual, found.opt), gap=0.0, status="optimal",
                           complete=False, networks=[Network(found.opt, data.parents(found.choice))], stats=stats,
                           message="optimal network found; other optimal networks (ties) were not listed")
     classes = enumerate_by == "mecs"
+    if dp is None and run.budget is not None:   # still racing: phase 2 by branch-and-cut within the budget
+        done = _enumerate(run, data, found, max_networks, classes, verbose, stats)
+        if done is not None:
+            return done
+        dp = _dp_takes_over(run, data, True, stats, "phase2")
+    run.budget = None
     if dp is not None:
         data, found = _credible_families(data, found, dp, epsilon, stats["dp"])
         if settings.DP_ENUMERATION and not needs_rows(data):
             done = _enumerate_by_peeling(run, data, found, dp, max_networks, classes, stats)
             if done is not None:
                 return done
-    return _enumerate(run, data, found, max_networks, classes, verbose, stats)
+    result = _enumerate(run, data, found, max_networks, classes, verbose, stats)
+    assert result is not None                   # no budget: branch-and-cut always returns a result
+    return result
+
+
+def _no_dag(run: _Run, stats: dict[str, Any]) -> SolveResult:
+    return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+                      networks=[], stats=stats, message="the score table admits no DAG")
+
+
+def _dp_fits(data: _Data, run: _Run, before: float = 0.0) -> bool:
+    """Whether the programme fits: twice its estimated time left after ``before`` seconds (it cannot be
+    interrupted), its tables in half the free memory."""
+    rem = run.remaining()
+    free = free_memory()
+    entries, steps, largest = table_sizes(data)
+    return ((rem is None or rem >= before + 2 * dp_seconds(data.n, steps))
+            and (free is None or dp_bytes(data.n, entries, largest) <= free / 2))
+
+
+def _race_budget(data: _Data, run: _Run) -> float | None:
+    """When branch-and-cut must hand over to the programme (a ``time.perf_counter`` time), or None when
+    they do not race: above ``DP_MAX_VARIABLES`` and up to ``DP_RACE_MAX_VARIABLES`` variables, without
+    knowledge rows, where the programme fits after the budget of ``DP_RACE_BUDGET_FACTOR`` × its estimated
+    time. The budget covers both phases of branch-and-cut."""
+    if (settings.DP_MAX_VARIABLES == 0 or not settings.DP_MAX_VARIABLES < data.n <= settings.DP_RACE_MAX_VARIABLES
+            or needs_rows(data)):
+        return None
+    budget = settings.DP_RACE_BUDGET_FACTOR * dp_seconds(data.n, table_sizes(data)[1])
+    return time.perf_counter() + budget if _dp_fits(data, run, budget) else None
+
+
+def _dp_takes_over(run: _Run, data: _Data, containing: bool, stats: dict[str, Any], phase: str) -> DPResult:
+    """The race's budget ran out in ``phase``: its branch-and-cut statistics move to
+    ``stats[phase + "_branch_and_cut"]`` and the programme runs."""
+    run.budget = None
+    stats[phase + "_branch_and_cut"] = stats.pop(phase)
+    stats[phase] = _new_stats()
+    return _dynamic_programme(data, containing, stats)
 
 
 def _dp_applies(data: _Data, run: _Run) -> bool:
-    """Whether the dynamic programme runs: up to ``DP_MAX_VARIABLES`` always; up to
+    """Whether the dynamic programme runs first (never when ``DP_MAX_VARIABLES`` is 0, which turns every use
+    of it off): up to ``DP_MAX_VARIABLES`` always; up to
     ``DP_LARGE_TABLE_MAX_VARIABLES`` on tables with at least ``DP_LARGE_TABLE_FAMILIES`` parent sets, when
     the time limit leaves room for it (it cannot be interrupted) and its tables fit in half the free memory."""
     if 0 < data.n <= settings.DP_MAX_VARIABLES:
         return True
-    if not (data.n <= settings.DP_LARGE_TABLE_MAX_VARIABLES and data.K >= settings.DP_LARGE_TABLE_FAMILIES):
-        return False
-    rem = run.remaining()
-    free = free_memory()
-    return (rem is None or rem >= 2 * dp_seconds(data.n)) and (free is None or dp_bytes(data.n) <= free / 2)
+    return (settings.DP_MAX_VARIABLES > 0 and data.n <= settings.DP_LARGE_TABLE_MAX_VARIABLES
+            and data.K >= settings.DP_LARGE_TABLE_FAMILIES and _dp_fits(data, run))
 
 
 def _dynamic_programme(data: _Data, containing: bool, stats: dict[str, Any]) -> DPResult:
@@ -257,12 +318,15 @@ def _dynamic_programme(data: _Data, containing: bool, stats: dict[str, Any]) -> 
     (:mod:`bnilp.ilp.dp`); its time and memory go to ``stats["dp"]``."""
     t0 = time.perf_counter()
     dp = solve_dp(data, containing=containing)
-    stats["dp"] = {"seconds": time.perf_counter() - t0, "bytes": dp_bytes(data.n), "optimum": dp.opt}
+    stats["dp"] = {"seconds": time.perf_counter() - t0, "bytes": dp_bytes(data.n, *table_sizes(data)[::2]),
+                   "optimum": dp.opt}
     return dp
 
 
-def _optimum_of(data: _Data, dp: DPResult) -> _Optimum:
+def _optimum_of(data: _Data, dp: DPResult, stats: dict[str, Any]) -> _Optimum:
     """Phase 1's result from the DP: OPT is the fsum of the DP's optimal choice; the bound is proven."""
+    stats["phase1"].update(method="dynamic programming", seconds=stats["dp"]["seconds"], nodes=0, lps=0,
+                           lp_iterations=0, n_families=data.K, n_variables=data.n)
     opt = data.exact(dp.choice)
     return _Optimum(opt, math.fsum(data.obj[k] for k in dp.choice), max(opt, dp.opt), dp.choice, [])
 
@@ -292,9 +356,10 @@ def _sink_timing() -> Any:
 
 
 def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, verbose: bool,
-                   stats: dict[str, Any]) -> _Optimum | SolveResult:
+                   stats: dict[str, Any]) -> _Optimum | SolveResult | None:
     """Phase 1: branch-and-cut to OPT from the warm start and the greedy sink DAG. Returns what it
-    proved, or the final result when it could not (infeasible, or stopped by a limit or a signal)."""
+    proved, or the final result when it could not (infeasible, or stopped by a limit or a signal), or
+    None when the race's budget (:attr:`_Run.budget`) ran out first."""
     stats1 = stats["phase1"]
     stats1["method"] = "branch-and-cut"
     run.report("optimize", 0, force=True)
@@ -319,6 +384,8 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
         for k in choice:
             model.setSolVal(sol, xvars[k], 1.0)
         model.addSol(sol)
+    if run.budget_spent():
+        return None
     status1 = _optimize(model, run, stats1)
     stats1.update(solutions_found=model.getNSolsFound(), n_families=data.K, n_variables=data.n)
     # Σ_i best_i is always an upper bound (SCIP reports its infinity before the first LP).
@@ -331,6 +398,8 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
     if status1 == "infeasible":
         return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
                           networks=[], stats=stats, message="the score table admits no DAG")
+    if run.budget_stop(status1):
+        return None                             # the race's budget, not the time limit: the programme goes on
     if status1 != "optimal":
         status, why = _early_stop(status1, run.sig)
         if best_choice is None:
@@ -429,9 +498,10 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
 
 
 def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, classes: bool, verbose: bool,
-               stats: dict[str, Any]) -> SolveResult:
+               stats: dict[str, Any]) -> SolveResult | None:
     """Phase 2: one branch-and-cut under the objective limit OPT − ε − tol that records every integral
-    acyclic point and excludes it (or its class) by a no-good, until nothing credible is left."""
+    acyclic point and excludes it (or its class) by a no-good, until nothing credible is left. None when
+    the race's budget (:attr:`_Run.budget`) ran out first."""
     epsilon = run.epsilon
     stats2 = _new_stats()
     stats["phase2"] = stats2
@@ -460,11 +530,15 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     stopped = None          # (status, words) when phase 2 ended before proving the set complete
     if run.sig.received:
         stopped = _early_stop("userinterrupt", run.sig)
+    elif run.budget_spent():
+        return None
     elif rem is not None and rem <= 0:
         stopped = _early_stop("timelimit", run.sig)
     else:
         status2 = _optimize(model2, run, stats2)
         stats2.update(collected=len(hdlr2.recorded))
+        if not got.limit_hit and run.budget_stop(status2):
+            return None
         if not got.limit_hit and status2 != "infeasible":
             stopped = _early_stop(status2, run.sig)
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)

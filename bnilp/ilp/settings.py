@@ -30,16 +30,31 @@ PHASE2_PARAMS: dict[str, Any] = {
     "branching/relpscost/inferenceweight": 0.0001,
 }
 
-#: Dynamic programming over variable subsets (:mod:`bnilp.ilp.dp`) up to this many variables (0: never):
+#: Dynamic programming over variable subsets (:mod:`bnilp.ilp.dp`) up to this many variables:
 #: it proves OPT instead of phase 1's branch-and-cut (unless background knowledge needs rows) and removes,
 #: before phase 2, every family that no credible DAG uses. n·2^(n−1) float64 entries: 22 variables 460 MB.
+#: 0 turns the programme off everywhere (also the large-table rule and the race below).
 DP_MAX_VARIABLES = 22
 
 #: ... and up to this many variables when the table has at least DP_LARGE_TABLE_FAMILIES parent sets (the
 #: LP of branch-and-cut is then huge: sensors, 25 variables and 962,366 sets, is not proven in 20 minutes,
 #: the programme proves it in 45 s and 4 GB), if the time limit leaves room for it and the memory is free.
-DP_LARGE_TABLE_MAX_VARIABLES = 25
+DP_LARGE_TABLE_MAX_VARIABLES = 29
 DP_LARGE_TABLE_FAMILIES = 100_000
+
+#: Entries of the programme's best-parent tables (float64; 2^27 = 1 GiB): bps_v is stored over the subsets
+#: of v's candidate parents C_v, or, where those would take more, of the parents most frequent in v's sets,
+#: the other sets scanned per lookup (:func:`bnilp.ilp.dp.table_masks`).
+DP_TABLE_MAX_ENTRIES = 2 ** 27
+
+#: Above DP_MAX_VARIABLES and up to this many variables on the other tables, branch-and-cut runs first, for
+#: DP_RACE_BUDGET_FACTOR × the programme's estimated time (:func:`bnilp.ilp.dp.dp_seconds`, both phases
+#: together); if it has not finished by then, the programme (and peeling) take over — so the whole solve
+#: costs at most about twice the faster of the two. Only where the time limit leaves room for both and the
+#: programme's tables fit in half the free memory. parkinsons BF 20 (23 variables): branch-and-cut had
+#: listed 24,986 DAGs after 600 s; the programme and peeling list all of them in 20 s.
+DP_RACE_MAX_VARIABLES = 29
+DP_RACE_BUDGET_FACTOR = 1.0
 
 #: Phase 2 without branch-and-cut where the dynamic programme ran (and no knowledge needs rows): every
 #: credible DAG by canonical sink peeling under its bound (:class:`bnilp.ilp.dp.Peeler`).
