@@ -26,8 +26,9 @@ upper bound: OPT comes from branch-and-cut, and the filter stays valid against t
 
 Cost. bps_v(S) depends on S only through S ∩ C_v, C_v the union of v's candidate parent sets, so
 bps_v is stored over the 2^|C_v| subsets of C_v (at most n·2^(n−1) entries in all, far fewer where the
-candidate parents are sparse: horse BF 3, 28 variables, 4.9 M); the index of S ∩ C_v is gathered byte by
-byte from small tables. F, R (float64) and the sinks take 17·2^n bytes — n = 25 0.5 GiB, 28 4.3 GiB, 29
+candidate parents are sparse: horse BF 3, 28 variables, 4.9 M; past ``DP_TABLE_MAX_ENTRIES``, over a
+part D_v of C_v, the other sets scanned at each look-up: :func:`table_masks`); the index of S ∩ C_v is
+gathered byte by byte from small tables. F, R (float64) and the sinks take 17·2^n bytes — n = 25 0.5 GiB, 28 4.3 GiB, 29
 8.5 GiB (:func:`dp_bytes`) — and the passes over them n·2^(n−1) steps each.
 :data:`bnilp.ilp.settings.DP_MAX_VARIABLES` and the rules beside it bound where it runs.
 """
