@@ -43,15 +43,16 @@ DP_LARGE_TABLE_MAX_VARIABLES = 29
 DP_LARGE_TABLE_FAMILIES = 100_000
 
 #: Entries of the programme's best-parent tables (float64; 2^27 = 1 GiB): bps_v is stored over the subsets
-#: of v's candidate parents C_v, or, where those would take more, of the parents most frequent in v's sets,
-#: the other sets scanned per lookup (:func:`bnilp.ilp.dp.table_masks`).
+#: of v's candidate parents C_v, or, where those would take more, of the parents of v's best sets (then the
+#: most frequent), the other sets scanned per lookup (:func:`bnilp.ilp.dp.table_masks`).
 DP_TABLE_MAX_ENTRIES = 2 ** 27
 
 #: Above DP_MAX_VARIABLES and up to this many variables on the other tables, branch-and-cut runs first, for
 #: DP_RACE_BUDGET_FACTOR × the programme's estimated time (:func:`bnilp.ilp.dp.dp_seconds`, both phases
 #: together); if it has not finished by then, the programme (and peeling) take over — so the whole solve
-#: costs at most about twice the faster of the two. Only where the time limit leaves room for both and the
-#: programme's tables fit in half the free memory. parkinsons BF 20 (23 variables): branch-and-cut had
+#: costs at most about twice the faster of the two (not where sets outside D_v are scanned: the estimate
+#: leaves the scans out). Only where the time limit leaves room for both and the programme's tables fit in
+#: half the available memory. parkinsons BF 20 (23 variables): branch-and-cut had
 #: listed 24,986 DAGs after 600 s; the programme and peeling list all of them in 20 s.
 DP_RACE_MAX_VARIABLES = 29
 DP_RACE_BUDGET_FACTOR = 1.0
