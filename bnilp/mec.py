@@ -663,6 +663,28 @@ def _cpdag_of(obj: Any) -> CpdagEdges:
     return set(directed), {frozenset(e) for e in und}
 
 
+def _component_forward(comp: frozenset[str], adj: Mapping[str, set[str]],
+                       edges: frozenset[frozenset[str]]) -> tuple[int, dict[Edge, int]]:
+    """(#AMO(C), {(a, b): #AMO(C; a → b) for each edge a — b of C with a < b}), cached by C's edge set.
+
+    A chain component's counts depend only on its own undirected graph, and the classes of one credible
+    set share most of their components (an edge a — b alone, a triangle, a path), so the class report
+    computes each shape once per run (bounded cache, like :func:`_count_amo`'s). ``edges``: C's edges."""
+    hit = _SHARES_CACHE.get(edges)
+    if hit is None:
+        total = _count_amo(comp, adj)
+        memo: dict[tuple[frozenset[str], str, str], int] = {}
+        hit = (total, {(a, b): _count_amo_with_edge(comp, adj, a, b, memo)
+                       for a in sorted(comp) for b in sorted(adj[a] & comp) if a < b})
+        if len(_SHARES_CACHE) >= _AMO_CACHE_LIMIT:
+            _SHARES_CACHE.clear()
+        _SHARES_CACHE[edges] = hit
+    return hit
+
+
+_SHARES_CACHE: dict[frozenset[frozenset[str]], tuple[int, dict[Edge, int]]] = {}
+
+
 def directed_fractions(cpdag_or_dag: Any) -> dict[Edge, float]:
     """P(u → v) over the DAGs of the class, uniformly weighted, for every adjacent pair (u, v).
 
@@ -670,32 +692,39 @@ def directed_fractions(cpdag_or_dag: Any) -> dict[Edge, float]:
     #AMO(C; u → v) / #AMO(C), since the components orient independently (Andersson, Madigan &
     Perlman 1997). Exact integer counts, no listing of the DAGs.
     """
+    return class_counts(cpdag_or_dag)[1]
+
+
+def class_counts(cpdag_or_dag: Any) -> tuple[int, dict[Edge, float]]:
+    """(:func:`count_dags_in_mec`, :func:`directed_fractions`) in one pass over the chain components,
+    each component's shape counted once per run (:func:`_component_forward`) and checked chordal once."""
     directed, und = _cpdag_of(cpdag_or_dag)
-    comps, adj = _components_checked((directed, und))
+    nodes = sorted({v for e in und for v in e})
+    adj = _adjacency(nodes, (), und)
     out: dict[Edge, float] = {(a, b): 1.0 for a, b in directed}
-    memo: dict[tuple[frozenset[str], str, str], int] = {}
-    for c in comps:
-        total = _count_amo(c, adj)
-        for a in sorted(c):
-            for b in sorted(adj[a] & c):
-                if a < b:
-                    forward = _count_amo_with_edge(c, adj, a, b, memo)
-                    out[(a, b)] = forward / total
-                    out[(b, a)] = (total - forward) / total
-    return out
+    size = 1
+    for c in _chain_components(nodes, adj):
+        edges = frozenset(frozenset((a, b)) for a in c for b in adj[a] if a < b)
+        if edges not in _SHARES_CACHE and not _is_chordal(c, adj):
+            raise ValueError(f"chain component {sorted(c)} is not chordal: not a CPDAG")
+        total, forward = _component_forward(c, adj, edges)
+        size *= total
+        for (a, b), k in forward.items():
+            out[(a, b)] = k / total
+            out[(b, a)] = (total - k) / total
+    return size, out
 
 
 #: a node with more possible parent sets than this inside its class is checked by listing the class
 MAX_PARENT_OPTIONS = 4096
 
 
-def _parent_options(node: str, directed: set[Edge], adj: Mapping[str, set[str]],
-                    und_adj: Mapping[str, set[str]]) -> list[frozenset[str]] | None:
-    """Every parent set ``node`` can have in a DAG of the class: its directed parents plus a clique of
-    its undirected neighbours (the parents inside a chain component form a clique, else a new
-    v-structure appears). A superset of the sets that occur; ``None`` past :data:`MAX_PARENT_OPTIONS`."""
-    fixed = frozenset(u for u, w in directed if w == node)
-    nbrs = sorted(und_adj.get(node, ()))
+def _parent_options(fixed: frozenset[str], nbrs: Sequence[str],
+                    adj: Mapping[str, set[str]]) -> list[frozenset[str]] | None:
+    """Every parent set a node can have in a DAG of the class: its directed parents ``fixed`` plus a
+    clique of its undirected neighbours ``nbrs`` (the parents inside a chain component form a clique,
+    else a new v-structure appears). A superset of the sets that occur; ``None`` past
+    :data:`MAX_PARENT_OPTIONS`."""
     cliques: list[frozenset[str]] = [frozenset()]
     for x in nbrs:
         grown = [c | {x} for c in cliques if all(y in adj[x] for y in c)]
@@ -706,24 +735,39 @@ def _parent_options(node: str, directed: set[Edge], adj: Mapping[str, set[str]],
 
 
 def count_admitted(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequence[str],
-                   max_listed: int = 1_000_000) -> tuple[int, bool]:
+                   max_listed: int = 1_000_000, size: int | None = None) -> tuple[int, bool]:
     """(number of DAGs of the class whose every parent set is a key of ``families[node]``, exact).
 
     ``families`` maps each node to its admitted parent sets (a score table's families). When every
     parent set a node can take in the class (:func:`_parent_options`) is admitted, the whole class is
-    (count by Clique-Picking); otherwise the class is listed and its admitted members counted —
-    ``exact`` is False if it has more than ``max_listed`` DAGs (the count is then a lower bound).
+    (count by Clique-Picking, or ``size`` when the caller has it); otherwise the class is listed and its
+    admitted members counted — ``exact`` is False if it has more than ``max_listed`` DAGs (the count is
+    then a lower bound).
     """
     directed, und = _cpdag_of(cpdag_or_dag)
-    adj = _adjacency(nodes, directed, und)
-    und_adj = _adjacency(nodes, (), und)
+    fixed: dict[str, set[str]] = {v: set() for v in nodes}
+    for u, v in directed:
+        fixed[v].add(u)
+    # two undirected neighbours of v lie in v's chain component, so an edge between them is undirected too
+    und_adj: dict[str, set[str]] = {}
+    for e in und:
+        a, b = e
+        und_adj.setdefault(a, set()).add(b)
+        und_adj.setdefault(b, set()).add(a)
     everything = True
     for v in nodes:
-        options = _parent_options(v, directed, adj, und_adj)
+        base = frozenset(fixed[v])
+        if v not in und_adj:                    # no undirected neighbour: one parent set in the class
+            if base not in families[v]:
+                everything = False
+                break
+            continue
+        options = _parent_options(base, sorted(und_adj[v]), und_adj)
         if options is None or any(o not in families[v] for o in options):
             everything = False
             break
-    size = count_dags_in_mec((directed, und))
+    if size is None:
+        size = count_dags_in_mec((directed, und))
     if everything:
         return size, True
     admitted = 0
@@ -774,12 +818,14 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
                 m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed)
             out.append(m)
             continue
-        admitted, exact = count_admitted(m.cpdag, families, nodes, max_listed)
+        size, shares = class_counts(m.cpdag)
+        m.__dict__["class_size"] = size         # the cached property, counted with the shares
+        admitted, exact = count_admitted(m.cpdag, families, nodes, max_listed, size=size)
         if not exact:
             raise ValueError(f"class {i + 1} has more than {max_listed} DAGs and some of them use parent sets the "
                              "score table lacks: cannot count its admitted DAGs (use --enumerate dags)")
-        if admitted == m.class_size:
-            m.shares = directed_fractions(m.cpdag)
+        if admitted == size:
+            m.shares = shares
         elif complete_classes:
             raise AssertionError(f"class {i + 1} has {m.class_size} DAGs but the score table admits only {admitted}: "
                                  "a parent set a credible DAG needs was pruned (unsound pruning, or a score "

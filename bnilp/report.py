@@ -95,9 +95,14 @@ def summarise_classes(result_dict: Mapping[str, Any], mecs: Sequence[MEC], prior
     return out
 
 
-def _ordered(pair: Iterable[str], rank: Mapping[str, int]) -> list[str]:
-    u, v = pair
-    return [u, v] if rank[u] <= rank[v] else [v, u]
+def _edge_lists(directed: Iterable[tuple[str, str]], undirected: Iterable[Iterable[str]],
+                variables: Sequence[str], rank: Mapping[str, int]) -> dict[str, list[list[str]]]:
+    """A (C)PDAG's edges as JSON lists in variable order: ``directed`` [u, v] and ``undirected`` [u, v]
+    with u before v, each list sorted by (u, v)."""
+    arcs = sorted((rank[u], rank[v]) for u, v in directed)
+    lines = sorted(tuple(sorted(rank[x] for x in e)) for e in undirected)
+    return {"directed": [[variables[i], variables[j]] for i, j in arcs],
+            "undirected": [[variables[i], variables[j]] for i, j in lines]}
 
 
 def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
@@ -131,19 +136,12 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
             "n_dags": int(m.n_dags),
             "class_size": int(m.class_size),
             "posterior": float(w[m.members].sum()),
-            "cpdag": {
-                "directed": sorted(([u, v] for u, v in directed), key=lambda e: (rank[e[0]], rank[e[1]])),
-                "undirected": sorted((_ordered(e, rank) for e in undirected),
-                                     key=lambda e: (rank[e[0]], rank[e[1]])),
-            },
+            "cpdag": _edge_lists(directed, undirected, variables, rank),
             "members": [int(i) for i in m.members],
         })
         if m.knowledge is not None:      # the class under background knowledge: its PDAG
             pd_dir, pd_und = m.pdag
-            out["mecs"][-1]["pdag"] = {
-                "directed": sorted(([u, v] for u, v in pd_dir), key=lambda e: (rank[e[0]], rank[e[1]])),
-                "undirected": sorted((_ordered(e, rank) for e in pd_und), key=lambda e: (rank[e[0]], rank[e[1]])),
-            }
+            out["mecs"][-1]["pdag"] = _edge_lists(pd_dir, pd_und, variables, rank)
     if mecs and all(m.shares is not None for m in mecs):   # classes counted, not listed
         d = class_edge_posteriors(mecs, [w[m.members].sum() for m in mecs], variables).to_numpy()
     else:

@@ -16,6 +16,7 @@ from bnilp.mec import (
     _count_amo_rooted,
     _phi,
     admitted_fractions,
+    class_counts,
     count_admitted,
     count_dags_in_mec,
     cpdag,
@@ -289,6 +290,16 @@ def test_class_counts_and_edge_shares_equal_listing_every_consistent_extension(s
     for u, v in {(u, v) for m in members for v, ps in m.items() for u in ps}:
         assert shares[(u, v)] == pytest.approx(sum(u in m[v] for m in members) / len(members), abs=1e-12)
     assert all(p > 0 for p in shares.values())
+    # one pass gives both, and a component shape read back from the run's cache gives the same again
+    assert class_counts(dag) == (len(members), shares) == class_counts(cpdag_edges(dag))
+
+
+def test_count_admitted_when_a_compelled_family_is_missing():
+    # a → c ← b is a class of one DAG; without {a, b} for c the table admits none of it
+    collider = {"a": frozenset(), "b": frozenset(), "c": frozenset("ab")}
+    every = {v: {frozenset(), frozenset("ab"), frozenset("a"), frozenset("b")} for v in "abc"}
+    assert count_admitted(collider, every, list("abc")) == (1, True)
+    assert count_admitted(collider, {**every, "c": {frozenset("a"), frozenset()}}, list("abc")) == (0, True)
 
 
 def test_count_admitted_counts_only_what_the_table_admits():
