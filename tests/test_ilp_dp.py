@@ -179,19 +179,20 @@ def test_peeling_reports_the_network_cap_and_the_time_limit():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
-    """The vectorised key of class enumeration by peeling against bnilp.mec.mec_key (skeleton and
-    v-structures as sets), on every DAG of a random 5-variable table."""
+    """The keys of class enumeration by peeling (adjacency and co-parent masks, compiled; the packed
+    matrices used past 62 variables) against bnilp.mec.mec_key (skeleton and v-structures as sets), on
+    every DAG of a random 5-variable table."""
     table = random_table(5, 60 + seed, keep=0.7)
     data = _Data(table)
     index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
     nets = [p for _, p in brute_force_networks(table)][:3000]
     rows = np.array([[index[v, p[v]] for v in data.names] for p in nets])
-    keys = data.class_keys(rows)
     reference = [mec_key(p) for p in nets]
-    group_of_key: dict = {}
     group_of_ref: dict = {}
-    assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == \
-        [group_of_ref.setdefault(r, len(group_of_ref)) for r in reference]
+    want = [group_of_ref.setdefault(r, len(group_of_ref)) for r in reference]
+    for keys in (data.class_keys(rows), data._class_keys_packed(rows)):    # compiled masks; packed (n > 62)
+        group_of_key: dict = {}
+        assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == want
 
 
 def test_a_class_cap_after_complete_peeling_keeps_the_best_classes_and_says_how_many():
