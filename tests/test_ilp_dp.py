@@ -201,7 +201,10 @@ def test_a_class_cap_after_complete_peeling_keeps_the_best_classes_and_says_how_
     whole = solve(table, eps, enumerate_by="mecs")
     capped = solve(table, eps, enumerate_by="mecs", max_networks=10)
     assert whole.complete and capped.status == "network_limit" and not capped.complete
-    assert f"the best 10 of {len(whole.networks)} credible classes" in capped.message
+    every_dag = solve(table, eps, enumerate_by="dags")
+    assert f"the best 10 of {len(whole.networks)} credible classes, which hold {len(every_dag.networks)} DAGs" \
+        in capped.message
+    assert capped.stats["phase2"]["dags_listed"] == len(every_dag.networks)
     assert [x.score for x in capped.networks] == [x.score for x in whole.networks[:10]]
 
 

@@ -185,6 +185,8 @@ class _Collected:
     limit_hit: bool = False
     #: how many there were, when the cap cut a list that was complete (peeling ranks all, keeps the best)
     of_total: int | None = None
+    #: the credible DAGs in all ``of_total`` classes, when peeling listed them all (class enumeration)
+    of_dags: int | None = None
 
 
 def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
@@ -454,6 +456,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         got.limit_hit = len(ranked) > max_networks
         if got.limit_hit and stopped is None and peeler.done:
             got.of_total = len(ranked)
+            got.of_dags = stats2["dags_listed"]
         got.credible = {c: s for s, c in ranked[:max_networks]}
         stats2["classes_found"] = len(ranked)
     elif len(got.credible) > max_networks:
@@ -565,7 +568,8 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     if got.limit_hit and got.of_total is not None:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
                           networks=networks, stats=stats,
-                          message=f"network limit reached: the best {n_found} of {got.of_total} credible {unit}")
+                          message=f"network limit reached: the best {n_found} of {got.of_total} credible {unit}"
+                                  + (f", which hold {got.of_dags} DAGs" if got.of_dags is not None else ""))
     if got.limit_hit:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
                           networks=networks, stats=stats,
