@@ -50,6 +50,8 @@ from functools import cached_property
 from typing import Any
 
 import networkx as nx
+import numpy as np
+from numba import njit
 
 Parents = dict[str, frozenset[str]]
 Edge = tuple[str, str]
@@ -809,8 +811,14 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     the DAGs both the table and the knowledge admit.
     """
     out = []
-    for i, (score, parents) in enumerate(network_items(representatives)):
+    items = network_items(representatives)
+    compiled = knowledge is None and 0 < len(nodes) <= MASK_MAX_VARIABLES and len(items) > 0
+    if compiled:
+        cpdags, whole = _class_cpdags(items, families, nodes)
+    for i, (score, parents) in enumerate(items):
         m = MEC(score=score, members=[i], representative=parents, knowledge=knowledge)
+        if compiled:
+            m.__dict__["cpdag"] = cpdags[i]     # the cached property, computed for all classes at once
         if knowledge is not None:
             if complete_classes:
                 m.counted, m.shares = m.knowledge_class
@@ -820,7 +828,10 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
             continue
         size, shares = class_counts(m.cpdag)
         m.__dict__["class_size"] = size         # the cached property, counted with the shares
-        admitted, exact = count_admitted(m.cpdag, families, nodes, max_listed, size=size)
+        if compiled and whole[i]:
+            admitted, exact = size, True
+        else:
+            admitted, exact = count_admitted(m.cpdag, families, nodes, max_listed, size=size)
         if not exact:
             raise ValueError(f"class {i + 1} has more than {max_listed} DAGs and some of them use parent sets the "
                              "score table lacks: cannot count its admitted DAGs (use --enumerate dags)")
@@ -835,6 +846,157 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
         m.counted = admitted
         out.append(m)
     return out
+
+
+#: :func:`credible_classes` computes CPDAGs and admission in compiled code up to this many variables
+#: (parent sets as int64 bit masks)
+MASK_MAX_VARIABLES = 62
+
+
+@njit(cache=True, nogil=True)
+def _meek_orients(x, y, dpa, und, adj):
+    """Whether Meek's R1–R4 orient the undirected edge x — y as x → y (bit masks: ``dpa[v]`` the
+    directed parents of v, ``und[v]`` its undirected neighbours, ``adj[v]`` all its neighbours)."""
+    one = np.int64(1)
+    if dpa[x] & ~adj[y] & ~(one << y):
+        return True                                     # R1: a → x — y, a, y non-adjacent
+    into_y = dpa[y]
+    for z in range(len(dpa)):
+        if (into_y >> z) & one and (dpa[z] >> x) & one:
+            return True                                 # R2: x → z → y
+    both = und[x] & into_y
+    for c in range(len(dpa)):
+        if (both >> c) & one and both & ~adj[c] & ~(one << c):
+            return True                                 # R3: x — c → y, x — d → y, c, d non-adjacent
+    for d in range(len(dpa)):
+        if (adj[x] & into_y) >> d & one and dpa[d] & adj[x] & ~adj[y] & ~(one << y):
+            return True                                 # R4: x ~ c → d → y, x ~ d, c, y non-adjacent
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _cpdag_masks(pm):
+    """CPDAGs of DAGs given as parent masks ``pm[i, v]``: (directed parent masks, undirected neighbour
+    masks), each (m, n). The v-structures oriented, then Meek's rules closed (Meek 1995) — the same graph
+    as :func:`cpdag_edges_meek` and :func:`cpdag_edges` (tested on random DAGs)."""
+    m, n = pm.shape
+    dpa = np.zeros((m, n), dtype=np.int64)
+    und = np.zeros((m, n), dtype=np.int64)
+    adj = np.zeros(n, dtype=np.int64)
+    one = np.int64(1)
+    for i in range(m):
+        adj[:] = 0
+        for c in range(n):
+            adj[c] |= pm[i, c]
+            for u in range(n):
+                if (pm[i, c] >> u) & one:
+                    adj[u] |= one << c
+        for c in range(n):
+            p = pm[i, c]
+            vc = np.int64(0)
+            for a in range(n):
+                if (p >> a) & one and p & ~adj[a] & ~(one << a):
+                    vc |= one << a                      # a → c ← b, a, b non-adjacent
+            dpa[i, c] = vc
+            rest = p & ~vc
+            und[i, c] |= rest
+            for a in range(n):
+                if (rest >> a) & one:
+                    und[i, a] |= one << c
+        changed = True
+        while changed:
+            changed = False
+            for x in range(n):
+                for y in range(n):
+                    if (und[i, x] >> y) & one and _meek_orients(x, y, dpa[i], und[i], adj):
+                        und[i, x] &= ~(one << y)
+                        und[i, y] &= ~(one << x)
+                        dpa[i, y] |= one << x
+                        changed = True
+    return dpa, und
+
+
+@njit(cache=True, nogil=True)
+def _has_mask(sorted_masks, lo, end, x):
+    """Whether ``x`` is in the sorted ``sorted_masks[lo:end]`` (binary search)."""
+    hi = end
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_masks[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < end and sorted_masks[lo] == x
+
+
+@njit(cache=True, nogil=True)
+def _whole_class_admitted(dpa, und, fam, fstart, max_options):
+    """1 where every parent set a node can take in the class — its directed parents plus a clique of its
+    undirected neighbours (:func:`_parent_options`) — is among its families (``fam[fstart[v]:fstart[v+1]]``,
+    sorted masks), so the table admits the whole class; 0 where one is missing or a node has more than
+    ``max_options`` such sets (:func:`count_admitted` then decides by listing)."""
+    m, n = dpa.shape
+    out = np.ones(m, dtype=np.int8)
+    one = np.int64(1)
+    for i in range(m):
+        for v in range(n):
+            nb = und[i, v]
+            s = nb
+            options = 0
+            while True:                                 # every sub-mask s of nb, nb first, 0 last
+                clique = True
+                for a in range(n):
+                    if (s >> a) & one and s & ~und[i, a] & ~(one << a):
+                        clique = False
+                        break
+                if clique:
+                    options += 1
+                    if options > max_options or not _has_mask(fam, fstart[v], fstart[v + 1], dpa[i, v] | s):
+                        out[i] = 0
+                        break
+                if s == 0:
+                    break
+                s = (s - 1) & nb
+            if out[i] == 0:
+                break
+    return out
+
+
+def _class_cpdags(items: Sequence[tuple[float, Parents]], families: Mapping[str, Any],
+                  nodes: Sequence[str]) -> tuple[list[CpdagEdges], np.ndarray]:
+    """Each DAG's CPDAG as edge sets, and whether the table admits its whole class, in compiled code
+    (:func:`_cpdag_masks`, :func:`_whole_class_admitted`)."""
+    index = {v: i for i, v in enumerate(nodes)}
+    mask_of: dict[frozenset[str], int] = {}
+
+    def mask(ps: Iterable[str]) -> int:
+        key = ps if isinstance(ps, frozenset) else frozenset(ps)
+        got = mask_of.get(key)
+        if got is None:
+            got = mask_of[key] = sum(1 << index[u] for u in key)
+        return got
+
+    pm = np.array([[mask(pa[v]) for v in nodes] for _, pa in items], dtype=np.int64).reshape(len(items), len(nodes))
+    fam_lists = [sorted(mask(ps) for ps in families[v]) for v in nodes]
+    fstart = np.cumsum([0] + [len(f) for f in fam_lists]).astype(np.int64)
+    fam = np.array([x for f in fam_lists for x in f], dtype=np.int64)
+    dpa, und = _cpdag_masks(pm)
+    whole = _whole_class_admitted(dpa, und, fam, fstart, MAX_PARENT_OPTIONS)
+    names_of: dict[int, list[str]] = {}         # a mask's variables (the same masks recur across classes)
+
+    def names(row: int) -> list[str]:
+        got = names_of.get(row)
+        if got is None:
+            got = names_of[row] = [nodes[j] for j in range(len(nodes)) if row >> j & 1]
+        return got
+
+    out = []
+    for i in range(len(items)):
+        directed = {(a, nodes[c]) for c, row in enumerate(dpa[i].tolist()) if row for a in names(row)}
+        undirected = {frozenset((a, nodes[c])) for c, row in enumerate(und[i].tolist()) if row
+                      for a in names(row & ((1 << c) - 1))}
+        out.append((directed, undirected))
+    return out, whole
 
 
 def expand_classes(mecs: Sequence[MEC], families: Mapping[str, Mapping[frozenset[str], float]],

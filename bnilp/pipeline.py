@@ -24,6 +24,7 @@ from bnilp.errors import InputError
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import credible_classes, expand_classes
+from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable
@@ -263,10 +264,12 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if k is not None and solution.status == "infeasible":
         raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
                          f"({'; '.join(k.statements())})")
-    if unit == "mecs":
-        report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None, max_networks)
-    else:
-        report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k)
+    with paused_gc():
+        if unit == "mecs":
+            report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None,
+                                             max_networks)
+        else:
+            report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k)
     if k is not None:
         report["knowledge"] = knowledge_report(k)
         for edge in report["edges"]:

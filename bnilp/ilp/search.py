@@ -27,6 +27,7 @@ from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
+from bnilp.memory import paused_gc
 from bnilp.scorefile import ScoreTable
 
 logger = logging.getLogger("bnilp.ilp")
@@ -443,7 +444,8 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
     t0 = time.perf_counter()
     run.report("enumerate", 0, force=True)
     try:
-        stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2)
+        with paused_gc():                       # millions of live tuples, no garbage among them
+            stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2)
     except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen between chunks)
         stopped = _early_stop("userinterrupt", run.sig)
     if stopped == "gave up":
