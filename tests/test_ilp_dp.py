@@ -13,7 +13,7 @@ import pytest
 from bnilp import ilp
 from bnilp.ilp import solve
 from bnilp.ilp.dp import Peeler, solve_dp
-from bnilp.ilp.families import _Data
+from bnilp.ilp.families import _Data, _fsum_rows
 from bnilp.knowledge import Knowledge, restrict_table
 from bnilp.mec import mec_key
 from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum, satisfies_knowledge
@@ -190,7 +190,7 @@ def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
     reference = [mec_key(p) for p in nets]
     group_of_ref: dict = {}
     want = [group_of_ref.setdefault(r, len(group_of_ref)) for r in reference]
-    for keys in (data.class_keys(rows), data._class_keys_packed(rows)):    # compiled masks; packed (n > 62)
+    for keys in (data.class_keys(rows), [r.tobytes() for r in data._class_words_packed(rows)]):  # n > 62: packed
         group_of_key: dict = {}
         assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == want
 
@@ -357,3 +357,50 @@ def test_the_blocked_passes_give_the_same_programme_whatever_the_block(n, seed):
         np.testing.assert_array_equal(other.forward, one.forward)
         np.testing.assert_array_equal(other.best_containing, one.best_containing)
         assert other.choice == one.choice and other.opt == one.opt
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_row_sums_are_math_fsum_bit_for_bit(seed):
+    """Peeling scores its DAGs with a compiled exact sum; it must round exactly as math.fsum (which decides
+    the threshold and the best DAG of a class everywhere else): random scores of very different magnitudes,
+    cancellations, and CPython's own half-even cases across partials."""
+    rng = np.random.default_rng(seed)
+    special = [2.0 ** 53, -0.5, -2.0 ** -54, 1.0, 2.0 ** -100, 2.0 ** 53 + 10.0, 2.0 ** 53 - 4.0, 0.5,
+               2.0 ** -54, 1e16, -1e16, 1e-16, 0.1, 0.2, 0.3, 2.0 ** -1074, 0.0, 1.0 + 2.0 ** -52]
+    pools = [-rng.random(400) * 1e4, rng.normal(size=400) * 10.0 ** rng.integers(-20, 20, size=400),
+             np.round(-rng.random(400) * 1e4, 2), np.array(special * 20)]
+    for score in pools:
+        for n in (1, 2, 3, 7, 23, 40):
+            rows = rng.integers(0, len(score), size=(300, n))
+            want = np.array([math.fsum(score[r]) for r in rows])
+            assert (_fsum_rows(score, rows).view(np.int64) == want.view(np.int64)).all()
+    for terms, total in [([2.0 ** 53, -0.5, -2.0 ** -54], 2.0 ** 53 - 1.0),
+                         ([2.0 ** 53, 1.0, 2.0 ** -100], 2.0 ** 53 + 2.0),
+                         ([2.0 ** 53 + 10.0, 1.0, 2.0 ** -100], 2.0 ** 53 + 12.0),
+                         ([2.0 ** 53 - 4.0, 0.5, 2.0 ** -54], 2.0 ** 53 - 3.0)]:
+        assert _fsum_rows(np.array(terms), np.arange(len(terms))[None, :])[0] == total == math.fsum(terms)
+
+
+def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
+    """The chunk-sorted fold of peeling's class enumeration keeps, per class, the DAG a one-at-a-time scan
+    keeps (highest fsum score, ties to the smallest choice), whatever the chunking — on every DAG of a
+    random table, with tied scores forced in (every score rounded to a coarse grid)."""
+    from bnilp.ilp.search import _best_per_class
+
+    table = random_table(5, 77, keep=0.8)
+    data = _Data(table)
+    data.score = np.round(data.score, 0)                    # many exact ties inside and across classes
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    rows = np.array([[index[v, p[v]] for v in data.names] for _, p in brute_force_networks(table)])
+    np.random.default_rng(0).shuffle(rows)
+    scores = data.exact_rows(rows)
+    want: dict = {}
+    for key, row, sc in zip(data.class_keys(rows), rows, scores, strict=True):
+        choice = tuple(row.tolist())
+        if key not in want or (-sc, choice) < (-want[key][0], want[key][1]):
+            want[key] = (float(sc), choice)
+    for chunk in (1, 7, 500, len(rows)):
+        got: dict = {}
+        for lo in range(0, len(rows), chunk):
+            _best_per_class(data, rows[lo:lo + chunk], scores[lo:lo + chunk], got)
+        assert got == want

@@ -41,10 +41,12 @@ class _Data:
             self.pbool[k, [index[p] for p in ps]] = True
         self.pmask = [sum(1 << index[p] for p in ps) for ps in sets]
         self._pmask64: np.ndarray | None = None
+        self._child_names = [self.names[c] for c in child]       # family k's child, as a Python list
         self.best = np.array([self.score[start[i]] if start[i + 1] > start[i] else -math.inf
                               for i in range(n)])
         self.offset = math.fsum(self.best) if n else 0.0
         self.obj = self.score - self.best[self.child] if self.K else np.zeros(0)
+        self._finite = bool(np.isfinite(self.score).all())
 
     def restricted(self, keep: np.ndarray) -> tuple[_Data, np.ndarray]:
         """The families with ``keep[k]`` (same variables, knowledge and order), and each old family's
@@ -58,37 +60,45 @@ class _Data:
         return sub, new_index
 
     def class_keys(self, rows: np.ndarray) -> list[bytes]:
-        """A key per DAG, equal iff the DAGs are Markov equivalent (Verma & Pearl 1990: same skeleton and
-        v-structures). ``rows[m, v]`` is the family of variable v in DAG m. The key is each node's
+        """A key per DAG, equal iff the DAGs are Markov equivalent: the rows of :meth:`class_words` as bytes."""
+        return [r.tobytes() for r in self.class_words(rows)]
+
+    def class_words(self, rows: np.ndarray) -> np.ndarray:
+        """One row per DAG, equal iff the DAGs are Markov equivalent (Verma & Pearl 1990: same skeleton and
+        v-structures). ``rows[m, v]`` is the family of variable v in DAG m. The row is each node's
         adjacency mask and, per child c, the mask V_c of its parents that have a non-adjacent co-parent:
         given the skeleton, c's v-structures are exactly the non-adjacent pairs inside V_c (a pair of
         non-adjacent parents of c puts both in V_c; two members of V_c are parents of c), and V_c is
-        determined by them — so equal keys ⇔ same skeleton and v-structures. Compiled, O(n·|Pa|) a DAG."""
-        if len(rows) == 0:
-            return []
-        if self.n > 62:                 # masks in int64: beyond, the packed matrices (O(n³) a DAG)
-            return self._class_keys_packed(rows)
+        determined by them — so equal rows ⇔ same skeleton and v-structures. Compiled, O(n·|Pa|) a DAG;
+        past 62 variables (masks in int64) the packed matrices of :meth:`_class_words_packed`."""
+        if self.n > 62:
+            return self._class_words_packed(rows)
         if self._pmask64 is None:
             self._pmask64 = np.array(self.pmask, dtype=np.int64)
-        words = _class_words(np.ascontiguousarray(rows, dtype=np.int64), self._pmask64)
-        return [r.tobytes() for r in words]
+        return _class_words(np.ascontiguousarray(rows, dtype=np.int64).reshape(len(rows), self.n), self._pmask64)
 
-    def _class_keys_packed(self, rows: np.ndarray) -> list[bytes]:
-        """:meth:`class_keys` as packed bits: the adjacency matrix and every (c, a, b), a < b, with
-        a → c ← b and a, b non-adjacent."""
+    def _class_words_packed(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`class_words` as packed bits (uint8): the adjacency matrix and every (c, a, b), a < b, with
+        a → c ← b and a, b non-adjacent — O(n³) a DAG."""
         pa = self.pbool[rows]                                  # pa[m, c, u]: u → c
         adj = pa | pa.transpose(0, 2, 1)
         upper = np.triu(np.ones((self.n, self.n), dtype=bool), 1)
         v = pa[:, :, :, None] & pa[:, :, None, :] & ~adj[:, None, :, :] & upper[None, None, :, :]
         flat = np.concatenate([adj[:, upper], v.reshape(len(rows), -1)], axis=1)
-        packed = np.packbits(flat, axis=1)
-        return [bytes(r) for r in packed]
+        return np.packbits(flat, axis=1)
 
     def exact(self, choice: tuple[int, ...]) -> float:
         return math.fsum(self.score[k] for k in choice)
 
+    def exact_rows(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`exact` of every DAG ``rows[m]`` (family indices), compiled: bit for bit ``math.fsum``."""
+        if len(rows) == 0 or not self._finite:
+            return np.array([math.fsum(self.score[r]) for r in rows])
+        return _fsum_rows(self.score, np.ascontiguousarray(rows, dtype=np.int64))
+
     def parents(self, choice: tuple[int, ...]) -> Parents:
-        return {self.names[self.child[k]]: self.sets[k] for k in choice}
+        names = self._child_names
+        return {names[k]: self.sets[k] for k in choice}
 
     def mec_row(self, choice: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, float]:
         """The no-good that excludes the whole Markov equivalence class of the DAG ``choice``.
@@ -250,3 +260,51 @@ def _class_words(rows, pmask):
                     vc |= one << a
             words[i, n + c] = vc
     return words
+
+
+@njit(cache=True, nogil=True)
+def _fsum_rows(score, rows):
+    """out[m] = math.fsum(score[rows[m]]) for finite scores, bit for bit: Shewchuk's (1997) exact partials
+    and CPython's final half-even correction across partials (Modules/mathmodule.c, math_fsum)."""
+    m, n = rows.shape
+    out = np.empty(m)
+    p = np.empty(n + 1)
+    for r in range(m):
+        k = 0
+        for t in range(n):
+            x = score[rows[r, t]]
+            i = 0
+            for j in range(k):
+                y = p[j]
+                if abs(x) < abs(y):
+                    x, y = y, x
+                hi = x + y
+                lo = y - (hi - x)
+                if lo != 0.0:
+                    p[i] = lo
+                    i += 1
+                x = hi
+            k = i
+            if x != 0.0:
+                p[k] = x
+                k += 1
+        hi = 0.0
+        lo = 0.0
+        if k > 0:
+            k -= 1
+            hi = p[k]
+            while k > 0:
+                x = hi
+                k -= 1
+                y = p[k]
+                hi = x + y
+                lo = y - (hi - x)
+                if lo != 0.0:
+                    break
+            if k > 0 and ((lo < 0.0 and p[k - 1] < 0.0) or (lo > 0.0 and p[k - 1] > 0.0)):
+                y = lo * 2.0
+                x = hi + y
+                if y == x - hi:
+                    hi = x
+        out[r] = hi
+    return out

@@ -475,16 +475,12 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
     capped: ``got.limit_hit``), (status, words) for an early stop, or "gave up"."""
     while not peeler.done:
         rows = peeler.next_chunk()
-        scores = np.array([math.fsum(data.score[r]) for r in rows])
+        scores = data.exact_rows(rows)
         keep = scores >= got.threshold
         rows, scores = rows[keep], scores[keep]
         stats2["dags_listed"] += len(rows)
         if classes:
-            for key, row, s in zip(data.class_keys(rows), rows, scores, strict=True):
-                held = best_of_class.get(key)
-                choice = tuple(row.tolist())
-                if held is None or (-s, choice) < (-held[0], held[1]):
-                    best_of_class[key] = (float(s), choice)
+            _best_per_class(data, rows, scores, best_of_class)
         else:
             got.credible.update((tuple(row.tolist()), float(s)) for row, s in zip(rows, scores, strict=True))
         if not classes and len(got.credible) >= max_networks:
@@ -500,6 +496,27 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
             return _early_stop("timelimit", run.sig)
         run.report("enumerate", len(best_of_class) if classes else len(got.credible))
     return None
+
+
+def _best_per_class(data: _Data, rows: np.ndarray, scores: np.ndarray,
+                    best_of_class: dict[bytes, tuple[float, tuple[int, ...]]]) -> None:
+    """Fold a chunk of peeled DAGs into ``best_of_class``: per class key (:meth:`_Data.class_words`) the
+    best DAG, ties to the smallest choice — the chunk sorted by (key, −score, choice) so that only the
+    first DAG of each class in it meets the dictionary."""
+    if len(rows) == 0:
+        return
+    words = data.class_words(rows)
+    order = np.lexsort((*rows.T[::-1], -scores, *words.T[::-1]))
+    w = words[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (w[1:] != w[:-1]).any(axis=1)
+    for i in order[first].tolist():
+        key = words[i].tobytes()
+        s = float(scores[i])
+        choice = tuple(rows[i].tolist())
+        held = best_of_class.get(key)
+        if held is None or (-s, choice) < (-held[0], held[1]):
+            best_of_class[key] = (s, choice)
 
 
 def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, classes: bool, verbose: bool,
