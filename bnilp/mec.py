@@ -976,7 +976,9 @@ def _class_cpdags(items: Sequence[tuple[float, Parents]], families: Mapping[str,
             got = mask_of[key] = sum(1 << index[u] for u in key)
         return got
 
-    pm = np.array([[mask(pa[v]) for v in nodes] for _, pa in items], dtype=np.int64).reshape(len(items), len(nodes))
+    none: frozenset[str] = frozenset()
+    pm = np.array([[mask(pa.get(v, none)) for v in nodes] for _, pa in items],
+                  dtype=np.int64).reshape(len(items), len(nodes))
     fam_lists = [sorted(mask(ps) for ps in families[v]) for v in nodes]
     fstart = np.cumsum([0] + [len(f) for f in fam_lists]).astype(np.int64)
     fam = np.array([x for f in fam_lists for x in f], dtype=np.int64)
