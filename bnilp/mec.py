@@ -848,8 +848,8 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     return out
 
 
-#: :func:`credible_classes` computes CPDAGs and admission in compiled code up to this many variables
-#: (parent sets as int64 bit masks)
+#: variable sets as int64 bit masks work up to this many variables: :func:`credible_classes` computes
+#: CPDAGs and admission in compiled code, and peeling keys its classes (``_Data.class_words``), up to it
 MASK_MAX_VARIABLES = 62
 
 

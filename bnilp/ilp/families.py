@@ -11,6 +11,7 @@ from numba import njit
 
 from bnilp.ilp import settings
 from bnilp.ilp.result import Parents
+from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.scorefile import ScoreTable
 
 
@@ -70,8 +71,9 @@ class _Data:
         given the skeleton, c's v-structures are exactly the non-adjacent pairs inside V_c (a pair of
         non-adjacent parents of c puts both in V_c; two members of V_c are parents of c), and V_c is
         determined by them — so equal rows ⇔ same skeleton and v-structures. Compiled, O(n·|Pa|) a DAG;
-        past 62 variables (masks in int64) the packed matrices of :meth:`_class_words_packed`."""
-        if self.n > 62:
+        past :data:`~bnilp.mec.MASK_MAX_VARIABLES` (masks in int64) the packed matrices of
+        :meth:`_class_words_packed`."""
+        if self.n > MASK_MAX_VARIABLES:
             return self._class_words_packed(rows)
         if self._pmask64 is None:
             self._pmask64 = np.array(self.pmask, dtype=np.int64)
