@@ -875,6 +875,27 @@ def _meek_orients(x, y, dpa, und, adj):
 
 
 @njit(cache=True, nogil=True)
+def _adjacency_and_colliders(par, adj, col):
+    """From a DAG's parent masks ``par[v]``: ``adj[v]`` its neighbours and ``col[c]`` the parents of c that
+    have a non-adjacent co-parent (the parents in a v-structure a → c ← b at c). Given the skeleton, c's
+    v-structures are exactly the non-adjacent pairs inside ``col[c]``, and they determine ``col[c]``."""
+    n = len(par)
+    one = np.int64(1)
+    adj[:] = 0
+    for c in range(n):
+        adj[c] |= par[c]
+        for u in range(n):
+            if (par[c] >> u) & one:
+                adj[u] |= one << c
+    for c in range(n):
+        vc = np.int64(0)
+        for a in range(n):
+            if (par[c] >> a) & one and par[c] & ~adj[a] & ~(one << a):
+                vc |= one << a
+        col[c] = vc
+
+
+@njit(cache=True, nogil=True)
 def _cpdag_masks(pm):
     """CPDAGs of DAGs given as parent masks ``pm[i, v]``: (directed parent masks, undirected neighbour
     masks), each (m, n). The v-structures oriented, then Meek's rules closed (Meek 1995) — the same graph
@@ -885,20 +906,9 @@ def _cpdag_masks(pm):
     adj = np.zeros(n, dtype=np.int64)
     one = np.int64(1)
     for i in range(m):
-        adj[:] = 0
+        _adjacency_and_colliders(pm[i], adj, dpa[i])   # the v-structures' arrows are compelled
         for c in range(n):
-            adj[c] |= pm[i, c]
-            for u in range(n):
-                if (pm[i, c] >> u) & one:
-                    adj[u] |= one << c
-        for c in range(n):
-            p = pm[i, c]
-            vc = np.int64(0)
-            for a in range(n):
-                if (p >> a) & one and p & ~adj[a] & ~(one << a):
-                    vc |= one << a                      # a → c ← b, a, b non-adjacent
-            dpa[i, c] = vc
-            rest = p & ~vc
+            rest = pm[i, c] & ~dpa[i, c]
             und[i, c] |= rest
             for a in range(n):
                 if (rest >> a) & one:

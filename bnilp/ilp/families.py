@@ -11,7 +11,7 @@ from numba import njit
 
 from bnilp.ilp import settings
 from bnilp.ilp.result import Parents
-from bnilp.mec import MASK_MAX_VARIABLES
+from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders
 from bnilp.scorefile import ScoreTable
 
 
@@ -243,24 +243,14 @@ class _Data:
 
 @njit(cache=True, nogil=True)
 def _class_words(rows, pmask):
-    """words[m] = (adj_0 … adj_{n−1}, V_0 … V_{n−1}) of DAG m (see :meth:`_Data.class_keys`)."""
+    """words[m] = (adj_0 … adj_{n−1}, V_0 … V_{n−1}) of DAG m (see :meth:`_Data.class_words`)."""
     m, n = rows.shape
     words = np.zeros((m, 2 * n), dtype=np.int64)
-    one = np.int64(1)
+    par = np.empty(n, dtype=np.int64)
     for i in range(m):
         for c in range(n):
-            pc = pmask[rows[i, c]]
-            words[i, c] |= pc
-            for u in range(n):
-                if pc >> u & one:
-                    words[i, u] |= one << c
-        for c in range(n):
-            pc = pmask[rows[i, c]]
-            vc = np.int64(0)
-            for a in range(n):
-                if pc >> a & one and pc & ~words[i, a] & ~(one << a):
-                    vc |= one << a
-            words[i, n + c] = vc
+            par[c] = pmask[rows[i, c]]
+        _adjacency_and_colliders(par, words[i, :n], words[i, n:])
     return words
 
 
