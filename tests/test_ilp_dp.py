@@ -12,7 +12,7 @@ import pytest
 
 from bnilp import ilp
 from bnilp.ilp import solve
-from bnilp.ilp.dp import Peeler, solve_dp
+from bnilp.ilp.dp import DPStopped, Peeler, solve_dp
 from bnilp.ilp.families import _Data, _fsum_rows
 from bnilp.knowledge import Knowledge, restrict_table
 from bnilp.mec import mec_key
@@ -210,7 +210,7 @@ def test_a_class_cap_after_complete_peeling_keeps_the_best_classes_and_says_how_
 
 def test_large_tables_use_the_programme_beyond_its_small_limit_when_time_and_memory_allow(monkeypatch):
     """Above DP_MAX_VARIABLES the programme runs only on tables with many parent sets, and only when the time
-    limit leaves twice its estimated time (it cannot be interrupted); the result is the same either way."""
+    limit leaves twice its estimated time; the result is the same either way."""
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
     monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_MAX_VARIABLES", 6)
     monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 0)
@@ -346,17 +346,58 @@ def test_tables_over_fewer_parents_keep_opt_exact_and_the_filter_sound(monkeypat
 
 
 @pytest.mark.parametrize("n,seed", [(9, 0), (11, 1), (12, 2)])
-def test_the_blocked_passes_give_the_same_programme_whatever_the_block(n, seed):
+def test_the_blocked_passes_give_the_same_programme_whatever_the_block(monkeypatch, n, seed):
     """F, its sinks' DAG, and the best DAG through each family do not depend on how the subsets are
-    blocked (1 bit: nearly every sink is a high one; n bits: one block)."""
+    blocked (1 bit: nearly every sink is a high one; n bits: one block) nor on the slices between two looks
+    at the clock (CHECK_BITS 4: a few blocks a slice; 0: one block)."""
     table = random_table(n, 77 * n + seed, keep=0.1, max_size=3, ties=seed == 2)
     data = _Data(table)
     one = solve_dp(data, containing=True, block_bits=n)
-    for bits in (1, 3, n - 2):
-        other = solve_dp(data, containing=True, block_bits=bits)
+    for bits, check in ((1, 22), (3, 22), (n - 2, 22), (2, 4), (3, 0)):
+        monkeypatch.setattr("bnilp.ilp.dp.CHECK_BITS", check)
+        other = solve_dp(data, containing=True, block_bits=bits, stop=lambda: False)
         np.testing.assert_array_equal(other.forward, one.forward)
         np.testing.assert_array_equal(other.best_containing, one.best_containing)
         assert other.choice == one.choice and other.opt == one.opt
+
+
+def _stop_at(look: int):
+    """A ``stop`` for the programme that says yes at its ``look``-th look, and after."""
+    looks = []
+
+    def stop() -> bool:
+        looks.append(1)
+        return len(looks) >= look
+    return stop
+
+
+def test_a_stopped_programme_says_how_far_it_got_and_keeps_opt_once_the_forward_pass_is_done(monkeypatch):
+    """``stop`` is asked between slices (here after each): stopped in the forward pass nothing is known;
+    stopped later, OPT and its DAG are those of the whole run, the filter is missing. A programme smaller
+    than CHECK_STEPS never asks."""
+    monkeypatch.setattr("bnilp.ilp.dp.CHECK_BITS", 0)
+    monkeypatch.setattr("bnilp.ilp.dp.CHECK_STEPS", 0)
+    table = random_table(9, 5, keep=0.2, max_size=3)
+    data = _Data(table)
+    whole = solve_dp(data, containing=True, block_bits=3)
+    n_checks = []
+    solve_dp(data, containing=True, block_bits=3, stop=lambda: n_checks.append(1) and False)
+    # 9 tables, 64 forward slices, 64 backward, 9 children
+    assert len(n_checks) == 9 + 64 + 64 + 9
+    shares = []
+    for after in (5, 9 + 30, 9 + 64, 9 + 64 + 10, 9 + 64 + 64 + 3):
+        with pytest.raises(DPStopped) as stopped:
+            solve_dp(data, containing=True, block_bits=3, stop=_stop_at(after))
+        shares.append(stopped.value.done)
+        assert not stopped.value.interrupted
+        if after < 9 + 64:
+            assert stopped.value.result is None
+        else:
+            part = stopped.value.result
+            assert part.opt == whole.opt and part.choice == whole.choice and part.best_containing is None
+    assert shares == sorted(shares) and shares[0] == 0.0 and 0 < shares[-1] < 1
+    monkeypatch.setattr("bnilp.ilp.dp.CHECK_STEPS", 1 << 26)
+    assert solve_dp(data, containing=True, block_bits=3, stop=lambda: True).opt == whole.opt
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -404,3 +445,77 @@ def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
         for lo in range(0, len(rows), chunk):
             _best_per_class(data, rows[lo:lo + chunk], scores[lo:lo + chunk], got)
         assert got == want
+
+
+def _looks_every_step(monkeypatch) -> None:
+    """The programme asks its ``stop`` after every slice and child (one block of 2^14 subsets at n ≤ 14)."""
+    monkeypatch.setattr("bnilp.ilp.dp.CHECK_BITS", 0)
+    monkeypatch.setattr("bnilp.ilp.dp.CHECK_STEPS", 0)
+
+
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_the_time_limit_stops_the_programme_before_opt_with_the_best_dag_known(monkeypatch, unit):
+    """A time limit reached in the programme's first pass: OPT not proven, the sink heuristic's DAG and the
+    sum of the best scores as bound, status time_limit — not a programme that runs past the limit."""
+    _looks_every_step(monkeypatch)
+    table = random_table(7, 21, keep=0.3, max_size=3)
+    res = solve(table, math.log(20), time_limit=0.0, enumerate_by=unit)
+    opt = dp_optimum(table)
+    assert res.status == "time_limit" and not res.complete and res.gap >= 0
+    assert "in the dynamic programme (0% of its passes done), phase 1" in res.message
+    assert "optimality not proven" in res.message and res.stats["dp"]["stopped"] == 0.0
+    assert len(res.networks) == 1 and res.optimum <= opt + 1e-9 <= res.bound + 2e-9
+    assert res.stats["phase1"]["method"] == "dynamic programming"
+    check_result(table, res, math.log(20))
+
+
+@pytest.mark.parametrize("stop_by,status", [("clock", "time_limit"), ("sigint", "interrupted")])
+def test_a_programme_stopped_after_its_forward_pass_returns_the_proven_optimum(monkeypatch, stop_by, status):
+    """Stopped between the forward pass and the filter (the clock, or SIGINT): OPT is proven and returned,
+    the credible set is not listed (complete False)."""
+    from bnilp.ilp import search
+
+    _looks_every_step(monkeypatch)
+    table = random_table(7, 22, keep=0.3, max_size=3)
+    eps = math.log(20)
+    whole = solve(table, eps)
+    stop = _stop_at(7 + 1)                  # 7 tables, then the look once OPT is known
+
+    def should_stop(run) -> bool:
+        hit = stop()
+        if hit and stop_by == "sigint":
+            raise KeyboardInterrupt
+        return hit
+
+    monkeypatch.setattr(search._Run, "dp_should_stop", should_stop)
+    res = solve(table, eps)
+    assert res.status == status and not res.complete and res.optimum == whole.optimum
+    assert res.networks[0].score == whole.optimum and len(res.networks) == 1
+    assert "OPT is proven" in res.message and "the programme had not filtered the parent sets yet" in res.message
+    assert 0 < res.stats["dp"]["stopped"] < 1 and res.stats["phase2"]["method"] == "dynamic programming"
+    check_result(table, res, eps)
+
+
+def test_a_programme_stopped_after_the_race_keeps_what_branch_and_cut_proved(monkeypatch):
+    """Branch-and-cut proved OPT, its budget ran out in phase 2, and the time limit stops the programme in
+    its first pass: the result keeps branch-and-cut's OPT."""
+    from bnilp.ilp import search
+
+    _race(monkeypatch, 600.0)
+    _looks_every_step(monkeypatch)
+    prove = search._prove_optimum
+
+    def prove_then_spend(run, *args):
+        found = prove(run, *args)
+        run.budget = time.perf_counter()
+        return found
+
+    monkeypatch.setattr(search, "_prove_optimum", prove_then_spend)
+    monkeypatch.setattr(search._Run, "dp_should_stop", lambda run: True)
+    table = random_table(7, 13, keep=0.12, max_size=3, pruned=True)
+    eps = math.log(150)
+    res = solve(table, eps)
+    assert res.status == "time_limit" and not res.complete and res.optimum == pytest.approx(dp_optimum(table))
+    assert res.stats["phase1"]["method"] == "branch-and-cut" and "phase2_branch_and_cut" in res.stats
+    assert res.stats["dp"]["stopped"] == 0.0 and "OPT is proven" in res.message
+    check_result(table, res, eps)

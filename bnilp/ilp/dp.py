@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,26 +97,23 @@ def _gather(gather, v, s):
 
 
 @njit(cache=True, nogil=True)
-def _best_parent_tables(n, pmask, score, start, dbits, offset, gather, inside):
-    """bps_v over D_v: entry gather(v, P) = max{score[k] : child v, pmask[k] ⊆ P ⊆ D_v} for the families
-    inside D_v (a subset-maximum transform over the 2^|D_v| subsets; W ⊆ S iff W ⊆ S ∩ D_v)."""
-    bps = np.full(offset[n], -np.inf)
-    for v in range(n):
-        row = bps[offset[v]:offset[v + 1]]
-        for k in range(start[v], start[v + 1]):
-            if inside[k]:
-                c = _gather(gather, v, pmask[k])
-                if score[k] > row[c]:
-                    row[c] = score[k]
-        size = row.size
-        for b in range(dbits[v]):
-            step = np.int64(1) << b
-            for m in range(size):
-                if m & step:
-                    other = row[m ^ step]
-                    if other > row[m]:
-                        row[m] = other
-    return bps
+def _best_parent_table(v, pmask, score, start, dbits, offset, gather, inside, bps):
+    """bps_v over D_v, into ``bps``: entry gather(v, P) = max{score[k] : child v, pmask[k] ⊆ P ⊆ D_v} for the
+    families inside D_v (a subset-maximum transform over the 2^|D_v| subsets; W ⊆ S iff W ⊆ S ∩ D_v)."""
+    row = bps[offset[v]:offset[v + 1]]
+    for k in range(start[v], start[v + 1]):
+        if inside[k]:
+            c = _gather(gather, v, pmask[k])
+            if score[k] > row[c]:
+                row[c] = score[k]
+    size = row.size
+    for b in range(dbits[v]):
+        step = np.int64(1) << b
+        for m in range(size):
+            if m & step:
+                other = row[m ^ step]
+                if other > row[m]:
+                    row[m] = other
 
 
 @njit(cache=True, nogil=True)
@@ -140,16 +138,14 @@ BLOCK_BITS = 14
 
 
 @njit(cache=True, nogil=True)
-def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score):
-    """F over all 2^n subsets and the sink that attains each (the lowest of the best sinks)."""
-    full = np.int64(1) << n
+def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, f, sink, first, last):
+    """F and the sink that attains it (the lowest of the best sinks) over blocks ``first`` to ``last`` − 1
+    of 2^block_bits subsets each, into ``f`` and ``sink``; the blocks before ``first`` must be done."""
     low = min(n, block_bits)
     size = np.int64(1) << low
-    f = np.full(full, -np.inf)
-    sink = np.full(full, -1, dtype=np.int8)
     cur = np.empty(size)
     arg = np.empty(size, dtype=np.int8)
-    for base in range(0, full, size):
+    for base in range(first * size, last * size, size):
         cur[:] = -np.inf
         arg[:] = -1
         for v in range(low, n):                 # high sinks: S∖{v} lies in an earlier block
@@ -185,18 +181,17 @@ def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score):
                         a = v
             f[s] = best
             sink[s] = a
-    return f, sink
 
 
 @njit(cache=True, nogil=True)
-def _backward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score):
-    """R over all 2^n subsets, blocks from the top (see :func:`_forward`)."""
+def _backward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, r, first, last):
+    """R over blocks ``last`` − 1 down to ``first`` (see :func:`_forward`), into ``r``; the blocks from
+    ``last`` up must be done."""
     full = np.int64(1) << n
     low = min(n, block_bits)
     size = np.int64(1) << low
-    r = np.full(full, -np.inf)
     cur = np.empty(size)
-    for base in range(full - size, -1, -size):
+    for base in range((last - 1) * size, first * size - 1, -size):
         cur[:] = -np.inf
         for u in range(low, n):                 # high u: T ∪ {u} lies in a later block
             bit = np.int64(1) << u
@@ -226,39 +221,33 @@ def _backward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score)
                     if val > best:
                         best = val
             r[t] = best
-    return r
 
 
 @njit(cache=True, nogil=True)
-def _best_containing(n, pmask, score, start, f, r, dbits, gather):
-    """best[k] = score[k] + max_{pmask[k] ⊆ S ⊆ V∖{child}} F(S) + R(S ∪ {child}) for the families inside
-    D_v: G_v(S) = F(S) + R(S ∪ {v}) maximised first over the variables outside D_v (H_v(P) = max{G_v(S) :
+def _best_containing(n, v, pmask, score, start, f, r, dbits, gather, out):
+    """out[k] = score[k] + max_{pmask[k] ⊆ S ⊆ V∖{v}} F(S) + R(S ∪ {v}) for child v's families inside D_v:
+    G_v(S) = F(S) + R(S ∪ {v}) maximised first over the variables outside D_v (H_v(P) = max{G_v(S) :
     S ∩ D_v = P}), then a superset-maximum transform over the subsets P of D_v. For a family outside D_v
     the same formula reads H_v at pmask[k] ∩ D_v, a maximum over more sets S: an upper bound, which keeps
     the filter sound (it may keep a family that no credible DAG uses, never drop one)."""
     size = np.int64(1) << (n - 1)
-    out = np.full(score.size, -np.inf)
-    for v in range(n):
-        if start[v + 1] == start[v]:
-            continue
-        vbit = np.int64(1) << v
-        h = np.full(np.int64(1) << dbits[v], -np.inf)
-        for c in range(size):
-            s = _expand(c, v)
-            val = f[s] + r[s | vbit]
-            idx = _gather(gather, v, s)
-            if val > h[idx]:
-                h[idx] = val
-        for b in range(dbits[v]):
-            step = np.int64(1) << b
-            for m in range(h.size):
-                if not m & step:
-                    other = h[m | step]
-                    if other > h[m]:
-                        h[m] = other
-        for k in range(start[v], start[v + 1]):
-            out[k] = score[k] + h[_gather(gather, v, pmask[k])]
-    return out
+    vbit = np.int64(1) << v
+    h = np.full(np.int64(1) << dbits[v], -np.inf)
+    for c in range(size):
+        s = _expand(c, v)
+        val = f[s] + r[s | vbit]
+        idx = _gather(gather, v, s)
+        if val > h[idx]:
+            h[idx] = val
+    for b in range(dbits[v]):
+        step = np.int64(1) << b
+        for m in range(h.size):
+            if not m & step:
+                other = h[m | step]
+                if other > h[m]:
+                    h[m] = other
+    for k in range(start[v], start[v + 1]):
+        out[k] = score[k] + h[_gather(gather, v, pmask[k])]
 
 
 @dataclass
@@ -358,47 +347,154 @@ def free_memory() -> int | None:
         return None
 
 
-def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS) -> DPResult:
+#: the passes for F and R go in slices of 2^CHECK_BITS subsets, the tables and the filter child by child; after
+#: a slice or a child ``stop`` is asked once CHECK_STEPS steps have run since it was last asked (a fraction of
+#: a second: a programme smaller than that is never stopped)
+CHECK_BITS = 22
+CHECK_STEPS = 1 << 26
+
+
+class DPStopped(Exception):
+    """:func:`solve_dp` stopped before it was done (its ``stop`` said so, or SIGINT). ``result`` holds OPT
+    and an optimal choice when the forward pass had finished (``best_containing`` None), else None;
+    ``interrupted`` is True for SIGINT (KeyboardInterrupt); ``done`` says what share of the passes ran."""
+
+    def __init__(self, result: DPResult | None, interrupted: bool, done: float):
+        super().__init__("the dynamic programme was stopped")
+        self.result = result
+        self.interrupted = interrupted
+        self.done = done
+
+
+def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS,
+             stop: Callable[[], bool] | None = None) -> DPResult:
     """Dynamic programming over the families of ``data`` (module docstring): OPT, one optimal DAG
     (a family of the sink of each prefix, best first among those that fit), and with ``containing``
     the best DAG score through each family. ``data.n`` must be ≥ 1. When the table admits no DAG,
-    ``opt`` is −inf and ``choice`` empty."""
-    n = data.n
-    pmask = np.asarray(data.pmask, dtype=np.int64)
-    score = np.ascontiguousarray(data.score, dtype=np.float64)
-    start = np.asarray(data.start, dtype=np.int64)
-    dmask = table_masks(data)
-    dbits = np.array([int(c).bit_count() for c in dmask], dtype=np.int64)
-    offset = np.concatenate(([0], np.cumsum(np.int64(1) << dbits))).astype(np.int64)
-    gather = _gather_tables(n, dmask)
-    child = np.repeat(np.arange(n), np.diff(start))
-    inside = (pmask & ~dmask[child]) == 0
-    outside = np.flatnonzero(~inside).astype(np.int64)      # best first within each child, as the families
-    ostart = np.searchsorted(child[outside], np.arange(n + 1)).astype(np.int64)
-    tables = (offset, gather, ostart, outside, pmask, score)
-    bps = _best_parent_tables(n, pmask, score, start, dbits, offset, gather, inside)
-    f, sink = _forward(n, block_bits, bps, *tables)
-    opt = float(f[(1 << n) - 1])
-    if not math.isfinite(opt):          # every order leaves some variable without a family
-        return DPResult(-math.inf, (), None)
-    choice = []
-    s = (1 << n) - 1
-    while s:
-        v = int(sink[s])
-        rest = s & ~(1 << v)
-        for k in range(int(start[v]), int(start[v + 1])):      # families best first: the first that fits
-            if pmask[k] & ~rest == 0:
-                choice.append(k)
-                break
-        s = rest
-    if len(choice) != n:
-        raise RuntimeError("dynamic programming lost its optimal DAG")
-    best = None
-    if containing:
-        r = _backward(n, block_bits, bps, *tables)
+    ``opt`` is −inf and ``choice`` empty.
+
+    ``stop`` (no arguments) is asked between slices of the work (:data:`CHECK_BITS`); when it returns
+    True, or at SIGINT, :class:`DPStopped` is raised with what is known."""
+    run = _Passes(data, containing, block_bits, stop)
+    try:
+        return run.solve()
+    except KeyboardInterrupt:
+        raise DPStopped(run.result, True, run.share()) from None
+
+
+class _Passes:
+    """The state of one :func:`solve_dp`: its inputs, the passes done so far (``steps`` of ``total``, in
+    units of 2^n subset steps), and the result once the forward pass is over."""
+
+    def __init__(self, data: _Data, containing: bool, block_bits: int, stop: Callable[[], bool] | None):
+        self.containing = containing
+        self.n = n = data.n
+        self.low = min(n, block_bits)
+        self.block_bits = block_bits
+        self.stop = stop
+        self.pmask = np.asarray(data.pmask, dtype=np.int64)
+        self.score = np.ascontiguousarray(data.score, dtype=np.float64)
+        self.start = np.asarray(data.start, dtype=np.int64)
+        dmask = table_masks(data)
+        self.dbits = np.array([int(c).bit_count() for c in dmask], dtype=np.int64)
+        self.offset = np.concatenate(([0], np.cumsum(np.int64(1) << self.dbits))).astype(np.int64)
+        self.gather = _gather_tables(n, dmask)
+        child = np.repeat(np.arange(n), np.diff(self.start))
+        self.inside = (self.pmask & ~dmask[child]) == 0
+        outside = np.flatnonzero(~self.inside).astype(np.int64)   # best first within each child
+        ostart = np.searchsorted(child[outside], np.arange(n + 1)).astype(np.int64)
+        self.tables = (self.offset, self.gather, ostart, outside, self.pmask, self.score)
+        self.result: DPResult | None = None
+        self.total = 3.0 if containing else 1.0       # the tables and F; R; the filter
+        self.steps = 0.0
+        self.pending = 0
+
+    def share(self) -> float:
+        return min(1.0, self.steps / self.total)
+
+    def _check(self, steps: int) -> None:
+        """Ask ``stop`` once CHECK_STEPS steps have run since it was last asked (``steps`` more now)."""
+        self.pending += steps
+        if self.stop is not None and self.pending >= CHECK_STEPS:
+            self.pending = 0
+            if self.stop():
+                raise DPStopped(self.result, False, self.share())
+
+    def _slices(self, count: int):
+        """Block ranges of about 2^CHECK_BITS subsets, ``count`` blocks in all; the clock is asked after each."""
+        per = max(1, 1 << max(0, CHECK_BITS - self.low))
+        for first in range(0, count, per):
+            yield first, min(count, first + per)
+
+    def solve(self) -> DPResult:
+        n = self.n
+        bps = np.full(self.offset[n], -np.inf)
+        for v in range(n):
+            _best_parent_table(v, self.pmask, self.score, self.start, self.dbits, self.offset, self.gather,
+                               self.inside, bps)
+            self._check(int(self.dbits[v] + 1) << int(self.dbits[v]))
+        f, sink = self._forward(bps)
+        opt = float(f[(1 << n) - 1])
+        if not math.isfinite(opt):          # every order leaves some variable without a family
+            return DPResult(-math.inf, (), None)
+        self.result = DPResult(opt, self._optimal_choice(sink), None, f)
+        del sink
+        if not self.containing:
+            return self.result
+        self._check(0)
+        r = self._backward(bps)
         del bps
-        best = _best_containing(n, pmask, score, start, f, r, dbits, gather)
-    return DPResult(opt, tuple(sorted(choice)), best, f)
+        best = np.full(self.score.size, -np.inf)
+        for v in range(n):
+            if self.start[v + 1] > self.start[v]:
+                _best_containing(n, v, self.pmask, self.score, self.start, f, r, self.dbits, self.gather, best)
+            self.steps += 1.0 / n
+            self._check(1 << (n - 1))
+        return DPResult(opt, self.result.choice, best, f)
+
+    def _forward(self, bps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        full = 1 << self.n
+        f = np.full(full, -np.inf)
+        sink = np.full(full, -1, dtype=np.int8)
+        count = full >> self.low
+        for first, last in self._slices(count):
+            _forward(self.n, self.block_bits, bps, *self.tables, f, sink, first, last)
+            self.steps = last / count
+            work = (last - first) * self.n << self.low
+            if last < count:                        # the last look comes once OPT is known
+                self._check(work)
+            else:
+                self.pending += work
+        return f, sink
+
+    def _backward(self, bps: np.ndarray) -> np.ndarray:
+        full = 1 << self.n
+        r = np.full(full, -np.inf)
+        count = full >> self.low
+        done = 0
+        for first, last in self._slices(count):     # from the top: the slices mirrored
+            _backward(self.n, self.block_bits, bps, *self.tables, r, count - last, count - first)
+            done += last - first
+            self.steps = 1.0 + done / count
+            self._check((last - first) * self.n << self.low)
+        return r
+
+    def _optimal_choice(self, sink: np.ndarray) -> tuple[int, ...]:
+        """An optimal DAG from the sinks: each prefix's sink takes its best family that fits."""
+        start, pmask = self.start, self.pmask
+        choice = []
+        s = (1 << self.n) - 1
+        while s:
+            v = int(sink[s])
+            rest = s & ~(1 << v)
+            for k in range(int(start[v]), int(start[v + 1])):      # families best first: the first that fits
+                if pmask[k] & ~rest == 0:
+                    choice.append(k)
+                    break
+            s = rest
+        if len(choice) != self.n:
+            raise RuntimeError("dynamic programming lost its optimal DAG")
+        return tuple(sorted(choice))
 
 
 # ---------------------------------------------------------------------------------------------------

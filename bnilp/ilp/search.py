@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _choice
-from bnilp.ilp.dp import DPResult, Peeler, dp_bytes, dp_seconds, free_memory, solve_dp, table_sizes
+from bnilp.ilp.dp import DPResult, DPStopped, Peeler, dp_bytes, dp_seconds, free_memory, solve_dp, table_sizes
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
@@ -129,6 +129,11 @@ class _Run:
     last_tick: float = 0.0
     #: branch-and-cut's end when it races the dynamic programme (:func:`_race_budget`); None otherwise
     budget: float | None = None
+    #: what branch-and-cut knew when the programme took over, for the result should the programme be stopped:
+    #: OPT if proven, else phase 1's best choice and upper bound; phase 2's credible choices so far
+    proven: _Optimum | None = None
+    incumbent: tuple[tuple[int, ...] | None, float] | None = None
+    collected: _Collected | None = None
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t_start
@@ -144,6 +149,10 @@ class _Run:
         when it stops, so the budget's end is not compared with ``perf_counter``)."""
         return (self.budget is not None and scip_status == "timelimit" and not self.sig.received
                 and (self.deadline is None or time.perf_counter() < self.deadline))
+
+    def dp_should_stop(self) -> bool:
+        """Whether the dynamic programme must stop: a signal, or the time limit reached."""
+        return self.sig.received or (self.deadline is not None and time.perf_counter() >= self.deadline)
 
     def budget_spent(self) -> bool:
         """Whether the race's budget is over before branch-and-cut (or its next phase) starts."""
@@ -229,9 +238,20 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         return run.finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
                           networks=[Network(0.0, {})], stats=stats)
     listing = epsilon > 0 or enumerate_ties
+    try:
+        return _phases(run, data, table, ws, listing, max_networks, verbose, stats)
+    except DPStopped as stopped:
+        return _dp_stopped(run, data, stopped, max_networks, stats)
+
+
+def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listing: bool, max_networks: int,
+            verbose: bool, stats: dict[str, Any]) -> SolveResult:
+    """Phase 1 (the programme, or branch-and-cut racing it), then phase 2 when ``listing`` (peeling, or
+    branch-and-cut). Raises :class:`DPStopped` when the time limit or a signal stops the programme."""
+    epsilon = run.epsilon
     # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
     use_dp = _dp_applies(data, run) and (listing or not needs_rows(data))
-    dp = _dynamic_programme(data, listing, stats) if use_dp else None
+    dp = _dynamic_programme(run, data, listing, stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
         return _no_dag(run, stats)
     if dp is not None and not needs_rows(data):
@@ -251,11 +271,12 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         return run.finish(optimum=found.opt, bound=max(found.dual, found.opt), gap=0.0, status="optimal",
                           complete=False, networks=[Network(found.opt, data.parents(found.choice))], stats=stats,
                           message="optimal network found; other optimal networks (ties) were not listed")
-    classes = enumerate_by == "mecs"
+    classes = run.enumerated == "mecs"
     if dp is None and run.budget is not None:   # still racing: phase 2 by branch-and-cut within the budget
         done = _enumerate(run, data, found, max_networks, classes, verbose, stats)
         if done is not None:
             return done
+        run.proven = found
         dp = _dp_takes_over(run, data, True, stats, "phase2")
     run.budget = None
     if dp is not None:
@@ -269,14 +290,45 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
     return result
 
 
+def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
+                stats: dict[str, Any]) -> SolveResult:
+    """The result when the time limit or a signal stopped the programme: OPT proven if branch-and-cut had
+    proven it or the programme's forward pass was over (then the credible networks found so far: the
+    optimum, and what branch-and-cut's phase 2 had listed), else the best DAG known and an upper bound."""
+    status, words = _early_stop("userinterrupt" if stopped.interrupted else "timelimit", run.sig)
+    where = f"{words} in the dynamic programme ({stopped.done:.0%} of its passes done)"
+    found = run.proven
+    if found is None and stopped.result is not None:
+        found = _optimum_of(data, stopped.result, stats)
+    if found is None:
+        stats["phase1"].update(method="dynamic programming", seconds=stats["dp"]["seconds"])
+        choice, dual = run.incumbent or (_sink_dag(data, np.zeros(data.K)), data.offset)
+        if choice is None:
+            return run.finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False, networks=[],
+                              stats=stats, message=f"{where}, phase 1, before any DAG was found (upper bound "
+                                                   f"{dual:.6f}); optimality not proven")
+        opt = data.exact(choice)
+        gap = abs(dual - opt) / max(abs(opt), 1e-12)
+        return run.finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
+                          networks=[Network(opt, data.parents(choice))], stats=stats,
+                          message=f"{where}, phase 1: best DAG {opt:.6f}, upper bound {dual:.6f}, gap {gap:.3g}; "
+                                  "optimality not proven")
+    got = run.collected or _Collected(threshold=found.opt - run.epsilon - _tie_tol(found.opt))
+    optimal = tuple(sorted(found.choice))
+    got.credible.setdefault(optimal, data.exact(optimal))
+    stats.setdefault("phase2", {}).setdefault("method", "dynamic programming")
+    return _collected_result(run, data, found, got, (status, where), max_networks, run.enumerated == "mecs", stats)
+
+
 def _no_dag(run: _Run, stats: dict[str, Any]) -> SolveResult:
     return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
                       networks=[], stats=stats, message="the score table admits no DAG")
 
 
 def _dp_fits(data: _Data, run: _Run, before: float = 0.0) -> bool:
-    """Whether the programme fits: twice its estimated time left after ``before`` seconds (it cannot be
-    interrupted), its tables in half the free memory."""
+    """Whether the programme fits: twice its estimated time left after ``before`` seconds (the time limit
+    stops it, but a programme stopped before its filter lists nothing past OPT), its tables in half the free
+    memory."""
     rem = run.remaining()
     free = free_memory()
     entries, steps, largest = table_sizes(data)
@@ -302,27 +354,35 @@ def _dp_takes_over(run: _Run, data: _Data, containing: bool, stats: dict[str, An
     run.budget = None
     stats[phase + "_branch_and_cut"] = stats.pop(phase)
     stats[phase] = _new_stats()
-    return _dynamic_programme(data, containing, stats)
+    return _dynamic_programme(run, data, containing, stats)
 
 
 def _dp_applies(data: _Data, run: _Run) -> bool:
     """Whether the dynamic programme runs first (never when ``DP_MAX_VARIABLES`` is 0, which turns every use
     of it off): up to ``DP_MAX_VARIABLES`` always; up to
     ``DP_LARGE_TABLE_MAX_VARIABLES`` on tables with at least ``DP_LARGE_TABLE_FAMILIES`` parent sets, when
-    the time limit leaves room for it (it cannot be interrupted) and its tables fit in half the free memory."""
+    the time limit leaves room for it (stopped by the limit, it leaves the credible set unlisted) and its
+    tables fit in half the free memory."""
     if 0 < data.n <= settings.DP_MAX_VARIABLES:
         return True
     return (settings.DP_MAX_VARIABLES > 0 and data.n <= settings.DP_LARGE_TABLE_MAX_VARIABLES
             and data.K >= settings.DP_LARGE_TABLE_FAMILIES and _dp_fits(data, run))
 
 
-def _dynamic_programme(data: _Data, containing: bool, stats: dict[str, Any]) -> DPResult:
+def _dynamic_programme(run: _Run, data: _Data, containing: bool, stats: dict[str, Any]) -> DPResult:
     """OPT and (for phase 2) the best DAG score through each family by dynamic programming
-    (:mod:`bnilp.ilp.dp`); its time and memory go to ``stats["dp"]``."""
+    (:mod:`bnilp.ilp.dp`); its time and memory go to ``stats["dp"]``. The time limit and signals stop it
+    (:class:`DPStopped`, with ``stats["dp"]["stopped"]`` the share of its passes done)."""
     t0 = time.perf_counter()
-    dp = solve_dp(data, containing=containing)
-    stats["dp"] = {"seconds": time.perf_counter() - t0, "bytes": dp_bytes(data.n, *table_sizes(data)[::2]),
-                   "optimum": dp.opt}
+    stats["dp"] = {"bytes": dp_bytes(data.n, *table_sizes(data)[::2])}
+    try:
+        dp = solve_dp(data, containing=containing, stop=run.dp_should_stop)
+    except DPStopped as stopped:
+        stats["dp"].update(seconds=time.perf_counter() - t0, stopped=stopped.done)
+        if stopped.result is not None:
+            stats["dp"]["optimum"] = stopped.result.opt
+        raise
+    stats["dp"].update(seconds=time.perf_counter() - t0, optimum=dp.opt)
     return dp
 
 
@@ -402,6 +462,7 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
         return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
                           networks=[], stats=stats, message="the score table admits no DAG")
     if run.budget_stop(status1):
+        run.incumbent = (best_choice, dual)
         return None                             # the race's budget, not the time limit: the programme goes on
     if status1 != "optimal":
         status, why = _early_stop(status1, run.sig)
@@ -560,10 +621,21 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         status2 = _optimize(model2, run, stats2)
         stats2.update(collected=len(hdlr2.recorded))
         if not got.limit_hit and run.budget_stop(status2):
+            run.collected = got
             return None
         if not got.limit_hit and status2 != "infeasible":
             stopped = _early_stop(status2, run.sig)
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
+
+
+def _phase2_words(stats2: dict[str, Any]) -> str:
+    """How phase 2 was listing, for a message: by peeling, SCIP's status, or the programme still filtering."""
+    method = stats2.get("method")
+    if method == "peeling":
+        return "by peeling"
+    if method == "dynamic programming":
+        return "the programme had not filtered the parent sets yet"
+    return f"SCIP: {stats2.get('scip_status', 'not started')}"
 
 
 def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, stopped: tuple[str, str] | None,
@@ -598,9 +670,7 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
         return run.finish(optimum=opt, bound=bound, gap=0.0, status=stopped[0], complete=False,
                           networks=networks, stats=stats,
                           message=f"{stopped[1]} while listing credible networks ("
-                                  + (f"SCIP: {stats2.get('scip_status', 'not started')}"
-                                     if stats2.get("method") != "peeling" else "by peeling")
-                                  + "): OPT is proven, "
+                                  + _phase2_words(stats2) + "): OPT is proven, "
                                   f"but only {n_found} networks within epsilon were found (incomplete)")
     return run.finish(optimum=opt, bound=bound, gap=0.0, status="optimal", complete=True,
                       networks=networks, stats=stats)
