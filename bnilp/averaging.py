@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bnilp.mec import MEC, mec_index
+from bnilp.mec import MEC, TailMass, mec_index
 
 PRIORS = ("dags", "mecs")
 
@@ -64,22 +64,47 @@ def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, 
     return w / w.sum()
 
 
-def class_weights(mecs: Sequence[MEC], optimum: float | None = None, prior: str = "dags") -> np.ndarray:
+def class_weights(mecs: Sequence[MEC], optimum: float | None = None, prior: str = "dags",
+                  tail: TailMass | None = None) -> np.ndarray:
     """Normalised weights of whole classes whose DAGs were counted, not listed (``MEC.counted``).
 
     ``dags``: W(M) ∝ m(M)·exp(s(M) − OPT), m(M) the admitted DAGs of M (each has M's score);
     ``mecs``: W(M) ∝ exp(s(M) − OPT). Inside a class every DAG has weight W(M)/m(M) under both priors,
-    so these equal the per-DAG weights of :func:`weights` summed over a class listed in full."""
+    so these equal the per-DAG weights of :func:`weights` summed over a class listed in full. With
+    ``tail`` (the credible classes past the cap, :func:`bnilp.mec.class_tail_mass`) the weights are
+    normalised over those too, and sum to less than 1 by the tail's share (:func:`tail_posteriors`)."""
+    w, total, _ = _class_mass(mecs, optimum, prior, tail)
+    return w / total if total > 0 else w
+
+
+def tail_posteriors(mecs: Sequence[MEC], optimum: float | None, prior: str,
+                    tail: TailMass) -> tuple[float, np.ndarray, np.ndarray]:
+    """The tail's share of the posterior mass and its terms of P(u → v) and P(u — v undirected in the
+    CPDAG) (matrices in the tail's variable order), normalised as :func:`class_weights` with ``tail``."""
+    _, total, tail_w = _class_mass(mecs, optimum, prior, tail)
+    if tail.mass == 0 or total == 0:
+        return 0.0, np.zeros_like(tail.directed), np.zeros_like(tail.undirected)
+    scale = tail_w / tail.mass / total
+    return tail_w / total, tail.directed * scale, tail.undirected * scale
+
+
+def _class_mass(mecs: Sequence[MEC], optimum: float | None, prior: str,
+                tail: TailMass | None) -> tuple[np.ndarray, float, float]:
+    """Unnormalised class weights relative to exp(ref), ref = max(OPT, best class score), their total with
+    the tail's, and the tail's own (0 without one)."""
     if prior not in PRIORS:
         raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
-    if not mecs:
-        return np.zeros(0)
     s = np.array([m.score for m in mecs], dtype=float)
-    ref = float(np.max(s)) if optimum is None else max(float(optimum), float(np.max(s)))
+    if not mecs and tail is None:
+        return np.zeros(0), 0.0, 0.0
+    refs = [float(np.max(s))] if mecs else []
+    refs += [float(x) for x in (optimum, tail.ref if tail is not None else None) if x is not None]
+    ref = max(refs)
     w = np.exp(s - ref)
     if prior == "dags":
         w = w * np.array([float(m.n_dags) for m in mecs])
-    return w / w.sum()
+    tail_w = tail.at(ref) if tail is not None else 0.0
+    return w, float(w.sum()) + tail_w, tail_w
 
 
 def class_edge_posteriors(mecs: Sequence[MEC], class_w: Sequence[float] | np.ndarray,

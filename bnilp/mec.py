@@ -616,7 +616,9 @@ def _count_amo_with_edge(comp: frozenset[str], adj: Mapping[str, set[str]], u: s
                        + Σ_s [u — v inside C_uv] · #AMO(C_uv; u → v) · Π_{C ≠ C_uv} #AMO(C)
 
     (a source that forces v → u contributes nothing). A clique gives k!/2, a tree the size of u's
-    side of the edge (the source must lie there); counts are memoised by (component, u, v).
+    side of the edge (the source must lie there); counts are memoised by (component, u, v). One edge
+    at a time: the class report uses :func:`_edge_counts`, all edges in one recursion; this stays as
+    its cross-check in the tests.
     """
     k = len(comp)
     edges = sum(len(adj[x] & comp) for x in comp) // 2
@@ -654,6 +656,57 @@ def _count_amo_with_edge(comp: frozenset[str], adj: Mapping[str, set[str]], u: s
     return memo[key]
 
 
+def _edge_counts(comp: frozenset[str], adj: Mapping[str, set[str]],
+                 memo: dict[frozenset[str], dict[Edge, int]]) -> dict[Edge, int]:
+    """#AMO(C; a → b) for every edge of the chordal component C = ``comp``, both orientations, in one
+    source-vertex recursion (the sum of :func:`_count_amo_with_edge` over all edges at once): for each
+    source s, the edges the closure orients gain Π_D #AMO(D) over the chain components D left, and an
+    edge inside D gains #AMO(D; a → b) · Π_{D' ≠ D} #AMO(D'), memoised by component, and #AMO(D) is
+    #AMO(D; a → b) + #AMO(D; b → a) for any edge (:func:`_amo_of`). A clique gives k!/2 each way, a tree
+    the size of a's side of the edge. ``comp`` must have an edge."""
+    k = len(comp)
+    sub = {x: adj[x] & comp for x in comp}
+    n_edges = sum(map(len, sub.values())) // 2
+    if n_edges == k * (k - 1) // 2:
+        half = math.factorial(k) // 2
+        return {(a, b): half for a in comp for b in sub[a]}
+    if n_edges == k - 1:
+        out = {}
+        for a in comp:
+            for b in sub[a]:
+                side, stack = {a}, [a]
+                while stack:
+                    x = stack.pop()
+                    for y in sub[x]:
+                        if y not in side and not (x == a and y == b):
+                            side.add(y)
+                            stack.append(y)
+                out[a, b] = len(side)
+        return out
+    if comp in memo:
+        return memo[comp]
+    counts = {(a, b): 0 for a in comp for b in sub[a]}
+    for root in sorted(comp):
+        directed, comps = _rooted(root, comp, adj)
+        inner = [_edge_counts(c, adj, memo) for c in comps]
+        amos = [_amo_of(x) for x in inner]
+        whole = math.prod(amos)
+        for e in directed:
+            counts[e] += whole
+        for x, amo in zip(inner, amos, strict=True):
+            rest = whole // amo
+            for e, c in x.items():
+                counts[e] += c * rest
+    memo[comp] = counts
+    return counts
+
+
+def _amo_of(counts: Mapping[Edge, int]) -> int:
+    """#AMO of a component from its :func:`_edge_counts`: every AMO orients any one edge one way or the other."""
+    a, b = next(iter(counts))
+    return counts[a, b] + counts[b, a]
+
+
 def _cpdag_of(obj: Any) -> CpdagEdges:
     """``(directed, undirected)`` edge sets of a DAG's parent map, a :class:`MEC` or an edge-set CPDAG."""
     if isinstance(obj, MEC):
@@ -674,10 +727,9 @@ def _component_forward(comp: frozenset[str], adj: Mapping[str, set[str]],
     computes each shape once per run (bounded cache, like :func:`_count_amo`'s). ``edges``: C's edges."""
     hit = _SHARES_CACHE.get(edges)
     if hit is None:
-        total = _count_amo(comp, adj)
-        memo: dict[tuple[frozenset[str], str, str], int] = {}
-        hit = (total, {(a, b): _count_amo_with_edge(comp, adj, a, b, memo)
-                       for a in sorted(comp) for b in sorted(adj[a] & comp) if a < b})
+        counts = _edge_counts(comp, adj, {})
+        total = _amo_of(counts)
+        hit = (total, {(a, b): counts[a, b] for a in sorted(comp) for b in sorted(adj[a] & comp) if a < b})
         if len(_SHARES_CACHE) >= _AMO_CACHE_LIMIT:
             _SHARES_CACHE.clear()
         _SHARES_CACHE[edges] = hit
@@ -826,26 +878,251 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
                 m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed)
             out.append(m)
             continue
-        size, shares = class_counts(m.cpdag)
+        size, m.counted, m.shares = _counted_class(m.cpdag, compiled and bool(whole[i]), families, nodes,
+                                                   complete_classes, max_listed, i + 1)
         m.__dict__["class_size"] = size         # the cached property, counted with the shares
-        if compiled and whole[i]:
-            admitted, exact = size, True
-        else:
-            admitted, exact = count_admitted(m.cpdag, families, nodes, max_listed, size=size)
-        if not exact:
-            raise ValueError(f"class {i + 1} has more than {max_listed} DAGs and some of them use parent sets the "
-                             "score table lacks: cannot count its admitted DAGs (use --enumerate dags)")
-        if admitted == size:
-            m.shares = shares
-        elif complete_classes:
-            raise AssertionError(f"class {i + 1} has {m.class_size} DAGs but the score table admits only {admitted}: "
-                                 "a parent set a credible DAG needs was pruned (unsound pruning, or a score "
-                                 "that is not score-equivalent)")
-        else:
-            m.shares = admitted_fractions(m.cpdag, families, nodes)
-        m.counted = admitted
         out.append(m)
     return out
+
+
+def _counted_class(cpdag: CpdagEdges, whole: bool, families: Mapping[str, Any], nodes: Sequence[str],
+                   complete_classes: bool, max_listed: int, number: int) -> tuple[int, int, dict[Edge, float]]:
+    """(class size, admitted DAGs, P(u → v) over them) of the class of ``cpdag`` (:func:`credible_classes`;
+    ``whole``: the table is known to admit every member; ``number`` names the class in errors)."""
+    size, shares = class_counts(cpdag)
+    if whole:
+        admitted, exact = size, True
+    else:
+        admitted, exact = count_admitted(cpdag, families, nodes, max_listed, size=size)
+    if not exact:
+        raise ValueError(f"class {number} has more than {max_listed} DAGs and some of them use parent sets the "
+                         "score table lacks: cannot count its admitted DAGs (use --enumerate dags)")
+    if admitted == size:
+        return size, admitted, shares
+    if complete_classes:
+        raise AssertionError(f"class {number} has {size} DAGs but the score table admits only {admitted}: "
+                             "a parent set a credible DAG needs was pruned (unsound pruning, or a score "
+                             "that is not score-equivalent)")
+    return size, admitted, admitted_fractions(cpdag, families, nodes)
+
+
+@dataclass
+class TailMass:
+    """What the classes past the cap add to the posteriors (:func:`class_tail_mass`), unnormalised, relative
+    to exp(``ref``): their total weight, Σ W(M)·P_M(u → v) and Σ W(M)·[u — v undirected in M's CPDAG] as
+    matrices in the order of the variables, and their numbers of classes and admitted DAGs."""
+
+    ref: float
+    mass: float
+    directed: np.ndarray
+    undirected: np.ndarray
+    classes: int
+    dags: int
+
+    def at(self, ref: float) -> float:
+        """The total weight relative to exp(``ref``) instead."""
+        return self.mass * math.exp(self.ref - ref)
+
+
+def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str], ref: float, prior: str,
+                    complete_classes: bool, max_listed: int = 1_000_000, chunk: int = 200_000) -> TailMass:
+    """Weights and edge shares of the classes in ``tail`` (:class:`bnilp.ilp.result.ClassTail`: one best DAG
+    per class), summed without keeping the classes: W(M) = exp(s(M) − ref)·m(M) under the DAG prior (m(M)
+    the admitted DAGs), exp(s(M) − ref) under the class prior, as :func:`bnilp.averaging.class_weights`.
+
+    ``chunk`` classes at a time, in compiled code where the table admits the whole class (the CPDAGs,
+    :func:`_cpdag_masks`; the chain components, :func:`_chain_component_shapes`): each component *shape*
+    (its undirected graph on its nodes in ascending order) is counted once — #AMO and #AMO(a → b) by
+    :func:`_component_forward` — and a class's size is the product over its components (Andersson,
+    Madigan & Perlman 1997), its share of a → b 1 for a directed CPDAG edge and #AMO(C; a → b)/#AMO(C)
+    inside component C. A class the table may not wholly admit is counted as :func:`credible_classes`
+    counts it (:func:`_counted_class`, with the same checks)."""
+    if not 0 < len(nodes) <= MASK_MAX_VARIABLES:
+        raise ValueError(f"class_tail_mass works on 1 to {MASK_MAX_VARIABLES} variables, not {len(nodes)}")
+    index = {v: i for i, v in enumerate(nodes)}
+    n = len(nodes)
+    out = TailMass(ref, 0.0, np.zeros((n, n)), np.zeros((n, n)), len(tail), 0)
+    fam_lists = [sorted(sum(1 << index[u] for u in ps) for ps in families[v]) for v in nodes]
+    fstart = np.cumsum([0] + [len(f) for f in fam_lists]).astype(np.int64)
+    fam = np.array([x for f in fam_lists for x in f], dtype=np.int64)
+    set_mask = np.array([sum(1 << index[u] for u in ps) for ps in tail.sets], dtype=np.int64)
+    child_at = np.array([index[c] for c in tail.children], dtype=np.int64)
+    for lo in range(0, len(tail), chunk):
+        hi = min(len(tail), lo + chunk)
+        choices = np.asarray(tail.choices[lo:hi], dtype=np.int64)
+        pm = np.zeros((hi - lo, n), dtype=np.int64)
+        pm[np.arange(hi - lo)[:, None], child_at[choices]] = set_mask[choices]
+        dpa, und = _cpdag_masks(pm)
+        whole = _whole_class_admitted(dpa, und, fam, fstart, MAX_PARENT_OPTIONS).astype(bool)
+        scores = np.asarray(tail.scores[lo:hi], dtype=float)
+        _add_whole_classes(out, dpa[whole], und[whole], scores[whole], ref, prior)
+        for i in np.flatnonzero(~whole).tolist():
+            (score, parents), = tail.items(lo + i, lo + i + 1)
+            cp = cpdag_edges(parents)
+            _, admitted, shares = _counted_class(cp, False, families, nodes, complete_classes, max_listed, lo + i + 1)
+            w = math.exp(score - ref) * (admitted if prior == "dags" else 1)
+            out.mass += w
+            out.dags += admitted
+            for (u, v), p in shares.items():
+                out.directed[index[u], index[v]] += w * p
+            for e in cp[1]:
+                a, b = (index[x] for x in e)
+                out.undirected[a, b] += w
+                out.undirected[b, a] += w
+    return out
+
+
+def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: np.ndarray, ref: float,
+                       prior: str) -> None:
+    """:func:`class_tail_mass` for classes the table admits whole, given their CPDAG masks."""
+    m = len(scores)
+    if m == 0:
+        return
+    cls, comp_nodes, shape = _chain_component_shapes(und)
+    size = np.ones(m, dtype=np.int64)
+    exact = np.ones(m)                          # the same product in floats, to catch an overflow
+    shapes, inv = _unique_rows(shape)
+    counted = [_shape_counts(row) for row in shapes]
+    totals = np.array([t for t, _ in counted], dtype=np.int64)
+    np.multiply.at(size, cls, totals[inv])
+    np.multiply.at(exact, cls, totals[inv].astype(float))
+    if (exact >= 2.0 ** 62).any():
+        raise ValueError("a credible class has more than 2^62 DAGs: its count overflows")
+    w = np.exp(scores - ref) * (size if prior == "dags" else 1.0)
+    out.mass += float(w.sum())
+    out.dags += int(size.sum())
+    _add_directed(dpa, w, out.directed)
+    order = np.argsort(inv, kind="stable")
+    bounds = np.searchsorted(inv[order], np.arange(len(shapes) + 1))
+    for sid, (total, forward) in enumerate(counted):
+        rows = order[bounds[sid]:bounds[sid + 1]]
+        wc = w[cls[rows]]
+        for (a, b), k in forward.items():
+            na, nb = comp_nodes[rows, a], comp_nodes[rows, b]
+            np.add.at(out.directed, (na, nb), wc * (k / total))
+            np.add.at(out.directed, (nb, na), wc * ((total - k) / total))
+            np.add.at(out.undirected, (na, nb), wc)
+            np.add.at(out.undirected, (nb, na), wc)
+
+
+def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``a`` (in lexicographic order of the reversed columns) and each row's index
+    among them (``np.unique(a, axis=0, return_inverse=True)``, by one lexsort: several times faster)."""
+    if len(a) == 0:
+        return a, np.zeros(0, dtype=np.int64)
+    order = np.lexsort(a.T)
+    b = a[order]
+    new = np.ones(len(b), dtype=bool)
+    new[1:] = (b[1:] != b[:-1]).any(axis=1)
+    ids = np.cumsum(new) - 1
+    inv = np.empty(len(a), dtype=np.int64)
+    inv[order] = ids
+    return b[new], inv
+
+
+def _shape_counts(shape: np.ndarray) -> tuple[int, dict[tuple[int, int], int]]:
+    """#AMO and #AMO(a → b) of a chain component given as local neighbour masks (``shape[a]``: the bits b of
+    a's neighbours; zero rows pad it), one entry per edge. A tree of k nodes has k AMOs, one per root (every
+    edge points away from it), and a → b in those rooted on a's side of the edge; any other component is
+    counted by :func:`_component_forward`."""
+    k = int(np.count_nonzero(shape))
+    nbrs = [[b for b in range(k) if int(shape[a]) >> b & 1] for a in range(k)]
+    if sum(map(len, nbrs)) == 2 * (k - 1):      # connected with k − 1 edges: a tree
+        return k, {(a, b): _side(nbrs, a, b) for a in range(k) for b in nbrs[a] if a < b}
+    names = [str(a) for a in range(k)]
+    adj = {names[a]: {names[b] for b in nbrs[a]} for a in range(k)}
+    comp = frozenset(names)
+    edges = frozenset(frozenset((x, y)) for x in names for y in adj[x] if x < y)
+    if edges not in _SHARES_CACHE and not _is_chordal(comp, adj):
+        raise ValueError("a chain component is not chordal: not a CPDAG")
+    total, forward = _component_forward(comp, adj, edges)
+    return total, {(int(a), int(b)): c for (a, b), c in forward.items()}
+
+
+def _side(nbrs: Sequence[Sequence[int]], a: int, b: int) -> int:
+    """The nodes of a tree on a's side of its edge a — b."""
+    seen = {a}
+    stack = [a]
+    while stack:
+        x = stack.pop()
+        for y in nbrs[x]:
+            if y not in seen and not (x == a and y == b):
+                seen.add(y)
+                stack.append(y)
+    return len(seen)
+
+
+@njit(cache=True, nogil=True)
+def _add_directed(dpa, w, out):
+    """out[a, c] += w[i] for every directed CPDAG edge a → c of class i (``dpa[i, c]``: c's directed parents)."""
+    m, n = dpa.shape
+    one = np.int64(1)
+    for i in range(m):
+        for c in range(n):
+            row = dpa[i, c]
+            if row:
+                for a in range(n):
+                    if (row >> a) & one:
+                        out[a, c] += w[i]
+
+
+@njit(cache=True, nogil=True)
+def _chain_component_shapes(und):
+    """The chain components of each CPDAG (``und[i, v]``: v's undirected neighbours, bit masks): per component
+    its class, its nodes in ascending order (padded with 0) and its shape — its nodes' neighbour masks in
+    local indices (a node's local index is its rank in the component; padded with 0 rows)."""
+    m, n = und.shape
+    one = np.int64(1)
+    count = 0
+    for i in range(m):
+        seen = np.int64(0)
+        for v in range(n):
+            if und[i, v] and not (seen >> v) & one:
+                comp = _component_mask(und[i], v)
+                seen |= comp
+                count += 1
+    cls = np.zeros(count, dtype=np.int64)
+    nodes = np.zeros((count, n), dtype=np.int64)
+    shape = np.zeros((count, n), dtype=np.int64)
+    local = np.zeros(n, dtype=np.int64)
+    j = 0
+    for i in range(m):
+        seen = np.int64(0)
+        for v in range(n):
+            if und[i, v] and not (seen >> v) & one:
+                comp = _component_mask(und[i], v)
+                seen |= comp
+                k = 0
+                for u in range(n):
+                    if (comp >> u) & one:
+                        local[u] = k
+                        nodes[j, k] = u
+                        k += 1
+                for a in range(k):
+                    u = nodes[j, a]
+                    row = np.int64(0)
+                    for b in range(n):
+                        if (und[i, u] >> b) & one:
+                            row |= one << local[b]
+                    shape[j, a] = row
+                cls[j] = i
+                j += 1
+    return cls, nodes, shape
+
+
+@njit(cache=True, nogil=True)
+def _component_mask(und_row, v):
+    """The nodes reachable from v along undirected edges (``und_row[u]``: u's undirected neighbours)."""
+    comp = np.int64(1) << v
+    frontier = comp
+    while frontier:
+        nxt = np.int64(0)
+        for u in range(und_row.shape[0]):
+            if (frontier >> u) & np.int64(1):
+                nxt |= und_row[u]
+        frontier = nxt & ~comp
+        comp |= nxt
+    return comp
 
 
 #: variable sets as int64 bit masks work up to this many variables: :func:`credible_classes` computes

@@ -23,7 +23,7 @@ from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
-from bnilp.mec import credible_classes, expand_classes
+from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
@@ -351,7 +351,13 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge)
         report["n_dags_counted"] = total
     else:
-        report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables)
+        tail = None
+        if solution.unlisted is not None and len(solution.unlisted) and knowledge is None:
+            tail = class_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
+                                   complete_classes=sound)
+            listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge posteriors "
+                      f"over all {len(mecs) + tail.classes:,} credible classes")
+        report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables, tail=tail)
     report["counted"] = counted
     report["listed"] = listed
     return report, solution

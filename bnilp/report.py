@@ -49,10 +49,11 @@ from bnilp.averaging import (
     class_edge_posteriors,
     class_weights,
     edge_posteriors,
+    tail_posteriors,
     undirected_posteriors,
     weights,
 )
-from bnilp.mec import MEC, group_by_mec, mec_index, network_items
+from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
 from bnilp.scorefile import atomic_output, atomic_write_text
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
@@ -83,15 +84,22 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
 
 
 def summarise_classes(result_dict: Mapping[str, Any], mecs: Sequence[MEC], prior: str = "dags",
-                      variables: Sequence[str] | None = None) -> dict[str, Any]:
+                      variables: Sequence[str] | None = None, tail: TailMass | None = None) -> dict[str, Any]:
     """:func:`result_json` of a class enumeration: ``result_dict["networks"]`` holds one representative per
     class and ``mecs`` (from :func:`bnilp.mec.credible_classes`, same order) their counted DAGs and edge
-    shares. ``n_networks`` becomes the number of DAGs counted; ``n_representatives`` the number listed."""
+    shares. ``n_networks`` becomes the number of DAGs counted; ``n_representatives`` the number listed.
+    ``tail`` (:func:`bnilp.mec.class_tail_mass`, variables in the order of ``variables``): the credible
+    classes past the cap, which the posteriors (classes' and edges') then average over too;
+    ``posterior_classes`` and ``posterior_dags`` say over how many classes and DAGs they average."""
     variables = list(variables) if variables is not None else _variables_of(result_dict)
-    w = class_weights(mecs, result_dict.get("optimum"), prior)
-    out = result_json(result_dict, mecs, w, variables, prior)
+    optimum = result_dict.get("optimum")
+    w = class_weights(mecs, optimum, prior, tail)
+    extra = tail_posteriors(mecs, optimum, prior, tail)[1:] if tail is not None else None
+    out = result_json(result_dict, mecs, w, variables, prior, extra)
     out["n_representatives"] = len(result_dict.get("networks") or [])
     out["n_networks"] = int(sum(m.n_dags for m in mecs))
+    out["posterior_classes"] = len(mecs) + (tail.classes if tail is not None else 0)
+    out["posterior_dags"] = out["n_networks"] + (tail.dags if tail is not None else 0)
     return out
 
 
@@ -106,11 +114,14 @@ def _edge_lists(directed: Iterable[tuple[str, str]], undirected: Iterable[Iterab
 
 
 def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
-                variables: Sequence[str], prior: str) -> dict[str, Any]:
+                variables: Sequence[str], prior: str,
+                extra: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
     """The solver dict plus ``n_mecs``, ``prior``, ``mecs``, ``edges``, ``adjacency`` (see module doc).
 
     ``mecs`` must come from ``group_by_mec(result_dict["networks"])`` and ``weights`` be one per
     network in that list, so that member indices and weights refer to ``result_dict["networks"]``.
+    ``extra``: the terms of P(u → v) and P(u — v undirected) from classes not in ``mecs``
+    (:func:`bnilp.averaging.tail_posteriors`), added to theirs.
     """
     if prior not in PRIOR_TEXT:
         raise ValueError(f"prior must be one of {sorted(PRIOR_TEXT)}, not {prior!r}")
@@ -146,8 +157,11 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
         d = class_edge_posteriors(mecs, [w[m.members].sum() for m in mecs], variables).to_numpy()
     else:
         d = edge_posteriors(nets, w, variables).to_numpy()
-    a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()
     und = undirected_posteriors(mecs, w, variables).to_numpy()
+    if extra is not None:
+        d = np.clip(d + extra[0], 0.0, 1.0)
+        und = np.clip(und + extra[1], 0.0, 1.0)
+    a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()
     n = len(variables)
     edges = [(float(d[i, j]), i, j) for i in range(n) for j in range(n) if i != j and d[i, j] > 0]
     edges.sort(key=lambda t: (-t[0], t[1], t[2]))
@@ -198,6 +212,9 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     else:
         head.add_row("credible DAGs", str(n_nets))
     head.add_row("credible MECs", str(r.get("n_mecs", "—")))
+    if r.get("posterior_classes", 0) > r.get("n_mecs", 0):
+        head.add_row("posteriors over", f"all {r['posterior_classes']} credible classes ({r['posterior_dags']} DAGs); "
+                                        f"the best {r.get('n_mecs')} listed")
     head.add_row("enumerated", "equivalence classes (one DAG each)" if r.get("enumerate") == "mecs" else "DAGs")
     if r.get("optimum_only"):
         head.add_row("complete", "optimum only (tied optimal networks not listed)")

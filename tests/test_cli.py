@@ -200,3 +200,19 @@ def test_optimum_only_returns_one_optimal_network_with_timing(runner, small_csv,
     for extra in (["--enumerate", "mecs"], ["--list-dags"]):   # nothing is enumerated: a contradiction, not ignored
         res = runner.invoke(main, ["solve", str(scores), "--optimum-only", *extra])
         assert res.exit_code == 2 and "--optimum-only" in res.output and extra[0] in res.output
+
+
+def test_a_class_cap_says_the_posteriors_average_over_every_credible_class(runner, tmp_path) -> None:
+    """--max-networks cuts the class list after peeling listed every class: exit 3, the JSON's
+    posterior_classes and posterior_dags count every credible class and DAG, and the panel says so."""
+    path = tmp_path / "five.csv"
+    random_discrete_frame(3, n=5, N=60).to_csv(path, index=False)
+    whole, capped = tmp_path / "whole.json", tmp_path / "capped.json"
+    assert run(runner, "learn", path, "--bf", "1e6", "--json", whole, "-q").exit_code == 0
+    res = run(runner, "learn", path, "--bf", "1e6", "--max-networks", "3", "--json", capped)
+    every, doc = json.loads(whole.read_text()), json.loads(capped.read_text())
+    assert res.exit_code == 3 and doc["status"] == "network_limit" and doc["n_mecs"] == 3 < every["n_mecs"]
+    assert (doc["posterior_classes"], doc["posterior_dags"]) == (every["n_mecs"], every["n_networks"])
+    assert "posteriors over" in res.output and f"all {every['n_mecs']} credible classes" in res.output
+    want = {(e["from"], e["to"]): e["posterior"] for e in every["edges"]}
+    assert all(e["posterior"] == pytest.approx(want[e["from"], e["to"]], abs=1e-9) for e in doc["edges"])

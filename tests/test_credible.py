@@ -401,3 +401,30 @@ def test_an_unproven_best_so_far_dag_has_its_class_counted_over_what_the_table_a
     assert cls["n_dags"] == sum(all(d[v] in table.families[v] for v in d) for d in members) < len(members)
     assert "OPT not proven" in result.report["counted"]
     assert result.report["status"] == "time_limit" and not result.report["complete"]
+
+
+@pytest.mark.parametrize("prior", ["dags", "mecs"])
+def test_a_class_cap_after_complete_peeling_still_averages_over_every_credible_class(prior):
+    """Peeling lists every credible DAG before the cap keeps the best 10 classes: the class table lists 10,
+    but the class, edge, adjacency and CPDAG-undirected posteriors are those of the uncapped report (all
+    7,783 classes of this table at ε = 10⁶), and the report says over how many classes and DAGs."""
+    from tests.test_ilp import random_table
+
+    table = random_table(5, 8, keep=0.9)
+    whole = solve_table(table, epsilon=1e6, enumerate_by="mecs", prior=prior)
+    capped = solve_table(table, epsilon=1e6, enumerate_by="mecs", prior=prior, max_networks=10)
+    assert whole.solution.complete and capped.solution.status == "network_limit"
+    assert capped.report["n_mecs"] == 10 and whole.report["n_mecs"] == 7783
+    assert capped.report["posterior_classes"] == whole.report["posterior_classes"] == 7783
+    assert capped.report["posterior_dags"] == whole.report["posterior_dags"] == whole.report["n_networks"]
+    assert "posteriors over all 7,783 credible classes" in capped.report["listed"]
+    for mine, theirs in zip(capped.report["mecs"], whole.report["mecs"][:10], strict=True):
+        assert mine["cpdag"] == theirs["cpdag"] and mine["posterior"] == pytest.approx(theirs["posterior"], rel=1e-9)
+    edge = {(e["from"], e["to"]): e["posterior"] for e in whole.report["edges"]}
+    assert {(e["from"], e["to"]) for e in capped.report["edges"]} == set(edge)
+    assert all(e["posterior"] == pytest.approx(edge[e["from"], e["to"]], abs=1e-12) for e in capped.report["edges"])
+    adj = {(a["u"], a["v"]): (a["posterior"], a["undirected_posterior"]) for a in whole.report["adjacency"]}
+    assert {(a["u"], a["v"]) for a in capped.report["adjacency"]} == set(adj)
+    for a in capped.report["adjacency"]:
+        assert (a["posterior"], a["undirected_posterior"]) == pytest.approx(adj[a["u"], a["v"]], abs=1e-12)
+    assert sum(m["posterior"] for m in capped.report["mecs"]) < 1 - 1e-6

@@ -8,6 +8,7 @@ import math
 import random
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from bnilp.mec import (
@@ -341,3 +342,98 @@ def test_compiled_cpdags_and_whole_class_admission_equal_the_python_ones(seed):
         assert bool(whole[0]) == all(options[v] <= families[v] for v in nodes)
         if whole[0]:
             assert count_admitted(dag, families, nodes) == (count_dags_in_mec(dag), True)
+
+
+def _tail_of(dags: list[dict[str, frozenset[str]]], scores: list[float]):
+    """A :class:`bnilp.ilp.result.ClassTail` holding these DAGs (families indexed in order of appearance)."""
+    from bnilp.ilp.result import ClassTail
+
+    names = sorted(dags[0])
+    index: dict[tuple[str, frozenset[str]], int] = {}
+    rows = [[index.setdefault((v, dag[v]), len(index)) for v in names] for dag in dags]
+    keys = list(index)
+    return ClassTail(np.array(scores), np.array(rows, dtype=np.int32), [ps for _, ps in keys], [v for v, _ in keys])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("prior", ["dags", "mecs"])
+def test_a_tail_of_classes_adds_what_each_class_would_add_alone(seed, prior):
+    """class_tail_mass (compiled CPDAGs and chain components, each component shape counted once, trees in
+    closed form) equals the sum over the classes counted one by one by credible_classes — with every parent
+    set admitted (whole classes) and with only the DAGs' own sets (classes counted over what is admitted)."""
+    from bnilp.mec import _chain_component_shapes, _cpdag_masks, class_tail_mass, credible_classes
+
+    rng = random.Random(seed)
+    n = 8
+    dags = [_random_dag(n, rng.choice((0.25, 0.4, 0.6)), rng) for _ in range(60)]
+    scores = [-rng.random() * 5 for _ in dags]
+    names = sorted(dags[0])
+    own: dict[str, dict[frozenset[str], float]] = {v: {} for v in names}
+    for dag in dags:
+        for v in names:
+            own[v][dag[v]] = 0.0
+    every = {v: {frozenset(c): 0.0 for k in range(n) for c in itertools.combinations([u for u in names if u != v], k)}
+             for v in names}
+    tail = _tail_of(dags, scores)
+    idx = {v: i for i, v in enumerate(names)}
+    pm = np.array([[sum(1 << idx[u] for u in dag[v]) for v in names] for dag in dags], dtype=np.int64)
+    _, und = _cpdag_masks(pm)
+    _, _, shape = _chain_component_shapes(und)
+    edges = [sum(bin(int(x)).count("1") for x in row) // 2 for row in shape]
+    sizes = [int(np.count_nonzero(row)) for row in shape]
+    assert any(e == k - 1 for e, k in zip(edges, sizes, strict=True))        # trees and other components
+    assert any(e > k - 1 for e, k in zip(edges, sizes, strict=True))
+    for families in (every, own):
+        got = class_tail_mass(tail, families, names, max(scores), prior, complete_classes=False, chunk=17)
+        mecs = credible_classes(list(zip(scores, dags, strict=True)), families, names, complete_classes=False)
+        w = [math.exp(m.score - max(scores)) * (m.counted if prior == "dags" else 1) for m in mecs]
+        want_d = np.zeros((n, n))
+        want_u = np.zeros((n, n))
+        for m, wm in zip(mecs, w, strict=True):
+            for (u, v), p in m.shares.items():
+                want_d[idx[u], idx[v]] += wm * p
+            for e in m.cpdag[1]:
+                a, b = (idx[x] for x in e)
+                want_u[a, b] += wm
+                want_u[b, a] += wm
+        assert got.classes == len(dags) and got.dags == sum(m.counted for m in mecs)
+        assert got.mass == pytest.approx(sum(w), rel=1e-12)
+        np.testing.assert_allclose(got.directed, want_d, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(got.undirected, want_u, rtol=1e-12, atol=1e-15)
+
+
+def test_unique_rows_are_numpys_unique_rows():
+    from bnilp.mec import _unique_rows
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, size=(500, 4))
+    rows, inv = _unique_rows(a)
+    want, want_inv = np.unique(a, axis=0, return_inverse=True)
+    assert sorted(map(tuple, rows.tolist())) == sorted(map(tuple, want.tolist()))
+    np.testing.assert_array_equal(rows[inv], a)
+    assert len(_unique_rows(a[:0])[0]) == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_all_edge_counts_in_one_recursion_equal_the_counts_edge_by_edge(seed):
+    """_edge_counts (every edge of a chain component at once) gives #AMO(C; a → b) as the per-edge
+    recursion does, and #AMO(C; a → b) + #AMO(C; b → a) = #AMO(C), on the chain components of the CPDAGs
+    of random DAGs (trees, cliques and other chordal graphs)."""
+    from bnilp.mec import _adjacency, _chain_components, _count_amo_with_edge, _edge_counts
+
+    rng = random.Random(seed)
+    seen = 0
+    for _ in range(30):
+        directed, und = cpdag_edges(_random_dag(9, rng.choice((0.3, 0.5, 0.7)), rng))
+        nodes = sorted({v for e in und for v in e})
+        adj = _adjacency(nodes, (), und)
+        for comp in _chain_components(nodes, adj):
+            counts = _edge_counts(comp, adj, {})
+            total = _count_amo(comp, adj)
+            memo: dict = {}
+            for a in comp:
+                for b in adj[a] & comp:
+                    assert counts[a, b] == _count_amo_with_edge(comp, adj, a, b, memo)
+                    assert counts[a, b] + counts[b, a] == total
+                    seen += 1
+    assert seen > 50

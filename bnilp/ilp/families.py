@@ -42,7 +42,7 @@ class _Data:
             self.pbool[k, [index[p] for p in ps]] = True
         self.pmask = [sum(1 << index[p] for p in ps) for ps in sets]
         self._pmask64: np.ndarray | None = None
-        self._child_names = [self.names[c] for c in child]       # family k's child, as a Python list
+        self.child_names = [self.names[c] for c in child]       # family k's child, as a Python list
         self.best = np.array([self.score[start[i]] if start[i + 1] > start[i] else -math.inf
                               for i in range(n)])
         self.offset = math.fsum(self.best) if n else 0.0
@@ -99,7 +99,7 @@ class _Data:
         return _fsum_rows(self.score, np.ascontiguousarray(rows, dtype=np.int64))
 
     def parents(self, choice: tuple[int, ...]) -> Parents:
-        names = self._child_names
+        names = self.child_names
         return {names[k]: self.sets[k] for k in choice}
 
     def mec_row(self, choice: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, float]:

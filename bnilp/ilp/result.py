@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,29 @@ class Network:
 
 
 @dataclass
+class ClassTail:
+    """The credible classes past the network cap, when peeling listed every credible DAG and the cap kept
+    only the best classes: each one's best DAG as its exact score and family choice (row i: one index into
+    ``sets``/``children`` per variable), best first. Compact (a few bytes a class) so that edge posteriors
+    can be averaged over every credible class, not only the listed ones (:func:`bnilp.mec.class_tail_mass`)."""
+
+    scores: np.ndarray
+    choices: np.ndarray
+    #: the parent set and the child of each family index
+    sets: Sequence[frozenset[str]]
+    children: Sequence[str]
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def items(self, lo: int, hi: int) -> list[tuple[float, Parents]]:
+        """Classes ``lo`` to ``hi`` − 1 as (score, parent map of the best DAG)."""
+        sets, children = self.sets, self.children
+        return [(float(s), {children[k]: sets[k] for k in row})
+                for s, row in zip(self.scores[lo:hi].tolist(), self.choices[lo:hi].tolist(), strict=True)]
+
+
+@dataclass
 class SolveResult:
     """Outcome of :func:`solve`. ``networks`` are best first, each listed once, and all have
     score ≥ OPT − ε − 1e-9·max(1, |OPT|) (fsum scores; the tolerance only absorbs float noise)."""
@@ -36,6 +60,8 @@ class SolveResult:
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
     enumerated: str = "dags"
+    #: class enumeration capped after complete peeling: the credible classes not in ``networks``
+    unlisted: ClassTail | None = None
 
     @property
     def optimum_proven(self) -> bool:

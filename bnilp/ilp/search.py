@@ -24,7 +24,7 @@ from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
 from bnilp.ilp.model import _build, _new_stats
-from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
+from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
 from bnilp.memory import paused_gc
@@ -197,6 +197,8 @@ class _Collected:
     of_total: int | None = None
     #: the credible DAGs in all ``of_total`` classes, when peeling listed them all (class enumeration)
     of_dags: int | None = None
+    #: the classes past the cap, then
+    tail: ClassTail | None = None
 
 
 def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
@@ -520,6 +522,10 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         if got.limit_hit and stopped is None and peeler.done:
             got.of_total = len(ranked)
             got.of_dags = stats2["dags_listed"]
+            rest = ranked[max_networks:]
+            got.tail = ClassTail(np.array([s for s, _ in rest]), np.array([c for _, c in rest], dtype=np.int32),
+                                 data.sets, data.child_names)
+            del rest
         got.credible = {c: s for s, c in ranked[:max_networks]}
         stats2["classes_found"] = len(ranked)
     elif len(got.credible) > max_networks:
@@ -658,7 +664,7 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     unit = "classes" if classes else "networks"
     if got.limit_hit and got.of_total is not None:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
-                          networks=networks, stats=stats,
+                          networks=networks, stats=stats, unlisted=got.tail,
                           message=f"network limit reached: the best {n_found} of {got.of_total} credible {unit}"
                                   + (f", which hold {got.of_dags} DAGs" if got.of_dags is not None else ""))
     if got.limit_hit:
