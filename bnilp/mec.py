@@ -625,14 +625,7 @@ def _count_amo_with_edge(comp: frozenset[str], adj: Mapping[str, set[str]], u: s
     if edges == k * (k - 1) // 2:
         return math.factorial(k) // 2
     if edges == k - 1:
-        side, stack = {u}, [u]
-        while stack:
-            x = stack.pop()
-            for y in adj[x] & comp:
-                if y not in side and not (x == u and y == v):
-                    side.add(y)
-                    stack.append(y)
-        return len(side)
+        return _side({x: adj[x] & comp for x in comp}, u, v)
     key = (comp, u, v)
     if key not in memo:
         total = 0
@@ -671,18 +664,7 @@ def _edge_counts(comp: frozenset[str], adj: Mapping[str, set[str]],
         half = math.factorial(k) // 2
         return {(a, b): half for a in comp for b in sub[a]}
     if n_edges == k - 1:
-        out = {}
-        for a in comp:
-            for b in sub[a]:
-                side, stack = {a}, [a]
-                while stack:
-                    x = stack.pop()
-                    for y in sub[x]:
-                        if y not in side and not (x == a and y == b):
-                            side.add(y)
-                            stack.append(y)
-                out[a, b] = len(side)
-        return out
+        return {(a, b): _side(sub, a, b) for a in comp for b in sub[a]}
     if comp in memo:
         return memo[comp]
     counts = {(a, b): 0 for a in comp for b in sub[a]}
@@ -1028,7 +1010,7 @@ def _shape_counts(shape: np.ndarray) -> tuple[int, dict[tuple[int, int], int]]:
     k = int(np.count_nonzero(shape))
     nbrs = [[b for b in range(k) if int(shape[a]) >> b & 1] for a in range(k)]
     if sum(map(len, nbrs)) == 2 * (k - 1):      # connected with k − 1 edges: a tree
-        return k, {(a, b): _side(nbrs, a, b) for a in range(k) for b in nbrs[a] if a < b}
+        return k, {(a, b): _side(dict(enumerate(nbrs)), a, b) for a in range(k) for b in nbrs[a] if a < b}
     names = [str(a) for a in range(k)]
     adj = {names[a]: {names[b] for b in nbrs[a]} for a in range(k)}
     comp = frozenset(names)
@@ -1039,8 +1021,8 @@ def _shape_counts(shape: np.ndarray) -> tuple[int, dict[tuple[int, int], int]]:
     return total, {(int(a), int(b)): c for (a, b), c in forward.items()}
 
 
-def _side(nbrs: Sequence[Sequence[int]], a: int, b: int) -> int:
-    """The nodes of a tree on a's side of its edge a — b."""
+def _side(nbrs: Mapping[Any, Iterable[Any]], a: Any, b: Any) -> int:
+    """The number of nodes of a tree (``nbrs``: each node's neighbours) on a's side of its edge a — b."""
     seen = {a}
     stack = [a]
     while stack:
@@ -1073,41 +1055,36 @@ def _chain_component_shapes(und):
     local indices (a node's local index is its rank in the component; padded with 0 rows)."""
     m, n = und.shape
     one = np.int64(1)
+    found = np.zeros(m * (n // 2) + 1, dtype=np.int64)     # a component has ≥ 2 nodes
+    owner = np.zeros(found.shape[0], dtype=np.int64)
     count = 0
     for i in range(m):
         seen = np.int64(0)
         for v in range(n):
             if und[i, v] and not (seen >> v) & one:
-                comp = _component_mask(und[i], v)
-                seen |= comp
+                found[count] = _component_mask(und[i], v)
+                owner[count] = i
+                seen |= found[count]
                 count += 1
-    cls = np.zeros(count, dtype=np.int64)
     nodes = np.zeros((count, n), dtype=np.int64)
     shape = np.zeros((count, n), dtype=np.int64)
     local = np.zeros(n, dtype=np.int64)
-    j = 0
-    for i in range(m):
-        seen = np.int64(0)
-        for v in range(n):
-            if und[i, v] and not (seen >> v) & one:
-                comp = _component_mask(und[i], v)
-                seen |= comp
-                k = 0
-                for u in range(n):
-                    if (comp >> u) & one:
-                        local[u] = k
-                        nodes[j, k] = u
-                        k += 1
-                for a in range(k):
-                    u = nodes[j, a]
-                    row = np.int64(0)
-                    for b in range(n):
-                        if (und[i, u] >> b) & one:
-                            row |= one << local[b]
-                    shape[j, a] = row
-                cls[j] = i
-                j += 1
-    return cls, nodes, shape
+    for j in range(count):
+        comp = found[j]
+        k = 0
+        for u in range(n):
+            if (comp >> u) & one:
+                local[u] = k
+                nodes[j, k] = u
+                k += 1
+        for a in range(k):
+            u = nodes[j, a]
+            row = np.int64(0)
+            for b in range(n):
+                if (und[owner[j], u] >> b) & one:
+                    row |= one << local[b]
+            shape[j, a] = row
+    return owner[:count].copy(), nodes, shape
 
 
 @njit(cache=True, nogil=True)

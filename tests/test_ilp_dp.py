@@ -228,6 +228,20 @@ def test_large_tables_use_the_programme_beyond_its_small_limit_when_time_and_mem
         == as_set(x.parents for x in hurried.networks)
 
 
+def _spend_the_budget_after_phase_1(monkeypatch) -> None:
+    """Branch-and-cut's phase 1 runs; the race's budget ends as soon as it returns."""
+    from bnilp.ilp import search
+
+    prove = search._prove_optimum
+
+    def prove_then_spend(run, *args):
+        found = prove(run, *args)
+        run.budget = time.perf_counter()
+        return found
+
+    monkeypatch.setattr(search, "_prove_optimum", prove_then_spend)
+
+
 def _race(monkeypatch, budget_seconds: float) -> None:
     """Race branch-and-cut against the programme on 7 variables (DP_MAX_VARIABLES 4), with a fixed budget."""
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
@@ -267,17 +281,9 @@ def test_when_the_race_budget_runs_out_in_phase_1_the_programme_proves_opt_and_p
 def test_when_the_race_budget_runs_out_in_phase_2_the_programme_takes_over_the_listing(monkeypatch):
     """Phase 1 proved OPT by branch-and-cut within the budget; phase 2 ran out of it: the programme's
     filter and peeling list the credible set, complete, and branch-and-cut's phase 2 is kept in the stats."""
-    from bnilp.ilp import search
 
     _race(monkeypatch, 600.0)
-    prove = search._prove_optimum
-
-    def prove_then_spend(run, *args):
-        found = prove(run, *args)
-        run.budget = time.perf_counter()
-        return found
-
-    monkeypatch.setattr(search, "_prove_optimum", prove_then_spend)
+    _spend_the_budget_after_phase_1(monkeypatch)
     table = random_table(7, 13, keep=0.12, max_size=3, pruned=True)
     eps = math.log(150)
     res = solve(table, eps)
@@ -503,14 +509,7 @@ def test_a_programme_stopped_after_the_race_keeps_what_branch_and_cut_proved(mon
 
     _race(monkeypatch, 600.0)
     _looks_every_step(monkeypatch)
-    prove = search._prove_optimum
-
-    def prove_then_spend(run, *args):
-        found = prove(run, *args)
-        run.budget = time.perf_counter()
-        return found
-
-    monkeypatch.setattr(search, "_prove_optimum", prove_then_spend)
+    _spend_the_budget_after_phase_1(monkeypatch)
     monkeypatch.setattr(search._Run, "dp_should_stop", lambda run: True)
     table = random_table(7, 13, keep=0.12, max_size=3, pruned=True)
     eps = math.log(150)

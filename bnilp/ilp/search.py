@@ -305,21 +305,28 @@ def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
     if found is None:
         stats["phase1"].update(method="dynamic programming", seconds=stats["dp"]["seconds"])
         choice, dual = run.incumbent or (_sink_dag(data, np.zeros(data.K)), data.offset)
-        if choice is None:
-            return run.finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False, networks=[],
-                              stats=stats, message=f"{where}, phase 1, before any DAG was found (upper bound "
-                                                   f"{dual:.6f}); optimality not proven")
-        opt = data.exact(choice)
-        gap = abs(dual - opt) / max(abs(opt), 1e-12)
-        return run.finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
-                          networks=[Network(opt, data.parents(choice))], stats=stats,
-                          message=f"{where}, phase 1: best DAG {opt:.6f}, upper bound {dual:.6f}, gap {gap:.3g}; "
-                                  "optimality not proven")
+        return _unproven(run, data, stats, status, f"{where}, phase 1", choice, dual)
     got = run.collected or _Collected(threshold=found.opt - run.epsilon - _tie_tol(found.opt))
     optimal = tuple(sorted(found.choice))
     got.credible.setdefault(optimal, data.exact(optimal))
     stats.setdefault("phase2", {}).setdefault("method", "dynamic programming")
     return _collected_result(run, data, found, got, (status, where), max_networks, run.enumerated == "mecs", stats)
+
+
+def _unproven(run: _Run, data: _Data, stats: dict[str, Any], status: str, where: str,
+              choice: tuple[int, ...] | None, dual: float) -> SolveResult:
+    """The result of a phase 1 stopped before OPT was proven: the best DAG known (``choice``, if any), the
+    upper bound ``dual`` and the gap; ``where`` opens the message (why and where it stopped)."""
+    if choice is None:
+        return run.finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False, networks=[],
+                          stats=stats, message=f"{where} before any DAG was found (upper bound {dual:.6f}); "
+                                               "optimality not proven")
+    opt = data.exact(choice)
+    gap = abs(dual - opt) / max(abs(opt), 1e-12)
+    return run.finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
+                      networks=[Network(opt, data.parents(choice))], stats=stats,
+                      message=f"{where}: best DAG {opt:.6f}, upper bound {dual:.6f}, gap {gap:.3g}; "
+                              "optimality not proven")
 
 
 def _no_dag(run: _Run, stats: dict[str, Any]) -> SolveResult:
@@ -468,17 +475,7 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
         return None                             # the race's budget, not the time limit: the programme goes on
     if status1 != "optimal":
         status, why = _early_stop(status1, run.sig)
-        if best_choice is None:
-            return run.finish(optimum=None, bound=dual, gap=math.inf, status=status, complete=False,
-                              networks=[], stats=stats,
-                              message=f"{why} in phase 1 before any DAG was found "
-                                      f"(upper bound {dual:.6f}); optimality not proven")
-        opt = data.exact(best_choice)
-        gap = abs(dual - opt) / max(abs(opt), 1e-12)
-        return run.finish(optimum=opt, bound=dual, gap=gap, status=status, complete=False,
-                          networks=[Network(opt, data.parents(best_choice))], stats=stats,
-                          message=f"{why} in phase 1: best DAG {opt:.6f}, upper bound "
-                                  f"{dual:.6f}, gap {gap:.3g}; optimality not proven")
+        return _unproven(run, data, stats, status, f"{why} in phase 1", best_choice, dual)
     assert best_choice is not None
     return _Optimum(data.exact(best_choice), math.fsum(data.obj[k] for k in best_choice), dual, best_choice,
                     list(hdlr.clusters.values()))
