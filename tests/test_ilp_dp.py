@@ -518,3 +518,21 @@ def test_a_programme_stopped_after_the_race_keeps_what_branch_and_cut_proved(mon
     assert res.stats["phase1"]["method"] == "branch-and-cut" and "phase2_branch_and_cut" in res.stats
     assert res.stats["dp"]["stopped"] == 0.0 and "OPT is proven" in res.message
     check_result(table, res, eps)
+
+
+def test_a_programme_stopped_under_knowledge_rows_claims_no_optimum(monkeypatch):
+    """With knowledge the table cannot say (here a required adjacency and ancestor relation) the
+    programme's F is only an upper bound: stopped even after its forward pass, OPT is not claimed, and no
+    DAG that may break the knowledge is returned — only the bound."""
+    from bnilp.ilp import search
+
+    _looks_every_step(monkeypatch)
+    table = random_table(5, 4242, keep=0.7)
+    k = Knowledge(required_adjacent=(("V0", "V4"),), required_ancestors=(("V3", "V1"),))
+    restricted = restrict_table(table, k)
+    stop = _stop_at(5 + 1)                  # 5 tables, then the look once F is known
+    monkeypatch.setattr(search._Run, "dp_should_stop", lambda run: stop())
+    res = solve(restricted, math.log(20))
+    opt = max(s for s, p in brute_force_networks(table) if satisfies_knowledge(p, k))
+    assert res.status == "time_limit" and not res.complete and res.networks == [] and res.optimum is None
+    assert res.bound >= opt - 1e-9 and "optimality not proven" in res.message

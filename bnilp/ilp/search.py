@@ -300,11 +300,14 @@ def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
     status, words = _early_stop("userinterrupt" if stopped.interrupted else "timelimit", run.sig)
     where = f"{words} in the dynamic programme ({stopped.done:.0%} of its passes done)"
     found = run.proven
-    if found is None and stopped.result is not None:
+    rows = needs_rows(data)     # knowledge the table cannot say: the programme's OPT is only a bound
+    if found is None and stopped.result is not None and not rows:
         found = _optimum_of(data, stopped.result, stats)
     if found is None:
         stats["phase1"].update(method="dynamic programming", seconds=stats["dp"]["seconds"])
-        choice, dual = run.incumbent or (_sink_dag(data, np.zeros(data.K)), data.offset)
+        # the sink heuristic knows nothing of such knowledge: no DAG rather than one that breaks it
+        fallback = (None if rows else _sink_dag(data, np.zeros(data.K)), data.offset)
+        choice, dual = run.incumbent or fallback
         return _unproven(run, data, stats, status, f"{where}, phase 1", choice, dual)
     got = run.collected or _Collected(threshold=found.opt - run.epsilon - _tie_tol(found.opt))
     optimal = tuple(sorted(found.choice))
