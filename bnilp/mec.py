@@ -1004,15 +1004,11 @@ def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _shape_counts(shape: np.ndarray) -> tuple[int, dict[tuple[int, int], int]]:
     """#AMO and #AMO(a → b) of a chain component given as local neighbour masks (``shape[a]``: the bits b of
-    a's neighbours; zero rows pad it), one entry per edge. A tree of k nodes has k AMOs, one per root (every
-    edge points away from it), and a → b in those rooted on a's side of the edge; any other component is
-    counted by :func:`_component_forward`."""
+    a's neighbours; zero rows pad it), one entry per edge, by :func:`_component_forward` (cached by shape;
+    trees and cliques in closed form)."""
     k = int(np.count_nonzero(shape))
-    nbrs = [[b for b in range(k) if int(shape[a]) >> b & 1] for a in range(k)]
-    if sum(map(len, nbrs)) == 2 * (k - 1):      # connected with k − 1 edges: a tree
-        return k, {(a, b): _side(dict(enumerate(nbrs)), a, b) for a in range(k) for b in nbrs[a] if a < b}
     names = [str(a) for a in range(k)]
-    adj = {names[a]: {names[b] for b in nbrs[a]} for a in range(k)}
+    adj = {names[a]: {names[b] for b in range(k) if int(shape[a]) >> b & 1} for a in range(k)}
     comp = frozenset(names)
     edges = frozenset(frozenset((x, y)) for x in names for y in adj[x] if x < y)
     if edges not in _SHARES_CACHE and not _is_chordal(comp, adj):
