@@ -13,7 +13,7 @@ both modes on the same score table and checks that the DAG and class counts agre
 
     python benchmarks/credible_table1.py [--max-n 17] [--bf 3,20,150] [--only wine,zoo] [--time-limit 900]
                                          [--enumerate mecs|dags|auto] [--compare]
-                                         [--jobs 2] [--save-dir DIR]
+                                         [--jobs 2] [--save-dir DIR] [--load-dir DIR]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from common import data_path, table1
 from bnilp.data import load_data
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import ENUMERATE_CHOICES, solve_table
-from bnilp.scorefile import write_jaakkola
+from bnilp.scorefile import read_jaakkola, write_jaakkola
 from bnilp.scores import make_score
 
 
@@ -58,6 +58,8 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="also enumerate DAGs and check the counts agree")
     parser.add_argument("--jobs", type=int, default=1, help="processes for scoring (the search is one process)")
     parser.add_argument("--save-dir", default="", help="write each score table there as NAME_bfBF.jkl")
+    parser.add_argument("--load-dir", default="", help="read NAME_bfBF.jkl from there where it exists instead of "
+                                                      "scoring (\"score s\" is then the time to read it)")
     args = parser.parse_args()
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
     head = (f"{'data':<12} {'BF':>4} {'mode':>4} {'DAGs':>8} {'paper':>8} {'MECs':>7} {'seed key':>8} {'paper':>7} "
@@ -71,7 +73,11 @@ def main() -> None:
         for bf in (int(b) for b in args.bf.split(",")):
             eps = math.log(bf)
             t0 = time.perf_counter()
-            table = score_parent_sets(score, epsilon=eps, n_jobs=args.jobs)
+            saved = Path(args.load_dir) / f"{row['name']}_bf{bf}.jkl" if args.load_dir else None
+            if saved is not None and saved.exists():
+                table = read_jaakkola(saved)
+            else:
+                table = score_parent_sets(score, epsilon=eps, n_jobs=args.jobs)
             t_score = time.perf_counter() - t0
             if args.save_dir:
                 write_jaakkola(table, Path(args.save_dir) / f"{row['name']}_bf{bf}.jkl", sidecar=False)

@@ -1,6 +1,7 @@
 """What the dynamic programme of the search costs (``bnilp.ilp.dp.solve_dp``): seconds for OPT alone and
 for OPT with the family filter (best DAG through each parent set), its best-parent table entries and
-memory, on score files and on dense random tables (every variable may take every other as a parent,
+memory, the parent sets it expects to scan per pass (those outside its tables, :func:`bnilp.ilp.dp.scan_steps`),
+on score files and on dense random tables (every variable may take every other as a parent,
 the worst case for the tables).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/dp_cost.py [--random 20,22,24] [FILES...]
@@ -17,7 +18,7 @@ import random
 import resource
 import time
 
-from bnilp.ilp.dp import dp_bytes, dp_seconds, solve_dp, table_sizes
+from bnilp.ilp.dp import plan_tables, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.scorefile import ScoreTable, read_jaakkola
 
@@ -43,7 +44,7 @@ def dense_random_table(n: int, per_child: int = 30, seed: int = 0) -> ScoreTable
 
 def measure(name: str, table: ScoreTable) -> None:
     data = _Data(table)
-    entries, steps, largest = table_sizes(data)
+    plan = plan_tables(data)
     t0 = time.perf_counter()
     solve_dp(data)
     t_opt = time.perf_counter() - t0
@@ -51,8 +52,8 @@ def measure(name: str, table: ScoreTable) -> None:
     solve_dp(data, containing=True)
     t_all = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print(f"{name:28} {data.n:>3} {data.K:>9,} {entries:>14,} {dp_bytes(data.n, entries, largest) / 2**30:>8.2f} "
-          f"{t_opt:>8.2f} {t_all:>9.2f} {dp_seconds(data.n, steps):>9.1f} {rss:>8.2f}")
+    print(f"{name:28} {data.n:>3} {data.K:>9,} {plan.entries:>14,} {plan.scan_steps:>11.3g} "
+          f"{plan.bytes(data.n) / 2**30:>8.2f} {t_opt:>8.2f} {t_all:>9.2f} {plan.seconds(data.n):>9.1f} {rss:>8.2f}")
 
 
 def main() -> None:
@@ -61,7 +62,7 @@ def main() -> None:
     parser.add_argument("--random", default="", help="comma-separated numbers of variables")
     args = parser.parse_args()
     solve_dp(_Data(dense_random_table(4)), containing=True)          # load the compiled kernels
-    print(f"{'input':28} {'n':>3} {'families':>9} {'table entries':>14} {'GiB':>8} {'OPT s':>8} "
+    print(f"{'input':28} {'n':>3} {'families':>9} {'table entries':>14} {'scans/pass':>11} {'GiB':>8} {'OPT s':>8} "
           f"{'filter s':>9} {'est. s':>9} {'RSS GiB':>8}")
     for n in itertools.chain.from_iterable([int(x)] for x in args.random.split(",") if x):
         measure(f"dense random n={n}", dense_random_table(n))

@@ -220,7 +220,7 @@ def test_large_tables_use_the_programme_beyond_its_small_limit_when_time_and_mem
     small = solve(table, eps)
     monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_FAMILIES", table.n_parent_sets())
     large = solve(table, eps)
-    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None: 1e6)
+    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None, scans=0.0: 1e6)
     hurried = solve(table, eps, time_limit=3600)
     assert "dp" not in small.stats and large.stats["phase1"]["method"] == "dynamic programming"
     assert "dp" not in hurried.stats
@@ -246,7 +246,7 @@ def _race(monkeypatch, budget_seconds: float) -> None:
     """Race branch-and-cut against the programme on 7 variables (DP_MAX_VARIABLES 4), with a fixed budget."""
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
     monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 7)
-    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None: budget_seconds)
+    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None, scans=0.0: budget_seconds)
 
 
 @pytest.mark.parametrize("unit", ["dags", "mecs"])
@@ -301,7 +301,7 @@ def test_the_race_needs_room_for_the_programme_after_its_budget(monkeypatch):
     hurried = solve(table, math.log(3), time_limit=14.0)
     assert "dp" not in hurried.stats and "phase1_branch_and_cut" not in hurried.stats
     k = Knowledge(required_adjacent=(("V0", "V4"),))
-    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None: -1.0)
+    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None, scans=0.0: -1.0)
     rows = solve(restrict_table(table, k), math.log(3))
     assert "phase1_branch_and_cut" not in rows.stats and rows.stats["phase1"]["method"] == "branch-and-cut"
     assert hurried.complete and rows.complete
@@ -331,12 +331,13 @@ def test_tables_over_fewer_parents_keep_opt_exact_and_the_filter_sound(monkeypat
     """With the table budget too small for 2^|C_v| entries, bps_v is indexed by the parents most frequent
     in v's sets and the other sets are scanned: OPT and the credible set stay exact, the best DAG through
     a family inside D_v stays exact, and through one outside it is an upper bound (the filter keeps more)."""
-    from bnilp.ilp.dp import table_masks
+    from bnilp.ilp.dp import plan_tables
 
     monkeypatch.setattr(ilp.settings, "DP_TABLE_MAX_ENTRIES", n * per_child)
+    monkeypatch.setattr(ilp.settings, "DP_TABLE_GROWN_MAX_ENTRIES", n * per_child)
     table = random_table(n, 900 * n + seed, keep=0.6, ties=seed == 3)
     data = _Data(table)
-    dmask = table_masks(data)
+    dmask = plan_tables(data).dmask
     assert sum(1 << int(d).bit_count() for d in dmask) <= n * per_child
     dp = solve_dp(data, containing=True)
     expected = _brute_best_through(table, data)
@@ -349,6 +350,79 @@ def test_tables_over_fewer_parents_keep_opt_exact_and_the_filter_sound(monkeypat
         res = solve(table, eps)
         _, credible = brute_force_credible(table, eps)
         assert res.complete and as_set(x.parents for x in res.networks) == as_set(p for _, p in credible)
+
+
+def _exact_scans_per_pass(data: _Data, dmask: np.ndarray) -> int:
+    """Oracle for :func:`bnilp.ilp.dp.scan_steps`: at every S ⊆ V∖{v}, for every v, the families with a
+    parent outside D_v that a look-up examines — best first, those scoring above v's best family inside D_v
+    that fits in S, up to the first that fits in S — counted by enumerating the subsets."""
+    total = 0
+    for v in range(data.n):
+        fams = range(int(data.start[v]), int(data.start[v + 1]))
+        for s in range(1 << data.n):
+            if s >> v & 1:
+                continue
+            inside = [data.score[k] for k in fams if data.pmask[k] & ~int(dmask[v]) == 0 and data.pmask[k] & ~s == 0]
+            best = max(inside, default=-math.inf)
+            for k in fams:
+                if data.pmask[k] & ~int(dmask[v]) == 0:
+                    continue
+                if data.score[k] <= best:
+                    break
+                total += 1
+                if data.pmask[k] & ~s == 0:
+                    break
+    return total
+
+
+@pytest.mark.parametrize("n,seed", [(5, 0), (7, 1), (8, 2)])
+def test_the_scan_estimate_converges_to_the_scans_a_pass_makes(n, seed):
+    """scan_steps(data, D) estimates Σ_v Σ_{S ⊆ V∖v} (families scanned at S) from sampled subsets: with
+    D_v = C_v it is exactly 0; with D_v reduced it is within a few per cent of the exhaustive count once
+    enough subsets are drawn, and the same for the same seed."""
+    from bnilp.ilp.dp import candidate_masks, scan_steps, table_masks
+
+    table = random_table(n, 1300 * n + seed, keep=0.5, max_size=3)
+    data = _Data(table)
+    assert scan_steps(data, candidate_masks(data)) == 0.0
+    dmask = table_masks(data, max_entries=n * 2)
+    exact = _exact_scans_per_pass(data, dmask)
+    assert exact > 0
+    estimate = scan_steps(data, dmask, samples=200_000)
+    assert estimate == pytest.approx(exact, rel=0.05)
+    assert scan_steps(data, dmask, samples=500, seed=3) == scan_steps(data, dmask, samples=500, seed=3)
+
+
+def test_tables_grow_past_their_budget_where_the_scans_would_cost_more(monkeypatch):
+    """With DP_TABLE_MAX_ENTRIES too small for the candidate parents, plan_tables doubles the budget up to
+    DP_TABLE_GROWN_MAX_ENTRIES and keeps the plan of least estimated time (tables against scans); with no
+    memory to spare it keeps the budget's plan. Whatever the plan, OPT is the same and the best DAG through
+    a family is exact inside the tables and an upper bound outside them (full tables: the exact values)."""
+    from bnilp.ilp import dp as dpmod
+
+    n, budget = 10, 40
+    table = random_table(n, 4242, keep=0.5, max_size=3)
+    exact = solve_dp(_Data(table), containing=True)                       # every C_v fits the default budget
+    monkeypatch.setattr(ilp.settings, "DP_TABLE_MAX_ENTRIES", budget)
+    monkeypatch.setattr(ilp.settings, "DP_TABLE_GROWN_MAX_ENTRIES", 2 ** 20)
+    grown_data = _Data(table)
+    grown = dpmod.plan_tables(grown_data)
+    candidates = [dpmod.TablePlan.of(grown_data, dpmod.table_masks(grown_data, budget << j)) for j in range(16)]
+    assert grown.entries > budget
+    assert grown.seconds(n) == min(c.seconds(n) for c in candidates)
+    assert dpmod.plan_tables(grown_data) is grown                          # planned once per data
+    monkeypatch.setattr(dpmod, "free_memory", lambda: 1)
+    small_data = _Data(table)
+    small = dpmod.plan_tables(small_data)
+    assert small.entries <= budget and small.scan_steps > grown.scan_steps
+    child = np.asarray(small_data.child)
+    pmask = np.asarray(small_data.pmask, dtype=np.int64)
+    for data, plan in ((grown_data, grown), (small_data, small)):
+        dp = solve_dp(data, containing=True)
+        assert dp.opt == exact.opt
+        inside = (pmask & ~plan.dmask[child]) == 0
+        np.testing.assert_array_equal(dp.best_containing[inside], exact.best_containing[inside])
+        assert np.all(dp.best_containing >= exact.best_containing)
 
 
 @pytest.mark.parametrize("n,seed", [(9, 0), (11, 1), (12, 2)])

@@ -27,7 +27,8 @@ upper bound: OPT comes from branch-and-cut, and the filter stays valid against t
 Cost. bps_v(S) depends on S only through S ∩ C_v, C_v the union of v's candidate parent sets, so
 bps_v is stored over the 2^|C_v| subsets of C_v (at most n·2^(n−1) entries in all, far fewer where the
 candidate parents are sparse: horse BF 3, 28 variables, 4.9 M; past ``DP_TABLE_MAX_ENTRIES``, over a
-part D_v of C_v, the other sets scanned at each look-up: :func:`table_masks`); the index of S ∩ C_v is
+part D_v of C_v, the other sets scanned at each look-up: :func:`table_masks`, the budget raised where the
+scans would cost more than larger tables: :func:`plan_tables`); the index of S ∩ C_v is
 gathered byte by byte from small tables. F, R (float64) and the sinks take 17·2^n bytes — n = 25 0.5 GiB, 28 4.3 GiB, 29
 8.5 GiB (:func:`dp_bytes`) — and the passes over them n·2^(n−1) steps each.
 :data:`bnilp.ilp.settings.DP_MAX_VARIABLES` and the rules beside it bound where it runs.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -130,6 +132,31 @@ def _scan(outside, pmask, score, i, end, best, s):
             return score[k]
         i += 1
     return best
+
+
+@njit(cache=True, nogil=True)
+def _expected_scans(v, pmask, score, lo, hi, dmask, samples):
+    """The mean over ``samples`` (subsets S of V, v's bit dropped) of the families :func:`_scan` examines
+    for bps_v(S): v's families with a parent outside D_v (``dmask``), best first, that score above the
+    table's value for S ∩ D_v (v's best family inside D_v that fits in S), up to the first that fits."""
+    total = 0
+    vbit = np.int64(1) << v
+    for i in range(samples.size):
+        s = samples[i] & ~vbit
+        best = -np.inf
+        for k in range(lo, hi):
+            if pmask[k] & ~dmask == 0 and pmask[k] & ~s == 0:
+                best = score[k]
+                break
+        for k in range(lo, hi):
+            if pmask[k] & ~dmask == 0:
+                continue
+            if score[k] <= best:
+                break
+            total += 1
+            if pmask[k] & ~s == 0:
+                break
+    return total / samples.size
 
 
 #: F and R go over the subsets in blocks of 2^BLOCK_BITS that share their high bits: removing a high
@@ -302,11 +329,87 @@ def table_masks(data: _Data, max_entries: int | None = None) -> np.ndarray:
     return dmask
 
 
+#: Subsets drawn per child to estimate its scans (:func:`scan_steps`; about a second on sensors BF 20)
+SCAN_SAMPLES = 1000
+
+
+def scan_steps(data: _Data, dmask: np.ndarray, samples: int = SCAN_SAMPLES, seed: int = 0) -> float:
+    """The expected number of families :func:`_scan` examines in one pass (F or R) with the tables over
+    ``dmask``: a pass looks bps_v up once at every S ⊆ V∖{v}, so the count is Σ_v 2^(n−1)·E_S[scans_v(S)]
+    for S uniform, each mean estimated from ``samples`` drawn subsets (a fixed ``seed``: one table, one
+    plan). Exactly 0 where every family lies inside its child's D_v."""
+    n = data.n
+    pmask = np.asarray(data.pmask, dtype=np.int64)
+    child = np.asarray(data.child, dtype=np.int64)
+    scanned = np.unique(child[(pmask & ~np.asarray(dmask, dtype=np.int64)[child]) != 0])
+    if scanned.size == 0:
+        return 0.0
+    draws = np.random.default_rng(seed).integers(0, 1 << n, samples, dtype=np.int64)
+    score = np.ascontiguousarray(data.score, dtype=np.float64)
+    start = np.asarray(data.start, dtype=np.int64)
+    per_lookup = sum(_expected_scans(int(v), pmask, score, start[v], start[v + 1], np.int64(dmask[v]), draws)
+                     for v in scanned)
+    return per_lookup * 2.0 ** (n - 1)
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """The programme's best-parent tables: D_v per child (``dmask``), their entries, the steps of their
+    subset-maximum transforms, the largest table, and the expected scan steps per pass
+    (:func:`scan_steps`)."""
+
+    dmask: np.ndarray
+    entries: int
+    transform_steps: int
+    largest: int
+    scan_steps: float
+
+    @classmethod
+    def of(cls, data: _Data, dmask: np.ndarray) -> TablePlan:
+        bits = [int(c).bit_count() for c in dmask]
+        return cls(dmask, sum(1 << b for b in bits), sum(b << b for b in bits), 1 << max(bits, default=0),
+                   scan_steps(data, dmask))
+
+    def seconds(self, n: int) -> float:
+        return dp_seconds(n, self.transform_steps, self.scan_steps)
+
+    def bytes(self, n: int) -> int:
+        return dp_bytes(n, self.entries, self.largest)
+
+
+_PLANS: weakref.WeakKeyDictionary[_Data, TablePlan] = weakref.WeakKeyDictionary()
+
+
+def plan_tables(data: _Data) -> TablePlan:
+    """D_v for the programme: :func:`table_masks` within ``DP_TABLE_MAX_ENTRIES``; where families are then
+    scanned, the budget doubled up to ``DP_TABLE_GROWN_MAX_ENTRIES`` as long as the programme still fits in
+    half the free memory, and of those plans the one with the least :func:`dp_seconds` (tables against
+    scans). The result is the same for any plan (the scans make the tables exact); only time and memory
+    differ. Computed once per ``data`` (the free memory is read then)."""
+    plan = _PLANS.get(data)
+    if plan is None:
+        plan = best = TablePlan.of(data, table_masks(data))
+        free = free_memory()
+        budget = settings.DP_TABLE_MAX_ENTRIES
+        while plan.scan_steps > 0 and budget < settings.DP_TABLE_GROWN_MAX_ENTRIES:
+            budget *= 2
+            dmask = table_masks(data, budget)
+            if np.array_equal(dmask, plan.dmask):
+                continue
+            plan = TablePlan.of(data, dmask)
+            if free is not None and plan.bytes(data.n) > free / 2:
+                break
+            if plan.seconds(data.n) < best.seconds(data.n):
+                best = plan
+        _PLANS[data] = plan = best
+    return plan
+
+
 def table_sizes(data: _Data) -> tuple[int, int, int]:
-    """(Σ_v 2^|D_v|, Σ_v |D_v|·2^|D_v|, max_v 2^|D_v|): the best-parent tables' entries, the steps of their
-    subset-maximum transforms, and the largest table (:func:`table_masks`)."""
-    bits = [int(c).bit_count() for c in table_masks(data)]
-    return sum(1 << b for b in bits), sum(b << b for b in bits), 1 << max(bits, default=0)
+    """(Σ_v 2^|D_v|, Σ_v |D_v|·2^|D_v|, max_v 2^|D_v|) of :func:`plan_tables`: the best-parent tables'
+    entries, the steps of their subset-maximum transforms, and the largest table."""
+    plan = plan_tables(data)
+    return plan.entries, plan.transform_steps, plan.largest
 
 
 def dp_bytes(n: int, entries: int | None = None, largest: int | None = None) -> int:
@@ -320,15 +423,17 @@ def dp_bytes(n: int, entries: int | None = None, largest: int | None = None) -> 
     return 8 * entries + 17 * 2 ** n + 8 * largest
 
 
-def dp_seconds(n: int, transform_steps: int | None = None) -> float:
+def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0.0) -> float:
     """A generous estimate of the programme's time with the filter: 2e-8 s per n·2^n (the passes for F,
-    R and the filter) and 4e-9 s per step of the tables' transforms (``transform_steps``, by default the
-    most n variables can need, n·(n−1)·2^(n−1)). Measured 2026-11 on one core of the 2-core machine
+    R and the filter), 4e-9 s per step of the tables' transforms (``transform_steps``, by default the
+    most n variables can need, n·(n−1)·2^(n−1)) and 5e-9 s per family scanned, ``scan_steps`` in each of
+    F and R (:func:`scan_steps`). Measured 2026-11 on one core of the 2-core machine
     (``benchmarks/dp_cost.py``): 22 dense variables 3.9 s, parkinsons BF 20 (23) 8.8 s, sensors BF 3
-    (25) 45 s, horse BF 3 (28, |D_v| ≤ 22) 99 s."""
+    (25) 45 s, horse BF 3 (28, |D_v| ≤ 22) 99 s; a scanned family 2–5 ns (parkinsons BF 20 with tables
+    of 2^12–2^16 entries, 0.9–2.9e8 scans a pass: 4–5.5 ns; sensors BF 20, 2.2e11 a pass: ~2.2 ns)."""
     if transform_steps is None:
         transform_steps = n * (n - 1) * 2 ** (n - 1)
-    return 2e-8 * n * 2 ** n + 4e-9 * transform_steps
+    return 2e-8 * n * 2 ** n + 4e-9 * transform_steps + 2 * 5e-9 * scan_steps
 
 
 def free_memory() -> int | None:
@@ -395,7 +500,7 @@ class _Passes:
         self.pmask = np.asarray(data.pmask, dtype=np.int64)
         self.score = np.ascontiguousarray(data.score, dtype=np.float64)
         self.start = np.asarray(data.start, dtype=np.int64)
-        dmask = table_masks(data)
+        dmask = plan_tables(data).dmask
         self.dbits = np.array([int(c).bit_count() for c in dmask], dtype=np.int64)
         self.offset = np.concatenate(([0], np.cumsum(np.int64(1) << self.dbits))).astype(np.int64)
         self.gather = _gather_tables(n, dmask)

@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _choice
-from bnilp.ilp.dp import DPResult, DPStopped, Peeler, dp_bytes, dp_seconds, free_memory, solve_dp, table_sizes
+from bnilp.ilp.dp import DPResult, DPStopped, Peeler, dp_seconds, free_memory, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
@@ -343,9 +343,15 @@ def _dp_fits(data: _Data, run: _Run, before: float = 0.0) -> bool:
     memory."""
     rem = run.remaining()
     free = free_memory()
-    entries, steps, largest = table_sizes(data)
-    return ((rem is None or rem >= before + 2 * dp_seconds(data.n, steps))
-            and (free is None or dp_bytes(data.n, entries, largest) <= free / 2))
+    return ((rem is None or rem >= before + 2 * _dp_estimate(data))
+            and (free is None or plan_tables(data).bytes(data.n) <= free / 2))
+
+
+def _dp_estimate(data: _Data) -> float:
+    """The programme's estimated seconds with its planned tables, the scans of the sets outside them
+    included (:func:`bnilp.ilp.dp.plan_tables`)."""
+    plan = plan_tables(data)
+    return dp_seconds(data.n, plan.transform_steps, plan.scan_steps)
 
 
 def _race_budget(data: _Data, run: _Run) -> float | None:
@@ -356,7 +362,7 @@ def _race_budget(data: _Data, run: _Run) -> float | None:
     if (settings.DP_MAX_VARIABLES == 0 or not settings.DP_MAX_VARIABLES < data.n <= settings.DP_RACE_MAX_VARIABLES
             or needs_rows(data)):
         return None
-    budget = settings.DP_RACE_BUDGET_FACTOR * dp_seconds(data.n, table_sizes(data)[1])
+    budget = settings.DP_RACE_BUDGET_FACTOR * _dp_estimate(data)
     return time.perf_counter() + budget if _dp_fits(data, run, budget) else None
 
 
@@ -386,7 +392,9 @@ def _dynamic_programme(run: _Run, data: _Data, containing: bool, stats: dict[str
     (:mod:`bnilp.ilp.dp`); its time and memory go to ``stats["dp"]``. The time limit and signals stop it
     (:class:`DPStopped`, with ``stats["dp"]["stopped"]`` the share of its passes done)."""
     t0 = time.perf_counter()
-    stats["dp"] = {"bytes": dp_bytes(data.n, *table_sizes(data)[::2])}
+    plan = plan_tables(data)
+    stats["dp"] = {"bytes": plan.bytes(data.n), "table_entries": plan.entries,
+                   "scan_steps_estimate": plan.scan_steps, "seconds_estimate": _dp_estimate(data)}
     try:
         dp = solve_dp(data, containing=containing, stop=run.dp_should_stop)
     except DPStopped as stopped:

@@ -47,11 +47,18 @@ DP_LARGE_TABLE_FAMILIES = 100_000
 #: most frequent), the other sets scanned per lookup (:func:`bnilp.ilp.dp.table_masks`).
 DP_TABLE_MAX_ENTRIES = 2 ** 27
 
+#: ... unless the scans then cost more than larger tables: budgets doubled up to this many entries (2^29 =
+#: 4 GiB) are estimated too, within half the free memory, and the fastest plan by
+#: :func:`bnilp.ilp.dp.dp_seconds` is kept (:func:`bnilp.ilp.dp.plan_tables`). sensors BF 20 (25 variables,
+#: 1,010,209 sets): 2^27 entries leave ~535 sets scanned per look-up (2.2e11 steps a pass); 2^29 holds every
+#: C_v (3.4 GB of tables) and scans none.
+DP_TABLE_GROWN_MAX_ENTRIES = 2 ** 29
+
 #: Above DP_MAX_VARIABLES and up to this many variables on the other tables, branch-and-cut runs first, for
 #: DP_RACE_BUDGET_FACTOR × the programme's estimated time (:func:`bnilp.ilp.dp.dp_seconds`, both phases
 #: together); if it has not finished by then, the programme (and peeling) take over — so the whole solve
-#: costs at most about twice the faster of the two (not where sets outside D_v are scanned: the estimate
-#: leaves the scans out). Only where the time limit leaves room for both and the programme's tables fit in
+#: costs at most about twice the faster of the two (the estimate counts the scans of sets outside D_v
+#: from a sample of subsets). Only where the time limit leaves room for both and the programme's tables fit in
 #: half the available memory. parkinsons BF 20 (23 variables): branch-and-cut had
 #: listed 24,986 DAGs after 600 s; the programme and peeling list all of them in 20 s.
 DP_RACE_MAX_VARIABLES = 29
