@@ -220,7 +220,7 @@ def test_large_tables_use_the_programme_beyond_its_small_limit_when_time_and_mem
     small = solve(table, eps)
     monkeypatch.setattr(ilp.settings, "DP_LARGE_TABLE_FAMILIES", table.n_parent_sets())
     large = solve(table, eps)
-    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None, scans=0.0: 1e6)
+    monkeypatch.setattr("bnilp.ilp.search._dp_estimate", lambda data: 1e6)
     hurried = solve(table, eps, time_limit=3600)
     assert "dp" not in small.stats and large.stats["phase1"]["method"] == "dynamic programming"
     assert "dp" not in hurried.stats
@@ -246,7 +246,7 @@ def _race(monkeypatch, budget_seconds: float) -> None:
     """Race branch-and-cut against the programme on 7 variables (DP_MAX_VARIABLES 4), with a fixed budget."""
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
     monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 7)
-    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None, scans=0.0: budget_seconds)
+    monkeypatch.setattr("bnilp.ilp.search._dp_estimate", lambda data: budget_seconds)
 
 
 @pytest.mark.parametrize("unit", ["dags", "mecs"])
@@ -301,7 +301,7 @@ def test_the_race_needs_room_for_the_programme_after_its_budget(monkeypatch):
     hurried = solve(table, math.log(3), time_limit=14.0)
     assert "dp" not in hurried.stats and "phase1_branch_and_cut" not in hurried.stats
     k = Knowledge(required_adjacent=(("V0", "V4"),))
-    monkeypatch.setattr("bnilp.ilp.search.dp_seconds", lambda n, steps=None, scans=0.0: -1.0)
+    monkeypatch.setattr("bnilp.ilp.search._dp_estimate", lambda data: -1.0)
     rows = solve(restrict_table(table, k), math.log(3))
     assert "phase1_branch_and_cut" not in rows.stats and rows.stats["phase1"]["method"] == "branch-and-cut"
     assert hurried.complete and rows.complete

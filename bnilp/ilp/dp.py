@@ -355,23 +355,25 @@ def scan_steps(data: _Data, dmask: np.ndarray, samples: int = SCAN_SAMPLES, seed
 @dataclass(frozen=True)
 class TablePlan:
     """The programme's best-parent tables: D_v per child (``dmask``), their entries, the steps of their
-    subset-maximum transforms, the largest table, and the expected scan steps per pass
-    (:func:`scan_steps`)."""
+    subset-maximum transforms, the largest table, the expected scan steps per pass (:func:`scan_steps`)
+    and how many tables outgrow the cache; :meth:`seconds` and :meth:`bytes` estimate the programme."""
 
     dmask: np.ndarray
     entries: int
     transform_steps: int
     largest: int
     scan_steps: float
+    #: children whose table has more than CACHED_TABLE_ENTRIES entries
+    large_tables: int
 
     @classmethod
     def of(cls, data: _Data, dmask: np.ndarray) -> TablePlan:
         bits = [int(c).bit_count() for c in dmask]
         return cls(dmask, sum(1 << b for b in bits), sum(b << b for b in bits), 1 << max(bits, default=0),
-                   scan_steps(data, dmask))
+                   scan_steps(data, dmask), sum(1 << b > CACHED_TABLE_ENTRIES for b in bits))
 
     def seconds(self, n: int) -> float:
-        return dp_seconds(n, self.transform_steps, self.scan_steps)
+        return dp_seconds(n, self.transform_steps, self.scan_steps, self.large_tables)
 
     def bytes(self, n: int) -> int:
         return dp_bytes(n, self.entries, self.largest)
@@ -423,17 +425,34 @@ def dp_bytes(n: int, entries: int | None = None, largest: int | None = None) -> 
     return 8 * entries + 17 * 2 ** n + 8 * largest
 
 
-def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0.0) -> float:
-    """A generous estimate of the programme's time with the filter: 2e-8 s per n·2^n (the passes for F,
-    R and the filter), 4e-9 s per step of the tables' transforms (``transform_steps``, by default the
-    most n variables can need, n·(n−1)·2^(n−1)) and 5e-9 s per family scanned, ``scan_steps`` in each of
-    F and R (:func:`scan_steps`). Measured 2026-11 on one core of the 2-core machine
-    (``benchmarks/dp_cost.py``): 22 dense variables 3.9 s, parkinsons BF 20 (23) 8.8 s, sensors BF 3
-    (25) 45 s, horse BF 3 (28, |D_v| ≤ 22) 99 s; a scanned family 2–5 ns (parkinsons BF 20 with tables
-    of 2^12–2^16 entries, 0.9–2.9e8 scans a pass: 4–5.5 ns; sensors BF 20, 2.2e11 a pass: ~2.2 ns)."""
+#: a best-parent table of more entries than this (1 MiB of float64) no longer stays in the cache: a look-up
+#: into it costs ~3× more (:func:`dp_seconds`)
+CACHED_TABLE_ENTRIES = 2 ** 17
+
+
+def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0.0,
+               large_tables: int | None = None) -> float:
+    """A generous estimate of the programme's time with the filter: its three passes (F, R and the filter)
+    look each child's table up at each of the 2^(n−1) subsets of the other variables, 1.33e-8 s a look-up
+    into a table of at most :data:`CACHED_TABLE_ENTRIES` entries and 4e-8 s into a larger one
+    (``large_tables`` children have one; by default all n); 2e-9 s per step of the tables' transforms
+    (``transform_steps``, by default the most n variables can need, n·(n−1)·2^(n−1)); 5e-9 s per family
+    scanned, ``scan_steps`` in each of F and R (:func:`scan_steps`).
+
+    Measured 2026-11 on one core of the 2-core machine (``benchmarks/dp_cost.py``, OPT and filter /
+    estimate): dense random n = 22 4.3 / 7.4 s, parkinsons BF 20 (23) 6.8 / 15.8 s, sensors BF 20 (25,
+    every C_v: 2^24 entries a child) 36.5 / 70 s, horse BF 3 (28, small tables) 107 / 150 s, horse BF 20
+    (28, 2^22 entries a child) 376 / 456 s — a look-up 13 ns into small tables, 20–33 ns into large ones,
+    more as n grows; a transform step ~1.2 ns; a scanned family 2–5 ns (parkinsons BF 20 with tables of
+    2^12–2^16 entries, 0.9–2.9e8 scans a pass: 4–5.5 ns; sensors BF 20 within 2^27 entries, 2.2e11 a
+    pass: ~2.2 ns)."""
     if transform_steps is None:
         transform_steps = n * (n - 1) * 2 ** (n - 1)
-    return 2e-8 * n * 2 ** n + 4e-9 * transform_steps + 2 * 5e-9 * scan_steps
+    if large_tables is None:
+        large_tables = n
+    lookups = 3 * 2.0 ** (n - 1)
+    return (lookups * ((n - large_tables) * 1.33e-8 + large_tables * 4e-8) + 2e-9 * transform_steps
+            + 2 * 5e-9 * scan_steps)
 
 
 def free_memory() -> int | None:

@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.cons_acyclic import _choice
-from bnilp.ilp.dp import DPResult, DPStopped, Peeler, dp_seconds, free_memory, plan_tables, solve_dp
+from bnilp.ilp.dp import DPResult, DPStopped, Peeler, free_memory, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
@@ -350,8 +350,7 @@ def _dp_fits(data: _Data, run: _Run, before: float = 0.0) -> bool:
 def _dp_estimate(data: _Data) -> float:
     """The programme's estimated seconds with its planned tables, the scans of the sets outside them
     included (:func:`bnilp.ilp.dp.plan_tables`)."""
-    plan = plan_tables(data)
-    return dp_seconds(data.n, plan.transform_steps, plan.scan_steps)
+    return plan_tables(data).seconds(data.n)
 
 
 def _race_budget(data: _Data, run: _Run) -> float | None:
