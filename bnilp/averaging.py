@@ -110,14 +110,17 @@ def _class_mass(mecs: Sequence[MEC], optimum: float | None, prior: str,
 def class_edge_posteriors(mecs: Sequence[MEC], class_w: Sequence[float] | np.ndarray,
                           variables: Sequence[str]) -> pd.DataFrame:
     """P(u → v) = Σ_M W(M)·P_M(u → v), P_M the share of M's DAGs with u → v (``MEC.shares``)."""
-    index = {v: i for i, v in enumerate(variables)}
     n = len(variables)
-    mat = np.zeros((n, n))
-    for m, wm in zip(mecs, np.asarray(class_w, dtype=float), strict=True):
+    flat = {(u, v): i * n + j for i, u in enumerate(variables) for j, v in enumerate(variables)}
+    pairs: list[int] = []
+    terms: list[float] = []
+    for m, wm in zip(mecs, np.asarray(class_w, dtype=float).tolist(), strict=True):
         if m.shares is None:
             raise ValueError("class_edge_posteriors needs MEC.shares (see bnilp.mec.credible_classes)")
-        for (u, v), p in m.shares.items():
-            mat[index[u], index[v]] += wm * p
+        pairs.extend(flat[e] for e in m.shares)
+        terms.extend(wm * p for p in m.shares.values())
+    mat = np.bincount(np.asarray(pairs, dtype=np.int64), weights=np.asarray(terms, dtype=float),
+                      minlength=n * n).reshape(n, n)
     return pd.DataFrame(np.clip(mat, 0.0, 1.0), index=list(variables), columns=list(variables))
 
 
@@ -176,6 +179,13 @@ def adjacency_posteriors(directed: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(np.clip(mat + mat.T, 0.0, 1.0), index=directed.index, columns=directed.columns)
 
 
+def class_weight(w: np.ndarray, mec: MEC) -> float:
+    """The weight of a class: the sum of its member networks' weights ``w`` (one member: its weight, bit for
+    bit, without a NumPy reduction — the class report sums 10^5–10^6 of them)."""
+    members = mec.members
+    return float(w[members[0]]) if len(members) == 1 else float(w[members].sum())
+
+
 def undirected_posteriors(mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
                           variables: Sequence[str]) -> pd.DataFrame:
     """P(u — v undirected in the CPDAG) (symmetric): class weights summed over classes. Under
@@ -183,15 +193,19 @@ def undirected_posteriors(mecs: Sequence[MEC], weights: Sequence[float] | np.nda
     w = np.asarray(weights, dtype=float)
     index = {v: i for i, v in enumerate(variables)}
     n = len(variables)
-    mat = np.zeros((n, n))
+    pairs: list[int] = []
+    terms: list[float] = []
     for m in mecs:
-        wm = float(w[m.members].sum())
+        wm = class_weight(w, m)
         und = m.pdag[1]
         if wm == 0.0 or not und:
             continue
-        uv = np.array([[index[a] for a in e] for e in und])
-        mat[uv[:, 0], uv[:, 1]] += wm
-        mat[uv[:, 1], uv[:, 0]] += wm
+        for e in und:
+            a, b = (index[x] for x in e)
+            pairs += (a * n + b, b * n + a)
+        terms.extend([wm] * (2 * len(und)))
+    mat = np.bincount(np.asarray(pairs, dtype=np.int64), weights=np.asarray(terms, dtype=float),
+                      minlength=n * n).reshape(n, n)
     return pd.DataFrame(np.clip(mat, 0.0, 1.0), index=list(variables), columns=list(variables))
 
 
@@ -236,7 +250,7 @@ def mec_table(mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray, optimu
         "ln_bf": ln_bf,
         "bf": np.exp(ln_bf),
         "n_dags": np.array([m.n_dags for m in mecs], dtype=int),
-        "posterior": np.array([float(w[m.members].sum()) for m in mecs], dtype=float),
+        "posterior": np.array([class_weight(w, m) for m in mecs], dtype=float),
     })
     if class_size:
         df["class_size"] = [m.class_size for m in mecs]

@@ -848,7 +848,7 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     items = network_items(representatives)
     compiled = knowledge is None and 0 < len(nodes) <= MASK_MAX_VARIABLES and len(items) > 0
     if compiled:
-        cpdags, whole = _class_cpdags(items, families, nodes)
+        cpdags, whole, counts = _class_cpdags(items, families, nodes)
     for i, (score, parents) in enumerate(items):
         m = MEC(score=score, members=[i], representative=parents, knowledge=knowledge)
         if compiled:
@@ -860,8 +860,12 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
                 m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed)
             out.append(m)
             continue
-        size, m.counted, m.shares = _counted_class(m.cpdag, compiled and bool(whole[i]), families, nodes,
-                                                   complete_classes, max_listed, i + 1)
+        if compiled and counts[i] is not None:      # the table admits the whole class: counted by shape
+            size, m.shares = counts[i]
+            m.counted = size
+        else:
+            size, m.counted, m.shares = _counted_class(m.cpdag, compiled and bool(whole[i]), families, nodes,
+                                                       complete_classes, max_listed, i + 1)
         m.__dict__["class_size"] = size         # the cached property, counted with the shares
         out.append(m)
     return out
@@ -954,29 +958,59 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
     return out
 
 
+@dataclass
+class _Components:
+    """The chain components of m CPDAGs, counted by shape (:func:`_component_counts`): component j belongs to
+    class ``cls[j]`` (ascending), has the nodes ``nodes[j, :k]`` (ascending) and the shape ``shape[j]``, whose
+    (#AMO, {(a, b): #AMO(a → b)}) in local indices is ``counted[shape[j]]``; ``size[i]`` is class i's number of
+    DAGs, ``big[i]`` True where that product reaches 2^62 (``size`` is then not exact)."""
+
+    cls: np.ndarray
+    nodes: np.ndarray
+    shape: np.ndarray
+    counted: list[tuple[int, dict[tuple[int, int], int]]]
+    size: np.ndarray
+    big: np.ndarray
+
+    def of_class(self) -> np.ndarray:
+        """bounds[i]:bounds[i + 1] are class i's components."""
+        return np.searchsorted(self.cls, np.arange(len(self.size) + 1))
+
+
+def _component_counts(und: np.ndarray) -> _Components:
+    """Every chain component of the CPDAGs with undirected neighbour masks ``und`` (m, n), each distinct shape
+    counted once (:func:`_shape_counts`), and each class's size — the product over its components (Andersson,
+    Madigan & Perlman 1997)."""
+    m = len(und)
+    cls, comp_nodes, shape = _chain_component_shapes(und)
+    shapes, inv = _unique_rows(shape)
+    counted = [_shape_counts(row) for row in shapes]
+    totals = np.array([t for t, _ in counted], dtype=np.int64)
+    size = np.ones(m, dtype=np.int64)
+    exact = np.ones(m)                          # the same product in floats, to catch an overflow
+    np.multiply.at(size, cls, totals[inv])
+    np.multiply.at(exact, cls, totals[inv].astype(float))
+    return _Components(cls, comp_nodes, inv, counted, size, exact >= 2.0 ** 62)
+
+
 def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: np.ndarray, ref: float,
                        prior: str) -> None:
     """:func:`class_tail_mass` for classes the table admits whole, given their CPDAG masks."""
     m = len(scores)
     if m == 0:
         return
-    cls, comp_nodes, shape = _chain_component_shapes(und)
-    size = np.ones(m, dtype=np.int64)
-    exact = np.ones(m)                          # the same product in floats, to catch an overflow
-    shapes, inv = _unique_rows(shape)
-    counted = [_shape_counts(row) for row in shapes]
-    totals = np.array([t for t, _ in counted], dtype=np.int64)
-    np.multiply.at(size, cls, totals[inv])
-    np.multiply.at(exact, cls, totals[inv].astype(float))
-    if (exact >= 2.0 ** 62).any():
+    comps = _component_counts(und)
+    if comps.big.any():
         raise ValueError("a credible class has more than 2^62 DAGs: its count overflows")
+    size = comps.size
     w = np.exp(scores - ref) * (size if prior == "dags" else 1.0)
     out.mass += float(w.sum())
     out.dags += int(size.sum())
     _add_directed(dpa, w, out.directed)
+    inv, cls, comp_nodes = comps.shape, comps.cls, comps.nodes
     order = np.argsort(inv, kind="stable")
-    bounds = np.searchsorted(inv[order], np.arange(len(shapes) + 1))
-    for sid, (total, forward) in enumerate(counted):
+    bounds = np.searchsorted(inv[order], np.arange(len(comps.counted) + 1))
+    for sid, (total, forward) in enumerate(comps.counted):
         rows = order[bounds[sid]:bounds[sid + 1]]
         wc = w[cls[rows]]
         for (a, b), k in forward.items():
@@ -1222,10 +1256,12 @@ def _whole_class_admitted(dpa, und, fam, fstart, max_options):
     return out
 
 
-def _class_cpdags(items: Sequence[tuple[float, Parents]], families: Mapping[str, Any],
-                  nodes: Sequence[str]) -> tuple[list[CpdagEdges], np.ndarray]:
-    """Each DAG's CPDAG as edge sets, and whether the table admits its whole class, in compiled code
-    (:func:`_cpdag_masks`, :func:`_whole_class_admitted`)."""
+def _class_cpdags(items: Sequence[tuple[float, Parents]], families: Mapping[str, Any], nodes: Sequence[str]
+                  ) -> tuple[list[CpdagEdges], np.ndarray, list[tuple[int, dict[Edge, float]] | None]]:
+    """Each DAG's CPDAG as edge sets, whether the table admits its whole class (in compiled code:
+    :func:`_cpdag_masks`, :func:`_whole_class_admitted`), and for each class the table admits whole its
+    :func:`class_counts` — from its chain components counted by shape (:func:`_component_counts`; None for
+    the other classes, and where the count reaches 2^62: :func:`class_counts` then counts in Python ints)."""
     index = {v: i for i, v in enumerate(nodes)}
     mask_of: dict[frozenset[str], int] = {}
 
@@ -1258,7 +1294,33 @@ def _class_cpdags(items: Sequence[tuple[float, Parents]], families: Mapping[str,
         undirected = {frozenset((a, nodes[c])) for c, row in enumerate(und[i].tolist()) if row
                       for a in names(row & ((1 << c) - 1))}
         out.append((directed, undirected))
-    return out, whole
+    return out, whole, _whole_class_shares(out, und, whole, nodes)
+
+
+def _whole_class_shares(cpdags: Sequence[CpdagEdges], und: np.ndarray, whole: np.ndarray,
+                        nodes: Sequence[str]) -> list[tuple[int, dict[Edge, float]] | None]:
+    """:func:`class_counts` of the classes with ``whole`` set, by :func:`_component_counts`: the same sizes
+    and the same shares (1 for a directed edge, #AMO(C; a → b)/#AMO(C) inside component C)."""
+    rows = np.flatnonzero(whole)
+    counts: list[tuple[int, dict[Edge, float]] | None] = [None] * len(cpdags)
+    if len(rows) == 0:
+        return counts
+    comps = _component_counts(und[rows])
+    bounds = comps.of_class().tolist()
+    sizes, big, shape_of, comp_nodes = (a.tolist() for a in (comps.size, comps.big, comps.shape, comps.nodes))
+    for r, i in enumerate(rows.tolist()):
+        if big[r]:
+            continue
+        shares: dict[Edge, float] = dict.fromkeys(cpdags[i][0], 1.0)
+        for j in range(bounds[r], bounds[r + 1]):
+            total, forward = comps.counted[shape_of[j]]
+            local = comp_nodes[j]
+            for (a, b), k in forward.items():
+                u, v = nodes[local[a]], nodes[local[b]]
+                shares[u, v] = k / total
+                shares[v, u] = (total - k) / total
+        counts[i] = (sizes[r], shares)
+    return counts
 
 
 def expand_classes(mecs: Sequence[MEC], families: Mapping[str, Mapping[frozenset[str], float]],

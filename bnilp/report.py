@@ -47,6 +47,7 @@ from rich.table import Table
 from bnilp.averaging import (
     adjacency_posteriors,
     class_edge_posteriors,
+    class_weight,
     class_weights,
     edge_posteriors,
     tail_posteriors,
@@ -103,14 +104,27 @@ def summarise_classes(result_dict: Mapping[str, Any], mecs: Sequence[MEC], prior
     return out
 
 
+class _PairOrder:
+    """Pairs of variables numbered in variable order (u's index · n + v's), for :func:`_edge_lists`: ``arc``
+    numbers an ordered pair (u, v), ``line`` an unordered one by (first, second) in variable order, and
+    ``names`` gives the pair back."""
+
+    def __init__(self, variables: Sequence[str]):
+        n = len(variables)
+        self.arc = {(u, v): i * n + j for i, u in enumerate(variables) for j, v in enumerate(variables) if i != j}
+        self.line = {frozenset((u, v)): i * n + j for i, u in enumerate(variables)
+                     for j, v in enumerate(variables) if i < j}
+        self.names = {k: (u, v) for (u, v), k in self.arc.items()}
+
+
 def _edge_lists(directed: Iterable[tuple[str, str]], undirected: Iterable[Iterable[str]],
-                variables: Sequence[str], rank: Mapping[str, int]) -> dict[str, list[list[str]]]:
+                order: _PairOrder) -> dict[str, list[list[str]]]:
     """A (C)PDAG's edges as JSON lists in variable order: ``directed`` [u, v] and ``undirected`` [u, v]
     with u before v, each list sorted by (u, v)."""
-    arcs = sorted((rank[u], rank[v]) for u, v in directed)
-    lines = sorted(tuple(sorted(rank[x] for x in e)) for e in undirected)
-    return {"directed": [[variables[i], variables[j]] for i, j in arcs],
-            "undirected": [[variables[i], variables[j]] for i, j in lines]}
+    names = order.names
+    arcs = sorted(map(order.arc.__getitem__, directed))
+    lines = sorted(order.line[e if isinstance(e, frozenset) else frozenset(e)] for e in undirected)
+    return {"directed": [list(names[k]) for k in arcs], "undirected": [list(names[k]) for k in lines]}
 
 
 def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
@@ -126,7 +140,7 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
     if prior not in PRIOR_TEXT:
         raise ValueError(f"prior must be one of {sorted(PRIOR_TEXT)}, not {prior!r}")
     variables = list(variables)
-    rank = {v: i for i, v in enumerate(variables)}
+    order = _PairOrder(variables)
     nets = list(result_dict.get("networks") or [])
     w = np.asarray(weights, dtype=float)
     if w.size != len(nets):
@@ -146,15 +160,15 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
             "ln_bf": float(optimum - m.score),
             "n_dags": int(m.n_dags),
             "class_size": int(m.class_size),
-            "posterior": float(w[m.members].sum()),
-            "cpdag": _edge_lists(directed, undirected, variables, rank),
+            "posterior": class_weight(w, m),
+            "cpdag": _edge_lists(directed, undirected, order),
             "members": [int(i) for i in m.members],
         })
         if m.knowledge is not None:      # the class under background knowledge: its PDAG
             pd_dir, pd_und = m.pdag
-            out["mecs"][-1]["pdag"] = _edge_lists(pd_dir, pd_und, variables, rank)
+            out["mecs"][-1]["pdag"] = _edge_lists(pd_dir, pd_und, order)
     if mecs and all(m.shares is not None for m in mecs):   # classes counted, not listed
-        d = class_edge_posteriors(mecs, [w[m.members].sum() for m in mecs], variables).to_numpy()
+        d = class_edge_posteriors(mecs, [class_weight(w, m) for m in mecs], variables).to_numpy()
     else:
         d = edge_posteriors(nets, w, variables).to_numpy()
     und = undirected_posteriors(mecs, w, variables).to_numpy()

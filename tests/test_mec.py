@@ -320,8 +320,9 @@ def test_count_admitted_counts_only_what_the_table_admits():
 @pytest.mark.parametrize("seed", range(6))
 def test_compiled_cpdags_and_whole_class_admission_equal_the_python_ones(seed):
     """credible_classes' compiled route (v-structures + Meek closure on bit masks; every parent option
-    of the class looked up in the table) against Chickering's labelling and _parent_options, on random
-    DAGs up to 13 nodes with tables that admit all options or miss a random one."""
+    of the class looked up in the table; a whole class's size and edge shares from its chain components
+    counted by shape) against Chickering's labelling, _parent_options and class_counts, on random DAGs up
+    to 13 nodes with tables that admit all options or miss a random one."""
     rng = random.Random(7000 + seed)
     for _ in range(60):
         n = rng.randrange(2, 14)
@@ -337,11 +338,37 @@ def test_compiled_cpdags_and_whole_class_admission_equal_the_python_ones(seed):
         if rng.random() < 0.5:                  # drop one option of one node: no longer the whole class
             v = rng.choice(nodes)
             families[v].discard(rng.choice(sorted(families[v], key=sorted)))
-        (cp,), whole = _class_cpdags([(0.0, dag)], families, nodes)
+        (cp,), whole, (counts,) = _class_cpdags([(0.0, dag)], families, nodes)
         assert cp == (directed, und)
         assert bool(whole[0]) == all(options[v] <= families[v] for v in nodes)
         if whole[0]:
             assert count_admitted(dag, families, nodes) == (count_dags_in_mec(dag), True)
+            assert counts == class_counts(cp)
+        else:
+            assert counts is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_classes_counted_together_by_shape_equal_class_counts_one_by_one(seed):
+    """Many classes in one call (credible_classes' listed route): each class's size and edge shares from the
+    chain components of all of them, counted once per shape, equal class_counts of its CPDAG alone —
+    including classes with no undirected edge and classes whose DAGs are all orientations of a clique."""
+    rng = random.Random(9100 + seed)
+    n = 10
+    dags = [_random_dag(n, rng.choice([0.0, 0.15, 0.3, 0.5, 1.0]), rng) for _ in range(80)]
+    nodes = sorted(dags[0])
+    families: dict[str, set[frozenset[str]]] = {v: set() for v in nodes}
+    for dag in dags:
+        directed, und = cpdag_edges(dag)
+        adj = {x: {y for e in und if x in e for y in e if y != x} for x in nodes}
+        for v in nodes:
+            nbrs = sorted(adj[v])
+            families[v] |= set(_parent_options(frozenset(u for u, w in directed if w == v), nbrs, adj))
+    cps, whole, counts = _class_cpdags([(0.0, dag) for dag in dags], families, nodes)
+    assert whole.all()
+    assert any(not cp[1] for cp in cps) and any(len(cp[1]) == n * (n - 1) // 2 for cp in cps)
+    for cp, got in zip(cps, counts, strict=True):
+        assert got == class_counts(cp)
 
 
 def _tail_of(dags: list[dict[str, frozenset[str]]], scores: list[float]):
