@@ -440,8 +440,8 @@ def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0
     scanned, ``scan_steps`` in each of F and R (:func:`scan_steps`).
 
     Measured 2026-11 on one core of the 2-core machine (``benchmarks/dp_cost.py``, OPT and filter /
-    estimate): dense random n = 22 4.3 / 7.4 s, parkinsons BF 20 (23) 6.8 / 15.8 s, sensors BF 20 (25,
-    every C_v: 2^24 entries a child) 36.5 / 70 s, horse BF 3 (28, small tables) 107 / 150 s, horse BF 20
+    estimate): dense random n = 22 4.3 / 7.5 s, parkinsons BF 20 (23) 6.8 / 15.8 s, sensors BF 20 (25,
+    every C_v: 2^24 entries a child) 36.5 / 70.5 s, horse BF 3 (28, small tables) 107 / 161 s, horse BF 20
     (28, 2^22 entries a child) 376 / 456 s — a look-up 13 ns into small tables, 20–33 ns into large ones,
     more as n grows; a transform step ~1.2 ns; a scanned family 2–5 ns (parkinsons BF 20 with tables of
     2^12–2^16 entries, 0.9–2.9e8 scans a pass: 4–5.5 ns; sensors BF 20 within 2^27 entries, 2.2e11 a
