@@ -70,6 +70,22 @@ def test_the_filter_keeps_exactly_the_families_of_credible_dags(n, seed):
         assert res.stats["dp"]["families"] == table.n_parent_sets()
 
 
+def test_the_programme_reports_its_plan_in_the_stats(monkeypatch):
+    """stats.dp names the planned tables: their entries, the scans expected per pass, the estimated seconds
+    (what the race and the time-limit checks assumed) and the bytes — the plan's own figures."""
+    from bnilp.ilp.dp import plan_tables
+
+    monkeypatch.setattr(ilp.settings, "DP_TABLE_MAX_ENTRIES", 24)
+    monkeypatch.setattr(ilp.settings, "DP_TABLE_GROWN_MAX_ENTRIES", 24)
+    table = random_table(6, 4711, keep=0.6, max_size=3)
+    res = solve(table, 1.0)
+    plan = plan_tables(_Data(table))
+    dp = res.stats["dp"]
+    assert dp["table_entries"] == plan.entries <= 24
+    assert dp["scan_steps_estimate"] == plan.scan_steps > 0
+    assert dp["seconds_estimate"] == pytest.approx(plan.seconds(6)) and dp["bytes"] == plan.bytes(6)
+
+
 @pytest.mark.parametrize("n,seed", [(7, 1), (8, 2), (9, 3)])
 @pytest.mark.parametrize("unit", ["dags", "mecs"])
 def test_search_with_and_without_dp_lists_the_same_credible_set(monkeypatch, n, seed, unit):
