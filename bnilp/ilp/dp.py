@@ -407,13 +407,6 @@ def plan_tables(data: _Data) -> TablePlan:
     return plan
 
 
-def table_sizes(data: _Data) -> tuple[int, int, int]:
-    """(Σ_v 2^|D_v|, Σ_v |D_v|·2^|D_v|, max_v 2^|D_v|) of :func:`plan_tables`: the best-parent tables'
-    entries, the steps of their subset-maximum transforms, and the largest table."""
-    plan = plan_tables(data)
-    return plan.entries, plan.transform_steps, plan.largest
-
-
 def dp_bytes(n: int, entries: int | None = None, largest: int | None = None) -> int:
     """Memory the DP holds at its peak: the best-parent tables (``entries``, by default the most n
     variables can need, n·2^(n−1)), F, R and the sinks over 2^n subsets, and one H_v (``largest``
