@@ -519,10 +519,12 @@ def test_compiled_row_sums_are_math_fsum_bit_for_bit(seed):
 
 
 def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
-    """The chunk-sorted fold of peeling's class enumeration keeps, per class, the DAG a one-at-a-time scan
-    keeps (highest fsum score, ties to the smallest choice), whatever the chunking — on every DAG of a
-    random table, with tied scores forced in (every score rounded to a coarse grid)."""
-    from bnilp.ilp.search import _best_per_class
+    """The compiled fold of peeling's class enumeration (a hash table on the class words) keeps, per class,
+    the DAG a one-at-a-time scan keeps (highest fsum score, ties to the smallest choice), whatever the
+    chunking and through every growth of its table, and ranks the classes best first — on every DAG of a
+    random table, with tied scores forced in (every score rounded to a coarse grid); the packed words of
+    more than 62 variables group the same way."""
+    from bnilp.ilp.classbest import BestPerClass
 
     table = random_table(5, 77, keep=0.8)
     data = _Data(table)
@@ -536,11 +538,16 @@ def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
         choice = tuple(row.tolist())
         if key not in want or (-sc, choice) < (-want[key][0], want[key][1]):
             want[key] = (float(sc), choice)
-    for chunk in (1, 7, 500, len(rows)):
-        got: dict = {}
-        for lo in range(0, len(rows), chunk):
-            _best_per_class(data, rows[lo:lo + chunk], scores[lo:lo + chunk], got)
-        assert got == want
+    ranked = sorted(want.values(), key=lambda sc: (-sc[0], sc[1]))
+    assert len(ranked) > 100 and len({s for s, _ in ranked}) < len(ranked)     # ties across classes too
+    for words in (data.class_words(rows), data._class_words_packed(rows)):
+        for chunk in (1, 7, 500, len(rows)):
+            fold = BestPerClass(data.n, capacity=16)
+            for lo in range(0, len(rows), chunk):
+                fold.add(words[lo:lo + chunk], scores[lo:lo + chunk], rows[lo:lo + chunk])
+            assert len(fold) == len(want)
+            s, r = fold.ranked()
+            assert [(float(a), tuple(b)) for a, b in zip(s.tolist(), r.tolist(), strict=True)] == ranked
 
 
 def _looks_every_step(monkeypatch) -> None:

@@ -18,6 +18,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
 from bnilp.errors import InputError
 from bnilp.ilp import settings
+from bnilp.ilp.classbest import BestPerClass
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, free_memory, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
@@ -495,7 +496,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
                           classes: bool, stats: dict[str, Any]) -> SolveResult | None:
     """Phase 2 without branch-and-cut: every DAG with s ≥ OPT − ε − tol by canonical sink peeling under
     the DP bound (:class:`bnilp.ilp.dp.Peeler`), on the kept families. With ``classes``, one DAG (the
-    best) per Markov equivalence class (:meth:`_Data.class_keys`). Class enumeration by peeling lists
+    best) per Markov equivalence class (:class:`~bnilp.ilp.classbest.BestPerClass`). Class enumeration by peeling lists
     every DAG of every credible class; once more than :data:`~bnilp.ilp.settings.DP_ENUMERATION_MAX_DAGS`
     DAGs are listed and the classes average more than ``DP_ENUMERATION_DAGS_PER_CLASS`` DAGs, this
     returns None and class enumeration by branch-and-cut, which never lists a class's members, takes over."""
@@ -505,10 +506,11 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
     stats["phase2"] = stats2
     got = _Collected(threshold=opt - run.epsilon - _tie_tol(opt))
     peeler = Peeler(data, dp.forward, got.threshold - _dp_margin(opt))
-    best_of_class: dict[bytes, tuple[float, tuple[int, ...]]] = {}
+    best_of_class = BestPerClass(data.n)
     optimal = tuple(sorted(found.choice))       # one family per variable, in variable order
     if classes:                                 # listed first even if a limit stops the peeling early
-        best_of_class[data.class_keys(np.array([optimal]))[0]] = (data.exact(optimal), optimal)
+        first = np.array([optimal])
+        best_of_class.add(data.class_words(first), np.array([data.exact(optimal)]), first)
     else:
         got.credible[optimal] = data.exact(optimal)
     t0 = time.perf_counter()
@@ -524,17 +526,17 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         stats["phase2_peeling"] = stats.pop("phase2")
         return None
     if classes:
-        ranked = sorted(best_of_class.values(), key=lambda sc: (-sc[0], sc[1]))
-        got.limit_hit = len(ranked) > max_networks
+        scores, choices = best_of_class.ranked()
+        del best_of_class
+        got.limit_hit = len(scores) > max_networks
         if got.limit_hit and stopped is None and peeler.done:
-            got.of_total = len(ranked)
+            got.of_total = len(scores)
             got.of_dags = stats2["dags_listed"]
-            rest = ranked[max_networks:]
-            got.tail = ClassTail(np.array([s for s, _ in rest]), np.array([c for _, c in rest], dtype=np.int32),
+            got.tail = ClassTail(scores[max_networks:].copy(), choices[max_networks:].copy(),
                                  data.sets, data.child_names)
-            del rest
-        got.credible = {c: s for s, c in ranked[:max_networks]}
-        stats2["classes_found"] = len(ranked)
+        got.credible = {tuple(c): s for s, c in zip(scores[:max_networks].tolist(),
+                                                     choices[:max_networks].tolist(), strict=True)}
+        stats2["classes_found"] = len(scores)
     elif len(got.credible) > max_networks:
         got.credible = dict(sorted(got.credible.items(), key=lambda cs: (-cs[1], cs[0]))[:max_networks])
     stats2.update(seconds=time.perf_counter() - t0, steps=peeler.steps, collected=stats2["dags_listed"])
@@ -542,7 +544,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
 
 
 def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
-              best_of_class: dict[bytes, tuple[float, tuple[int, ...]]], max_networks: int, classes: bool,
+              best_of_class: BestPerClass, max_networks: int, classes: bool,
               stats2: dict[str, Any]) -> Any:
     """The peeling loop of :func:`_enumerate_by_peeling`: DAGs into ``got.credible`` (or the best per
     class into ``best_of_class``) until done, the cap, a signal or the clock; returns None (done or
@@ -554,7 +556,7 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
         rows, scores = rows[keep], scores[keep]
         stats2["dags_listed"] += len(rows)
         if classes:
-            _best_per_class(data, rows, scores, best_of_class)
+            best_of_class.add(data.class_words(rows), scores, rows)
         else:
             got.credible.update((tuple(row.tolist()), float(s)) for row, s in zip(rows, scores, strict=True))
         if not classes and len(got.credible) >= max_networks:
@@ -570,27 +572,6 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
             return _early_stop("timelimit", run.sig)
         run.report("enumerate", len(best_of_class) if classes else len(got.credible))
     return None
-
-
-def _best_per_class(data: _Data, rows: np.ndarray, scores: np.ndarray,
-                    best_of_class: dict[bytes, tuple[float, tuple[int, ...]]]) -> None:
-    """Fold a chunk of peeled DAGs into ``best_of_class``: per class key (:meth:`_Data.class_words`) the
-    best DAG, ties to the smallest choice — the chunk sorted by (key, −score, choice) so that only the
-    first DAG of each class in it meets the dictionary."""
-    if len(rows) == 0:
-        return
-    words = data.class_words(rows)
-    order = np.lexsort((*rows.T[::-1], -scores, *words.T[::-1]))
-    w = words[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = (w[1:] != w[:-1]).any(axis=1)
-    for i in order[first].tolist():
-        key = words[i].tobytes()
-        s = float(scores[i])
-        choice = tuple(rows[i].tolist())
-        held = best_of_class.get(key)
-        if held is None or (-s, choice) < (-held[0], held[1]):
-            best_of_class[key] = (s, choice)
 
 
 def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, classes: bool, verbose: bool,
