@@ -167,3 +167,19 @@ def test_empty_and_single_network(tmp_path):
     print_report(empty, console)
     assert "INCOMPLETE" in console.export_text()
     np.testing.assert_equal(pd.read_csv(tmp_path / "edges.csv")["directed_posterior"].tolist(), [1.0, 0.0])
+
+
+def test_report_json_text_parses_to_the_report_with_one_list_element_a_line():
+    """``--json`` text: the same value as ``json.dumps(report, indent=1)`` once parsed (nested lists, empty
+    containers, strings with newlines, None), each element of a top-level list on a line of its own."""
+    from bnilp.report import report_json_text
+
+    report = {"optimum": -1.5, "empty": [], "none": None, "text": "a\nb \"c\"",
+              "networks": [{"score": -1.5, "parents": {"A": [], "B": ["A"]}}, {"score": -2.0, "parents": {}}],
+              "stats": {"phase1": {"nodes": 3, "cuts": {"sepa": 2}}, "list": [1, [2, 3]]}, "edges": [1, 2.5]}
+    text = report_json_text(report)
+    assert json.loads(text) == json.loads(json.dumps(report, indent=1)) == report
+    lines = text.splitlines()
+    for element in report["networks"]:
+        assert f"  {json.dumps(element, separators=(', ', ': '))}" in {line.rstrip(",") for line in lines}
+    assert text.endswith("}\n")

@@ -32,7 +32,7 @@ from bnilp.cli.score import score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
 from bnilp.pipeline import ENUMERATE_CHOICES, LearnResult, project_network, solve_table
-from bnilp.report import print_report, write_dot, write_graphml, write_report
+from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
 from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
 
 
@@ -187,7 +187,7 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
         click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
                    f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}")
     if opts.get("json_out"):
-        atomic_write_text(opts["json_out"], json.dumps(report, indent=1) + "\n")
+        atomic_write_text(opts["json_out"], report_json_text(report))
     if opts.get("report_dir"):
         write_report(opts["report_dir"], report)
     if result.solution.networks:
