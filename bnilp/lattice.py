@@ -1,4 +1,4 @@
-"""The parent-set lattice walk, level by level and in blocks: serial, over processes (loky) or on Dask.
+"""The parent-set lattice walk, level by level and in blocks: serial, on threads, over processes (loky) or on Dask.
 
 Each child's walk is the one of :func:`bnilp.parentsets.walk_child` (same rules, same kept sets,
 same scores): parent sets of size k+1 are generated from the surviving sets of size k, but a whole
@@ -13,9 +13,11 @@ rest into *blocks* of whole base sets (:data:`bnilp.scores.batch.BLOCK_ELEMENTS`
 most). A block is counted and decided in one call of :func:`evaluate_block`: counts for every
 family of the block (:mod:`bnilp.scores.batch`), R5/R6/R4, the score, R1, and R3 for expansion.
 Blocks of all children are independent tasks, so one variable's lattice is split as well as the
-variables. With ``n_jobs > 1`` they run on a loky process pool (:func:`start_pool`, kept between runs)
-whose workers read the score (and its data) once per run, from a temporary file, on their first
-block; with a Dask ``scheduler`` the score is scattered once to every worker and tasks name it.
+variables. With ``n_jobs > 1`` a score counted in compiled code (BIC, BDeu: the kernels release the GIL)
+runs them on n_jobs − 1 threads of this process (:class:`ThreadExecutor`: no process to start, nothing
+copied); any other score on a loky process pool (:func:`start_pool`, kept between runs) whose workers
+read the score (and its data) once per run, from a temporary file, on their first block; with a Dask
+``scheduler`` the score is scattered once to every worker and tasks name it.
 The coordinator advances a child as soon as all blocks of its level are back, and
 evaluates queued blocks itself while it waits (work stealing). At most
 :data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once (one at a time serially):
@@ -643,15 +645,23 @@ def stop_pool() -> None:
 _LOCAL_DASK: dict[str, Any] = {}
 
 
-def start_local_cluster(workers: int):
-    """The Dask client of a LocalCluster of ``workers`` single-thread processes (``--scheduler local``),
-    started now unless one with that many live workers is running in this process. Like the loky pool
-    it outlives a run, so a later run in this process pays no start-up; :func:`stop_local_cluster`
-    (also at interpreter exit) ends it."""
+def start_local_cluster(workers: int, processes: bool = False):
+    """The Dask client of a LocalCluster of ``workers`` single-thread workers (``--scheduler local``),
+    started now unless one of that shape with that many live workers is running in this process.
+
+    ``processes=False`` (scores counted in compiled code, :class:`~bnilp.scores.discrete.DiscreteScore`):
+    threads of this process — the kernels release the GIL, so a worker thread counts beside the
+    coordinator's own, and blocks and the score reach it without being pickled (a LocalCluster of
+    processes cost 1.4–1.7× the loky pool on two cores; README "Parallel"). Scores evaluated in Python
+    need processes. A cluster given by address ships everything either way
+    (``test_a_cluster_of_processes_by_address_gives_the_same_score_file``). Like the pools it outlives a
+    run, so a later run in this process pays no start-up; :func:`stop_local_cluster` (also at interpreter
+    exit) ends it."""
     import atexit
 
     held = _LOCAL_DASK
-    if held.get("client") is not None and held.get("workers") == workers and held["client"].status == "running":
+    if (held.get("client") is not None and held.get("workers") == workers and held.get("processes") == processes
+            and held["client"].status == "running"):
         with contextlib.suppress(Exception):
             if len(held["client"].scheduler_info()["workers"]) == workers:
                 return held["client"]
@@ -660,12 +670,12 @@ def start_local_cluster(workers: int):
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes, dashboard_address=None)
     client = Client(cluster)
     client.run(_init_worker)
     if not held.get("atexit"):
         atexit.register(stop_local_cluster)
-    held.update(workers=workers, cluster=cluster, client=client, atexit=True)
+    held.update(workers=workers, processes=processes, cluster=cluster, client=client, atexit=True)
     return client
 
 
@@ -673,6 +683,7 @@ def stop_local_cluster() -> None:
     """Close the LocalCluster of :func:`start_local_cluster` now (the next ``local`` run starts one)."""
     client, cluster = _LOCAL_DASK.pop("client", None), _LOCAL_DASK.pop("cluster", None)
     _LOCAL_DASK.pop("workers", None)
+    _LOCAL_DASK.pop("processes", None)
     with contextlib.suppress(Exception):
         if client is not None:
             client.close()
@@ -695,41 +706,34 @@ class _Task:
         return self.value if self.local else self.future.result()
 
 
-class LokyExecutor:
-    """The loky pool of n_jobs − 1 processes (:func:`start_pool`); the score (with its data) reaches each
-    worker once, through a temporary file read on its first block. Every block goes to the pool; while
-    the coordinator waits it takes back the most recently queued block that has not been handed to a
-    worker yet (``Future.cancel`` succeeds) and evaluates it itself. So n_jobs processes compute, the
-    coordination (generation, transfers) needs no core of its own, and the split of the blocks follows
-    the speed of each process (work stealing)."""
+class _PoolExecutor:
+    """Blocks on a pool of n_jobs − 1 workers (:class:`LokyExecutor`: processes; :class:`ThreadExecutor`:
+    threads) and the coordinator. Every block goes to the pool; while the coordinator waits it takes back
+    the most recently queued block that has not been handed to a worker yet (``Future.cancel``
+    succeeds) and evaluates it itself. So n_jobs workers compute, the coordination (generation,
+    transfers) needs no core of its own, and the split of the blocks follows the speed of each worker
+    (work stealing)."""
 
-    def __init__(self, score: LocalScore, n_jobs: int) -> None:
-        self.score, self.slots = score, n_jobs
-        self.queued: list[tuple[_Task, WalkSpec, Block]] = []   # blocks held only until a worker has them
-        # a file, not an argument: a pickled score in the task or initializer arguments is written into
-        # the pipe of a starting worker, which blocks the coordinator until the worker has imported bnilp
-        # (cloudpickle, as loky's own task arguments: a score class defined in __main__ travels too)
-        import cloudpickle
+    score: LocalScore
+    slots: int
+    pool: Any
+    queued: list[tuple[_Task, WalkSpec, Block]]
 
-        fd, path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
-        self.run = (path, secrets.token_hex(8))
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                cloudpickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            self.pool = start_pool(n_jobs)
-        except BaseException:
-            os.unlink(path)
-            raise
+    def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
+        raise NotImplementedError
+
+    def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
+        raise NotImplementedError
 
     def submit(self, spec: WalkSpec, block: Block) -> _Task:
         block = materialise(block)
-        task = _Task(self.pool.submit(_worker_block, self.run, spec, block))
+        task = _Task(self._submit_block(spec, block))
         self.queued.append((task, spec, block))
         return task
 
     def map_subsets(self, tasks: list, *args: Any) -> list:
         """Subset-table tasks on the pool, largest first; the coordinator takes them from the other end."""
-        futures = [self.pool.submit(_worker_subsets, self.run, task, *args) for task in tasks]
+        futures = [self._submit_subsets(task, *args) for task in tasks]
         local: dict[int, Any] = {}
         try:
             for i in range(len(tasks) - 1, -1, -1):
@@ -757,11 +761,80 @@ class LokyExecutor:
         wait([t.future for t in tasks if not t.local], return_when=FIRST_COMPLETED)
 
     def close(self) -> None:
-        """Remove the score's file; the pool stays for a later run (its workers exit when idle)."""
-        for task, _, _ in self.queued:   # after an error: blocks not started are not run
+        """After an error: blocks not started are not run. The pool stays for a later run."""
+        for task, _, _ in self.queued:
             task.future.cancel()
+
+
+class LokyExecutor(_PoolExecutor):
+    """The loky pool of n_jobs − 1 processes (:func:`start_pool`) for scores evaluated in Python; the
+    score (with its data) reaches each worker once, through a temporary file read on its first block."""
+
+    def __init__(self, score: LocalScore, n_jobs: int) -> None:
+        self.score, self.slots = score, n_jobs
+        self.queued = []                  # blocks held only until a worker has them
+        # a file, not an argument: a pickled score in the task or initializer arguments is written into
+        # the pipe of a starting worker, which blocks the coordinator until the worker has imported bnilp
+        # (cloudpickle, as loky's own task arguments: a score class defined in __main__ travels too)
+        import cloudpickle
+
+        fd, path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
+        self.run = (path, secrets.token_hex(8))
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                cloudpickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            self.pool = start_pool(n_jobs)
+        except BaseException:
+            os.unlink(path)
+            raise
+
+    def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
+        return self.pool.submit(_worker_block, self.run, spec, block)
+
+    def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
+        return self.pool.submit(_worker_subsets, self.run, task, *args)
+
+    def close(self) -> None:
+        """Remove the score's file; the pool stays for a later run (its workers exit when idle)."""
+        super().close()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.run[0])
+
+
+_THREADS: dict[str, Any] = {}
+
+
+def start_threads(n_jobs: int):
+    """The pool of ``n_jobs`` − 1 threads of :class:`ThreadExecutor`, kept for a later run in this process."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if _THREADS.get("n") != n_jobs:
+        if _THREADS.get("pool") is not None:
+            _THREADS["pool"].shutdown(wait=False)
+        _THREADS.update(pool=ThreadPoolExecutor(max_workers=max(1, n_jobs - 1), thread_name_prefix="bnilp-blocks"),
+                        n=n_jobs)
+    return _THREADS["pool"]
+
+
+class ThreadExecutor(_PoolExecutor):
+    """n_jobs − 1 threads of this process (:func:`start_threads`) for scores counted in compiled code
+    (:class:`~bnilp.scores.discrete.DiscreteScore`: BIC, BDeu), whose kernels release the GIL: no process
+    to start, no copy of the score or of the blocks."""
+
+    def __init__(self, score: LocalScore, n_jobs: int) -> None:
+        self.score, self.slots = score, n_jobs
+        self.queued = []
+        self.pool = start_threads(n_jobs)
+
+    def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
+        return self.pool.submit(evaluate_block, self.score, spec, block)
+
+    def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
+        return self.pool.submit(_thread_subsets, self.score, task, *args)
+
+
+def _thread_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
+    return subset_task(score.count_context(), task, *args)
 
 
 def _dask_block(score: LocalScore, spec: WalkSpec, block: Block, frontier: Any) -> BlockResult:
@@ -804,7 +877,7 @@ class DaskExecutor:
         self.frontiers: dict[int, tuple[Any, Any]] = {}   # child -> (its level's stats, their Dask future)
         if self.local:
             processes = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
-            self.client = start_local_cluster(max(processes - 1, 1))
+            self.client = start_local_cluster(max(processes - 1, 1), not isinstance(score, DiscreteScore))
             self.coordinator_computes = processes > 1
         else:
             try:
@@ -913,6 +986,8 @@ def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
         raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {n_jobs}")
     if n_jobs == 1:
         return SerialExecutor(score)
+    if isinstance(score, DiscreteScore):
+        return ThreadExecutor(score, n_jobs)
     return LokyExecutor(score, n_jobs)
 
 

@@ -241,6 +241,43 @@ def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete
     assert one == dask
 
 
+def test_compiled_scores_count_on_threads_and_python_scores_on_processes() -> None:
+    """``--jobs`` > 1: BIC and BDeu (counted in compiled code that releases the GIL) on threads of this
+    process, a score evaluated in Python (CG on mixed data) on the loky processes; both with the
+    coordinator stealing queued blocks, and the same table as one process."""
+    import bnilp.lattice as lattice
+
+    data = discrete(5, 7, 300)
+    mixed = random_mixed(np.random.default_rng(3), "dcdcd", 200)
+    for score, kind in ((make_score("bic", data), lattice.ThreadExecutor),
+                        (make_score("bdeu", data), lattice.ThreadExecutor),
+                        (make_score("cg", mixed), lattice.LokyExecutor)):
+        executor = lattice.make_executor(score, 2, None)
+        try:
+            assert type(executor) is kind and executor.slots == 2
+        finally:
+            executor.close()
+        one = score_parent_sets(score, epsilon=math.log(20), palim=2)
+        two = score_parent_sets(score, epsilon=math.log(20), palim=2, n_jobs=2)
+        assert one.families == two.families
+
+
+def test_a_cluster_of_processes_by_address_gives_the_same_score_file(runner, tmp_path, discrete_csv,
+                                                                     mixed_csv) -> None:
+    """``--scheduler ADDRESS``: a LocalCluster of worker *processes* the test starts, so every block, frontier
+    and score crosses a process boundary pickled (``--scheduler local`` keeps its workers in-process);
+    the coordinator computes nothing there, and the files are byte-identical to ``--jobs 1``."""
+    pytest.importorskip("distributed")
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        for kind in ("discrete", "table", "mixed"):
+            data, extra = CASES[kind](discrete_csv, mixed_csv)
+            one = _score_file(runner, tmp_path, data, "one", *extra)
+            far = _score_file(runner, tmp_path, data, "far", *extra, "--scheduler", cluster.scheduler_address)
+            assert one == far, kind
+
+
 def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(monkeypatch) -> None:
     """``--scheduler local`` runs --jobs − 1 Dask workers and the coordinator evaluates blocks too (no
     transfer for those); the cluster outlives a run, and a later run's workers use the later score."""

@@ -120,10 +120,12 @@ DISCRETE_ONLY_SCORES = ("bic", "bdeu")
 
 def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
     """Load DATA with the type options; with a discrete-only score and none of --discrete/--continuous,
-    columns of small non-negative integers are discrete whatever their number of codes. With --jobs the
-    scoring processes are started first, so that their start overlaps the reading."""
+    columns of small non-negative integers are discrete whatever their number of codes. With --jobs and a
+    score evaluated in Python the scoring processes are started first, so that their start overlaps the
+    reading (BIC and BDeu count on threads: :class:`bnilp.lattice.ThreadExecutor`)."""
     n_jobs = (os.cpu_count() or 1) if opts.get("n_jobs", 1) == -1 else opts.get("n_jobs", 1)
-    if n_jobs > 1 and not opts.get("scheduler"):   # the scoring processes start while the data are read
+    compiled = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES
+    if n_jobs > 1 and not opts.get("scheduler") and not compiled:
         from bnilp.lattice import start_pool
 
         start_pool(n_jobs)
