@@ -191,7 +191,8 @@ def report_json_text(report: Mapping[str, Any]) -> str:
     """The JSON text of a result (``--json``): one top-level field a line; a list one element a line, each
     element compact; any other value indented. It parses to the same value as ``json.dumps(report,
     indent=1)``, but the long lists go through CPython's compiled encoder (the indenting one is pure
-    Python: hepatitis BF 150's 931,253 listed DAGs took over a minute to write that way)."""
+    Python: hepatitis BF 150's report, 150,000 classes and their representatives, took 33 s that way,
+    7.3 s this way)."""
     compact = json.JSONEncoder(separators=(", ", ": "))
     fields = []
     for key, value in report.items():
