@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -179,27 +180,43 @@ def _default_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _parallel_scoring_started(proc: subprocess.Popen, scratch: Path, workers: str) -> bool:
+    """The run's workers are busy: the loky pool has the score's file (``processes``), or a thread beside
+    the main one counts blocks (``threads``; Linux: /proc/PID/task)."""
+    if workers == "processes":
+        return bool(list(scratch.glob("bnilp-score-*")))
+    with contextlib.suppress(FileNotFoundError):
+        return len(os.listdir(f"/proc/{proc.pid}/task")) >= 2
+    return False
+
+
+@pytest.mark.parametrize("workers", ["threads", "processes"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, signum) -> None:
-    # alarm.csv at BF 3 scores for minutes; the signal comes once the worker pool has the score's file
+def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, signum, workers) -> None:
+    """alarm.csv at BF 3 scores for minutes, BIC on threads and CG (evaluated in Python) on the loky
+    processes; the signal comes once the workers are busy: exit 130, one line, no output file, and no
+    temporary file left behind."""
+    if workers == "threads" and not Path("/proc/self/task").is_dir():
+        pytest.skip("needs /proc to see the worker thread")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     out = tmp_path / "alarm.scores"
+    score = ["--score", "cg", "--palim", "2"] if workers == "processes" else []
     proc = subprocess.Popen([sys.executable, "-m", "bnilp", "score", str(shared_data / "liao2019_ebnsl" / "alarm.csv"),
-                             "--no-header", "--bf", "3", "--jobs", "2", "-q", "-o", str(out)],
+                             "--no-header", "--bf", "3", *score, "--jobs", "2", "-q", "-o", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TMPDIR": str(scratch)}, preexec_fn=_default_signals)
     deadline = time.monotonic() + 60
-    while not list(scratch.glob("bnilp-score-*")) and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.1)
-    assert list(scratch.glob("bnilp-score-*")), "the pool never started"
+    while not _parallel_scoring_started(proc, scratch, workers) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert _parallel_scoring_started(proc, scratch, workers), "the workers never started"
     time.sleep(1.0)
     proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert stderr.strip() == "bnilp: interrupted"
     assert not out.exists() and not Path(f"{out}.json").exists()
-    assert list(scratch.iterdir()) == []          # the score's temporary file is gone
+    assert list(scratch.iterdir()) == []          # the score's temporary file is gone (processes)
 
 
 def test_an_interrupt_wrapped_by_c_code_is_still_an_interrupt(tmp_path, monkeypatch) -> None:
