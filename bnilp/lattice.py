@@ -830,18 +830,15 @@ class ThreadExecutor(_PoolExecutor):
         return self.pool.submit(evaluate_block, self.score, spec, block)
 
     def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
-        return self.pool.submit(_thread_subsets, self.score, task, *args)
-
-
-def _thread_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
-    return subset_task(score.count_context(), task, *args)
+        return self.pool.submit(_score_subsets, self.score, task, *args)
 
 
 def _dask_block(score: LocalScore, spec: WalkSpec, block: Block, frontier: Any) -> BlockResult:
     return evaluate_block(score, spec, materialise(block, frontier))
 
 
-def _dask_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
+def _score_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
+    """A subset-table task where the score object itself is at hand (a thread, a Dask worker)."""
     return subset_task(score.count_context(), task, *args)
 
 
@@ -928,7 +925,7 @@ class DaskExecutor:
                     del sent[i]
                 while held and len(sent) < DASK_QUEUED_PER_THREAD * self.threads:
                     i = held.pop(0)
-                    sent[i] = self.client.submit(_dask_subsets, self.score_future, tasks[i], *args, pure=False)
+                    sent[i] = self.client.submit(_score_subsets, self.score_future, tasks[i], *args, pure=False)
                 if held and self.coordinator_computes:
                     i = held.pop()
                     results[i] = subset_task(self.score.count_context(), tasks[i], *args)
