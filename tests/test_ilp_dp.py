@@ -206,7 +206,8 @@ def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
     reference = [mec_key(p) for p in nets]
     group_of_ref: dict = {}
     want = [group_of_ref.setdefault(r, len(group_of_ref)) for r in reference]
-    for keys in (data.class_keys(rows), [r.tobytes() for r in data._class_words_packed(rows)]):  # n > 62: packed
+    for words in (data.class_words(rows), data._class_words_packed(rows)):      # n > 62: packed
+        keys = [r.tobytes() for r in words]
         group_of_key: dict = {}
         assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == want
 
@@ -534,7 +535,7 @@ def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
     np.random.default_rng(0).shuffle(rows)
     scores = data.exact_rows(rows)
     want: dict = {}
-    for key, row, sc in zip(data.class_keys(rows), rows, scores, strict=True):
+    for key, row, sc in zip((r.tobytes() for r in data.class_words(rows)), rows, scores, strict=True):
         choice = tuple(row.tolist())
         if key not in want or (-sc, choice) < (-want[key][0], want[key][1]):
             want[key] = (float(sc), choice)

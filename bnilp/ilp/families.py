@@ -60,10 +60,6 @@ class _Data:
         assert all(sub.sets[new_index[k]] == self.sets[k] for k in np.flatnonzero(keep))
         return sub, new_index
 
-    def class_keys(self, rows: np.ndarray) -> list[bytes]:
-        """A key per DAG, equal iff the DAGs are Markov equivalent: the rows of :meth:`class_words` as bytes."""
-        return [r.tobytes() for r in self.class_words(rows)]
-
     def class_words(self, rows: np.ndarray) -> np.ndarray:
         """One row per DAG, equal iff the DAGs are Markov equivalent (Verma & Pearl 1990: same skeleton and
         v-structures). ``rows[m, v]`` is the family of variable v in DAG m. The row is each node's
