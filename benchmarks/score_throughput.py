@@ -9,7 +9,8 @@ Parts (``--parts``):
 - ``jobs``: alarm1000 BIC BF 20 and hailfinder500 BIC BF 3, whole files: --jobs 1, --jobs 2 (its pool
   started by the call), --jobs 2 again (the pool of the previous call still running, as for a second
   call in one process) and --scheduler local (2 workers); seconds and ratios, and whether the score
-  files are byte-identical. ``--jobs-data NAME:BF,...`` picks other Table 1 files (e.g. ``bands:3``).
+  files are byte-identical. ``--jobs-data NAME:BF,...`` picks other Table 1 files (e.g. ``bands:3``);
+  ``--repeat R`` then runs R rounds of the three (running) configurations in turn and reports medians.
 - ``alarm``: alarm.csv (the seed's alarm row), BIC BF 3, no palim, --jobs 2: seconds.
 - ``bign``: 10^6 simulated rows, 20 discrete variables (2–4 states, a random DAG, 2 parents at most),
   BIC BF 20, ``--bign-jobs`` (2), ``--bign-counts`` (auto: the subset table): seconds and peak resident
@@ -125,6 +126,29 @@ def jobs(args) -> None:
         print(f"{name}: speed-up --jobs 2 / --jobs 1: {one[0] / two[0]:.2f}× (pool running: {one[0] / warm[0]:.2f}×); "
               f"--scheduler local / --jobs 2: {dask[0] / two[0]:.2f} (both running: {dask_warm[0] / warm[0]:.2f}); "
               f"identical files: {one[1] == two[1] == warm[1] == dask[1] == dask_warm[1]}", flush=True)
+        if args.repeat:
+            rounds(name, data, eps, args.repeat, one[1])
+
+
+def rounds(name: str, data, eps: float, repeat: int, expected: str) -> None:
+    """``repeat`` rounds of --jobs 1, --jobs 2 and --scheduler local one after the other (pool and cluster
+    running): on a machine whose speed drifts, the medians and their ratios are what to quote."""
+    configs = {"--jobs 1": {}, "--jobs 2": {"n_jobs": 2}, "--scheduler local": {"scheduler": "local", "n_jobs": 2}}
+    seconds: dict[str, list[float]] = {label: [] for label in configs}
+    same = True
+    for _ in range(repeat):
+        for label, kw in configs.items():
+            t0 = time.perf_counter()
+            table = score_parent_sets(make_score("bic", data), epsilon=eps, **kw)
+            seconds[label].append(time.perf_counter() - t0)
+            same = same and format_jaakkola(table) == expected
+    med = {label: float(np.median(v)) for label, v in seconds.items()}
+    for label, v in seconds.items():
+        print(f"{name} {label}, {repeat} rounds: median {med[label]:.2f} s ({', '.join(f'{x:.2f}' for x in v)})",
+              flush=True)
+    print(f"{name}, medians of {repeat} rounds: --jobs 2 / --jobs 1 speed-up {med['--jobs 1'] / med['--jobs 2']:.2f}×; "
+          f"--scheduler local / --jobs 2: {med['--scheduler local'] / med['--jobs 2']:.2f}; identical files: {same}",
+          flush=True)
 
 
 def alarm(args) -> None:
@@ -224,6 +248,8 @@ def main() -> None:
                         help="data sets of the jobs part, NAME:BF (e.g. bands:3 for a longer job)")
     parser.add_argument("--before-limit", type=float, default=30.0)
     parser.add_argument("--bign-limit", type=float, default=1800.0, help="seconds for the 10^6-row part")
+    parser.add_argument("--repeat", type=int, default=0,
+                        help="jobs part: then this many rounds of the three configurations, medians")
     parser.add_argument("--bign-jobs", type=int, default=2, help="--jobs of the 10^6-row part")
     parser.add_argument("--bign-counts", default="auto", help="counts mode of the 10^6-row part")
     args = parser.parse_args()

@@ -97,9 +97,14 @@ PARENT_DTYPE = np.int8
 ACTIVE_CHILDREN_PER_SLOT = 4
 #: blocks waiting or running at once per worker process (generated on demand: coordinator memory)
 BLOCKS_IN_FLIGHT_PER_SLOT = 8
-#: blocks sent to a Dask cluster per worker thread at a time (one running, one queued); the rest wait
+#: tasks sent to a Dask cluster per worker thread at a time (one running, one queued); the rest wait
 #: in the coordinator, which evaluates some itself under ``--scheduler local``
 DASK_QUEUED_PER_THREAD = 2
+#: seconds of work a Dask task carries (blocks packed by the measured pace; a task costs a few ms to schedule)
+DASK_TASK_SECONDS = 0.05
+#: a level's frontier statistics up to this size travel inside each task that needs them; larger ones are
+#: scattered to the cluster once (a scatter is a round trip through the scheduler: ~3 ms in-process)
+DASK_INLINE_FRONTIER_BYTES = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -670,7 +675,18 @@ def start_local_cluster(workers: int, processes: bool = False):
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes, dashboard_address=None)
+    import dask
+
+    # in-process, the cluster's housekeeping takes the GIL from the coordinator and the worker threads:
+    # the workers' statistical profiler wakes every 10 ms to walk their stacks, the loop's blocked-loop
+    # check every 20 ms, the system monitor (dashboard figures) every 0.5 s (idle: 0.23 → 0.06 s of
+    # CPU in 5 s without them); a worker's next task waits in it, not at the scheduler
+    quiet = {} if processes else {"distributed.worker.profile.enabled": False,
+                                  "distributed.admin.tick.interval": "1s",
+                                  "distributed.admin.system-monitor.interval": "5s"}
+    with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                               dashboard_address=None)
     client = Client(cluster)
     client.run(_init_worker)
     if not held.get("atexit"):
@@ -833,8 +849,16 @@ class ThreadExecutor(_PoolExecutor):
         return self.pool.submit(_score_subsets, self.score, task, *args)
 
 
-def _dask_block(score: LocalScore, spec: WalkSpec, block: Block, frontier: Any) -> BlockResult:
-    return evaluate_block(score, spec, materialise(block, frontier))
+def block_cost(block: Block) -> int:
+    """A block's evaluation work, in candidate × parent cells (each counts the rows once)."""
+    return len(block.new) * block.size
+
+
+def _dask_blocks(score: LocalScore, items: list[tuple[WalkSpec, Block, Any]]) -> tuple[list[BlockResult], float]:
+    """A Dask task: several blocks (with their frontiers' futures resolved) and the seconds they took."""
+    t0 = time.perf_counter()
+    results = [evaluate_block(score, spec, materialise(block, frontier)) for spec, block, frontier in items]
+    return results, time.perf_counter() - t0
 
 
 def _score_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
@@ -843,35 +867,57 @@ def _score_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
 
 
 class _DaskTask:
-    """A block held by the coordinator until it is sent to the cluster (``future``) or evaluated by the
-    coordinator itself (``value``)."""
+    """A block held by the coordinator until it is sent to the cluster (``future``, one task of several
+    blocks) or evaluated by the coordinator itself; ``value`` once
+    its result is here."""
 
-    __slots__ = ("spec", "block", "future", "value")
+    __slots__ = ("spec", "block", "future", "value", "cost")
 
     def __init__(self, spec: WalkSpec, block: Block) -> None:
         self.spec, self.block, self.future, self.value = spec, block, None, None
+        self.cost = block_cost(block)
 
     def done(self) -> bool:
-        return self.value is not None or (self.future is not None and self.future.done())
+        """Evaluated and read back (:meth:`DaskExecutor.wait_any` reads finished tasks back together)."""
+        return self.value is not None
 
     def result(self) -> BlockResult:
-        return self.value if self.value is not None else self.future.result()
+        return self.value
+
+
+@dataclass
+class _Pace:
+    """Seconds per unit of :func:`block_cost`, from every evaluation timed so far (the coordinator's own
+    and the workers'), and the cost a Dask task should carry to take :data:`DASK_TASK_SECONDS`."""
+
+    seconds: float = 0.0
+    cost: int = 0
+
+    def add(self, seconds: float, cost: int) -> None:
+        self.seconds, self.cost = self.seconds + seconds, self.cost + cost
+
+    def task_cost(self) -> float:
+        """0 before any measurement: a task is then one block."""
+        return DASK_TASK_SECONDS * self.cost / self.seconds if self.seconds > 0 else 0.0
 
 
 class DaskExecutor:
     """Blocks as Dask tasks; the score is scattered once to every worker and tasks refer to it.
 
-    Blocks wait in the coordinator and go to the cluster, oldest first, only while fewer than
-    :data:`DASK_QUEUED_PER_THREAD` per worker thread are there. With ``--scheduler local`` the cluster
-    has ``--jobs`` − 1 workers and the coordinator is the last: while it waits it evaluates the newest
-    block not yet sent (as the loky executor's work stealing), so no block it computes crosses the
-    scheduler. On a cluster given by address the coordinator only coordinates."""
+    Blocks wait in the coordinator and go to the cluster oldest first, packed into tasks of about
+    :data:`DASK_TASK_SECONDS` of work each (a task costs the scheduler, the worker and the client a few
+    milliseconds whatever it holds: on two cores 5–7 ms of CPU a task in-process, README "Parallel"), only
+    while fewer than :data:`DASK_QUEUED_PER_THREAD` tasks per worker thread are there. With ``--scheduler
+    local`` the cluster has ``--jobs`` − 1 workers and the coordinator is the last: while it waits it
+    evaluates the newest block not yet sent (as the loky executor's work stealing), so no block it
+    computes crosses the scheduler. On a cluster given by address the coordinator only coordinates."""
 
     def __init__(self, score: LocalScore, scheduler: str, n_jobs: int) -> None:
         self.score, self.local = score, scheduler == "local"
         self.held: list[_DaskTask] = []      # blocks not sent yet, oldest first
-        self.sent: list[_DaskTask] = []
+        self.sent: list[tuple[Any, list[_DaskTask]]] = []   # tasks at the cluster and their blocks
         self.frontiers: dict[int, tuple[Any, Any]] = {}   # child -> (its level's stats, their Dask future)
+        self.pace = _Pace()
         if self.local:
             processes = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
             self.client = start_local_cluster(max(processes - 1, 1), not isinstance(score, DiscreteScore))
@@ -891,24 +937,46 @@ class DaskExecutor:
         self.slots = max(n_jobs, self.threads + self.coordinator_computes, 2)
 
     def submit(self, spec: WalkSpec, block: Block) -> _DaskTask:
-        task = _DaskTask(spec, block)
-        self.held.append(task)
-        self._send()
+        task = _DaskTask(spec, block)    # sent by wait_any, which follows the generation of a batch:
+        self.held.append(task)            # blocks go out packed, not one by one as they come
         return task
 
-    def _send(self) -> None:
-        """Top the cluster up to DASK_QUEUED_PER_THREAD blocks per thread from the held ones, oldest first."""
-        self.sent = [t for t in self.sent if not t.future.done()]
-        while self.held and len(self.sent) < DASK_QUEUED_PER_THREAD * self.threads:
-            task = self.held.pop(0)
-            block, frontier = task.block, None
-            if block.sub_rows is not None:     # the rows travel; the frontier's arrays once per level
-                frontier = self._frontier(task.spec.child, block.frontier)
-                block = Block(block.size, block.bases, block.base_of, block.new, block.q_all, block.best_subset,
-                              sub_rows=block.sub_rows)
-            task.future = self.client.submit(_dask_block, self.score_future, task.spec, block, frontier, pure=False)
-            task.spec = task.block = None
-            self.sent.append(task)
+    def _collect(self) -> None:
+        """Read back every finished task in one round trip (``Future.result`` is one each)."""
+        done = [(future, pack) for future, pack in self.sent if future.done()]
+        if not done:
+            return
+        for (_, pack), (results, seconds) in zip(done, self.client.gather([f for f, _ in done]), strict=True):
+            self.pace.add(seconds, sum(t.cost for t in pack))
+            for task, result in zip(pack, results, strict=True):
+                task.value, task.future = result, None
+        self.sent = [(future, pack) for future, pack in self.sent if pack[0].value is None]
+
+    def _send(self, cover: int = 0) -> None:
+        """Top the cluster up from the held blocks, oldest first, to DASK_QUEUED_PER_THREAD tasks per
+        thread, and to at least ``cover`` × its threads in :func:`block_cost` (the block the coordinator is
+        about to evaluate: the cluster's threads must not run dry while it does)."""
+        self._collect()
+        per_task = self.pace.task_cost()
+        while self.held and (len(self.sent) < DASK_QUEUED_PER_THREAD * self.threads
+                             or sum(t.cost for _, pack in self.sent for t in pack) < cover * self.threads):
+            pack = [self.held.pop(0)]
+            while self.held and sum(t.cost for t in pack) + self.held[0].cost <= per_task:
+                pack.append(self.held.pop(0))
+            items = []
+            for task in pack:
+                block, frontier = task.block, None
+                if block.sub_rows is not None:     # the rows travel; the frontier's arrays with the task
+                    frontier = block.frontier      # if small, else scattered once per level
+                    if sum(a.nbytes for a in frontier) > DASK_INLINE_FRONTIER_BYTES:
+                        frontier = self._frontier(task.spec.child, frontier)
+                    block = Block(block.size, block.bases, block.base_of, block.new, block.q_all,
+                                  block.best_subset, sub_rows=block.sub_rows)
+                items.append((task.spec, block, frontier))
+            future = self.client.submit(_dask_blocks, self.score_future, items, pure=False)
+            for task in pack:
+                task.future, task.spec, task.block = future, None, None
+            self.sent.append((future, pack))
 
     def map_subsets(self, tasks: list, *args: Any) -> list:
         """Subset-table tasks on the cluster, largest first, at most DASK_QUEUED_PER_THREAD per thread
@@ -953,10 +1021,14 @@ class DaskExecutor:
             return
         if self.held and self.coordinator_computes:
             task = self.held.pop()
+            self._send(cover=task.cost)
+            t0 = time.perf_counter()
             task.value = evaluate_block(self.score, task.spec, materialise(task.block))
+            self.pace.add(time.perf_counter() - t0, task.cost)
             task.spec = task.block = None
             return
-        wait([t.future for t in tasks if t.future is not None and not t.done()], return_when="FIRST_COMPLETED")
+        if self.sent:
+            wait([future for future, _ in self.sent], return_when="FIRST_COMPLETED")
 
     def close(self) -> None:
         """Drop the held blocks and cancel the sent ones (after an error); release the score. A local
@@ -964,7 +1036,7 @@ class DaskExecutor:
         self.held.clear()
         self.frontiers.clear()
         with contextlib.suppress(Exception):
-            self.client.cancel([t.future for t in self.sent if not t.future.done()] + [self.score_future])
+            self.client.cancel([future for future, _ in self.sent if not future.done()] + [self.score_future])
         if not self.local:
             self.client.close()
 

@@ -278,6 +278,40 @@ def test_a_cluster_of_processes_by_address_gives_the_same_score_file(runner, tmp
             assert one == far, kind
 
 
+@pytest.mark.parametrize("inline", [0, 1 << 30])
+def test_dask_tasks_pack_blocks_and_carry_or_scatter_frontiers_alike(monkeypatch, inline: int) -> None:
+    """A Dask task carries several blocks once their pace is known (``DASK_TASK_SECONDS``), and a level's
+    frontier statistics travel inside the tasks or are scattered once (``DASK_INLINE_FRONTIER_BYTES``):
+    the same table as one process either way, and each way is taken."""
+    pytest.importorskip("distributed")
+    import bnilp.lattice as lattice
+
+    monkeypatch.setattr(lattice, "BLOCK_ELEMENTS", 600)
+    monkeypatch.setattr(lattice, "MAX_BLOCK_CANDIDATES", 7)
+    monkeypatch.setattr(lattice, "DASK_TASK_SECONDS", 10.0)
+    monkeypatch.setattr(lattice, "DASK_INLINE_FRONTIER_BYTES", inline)
+    packs, scattered = [], []
+    collect, frontier = lattice.DaskExecutor._collect, lattice.DaskExecutor._frontier
+
+    def counted_collect(self):
+        packs.extend(len(pack) for _, pack in self.sent)
+        collect(self)
+
+    def counted_frontier(self, child, stats):
+        scattered.append(child)
+        return frontier(self, child, stats)
+
+    monkeypatch.setattr(lattice.DaskExecutor, "_collect", counted_collect)
+    monkeypatch.setattr(lattice.DaskExecutor, "_frontier", counted_frontier)
+    data = discrete(4, 9, 400)
+    serial = score_parent_sets(make_score("bic", data), epsilon=math.log(20), counts="families")
+    dask = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2,
+                             counts="families")
+    assert dask.families == serial.families and dask.meta["pruned"] == serial.meta["pruned"]
+    assert max(packs) > 1
+    assert bool(scattered) == (inline == 0)
+
+
 def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(monkeypatch) -> None:
     """``--scheduler local`` runs --jobs − 1 Dask workers and the coordinator evaluates blocks too (no
     transfer for those); the cluster outlives a run, and a later run's workers use the later score."""
@@ -293,9 +327,9 @@ def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(
         where["coordinator"] += 1
         return evaluate(*args)
 
-    def counted_send(self):
+    def counted_send(self, cover=0):
         before = len(self.held)
-        send(self)
+        send(self, cover)
         where["cluster"] += before - len(self.held)
 
     monkeypatch.setattr(lattice, "evaluate_block", counted_evaluate)
