@@ -867,14 +867,13 @@ def _score_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
 
 
 class _DaskTask:
-    """A block held by the coordinator until it is sent to the cluster (``future``, one task of several
-    blocks) or evaluated by the coordinator itself; ``value`` once
-    its result is here."""
+    """A block held by the coordinator until it is sent to the cluster (in a task of several blocks,
+    :attr:`DaskExecutor.sent`) or evaluated by the coordinator itself; ``value`` once its result is here."""
 
-    __slots__ = ("spec", "block", "future", "value", "cost")
+    __slots__ = ("spec", "block", "value", "cost")
 
     def __init__(self, spec: WalkSpec, block: Block) -> None:
-        self.spec, self.block, self.future, self.value = spec, block, None, None
+        self.spec, self.block, self.value = spec, block, None
         self.cost = block_cost(block)
 
     def done(self) -> bool:
@@ -949,7 +948,7 @@ class DaskExecutor:
         for (_, pack), (results, seconds) in zip(done, self.client.gather([f for f, _ in done]), strict=True):
             self.pace.add(seconds, sum(t.cost for t in pack))
             for task, result in zip(pack, results, strict=True):
-                task.value, task.future = result, None
+                task.value = result
         self.sent = [(future, pack) for future, pack in self.sent if pack[0].value is None]
 
     def _send(self, cover: int = 0) -> None:
@@ -975,7 +974,7 @@ class DaskExecutor:
                 items.append((task.spec, block, frontier))
             future = self.client.submit(_dask_blocks, self.score_future, items, pure=False)
             for task in pack:
-                task.future, task.spec, task.block = future, None, None
+                task.spec = task.block = None
             self.sent.append((future, pack))
 
     def map_subsets(self, tasks: list, *args: Any) -> list:
