@@ -13,9 +13,11 @@ it is left out of the network and reported in ``Dataset.dropped``.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +83,11 @@ class Dataset:
             raise InputError(f"{self.source}: unknown variable {name!r} "
                              f"(known: {', '.join(self.names)})") from None
 
+    @cached_property
+    def twins(self) -> list[list[str]]:
+        """Groups of discrete columns that are one-to-one recodings of each other (:func:`twin_columns`)."""
+        return twin_columns(self)
+
     def discrete_indices(self) -> list[int]:
         return [j for j, k in enumerate(self.kinds) if k == DISCRETE]
 
@@ -97,7 +104,39 @@ class Dataset:
             "arities": {nm: r for nm, r, k in zip(self.names, self.arities, self.kinds, strict=True)
                         if k == DISCRETE},
             "dropped_constant": list(self.dropped),
+            "twin_columns": self.twins,
         }
+
+
+def twin_columns(data: Dataset) -> list[list[str]]:
+    """Groups of discrete columns that are one-to-one recodings of each other ("twins").
+
+    Columns X and Y are twins when x_r ↦ y_r is a bijection over the rows: they induce the same
+    partition of the rows and have the same arity, so every partition-based local score (BIC, BDeu,
+    and the discrete parts of CG/CGd/MVP) gives a family with parent X the same score as with Y, and
+    X and Y as children the same scores given the same parents. Every network then has twins with X
+    and Y exchanged in any of their roles, so credible sets hold many exactly tied networks (a child of
+    X may take Y instead, independently for each child: 2^k networks for k such children).
+
+    Test: relabel each column's codes by the order of their first appearance (a canonical form of
+    its partition together with its arity); two columns are twins iff their canonical forms are equal.
+    O(n·N log N); groups of two or more, in column order.
+    """
+    found: dict[bytes, list[tuple[str, np.ndarray]]] = {}
+    for j in data.discrete_indices():
+        _, first, inverse = np.unique(data.codes[:, j], return_index=True, return_inverse=True)
+        canonical = np.argsort(np.argsort(first)).astype(np.int32)[inverse]
+        key = hashlib.blake2b(canonical.tobytes(), digest_size=16).digest()
+        found.setdefault(key, []).append((data.names[j], canonical))
+    groups = []
+    for members in found.values():
+        while members:     # a digest collision only merges buckets: split them by the arrays themselves
+            head = members[0][1]
+            same = [m for m in members if np.array_equal(m[1], head)]
+            members = [m for m in members if not np.array_equal(m[1], head)]
+            if len(same) > 1:
+                groups.append([name for name, _ in same])
+    return sorted(groups, key=lambda g: data.names.index(g[0]))
 
 
 def _split_list(cols: str | list[str] | None) -> list[str]:

@@ -22,6 +22,8 @@ from bnilp.cli import main
 from bnilp.data import MANY_STATES, from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.ilp import STATUSES
+from bnilp.scores import make_score
+from tests.conftest import random_discrete_frame
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -250,3 +252,54 @@ def test_every_status_is_listed_in_the_readme_with_its_exit_code() -> None:
     section = text[text.index("### Statuses"):]
     for status in STATUSES:
         assert re.search(rf"`{status}`.*exit \*\*?\d", section), status
+
+
+def _twin_frame(seed: int = 5, N: int = 300) -> pd.DataFrame:
+    """V0..V4 with dependencies; T a relabelled copy of V1 (other codes, strings); F = V1 as floats."""
+    frame = random_discrete_frame(seed, n=5, N=N)
+    relabel = {0: "high", 1: "low", 2: "mid"}
+    frame["T"] = [relabel[(2 - v) % 3] for v in frame["V1"]]
+    frame["F"] = frame["V1"].astype(float) + 0.5
+    return frame
+
+
+def _bijective(x: np.ndarray, y: np.ndarray) -> bool:
+    """The definition itself: as many distinct (x, y) pairs as values of x and values of y."""
+    pairs = len(set(zip(x.tolist(), y.tolist(), strict=True)))
+    return pairs == len(set(x.tolist())) == len(set(y.tolist()))
+
+
+def test_twin_columns_are_every_one_to_one_recoding_and_nothing_else() -> None:
+    for seed in range(6):
+        frame = _twin_frame(seed)
+        data = from_dataframe(frame, continuous=["F"])
+        expected = [[a, b] for i, a in enumerate(data.names) for b in data.names[i + 1:]
+                    if data.is_discrete(data.index(a)) and data.is_discrete(data.index(b))
+                    and _bijective(data.codes[:, data.index(a)], data.codes[:, data.index(b)])]
+        assert data.twins == expected and ["V1", "T"] in data.twins      # pairwise oracle; F is continuous
+        assert data.describe()["twin_columns"] == data.twins
+
+
+@pytest.mark.parametrize("name", ["bic", "bdeu"])
+def test_twins_score_alike_in_every_role(name) -> None:
+    """The claim the warning makes: a twin may replace the other as parent or as child, score unchanged."""
+    data = from_dataframe(_twin_frame().drop(columns="F"))
+    score = make_score(name, data)
+    v1, t = data.index("V1"), data.index("T")
+    others = [j for j in range(data.n) if j not in (v1, t)]
+    for child in others:
+        for extra in [(), *((j,) for j in others if j != child)]:
+            assert score.local(child, tuple(sorted((v1, *extra)))) == pytest.approx(
+                score.local(child, tuple(sorted((t, *extra)))), abs=1e-9)
+            assert score.local(v1, tuple(sorted((child, *extra)))) == pytest.approx(
+                score.local(t, tuple(sorted((child, *extra)))), abs=1e-9)
+
+
+def test_learn_warns_about_twins_and_records_them_in_the_json(tmp_path) -> None:
+    path, out = tmp_path / "twins.csv", tmp_path / "r.json"
+    _twin_frame().drop(columns="F").to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["learn", str(path), "--bf", "3", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "'V1', 'T' are one-to-one recodings" in " ".join(res.output.split())
+    doc = json.loads(out.read_text())
+    assert doc["scoring"]["twin_columns"] == [["V1", "T"]]

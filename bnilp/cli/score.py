@@ -87,6 +87,10 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
             console.print(f"[dim]types inferred: {why}: {shown}[/dim]")
         for name in data.dropped:
             console.print(f"[yellow]warning: column {name!r} is constant: left out of the network[/yellow]")
+        for group in data.twins:
+            console.print(f"[yellow]warning: columns {', '.join(map(repr, group))} are one-to-one recodings of each "
+                          "other: they score alike in every role, so networks come in tied twins with them "
+                          "exchanged and credible sets multiply (drop all but one to avoid it)[/yellow]")
     score = score_from_options(data, opts)
     deepening = opts.get("score_time_limit") is not None   # children are walked once per depth
     with _progress(console, None if deepening else data.n, quiet) as update:
