@@ -116,11 +116,12 @@ def twin_columns(data: Dataset) -> list[list[str]]:
     and the discrete parts of CG/CGd/MVP) gives a family with parent X the same score as with Y, and
     X and Y as children the same scores given the same parents. Every network then has twins with X
     and Y exchanged in any of their roles, so credible sets hold many exactly tied networks (a child of
-    X may take Y instead, independently for each child: 2^k networks for k such children).
+    X may take Y instead, independently for each child that is not an ancestor of Y: up to 2^k
+    networks for k such children).
 
     Test: relabel each column's codes by the order of their first appearance (a canonical form of
     its partition together with its arity); two columns are twins iff their canonical forms are equal.
-    O(n·N log N); groups of two or more, in column order.
+    O(n·N log N) time, 4 bytes a discrete cell while it runs; groups of two or more, in column order.
     """
     found: dict[bytes, list[tuple[str, np.ndarray]]] = {}
     for j in data.discrete_indices():
