@@ -13,7 +13,6 @@ it is left out of the network and reported in ``Dataset.dropped``.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import os
 from dataclasses import dataclass, field
@@ -123,21 +122,12 @@ def twin_columns(data: Dataset) -> list[list[str]]:
     its partition together with its arity); two columns are twins iff their canonical forms are equal.
     O(n·N log N) time, 4 bytes a discrete cell while it runs; groups of two or more, in column order.
     """
-    found: dict[bytes, list[tuple[str, np.ndarray]]] = {}
+    groups: dict[bytes, list[str]] = {}
     for j in data.discrete_indices():
         _, first, inverse = np.unique(data.codes[:, j], return_index=True, return_inverse=True)
         canonical = np.argsort(np.argsort(first)).astype(np.int32)[inverse]
-        key = hashlib.blake2b(canonical.tobytes(), digest_size=16).digest()
-        found.setdefault(key, []).append((data.names[j], canonical))
-    groups = []
-    for members in found.values():
-        while members:     # a digest collision only merges buckets: split them by the arrays themselves
-            head = members[0][1]
-            same = [m for m in members if np.array_equal(m[1], head)]
-            members = [m for m in members if not np.array_equal(m[1], head)]
-            if len(same) > 1:
-                groups.append([name for name, _ in same])
-    return sorted(groups, key=lambda g: data.names.index(g[0]))
+        groups.setdefault(canonical.tobytes(), []).append(data.names[j])
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def _split_list(cols: str | list[str] | None) -> list[str]:
