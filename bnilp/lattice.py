@@ -909,7 +909,8 @@ class DaskExecutor:
     while fewer than :data:`DASK_QUEUED_PER_THREAD` tasks per worker thread are there. With ``--scheduler
     local`` the cluster has ``--jobs`` − 1 workers and the coordinator is the last: while it waits it
     evaluates the newest block not yet sent (as the loky executor's work stealing), so no block it
-    computes crosses the scheduler. On a cluster given by address the coordinator only coordinates."""
+    computes crosses the scheduler, and with none left it takes back the newest task queued at the
+    cluster (:meth:`_take_back`). On a cluster given by address the coordinator only coordinates."""
 
     def __init__(self, score: LocalScore, scheduler: str, n_jobs: int) -> None:
         self.score, self.local = score, scheduler == "local"
@@ -948,7 +949,7 @@ class DaskExecutor:
         for (_, pack), (results, seconds) in zip(done, self.client.gather([f for f, _ in done]), strict=True):
             self.pace.add(seconds, sum(t.cost for t in pack))
             for task, result in zip(pack, results, strict=True):
-                task.value = result
+                task.value, task.spec, task.block = result, None, None
         self.sent = [(future, pack) for future, pack in self.sent if pack[0].value is None]
 
     def _send(self, cover: int = 0) -> None:
@@ -973,9 +974,7 @@ class DaskExecutor:
                                   block.best_subset, sub_rows=block.sub_rows)
                 items.append((task.spec, block, frontier))
             future = self.client.submit(_dask_blocks, self.score_future, items, pure=False)
-            for task in pack:
-                task.spec = task.block = None
-            self.sent.append((future, pack))
+            self.sent.append((future, pack))   # the blocks stay here until read back (_take_back)
 
     def map_subsets(self, tasks: list, *args: Any) -> list:
         """Subset-table tasks on the cluster, largest first, at most DASK_QUEUED_PER_THREAD per thread
@@ -1026,8 +1025,24 @@ class DaskExecutor:
             self.pace.add(time.perf_counter() - t0, task.cost)
             task.spec = task.block = None
             return
+        if self.coordinator_computes and len(self.sent) > self.threads:
+            self._take_back()
+            return
         if self.sent:
             wait([future for future, _ in self.sent], return_when="FIRST_COMPLETED")
+
+    def _take_back(self) -> None:
+        """Evaluate the newest task sent (queued behind one task per worker thread, so most likely not
+        started) here and release its future: at the end of a level the coordinator would otherwise wait
+        for a queued task while its own core idles. A block's result is canonical, so which of the two
+        evaluations counts does not matter; a task already running on the worker is only wasted work."""
+        future, pack = self.sent.pop()
+        future.release()
+        t0 = time.perf_counter()
+        for task in pack:
+            task.value = evaluate_block(self.score, task.spec, materialise(task.block))
+            task.spec = task.block = None
+        self.pace.add(time.perf_counter() - t0, sum(t.cost for t in pack))
 
     def close(self) -> None:
         """Drop the held blocks and cancel the sent ones (after an error); release the score. A local

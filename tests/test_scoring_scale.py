@@ -345,6 +345,40 @@ def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(
         assert where["coordinator"] > before["coordinator"] and where["cluster"] > before["cluster"]
         clients.append(lattice.start_local_cluster(1))
     assert clients[0] is clients[1]
+
+def test_the_coordinator_takes_back_queued_dask_tasks_at_the_end_of_a_level(monkeypatch) -> None:
+    """With nothing left to send and tasks queued behind the worker's, the coordinator evaluates the newest
+    queued task itself and drops its future: each block's result is counted once and the table is the
+    same as one process's, however slow the worker."""
+    pytest.importorskip("distributed")
+    import time
+
+    import bnilp.lattice as lattice
+
+    monkeypatch.setattr(lattice, "BLOCK_ELEMENTS", 600)
+    monkeypatch.setattr(lattice, "MAX_BLOCK_CANDIDATES", 7)
+    monkeypatch.setattr(lattice, "DASK_QUEUED_PER_THREAD", 4)
+    taken = []
+    take_back, blocks = lattice.DaskExecutor._take_back, lattice._dask_blocks
+
+    def counted_take_back(self):
+        taken.append(len(self.sent[-1][1]))
+        take_back(self)
+
+    def slow_blocks(*args):
+        time.sleep(0.02)
+        return blocks(*args)
+
+    monkeypatch.setattr(lattice.DaskExecutor, "_take_back", counted_take_back)
+    monkeypatch.setattr(lattice, "_dask_blocks", slow_blocks)
+    data = discrete(3, 9, 400)
+    serial = score_parent_sets(make_score("bic", data), epsilon=math.log(20), counts="families")
+    dask = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2,
+                             counts="families")
+    assert dask.families == serial.families and dask.meta["pruned"] == serial.meta["pruned"]
+    assert dask.meta["scored"] == serial.meta["scored"]
+    assert taken and min(taken) >= 1
+
     lattice.stop_local_cluster()
 
 
