@@ -1,9 +1,10 @@
 """Scoring benchmark (issue 12): every Table 1 data set, BIC and BDeu (ESS 1), BF 3 and 150, no palim.
 
 Each run is a child process with a time limit (default 30 minutes, the issue's bound); a run past it is
-reported as such. Prints, per data set, score and BF: seconds, parent sets scored and kept, the
-largest kept parent set, and the seed's parent limit ⌊log2(N + ln BF)⌋ + 1 (eBNSL's gen_score.sh)
-beside ours (none: the rules bound the size). Results are appended to a JSON-lines file as they
+reported as such, with how many children's walks had ended by then and the sets they scored. Prints,
+per data set, score and BF: seconds, parent sets scored and kept, the largest kept parent set, and the
+seed's parent limit ⌊log2(N + ln BF)⌋ + 1 (eBNSL's gen_score.sh) beside ours (none: the rules bound
+the size). Results are appended to a JSON-lines file as they
 come, so a long sweep can be read while it runs and resumed (``--resume`` skips rows already there).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
@@ -21,6 +22,7 @@ import json
 import math
 import multiprocessing as mp
 import os
+import queue as queue_module
 import time
 from pathlib import Path
 
@@ -38,8 +40,13 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
     t0 = time.perf_counter()
     data = load_data(path, no_header=True, integer_codes=True)
     settings = {"ess": 1.0} if score_name == "bdeu" else {}
+    started = time.perf_counter()
+
+    def finished(stats) -> None:   # one message a child walked to its end: what a cut run got through
+        queue.put({"child_done": stats.child, "scored": stats.scored, "at": round(time.perf_counter() - started, 1)})
+
     table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs,
-                              counts=counts, time_limit=time_limit)
+                              counts=counts, time_limit=time_limit, progress=None if time_limit else finished)
     seconds = time.perf_counter() - t0
     stop_pool()   # the idle workers would hold this process open for their 30 s timeout
     if write:
@@ -59,14 +66,26 @@ def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: s
                                          queue))
     t0 = time.perf_counter()
     proc.start()
-    proc.join(limit)
-    if proc.is_alive():
+    children: list[dict] = []
+    res = None
+    while res is None and time.perf_counter() - t0 < limit and (proc.is_alive() or not queue.empty()):
+        try:
+            msg = queue.get(timeout=min(5.0, max(limit - (time.perf_counter() - t0), 0.01)))
+        except queue_module.Empty:
+            continue
+        if "child_done" in msg:
+            children.append(msg)
+        else:
+            res = msg
+    proc.join(5 if res is not None else 0)
+    if res is None and proc.is_alive():
         proc.terminate()
         proc.join()
-        return {"status": "time limit", "seconds": round(time.perf_counter() - t0, 1)}
-    if proc.exitcode != 0 or queue.empty():
+        return {"status": "time limit", "seconds": round(time.perf_counter() - t0, 1),
+                "children_finished": len(children), "scored_by_finished": sum(c["scored"] for c in children),
+                "last_child_finished_at": children[-1]["at"] if children else None}
+    if res is None:
         return {"status": f"failed (exit {proc.exitcode})"}
-    res = queue.get()
     return {"status": "ok" if res["exact_up_to"] is None else f"exact ≤ {res['exact_up_to']}", **res}
 
 
@@ -117,6 +136,10 @@ def main() -> None:
                       f"{res.get('N', row['N_table1']):>6} {res['status']:<10} {res.get('seconds', ''):>8} "
                       f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
                       f"{seed_palim:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
+                if "children_finished" in res:
+                    print(f"{'':<14} at the limit: {res['children_finished']} of {row['n']} children walked to "
+                          f"their end ({res['scored_by_finished']:,} sets scored by them, the last at "
+                          f"{res['last_child_finished_at']} s)", flush=True)
 
 
 if __name__ == "__main__":
