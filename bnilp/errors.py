@@ -1,4 +1,4 @@
-"""User-facing errors: the CLI turns these into one line on stderr and exit code 2."""
+"""User-facing errors: the CLI turns these into one line on stderr and exit code 2 (3 for :class:`LimitError`)."""
 
 from __future__ import annotations
 
@@ -9,3 +9,7 @@ class BnilpError(Exception):
 
 class InputError(BnilpError):
     """A data or score file that cannot be used as it is."""
+
+
+class LimitError(BnilpError):
+    """A resource limit (memory) stopped the work before it had a result to report (CLI exit code 3)."""

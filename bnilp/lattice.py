@@ -51,8 +51,8 @@ from numba import njit
 from bnilp.errors import InputError
 from bnilp.parentsets import (
     Deadline,
-    ScoringTimeLimit,
     _tol,
+    memory_watch,
     r1_dominated,
     r2_penalty_bound,
     r3_no_superset_pays,
@@ -1199,7 +1199,8 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
     order those levels began (so the oldest level completes first and its child can advance). A
     child's next level starts when every block of its level is back; at most
     :data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once. Past ``deadline`` it raises
-    :class:`bnilp.parentsets.ScoringTimeLimit` (checked whenever a block comes back)."""
+    :class:`bnilp.parentsets.ScoringTimeLimit`, and with too little memory left
+    :class:`~bnilp.parentsets.ScoringMemoryLimit` (:meth:`Deadline.check`, whenever a block comes back)."""
     executor = make_executor(score, n_jobs, scheduler)
     live: dict[int, _InFlight] = {}
     waiting = list(range(len(walks)))[::-1]     # children not started yet (popped from the end)
@@ -1225,10 +1226,11 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
                     state.blocks.append(_light(block))
                     busy += 1
 
-    try:
+    with memory_watch(deadline), contextlib.ExitStack() as closing:
+        closing.callback(executor.close)
         while live or waiting:
-            if deadline is not None and deadline.passed():
-                raise ScoringTimeLimit
+            if deadline is not None:
+                deadline.check()
             for i in [i for i, state in live.items() if state.complete()]:
                 state = live.pop(i)
                 walks[i].absorb(state.blocks, [t.result() for t in state.tasks])
@@ -1240,5 +1242,3 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
             fill()
             if live and not any(state.complete() for state in live.values()):
                 executor.wait_any([t for state in live.values() for t in state.tasks if not t.done()])
-    finally:
-        executor.close()

@@ -1,8 +1,9 @@
-"""Bulk object building without the cyclic garbage collector's repeated scans."""
+"""Memory: what the system has left, and bulk object building without the cyclic collector's scans."""
 
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -23,3 +24,19 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def free_memory() -> int | None:
+    """Bytes of physical memory available now without swapping (Linux: MemAvailable, which counts the
+    page cache the kernel can drop; elsewhere the free pages; None where the system does not say)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None

@@ -165,7 +165,7 @@ def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     keys = ("score", "ess", "bins", "degree", "prior", "expected_parents", "ebic_gamma", "penalty_discount",
             "data", "N", "palim", "palim_default", "palim_reached", "exact_for_parent_sets_up_to", "scored",
             "kept", "pruned", "seconds", "dropped_constant", "twin_columns", "score_time_limit",
-            "score_time_limit_reached", "deepening")
+            "score_time_limit_reached", "score_memory_limit_reached", "deepening")
     out = {k: meta[k] for k in keys if k in meta}
     out["parent_sets"] = table.n_parent_sets()
     return out
@@ -292,6 +292,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         report["limits"].append("palim")
     if table.meta.get("score_time_limit_reached"):
         report["limits"].append("score_time_limit")
+    if table.meta.get("score_memory_limit_reached"):
+        report["limits"].append("score_memory_limit")
     return LearnResult(table, solution, report)
 
 

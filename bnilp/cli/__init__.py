@@ -1,8 +1,9 @@
 """The ``bnilp`` command line: one sub-module per command, loaded lazily.
 
 Every :class:`bnilp.errors.BnilpError` becomes one line on stderr and exit code 2 (never a
-traceback). Exit code 3 means a limit cut the work short (time, network count): the result is
-valid but not proven optimal / not complete.
+traceback). Exit code 3 means a limit cut the work short (time, network count, memory): the result is
+valid but not proven optimal / not complete — or, for :class:`bnilp.errors.LimitError` (scoring out of
+memory without a time limit), there is no result and nothing is written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import threading
 import click
 
 from bnilp import __version__
-from bnilp.errors import BnilpError
+from bnilp.errors import BnilpError, LimitError
 
 #: command name -> "module:attribute"
 COMMANDS = {
@@ -84,6 +85,9 @@ class LazyGroup(click.Group):
         try:
             with _terminate_as_interrupt():
                 return super().invoke(ctx)
+        except LimitError as exc:
+            click.echo(f"bnilp: limited: {exc}", err=True)
+            sys.exit(EXIT_LIMIT)
         except BnilpError as exc:
             click.echo(f"bnilp: error: {exc}", err=True)
             sys.exit(EXIT_INPUT)

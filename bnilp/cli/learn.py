@@ -203,7 +203,8 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
         click.echo(f"bnilp: limited: {report.get('knowledge_note')}", err=True)
         sys.exit(EXIT_LIMIT)
     if "palim" in result.limits:
-        why = "the scoring time limit" if "score_time_limit" in result.limits else "palim"
+        why = ("the scoring time limit" if "score_time_limit" in result.limits else
+               "the scoring memory limit" if "score_memory_limit" in result.limits else "palim")
         click.echo(f"bnilp: limited: the credible set is exact only for parent sets of size ≤ "
                    f"{report['exact_for_parent_sets_up_to']} ({why}); larger sets were not scored", err=True)
         sys.exit(EXIT_LIMIT)

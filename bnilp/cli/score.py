@@ -111,6 +111,15 @@ def limited_to(meta: dict[str, Any]) -> int | None:
     return k if k is not None else meta.get("palim")
 
 
+def limit_reason(meta: dict[str, Any]) -> str:
+    """What cut a score table's walk (for the CLI's "limited" line): the scoring time or memory limit, or palim."""
+    if meta.get("score_time_limit_reached"):
+        return "the scoring time limit"
+    if meta.get("score_memory_limit_reached"):
+        return "the scoring memory limit"
+    return "palim"
+
+
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     meta = table.meta
     grid = Table(title=f"parent sets: {meta['score']}, ε = {meta['epsilon']:.6g} (BF {meta['bf']:.6g})",
@@ -136,6 +145,9 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     if meta.get("score_time_limit_reached"):
         console.print(f"[yellow]scoring time limit ({meta['score_time_limit']:g} s): the walk finished parent "
                       f"sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]")
+    elif meta.get("score_memory_limit_reached"):
+        console.print(f"[yellow]scoring memory limit ({meta['deepening'][-1].get('stopped')}): the walk finished "
+                      f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]")
     elif meta.get("palim_reached"):
         k = limited_to(meta)
         console.print(f"[yellow]palim {k} cut the walk: results are exact for parent sets of size "
@@ -177,7 +189,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
         console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {out}.json")
     k = limited_to(table.meta)
     if k is not None:
-        why = "the scoring time limit" if table.meta.get("score_time_limit_reached") else "palim"
+        why = limit_reason(table.meta)
         click.echo(f"bnilp: limited: the score file is exact only for parent sets of size ≤ {k} ({why})", err=True)
         sys.exit(EXIT_LIMIT)
 

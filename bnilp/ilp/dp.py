@@ -37,7 +37,6 @@ gathered byte by byte from small tables. F, R (float64) and the sinks take 17·2
 from __future__ import annotations
 
 import math
-import os
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from numba import njit
 
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
+from bnilp.memory import free_memory
 
 
 @njit(cache=True, nogil=True)
@@ -446,22 +446,6 @@ def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0
     lookups = 3 * 2.0 ** (n - 1)
     return (lookups * ((n - large_tables) * 1.33e-8 + large_tables * 4e-8) + 2e-9 * transform_steps
             + 2 * 5e-9 * scan_steps)
-
-
-def free_memory() -> int | None:
-    """Bytes of physical memory available now without swapping (Linux: MemAvailable, which counts the
-    page cache the kernel can drop; elsewhere the free pages; None where the system does not say)."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 #: the passes for F and R go in slices of 2^CHECK_BITS subsets, the tables and the filter child by child; after

@@ -20,7 +20,7 @@ from bnilp.errors import InputError
 from bnilp.ilp import settings
 from bnilp.ilp.classbest import BestPerClass
 from bnilp.ilp.cons_acyclic import _choice
-from bnilp.ilp.dp import DPResult, DPStopped, Peeler, free_memory, plan_tables, solve_dp
+from bnilp.ilp.dp import DPResult, DPStopped, Peeler, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
@@ -28,7 +28,7 @@ from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
-from bnilp.memory import paused_gc
+from bnilp.memory import free_memory, paused_gc
 from bnilp.scorefile import ScoreTable
 
 logger = logging.getLogger("bnilp.ilp")

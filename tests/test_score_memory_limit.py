@@ -1,0 +1,118 @@
+"""A scoring walk that runs the system short of memory stops and says so (never the OS's silent kill):
+with a time limit the deepening keeps its last finished pass (exact up to that palim, exit 3); without
+one there is no result, a one-line ``LimitError`` and exit 3, and no file is written."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+import bnilp.parentsets as parentsets
+from bnilp.cli import EXIT_LIMIT, main
+from bnilp.errors import LimitError
+from bnilp.parentsets import score_parent_sets
+from bnilp.scores import make_score
+from tests.test_score_time_limit import discrete, random_discrete_frame
+
+GIB = 1 << 30
+
+
+def memory_runs_low(monkeypatch, from_depth: int | None = None) -> None:
+    """The system reports almost no free memory — from the start, or from the deepening pass of palim
+    ``from_depth`` on (a machine-independent stand-in for a walk that outgrows the memory)."""
+    state = {"low": from_depth is None}
+    run = parentsets._score_parent_sets
+
+    def watched(*args, depth=None, **kwargs):
+        if from_depth is not None and depth is not None and depth >= from_depth:
+            state["low"] = True
+        return run(*args, depth=depth, **kwargs)
+
+    monkeypatch.setattr(parentsets, "_score_parent_sets", watched)
+    monkeypatch.setattr(parentsets, "MEMORY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(parentsets, "free_memory", lambda: 1 if state["low"] else 64 * GIB)
+
+
+def test_the_floor_is_a_share_of_physical_memory_and_at_least_half_a_gib() -> None:
+    assert parentsets.scoring_memory_floor() >= parentsets.SCORING_MEMORY_FLOOR_BYTES == GIB // 2
+
+
+def test_without_a_time_limit_low_memory_stops_the_walk_with_a_limit_error(monkeypatch) -> None:
+    memory_runs_low(monkeypatch)
+    with pytest.raises(LimitError, match=r"scoring stopped: .*below the scoring walk's floor.*--score-time-limit"):
+        score_parent_sets(make_score("bic", discrete(3, 7, 300)), epsilon=math.log(20))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_with_a_time_limit_low_memory_keeps_the_last_finished_pass(monkeypatch, n_jobs: int) -> None:
+    """Memory runs low in the pass of palim 3: the result is the pass of palim 2, exactly."""
+    data = discrete(5, 7, 300)
+    ref = score_parent_sets(make_score("bic", data), epsilon=math.log(20), palim=2)
+    memory_runs_low(monkeypatch, from_depth=3)
+    got = score_parent_sets(make_score("bic", data), epsilon=math.log(20), time_limit=600, n_jobs=n_jobs,
+                            counts="families")
+    assert got.families == ref.families
+    meta = got.meta
+    assert meta["score_memory_limit_reached"] and not meta["score_time_limit_reached"]
+    assert meta["palim_reached"] and meta["exact_for_parent_sets_up_to"] == 2
+    assert [p["finished"] for p in meta["deepening"]] == [True, True, False]
+    assert "floor" in meta["deepening"][-1]["stopped"]
+
+
+def test_the_command_line_exits_3_and_writes_nothing_or_the_exact_part(monkeypatch, tmp_path) -> None:
+    frame = random_discrete_frame(7, n=7, N=300, max_arity=3)
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "s.scores"
+    memory_runs_low(monkeypatch)
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(out), "--bf", "20"])
+    assert res.exit_code == EXIT_LIMIT, res.output
+    assert res.output.strip().splitlines()[-1].startswith("bnilp: limited: scoring stopped:")
+    assert "Traceback" not in res.output and not out.exists() and not (tmp_path / "s.scores.json").exists()
+
+    monkeypatch.undo()
+    memory_runs_low(monkeypatch, from_depth=2)
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(out), "--bf", "20", "--score-time-limit", "600",
+                                    "--counts", "families"])
+    assert res.exit_code == EXIT_LIMIT, res.output
+    meta = json.loads((tmp_path / "s.scores.json").read_text())
+    assert meta["score_memory_limit_reached"] and meta["exact_for_parent_sets_up_to"] == 1
+    assert "scoring memory limit" in res.output
+    assert "exact only for parent sets of size ≤ 1 (the scoring memory limit)" in res.output
+    report = tmp_path / "r.json"
+    monkeypatch.undo()
+    memory_runs_low(monkeypatch, from_depth=2)
+    res = CliRunner().invoke(main, ["learn", str(path), "--bf", "20", "--score-time-limit", "600", "-q",
+                                    "--counts", "families", "--json", str(report)])
+    assert res.exit_code == EXIT_LIMIT, res.output
+    doc = json.loads(report.read_text())
+    assert {"palim", "score_memory_limit"} <= set(doc["limits"]) and doc["scoring"]["score_memory_limit_reached"]
+    assert "(the scoring memory limit)" in res.output
+
+
+def test_the_watch_stops_a_long_step_that_never_checks(monkeypatch) -> None:
+    """A step that holds the walk (building a huge level) is interrupted by the watching thread within a
+    look or two; the interrupt becomes ScoringMemoryLimit there and nothing is left pending after it."""
+    import time
+
+    monkeypatch.setattr(parentsets, "MEMORY_CHECK_SECONDS", 0.01)
+    monkeypatch.setattr(parentsets, "free_memory", lambda: 1)
+    t0 = time.perf_counter()
+    with pytest.raises(parentsets.ScoringMemoryLimit), parentsets.memory_watch(parentsets.Deadline(math.inf, 2)):
+        for _ in range(500):     # many short calls, as a level's build is (a call into C is not interrupted)
+            time.sleep(0.01)
+    assert time.perf_counter() - t0 < 2
+    time.sleep(0.2)      # a stray interrupt would raise KeyboardInterrupt here
+
+
+def test_the_watch_is_silent_while_memory_lasts(monkeypatch) -> None:
+    import time
+
+    monkeypatch.setattr(parentsets, "MEMORY_CHECK_SECONDS", 0.01)
+    monkeypatch.setattr(parentsets, "free_memory", lambda: 64 * GIB)
+    with parentsets.memory_watch(parentsets.Deadline(math.inf, GIB)):
+        time.sleep(0.1)
+    time.sleep(0.1)
