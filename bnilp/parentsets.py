@@ -463,7 +463,7 @@ def score_parent_sets(
     ``exact_for_parent_sets_up_to``, ``score_time_limit_reached``).
 
     Memory: the walk stops when the system's free memory falls below :func:`scoring_memory_floor`
-    (checked between blocks; data wider than :data:`MAX_MASK_VARIABLES` are not watched). With
+    (:func:`memory_watch`; data wider than :data:`MAX_MASK_VARIABLES` are not watched). With
     ``time_limit`` that ends the deepening like the clock (``score_memory_limit_reached``); without it
     :class:`bnilp.errors.LimitError` is raised (the CLI exits 3), since no finished pass is there to keep.
     """
