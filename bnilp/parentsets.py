@@ -94,6 +94,14 @@ class Deadline:
                 raise ScoringMemoryLimit(free, self.memory_floor)
 
 
+@dataclass
+class _Watch:
+    """A :func:`memory_watch`: whether it may still interrupt, and the free bytes it saw when it did."""
+
+    active: bool = True
+    fired: int | None = None
+
+
 @contextmanager
 def memory_watch(deadline: Deadline | None) -> Iterator[None]:
     """Stop the walk in the block when the free memory falls below ``deadline.memory_floor``, even inside
@@ -111,7 +119,7 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
         yield
         return
     lock, stop = threading.Lock(), threading.Event()
-    state: dict[str, Any] = {"active": True, "fired": None}
+    state = _Watch()
     floor = deadline.memory_floor
 
     def watch() -> None:
@@ -119,8 +127,8 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
             free = free_memory()
             if free is not None and free < floor:
                 with lock:
-                    if state["active"]:
-                        state["fired"] = free
+                    if state.active:
+                        state.fired = free
                         _thread.interrupt_main()
                 return
 
@@ -131,19 +139,19 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
             yield
         finally:
             with lock:
-                state["active"] = False
+                state.active = False
             stop.set()
-            if state["fired"] is not None:     # let a pending interrupt arrive here, not in the caller
+            if state.fired is not None:     # let a pending interrupt arrive here, not in the caller
                 with contextlib.suppress(KeyboardInterrupt):
                     for _ in range(100):
                         time.sleep(0.001)
     except KeyboardInterrupt:
-        if state["fired"] is None:
+        if state.fired is None:
             raise
     finally:
         thread.join()
-    if state["fired"] is not None:
-        raise ScoringMemoryLimit(state["fired"], floor)
+    if state.fired is not None:
+        raise ScoringMemoryLimit(state.fired, floor)
 
 
 class ScoringTimeLimit(Exception):
