@@ -110,10 +110,12 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
 
     A thread looks every :data:`MEMORY_CHECK_SECONDS`; below the floor it interrupts the main thread
     (``_thread.interrupt_main``), and the ``KeyboardInterrupt`` that arrives in the block becomes
-    :class:`ScoringMemoryLimit` (one that is still pending when the block ends is let in and dropped
-    here, never later). The interrupt arrives between Python steps, so a single call into compiled code
-    finishes first (a level's build is many such calls, each well under a second). :meth:`Deadline.check`
-    still looks between blocks too (and alone where the walk does not run on the main thread)."""
+    :class:`ScoringMemoryLimit`, also where the code it lands in re-raises it wrapped (numba's dispatcher
+    makes it a ``SystemError``: BDeu on flag failed so); one that is still pending when the block ends is
+    let in and dropped here, never later. The interrupt arrives between Python steps, so a single call into
+    compiled code finishes first (a level's build is many such calls, each well under a second).
+    :meth:`Deadline.check` still looks between blocks too (and alone where the walk does not run on the main
+    thread)."""
     if (deadline is None or deadline.memory_floor is None
             or threading.current_thread() is not threading.main_thread()):
         yield
@@ -145,13 +147,27 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
                 with contextlib.suppress(KeyboardInterrupt):
                     for _ in range(100):
                         time.sleep(0.001)
-    except KeyboardInterrupt:
-        if state.fired is None:
+    except BaseException as exc:
+        if state.fired is None or not _caused_by_interrupt(exc):
             raise
+        raise ScoringMemoryLimit(state.fired, floor) from None
     finally:
         thread.join()
     if state.fired is not None:
         raise ScoringMemoryLimit(state.fired, floor)
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is the watch's ``KeyboardInterrupt`` or wraps it: compiled code that the interrupt
+    lands in may re-raise it as another exception (numba's dispatcher: ``SystemError … returned a result
+    with an exception set``, the interrupt as its cause), which must become the memory limit too."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 class ScoringTimeLimit(Exception):

@@ -4,6 +4,7 @@ one there is no result, a one-line ``LimitError`` and exit 3, and no file is wri
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 
@@ -116,3 +117,27 @@ def test_the_watch_is_silent_while_memory_lasts(monkeypatch) -> None:
     with parentsets.memory_watch(parentsets.Deadline(math.inf, GIB)):
         time.sleep(0.1)
     time.sleep(0.1)
+
+
+def test_the_watch_recognises_its_interrupt_when_compiled_code_wraps_it(monkeypatch) -> None:
+    """numba's dispatcher re-raises an interrupt that lands in it as ``SystemError`` with the interrupt as
+    its cause (BDeu on flag ended with that traceback and exit 1): it is still the memory limit; an error
+    with no interrupt behind it is not, even after the watch fired."""
+    import time
+
+    def step() -> None:
+        try:
+            time.sleep(0.01)
+        except KeyboardInterrupt as interrupt:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set") from interrupt
+
+    monkeypatch.setattr(parentsets, "MEMORY_CHECK_SECONDS", 0.01)
+    monkeypatch.setattr(parentsets, "free_memory", lambda: 1)
+    with pytest.raises(parentsets.ScoringMemoryLimit), parentsets.memory_watch(parentsets.Deadline(math.inf, 2)):
+        for _ in range(500):
+            step()
+    time.sleep(0.2)
+    with pytest.raises(ValueError, match="unrelated"), parentsets.memory_watch(parentsets.Deadline(math.inf, 2)):
+        with contextlib.suppress(KeyboardInterrupt):
+            time.sleep(0.5)      # the watch fires and its interrupt is caught here
+        raise ValueError("unrelated")
