@@ -1,7 +1,8 @@
 """Scoring benchmark (issue 12): every Table 1 data set, BIC and BDeu (ESS 1), BF 3 and 150, no palim.
 
 Each run is a child process with a time limit (default 30 minutes, the issue's bound); a run past it is
-reported as such, with how many children's walks had ended by then and the sets they scored. Prints,
+reported as such, with how many children's walks had ended by then and the sets they scored; so is a
+run whose walk stopped itself short of memory ("memory limit", with the free memory it saw). Prints,
 per data set, score and BF: seconds, parent sets scored and kept, the largest kept parent set, and the
 seed's parent limit ⌊log2(N + ln BF)⌋ + 1 (eBNSL's gen_score.sh) beside ours (none: the rules bound
 the size). Results are appended to a JSON-lines file as they
@@ -29,6 +30,7 @@ from pathlib import Path
 from common import ROOT, data_path, table1
 
 from bnilp.data import load_data
+from bnilp.errors import LimitError
 from bnilp.lattice import stop_pool
 from bnilp.parentsets import score_parent_sets
 from bnilp.scorefile import write_jaakkola
@@ -45,8 +47,12 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
     def finished(stats) -> None:   # one message a child walked to its end: what a cut run got through
         queue.put({"child_done": stats.child, "scored": stats.scored, "at": round(time.perf_counter() - started, 1)})
 
-    table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs,
-                              counts=counts, time_limit=time_limit, progress=None if time_limit else finished)
+    try:
+        table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs,
+                                  counts=counts, time_limit=time_limit, progress=None if time_limit else finished)
+    except LimitError as exc:     # the walk stopped itself short of memory: no table, the reason
+        queue.put({"limited": str(exc), "seconds": round(time.perf_counter() - t0, 1)})
+        return
     seconds = time.perf_counter() - t0
     stop_pool()   # the idle workers would hold this process open for their 30 s timeout
     if write:
@@ -78,14 +84,16 @@ def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: s
         else:
             res = msg
     proc.join(5 if res is not None else 0)
+    cut = {"children_finished": len(children), "scored_by_finished": sum(c["scored"] for c in children),
+           "last_child_finished_at": children[-1]["at"] if children else None}
     if res is None and proc.is_alive():
         proc.terminate()
         proc.join()
-        return {"status": "time limit", "seconds": round(time.perf_counter() - t0, 1),
-                "children_finished": len(children), "scored_by_finished": sum(c["scored"] for c in children),
-                "last_child_finished_at": children[-1]["at"] if children else None}
+        return {"status": "time limit", "seconds": round(time.perf_counter() - t0, 1), **cut}
     if res is None:
-        return {"status": f"failed (exit {proc.exitcode})"}
+        return {"status": f"failed (exit {proc.exitcode})", "seconds": round(time.perf_counter() - t0, 1), **cut}
+    if "limited" in res:
+        return {"status": "memory limit", "reason": res["limited"], "seconds": res["seconds"], **cut}
     return {"status": "ok" if res["exact_up_to"] is None else f"exact ≤ {res['exact_up_to']}", **res}
 
 
@@ -136,6 +144,8 @@ def main() -> None:
                       f"{res.get('N', row['N_table1']):>6} {res['status']:<10} {res.get('seconds', ''):>8} "
                       f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
                       f"{seed_palim:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
+                if "reason" in res:
+                    print(f"{'':<14} {res['reason']}", flush=True)
                 if "children_finished" in res:
                     print(f"{'':<14} at the limit: {res['children_finished']} of {row['n']} children walked to "
                           f"their end ({res['scored_by_finished']:,} sets scored by them, the last at "
