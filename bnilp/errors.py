@@ -13,3 +13,17 @@ class InputError(BnilpError):
 
 class LimitError(BnilpError):
     """A resource limit (memory) stopped the work before it had a result to report (CLI exit code 3)."""
+
+
+def caused_by_interrupt(exc: BaseException | None) -> bool:
+    """Whether a ``KeyboardInterrupt`` lies in ``exc``'s cause/context chain. An interrupt that arrives
+    while compiled code calls back into Python (numba's dispatcher, loading a cached function or
+    unpickling a result) surfaces as a ``SystemError`` chained to it; it is still that interrupt (a
+    user's Ctrl-C in the CLI, the memory watch's in :func:`bnilp.parentsets.memory_watch`), not a crash."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False

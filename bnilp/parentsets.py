@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from bnilp.errors import InputError, LimitError
+from bnilp.errors import InputError, LimitError, caused_by_interrupt
 from bnilp.memory import free_memory
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore
@@ -148,26 +148,13 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
                     for _ in range(100):
                         time.sleep(0.001)
     except BaseException as exc:
-        if state.fired is None or not _caused_by_interrupt(exc):
+        if state.fired is None or not caused_by_interrupt(exc):
             raise
         raise ScoringMemoryLimit(state.fired, floor) from None
     finally:
         thread.join()
     if state.fired is not None:
         raise ScoringMemoryLimit(state.fired, floor)
-
-
-def _caused_by_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` is the watch's ``KeyboardInterrupt`` or wraps it: compiled code that the interrupt
-    lands in may re-raise it as another exception (numba's dispatcher: ``SystemError … returned a result
-    with an exception set``, the interrupt as its cause), which must become the memory limit too."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
 
 
 class ScoringTimeLimit(Exception):

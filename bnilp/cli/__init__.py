@@ -17,7 +17,7 @@ import threading
 import click
 
 from bnilp import __version__
-from bnilp.errors import BnilpError, LimitError
+from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
 
 #: command name -> "module:attribute"
 COMMANDS = {
@@ -38,19 +38,6 @@ EXIT_INTERRUPTED = 130
 
 def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
-
-
-def _caused_by_interrupt(exc: BaseException) -> bool:
-    """Whether a KeyboardInterrupt lies in ``exc``'s cause/context chain. A signal that arrives while
-    C code calls back into Python (numba loading a cached function, for one) surfaces as a SystemError
-    chained to the KeyboardInterrupt the handler raised; it is still an interrupt, not a crash."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
 
 
 @contextlib.contextmanager
@@ -95,7 +82,7 @@ class LazyGroup(click.Group):
             click.echo("bnilp: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
         except Exception as exc:
-            if not _caused_by_interrupt(exc):
+            if not caused_by_interrupt(exc):
                 raise
             click.echo("bnilp: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
