@@ -28,7 +28,7 @@ from bnilp.cli.options import (
     score_options,
     split_priors,
 )
-from bnilp.cli.score import score_data, walk_options
+from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
 from bnilp.pipeline import ENUMERATE_CHOICES, LearnResult, project_network, solve_table
@@ -181,8 +181,7 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
         print_report(report, out)
         exact = report.get("exact_for_parent_sets_up_to")
         if exact is not None:
-            why = "scoring time limit" if "score_time_limit" in report.get("limits", ()) else "palim"
-            out.print(f"[yellow]exact for parent sets of size ≤ {exact} ({why})[/yellow]")
+            out.print(f"[yellow]exact for parent sets of size ≤ {exact} ({limit_reason(result.table.meta)})[/yellow]")
     else:
         click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
                    f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}")
@@ -203,8 +202,7 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
         click.echo(f"bnilp: limited: {report.get('knowledge_note')}", err=True)
         sys.exit(EXIT_LIMIT)
     if "palim" in result.limits:
-        why = ("the scoring time limit" if "score_time_limit" in result.limits else
-               "the scoring memory limit" if "score_memory_limit" in result.limits else "palim")
+        why = limit_reason(result.table.meta)
         click.echo(f"bnilp: limited: the credible set is exact only for parent sets of size ≤ "
                    f"{report['exact_for_parent_sets_up_to']} ({why}); larger sets were not scored", err=True)
         sys.exit(EXIT_LIMIT)
