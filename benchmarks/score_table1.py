@@ -147,9 +147,10 @@ def main() -> None:
                 if "reason" in res:
                     print(f"{'':<14} {res['reason']}", flush=True)
                 if "children_finished" in res:
+                    last = res['last_child_finished_at']
+                    tail = "" if last is None else f", the last at {last} s"
                     print(f"{'':<14} at the limit: {res['children_finished']} of {row['n']} children walked to "
-                          f"their end ({res['scored_by_finished']:,} sets scored by them, the last at "
-                          f"{res['last_child_finished_at']} s)", flush=True)
+                          f"their end ({res['scored_by_finished']:,} sets scored by them{tail})", flush=True)
 
 
 if __name__ == "__main__":
