@@ -56,7 +56,9 @@ def main() -> None:
     parser.add_argument("--max-networks", type=int, default=150_000)
     parser.add_argument("--enumerate", dest="mode", choices=ENUMERATE_CHOICES, default="mecs")
     parser.add_argument("--compare", action="store_true", help="also enumerate DAGs and check the counts agree")
-    parser.add_argument("--jobs", type=int, default=1, help="processes for scoring (the search is one process)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes for scoring (the search is one process; the forward pass of its "
+                             "dynamic programme takes a thread per core, DP_THREADS)")
     parser.add_argument("--save-dir", default="", help="write each score table there as NAME_bfBF.jkl")
     parser.add_argument("--load-dir", default="", help="read NAME_bfBF.jkl from there where it exists instead of "
                                                       "scoring (\"score s\" is then the time to read it)")

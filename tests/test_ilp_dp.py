@@ -634,3 +634,110 @@ def test_a_programme_stopped_under_knowledge_rows_claims_no_optimum(monkeypatch)
     opt = max(s for s, p in brute_force_networks(table) if satisfies_knowledge(p, k))
     assert res.status == "time_limit" and not res.complete and res.networks == [] and res.optimum is None
     assert res.bound >= opt - 1e-9 and "optimality not proven" in res.message
+
+
+@pytest.mark.parametrize("n,seed", [(8, 0), (10, 1), (12, 2)])
+def test_bound_mode_forward_is_float32_never_below_f_and_within_its_rounding(n, seed):
+    """Bound mode keeps F in float32, each value rounded up: F ≤ F32 ≤ F + n·2^−23·max|F32| everywhere
+    (−inf where no DAG exists), and OPT and its DAG are still exact (the best DAG peeled above the bound)."""
+    table = random_table(n, 61 * n + seed, keep=0.1, max_size=3, ties=seed == 2)
+    data = _Data(table)
+    exact = solve_dp(data, bound=False)
+    bound = solve_dp(data, bound=True)
+    f, f32 = exact.forward, bound.forward
+    assert f32.dtype == np.float32 and f.dtype == np.float64
+    finite = np.isfinite(f)
+    np.testing.assert_array_equal(np.isfinite(f32), finite)
+    assert np.all(f32[finite].astype(np.float64) >= f[finite])
+    delta = n * 2.0 ** -23 * np.abs(f32[finite]).max()
+    assert np.all(f32[finite] - f[finite] <= delta)
+    assert bound.best_containing is None
+    assert bound.opt == data.exact(bound.choice) == pytest.approx(data.exact(exact.choice), abs=1e-9)
+    assert data.exact(bound.choice) >= data.exact(exact.choice) - 1e-9 * abs(exact.opt)
+
+
+def test_bound_mode_with_a_known_dag_as_floor_finds_the_same_optimum():
+    """``floor`` (the score of a DAG already known, here the optimum itself or a worse one) only raises the
+    peeling threshold for OPT: the optimum and its score are unchanged."""
+    table = random_table(9, 404, keep=0.15, max_size=3)
+    data = _Data(table)
+    exact = solve_dp(data, bound=False)
+    opt = data.exact(exact.choice)
+    for floor in (opt, opt - 5.0, None):
+        got = solve_dp(data, bound=True, floor=floor)
+        assert got.opt == pytest.approx(opt, abs=1e-9) and data.exact(got.choice) == got.opt
+
+
+@pytest.mark.parametrize("bound", [False, True])
+def test_the_forward_pass_gives_the_same_f_on_any_number_of_threads(monkeypatch, bound):
+    """Layer by layer (a block needs only blocks with one high bit fewer), the slices split among threads:
+    F (and the sinks' DAG) are bit for bit those of one thread, with small blocks and slices too."""
+    table = random_table(11, 909, keep=0.1, max_size=3)
+    data = _Data(table)
+    one = solve_dp(data, block_bits=3, threads=1, bound=bound)
+    monkeypatch.setattr("bnilp.ilp.dp.CHECK_BITS", 5)
+    for threads in (2, 3):
+        other = solve_dp(data, block_bits=3, threads=threads, bound=bound)
+        np.testing.assert_array_equal(other.forward, one.forward)
+        assert other.choice == one.choice and other.opt == one.opt
+
+
+@pytest.mark.parametrize("n,seed", [(n, s) for n in (3, 4, 5) for s in range(4)])
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_the_search_in_bound_mode_lists_the_brute_force_credible_set(monkeypatch, n, seed, unit):
+    """With the programme in bound mode (DP_EXACT_MAX_VARIABLES 0: float32 F, no filter), OPT by peeling and
+    phase 2 by peeling over every family give brute force's OPT and credible set, at every ε."""
+    monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 0)
+    table = random_table(n, 300 * n + seed, keep=0.6, ties=seed == 3, pruned=seed == 2)
+    for eps in EPSILONS:
+        res = solve(table, eps, enumerate_by=unit)
+        opt, expected = brute_force_credible(table, eps)
+        assert res.stats["dp"]["mode"].startswith("bound") and "families_kept" not in res.stats["dp"]
+        assert res.stats["phase1"]["method"] == "dynamic programming" and res.complete
+        check_result(table, res, eps)
+        assert res.optimum == pytest.approx(opt, abs=1e-9)
+        if unit == "dags":
+            assert as_set(x.parents for x in res.networks) == as_set(p for _, p in expected)
+        else:
+            assert {mec_key(x.parents) for x in res.networks} == {mec_key(p) for _, p in expected}
+
+
+def test_a_race_lost_in_phase_2_hands_over_to_the_programme_in_bound_mode(monkeypatch):
+    """Past DP_EXACT_MAX_VARIABLES the race hands over to the programme in bound mode: the OPT that
+    branch-and-cut proved is its floor, and peeling lists the whole credible set."""
+    _race(monkeypatch, 600.0)
+    _spend_the_budget_after_phase_1(monkeypatch)
+    monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 6)
+    table = random_table(7, 13, keep=0.12, max_size=3, pruned=True)
+    eps = math.log(150)
+    res = solve(table, eps)
+    assert res.status == "optimal" and res.complete and res.stats["dp"]["mode"].startswith("bound")
+    assert res.stats["phase1"]["method"] == "branch-and-cut" and res.stats["phase2"]["method"] == "peeling"
+    check_result(table, res, eps)
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    alone = solve(table, eps)
+    assert as_set(x.parents for x in res.networks) == as_set(x.parents for x in alone.networks)
+
+
+def test_bound_mode_races_where_the_time_limit_leaves_room_for_its_estimate_once(monkeypatch):
+    """The race needs the budget and twice the programme's estimate within the time limit, but in bound mode
+    (past DP_EXACT_MAX_VARIABLES) once: with an estimate of 4 s (budget 2 s) and a 9 s limit, only bound mode
+    races."""
+    from bnilp.ilp import search
+
+    _race(monkeypatch, 4.0)
+    budgets = []
+    race_budget = search._race_budget
+
+    def recorded(data, run):
+        budgets.append(race_budget(data, run))
+        return budgets[-1]
+
+    monkeypatch.setattr(search, "_race_budget", recorded)
+    table = random_table(7, 14, keep=0.12, max_size=3, pruned=True)
+    exact = solve(table, math.log(3), time_limit=9.0)
+    monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 6)
+    bound = solve(table, math.log(3), time_limit=9.0)
+    assert budgets[0] is None and budgets[1] is not None
+    assert exact.complete and bound.complete
+    assert as_set(x.parents for x in exact.networks) == as_set(x.parents for x in bound.networks)

@@ -65,10 +65,14 @@ depth first, cut off by the programme's bound F(S) on what the DAG on the variab
 ``DP_ENUMERATION_MAX_DAGS`` DAGs class enumeration by branch-and-cut takes over. With knowledge that
 needs rows (required adjacencies, ancestry) the programme over the table is only an upper bound: OPT and
 the credible set come from branch-and-cut; the filter still runs. From 23 to
-:data:`~bnilp.ilp.settings.DP_RACE_MAX_VARIABLES` (29) variables branch-and-cut races the programme: it runs
+:data:`~bnilp.ilp.settings.DP_RACE_MAX_VARIABLES` (31) variables branch-and-cut races the programme: it runs
 for the programme's estimated time, and if it has not finished the programme and peeling take over (where
 the time limit and the memory allow; best-parent tables over each child's candidate parents keep the
-memory to F, R and the sinks, 17·2^n bytes).
+memory to F, R and the sinks, 17·2^n bytes). Past :data:`~bnilp.ilp.settings.DP_EXACT_MAX_VARIABLES` (29),
+that is at 30 and 31 variables, the programme runs in bound mode (:func:`~bnilp.ilp.dp.bound_mode`): F
+alone, in float32 rounded up — an upper bound on F in 4·2^n bytes (8 GiB at 31) — no R and no filter;
+OPT is the best DAG that peeling finds above F32(V) less its rounding, and phase 2 peels under the same
+bound. The forward pass is split among :data:`~bnilp.ilp.settings.DP_THREADS` threads, layer by layer.
 
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),

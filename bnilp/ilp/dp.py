@@ -37,8 +37,10 @@ gathered byte by byte from small tables. F, R (float64) and the sinks take 17·2
 from __future__ import annotations
 
 import math
+import os
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,20 +161,35 @@ def _expected_scans(v, pmask, score, lo, hi, dmask, samples):
     return total / samples.size
 
 
+@njit(cache=True, nogil=True)
+def _max_abs_finite(f):
+    """max |x| over the finite entries of ``f`` (0 if none)."""
+    m = 0.0
+    for i in range(f.size):
+        x = abs(f[i])
+        if x > m and x < np.inf:
+            m = x
+    return m
+
+
 #: F and R go over the subsets in blocks of 2^BLOCK_BITS that share their high bits: removing a high
 #: variable reads a whole earlier block in order (streamed), removing a low one stays in the block (cache)
 BLOCK_BITS = 14
 
 
 @njit(cache=True, nogil=True)
-def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, f, sink, first, last):
-    """F and the sink that attains it (the lowest of the best sinks) over blocks ``first`` to ``last`` − 1
-    of 2^block_bits subsets each, into ``f`` and ``sink``; the blocks before ``first`` must be done."""
+def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, f, sink, blocks):
+    """F and the sink that attains it (the lowest of the best sinks) over the ``blocks`` of 2^block_bits
+    subsets each (block b: the subsets b·2^block_bits + j), into ``f`` and ``sink`` (an empty ``sink``: F
+    only); every block with one high bit fewer must be done. ``f`` may be float32: each value is then
+    rounded up (F32(S) ≥ max_v F32(S∖{v}) + bps_v(S∖{v}) ≥ F(S), by induction), an upper bound on F."""
     low = min(n, block_bits)
     size = np.int64(1) << low
     cur = np.empty(size)
     arg = np.empty(size, dtype=np.int8)
-    for base in range(first * size, last * size, size):
+    sinks = sink.size > 0
+    for bi in range(blocks.size):
+        base = blocks[bi] * size
         cur[:] = -np.inf
         arg[:] = -1
         for v in range(low, n):                 # high sinks: S∖{v} lies in an earlier block
@@ -207,7 +224,10 @@ def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, 
                         best = val
                         a = v
             f[s] = best
-            sink[s] = a
+            if f[s] < best:                     # float32 F: rounded up, never below the float64 value
+                f[s] = np.nextafter(f[s], np.float32(np.inf))
+            if sinks:
+                sink[s] = a
 
 
 @njit(cache=True, nogil=True)
@@ -286,7 +306,8 @@ class DPResult:
     opt: float
     choice: tuple[int, ...]
     best_containing: np.ndarray | None
-    #: F over all 2^n subsets (the bound of :class:`Peeler`); None when no DAG exists
+    #: F over all 2^n subsets (the bound of :class:`Peeler`); None when no DAG exists. float32 in bound
+    #: mode (:func:`bound_mode`): an upper bound on F, not F
     forward: np.ndarray | None = None
 
 
@@ -373,10 +394,11 @@ class TablePlan:
                    scan_steps(data, dmask), sum(1 << b > CACHED_TABLE_ENTRIES for b in bits))
 
     def seconds(self, n: int) -> float:
-        return dp_seconds(n, self.transform_steps, self.scan_steps, self.large_tables)
+        return dp_seconds(n, self.transform_steps, self.scan_steps, self.large_tables, bound=bound_mode(n),
+                          threads=dp_threads())
 
     def bytes(self, n: int) -> int:
-        return dp_bytes(n, self.entries, self.largest)
+        return dp_bytes(n, self.entries, self.largest, bound=bound_mode(n))
 
 
 _PLANS: weakref.WeakKeyDictionary[_Data, TablePlan] = weakref.WeakKeyDictionary()
@@ -407,14 +429,31 @@ def plan_tables(data: _Data) -> TablePlan:
     return plan
 
 
-def dp_bytes(n: int, entries: int | None = None, largest: int | None = None) -> int:
+def dp_threads(threads: int | None = None) -> int:
+    """The forward pass's threads: ``threads``, else :data:`~bnilp.ilp.settings.DP_THREADS`; 0 is one per
+    core."""
+    threads = settings.DP_THREADS if threads is None else threads
+    return max(1, threads or os.cpu_count() or 1)
+
+
+def bound_mode(n: int) -> bool:
+    """Whether the programme over ``n`` variables runs in bound mode: above
+    :data:`~bnilp.ilp.settings.DP_EXACT_MAX_VARIABLES`, F is kept in float32, rounded up — an upper bound on
+    F in 4 bytes a subset (31 variables: 8 GiB instead of the 36 GiB of F, R and the sinks) — without R and
+    the filter; OPT and its DAG come from peeling under that bound (:func:`solve_dp`)."""
+    return n > settings.DP_EXACT_MAX_VARIABLES
+
+
+def dp_bytes(n: int, entries: int | None = None, largest: int | None = None, bound: bool = False) -> int:
     """Memory the DP holds at its peak: the best-parent tables (``entries``, by default the most n
     variables can need, n·2^(n−1)), F, R and the sinks over 2^n subsets, and one H_v (``largest``
-    entries, by default 2^(n−1))."""
+    entries, by default 2^(n−1)); in bound mode (:func:`bound_mode`) the tables and F in float32."""
     if entries is None:
         entries = n * 2 ** (n - 1)
     if largest is None:
         largest = 2 ** (n - 1)
+    if bound:
+        return 8 * entries + 4 * 2 ** n
     return 8 * entries + 17 * 2 ** n + 8 * largest
 
 
@@ -424,13 +463,14 @@ CACHED_TABLE_ENTRIES = 2 ** 17
 
 
 def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0.0,
-               large_tables: int | None = None) -> float:
+               large_tables: int | None = None, bound: bool = False, threads: int = 1) -> float:
     """A generous estimate of the programme's time with the filter: its three passes (F, R and the filter)
     look each child's table up at each of the 2^(n−1) subsets of the other variables, 1.33e-8 s a look-up
     into a table of at most :data:`CACHED_TABLE_ENTRIES` entries and 4e-8 s into a larger one
     (``large_tables`` children have one; by default all n); 2e-9 s per step of the tables' transforms
     (``transform_steps``, by default the most n variables can need, n·(n−1)·2^(n−1)); 5e-9 s per family
-    scanned, ``scan_steps`` in each of F and R (:func:`scan_steps`).
+    scanned, ``scan_steps`` in each of F and R (:func:`scan_steps`). The forward pass goes ``threads``
+    times faster; in bound mode (:func:`bound_mode`) it is the whole programme, bar the tables.
 
     Measured 2026-11 on one core of the 2-core machine (``benchmarks/dp_cost.py``, OPT and filter /
     estimate): dense random n = 22 4.3 / 7.5 s, parkinsons BF 20 (23) 6.8 / 15.8 s, sensors BF 20 (25,
@@ -443,9 +483,11 @@ def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0
         transform_steps = n * (n - 1) * 2 ** (n - 1)
     if large_tables is None:
         large_tables = n
-    lookups = 3 * 2.0 ** (n - 1)
-    return (lookups * ((n - large_tables) * 1.33e-8 + large_tables * 4e-8) + 2e-9 * transform_steps
-            + 2 * 5e-9 * scan_steps)
+    lookup = 2.0 ** (n - 1) * ((n - large_tables) * 1.33e-8 + large_tables * 4e-8)
+    forward = (lookup + 5e-9 * scan_steps) / max(1, threads)
+    if bound:                       # bound mode: F alone
+        return 2e-9 * transform_steps + forward
+    return 2e-9 * transform_steps + forward + 2 * lookup + 5e-9 * scan_steps
 
 
 #: the passes for F and R go in slices of 2^CHECK_BITS subsets, the tables and the filter child by child; after
@@ -468,15 +510,27 @@ class DPStopped(Exception):
 
 
 def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS,
-             stop: Callable[[], bool] | None = None) -> DPResult:
+             stop: Callable[[], bool] | None = None, bound: bool | None = None,
+             floor: float | None = None, threads: int | None = None) -> DPResult:
     """Dynamic programming over the families of ``data`` (module docstring): OPT, one optimal DAG
     (a family of the sink of each prefix, best first among those that fit), and with ``containing``
     the best DAG score through each family. ``data.n`` must be ≥ 1. When the table admits no DAG,
     ``opt`` is −inf and ``choice`` empty.
 
+    ``bound`` (default :func:`bound_mode` of n): F in float32, each value rounded up, so that
+    F32 ≥ F everywhere (an upper bound for :class:`Peeler`, half the memory, no sinks), and neither R nor
+    the filter (``containing`` is ignored). F32 exceeds F by at most one float32 rounding per variable
+    added, δ = n·2^−23·max|F32| (a float32 spacing is at most 2^−23 of the value), so OPT ≥ F32(V) − δ:
+    peeling every DAG with a score at or above max(F32(V) − δ, ``floor``) − tie tolerance lists the
+    optimum (``floor``, the score of a DAG already known, only tightens it), and OPT is the best exact
+    (fsum) score among them.
+
+    ``threads`` (default :data:`~bnilp.ilp.settings.DP_THREADS`) share the forward pass.
+
     ``stop`` (no arguments) is asked between slices of the work (:data:`CHECK_BITS`); when it returns
     True, or at SIGINT, :class:`DPStopped` is raised with what is known."""
-    run = _Passes(data, containing, block_bits, stop)
+    run = _Passes(data, containing, block_bits, stop, bound_mode(data.n) if bound is None else bound,
+                  floor, threads)
     try:
         return run.solve()
     except KeyboardInterrupt:
@@ -487,8 +541,13 @@ class _Passes:
     """The state of one :func:`solve_dp`: its inputs, the passes done so far (``steps`` of ``total``, in
     units of 2^n subset steps), and the result once the forward pass is over."""
 
-    def __init__(self, data: _Data, containing: bool, block_bits: int, stop: Callable[[], bool] | None):
-        self.containing = containing
+    def __init__(self, data: _Data, containing: bool, block_bits: int, stop: Callable[[], bool] | None,
+                 bound: bool = False, floor: float | None = None, threads: int | None = None):
+        self.data = data
+        self.bound = bound
+        self.floor = floor
+        self.threads = dp_threads(threads)
+        self.containing = containing and not bound
         self.n = n = data.n
         self.low = min(n, block_bits)
         self.block_bits = block_bits
@@ -506,7 +565,7 @@ class _Passes:
         ostart = np.searchsorted(child[outside], np.arange(n + 1)).astype(np.int64)
         self.tables = (self.offset, self.gather, ostart, outside, self.pmask, self.score)
         self.result: DPResult | None = None
-        self.total = 3.0 if containing else 1.0       # the tables and F; R; the filter
+        self.total = 3.0 if self.containing else 1.0  # the tables and F; R; the filter
         self.steps = 0.0
         self.pending = 0
 
@@ -538,6 +597,9 @@ class _Passes:
         opt = float(f[(1 << n) - 1])
         if not math.isfinite(opt):          # every order leaves some variable without a family
             return DPResult(-math.inf, (), None)
+        if self.bound:
+            del bps
+            return self._peel_optimum(f)
         self.result = DPResult(opt, self._optimal_choice(sink), None, f)
         del sink
         if not self.containing:
@@ -554,18 +616,41 @@ class _Passes:
         return DPResult(opt, self.result.choice, best, f)
 
     def _forward(self, bps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """F over all blocks, layer by layer (a block's high bits: its layer is their number, and a block
+        needs only blocks of the layer before), each slice of a layer split among ``threads`` threads (the
+        compiled pass holds no GIL); float32 and no sinks in bound mode."""
         full = 1 << self.n
-        f = np.full(full, -np.inf)
-        sink = np.full(full, -1, dtype=np.int8)
+        f = np.full(full, -np.inf, dtype=np.float32 if self.bound else np.float64)
+        sink = np.full(0 if self.bound else full, -1, dtype=np.int8)
         count = full >> self.low
-        for first, last in self._slices(count):
-            _forward(self.n, self.block_bits, bps, *self.tables, f, sink, first, last)
-            self.steps = last / count
-            work = (last - first) * self.n << self.low
-            if last < count:                        # the last look comes once OPT is known
-                self._check(work)
-            else:
-                self.pending += work
+        blocks = np.arange(count, dtype=np.int64)
+        layer = np.zeros(count, dtype=np.int64)
+        for b in range(self.n - self.low):
+            layer += (blocks >> b) & 1
+        blocks = blocks[np.argsort(layer, kind="stable")]
+        per = max(1, 1 << max(0, CHECK_BITS - self.low))
+        edges = np.searchsorted(layer[blocks], np.arange(self.n - self.low + 2))
+        done = 0
+
+        def run(part: np.ndarray) -> None:
+            _forward(self.n, self.block_bits, bps, *self.tables, f, sink, part)
+
+        with ThreadPoolExecutor(self.threads) as pool:
+            for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+                for first in range(lo, hi, per):
+                    last = min(hi, first + per)
+                    parts = [p for p in np.array_split(blocks[first:last], self.threads) if p.size]
+                    if len(parts) == 1:
+                        run(parts[0])
+                    else:
+                        list(pool.map(run, parts))
+                    done += last - first
+                    self.steps = done / count
+                    work = (last - first) * self.n << self.low
+                    if done < count:                # the last look comes once OPT is known
+                        self._check(work)
+                    else:
+                        self.pending += work
         return f, sink
 
     def _backward(self, bps: np.ndarray) -> np.ndarray:
@@ -579,6 +664,29 @@ class _Passes:
             self.steps = 1.0 + done / count
             self._check((last - first) * self.n << self.low)
         return r
+
+    def _peel_optimum(self, f: np.ndarray) -> DPResult:
+        """Bound mode: OPT and an optimal DAG, the best of the DAGs peeled at or above the threshold of
+        :func:`solve_dp` (F32(V) − δ, or ``floor`` if higher, less the tie tolerance)."""
+        upper = float(f[-1])
+        margin = 1e-9 * max(1.0, abs(upper))
+        threshold = upper - self.n * 2.0 ** -23 * _max_abs_finite(f) - margin
+        if self.floor is not None:
+            threshold = max(threshold, self.floor - margin)
+        peeler = Peeler(self.data, f, threshold)
+        best, row = -math.inf, None
+        while not peeler.done:
+            rows = peeler.next_chunk()
+            if rows.size:
+                scores = self.data.exact_rows(rows)
+                i = int(np.argmax(scores))
+                if scores[i] > best:
+                    best, row = float(scores[i]), rows[i]
+            self._check(CHECK_STEPS)
+        if row is None:
+            raise RuntimeError("dynamic programming (bound mode) lost its optimal DAG")
+        self.result = DPResult(best, tuple(sorted(int(k) for k in row)), None, f)
+        return self.result
 
     def _optimal_choice(self, sink: np.ndarray) -> tuple[int, ...]:
         """An optimal DAG from the sinks: each prefix's sink takes its best family that fits."""

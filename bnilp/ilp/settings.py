@@ -61,9 +61,20 @@ DP_TABLE_GROWN_MAX_ENTRIES = 2 ** 29
 #: 1.2–2.3× the measured time on five inputs, scans of sets outside D_v included), so the budget is half of
 #: it, about the programme's real time. Only where the time limit leaves room for both and the programme's
 #: tables fit in half the available memory. parkinsons BF 20 (23 variables): branch-and-cut had
-#: listed 24,986 DAGs after 600 s; the programme and peeling list all of them in 20 s.
-DP_RACE_MAX_VARIABLES = 29
+#: listed 24,986 DAGs after 600 s; the programme and peeling list all of them in 20 s. At 30 and 31 variables
+#: the programme runs in bound mode (DP_EXACT_MAX_VARIABLES below) and needs room for its estimate once:
+#: wdbc BF 20 was not listed in 30 minutes by branch-and-cut; the race lists all 28,428 DAGs in 947 s.
+DP_RACE_MAX_VARIABLES = 31
 DP_RACE_BUDGET_FACTOR = 0.5
+
+#: Up to this many variables the programme keeps F, R and the sinks in float64 (29: 8.5 GiB) and filters
+#: phase 2's families exactly; above it, up to DP_RACE_MAX_VARIABLES, it runs in bound mode
+#: (:func:`bnilp.ilp.dp.bound_mode`): F alone, in float32 rounded up (31 variables: 8 GiB), OPT and the
+#: credible set by peeling under it.
+DP_EXACT_MAX_VARIABLES = 29
+
+#: Threads of the programme's forward pass (its compiled loops hold no GIL); 0: one per core.
+DP_THREADS = 0
 
 #: Phase 2 without branch-and-cut where the dynamic programme ran (and no knowledge needs rows): every
 #: credible DAG by canonical sink peeling under its bound (:class:`bnilp.ilp.dp.Peeler`).
