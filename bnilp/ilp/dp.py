@@ -623,11 +623,10 @@ class _Passes:
         f = np.full(full, -np.inf, dtype=np.float32 if self.bound else np.float64)
         sink = np.full(0 if self.bound else full, -1, dtype=np.int8)
         count = full >> self.low
-        blocks = np.arange(count, dtype=np.int64)
-        layer = np.zeros(count, dtype=np.int64)
+        layer = np.zeros(count, dtype=np.int64)     # of block b: the bits set in b
         for b in range(self.n - self.low):
-            layer += (blocks >> b) & 1
-        blocks = blocks[np.argsort(layer, kind="stable")]
+            layer += (np.arange(count, dtype=np.int64) >> b) & 1
+        blocks = np.argsort(layer, kind="stable")   # layer by layer, in order within each
         per = max(1, 1 << max(0, CHECK_BITS - self.low))
         edges = np.searchsorted(layer[blocks], np.arange(self.n - self.low + 2))
         done = 0
@@ -669,7 +668,7 @@ class _Passes:
         """Bound mode: OPT and an optimal DAG, the best of the DAGs peeled at or above the threshold of
         :func:`solve_dp` (F32(V) − δ, or ``floor`` if higher, less the tie tolerance)."""
         upper = float(f[-1])
-        margin = 1e-9 * max(1.0, abs(upper))
+        margin = 1e-9 * max(1.0, abs(upper))       # the peeling's float sums against the exact fsum
         threshold = upper - self.n * 2.0 ** -23 * _max_abs_finite(f) - margin
         if self.floor is not None:
             threshold = max(threshold, self.floor - margin)

@@ -376,7 +376,10 @@ def _dp_takes_over(run: _Run, data: _Data, containing: bool, stats: dict[str, An
     run.budget = None
     stats[phase + "_branch_and_cut"] = stats.pop(phase)
     stats[phase] = _new_stats()
-    known = run.proven.choice if run.proven is not None else (run.incumbent or (None,))[0]
+    if run.proven is not None:
+        known = run.proven.choice
+    else:
+        known = run.incumbent[0] if run.incumbent is not None else None
     return _dynamic_programme(run, data, containing, stats, None if known is None else data.exact(known))
 
 
