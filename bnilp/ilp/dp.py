@@ -580,10 +580,11 @@ class _Passes:
             if self.stop():
                 raise DPStopped(self.result, False, self.share())
 
-    def _slices(self, count: int):
-        """Block ranges of about 2^CHECK_BITS subsets, ``count`` blocks in all; the clock is asked after each."""
+    def _slices(self, count: int, start: int = 0):
+        """Block ranges of about 2^CHECK_BITS subsets from ``start`` up to ``count``; the clock is asked after
+        each."""
         per = max(1, 1 << max(0, CHECK_BITS - self.low))
-        for first in range(0, count, per):
+        for first in range(start, count, per):
             yield first, min(count, first + per)
 
     def solve(self) -> DPResult:
@@ -623,11 +624,11 @@ class _Passes:
         f = np.full(full, -np.inf, dtype=np.float32 if self.bound else np.float64)
         sink = np.full(0 if self.bound else full, -1, dtype=np.int8)
         count = full >> self.low
+        index = np.arange(count, dtype=np.int64)
         layer = np.zeros(count, dtype=np.int64)     # of block b: the bits set in b
         for b in range(self.n - self.low):
-            layer += (np.arange(count, dtype=np.int64) >> b) & 1
+            layer += (index >> b) & 1
         blocks = np.argsort(layer, kind="stable")   # layer by layer, in order within each
-        per = max(1, 1 << max(0, CHECK_BITS - self.low))
         edges = np.searchsorted(layer[blocks], np.arange(self.n - self.low + 2))
         done = 0
 
@@ -636,8 +637,7 @@ class _Passes:
 
         with ThreadPoolExecutor(self.threads) as pool:
             for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-                for first in range(lo, hi, per):
-                    last = min(hi, first + per)
+                for first, last in self._slices(int(hi), int(lo)):
                     parts = [p for p in np.array_split(blocks[first:last], self.threads) if p.size]
                     if len(parts) == 1:
                         run(parts[0])
