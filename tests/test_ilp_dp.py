@@ -471,20 +471,21 @@ def _stop_at(look: int):
 def test_a_stopped_programme_says_how_far_it_got_and_keeps_opt_once_the_forward_pass_is_done(monkeypatch):
     """``stop`` is asked between slices (here after each): stopped in the forward pass nothing is known;
     stopped later, OPT and its DAG are those of the whole run, the filter is missing. A programme smaller
-    than CHECK_STEPS never asks."""
+    than CHECK_STEPS never asks (one thread here: with more, the filter asks once per round of children)."""
     monkeypatch.setattr("bnilp.ilp.dp.CHECK_BITS", 0)
     monkeypatch.setattr("bnilp.ilp.dp.CHECK_STEPS", 0)
     table = random_table(9, 5, keep=0.2, max_size=3)
     data = _Data(table)
-    whole = solve_dp(data, containing=True, block_bits=3)
+    whole = solve_dp(data, containing=True, block_bits=3, threads=1)
     n_checks = []
-    solve_dp(data, containing=True, block_bits=3, stop=lambda: n_checks.append(1) and False)
-    # 9 tables, 64 forward slices, 64 backward, 9 children
-    assert len(n_checks) == 9 + 64 + 64 + 9
+    solve_dp(data, containing=True, block_bits=3, threads=1, stop=lambda: n_checks.append(1) and False)
+    # 9 tables; 64 forward slices, the last one's look once OPT is known; 64 backward, the last one's look
+    # with the first child's; 9 children
+    assert len(n_checks) == 9 + 64 + 63 + 9
     shares = []
-    for after in (5, 9 + 30, 9 + 64, 9 + 64 + 10, 9 + 64 + 64 + 3):
+    for after in (5, 9 + 30, 9 + 64, 9 + 64 + 10, 9 + 64 + 63 + 3):
         with pytest.raises(DPStopped) as stopped:
-            solve_dp(data, containing=True, block_bits=3, stop=_stop_at(after))
+            solve_dp(data, containing=True, block_bits=3, threads=1, stop=_stop_at(after))
         shares.append(stopped.value.done)
         assert not stopped.value.interrupted
         if after < 9 + 64:
@@ -494,7 +495,7 @@ def test_a_stopped_programme_says_how_far_it_got_and_keeps_opt_once_the_forward_
             assert part.opt == whole.opt and part.choice == whole.choice and part.best_containing is None
     assert shares == sorted(shares) and shares[0] == 0.0 and 0 < shares[-1] < 1
     monkeypatch.setattr("bnilp.ilp.dp.CHECK_STEPS", 1 << 26)
-    assert solve_dp(data, containing=True, block_bits=3, stop=lambda: True).opt == whole.opt
+    assert solve_dp(data, containing=True, block_bits=3, threads=1, stop=lambda: True).opt == whole.opt
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -669,17 +670,21 @@ def test_bound_mode_with_a_known_dag_as_floor_finds_the_same_optimum():
 
 
 @pytest.mark.parametrize("bound", [False, True])
-def test_the_forward_pass_gives_the_same_f_on_any_number_of_threads(monkeypatch, bound):
-    """Layer by layer (a block needs only blocks with one high bit fewer), the slices split among threads:
-    F (and the sinks' DAG) are bit for bit those of one thread, with small blocks and slices too."""
+def test_the_passes_give_the_same_programme_on_any_number_of_threads(monkeypatch, bound):
+    """Layer by layer (a block of F needs only blocks with one high bit fewer, a block of R only blocks with
+    one more), the slices split among threads, and the filter child by child: F, the sinks' DAG and the best
+    DAG through each family are bit for bit those of one thread, with small blocks and slices too."""
     table = random_table(11, 909, keep=0.1, max_size=3)
     data = _Data(table)
-    one = solve_dp(data, block_bits=3, threads=1, bound=bound)
+    one = solve_dp(data, containing=True, block_bits=3, threads=1, bound=bound)
+    assert (one.best_containing is None) == bound
     monkeypatch.setattr("bnilp.ilp.dp.CHECK_BITS", 5)
     for threads in (2, 3):
-        other = solve_dp(data, block_bits=3, threads=threads, bound=bound)
+        other = solve_dp(data, containing=True, block_bits=3, threads=threads, bound=bound)
         np.testing.assert_array_equal(other.forward, one.forward)
         assert other.choice == one.choice and other.opt == one.opt
+        if not bound:
+            np.testing.assert_array_equal(other.best_containing, one.best_containing)
 
 
 @pytest.mark.parametrize("n,seed", [(n, s) for n in (3, 4, 5) for s in range(4)])

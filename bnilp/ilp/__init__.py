@@ -72,7 +72,8 @@ memory to F, R and the sinks, 17·2^n bytes). Past :data:`~bnilp.ilp.settings.DP
 that is at 30 and 31 variables, the programme runs in bound mode (:func:`~bnilp.ilp.dp.bound_mode`): F
 alone, in float32 rounded up — an upper bound on F in 4·2^n bytes (8 GiB at 31) — no R and no filter;
 OPT is the best DAG that peeling finds above F32(V) less its rounding, and phase 2 peels under the same
-bound. The forward pass is split among :data:`~bnilp.ilp.settings.DP_THREADS` threads, layer by layer.
+bound. The passes are split among :data:`~bnilp.ilp.settings.DP_THREADS` threads (F and R layer by layer,
+the filter child by child).
 
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),

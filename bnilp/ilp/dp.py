@@ -231,14 +231,15 @@ def _forward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, 
 
 
 @njit(cache=True, nogil=True)
-def _backward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, r, first, last):
-    """R over blocks ``last`` − 1 down to ``first`` (see :func:`_forward`), into ``r``; the blocks from
-    ``last`` up must be done."""
+def _backward(n, block_bits, bps, offset, gather, ostart, outside, pmask, score, r, blocks):
+    """R over the ``blocks`` (see :func:`_forward`), into ``r``; every block with one high bit more must be
+    done."""
     full = np.int64(1) << n
     low = min(n, block_bits)
     size = np.int64(1) << low
     cur = np.empty(size)
-    for base in range((last - 1) * size, first * size - 1, -size):
+    for bi in range(blocks.size):
+        base = blocks[bi] * size
         cur[:] = -np.inf
         for u in range(low, n):                 # high u: T ∪ {u} lies in a later block
             bit = np.int64(1) << u
@@ -398,7 +399,7 @@ class TablePlan:
                           threads=dp_threads())
 
     def bytes(self, n: int) -> int:
-        return dp_bytes(n, self.entries, self.largest, bound=bound_mode(n))
+        return dp_bytes(n, self.entries, self.largest, bound=bound_mode(n), threads=dp_threads())
 
 
 _PLANS: weakref.WeakKeyDictionary[_Data, TablePlan] = weakref.WeakKeyDictionary()
@@ -430,8 +431,7 @@ def plan_tables(data: _Data) -> TablePlan:
 
 
 def dp_threads(threads: int | None = None) -> int:
-    """The forward pass's threads: ``threads``, else :data:`~bnilp.ilp.settings.DP_THREADS`; 0 is one per
-    core."""
+    """The passes' threads: ``threads``, else :data:`~bnilp.ilp.settings.DP_THREADS`; 0 is one per core."""
     threads = settings.DP_THREADS if threads is None else threads
     return max(1, threads or os.cpu_count() or 1)
 
@@ -444,9 +444,10 @@ def bound_mode(n: int) -> bool:
     return n > settings.DP_EXACT_MAX_VARIABLES
 
 
-def dp_bytes(n: int, entries: int | None = None, largest: int | None = None, bound: bool = False) -> int:
+def dp_bytes(n: int, entries: int | None = None, largest: int | None = None, bound: bool = False,
+             threads: int = 1) -> int:
     """Memory the DP holds at its peak: the best-parent tables (``entries``, by default the most n
-    variables can need, n·2^(n−1)), F, R and the sinks over 2^n subsets, and one H_v (``largest``
+    variables can need, n·2^(n−1)), F, R and the sinks over 2^n subsets, and one H_v per thread (``largest``
     entries, by default 2^(n−1)); in bound mode (:func:`bound_mode`) the tables and F in float32."""
     if entries is None:
         entries = n * 2 ** (n - 1)
@@ -454,7 +455,7 @@ def dp_bytes(n: int, entries: int | None = None, largest: int | None = None, bou
         largest = 2 ** (n - 1)
     if bound:
         return 8 * entries + 4 * 2 ** n
-    return 8 * entries + 17 * 2 ** n + 8 * largest
+    return 8 * entries + 17 * 2 ** n + 8 * largest * max(1, threads)
 
 
 #: a best-parent table of more entries than this (1 MiB of float64) no longer stays in the cache: a look-up
@@ -469,8 +470,8 @@ def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0
     into a table of at most :data:`CACHED_TABLE_ENTRIES` entries and 4e-8 s into a larger one
     (``large_tables`` children have one; by default all n); 2e-9 s per step of the tables' transforms
     (``transform_steps``, by default the most n variables can need, n·(n−1)·2^(n−1)); 5e-9 s per family
-    scanned, ``scan_steps`` in each of F and R (:func:`scan_steps`). The forward pass goes ``threads``
-    times faster; in bound mode (:func:`bound_mode`) it is the whole programme, bar the tables.
+    scanned, ``scan_steps`` in each of F and R (:func:`scan_steps`). The passes go ``threads`` times
+    faster; in bound mode (:func:`bound_mode`) the forward pass is the whole programme, bar the tables.
 
     Measured 2026-11 on one core of the 2-core machine (``benchmarks/dp_cost.py``, OPT and filter /
     estimate): dense random n = 22 4.3 / 7.5 s, parkinsons BF 20 (23) 6.8 / 15.8 s, sensors BF 20 (25,
@@ -487,7 +488,7 @@ def dp_seconds(n: int, transform_steps: int | None = None, scan_steps: float = 0
     forward = (lookup + 5e-9 * scan_steps) / max(1, threads)
     if bound:                       # bound mode: F alone
         return 2e-9 * transform_steps + forward
-    return 2e-9 * transform_steps + forward + 2 * lookup + 5e-9 * scan_steps
+    return 2e-9 * transform_steps + 2 * forward + lookup / max(1, threads)
 
 
 #: the passes for F and R go in slices of 2^CHECK_BITS subsets, the tables and the filter child by child; after
@@ -525,7 +526,8 @@ def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS
     optimum (``floor``, the score of a DAG already known, only tightens it), and OPT is the best exact
     (fsum) score among them.
 
-    ``threads`` (default :data:`~bnilp.ilp.settings.DP_THREADS`) share the forward pass.
+    ``threads`` (default :data:`~bnilp.ilp.settings.DP_THREADS`) share the passes (F and R layer by layer,
+    the filter child by child); every result is the same bit for bit on any number of threads.
 
     ``stop`` (no arguments) is asked between slices of the work (:data:`CHECK_BITS`); when it returns
     True, or at SIGINT, :class:`DPStopped` is raised with what is known."""
@@ -580,11 +582,10 @@ class _Passes:
             if self.stop():
                 raise DPStopped(self.result, False, self.share())
 
-    def _slices(self, count: int, start: int = 0):
-        """Block ranges of about 2^CHECK_BITS subsets from ``start`` up to ``count``; the clock is asked after
-        each."""
+    def _slices(self, count: int):
+        """Block ranges of about 2^CHECK_BITS subsets up to ``count``; the clock is asked after each."""
         per = max(1, 1 << max(0, CHECK_BITS - self.low))
-        for first in range(start, count, per):
+        for first in range(0, count, per):
             yield first, min(count, first + per)
 
     def solve(self) -> DPResult:
@@ -608,61 +609,83 @@ class _Passes:
         self._check(0)
         r = self._backward(bps)
         del bps
-        best = np.full(self.score.size, -np.inf)
-        for v in range(n):
-            if self.start[v + 1] > self.start[v]:
-                _best_containing(n, v, self.pmask, self.score, self.start, f, r, self.dbits, self.gather, best)
-            self.steps += 1.0 / n
-            self._check(1 << (n - 1))
-        return DPResult(opt, self.result.choice, best, f)
+        return DPResult(opt, self.result.choice, self._filter(f, r), f)
 
-    def _forward(self, bps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """F over all blocks, layer by layer (a block's high bits: its layer is their number, and a block
-        needs only blocks of the layer before), each slice of a layer split among ``threads`` threads (the
-        compiled pass holds no GIL); float32 and no sinks in bound mode."""
-        full = 1 << self.n
-        f = np.full(full, -np.inf, dtype=np.float32 if self.bound else np.float64)
-        sink = np.full(0 if self.bound else full, -1, dtype=np.int8)
-        count = full >> self.low
+    def _layers(self) -> list[np.ndarray]:
+        """The blocks by layer, the number of their high bits (layer 0 first), in order within each: a block
+        of F needs only blocks of the layer below, a block of R only blocks of the layer above."""
+        count = (1 << self.n) >> self.low
         index = np.arange(count, dtype=np.int64)
         layer = np.zeros(count, dtype=np.int64)     # of block b: the bits set in b
         for b in range(self.n - self.low):
             layer += (index >> b) & 1
-        blocks = np.argsort(layer, kind="stable")   # layer by layer, in order within each
+        blocks = np.argsort(layer, kind="stable")
         edges = np.searchsorted(layer[blocks], np.arange(self.n - self.low + 2))
+        return [blocks[lo:hi] for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
+
+    def _by_layers(self, pool: ThreadPoolExecutor, layers: list[np.ndarray], run: Callable[[np.ndarray], None],
+                   before: float) -> None:
+        """``run`` over the ``layers`` in turn, each in slices (:meth:`_slices`) split among the threads (the
+        compiled passes hold no GIL); ``steps`` goes from ``before`` to ``before`` + 1."""
+        count = sum(layer.size for layer in layers)
         done = 0
+        for blocks in layers:
+            for first, last in self._slices(blocks.size):
+                parts = [p for p in np.array_split(blocks[first:last], self.threads) if p.size]
+                if len(parts) == 1:
+                    run(parts[0])
+                else:
+                    list(pool.map(run, parts))
+                done += last - first
+                self.steps = before + done / count
+                work = (last - first) * self.n << self.low
+                if done < count:                # the forward pass's last look comes once OPT is known
+                    self._check(work)
+                else:
+                    self.pending += work
+
+    def _forward(self, bps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """F over all blocks, layer by layer from the bottom, split among ``threads`` threads; float32 and no
+        sinks in bound mode."""
+        full = 1 << self.n
+        f = np.full(full, -np.inf, dtype=np.float32 if self.bound else np.float64)
+        sink = np.full(0 if self.bound else full, -1, dtype=np.int8)
 
         def run(part: np.ndarray) -> None:
             _forward(self.n, self.block_bits, bps, *self.tables, f, sink, part)
 
         with ThreadPoolExecutor(self.threads) as pool:
-            for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-                for first, last in self._slices(int(hi), int(lo)):
-                    parts = [p for p in np.array_split(blocks[first:last], self.threads) if p.size]
-                    if len(parts) == 1:
-                        run(parts[0])
-                    else:
-                        list(pool.map(run, parts))
-                    done += last - first
-                    self.steps = done / count
-                    work = (last - first) * self.n << self.low
-                    if done < count:                # the last look comes once OPT is known
-                        self._check(work)
-                    else:
-                        self.pending += work
+            self._by_layers(pool, self._layers(), run, 0.0)
         return f, sink
 
     def _backward(self, bps: np.ndarray) -> np.ndarray:
-        full = 1 << self.n
-        r = np.full(full, -np.inf)
-        count = full >> self.low
-        done = 0
-        for first, last in self._slices(count):     # from the top: the slices mirrored
-            _backward(self.n, self.block_bits, bps, *self.tables, r, count - last, count - first)
-            done += last - first
-            self.steps = 1.0 + done / count
-            self._check((last - first) * self.n << self.low)
+        """R over all blocks, layer by layer from the top (each block's subsets downwards), split among
+        ``threads`` threads."""
+        r = np.full(1 << self.n, -np.inf)
+
+        def run(part: np.ndarray) -> None:
+            _backward(self.n, self.block_bits, bps, *self.tables, r, part[::-1].copy())
+
+        with ThreadPoolExecutor(self.threads) as pool:
+            self._by_layers(pool, self._layers()[::-1], run, 1.0)
         return r
+
+    def _filter(self, f: np.ndarray, r: np.ndarray) -> np.ndarray:
+        """The best DAG score through each family (:func:`_best_containing`), the children shared among
+        ``threads`` threads (each writes its own families only)."""
+        n = self.n
+        best = np.full(self.score.size, -np.inf)
+
+        def run(v: int) -> None:
+            _best_containing(n, v, self.pmask, self.score, self.start, f, r, self.dbits, self.gather, best)
+
+        children = [v for v in range(n) if self.start[v + 1] > self.start[v]]
+        with ThreadPoolExecutor(self.threads) as pool:
+            for first in range(0, len(children), self.threads):
+                list(pool.map(run, children[first:first + self.threads]))
+                self.steps = 2.0 + (first + self.threads) / max(1, len(children))
+                self._check(len(children[first:first + self.threads]) << (n - 1))
+        return best
 
     def _peel_optimum(self, f: np.ndarray) -> DPResult:
         """Bound mode: OPT and an optimal DAG, the best of the DAGs peeled at or above the threshold of

@@ -73,7 +73,8 @@ DP_RACE_BUDGET_FACTOR = 0.5
 #: credible set by peeling under it.
 DP_EXACT_MAX_VARIABLES = 29
 
-#: Threads of the programme's forward pass (its compiled loops hold no GIL); 0: one per core.
+#: Threads of the programme's passes (F and R layer by layer, the filter child by child; its compiled loops
+#: hold no GIL); 0: one per core.
 DP_THREADS = 0
 
 #: Phase 2 without branch-and-cut where the dynamic programme ran (and no knowledge needs rows): every
