@@ -639,8 +639,8 @@ class _Passes:
                 done += last - first
                 self.steps = before + done / count
                 work = (last - first) * self.n << self.low
-                if done < count:                # the forward pass's last look comes once OPT is known
-                    self._check(work)
+                if done < count:                # the last look comes with the next phase's first (F: once OPT
+                    self._check(work)           # is known)
                 else:
                     self.pending += work
 
@@ -682,9 +682,10 @@ class _Passes:
         children = [v for v in range(n) if self.start[v + 1] > self.start[v]]
         with ThreadPoolExecutor(self.threads) as pool:
             for first in range(0, len(children), self.threads):
-                list(pool.map(run, children[first:first + self.threads]))
-                self.steps = 2.0 + (first + self.threads) / max(1, len(children))
-                self._check(len(children[first:first + self.threads]) << (n - 1))
+                batch = children[first:first + self.threads]
+                list(pool.map(run, batch))
+                self.steps = 2.0 + (first + len(batch)) / len(children)
+                self._check(len(batch) << (n - 1))
         return best
 
     def _peel_optimum(self, f: np.ndarray) -> DPResult:
