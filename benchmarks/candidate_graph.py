@@ -21,7 +21,6 @@ graph of the kept sets.
 from __future__ import annotations
 
 import argparse
-import math
 
 import networkx as nx
 import numpy as np
@@ -32,28 +31,28 @@ from bnilp.ilp import solve
 from bnilp.ilp.families import _Data
 from bnilp.ilp.result import to_digraph
 from bnilp.ilp.sepa_cluster import _separate
-from bnilp.scorefile import ScoreTable, read_jaakkola
+from bnilp.scorefile import read_jaakkola
 
 
-def candidate_graph(table: ScoreTable, keep: np.ndarray | None = None) -> nx.DiGraph:
-    """The candidate-parent graph of a score table (of the families with ``keep``, in ``_Data`` order)."""
-    data = _Data(table)
-    keep = np.ones(data.K, dtype=bool) if keep is None else keep
-    union: dict[str, set[str]] = {v: set() for v in table.variables}
-    for k in np.flatnonzero(keep):
+def candidate_graph(data: _Data, keep: np.ndarray | None = None) -> nx.DiGraph:
+    """The candidate-parent graph of a score table's families (those with ``keep``, by family index)."""
+    union: dict[str, set[str]] = {v: set() for v in data.names}
+    for k in range(data.K) if keep is None else np.flatnonzero(keep):
         union[data.names[data.child[k]]].update(data.sets[k])
     return to_digraph({v: sorted(ps) for v, ps in union.items()})
 
 
 def cluster_lp(data: _Data, max_rounds: int = 1000) -> tuple[float, np.ndarray]:
-    """The cluster LP's bound (in ``data.obj`` units, shifted by ``data.offset``) and the families' reduced
-    costs, cuts added until the separation finds none."""
+    """The cluster LP's bound on Σ ``data.obj`` (a DAG's score less ``data.offset``) and the families'
+    reduced costs d ≤ 0, cuts added until the separation finds none."""
     eq = csr_matrix((np.ones(data.K), (data.child, np.arange(data.K))), shape=(data.n, data.K))
     rows: list[csr_matrix] = []
     rhs: list[float] = []
     for _ in range(max_rounds):
         res = linprog(-data.obj, A_ub=vstack(rows) if rows else None, b_ub=np.array(rhs) if rows else None,
                       A_eq=eq, b_eq=np.ones(data.n), bounds=(0, None), method="highs")
+        if res.status != 0:
+            raise RuntimeError(f"the cluster LP: {res.message}")
         cuts = _separate(data, res.x)
         if not cuts:
             break
@@ -62,6 +61,14 @@ def cluster_lp(data: _Data, max_rounds: int = 1000) -> tuple[float, np.ndarray]:
             rows.append(csr_matrix((np.ones(fam.size), (np.zeros(fam.size, dtype=int), fam)), shape=(1, data.K)))
             rhs.append(float(cvec.sum() - 1))
     return -res.fun, -res.lower.marginals
+
+
+def credible_families(data: _Data, optimum: float, epsilon: float) -> tuple[float, np.ndarray]:
+    """The cluster LP's bound less OPT (``optimum``, a DAG score), and which families some DAG within
+    ``epsilon`` of OPT may use: those with LP + d_f ≥ OPT − ε (less 1e-6 of OPT − ``data.offset``)."""
+    lp, reduced = cluster_lp(data)
+    opt = optimum - data.offset
+    return lp - opt, lp + reduced >= opt - epsilon - 1e-6 * max(1.0, abs(opt))
 
 
 def _sizes(graph: nx.DiGraph) -> tuple[int, str]:
@@ -80,18 +87,14 @@ def main() -> None:
     print(head)
     for path in args.files:
         table = read_jaakkola(path)
-        count, shown = _sizes(candidate_graph(table))
+        data = _Data(table)
+        count, shown = _sizes(candidate_graph(data))
         name = path.rsplit("/", 1)[-1]
-        line = f"{name:<30} {len(table.variables):>4} {table.n_parent_sets():>8} {count:>5}  {shown:<14}"
+        line = f"{name:<30} {data.n:>4} {data.K:>8} {count:>5}  {shown:<14}"
         if args.lp is not None:
-            data = _Data(table)
-            opt = solve(table, 0.0, max_networks=1).optimum - data.offset
-            lp, reduced = cluster_lp(data)
-            keep = lp + reduced >= opt - args.lp - 1e-6 * max(1.0, abs(opt))
-            count, shown = _sizes(candidate_graph(table, keep))
-            line += f" {lp - opt:>9.3f} {int(keep.sum()):>7} {count:>5}  {shown}"
-            if not math.isfinite(lp):
-                line += "  (no LP bound)"
+            gap, keep = credible_families(data, solve(table, 0.0, max_networks=1).optimum, args.lp)
+            count, shown = _sizes(candidate_graph(data, keep))
+            line += f" {gap:>9.3f} {int(keep.sum()):>7} {count:>5}  {shown}"
         print(line, flush=True)
 
 
