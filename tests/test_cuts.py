@@ -99,10 +99,11 @@ def assert_brute_force_sets(table) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_subip_and_set_packing_keep_the_search_exact(monkeypatch, seed):
-    """With the sub-IP at every separation call and the set-packing rows, OPT and the credible sets
+    """With the sub-IP at every separation call of both phases and the set-packing rows, OPT and the credible sets
     still equal brute force (n = 5) and DP (n = 10)."""
     monkeypatch.setattr(settings, "SUBIP_MODE", "always")
     monkeypatch.setattr(settings, "SUBIP_DEPTH_FREQ", 1)
+    monkeypatch.setattr(settings, "SUBIP_PHASE2", True)
     monkeypatch.setattr(settings, "SET_PACKING", True)
     table = random_table(5, 9000 + seed, keep=0.7, ties=seed == 0)
     assert_brute_force_sets(table)
@@ -110,6 +111,35 @@ def test_subip_and_set_packing_keep_the_search_exact(monkeypatch, seed):
     res = ilp.solve(dense, enumerate_ties=False)
     assert res.optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
     assert res.stats["phase1"]["subip_calls"] > 0
+
+
+def test_auto_runs_the_subip_from_its_size_on_and_stays_exact(monkeypatch):
+    """SUBIP_MODE "auto" reads as "always" from SUBIP_AUTO_MIN_VARIABLES variables up and "off" below,
+    in phase 2 too only with SUBIP_PHASE2; the solve records the mode it ran and still gives the
+    brute-force OPT and credible sets with the sub-IP called in both phases."""
+    from bnilp.ilp.sepa_subip import subip_mode
+    monkeypatch.setattr(settings, "SUBIP_MODE", "auto")
+    monkeypatch.setattr(settings, "SUBIP_AUTO_MIN_VARIABLES", 5)
+    monkeypatch.setattr(settings, "SUBIP_PHASE2", True)
+    assert [subip_mode(n, False) for n in (4, 5, 40)] == ["off", "always", "always"]
+    assert subip_mode(4, True) == "off" and subip_mode(5, True) == "always"
+    monkeypatch.setattr(settings, "SUBIP_DEPTH_FREQ", 1)
+    table = random_table(5, 9101, keep=0.8)       # 16 DAGs at BF 20: the sub-IP is called in both phases
+    assert_brute_force_sets(table)
+    res = ilp.solve(table, math.log(20))
+    assert res.stats["phase1"]["subip_mode"] == res.stats["phase2"]["subip_mode"] == "always"
+    assert res.stats["phase1"]["subip_calls"] > 0 and res.stats["phase2"]["subip_calls"] > 0
+    monkeypatch.setattr(settings, "SUBIP_PHASE2", False)
+    assert subip_mode(5, True) == "off" and subip_mode(5, False) == "always"
+    assert_brute_force_sets(table)
+    res = ilp.solve(table, math.log(20))
+    assert res.stats["phase2"]["subip_mode"] == "off" and res.stats["phase2"]["subip_calls"] == 0
+    monkeypatch.setattr(settings, "SUBIP_AUTO_MIN_VARIABLES", 6)
+    res = ilp.solve(table, math.log(20))
+    assert res.stats["phase1"]["subip_mode"] == "off" and res.stats["phase1"]["subip_calls"] == 0
+    monkeypatch.setattr(settings, "SUBIP_MODE", "sometimes")
+    with pytest.raises(ValueError, match="SUBIP_MODE"):
+        subip_mode(5, False)
 
 
 @pytest.mark.parametrize("seed", range(6))

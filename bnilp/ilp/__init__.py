@@ -14,10 +14,13 @@ Model (Jaakkola et al., AISTATS 2010; Cussens, UAI 2011; Bartlett & Cussens, AIJ
   point with numpy heuristics over the support families: seeds are the SCCs of the arrow-weight
   digraph at several thresholds and each variable's heaviest two-way pair, improved by a best
   add/drop local search on the violation. GOBNILP's exact cluster sub-IP
-  (:mod:`~bnilp.ilp.sepa_subip`), the implied set-packing rows (:meth:`_Data.set_packing_clusters`)
-  and the 4B cuts (:mod:`~bnilp.ilp.sepa_fourb`) are implemented, tested for validity, and off by
-  default (``SUBIP_MODE``, ``SET_PACKING``, ``FOURB``): on adult, nltcs and zoo none beat the
-  heuristic separator alone (README, "Search techniques").
+  (:mod:`~bnilp.ilp.sepa_subip`) runs after it in phase 1 on tables of at least 23 variables
+  (``SUBIP_MODE = "auto"``, ``SUBIP_AUTO_MIN_VARIABLES``; its cuts enter phase 2's model): there it
+  proves OPT where the heuristic alone stalls (wdbc, soybean), while on adult, nltcs and zoo it lost.
+  The implied set-packing rows (:meth:`_Data.set_packing_clusters`) and the 4B cuts
+  (:mod:`~bnilp.ilp.sepa_fourb`) are implemented, tested for validity, and off by default
+  (``SET_PACKING``, ``FOURB``): on adult, nltcs and zoo neither beat the heuristic separator alone
+  (README, "Search techniques").
 - a sink-finding primal heuristic (``pyscipopt.Heur``) rounds the LP solution to a DAG; the same
   routine on the scores alone gives the starting solution; a user DAG can be a warm start.
 

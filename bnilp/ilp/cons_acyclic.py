@@ -68,6 +68,8 @@ class _Acyclicity(Conshdlr):
         self.on_record = on_record
         self.recorded: set[tuple[int, ...]] = set()
         self.clusters: dict[bytes, np.ndarray] = {}
+        self.subip_mode = sepa_subip.subip_mode(data.n, enumerate_mode)
+        stats["subip_mode"] = self.subip_mode
 
     def _indicators(self) -> None:
         """Transformed adj/col variables, once the model is being solved."""
@@ -213,9 +215,11 @@ class _Acyclicity(Conshdlr):
             self.stats["sepa_heuristic_seconds"] += t1 - t0
             for cvec in cuts:
                 self._add_cluster_row(cvec, "sepa")
-            mode = settings.SUBIP_MODE
+            mode = self.subip_mode
             if (mode == "always" or mode == "fallback" and not cuts) and self._subip_due():
-                sub = sepa_subip.subip_clusters(self.data, x, stats=self.stats)
+                left = self.model.getParam("limits/time") - self.model.getSolvingTime()
+                sub = sepa_subip.subip_clusters(self.data, x, time_limit=min(settings.SUBIP_TIME_LIMIT, left),
+                                                stats=self.stats)
                 self.stats["subip_calls"] += 1
                 self.stats["subip_seconds"] += time.perf_counter() - t1
                 known = {c.tobytes() for c in cuts}

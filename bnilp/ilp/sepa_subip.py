@@ -19,6 +19,18 @@ def cluster_violation(data: _Data, x: np.ndarray, cvec: np.ndarray) -> float:
     return float(x[sel].sum()) - (int(cvec.sum()) - 1)
 
 
+def subip_mode(n: int, enumerating: bool) -> str:
+    """The sub-IP's mode (one of :data:`~bnilp.ilp.settings.SUBIP_MODES` but "auto") for a table of ``n``
+    variables in phase 1 or, with ``enumerating``, phase 2: ``SUBIP_MODE``, "auto" read as "always" from
+    ``SUBIP_AUTO_MIN_VARIABLES`` variables up and "off" below, and "off" in phase 2 unless ``SUBIP_PHASE2``."""
+    mode = settings.SUBIP_MODE
+    if mode not in settings.SUBIP_MODES:
+        raise ValueError(f"SUBIP_MODE must be one of {settings.SUBIP_MODES}, not {mode!r}")
+    if mode == "auto":
+        mode = "always" if n >= settings.SUBIP_AUTO_MIN_VARIABLES else "off"
+    return "off" if enumerating and not settings.SUBIP_PHASE2 else mode
+
+
 def _candidates(data: _Data, sup: np.ndarray) -> np.ndarray:
     """Vertices that can belong to a violated cluster: in a violated C every member v has
     Σ_{W∩C≠∅} x(v,W) > 0 (each member contributes ≤ 1 by convexity, and the total exceeds

@@ -179,8 +179,20 @@ SINK_HEUR_TIMINGS = ("afterlpnode", "duringlploop")
 
 # ---- exact cluster separation by a sub-IP (sepa_subip.py; GOBNILP subip_cuts.c) ----
 #: when the sub-IP runs: "off"; "fallback" (only when the heuristic separator found no cut);
-#: "always" (after the heuristic separator, every call at an allowed depth)
-SUBIP_MODE = "off"
+#: "always" (after the heuristic separator, every call at an allowed depth); "auto": "always" on tables of
+#: at least SUBIP_AUTO_MIN_VARIABLES variables, "off" on smaller ones
+SUBIP_MODE = "auto"
+SUBIP_MODES = ("off", "fallback", "always", "auto")
+#: "auto" runs the sub-IP from this many variables up (``benchmarks/search_ab.py``, README "Search
+#: techniques"): on adult, nltcs and zoo (15–17 variables) it cost 1.2–12× in phase 1; on wdbc BF 3 (31) and
+#: soybean BF 3 and 150 (36) it proved OPT in 84–174 s and 22–51 nodes, where the heuristic separator alone
+#: took 156 s and 546 nodes or had not in 240 s; on five rows of 39–57 variables phase 1 takes ≤ 6 s either way
+SUBIP_AUTO_MIN_VARIABLES = 23
+#: whether the sub-IP also runs in phase 2 (enumeration); phase 1's cuts enter phase 2's model either way.
+#: Off: soybean BF 3 1.13× and bands BF 20 1.03× the classes per CPU second without it in phase 2 (both with it
+#: in phase 1; ``search_ab.py FILE --bf B --enumerate mecs --config always:SUBIP_MODE=always --config
+#: p1only:SUBIP_MODE=always,SUBIP_PHASE2=False``)
+SUBIP_PHASE2 = False
 #: the sub-IP runs at depths 0, SUBIP_DEPTH_FREQ, 2·SUBIP_DEPTH_FREQ, … (GOBNILP: sepafreq 10)
 SUBIP_DEPTH_FREQ = 10
 #: seconds per sub-IP call (GOBNILP: 10 s)
