@@ -18,6 +18,7 @@ _spec = importlib.util.spec_from_file_location(
 candidate_graph = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(candidate_graph)
 
+
 def _kept(table, data, eps):
     opt, credible = brute_force_credible(table, eps)
     gap, keep = candidate_graph.credible_families(data, opt, eps)
