@@ -205,6 +205,33 @@ def test_branch_enumeration_gives_the_same_credible_sets(monkeypatch, seed):
         assert got["branch"] == got["nogoods"] == as_set(p for _, p in expected)
 
 
+def test_lazy_nogoods_list_the_same_dags_and_classes_as_nogood_constraints(monkeypatch):
+    """Phase 2 with the recorded DAGs and classes kept in a hash set, their no-goods cut into the LP only
+    when a point they exclude turns up (``NOGOODS = "lazy"``), lists exactly the brute-force credible DAGs
+    and one DAG of each of their classes, the same as with every no-good a constraint of the model; and the
+    look-up does its work: some integral point of a recorded DAG or class is met again and cut off."""
+    from bnilp.mec import mec_key
+    recuts = 0
+    for seed, eps in itertools.product(range(6), (0.0, math.log(3), math.log(20), math.log(150))):
+        table = random_table(5, 5100 + seed, keep=0.7, ties=seed % 2 == 0)
+        opt, expected = brute_force_credible(table, eps)
+        want = {"dags": as_set(p for _, p in expected), "mecs": {mec_key(p) for _, p in expected}}
+        for mode in settings.NOGOODS_MODES:
+            monkeypatch.setattr(settings, "NOGOODS", mode)
+            for unit in settings.ENUMERATE_UNITS:
+                res = ilp.solve(table, eps, enumerate_by=unit)
+                assert res.status == "optimal" and res.complete
+                assert res.optimum == pytest.approx(opt, abs=1e-9)
+                got = [mec_key(n.parents) for n in res.networks] if unit == "mecs" else None
+                if got is not None:
+                    assert len(got) == len(set(got)) and set(got) == want["mecs"]
+                else:
+                    assert as_set(n.parents for n in res.networks) == want["dags"]
+                if mode == "lazy":
+                    recuts += res.stats["phase2"]["cuts"].get("nogood_recut", 0)
+    assert recuts > 0, "the lazy no-goods must meet a recorded DAG or class again on these tables"
+
+
 def test_branch_enumeration_honours_the_network_limit(monkeypatch):
     monkeypatch.setattr(settings, "ENUMERATION", "branch")
     table = random_table(4, 9, keep=0.8)
@@ -262,7 +289,8 @@ def test_ancestor_propagation_keeps_the_search_exact(monkeypatch, seed):
 
 @pytest.mark.parametrize("switch,value", [("ARROW_VARIABLES", True), ("SKIP_INTEGRAL_SEPA", True),
                                           ("NOGOODS_IN_LP", False), ("SUBIP_MODE", "fallback"),
-                                          ("SINK_HEUR_TIMING", "duringlploop")])
+                                          ("SINK_HEUR_TIMING", "duringlploop"), ("NOGOOD_POOL", True),
+                                          ("NOGOODS", "constraints")])
 def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
     """Each measured-but-off switch of bnilp.ilp.settings still gives the brute-force OPT and sets."""
     monkeypatch.setattr(settings, switch, value)

@@ -348,15 +348,20 @@ def test_table1_counts_at_bf20(name, n_bf20):
     check_result(table, res, math.log(20))
 
 
-@pytest.mark.parametrize("form,in_lp,branch", [("indicators", False, None), ("indicators", False, {}),
-                                               ("indicators", False, {"adj": 10}), ("indicators", True, None),
-                                               ("families", False, None), ("families", True, None)])
-def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch, form, in_lp, branch, optimum_by):
+@pytest.mark.parametrize("nogoods,form,in_lp,branch", [
+    ("lazy", "indicators", False, None), ("lazy", "indicators", False, {}), ("lazy", "families", False, None),
+    ("constraints", "indicators", False, None), ("constraints", "indicators", False, {}),
+    ("constraints", "indicators", False, {"adj": 10}), ("constraints", "indicators", True, None),
+    ("constraints", "families", False, None), ("constraints", "families", True, None)])
+def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch, nogoods, form, in_lp, branch,
+                                                                     optimum_by):
     """On any table (score-equivalent or not) class enumeration returns one DAG of every class that holds
     a DAG with s ≥ OPT − ε, each once: a class is excluded only after one of its credible DAGs is found.
-    Both written forms of the kbestMEC row, in the LP or enforced lazily, with the indicators branched on
-    (default), continuous ({}) or only adjacencies binary, must agree with DAG listing."""
+    Both written forms of the kbestMEC row, cut in on demand (``NOGOODS = "lazy"``, default) or as constraints
+    in the LP or enforced on integral points, with the indicators branched on (default), continuous ({}) or
+    only adjacencies binary, must agree with DAG listing."""
     from bnilp.mec import mec_key
+    monkeypatch.setattr(ilp.settings, "NOGOODS", nogoods)
     monkeypatch.setattr(ilp.settings, "MEC_ROW_FORM", form)
     monkeypatch.setattr(ilp.settings, "MEC_ROWS_IN_LP", in_lp)
     if branch is not None:

@@ -30,8 +30,12 @@ reported scores are always recomputed with ``math.fsum`` from the table.
 Phase 1 proves OPT by branch-and-cut. Phase 2 lists every DAG G with s(G) ≥ OPT − ε in ONE further
 branch-and-cut ("collect and exclude", as GOBNILP_dev in Liao et al., AAAI 2019): the objective limit
 is OPT − ε − tol (tol = 1e-5·max(1, |shifted OPT| + ε)), ``conscheck`` rejects every candidate, and
-``consenfolp``/``consenfops`` record each integral acyclic solution and add its global no-good
-``Σ_i x(i, Π_i) ≤ n − 1`` (``CONSADDED``); presolving, restarts, symmetry handling, conflict
+``consenfolp``/``consenfops`` record each integral acyclic solution and cut it off by its global no-good
+``Σ_i x(i, Π_i) ≤ n − 1``. The recorded DAGs (or classes) are a hash set, and a no-good enters the LP
+as a removable row only when an integral point it excludes turns up again (``NOGOODS = "lazy"``); as
+constraints of the model (``"constraints"``, GOBNILP's way) every node paid a pass over all of them, so
+the listing slowed as it went (hailfinder100 BF 150, classes: 234 a second in the first 15 s, 44 after
+2 minutes, not done in 30 minutes; lazily all 40,344 in 111 s); presolving, restarts, symmetry handling, conflict
 analysis, primal heuristics and dual reductions are off so that no DAG is lost. The solve ends
 "infeasible" once every credible DAG has been excluded — the normal end. The phase-1 cluster cuts
 start phase 2 as rows. Collected DAGs are filtered with their fsum scores against
@@ -81,7 +85,8 @@ the filter child by child).
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),
 written over adjacency and collider indicator variables linked to the families once
-(``MEC_ROW_FORM``) and enforced on integral points only (``MEC_ROWS_IN_LP``); the indicators are binary
+(``MEC_ROW_FORM``) and cut in lazily like the DAG no-goods (the class words of
+:meth:`_Data.class_words` are the hash key); the indicators are binary
 and branched on before the families (``MEC_BRANCH_PRIORITY``), so the tree splits classes, not
 orientations. Measured on hepatitis BF 20 before that branching (120 s, 2 cores): dense family rows
 in the LP 1,842 classes (12,639 DAGs counted in 400 s),

@@ -67,6 +67,8 @@ class _Acyclicity(Conshdlr):
         self.stats = stats
         self.on_record = on_record
         self.recorded: set[tuple[int, ...]] = set()
+        #: NOGOODS "lazy": the recorded DAGs themselves, or their classes' words
+        self.recorded_keys: set = set() if classes else self.recorded
         self.clusters: dict[bytes, np.ndarray] = {}
         self.subip_mode = sepa_subip.subip_mode(data.n, enumerate_mode)
         stats["subip_mode"] = self.subip_mode
@@ -94,19 +96,26 @@ class _Acyclicity(Conshdlr):
 
     def _add_row(self, fams: np.ndarray, lhs: float | None, rhs: float | None, kind: str) -> None:
         """A global cut over family variables, into the LP and SCIP's global cut pool."""
-        model = self.model
-        row = model.createEmptyRowUnspec(name=f"{kind}{self.stats['cuts_total']}", lhs=lhs,
-                                         rhs=rhs, local=False, removable=True)
-        model.cacheRowExtensions(row)
         tv = self._tv()
-        for k in fams:
-            model.addVarToRow(row, tv[k], 1.0)
-        model.flushRowExtensions(row)
-        model.addCut(row, forcecut=kind != "sepa")
-        model.addPoolCut(row)
-        model.releaseRow(row)
+        self._cut(f"{kind}{self.stats['cuts_total']}", [tv[k] for k in fams], None, lhs, rhs,
+                  force=kind != "sepa", pool=True)
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         self.stats["cuts_total"] += 1
+
+    def _cut(self, name: str, vars_: list, coefs: list[float] | None, lhs: float | None, rhs: float | None,
+             force: bool, pool: bool) -> None:
+        """A global, removable LP row lhs ≤ Σ coefs·vars_ ≤ rhs (coefficients 1 when None) as a cut of the
+        current LP, and into SCIP's global cut pool when ``pool``."""
+        model = self.model
+        row = model.createEmptyRowUnspec(name=name, lhs=lhs, rhs=rhs, local=False, removable=True)
+        model.cacheRowExtensions(row)
+        for v, c in zip(vars_, coefs if coefs is not None else [1.0] * len(vars_), strict=True):
+            model.addVarToRow(row, v, c)
+        model.flushRowExtensions(row)
+        model.addCut(row, forcecut=force)
+        if pool:
+            model.addPoolCut(row)
+        model.releaseRow(row)
 
     def _add_cluster_cons(self, cvec: np.ndarray, kind: str) -> None:
         self.model.addCons(_cluster_expr(self._tv(), *self.data.cluster_row(cvec)),
@@ -115,32 +124,79 @@ class _Acyclicity(Conshdlr):
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         self.stats["cuts_total"] += 1
 
-    def _record(self, choice: tuple[int, ...]) -> None:
-        """Phase 2: store the DAG and exclude it (or, with ``classes``, its whole MEC) by a global no-good."""
-        self.recorded.add(choice)
+    def _nogood_key(self, choice: tuple[int, ...]) -> bytes | tuple[int, ...]:
+        """What a no-good excludes: the DAG ``choice`` itself, or (classes) its class words
+        (:meth:`_Data.class_words`: equal iff Markov equivalent)."""
+        if not self.classes:
+            return choice
+        return self.data.class_words(np.asarray([choice], dtype=np.int64))[0].tobytes()
+
+    def _nogood_terms(self, choice: tuple[int, ...]) -> tuple[list, list[float], float | None, float | None]:
+        """The no-good of ``choice`` over transformed variables: (variables, coefficients, lhs, rhs) — the
+        DAG's Σ_i x(i, Π_i) ≤ n − 1, or its class's row (:meth:`_Data.mec_row_indicators` / ``mec_row``)."""
         tv = self._tv()
+        if not self.classes:
+            return [tv[k] for k in choice], [1.0] * len(choice), None, float(self.data.n - 1)
+        self._indicators()
+        if self.indicators is not None:
+            terms, rhs = self.data.mec_row_indicators(choice, *self.indicator_index)
+            tind = self.indicators
+            return [tind[key] for key, _ in terms], [c for _, c in terms], rhs, None
+        fams, coef, rhs = self.data.mec_row(choice)
+        return [tv[k] for k in fams.tolist()], coef.tolist(), rhs, None
+
+    def _cut_nogood(self, choice: tuple[int, ...], lp: bool) -> dict:
+        """Cut off the integral point ``choice`` by the no-good of its DAG or class: an LP row at an LP point
+        (global, removable, and in SCIP's cut pool only with ``NOGOOD_POOL``), a removable constraint at a
+        pseudo point (there is no LP to cut)."""
+        t0 = time.perf_counter()
+        vars_, coefs, lhs, rhs = self._nogood_terms(choice)
+        if lp:
+            self._cut(f"nogood{self.stats['cuts_total']}", vars_, coefs, lhs, rhs, force=True,
+                      pool=settings.NOGOOD_POOL)
+        else:
+            expr = quicksum(c * v for v, c in zip(vars_, coefs, strict=True))
+            self.model.addCons(expr >= lhs if lhs is not None else expr <= rhs,
+                               name=f"nogood_ps{self.stats['cuts_total']}", removable=True)
+        self.stats["cuts_total"] += 1
+        self.stats["nogood_seconds"] = self.stats.get("nogood_seconds", 0.0) + time.perf_counter() - t0
+        self.stats["nogood_nonzeros"] = self.stats.get("nogood_nonzeros", 0) + len(vars_)
+        return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
+
+    def _record_lazily(self, choice: tuple[int, ...], lp: bool) -> dict:
+        """Phase 2 with ``NOGOODS = "lazy"``: an integral acyclic point whose DAG (or class) is recorded is cut
+        off by that no-good; a new one is recorded first. The recorded DAGs or classes are a hash set (of
+        family choices, or of class words), and no no-good is ever a constraint of the model: as
+        constraints, SCIP's propagation and checks visit every one of them at every node — each class
+        no-good holds every adjacency indicator — so each node cost grows with what was found."""
+        key = self._nogood_key(choice)
+        kind = "nogood_recut"
+        if key not in self.recorded_keys:
+            self.recorded_keys.add(key)
+            self.recorded.add(choice)
+            kind = "mec_nogood" if self.classes else "nogood"
+            if self.on_record is not None:
+                self.on_record(choice)
+        self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
+        return self._cut_nogood(choice, lp)
+
+    def _record(self, choice: tuple[int, ...]) -> None:
+        """Phase 2 with ``NOGOODS = "constraints"``: store the DAG and exclude it (or, with ``classes``, its
+        whole MEC) by a global no-good, a linear constraint of the model."""
+        self.recorded.add(choice)
+        t0 = time.perf_counter()
+        vars_, coefs, lhs, rhs = self._nogood_terms(choice)
+        expr = quicksum(c * v for v, c in zip(vars_, coefs, strict=True))
         if self.classes:
-            t0 = time.perf_counter()
-            self._indicators()
-            if self.indicators is not None:
-                terms, rhs = self.data.mec_row_indicators(choice, *self.indicator_index)
-                tind = self.indicators
-                expr = quicksum(c * tind[key] for key, c in terms)
-                nnz = len(terms)
-            else:
-                fams, coef, rhs = self.data.mec_row(choice)
-                expr = quicksum(c * tv[k] for k, c in zip(fams.tolist(), coef.tolist(), strict=True))
-                nnz = int(fams.size)
-            self.model.addCons(expr >= rhs, name=f"mecnogood{len(self.recorded)}", initial=settings.MEC_ROWS_IN_LP,
+            self.model.addCons(expr >= lhs, name=f"mecnogood{len(self.recorded)}", initial=settings.MEC_ROWS_IN_LP,
                                removable=False)
-            self.stats["mec_row_seconds"] = self.stats.get("mec_row_seconds", 0.0) + time.perf_counter() - t0
-            self.stats["mec_row_nonzeros"] = self.stats.get("mec_row_nonzeros", 0) + nnz
             kind = "mec_nogood"
         else:
-            self.model.addCons(quicksum(tv[k] for k in choice) <= self.data.n - 1,
-                               name=f"nogood{len(self.recorded)}", initial=settings.NOGOODS_IN_LP,
+            self.model.addCons(expr <= rhs, name=f"nogood{len(self.recorded)}", initial=settings.NOGOODS_IN_LP,
                                removable=False)
             kind = "nogood"
+        self.stats["nogood_seconds"] = self.stats.get("nogood_seconds", 0.0) + time.perf_counter() - t0
+        self.stats["nogood_nonzeros"] = self.stats.get("nogood_nonzeros", 0) + len(vars_)
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         if self.on_record is not None:
             self.on_record(choice)
@@ -179,6 +235,8 @@ class _Acyclicity(Conshdlr):
                 return {"result": SCIP_RESULT.FEASIBLE}
             if choice is not None and settings.ENUMERATION == "branch" and not self.classes:
                 return self._branch_or_record(choice)
+            if choice is not None and settings.NOGOODS == "lazy":
+                return self._record_lazily(choice, lp)
             if choice is None or choice in self.recorded:
                 return {"result": SCIP_RESULT.INFEASIBLE}
             self._record(choice)

@@ -124,11 +124,25 @@ MEC_ROW_FORM = "indicators"
 #: families' priority were each worse on one of these (benchmarks/search_ab.py --enumerate mecs); autos BF 3
 #: is 1.5× slower with it (more cluster cuts and LP iterations at the same nodes; README, "Credible sets")
 MEC_BRANCH_PRIORITY: dict[str, int] = {"adj": 10, "col": 10}
-#: whether each class no-good enters the LP at once (True) or only enforces integral points (False)
+#: how phase 2 keeps what it recorded out (DAGs, or classes): "lazy" — a hash set of the recorded DAGs (family
+#: choices) or classes (class words); each integral acyclic point is looked up, and a no-good becomes an LP
+#: row only when a point it excludes turns up (removable, so it can leave the LP again) — or "constraints":
+#: each no-good a linear constraint of the model (MEC_ROWS_IN_LP and NOGOODS_IN_LP say whether it is in the
+#: LP from the start). Constraints cost every node a pass over all of them (SCIP's propagation and checks;
+#: a class no-good holds every adjacency indicator), so the rate fell as classes were found: hailfinder100
+#: BF 150 listed 234 classes/s in its first 15 s and 44/s after 2 minutes; lazily it lists all 40,344 in
+#: 111 s (``benchmarks/nogoods.py``; README, "Class enumeration")
+NOGOODS = "lazy"
+NOGOODS_MODES = ("lazy", "constraints")
+#: "lazy": whether a no-good's row also goes to SCIP's global cut pool (which checks every pooled row)
+NOGOOD_POOL = False
+
+#: "constraints": whether each class no-good enters the LP at once (True) or only enforces integral points
+#: (False)
 MEC_ROWS_IN_LP = False
 
-#: whether each DAG no-good enters the LP at once (True) or only when an LP point violates it (False:
-#: SCIP's linear handler separates it then, and enforcement always checks it)
+#: "constraints": whether each DAG no-good enters the LP at once (True) or only when an LP point violates it
+#: (False: SCIP's linear handler separates it then, and enforcement always checks it)
 NOGOODS_IN_LP = True
 
 #: how phase 2 (DAG enumeration) excludes a recorded DAG: "nogoods" (a global row Σ_i x(i,Π_i) ≤ n − 1
