@@ -145,6 +145,11 @@ class _Acyclicity(Conshdlr):
         fams, coef, rhs = self.data.mec_row(choice)
         return [tv[k] for k in fams.tolist()], coef.tolist(), rhs, None
 
+    def _nogood_built(self, t0: float, nonzeros: int) -> None:
+        """Count a no-good's building time (since ``t0``) and nonzeros in ``stats``."""
+        self.stats["nogood_seconds"] = self.stats.get("nogood_seconds", 0.0) + time.perf_counter() - t0
+        self.stats["nogood_nonzeros"] = self.stats.get("nogood_nonzeros", 0) + nonzeros
+
     def _cut_nogood(self, choice: tuple[int, ...], lp: bool) -> dict:
         """Cut off the integral point ``choice`` by the no-good of its DAG or class: an LP row at an LP point
         (global, removable, and in SCIP's cut pool only with ``NOGOOD_POOL``), a removable constraint at a
@@ -155,12 +160,10 @@ class _Acyclicity(Conshdlr):
             self._cut(f"nogood{self.stats['cuts_total']}", vars_, coefs, lhs, rhs, force=True,
                       pool=settings.NOGOOD_POOL)
         else:
-            expr = quicksum(c * v for v, c in zip(vars_, coefs, strict=True))
-            self.model.addCons(expr >= lhs if lhs is not None else expr <= rhs,
-                               name=f"nogood_ps{self.stats['cuts_total']}", removable=True)
+            self.model.addCons(_nogood_cons(vars_, coefs, lhs, rhs), name=f"nogood_ps{self.stats['cuts_total']}",
+                               removable=True)
         self.stats["cuts_total"] += 1
-        self.stats["nogood_seconds"] = self.stats.get("nogood_seconds", 0.0) + time.perf_counter() - t0
-        self.stats["nogood_nonzeros"] = self.stats.get("nogood_nonzeros", 0) + len(vars_)
+        self._nogood_built(t0, len(vars_))
         return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
 
     def _record_lazily(self, choice: tuple[int, ...], lp: bool) -> dict:
@@ -186,17 +189,11 @@ class _Acyclicity(Conshdlr):
         self.recorded.add(choice)
         t0 = time.perf_counter()
         vars_, coefs, lhs, rhs = self._nogood_terms(choice)
-        expr = quicksum(c * v for v, c in zip(vars_, coefs, strict=True))
-        if self.classes:
-            self.model.addCons(expr >= lhs, name=f"mecnogood{len(self.recorded)}", initial=settings.MEC_ROWS_IN_LP,
-                               removable=False)
-            kind = "mec_nogood"
-        else:
-            self.model.addCons(expr <= rhs, name=f"nogood{len(self.recorded)}", initial=settings.NOGOODS_IN_LP,
-                               removable=False)
-            kind = "nogood"
-        self.stats["nogood_seconds"] = self.stats.get("nogood_seconds", 0.0) + time.perf_counter() - t0
-        self.stats["nogood_nonzeros"] = self.stats.get("nogood_nonzeros", 0) + len(vars_)
+        kind = "mec_nogood" if self.classes else "nogood"
+        self.model.addCons(_nogood_cons(vars_, coefs, lhs, rhs), name=f"{kind}{len(self.recorded)}",
+                           initial=settings.MEC_ROWS_IN_LP if self.classes else settings.NOGOODS_IN_LP,
+                           removable=False)
+        self._nogood_built(t0, len(vars_))
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         if self.on_record is not None:
             self.on_record(choice)
@@ -307,6 +304,12 @@ class _Acyclicity(Conshdlr):
         both = nlockspos + nlocksneg
         for v in vars_:
             self.model.addVarLocksType(v, locktype, both, both)
+
+
+def _nogood_cons(vars_: list, coefs: list[float], lhs: float | None, rhs: float | None):
+    """The no-good Σ coefs·vars_ ≥ lhs (a class's row) or ≤ rhs (a DAG's) as a linear constraint expression."""
+    expr = quicksum(c * v for v, c in zip(vars_, coefs, strict=True))
+    return expr >= lhs if lhs is not None else expr <= rhs
 
 
 def _cluster_expr(vars_: list, fams: np.ndarray, lhs: float | None, rhs: float | None):
