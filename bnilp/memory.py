@@ -1,7 +1,10 @@
-"""Memory: what the system has left, and bulk object building without the cyclic collector's scans."""
+"""Memory: what the system has left, a floor below which long work stops, returning freed memory to the
+system, and bulk object building without the cyclic collector's scans."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import os
 from collections.abc import Iterator
@@ -40,3 +43,33 @@ def free_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def memory_floor(share: float, at_least: int) -> int:
+    """Bytes of free memory below which a long task stops and says so (``share`` of the physical memory,
+    at least ``at_least`` bytes), rather than the out-of-memory killer ending the process without a word."""
+    return max(at_least, int(share * physical_memory()))
+
+
+def return_freed_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc ``malloc_trim(0)``; elsewhere nothing).
+
+    SCIP's search tree is freed with its model, but the C allocator keeps the pages for reuse, and Python's
+    own small objects live in separately mapped arenas that cannot reuse them: after a class enumeration on
+    hailfinder500 BF 3 (20,000 classes) 0.39 GB of the 0.51 GB the solve had grown stayed resident while the
+    report was built."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        trim = None
+    if trim is not None:
+        trim(0)

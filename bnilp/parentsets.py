@@ -21,7 +21,6 @@ import _thread
 import contextlib
 import logging
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -32,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from bnilp.errors import InputError, LimitError, caused_by_interrupt
-from bnilp.memory import free_memory
+from bnilp.memory import free_memory, memory_floor
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore
 from bnilp.scores.discrete import DiscreteScore
@@ -62,11 +61,7 @@ MEMORY_CHECK_SECONDS = 0.2
 
 def scoring_memory_floor() -> int:
     """Bytes of free memory below which a scoring walk stops (:data:`SCORING_MEMORY_FLOOR_SHARE`)."""
-    try:
-        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        total = 0
-    return max(SCORING_MEMORY_FLOOR_BYTES, int(SCORING_MEMORY_FLOOR_SHARE * total))
+    return memory_floor(SCORING_MEMORY_FLOOR_SHARE, SCORING_MEMORY_FLOOR_BYTES)
 
 
 @dataclass

@@ -318,3 +318,50 @@ def test_strong_components_are_networkx_s_on_random_digraphs(seed):
             g.add_edges_from(zip(*np.nonzero(stack[t]), strict=True))
             want = sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) >= 2)
             assert sorted(np.flatnonzero(c).tolist() for c in got[t]) == want
+
+
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_phase2_stops_when_the_free_memory_would_not_hold_the_report(monkeypatch, tmp_path, unit):
+    """Phase 2 watches the free memory: once it falls below the floor plus what the report of the networks
+    (or classes) recorded so far will need, the search stops with status ``memory_limit`` — incomplete,
+    exit 3 on the command line, what it found kept and every one of them credible — instead of the
+    out-of-memory killer ending the run with nothing. Stand-in for a machine running short: 64 GiB free,
+    10 GiB needed per network and no floor, so the seventh network recorded is one too many."""
+    import json
+
+    from click.testing import CliRunner
+
+    from bnilp.cli import EXIT_LIMIT, main
+    from bnilp.ilp import search
+    from bnilp.mec import mec_key
+    from bnilp.scorefile import write_jaakkola
+    gib = 1 << 30
+    table = random_table(5, 9101, keep=0.9)
+    eps = math.log(1e6)
+    _, expected = brute_force_credible(table, eps)
+    want = {mec_key(p) for _, p in expected} if unit == "mecs" else as_set(p for _, p in expected)
+    assert len(want) > 7
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
+    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": 10 * gib, "mecs": 10 * gib})
+    monkeypatch.setattr(search, "free_memory", lambda: 64 * gib)
+    res = ilp.solve(table, eps, enumerate_by=unit)
+    assert res.status == "memory_limit" and not res.complete and res.optimum_proven
+    got = [mec_key(n.parents) for n in res.networks] if unit == "mecs" else as_set(n.parents for n in res.networks)
+    assert 7 <= len(got) < len(want) and set(got) <= want and len(set(got)) == len(got)
+    stop = res.stats["phase2"]["memory_stop"]
+    assert stop["free_bytes"] == 64 * gib < stop["needed_bytes"]
+    assert "free memory low" in res.message and "incomplete" in res.message
+    path, out = tmp_path / "t.scores", tmp_path / "r.json"
+    write_jaakkola(table, path)
+    cli = CliRunner().invoke(main, ["solve", str(path), "--bf", "1e6", "--enumerate", unit, "--json", str(out)])
+    doc = json.loads(out.read_text())
+    assert cli.exit_code == EXIT_LIMIT == 3 and doc["status"] == "memory_limit" and doc["complete"] is False
+    assert "free memory low" in cli.output
+
+
+def test_an_unknown_nogoods_mode_is_an_error_naming_the_setting(monkeypatch):
+    monkeypatch.setattr(settings, "NOGOODS", "sometimes")
+    with pytest.raises(ValueError, match="NOGOODS must be one of"):
+        ilp.solve(random_table(4, 9, keep=0.8), math.log(20))

@@ -141,3 +141,11 @@ def test_the_watch_recognises_its_interrupt_when_compiled_code_wraps_it(monkeypa
         with contextlib.suppress(KeyboardInterrupt):
             time.sleep(0.5)      # the watch fires and its interrupt is caught here
         raise ValueError("unrelated")
+
+
+def test_a_memory_floor_is_the_larger_of_its_share_and_its_bytes() -> None:
+    from bnilp.memory import memory_floor, physical_memory
+    total = physical_memory()
+    assert total > GIB
+    assert memory_floor(0.5, 1) == total // 2 and memory_floor(0.0, GIB) == GIB
+    assert memory_floor(1.0, 2 * total) == 2 * total

@@ -36,7 +36,10 @@ as a removable row only when an integral point it excludes turns up again (``NOG
 constraints of the model (``"constraints"``, GOBNILP's way) every node paid a pass over all of them, so
 the listing slowed as it went (hailfinder100 BF 150, classes: 234 a second in the first 15 s, 44 after
 2 minutes, not done in 30 minutes; lazily all 40,344 in 111 s); presolving, restarts, symmetry handling, conflict
-analysis, primal heuristics and dual reductions are off so that no DAG is lost. The solve ends
+analysis, primal heuristics and dual reductions are off so that no DAG is lost. Phase 2 stops with status
+``memory_limit`` (what it found kept) when the free memory falls below a floor plus what the report of the
+networks recorded will need (``ENUMERATION_REPORT_BYTES``), and frees SCIP's tree before the report is built
+(SCIP's open nodes hold the rows cut in above them: about 20 KB a class). The solve ends
 "infeasible" once every credible DAG has been excluded — the normal end. The phase-1 cluster cuts
 start phase 2 as rows. Collected DAGs are filtered with their fsum scores against
 OPT − ε − 1e-9·max(1, |OPT|): the tiny tolerance (the same as the tests' brute-force oracle) keeps

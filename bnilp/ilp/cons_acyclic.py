@@ -70,6 +70,8 @@ class _Acyclicity(Conshdlr):
         #: NOGOODS "lazy": the recorded DAGs themselves, or their classes' words
         self.recorded_keys: set = set() if classes else self.recorded
         self.clusters: dict[bytes, np.ndarray] = {}
+        if settings.NOGOODS not in settings.NOGOODS_MODES:
+            raise ValueError(f"NOGOODS must be one of {settings.NOGOODS_MODES}, not {settings.NOGOODS!r}")
         self.subip_mode = sepa_subip.subip_mode(data.n, enumerate_mode)
         stats["subip_mode"] = self.subip_mode
 

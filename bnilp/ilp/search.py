@@ -28,7 +28,7 @@ from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
-from bnilp.memory import free_memory, paused_gc
+from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory
 from bnilp.scorefile import ScoreTable
 
 logger = logging.getLogger("bnilp.ilp")
@@ -110,7 +110,9 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     excluding each class found by :meth:`_Data.mec_row` (valid for score-equivalent scores only: every
     DAG of a class then has its representative's score); ``max_networks`` then caps classes.
     ``complete`` is True only when the returned list is provably the whole credible set; ``status`` is
-    one of :data:`STATUSES` (SIGINT or SIGTERM during the search: ``interrupted``, with what was found)."""
+    one of :data:`STATUSES` (SIGINT or SIGTERM during the search: ``interrupted``, with what was found;
+    phase 2's branch-and-cut with the free memory too low for the report of more networks: ``memory_limit``,
+    with what was found, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`)."""
     sig = _Signals()
     with _sigterm_interrupts(sig):
         return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
@@ -200,6 +202,35 @@ class _Collected:
     of_dags: int | None = None
     #: the classes past the cap, then
     tail: ClassTail | None = None
+    #: phase 2 stopped because the free memory would not hold the report of more (:class:`_MemoryWatch`)
+    memory_hit: bool = False
+
+
+@dataclass
+class _MemoryWatch:
+    """Phase 2's memory guard: short when the system's free memory is below the floor
+    (:data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_FLOOR_SHARE`) plus what the report of the networks
+    recorded so far will need (``per_network`` bytes each, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`),
+    looked at every :data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_CHECK_SECONDS`."""
+
+    per_network: int
+    floor: int = field(default_factory=lambda: memory_floor(settings.ENUMERATION_MEMORY_FLOOR_SHARE,
+                                                            settings.ENUMERATION_MEMORY_FLOOR_BYTES))
+    next_look: float = 0.0
+    #: the free bytes and the bytes needed when it was last short
+    seen: tuple[int, int] | None = None
+
+    def short(self, recorded: int) -> bool:
+        now = time.perf_counter()
+        if now < self.next_look:
+            return False
+        self.next_look = now + settings.ENUMERATION_MEMORY_CHECK_SECONDS
+        free = free_memory()
+        need = self.floor + self.per_network * recorded
+        if free is None or free >= need:
+            return False
+        self.seen = (free, need)
+        return True
 
 
 def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
@@ -595,6 +626,13 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     stats["phase2"] = stats2
     opt = found.opt
     got = _Collected(threshold=opt - epsilon - _tie_tol(opt))
+    watch = _MemoryWatch(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"])
+
+    def tick() -> None:
+        if not got.memory_hit and watch.short(len(got.credible)):
+            got.memory_hit = True
+            model2.interruptSolve()
+        run.report("enumerate", len(got.credible))
 
     def on_record(choice: tuple[int, ...]) -> None:
         s = data.exact(choice)
@@ -603,11 +641,10 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
             if len(got.credible) >= max_networks:
                 got.limit_hit = True
                 model2.interruptSolve()
-        run.report("enumerate", len(got.credible))
+        tick()
 
     run.report("enumerate", 0, force=True)
-    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters,
-                              tick=lambda: run.report("enumerate", len(got.credible)), classes=classes)
+    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters, tick=tick, classes=classes)
     tol = 1e-5 * max(1.0, abs(found.opt_shift) + epsilon)
     model2.setObjlimit(found.opt_shift - epsilon - tol)
     model2.setPresolve(SCIP_PARAMSETTING.OFF)
@@ -628,8 +665,15 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         if not got.limit_hit and run.budget_stop(status2):
             run.collected = got
             return None
-        if not got.limit_hit and status2 != "infeasible":
+        if got.memory_hit and not got.limit_hit and not run.sig.received:
+            free, need = watch.seen
+            stats2["memory_stop"] = {"free_bytes": free, "needed_bytes": need}
+            stopped = ("memory_limit", f"free memory low ({free / 2**30:.2f} GiB free, {need / 2**30:.2f} GiB "
+                                       "kept for the report of what was found)")
+        elif not got.limit_hit and status2 != "infeasible":
             stopped = _early_stop(status2, run.sig)
+        model2.freeTransform()      # SCIP's tree (about 20 KB a class found) back to the system for the report
+        return_freed_memory()
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
 
 
@@ -640,6 +684,8 @@ def _phase2_words(stats2: dict[str, Any]) -> str:
         return "by peeling"
     if method == "dynamic programming":
         return "the programme had not filtered the parent sets yet"
+    if "memory_stop" in stats2:
+        return "branch-and-cut"
     return f"SCIP: {stats2.get('scip_status', 'not started')}"
 
 

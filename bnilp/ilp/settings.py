@@ -154,12 +154,27 @@ ENUMERATION_MODES = ("nogoods", "branch")
 #: what phase 2 enumerates: every credible DAG, or one representative per credible Markov equivalence class
 ENUMERATE_UNITS = ("dags", "mecs")
 
+#: phase 2 stops with status "memory_limit" (exit 3, what it found kept and reported) when the system's free
+#: memory falls below ENUMERATION_MEMORY_FLOOR_SHARE of its physical memory (at least ..._BYTES) plus, for
+#: each network (or class) recorded, what building its report will need once the search ends
+#: (ENUMERATION_REPORT_BYTES, by unit) — instead of the out-of-memory killer ending the run with nothing.
+#: SCIP's search tree grows by about 20 KB a class in phase 2 (hailfinder500 BF 3: 2.5 GB at 106,267
+#: classes in 300 s; its open nodes hold the rows cut in above them), and the report then needs, measured on
+#: hailfinder500 BF 3 with 20,000 of each: 17 KB a DAG and 27 KB a class (class counts, edge shares and
+#: summary), 1.2–1.4 KB more for the JSON (README, "Class enumeration")
+ENUMERATION_MEMORY_FLOOR_SHARE = 0.05
+ENUMERATION_MEMORY_FLOOR_BYTES = 1 << 29
+ENUMERATION_REPORT_BYTES = {"dags": 20_000, "mecs": 30_000}
+#: seconds between two looks at the free memory in phase 2 (one read of /proc/meminfo, ~20 µs)
+ENUMERATION_MEMORY_CHECK_SECONDS = 0.5
+
 #: every status a solve can end in, with ``complete`` and the CLI's exit code (README, "Statuses")
 STATUSES = {
     "optimal": "OPT proven; the credible set is complete (exit 0)",
     "infeasible": "the score table admits no DAG (exit 2, no result)",
     "time_limit": "the time limit stopped phase 1 or 2; OPT or the set is not proven (exit 3)",
-    "memory_limit": "SCIP's memory limit stopped the search (exit 3)",
+    "memory_limit": "the free memory would not hold the report of more networks (or SCIP's memory limit was "
+                    "reached): phase 2 stopped; what was found is kept (exit 3)",
     "network_limit": "max_networks networks collected; there may be more (exit 3)",
     "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search; what was found is kept (exit 3)",
 }
