@@ -1280,27 +1280,32 @@ def _class_cpdags(items: Sequence[tuple[float, Parents]], families: Mapping[str,
     fam = np.array([x for f in fam_lists for x in f], dtype=np.int64)
     dpa, und = _cpdag_masks(pm)
     whole = _whole_class_admitted(dpa, und, fam, fstart, MAX_PARENT_OPTIONS)
-    names_of: dict[int, list[str]] = {}         # a mask's variables (the same masks recur across classes)
+    indices_of: dict[int, list[int]] = {}       # a mask's variables (the same masks recur across classes)
 
-    def names(row: int) -> list[str]:
-        got = names_of.get(row)
+    def indices(row: int) -> list[int]:
+        got = indices_of.get(row)
         if got is None:
-            got = names_of[row] = [nodes[j] for j in range(len(nodes)) if row >> j & 1]
+            got = indices_of[row] = [j for j in range(len(nodes)) if row >> j & 1]
         return got
 
+    # one edge object per pair of variables, shared by every class that has the edge: a class's edge sets
+    # and shares then hold references only (hailfinder500 BF 3, 56 variables: about 60 edges a class)
+    arrow = [[(u, v) for v in nodes] for u in nodes]
+    link = [[frozenset((u, v)) for v in nodes] for u in nodes]
     out = []
     for i in range(len(items)):
-        directed = {(a, nodes[c]) for c, row in enumerate(dpa[i].tolist()) if row for a in names(row)}
-        undirected = {frozenset((a, nodes[c])) for c, row in enumerate(und[i].tolist()) if row
-                      for a in names(row & ((1 << c) - 1))}
+        directed = {arrow[a][c] for c, row in enumerate(dpa[i].tolist()) if row for a in indices(row)}
+        undirected = {link[a][c] for c, row in enumerate(und[i].tolist()) if row
+                      for a in indices(row & ((1 << c) - 1))}
         out.append((directed, undirected))
-    return out, whole, _whole_class_shares(out, und, whole, nodes)
+    return out, whole, _whole_class_shares(out, und, whole, arrow)
 
 
 def _whole_class_shares(cpdags: Sequence[CpdagEdges], und: np.ndarray, whole: np.ndarray,
-                        nodes: Sequence[str]) -> list[tuple[int, dict[Edge, float]] | None]:
+                        arrow: Sequence[Sequence[Edge]]) -> list[tuple[int, dict[Edge, float]] | None]:
     """:func:`class_counts` of the classes with ``whole`` set, by :func:`_component_counts`: the same sizes
-    and the same shares (1 for a directed edge, #AMO(C; a → b)/#AMO(C) inside component C)."""
+    and the same shares (1 for a directed edge, #AMO(C; a → b)/#AMO(C) inside component C). ``arrow[a][b]``
+    is the edge (a, b) of variables a and b, shared by every class."""
     rows = np.flatnonzero(whole)
     counts: list[tuple[int, dict[Edge, float]] | None] = [None] * len(cpdags)
     if len(rows) == 0:
@@ -1308,17 +1313,23 @@ def _whole_class_shares(cpdags: Sequence[CpdagEdges], und: np.ndarray, whole: np
     comps = _component_counts(und[rows])
     bounds = comps.of_class().tolist()
     sizes, big, shape_of, comp_nodes = (a.tolist() for a in (comps.size, comps.big, comps.shape, comps.nodes))
+    shape_shares: dict[int, list[tuple[int, int, float, float]]] = {}     # each shape's share floats made once
     for r, i in enumerate(rows.tolist()):
         if big[r]:
             continue
         shares: dict[Edge, float] = dict.fromkeys(cpdags[i][0], 1.0)
         for j in range(bounds[r], bounds[r + 1]):
-            total, forward = comps.counted[shape_of[j]]
+            shape = shape_of[j]
+            per_edge = shape_shares.get(shape)
+            if per_edge is None:
+                total, forward = comps.counted[shape]
+                per_edge = shape_shares[shape] = [(a, b, k / total, (total - k) / total)
+                                                  for (a, b), k in forward.items()]
             local = comp_nodes[j]
-            for (a, b), k in forward.items():
-                u, v = nodes[local[a]], nodes[local[b]]
-                shares[u, v] = k / total
-                shares[v, u] = (total - k) / total
+            for a, b, forth, back in per_edge:
+                u, v = local[a], local[b]
+                shares[arrow[u][v]] = forth
+                shares[arrow[v][u]] = back
         counts[i] = (sizes[r], shares)
     return counts
 

@@ -428,3 +428,24 @@ def test_a_class_cap_after_complete_peeling_still_averages_over_every_credible_c
     for a in capped.report["adjacency"]:
         assert (a["posterior"], a["undirected_posterior"]) == pytest.approx(adj[a["u"], a["v"]], abs=1e-12)
     assert sum(m["posterior"] for m in capped.report["mecs"]) < 1 - 1e-6
+
+
+def test_counted_classes_share_one_edge_object_per_pair_of_variables() -> None:
+    """Memory: the classes' CPDAG edge sets and edge shares hold references to one object per pair of
+    variables (an arrow tuple, an undirected frozenset), not a copy per class — a class report over
+    150,000 classes of 56 variables holds millions of edges."""
+    frame = random_discrete_frame(11, n=5, N=100)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    eps = math.log(1e4)
+    table = score_parent_sets(make_score("bic", data), epsilon=eps)
+    result = solve_table(table, epsilon=eps, enumerate_by="mecs")
+    mecs = credible_classes(result.solution.networks, table.families, table.variables, complete_classes=True)
+    arrows: dict = {}
+    links: dict = {}
+    for m in mecs:
+        directed, undirected = m.cpdag
+        for e in directed | set(m.shares):
+            assert arrows.setdefault(e, e) is e
+        for e in undirected:
+            assert links.setdefault(e, e) is e
+    assert len(mecs) > 100 and len(arrows) > 5 and links

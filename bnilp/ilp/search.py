@@ -665,7 +665,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         if not got.limit_hit and run.budget_stop(status2):
             run.collected = got
             return None
-        if got.memory_hit and not got.limit_hit and not run.sig.received:
+        if got.memory_hit and not got.limit_hit and not run.sig.received and status2 != "infeasible":
             free, need = watch.seen
             stats2["memory_stop"] = {"free_bytes": free, "needed_bytes": need}
             stopped = ("memory_limit", f"free memory low ({free / 2**30:.2f} GiB free, {need / 2**30:.2f} GiB "
