@@ -4,11 +4,12 @@ system, and bulk object building without the cyclic collector's scans."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import gc
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 @contextmanager
@@ -66,10 +67,15 @@ def return_freed_memory() -> None:
     own small objects live in separately mapped arenas that cannot reuse them: after a class enumeration on
     hailfinder500 BF 3 (20,000 classes) 0.39 GB of the 0.51 GB the solve had grown stayed resident while the
     report was built."""
-    name = ctypes.util.find_library("c")
-    try:
-        trim = ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
-        trim = None
+    trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim`` among the process's own symbols, or None (another C library, another system)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None

@@ -149,3 +149,14 @@ def test_a_memory_floor_is_the_larger_of_its_share_and_its_bytes() -> None:
     assert total > GIB
     assert memory_floor(0.5, 1) == total // 2 and memory_floor(0.0, GIB) == GIB
     assert memory_floor(1.0, 2 * total) == 2 * total
+
+
+def test_freed_memory_goes_back_to_the_system_where_the_c_library_can() -> None:
+    """glibc's malloc_trim is found among the process's symbols (None with another C library), and calling it
+    through :func:`return_freed_memory` is harmless."""
+    import platform
+
+    from bnilp.memory import _malloc_trim, return_freed_memory
+    if platform.libc_ver()[0] == "glibc":
+        assert _malloc_trim() is not None
+    return_freed_memory()
