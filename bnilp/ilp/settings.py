@@ -161,7 +161,7 @@ ENUMERATE_UNITS = ("dags", "mecs")
 #: SCIP's search tree grows by about 20 KB a class in phase 2 (hailfinder500 BF 3: 2.5 GB at 106,267
 #: classes in 300 s; its open nodes hold the rows cut in above them), and the report then needs, measured on
 #: hailfinder500 BF 3 with 20,000 of each: 17 KB a DAG and 24.5 KB a class (class counts, edge shares and
-#: summary), 1.2–1.7 KB more for the JSON (README, "Class enumeration")
+#: summary), 1.4 and 1.8 KB more for the JSON text (README, "Class enumeration")
 ENUMERATION_MEMORY_FLOOR_SHARE = 0.05
 ENUMERATION_MEMORY_FLOOR_BYTES = 1 << 29
 ENUMERATION_REPORT_BYTES = {"dags": 20_000, "mecs": 30_000}
