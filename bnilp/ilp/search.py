@@ -662,6 +662,8 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     else:
         status2 = _optimize(model2, run, stats2)
         stats2.update(collected=len(hdlr2.recorded))
+        model2.freeTransform()      # SCIP's tree (about 20 KB a class found) back to the system for the report
+        return_freed_memory()       # or for the dynamic programme, when the race hands over to it below
         if not got.limit_hit and run.budget_stop(status2):
             run.collected = got
             return None
@@ -672,8 +674,6 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
                                        "kept for the report of what was found)")
         elif not got.limit_hit and status2 != "infeasible":
             stopped = _early_stop(status2, run.sig)
-        model2.freeTransform()      # SCIP's tree (about 20 KB a class found) back to the system for the report
-        return_freed_memory()
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
 
 
