@@ -212,6 +212,45 @@ def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
         assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == want
 
 
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_peeling_stops_when_the_free_memory_would_not_hold_the_report(monkeypatch, unit):
+    """Phase 2 by peeling is watched like branch-and-cut's: once the free memory falls below the floor plus
+    what the report of the networks (classes) found so far will need, it stops between two chunks with status
+    ``memory_limit`` — incomplete, OPT proven, every network kept credible and unique. Stand-in for a machine
+    running short: 64 GiB free, 10 GiB needed per network and no floor, so the seventh is one too many; the
+    first chunk (4,096 DAGs of 29,281) already holds more than seven."""
+    from bnilp.ilp import search, settings
+    gib = 1 << 30
+    table = random_table(5, 13, keep=1.0)          # 29,281 DAGs at ε = 10⁶
+    eps = 1e6
+    opt, expected = brute_force_credible(table, eps)
+    want = {mec_key(p) for _, p in expected} if unit == "mecs" else as_set(p for _, p in expected)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
+    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": 10 * gib, "mecs": 10 * gib})
+    monkeypatch.setattr(search, "free_memory", lambda: 64 * gib)
+    res = solve(table, eps, enumerate_by=unit)
+    assert res.stats["phase2"]["method"] == "peeling"
+    assert res.status == "memory_limit" and not res.complete and res.optimum_proven
+    assert res.optimum == pytest.approx(opt, abs=1e-9)
+    got = [mec_key(x.parents) for x in res.networks] if unit == "mecs" else as_set(x.parents for x in res.networks)
+    assert 7 <= len(got) < len(want) and set(got) <= want and len(set(got)) == len(got)
+    stop = res.stats["phase2"]["memory_stop"]
+    assert stop["free_bytes"] == 64 * gib < stop["needed_bytes"]
+    assert "free memory low" in res.message and "by peeling" in res.message and "incomplete" in res.message
+
+
+def test_an_early_stop_of_peeling_past_the_class_cap_names_its_cause_and_what_was_kept():
+    """Peeling finds classes in no order of score, so a stop (here the clock) with more classes found than the
+    cap keeps the best of those found: the status is the stop's, not the cap's, and the message says both."""
+    table = random_table(5, 13, keep=1.0)
+    res = solve(table, 1e6, enumerate_by="mecs", max_networks=5, time_limit=0.0)
+    found = res.stats["phase2"]["classes_found"]
+    assert res.status == "time_limit" and not res.complete and len(res.networks) == 5 < found
+    assert f"only {found} classes within epsilon were found, the best 5 of them kept" in res.message
+
+
 def test_a_class_cap_after_complete_peeling_keeps_the_best_classes_and_says_how_many():
     table = random_table(5, 8, keep=0.9)
     eps = 1e6

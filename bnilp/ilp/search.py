@@ -557,9 +557,10 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         got.credible[optimal] = data.exact(optimal)
     t0 = time.perf_counter()
     run.report("enumerate", 0, force=True)
+    watch = _MemoryWatch(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"])
     try:
         with paused_gc():                       # millions of live tuples, no garbage among them
-            stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2)
+            stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2, watch)
     except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen between chunks)
         stopped = _early_stop("userinterrupt", run.sig)
     if stopped == "gave up":
@@ -570,8 +571,8 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
     if classes:
         scores, choices = best_of_class.ranked()
         del best_of_class
-        got.limit_hit = len(scores) > max_networks
-        if got.limit_hit and stopped is None and peeler.done:
+        got.limit_hit = len(scores) > max_networks and stopped is None     # an early stop is the cause then
+        if got.limit_hit and peeler.done:
             got.of_total = len(scores)
             got.of_dags = stats2["dags_listed"]
             got.tail = ClassTail(scores[max_networks:].copy(), choices[max_networks:].copy(),
@@ -587,10 +588,11 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
 
 def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
               best_of_class: BestPerClass, max_networks: int, classes: bool,
-              stats2: dict[str, Any]) -> Any:
+              stats2: dict[str, Any], watch: _MemoryWatch) -> Any:
     """The peeling loop of :func:`_enumerate_by_peeling`: DAGs into ``got.credible`` (or the best per
-    class into ``best_of_class``) until done, the cap, a signal or the clock; returns None (done or
-    capped: ``got.limit_hit``), (status, words) for an early stop, or "gave up"."""
+    class into ``best_of_class``) until done, the cap, a signal, the clock or the memory guard (``watch``:
+    the report will hold at most ``max_networks`` of the classes found, the rest go to the compact tail);
+    returns None (done or capped: ``got.limit_hit``), (status, words) for an early stop, or "gave up"."""
     while not peeler.done:
         rows = peeler.next_chunk()
         scores = data.exact_rows(rows)
@@ -612,8 +614,21 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
         rem = run.remaining()
         if rem is not None and rem <= 0:
             return _early_stop("timelimit", run.sig)
-        run.report("enumerate", len(best_of_class) if classes else len(got.credible))
+        found = len(best_of_class) if classes else len(got.credible)
+        if not peeler.done and watch.short(min(found, max_networks)):
+            got.memory_hit = True
+            return _memory_stop(watch, stats2)
+        run.report("enumerate", found)
     return None
+
+
+def _memory_stop(watch: _MemoryWatch, stats2: dict[str, Any]) -> tuple[str, str]:
+    """Phase 2's stop by the memory guard: ``stats2["memory_stop"]`` and (status, words) for the message."""
+    assert watch.seen is not None
+    free, need = watch.seen
+    stats2["memory_stop"] = {"free_bytes": free, "needed_bytes": need}
+    return ("memory_limit", f"free memory low ({free / 2**30:.2f} GiB free, {need / 2**30:.2f} GiB "
+                            "kept for the report of what was found)")
 
 
 def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, classes: bool, verbose: bool,
@@ -668,10 +683,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
             run.collected = got
             return None
         if got.memory_hit and not got.limit_hit and not run.sig.received and status2 != "infeasible":
-            free, need = watch.seen
-            stats2["memory_stop"] = {"free_bytes": free, "needed_bytes": need}
-            stopped = ("memory_limit", f"free memory low ({free / 2**30:.2f} GiB free, {need / 2**30:.2f} GiB "
-                                       "kept for the report of what was found)")
+            stopped = _memory_stop(watch, stats2)
         elif not got.limit_hit and status2 != "infeasible":
             stopped = _early_stop(status2, run.sig)
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
@@ -718,10 +730,12 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
                           message=f"network limit reached: stopped after {n_found} credible {unit} "
                                   f"(there may be more; the list is not the top {n_found})")
     if stopped is not None:
+        n_seen = stats2.get("classes_found", n_found)      # peeling's classes, more than the cap may keep
+        found_words = (f"only {n_found} networks within epsilon were found" if n_seen <= n_found else
+                       f"only {n_seen} {unit} within epsilon were found, the best {n_found} of them kept")
         return run.finish(optimum=opt, bound=bound, gap=0.0, status=stopped[0], complete=False,
                           networks=networks, stats=stats,
                           message=f"{stopped[1]} while listing credible networks ("
-                                  + _phase2_words(stats2) + "): OPT is proven, "
-                                  f"but only {n_found} networks within epsilon were found (incomplete)")
+                                  + _phase2_words(stats2) + f"): OPT is proven, but {found_words} (incomplete)")
     return run.finish(optimum=opt, bound=bound, gap=0.0, status="optimal", complete=True,
                       networks=networks, stats=stats)
