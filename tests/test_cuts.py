@@ -301,7 +301,7 @@ def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_strong_components_are_networkx_s_on_random_digraphs(seed):
-    """The separator's and the cycle check's SCCs (repeated squaring of A ∪ I) are exactly Tarjan's
+    """The separator's and the cycle check's SCCs (compiled Kosaraju) are exactly networkx's (Tarjan's)
     components with two or more vertices, for every graph of a stack, self-loops and empty graphs included."""
     import networkx as nx
 
@@ -365,3 +365,25 @@ def test_an_unknown_nogoods_mode_is_an_error_naming_the_setting(monkeypatch):
     monkeypatch.setattr(settings, "NOGOODS", "sometimes")
     with pytest.raises(ValueError, match="NOGOODS must be one of"):
         ilp.solve(random_table(4, 9, keep=0.8), math.log(20))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_class_no_good_is_the_keyed_one_term_for_term(seed):
+    """The class no-good built in compiled code over indicator positions (``mec_row_positions``, phase 2's
+    path) has the same terms, in the same order, and the same right-hand side as ``mec_row_indicators`` over
+    the indicators' keys, on every DAG of random tables (the keyed form is what the brute-force class tests
+    check; it still serves past 62 variables)."""
+    table = random_table(5, 9300 + seed, keep=0.8 if seed % 2 else 0.5)
+    data = _Data(table)
+    pairs, triples = data.class_indicators()
+    keys = [("adj", p) for p in pairs] + [("col", t) for t in triples]
+    positions = data.indicator_positions(pairs, triples)
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    dags = [p for _, p in brute_force_networks(table)]
+    assert len(dags) > 50
+    for parents in dags:
+        choice = tuple(sorted(index[v, parents[v]] for v in data.names))
+        terms, rhs = data.mec_row_indicators(choice, pairs, triples)
+        pos, coef, rhs_c = data.mec_row_positions(choice, positions)
+        assert [keys[i] for i in pos.tolist()] == [key for key, _ in terms]
+        assert coef.tolist() == [c for _, c in terms] and rhs_c == rhs

@@ -20,20 +20,6 @@ def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
     """Strongly connected components (size ≥ 2, as bool vectors) of the union of the chosen
     families' arrows; empty when that graph is a DAG."""
     n = data.n
-    pm = [0] * n
-    for k in chosen:
-        pm[data.child[k]] |= data.pmask[k]
-    remaining = (1 << n) - 1
-    while True:
-        sources = 0
-        for i in range(n):
-            if remaining >> i & 1 and not pm[i] & remaining:
-                sources |= 1 << i
-        if not sources:
-            break
-        remaining &= ~sources
-    if not remaining:
-        return []
     adj = np.zeros((1, n, n), dtype=bool)
     fam, par = np.nonzero(data.pbool[chosen])
     adj[0, par, data.child[chosen][fam]] = True            # adj[0, j, i]: arc j → i
@@ -60,6 +46,9 @@ class _Acyclicity(Conshdlr):
         self.indicator_vars: dict = {}             # adj/col variables (MEC_ROW_FORM "indicators"), set by _build
         self.indicators: dict | None = None         # their transformed counterparts
         self.indicator_index: tuple = ()
+        #: the transformed indicators in key order, and the compiled row's positions of the keys (None: by keys)
+        self.indicator_list: list = []
+        self.indicator_positions: tuple[np.ndarray, np.ndarray] | None = None
         self.tick = tick
         self.xvars = xvars
         self.tvars: list | None = None
@@ -79,6 +68,8 @@ class _Acyclicity(Conshdlr):
         """Transformed adj/col variables, once the model is being solved."""
         if self.indicators is None and self.indicator_vars:
             self.indicators = {k: self.model.getTransformedVar(v) for k, v in self.indicator_vars.items()}
+            self.indicator_list = list(self.indicators.values())
+            self.indicator_positions = self.data.indicator_positions(*self.indicator_index)
 
     def _tv(self) -> list:
         if self.tvars is None:
@@ -140,6 +131,10 @@ class _Acyclicity(Conshdlr):
         if not self.classes:
             return [tv[k] for k in choice], [1.0] * len(choice), None, float(self.data.n - 1)
         self._indicators()
+        if self.indicator_positions is not None:
+            pos, coef, rhs = self.data.mec_row_positions(choice, self.indicator_positions)
+            tl = self.indicator_list
+            return [tl[i] for i in pos.tolist()], coef.tolist(), rhs, None
         if self.indicators is not None:
             terms, rhs = self.data.mec_row_indicators(choice, *self.indicator_index)
             tind = self.indicators

@@ -171,6 +171,29 @@ class _Data:
                         terms.append((("col", (a, c, b)), 1.0))
         return terms, float(1 - n_edges - n_v)
 
+    def indicator_positions(self, pairs: Any, triples: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """The positions of :meth:`class_indicators`' keys in their order (pairs, then triples) for
+        :meth:`mec_row_positions`: (the pairs as an array of (u, v), a dense n×n×n table of each triple's
+        position, −1 where a triple has no indicator). None past :data:`~bnilp.mec.MASK_MAX_VARIABLES`
+        variables (the table's n³ entries; :meth:`mec_row_indicators` serves there)."""
+        n = self.n
+        if n > MASK_MAX_VARIABLES:
+            return None
+        pair_list = np.array(list(pairs), dtype=np.int64).reshape(len(pairs), 2)
+        triple_pos = np.full((n, n, n), -1, dtype=np.int64)
+        for i, (a, c, b) in enumerate(triples, start=len(pairs)):
+            triple_pos[a, c, b] = i
+        return pair_list, triple_pos
+
+    def mec_row_positions(self, choice: tuple[int, ...], positions: tuple[np.ndarray, np.ndarray]
+                          ) -> tuple[np.ndarray, np.ndarray, float]:
+        """:meth:`mec_row_indicators` compiled, over positions (:meth:`indicator_positions`) instead of keys:
+        (positions, coefficients, right-hand side), the same terms in the same order."""
+        pair_list, triple_pos = positions
+        pos, coef, rhs = _mec_row_terms(np.asarray(choice, dtype=np.int64), self.child, self.pbool,
+                                        pair_list, triple_pos)
+        return pos, coef, float(rhs)
+
     def cluster_families(self, cvec: np.ndarray) -> np.ndarray:
         """Indices of families whose child is in C and whose parents meet C."""
         sel = cvec[self.child] & self.pbool[:, cvec].any(axis=1)
@@ -248,6 +271,64 @@ def _class_words(rows, pmask):
             par[c] = pmask[rows[i, c]]
         _adjacency_and_colliders(par, words[i, :n], words[i, n:])
     return words
+
+
+@njit(cache=True, nogil=True)
+def _mec_row_terms(choice, child, pbool, pair_list, triple_pos):
+    """The terms of :meth:`_Data.mec_row_indicators` for the DAG ``choice``: every candidate pair's adjacency
+    indicator (−1 if adjacent in the DAG, else +1), then, per child c and pair a < b of its non-adjacent
+    neighbours, the collider indicator of (a, c, b): −1 at a v-structure, +1 where a family could make one.
+    Returns (positions, coefficients, 1 − |edges| − |v-structures|)."""
+    n = pbool.shape[1]
+    pa = np.zeros((n, n), dtype=np.bool_)
+    for k in choice:
+        pa[child[k]] = pbool[k]
+    adj = pa | pa.T
+    n_pairs = len(pair_list)
+    bound = n_pairs
+    for c in range(n):
+        d = 0
+        for w in range(n):
+            d += adj[c, w]
+        bound += d * (d - 1) // 2
+    pos = np.empty(bound, dtype=np.int64)
+    coef = np.empty(bound)
+    m = 0
+    for i in range(n_pairs):
+        pos[m] = i
+        coef[m] = -1.0 if adj[pair_list[i, 0], pair_list[i, 1]] else 1.0
+        m += 1
+    n_edges = 0
+    for c in range(n):
+        for w in range(c + 1, n):
+            n_edges += adj[c, w]
+    n_v = 0
+    nbrs = np.empty(n, dtype=np.int64)
+    for c in range(n):
+        d = 0
+        for w in range(n):
+            if adj[c, w]:
+                nbrs[d] = w
+                d += 1
+        for i in range(d):
+            a = nbrs[i]
+            for j in range(i + 1, d):
+                b = nbrs[j]
+                if adj[a, b]:
+                    continue
+                t = triple_pos[a, c, b]
+                if pa[c, a] and pa[c, b]:
+                    if t < 0:
+                        raise ValueError("a v-structure of the DAG has no collider indicator")
+                    pos[m] = t
+                    coef[m] = -1.0
+                    m += 1
+                    n_v += 1
+                elif t >= 0:
+                    pos[m] = t
+                    coef[m] = 1.0
+                    m += 1
+    return pos[:m], coef[:m], 1 - n_edges - n_v
 
 
 @njit(cache=True, nogil=True)

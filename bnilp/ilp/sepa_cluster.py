@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL, _THRESHOLDS
@@ -10,26 +11,84 @@ from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL, _THRESHOLDS
 
 def strong_components(adj: np.ndarray) -> list[list[np.ndarray]]:
     """Strongly connected components with at least two vertices, as bool vectors, of each digraph of
-    the stack ``adj`` (g, n, n) (``adj[t, j, i]``: arc j → i).
+    the stack ``adj`` (g, n, n) (``adj[t, j, i]``: arc j → i), each component labelled by its smallest
+    vertex and listed in that order.
 
-    Reachability by repeated squaring of A ∪ I (⌈log2 n⌉ + 1 boolean products at most); u and v share a
-    component iff each reaches the other, and each vertex is labelled by the smallest vertex of its
-    component. On the ≤ 60-vertex graphs of a separation call this is ~8× faster than building a
-    sparse matrix per graph for SciPy's Tarjan (the separator runs at every node of phase 2)."""
+    Kosaraju's two depth-first passes (Sharir 1981), compiled, O(g·n²) on the adjacency matrices: on the
+    ≤ 60-vertex graphs of a separation call (the separator runs at every node of phase 2) this replaced
+    repeated squaring of A ∪ I in float32 matrix products, which was 9 % of phase 2 on hailfinder500 BF 3."""
     g, n, _ = adj.shape
-    reach = adj | np.eye(n, dtype=bool)
-    while True:
-        r = reach.astype(np.float32)
-        nxt = np.matmul(r, r) > 0
-        if np.array_equal(nxt, reach):
-            break
-        reach = nxt
-    rep = (reach & reach.transpose(0, 2, 1)).argmax(axis=2)
+    labels = _component_labels(np.ascontiguousarray(adj, dtype=np.bool_))
     out = []
     for t in range(g):
-        sizes = np.bincount(rep[t], minlength=n)
-        out.append([rep[t] == c for c in np.flatnonzero(sizes >= 2)])
+        sizes = np.bincount(labels[t], minlength=n)
+        out.append([labels[t] == c for c in np.flatnonzero(sizes >= 2)])
     return out
+
+
+@njit(cache=True, nogil=True)
+def _component_labels(adj):
+    """labels[t, v] = the smallest vertex of v's strongly connected component in graph t (Kosaraju: finish
+    order by depth-first search on the graph, then depth-first search on the reverse graph in reverse finish
+    order; each second-pass tree is a component)."""
+    g, n, _ = adj.shape
+    labels = np.empty((g, n), dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    members = np.empty(n, dtype=np.int64)
+    seen = np.empty(n, dtype=np.bool_)
+    for t in range(g):
+        a = adj[t]
+        seen[:] = False
+        done = 0
+        for root in range(n):                   # pass 1: vertices in order of finishing
+            if seen[root]:
+                continue
+            seen[root] = True
+            top = 0
+            stack[0] = root
+            nxt[root] = 0
+            while top >= 0:
+                v = stack[top]
+                w = nxt[v]
+                while w < n and (seen[w] or not a[v, w]):
+                    w += 1
+                nxt[v] = w + 1
+                if w < n:
+                    seen[w] = True
+                    nxt[w] = 0
+                    top += 1
+                    stack[top] = w
+                else:
+                    order[done] = v
+                    done += 1
+                    top -= 1
+        seen[:] = False
+        for r in range(n - 1, -1, -1):          # pass 2: the reverse graph, latest finisher first
+            root = order[r]
+            if seen[root]:
+                continue
+            seen[root] = True
+            top = 0
+            stack[0] = root
+            size = 0
+            smallest = root
+            while top >= 0:
+                v = stack[top]
+                top -= 1
+                members[size] = v
+                size += 1
+                if v < smallest:
+                    smallest = v
+                for w in range(n):
+                    if not seen[w] and a[w, v]:
+                        seen[w] = True
+                        top += 1
+                        stack[top] = w
+            for i in range(size):
+                labels[t, members[i]] = smallest
+    return labels
 
 
 def _separate(data: _Data, x: np.ndarray, max_cuts: int = 50) -> list[np.ndarray]:
