@@ -154,9 +154,10 @@ ENUMERATION_MODES = ("nogoods", "branch")
 #: what phase 2 enumerates: every credible DAG, or one representative per credible Markov equivalence class
 ENUMERATE_UNITS = ("dags", "mecs")
 
-#: phase 2 stops with status "memory_limit" (exit 3, what it found kept and reported) when the system's free
-#: memory falls below ENUMERATION_MEMORY_FLOOR_SHARE of its physical memory (at least ..._BYTES) plus, for
-#: each network (or class) recorded, what building its report will need once the search ends
+#: phase 2 (branch-and-cut, or peeling between its chunks, counting at most max_networks classes there: the
+#: rest go to the compact tail) stops with status "memory_limit" (exit 3, what it found kept and reported) when
+#: the system's free memory falls below ENUMERATION_MEMORY_FLOOR_SHARE of its physical memory (at least
+#: ..._BYTES) plus, for each network (or class) recorded, what building its report will need once the search ends
 #: (ENUMERATION_REPORT_BYTES, by unit) — instead of the out-of-memory killer ending the run with nothing.
 #: SCIP's search tree grows by about 20 KB a class in phase 2 (hailfinder500 BF 3: 2.5 GB at 106,267
 #: classes in 300 s; its open nodes hold the rows cut in above them), and the report then needs, measured on
