@@ -35,6 +35,16 @@ def _choice_vector(data: _Data, parents) -> np.ndarray:
     return x
 
 
+def _random_point(data: _Data, rng: np.random.Generator, power: int) -> np.ndarray:
+    """A random point of the convexity rows: uniform weights to the ``power`` (mass on few families), each
+    variable's normalised to 1."""
+    x = rng.random(data.K) ** power
+    for i in range(data.n):
+        block = slice(data.start[i], data.start[i + 1])
+        x[block] /= x[block].sum()
+    return x
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_set_packing_rows_never_cut_off_a_dag(seed):
     """Σ_{v∈C} Σ_{W⊇C∖{v}} x(v,W) ≤ 1 holds on every DAG the table admits (dense tables: big clusters)."""
@@ -63,11 +73,12 @@ def test_set_packing_clusters_have_the_defining_property():
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_subip_finds_the_most_violated_cluster(seed):
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_subip_finds_the_most_violated_cluster(seed, k):
     """On random fractional points (convex combinations of parent choices, often cyclic) every cut
-    the sub-IP returns is violated, and the best one is the most violated cluster of all 2^n."""
+    the sub-IP returns is violated, and the best one is the most violated k-cluster of all 2^n."""
     rng = np.random.default_rng(seed)
-    table = random_table(6, 8000 + seed, keep=0.5, max_size=3)
+    table = random_table(6, 8000 + seed, keep=0.5 if k == 1 else 0.8, max_size=3)
     data = _Data(table)
     x = np.zeros(data.K)
     for _ in range(3):
@@ -77,16 +88,15 @@ def test_subip_finds_the_most_violated_cluster(seed):
     for i in range(data.n):
         block = slice(data.start[i], data.start[i + 1])
         x[block] /= x[block].sum()
-    best = max(cluster_violation(data, x, np.isin(np.arange(data.n), c))
-               for size in range(2, data.n + 1) for c in itertools.combinations(range(data.n), size))
-    cuts = subip_clusters(data, x, time_limit=10.0)
+    best = max(cluster_violation(data, x, np.isin(np.arange(data.n), c), k)
+               for size in range(k + 1, data.n + 1) for c in itertools.combinations(range(data.n), size))
+    cuts = subip_clusters(data, x, time_limit=10.0, k=k)
     if best <= settings._CUT_TOL:
         assert cuts == []
         return
-    viols = [cluster_violation(data, x, c) for c in cuts]
+    viols = [cluster_violation(data, x, c, k) for c in cuts]
     assert all(v > settings._CUT_TOL for v in viols)
     assert max(viols) == pytest.approx(best, abs=1e-9)
-
 
 
 def assert_brute_force_sets(table) -> None:
@@ -143,6 +153,85 @@ def test_auto_runs_the_subip_from_its_size_on_and_stays_exact(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(6))
+def test_kcluster_rows_never_cut_off_a_dag(seed):
+    """Σ_{v∈C} Σ_{|W∩C|≥k} x(v,W) ≤ |C| − k, in whichever form ``cluster_row`` writes it, holds on every DAG
+    of a dense random table, for every cluster C and every 1 ≤ k < |C|."""
+    table = random_table(5, 6600 + seed, keep=0.85, max_size=4)
+    data = _Data(table)
+    rows = []
+    for size in range(2, data.n + 1):
+        for c in itertools.combinations(range(data.n), size):
+            cvec = np.isin(np.arange(data.n), c)
+            rows += [data.cluster_row(cvec, k) for k in range(1, size)]
+    for _, parents in brute_force_networks(table):
+        x = _choice_vector(data, parents)
+        for fams, lhs, rhs in rows:
+            total = x[fams].sum()
+            assert (lhs is None or total >= lhs - 1e-9) and (rhs is None or total <= rhs + 1e-9)
+
+
+def test_the_kcluster_separator_finds_a_violated_triangle_that_every_cluster_cut_allows():
+    """Each of a, b, c takes the other two as parents with weight ½ and no parents with ½: every cluster cut
+    holds (pairs: ½ + ½ ≤ 1; the triple: 1.5 ≤ 2) but the 2-cluster cut on {a, b, c} is violated by ½."""
+    from bnilp.ilp.sepa_cluster import _separate, kcluster_cuts
+    from bnilp.scorefile import ScoreTable
+    names = ["a", "b", "c", "d"]
+    families = {v: {frozenset(): -1.0, frozenset(u for u in names[:3] if u != v): 0.0} if v != "d"
+                else {frozenset(): 0.0} for v in names}
+    data = _Data(ScoreTable(names, families))
+    x = np.array([1.0 if v == "d" else 0.5 for v in data.child_names])     # a, b, c: two families each
+    assert all(cluster_violation(data, x, np.isin(np.arange(4), c)) <= settings._CUT_TOL
+               for size in range(2, 5) for c in itertools.combinations(range(4), size))
+    assert _separate(data, x) == []
+    cuts = kcluster_cuts(data, x, 2)
+    assert [c.tolist() for c in cuts] == [[True, True, True, False]]
+    assert cluster_violation(data, x, cuts[0], 2) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_kcluster_separator_reports_only_violated_cuts_and_misses_no_violated_triangle(seed):
+    """On random fractional points every k-cluster cut returned is violated (checked against the row
+    ``cluster_row`` writes), and where some triangle (|C| = 3, k = 2) is violated at least one cut is found."""
+    from bnilp.ilp.sepa_cluster import kcluster_cuts
+    data = _Data(random_table(6, 8100 + seed, keep=0.8, max_size=3))
+    x = _random_point(data, np.random.default_rng(seed), 3)
+    triangle = max(cluster_violation(data, x, np.isin(np.arange(data.n), c), 2)
+                   for c in itertools.combinations(range(data.n), 3))
+    for k in (2, 3):
+        cuts = kcluster_cuts(data, x, k, max_cuts=10**6)
+        for cvec in cuts:
+            viol = cluster_violation(data, x, cvec, k)
+            assert viol > settings._CUT_TOL
+            fams, lhs, rhs = data.cluster_row(cvec, k)
+            total = x[fams].sum()
+            assert (rhs is not None and total - rhs == pytest.approx(viol)) or \
+                   (lhs is not None and lhs - total == pytest.approx(viol))
+        if k == 2 and triangle > settings._CUT_TOL:
+            assert cuts
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kcluster_cuts_keep_the_search_exact(monkeypatch, seed):
+    """With 2- and 3-cluster cuts separated at every call of both phases, OPT and the credible sets still
+    equal brute force (n = 5), and OPT the programme's on dense tables (n = 10, 12) where they are cut."""
+    monkeypatch.setattr(settings, "KCLUSTER_MODE", "always")
+    monkeypatch.setattr(settings, "KCLUSTER_MAX_K", 3)
+    table = random_table(5, 9300 + seed, keep=0.8, ties=seed == 0)
+    assert_brute_force_sets(table)
+    for n in (10, 12):
+        dense = dense_table(n, seed, candidates=8, max_size=3)
+        res = ilp.solve(dense, enumerate_ties=False)
+        assert res.optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
+        assert res.stats["phase1"]["cuts"].get("kcluster", 0) > 0
+
+
+def test_an_unknown_kcluster_mode_is_an_error_naming_the_setting(monkeypatch):
+    monkeypatch.setattr(settings, "KCLUSTER_MODE", "sometimes")
+    with pytest.raises(ValueError, match="KCLUSTER_MODE"):
+        ilp.solve(dense_table(8, 0, candidates=6), enumerate_ties=False)
+
+
+@pytest.mark.parametrize("seed", range(6))
 def test_fourb_cuts_never_cut_off_a_dag(seed):
     """Every 4B row (all quadruples) holds on every DAG of a dense random table."""
     from bnilp.ilp.sepa_fourb import fourb_families
@@ -160,13 +249,8 @@ def test_fourb_cuts_never_cut_off_a_dag(seed):
 def test_fourb_separator_reports_exactly_the_violated_quadruples(seed):
     """fourb_cuts' tensor evaluation agrees with summing each row over its families."""
     from bnilp.ilp.sepa_fourb import fourb_cuts, fourb_families
-    rng = np.random.default_rng(seed)
-    table = random_table(6, 6100 + seed, keep=0.7, max_size=4)
-    data = _Data(table)
-    x = rng.random(data.K) ** 4
-    for i in range(data.n):
-        block = slice(data.start[i], data.start[i + 1])
-        x[block] /= x[block].sum()
+    data = _Data(random_table(6, 6100 + seed, keep=0.7, max_size=4))
+    x = _random_point(data, np.random.default_rng(seed), 4)
     found = set(fourb_cuts(data, x, max_cuts=10**6))
     expected = set()
     for a, b in itertools.combinations(range(6), 2):

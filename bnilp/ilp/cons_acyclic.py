@@ -58,9 +58,12 @@ class _Acyclicity(Conshdlr):
         self.recorded: set[tuple[int, ...]] = set()
         #: NOGOODS "lazy": the recorded DAGs themselves, or their classes' words
         self.recorded_keys: set = set() if classes else self.recorded
-        self.clusters: dict[bytes, np.ndarray] = {}
+        #: the (k-)cluster cuts added, (members, k) by key, for phase 2's model
+        self.clusters: dict[tuple[bytes, int], tuple[np.ndarray, int]] = {}
         if settings.NOGOODS not in settings.NOGOODS_MODES:
             raise ValueError(f"NOGOODS must be one of {settings.NOGOODS_MODES}, not {settings.NOGOODS!r}")
+        if settings.KCLUSTER_MODE not in settings.KCLUSTER_MODES:
+            raise ValueError(f"KCLUSTER_MODE must be one of {settings.KCLUSTER_MODES}, not {settings.KCLUSTER_MODE!r}")
         self.subip_mode = sepa_subip.subip_mode(data.n, enumerate_mode)
         stats["subip_mode"] = self.subip_mode
 
@@ -83,9 +86,9 @@ class _Acyclicity(Conshdlr):
         get = self.model.getSolVal
         return np.fromiter((get(sol, v) for v in self._tv()), dtype=float, count=self.data.K)
 
-    def _add_cluster_row(self, cvec: np.ndarray, kind: str) -> None:
-        self._add_row(*self.data.cluster_row(cvec), kind)
-        self.clusters.setdefault(cvec.tobytes(), cvec.copy())
+    def _add_cluster_row(self, cvec: np.ndarray, kind: str, k: int = 1) -> None:
+        self._add_row(*self.data.cluster_row(cvec, k), kind)
+        self.clusters.setdefault((cvec.tobytes(), k), (cvec.copy(), k))
 
     def _add_row(self, fams: np.ndarray, lhs: float | None, rhs: float | None, kind: str) -> None:
         """A global cut over family variables, into the LP and SCIP's global cut pool."""
@@ -113,7 +116,7 @@ class _Acyclicity(Conshdlr):
     def _add_cluster_cons(self, cvec: np.ndarray, kind: str) -> None:
         self.model.addCons(_cluster_expr(self._tv(), *self.data.cluster_row(cvec)),
                            name=f"clustercons{self.stats['cuts_total']}", removable=True)
-        self.clusters.setdefault(cvec.tobytes(), cvec.copy())
+        self.clusters.setdefault((cvec.tobytes(), 1), (cvec.copy(), 1))
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         self.stats["cuts_total"] += 1
 
@@ -279,6 +282,8 @@ class _Acyclicity(Conshdlr):
                 for cvec in sub:
                     self._add_cluster_row(cvec, "subip")
                 cuts = cuts + sub
+            if settings.KCLUSTER_MODE == "always" or settings.KCLUSTER_MODE == "fallback" and not cuts:
+                cuts = cuts + self._separate_kclusters(x)
             if not cuts and settings.FOURB and self.data.n <= settings.FOURB_MAX_N:
                 t2 = time.perf_counter()
                 quads = sepa_fourb.fourb_cuts(self.data, x)
@@ -290,6 +295,17 @@ class _Acyclicity(Conshdlr):
             return {"result": SCIP_RESULT.SEPARATED if cuts else SCIP_RESULT.DIDNOTFIND}
         finally:
             self.stats["python_sepa_seconds"] += time.perf_counter() - t0
+
+    def _separate_kclusters(self, x: np.ndarray) -> list[np.ndarray]:
+        """Violated k-cluster cuts, k = 2 … ``KCLUSTER_MAX_K``, added as rows (kind "kcluster")."""
+        t0 = time.perf_counter()
+        found: list[np.ndarray] = []
+        for k in range(2, settings.KCLUSTER_MAX_K + 1):
+            for cvec in sepa_cluster.kcluster_cuts(self.data, x, k, settings.KCLUSTER_MAX_CUTS):
+                self._add_cluster_row(cvec, "kcluster", k)
+                found.append(cvec)
+        self.stats["kcluster_seconds"] = self.stats.get("kcluster_seconds", 0.0) + time.perf_counter() - t0
+        return found
 
     def _subip_due(self) -> bool:
         """The sub-IP runs at depths 0, k, 2k, … (k = ``SUBIP_DEPTH_FREQ``)."""

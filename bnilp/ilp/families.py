@@ -199,16 +199,17 @@ class _Data:
         sel = cvec[self.child] & self.pbool[:, cvec].any(axis=1)
         return np.flatnonzero(sel)
 
-    def cluster_row(self, cvec: np.ndarray) -> tuple[np.ndarray, float | None, float | None]:
-        """The sparser of the two equivalent forms of C's cluster constraint (equivalent given
-        the convexity rows): ``Σ_{i∈C} Σ_{Π∩C≠∅} x ≤ |C| − 1`` or ``Σ_{i∈C} Σ_{Π∩C=∅} x ≥ 1``.
+    def cluster_row(self, cvec: np.ndarray, k: int = 1) -> tuple[np.ndarray, float | None, float | None]:
+        """The sparser of the two equivalent forms of C's k-cluster constraint (equivalent given the
+        convexity rows Σ_W x(v,W) = 1): ``Σ_{i∈C} Σ_{|Π∩C|≥k} x ≤ |C| − k`` or ``Σ_{i∈C} Σ_{|Π∩C|<k} x ≥ k``
+        (k = 1: the cluster cut; see :func:`bnilp.ilp.sepa_cluster.kcluster_cuts` for k ≥ 2).
         Returns (family indices, lhs, rhs) with ``None`` for an infinite side."""
         in_c = cvec[self.child]
-        meets = in_c & self.pbool[:, cvec].any(axis=1)
+        meets = in_c & (self.pbool[:, cvec].sum(axis=1) >= k)
         n_meets = int(meets.sum())
         if int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
-            return np.flatnonzero(in_c & ~meets), 1.0, None
-        return np.flatnonzero(meets), None, float(cvec.sum() - 1)
+            return np.flatnonzero(in_c & ~meets), float(k), None
+        return np.flatnonzero(meets), None, float(cvec.sum() - k)
 
     def set_packing_clusters(self, max_rows: int = settings.SET_PACKING_MAX_ROWS) -> list[tuple[int, ...]]:
         """Clusters C (|C| ≥ 3, sorted tuples) in which every member v has a candidate parent set

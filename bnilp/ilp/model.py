@@ -23,7 +23,7 @@ def _new_stats() -> dict[str, Any]:
 
 def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
            on_record: Callable[[tuple[int, ...]], None] | None = None,
-           clusters: list[np.ndarray] | None = None,
+           clusters: list[tuple[np.ndarray, int]] | None = None,
            tick: Callable[[], None] | None = None, classes: bool = False) -> tuple[Model, list, _Acyclicity]:
     """The family-variable model with convexity rows, all 2-cluster rows and the handler."""
     model = Model("bnilp")
@@ -54,8 +54,8 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
                 model.chgVarBranchPriority(arrow, 10)
                 model.addCons(arrow == quicksum(xvars[k] for k in block[data.pbool[block, j]]),
                               name=f"arrow_{j}_{i}")
-    for c, cvec in enumerate(clusters or []):
-        model.addCons(_cluster_expr(xvars, *data.cluster_row(cvec)), name=f"phase1cut{c}",
+    for c, (cvec, k) in enumerate(clusters or []):
+        model.addCons(_cluster_expr(xvars, *data.cluster_row(cvec, k)), name=f"phase1cut{c}",
                       removable=True)
     hdlr = _Acyclicity(data, xvars, enumerate_mode, stats, on_record, tick, classes)
     if classes and settings.MEC_ROW_FORM == "indicators":

@@ -186,7 +186,7 @@ class _Optimum:
     opt_shift: float
     dual: float
     choice: tuple[int, ...]
-    clusters: list[np.ndarray]
+    clusters: list[tuple[np.ndarray, int]]     # (members, k) of each (k-)cluster cut, for phase 2's model
 
 
 @dataclass

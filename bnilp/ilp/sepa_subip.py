@@ -13,10 +13,11 @@ from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL
 
 
-def cluster_violation(data: _Data, x: np.ndarray, cvec: np.ndarray) -> float:
-    """Violation of C's cluster cut at ``x``: ``Σ_{v∈C} Σ_{W∩C≠∅} x(v,W) − (|C| − 1)``."""
-    sel = cvec[data.child] & data.pbool[:, cvec].any(axis=1)
-    return float(x[sel].sum()) - (int(cvec.sum()) - 1)
+def cluster_violation(data: _Data, x: np.ndarray, cvec: np.ndarray, k: int = 1) -> float:
+    """Violation of C's k-cluster cut at ``x``: ``Σ_{v∈C} Σ_{|W∩C|≥k} x(v,W) − (|C| − k)`` (k = 1: the
+    cluster cut)."""
+    sel = cvec[data.child] & (data.pbool[:, cvec].sum(axis=1) >= k)
+    return float(x[sel].sum()) - (int(cvec.sum()) - k)
 
 
 def subip_mode(n: int, enumerating: bool) -> str:
@@ -48,37 +49,42 @@ def _candidates(data: _Data, sup: np.ndarray) -> np.ndarray:
 
 
 def subip_clusters(data: _Data, x: np.ndarray, time_limit: float = settings.SUBIP_TIME_LIMIT,
-                   max_cuts: int = settings.SUBIP_MAX_CUTS, stats: dict | None = None) -> list[np.ndarray]:
-    """Violated cluster cuts for ``x`` found by a sub-IP (Bartlett & Cussens, AIJ 2017, §5;
-    GOBNILP ``subip_cuts.c``).
+                   max_cuts: int = settings.SUBIP_MAX_CUTS, stats: dict | None = None, k: int = 1) -> list[np.ndarray]:
+    """Violated (k-)cluster cuts for ``x`` found by a sub-IP (Bartlett & Cussens, AIJ 2017, §5;
+    GOBNILP ``subip_cuts.c``; k ≥ 2 generalises it to the k-cluster cuts of
+    :func:`bnilp.ilp.sepa_cluster.kcluster_cuts`).
 
-    Over the support families k (x*_k > 0, child c_k, parents W_k restricted to candidate vertices,
-    W_k ≠ ∅), binaries y_v (v in the cluster) and z_k (family k counts), maximise
+    Over the support families f (x*_f > 0, child c_f, parents W_f restricted to candidate vertices,
+    |W_f| ≥ k), binaries y_v (v in the cluster) and z_f (family f counts), maximise
 
-        Σ_k x*_k z_k − Σ_v y_v + 1   s.t.  z_k ≤ y_{c_k},  z_k ≤ Σ_{u∈W_k} y_u,  Σ_v y_v ≥ 2
+        Σ_f x*_f z_f − Σ_v y_v + k   s.t.  z_f ≤ y_{c_f},  k·z_f ≤ Σ_{u∈W_f} y_u,  Σ_v y_v ≥ k + 1
 
     with objective limit ``_CUT_TOL``: every feasible solution is a cluster C = {v : y_v = 1} whose cut
-    ``Σ_{v∈C} Σ_{W∩C≠∅} x(v,W) ≤ |C| − 1`` is violated by at least its objective value, and the optimum
+    ``Σ_{v∈C} Σ_{|W∩C|≥k} x(v,W) ≤ |C| − k`` is violated by at least its objective value, and the optimum
     is the most violated cluster. Every stored solution becomes a cut (violation re-checked exactly
     with :func:`cluster_violation`), most violated first, at most ``max_cuts``. ``time_limit`` stops the
     sub-SCIP (the cuts found so far are still returned; an exhausted search only means none is missed)."""
-    sup = np.flatnonzero((x > _SUPPORT_TOL) & data.pbool.any(axis=1))
+    sup = np.flatnonzero((x > _SUPPORT_TOL) & (data.pbool.sum(axis=1) >= k))
     if len(sup) < 2:
         return []
-    cand = _candidates(data, sup)
-    if cand.sum() < 2:
+    if k == 1:
+        cand = _candidates(data, sup)
+    else:       # up to k − 1 members may contribute nothing themselves and still be parents of others
+        cand = data.pbool[sup].any(axis=0)
+        cand[data.child[sup]] = True
+    if cand.sum() < k + 1:
         return []
-    keep = sup[cand[data.child[sup]] & data.pbool[sup][:, cand].any(axis=1)]
+    keep = sup[cand[data.child[sup]] & (data.pbool[sup][:, cand].sum(axis=1) >= k)]
     verts = np.flatnonzero(cand)
     sub = Model("cluster_subip")
     sub.hideOutput(True)
     y = {int(v): sub.addVar(name=f"y{v}", vtype="B", obj=-1.0) for v in verts}
-    z = [sub.addVar(name=f"z{k}", vtype="B", obj=float(x[k])) for k in keep]
-    sub.addVar(name="one", vtype="B", obj=1.0, lb=1.0, ub=1.0)
-    for zk, k in zip(z, keep.tolist(), strict=True):
-        sub.addCons(zk <= y[int(data.child[k])])
-        sub.addCons(zk <= quicksum(y[int(u)] for u in np.flatnonzero(data.pbool[k] & cand)))
-    sub.addCons(quicksum(y.values()) >= 2)
+    z = [sub.addVar(name=f"z{f}", vtype="B", obj=float(x[f])) for f in keep]
+    sub.addVar(name="one", vtype="B", obj=float(k), lb=1.0, ub=1.0)
+    for zf, f in zip(z, keep.tolist(), strict=True):
+        sub.addCons(zf <= y[int(data.child[f])])
+        sub.addCons(k * zf <= quicksum(y[int(u)] for u in np.flatnonzero(data.pbool[f] & cand)))
+    sub.addCons(quicksum(y.values()) >= k + 1)
     sub.setMaximize()
     sub.setObjlimit(_CUT_TOL)
     sub.setHeuristics(SCIP_PARAMSETTING.OFF)
@@ -95,7 +101,7 @@ def subip_clusters(data: _Data, x: np.ndarray, time_limit: float = settings.SUBI
         for v, var in y.items():
             if sub.getSolVal(sol, var) > 0.5:
                 cvec[v] = True
-        viol = cluster_violation(data, x, cvec)
+        viol = cluster_violation(data, x, cvec, k)
         if viol > _CUT_TOL:
             found.setdefault(cvec.tobytes(), (viol, cvec))
     sub.freeProb()

@@ -238,6 +238,22 @@ SUBIP_PARAMS: dict[str, Any] = {
     "misc/usesymmetry": 0,
 }
 
+# ---- k-cluster cuts (sepa_cluster.kcluster_cuts) ----
+#: when the k-cluster separator runs (k = 2 … KCLUSTER_MAX_K): "off"; "fallback" (only when the cluster
+#: separators found no cut); "always" (after them, every call). Off: they close most of the root gap the
+#: cluster cuts leave (``benchmarks/root_gap.py``: alarm BF 150 8.4 → 0 nats, bands BF 20 5.7 → 1.6), but the
+#: search gained only where the programme proves OPT anyway (adult BF 3 by branch-and-cut: 1.37× the classes per
+#: CPU second with "fallback"); on the rows branch-and-cut still serves, bands BF 20 1.02 / 0.90 ("fallback" /
+#: "always"), alarm BF 150 0.96 / 1.06, soybean BF 3's phase 1 132 → 162 / 231 s, wdbc BF 3 unchanged
+#: (``search_ab.py FILE --bf B --enumerate mecs --config off: --config fallback:KCLUSTER_MODE=fallback ...``)
+KCLUSTER_MODE = "off"
+KCLUSTER_MODES = ("off", "fallback", "always")
+#: the largest k separated (2: the 2-cluster cuts; the triangles among them are GOBNILP's 3-member
+#: set-packing rows)
+KCLUSTER_MAX_K = 2
+#: cuts per call and k, most violated first
+KCLUSTER_MAX_CUTS = 50
+
 # ---- implied constraints (GOBNILP set_packing_cuts.c) ----
 #: add the set-packing rows of :meth:`_Data.set_packing_clusters` to the model up front
 SET_PACKING = False
