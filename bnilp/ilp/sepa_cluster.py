@@ -103,10 +103,11 @@ def _separate(data: _Data, x: np.ndarray, max_cuts: int = 50) -> list[np.ndarray
     if not len(sup) or n < 2:
         return []
     xs, ps = x[sup], data.pbool[sup]
+    # weight[j, i] = x-mass of arrow j -> i
     weight = ps.T.astype(float) @ ((data.child[sup][:, None] == np.arange(n)[None, :]) * xs[:, None])
     seeds: list[np.ndarray] = [c for comps in strong_components(weight[None] >= np.asarray(_THRESHOLDS)[:, None, None])
                                for c in comps]
-    two_way = np.minimum(weight, weight.T)               # weight[j, i] = x-mass of arrow j -> i
+    two_way = np.minimum(weight, weight.T)
     np.fill_diagonal(two_way, 0.0)
     for i in np.flatnonzero(two_way.max(axis=1) > _SUPPORT_TOL):
         cvec = np.zeros(n, dtype=bool)
@@ -143,7 +144,7 @@ def kcluster_cuts(data: _Data, x: np.ndarray, k: int = 2, max_cuts: int = 50) ->
     cvecs = np.zeros((len(triples), n), dtype=bool)
     np.put_along_axis(cvecs, triples, True, axis=1)
     meets = data.pbool[sup].astype(np.int32) @ cvecs.T.astype(np.int32)       # (support, triples)
-    counts = (cvecs[:, data.child[sup]].T & (meets >= 2))
+    counts = cvecs[:, data.child[sup]].T & (meets >= 2)                      # family counts in triple
     value = x[sup] @ counts - 1.0
     order = np.argsort(-value, kind="stable")[:4 * n]
     seeds = [cvecs[t] for t in order if value[t] > -0.5]
