@@ -190,16 +190,18 @@ def test_the_kcluster_separator_finds_a_violated_triangle_that_every_cluster_cut
 
 @pytest.mark.parametrize("seed", range(10))
 def test_the_kcluster_separator_reports_only_violated_cuts_and_misses_no_violated_triangle(seed):
-    """On random fractional points every k-cluster cut returned is violated (checked against the row
+    """On random fractional points every k-cluster cut returned is a valid one (|C| > k: the local search
+    starts from triples, which for k ≥ 3 must first grow) and violated (checked against the row
     ``cluster_row`` writes), and where some triangle (|C| = 3, k = 2) is violated at least one cut is found."""
     from bnilp.ilp.sepa_cluster import kcluster_cuts
     data = _Data(random_table(6, 8100 + seed, keep=0.8, max_size=3))
     x = _random_point(data, np.random.default_rng(seed), 3)
     triangle = max(cluster_violation(data, x, np.isin(np.arange(data.n), c), 2)
                    for c in itertools.combinations(range(data.n), 3))
-    for k in (2, 3):
+    for k in (2, 3, 4, 5):
         cuts = kcluster_cuts(data, x, k, max_cuts=10**6)
         for cvec in cuts:
+            assert cvec.sum() > k
             viol = cluster_violation(data, x, cvec, k)
             assert viol > settings._CUT_TOL
             fams, lhs, rhs = data.cluster_row(cvec, k)
@@ -223,6 +225,18 @@ def test_kcluster_cuts_keep_the_search_exact(monkeypatch, seed):
         res = ilp.solve(dense, enumerate_ties=False)
         assert res.optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
         assert res.stats["phase1"]["cuts"].get("kcluster", 0) > 0
+
+
+def test_a_kcluster_cut_needs_k_below_the_cluster_size():
+    """With |C| ≤ k the inequality is undefined (|C| < k would read 0 ≤ |C| − k < 0 and cut off every DAG):
+    both the row and the violation refuse it."""
+    data = _Data(random_table(5, 8200, keep=0.8, max_size=3))
+    triple = np.isin(np.arange(data.n), [0, 1, 2])
+    for k in (0, 3, 4):
+        with pytest.raises(ValueError, match="1 <= k < |C|"):
+            data.cluster_row(triple, k)
+        with pytest.raises(ValueError, match="1 <= k < |C|"):
+            cluster_violation(data, np.zeros(data.K), triple, k)
 
 
 def test_an_unknown_kcluster_mode_is_an_error_naming_the_setting(monkeypatch):

@@ -203,7 +203,10 @@ class _Data:
         """The sparser of the two equivalent forms of C's k-cluster constraint (equivalent given the
         convexity rows Σ_W x(v,W) = 1): ``Σ_{i∈C} Σ_{|Π∩C|≥k} x ≤ |C| − k`` or ``Σ_{i∈C} Σ_{|Π∩C|<k} x ≥ k``
         (k = 1: the cluster cut; see :func:`bnilp.ilp.sepa_cluster.kcluster_cuts` for k ≥ 2).
-        Returns (family indices, lhs, rhs) with ``None`` for an infinite side."""
+        Returns (family indices, lhs, rhs) with ``None`` for an infinite side. Needs 1 ≤ k < |C| (with
+        |C| < k the row would read 0 ≤ |C| − k < 0 and cut off every DAG)."""
+        if not 1 <= k < int(cvec.sum()):
+            raise ValueError(f"a k-cluster cut needs 1 <= k < |C|, not k={k} with |C|={int(cvec.sum())}")
         in_c = cvec[self.child]
         meets = in_c & (self.pbool[:, cvec].sum(axis=1) >= k)
         n_meets = int(meets.sum())

@@ -177,7 +177,8 @@ def _improve_seeds(data: _Data, x: np.ndarray, sup: np.ndarray, seeds: list[np.n
         size = int(cvec.sum())
         cnt = pint @ cvec.astype(np.int32)
         in_c = cvec[cs]
-        value = float(xs[in_c & (cnt >= k)].sum()) - (size - k)
+        # the inequality needs |C| > k; a smaller seed (a triple, for k ≥ 3) only grows until it has k + 1
+        value = float(xs[in_c & (cnt >= k)].sum()) - (size - k) if size > k else -np.inf
         for _ in range(2 * n):
             add = xs @ (((cnt[:, None] + pint) >= k) & (in_c[:, None] | is_child)) - (size + 1 - k)
             add[cvec] = -np.inf
@@ -190,7 +191,7 @@ def _improve_seeds(data: _Data, x: np.ndarray, sup: np.ndarray, seeds: list[np.n
             if max(add[va], drop[vd]) <= value + 1e-9:
                 break
             if add[va] >= drop[vd]:
-                v, value, size = va, float(add[va]), size + 1
+                v, value, size = va, float(add[va]) if size + 1 > k else -np.inf, size + 1
                 cvec[v] = True
                 cnt += pint[:, v]
             else:
