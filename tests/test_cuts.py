@@ -214,10 +214,10 @@ def test_the_kcluster_separator_reports_only_violated_cuts_and_misses_no_violate
 
 @pytest.mark.parametrize("seed", range(4))
 def test_kcluster_cuts_keep_the_search_exact(monkeypatch, seed):
-    """With 2- and 3-cluster cuts separated at every call of both phases, OPT and the credible sets still
+    """With 2-, 3- and 4-cluster cuts separated at every call of both phases, OPT and the credible sets still
     equal brute force (n = 5), and OPT the programme's on dense tables (n = 10, 12) where they are cut."""
     monkeypatch.setattr(settings, "KCLUSTER_MODE", "always")
-    monkeypatch.setattr(settings, "KCLUSTER_MAX_K", 3)
+    monkeypatch.setattr(settings, "KCLUSTER_MAX_K", 4)
     table = random_table(5, 9300 + seed, keep=0.8, ties=seed == 0)
     assert_brute_force_sets(table)
     for n in (10, 12):
