@@ -56,3 +56,17 @@ def test_the_k_cluster_rows_close_a_gap_the_cluster_closure_leaves():
     for n, seed in itertools.product((4, 5), range(2)):
         gaps = _gaps(triangle_table(n, seed))
         assert gaps[1] > 0.2 and abs(gaps[2]) < 1e-6
+
+
+def test_the_heuristic_only_stages_run_one_k_at_a_time_and_bound_opt():
+    """``--heuristic-only``: one stage per k up to ``max_k``, each above OPT and no looser than the one before —
+    with k up to 5 on five and six variables, where a separator that returned clusters of k or fewer members
+    (rows reading 0 ≤ |C| − k < 0) made the LP infeasible."""
+    tables = [triangle_table(n, seed) for n in (5, 6) for seed in range(2)]
+    tables += [dense_table(8, seed, candidates=7, max_size=4) for seed in range(2)]
+    for table in tables:
+        stages = root_gap.stage_gaps(table, dp_optimum(table), max_k=5, exact_stages=False)
+        assert [s[0] for s in stages] == ["heuristic", "+2-heur", "+3-heur", "+4-heur", "+5-heur"]
+        gaps = [gap for _, gap, _, _ in stages]
+        assert all(g >= -1e-6 for g in gaps)
+        assert all(b <= a + 1e-6 for a, b in zip(gaps[:-1], gaps[1:], strict=True))
