@@ -15,6 +15,13 @@ from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders
 from bnilp.scorefile import ScoreTable
 
 
+def check_kcluster(cvec: np.ndarray, k: int) -> None:
+    """Refuse a k-cluster cut outside 1 ≤ k < |C| (``cvec``: C's members as a bool vector): with |C| < k its
+    row would read 0 ≤ |C| − k < 0 and cut off every DAG."""
+    if not 1 <= k < int(cvec.sum()):
+        raise ValueError(f"a k-cluster cut needs 1 <= k < |C|, not k={k} with |C|={int(cvec.sum())}")
+
+
 class _Data:
     """Flattened families. Family k: child ``child[k]``, parents ``pbool[k]`` (bool row over
     variables), exact score ``score[k]``, shifted objective ``obj[k] = score[k] − best[child]``.
@@ -205,8 +212,7 @@ class _Data:
         (k = 1: the cluster cut; see :func:`bnilp.ilp.sepa_cluster.kcluster_cuts` for k ≥ 2).
         Returns (family indices, lhs, rhs) with ``None`` for an infinite side. Needs 1 ≤ k < |C| (with
         |C| < k the row would read 0 ≤ |C| − k < 0 and cut off every DAG)."""
-        if not 1 <= k < int(cvec.sum()):
-            raise ValueError(f"a k-cluster cut needs 1 <= k < |C|, not k={k} with |C|={int(cvec.sum())}")
+        check_kcluster(cvec, k)
         in_c = cvec[self.child]
         meets = in_c & (self.pbool[:, cvec].sum(axis=1) >= k)
         n_meets = int(meets.sum())

@@ -9,15 +9,14 @@ import numpy as np
 from pyscipopt import SCIP_PARAMSETTING, Model, quicksum
 
 from bnilp.ilp import settings
-from bnilp.ilp.families import _Data
+from bnilp.ilp.families import _Data, check_kcluster
 from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL
 
 
 def cluster_violation(data: _Data, x: np.ndarray, cvec: np.ndarray, k: int = 1) -> float:
     """Violation of C's k-cluster cut at ``x``: ``Σ_{v∈C} Σ_{|W∩C|≥k} x(v,W) − (|C| − k)`` (k = 1: the
     cluster cut); needs 1 ≤ k < |C|, as :meth:`~bnilp.ilp.families._Data.cluster_row`."""
-    if not 1 <= k < int(cvec.sum()):
-        raise ValueError(f"a k-cluster cut needs 1 <= k < |C|, not k={k} with |C|={int(cvec.sum())}")
+    check_kcluster(cvec, k)
     sel = cvec[data.child] & (data.pbool[:, cvec].sum(axis=1) >= k)
     return float(x[sel].sum()) - (int(cvec.sum()) - k)
 
