@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pyscipopt import SCIP_LPSOLSTAT, SCIP_RESULT, Heur
 
+from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
+from bnilp.ilp.heur_orders import climb_orders
 from bnilp.ilp.settings import _INT_TOL
 
 if TYPE_CHECKING:
@@ -58,6 +60,15 @@ class _SinkHeur(Heur):
         self.hdlr = hdlr
         self.stats = stats
         self.tick = tick
+        self.climbed: set[tuple[int, ...]] = set()     # roundings already improved by the local search
+        self.t_start = time.perf_counter()
+
+    def _climb_allowed(self, choice: tuple[int, ...]) -> bool:
+        """Whether the local search improves this rounding: on, not seen before, and within its time share."""
+        if not settings.SINK_ORDER_SEARCH or choice in self.climbed:
+            return False
+        spent = self.stats.get("order_search_seconds", 0.0)
+        return spent <= settings.SINK_ORDER_SEARCH_SHARE * (time.perf_counter() - self.t_start) + 1.0
 
     def heurexec(self, heurtiming, nodeinfeasible):
         model = self.model
@@ -69,6 +80,11 @@ class _SinkHeur(Heur):
         usable = np.fromiter((v.getUbGlobal() > _INT_TOL for v in self.hdlr._tv()), dtype=bool,
                              count=data.K)
         choice = _sink_dag(data, self.hdlr._lp_values(), usable)
+        if choice is not None and self._climb_allowed(choice):
+            t1 = time.perf_counter()
+            self.climbed.add(choice)
+            choice, _ = climb_orders(data, choice, usable)
+            self.stats["order_search_seconds"] = self.stats.get("order_search_seconds", 0.0) + time.perf_counter() - t1
         self.stats["python_heur_seconds"] += time.perf_counter() - t0
         if choice is None:
             return {"result": SCIP_RESULT.DIDNOTFIND}

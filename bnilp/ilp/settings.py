@@ -206,6 +206,14 @@ SINK_HEUR_FREQ = 1
 #: ("duringlploop": GOBNILP rounds after each LP of the root's cutting loop)
 SINK_HEUR_TIMING = "afterlpnode"
 SINK_HEUR_TIMINGS = ("afterlpnode", "duringlploop")
+#: improve each new rounding of the sink heuristic by order-based local search (heur_orders.climb_orders:
+#: best insertion moves on its topological order). Off: phase 1 by branch-and-cut (programme off, BIC BF 20,
+#: ``search_ab.py scorefiles/{adult,nltcs,zoo,hepatitis,wine}.BIC.20.scores --config off:DP_MAX_VARIABLES=0,
+#: SINK_ORDER_SEARCH=False --config on:DP_MAX_VARIABLES=0,SINK_ORDER_SEARCH=True``) CPU 1.12, 1.04, 1.01,
+#: 1.31, 1.17 of off; on soybean BF 3 and 150 it never found OPT (the LP did, at node 32–40)
+SINK_ORDER_SEARCH = False
+#: ... while the local search has taken at most this share of the heuristic's phase so far (plus one second)
+SINK_ORDER_SEARCH_SHARE = 0.1
 
 # ---- exact cluster separation by a sub-IP (sepa_subip.py; GOBNILP subip_cuts.c) ----
 #: when the sub-IP runs: "off"; "fallback" (only when the heuristic separator found no cut);
