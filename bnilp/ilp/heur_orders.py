@@ -14,28 +14,16 @@ import math
 import numpy as np
 
 from bnilp.ilp.families import _Data
+from bnilp.mec import _topological_order
 
 
 def topological_order(data: _Data, choice: tuple[int, ...]) -> list[int] | None:
     """The variables of the parent choice ``choice`` (one family index per variable) parents first,
     or None when the choice has a cycle."""
-    n = data.n
-    parents = [np.flatnonzero(data.pbool[k]).tolist() for k in choice]
-    indeg = [len(p) for p in parents]
-    children: list[list[int]] = [[] for _ in range(n)]
-    for v, ps in enumerate(parents):
-        for u in ps:
-            children[u].append(v)
-    ready = [v for v in range(n) if indeg[v] == 0]
-    order: list[int] = []
-    while ready:
-        v = ready.pop()
-        order.append(v)
-        for w in children[v]:
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                ready.append(w)
-    return order if len(order) == n else None
+    try:
+        return _topological_order({v: np.flatnonzero(data.pbool[k]).tolist() for v, k in enumerate(choice)})
+    except ValueError:
+        return None
 
 
 def _predecessors(order: list[int], bit: np.ndarray) -> np.ndarray:
