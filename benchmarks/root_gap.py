@@ -150,6 +150,7 @@ def local_cuts(d: _Data, x: np.ndarray, m: int, max_cuts: int = 200,
     found.sort(key=lambda t: -t[0])
     return [(row, b) for _, row, b in found[:max_cuts]]
 
+
 def _stages(max_k: int, subip_time: float, exact_stages: bool = True, local: int = 0):
     """(name, separators): each separator maps x to a list of rows (row, rhs); later ones run only when the
     earlier ones of the stage find nothing. Without ``exact_stages``: the heuristic separators only, one

@@ -4,8 +4,8 @@ A DAG defines orders of its variables; for an order, the best DAG consistent wit
 variable its best family whose parents all precede it (Teyssier & Koller, UAI 2005, "Ordering-based
 search", §3: the score of an order). :func:`climb_orders` starts from a DAG's topological order and
 applies the best *insertion* move (one variable taken out and put back elsewhere) while it improves the
-score — the rounding of the sink heuristic (:mod:`bnilp.ilp.heur_sinks`) is often a few such moves from
-a better network. It is a plain function; the sink heuristic's plugin calls it on the DAGs it rounds."""
+score — the rounding of the sink heuristic (:mod:`bnilp.ilp.heur_sinks`) can be a few such moves from a
+better network. It is a plain function; the sink heuristic's plugin calls it on the DAGs it rounds."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def climb_orders(data: _Data, choice: tuple[int, ...], usable: np.ndarray | None
     ``usable`` restricts the families (default: all); at most ``max_moves`` moves.
 
     Returns the improved choice and the order it is the best DAG of (``choice`` itself and None when no
-    move improves it, it has a cycle or families outside ``usable``)."""
+    move improves it, it has a cycle or families outside ``usable``, or n > 63: the masks are 64-bit)."""
     n = data.n
     order = topological_order(data, choice)
     if order is None or n < 2 or n > 63:

@@ -67,7 +67,7 @@ class _SinkHeur(Heur):
         """Whether the local search improves this rounding: on, not seen before, and within its time share."""
         if not settings.SINK_ORDER_SEARCH or choice in self.climbed:
             return False
-        spent = self.stats.get("order_search_seconds", 0.0)
+        spent = self.stats["order_search_seconds"]
         return spent <= settings.SINK_ORDER_SEARCH_SHARE * (time.perf_counter() - self.t_start) + 1.0
 
     def heurexec(self, heurtiming, nodeinfeasible):
@@ -84,7 +84,7 @@ class _SinkHeur(Heur):
             t1 = time.perf_counter()
             self.climbed.add(choice)
             choice, _ = climb_orders(data, choice, usable)
-            self.stats["order_search_seconds"] = self.stats.get("order_search_seconds", 0.0) + time.perf_counter() - t1
+            self.stats["order_search_seconds"] += time.perf_counter() - t1
         self.stats["python_heur_seconds"] += time.perf_counter() - t0
         if choice is None:
             return {"result": SCIP_RESULT.DIDNOTFIND}
