@@ -76,10 +76,15 @@ class _Relaxation:
 
 
 def cluster_row(d: _Data, cvec: np.ndarray, k: int) -> tuple[np.ndarray, float]:
-    """C's k-cluster cut in its ≤ form: Σ_{v∈C} Σ_{|W∩C|≥k} x ≤ |C| − k."""
+    """C's k-cluster cut as a dense ≤ row: the search's own row (:meth:`_Data.cluster_row`, the sparser of
+    Σ_{v∈C} Σ_{|W∩C|≥k} x ≤ |C| − k and Σ_{v∈C} Σ_{|W∩C|<k} x ≥ k, equivalent given the convexity rows)."""
+    families, lhs, rhs = d.cluster_row(cvec, k)
     row = np.zeros(d.K)
-    row[cvec[d.child] & (d.pbool[:, cvec].sum(axis=1) >= k)] = 1.0
-    return row, float(cvec.sum() - k)
+    if rhs is not None:
+        row[families] = 1.0
+        return row, rhs
+    row[families] = -1.0
+    return row, -float(lhs)
 
 
 @functools.cache
