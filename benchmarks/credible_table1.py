@@ -13,7 +13,7 @@ both modes on the same score table and checks that the DAG and class counts agre
 
     python benchmarks/credible_table1.py [--max-n 17] [--bf 3,20,150] [--only wine,zoo] [--time-limit 900]
                                          [--enumerate mecs|dags|auto] [--compare]
-                                         [--jobs 2] [--save-dir DIR] [--load-dir DIR]
+                                         [--jobs 2] [--search-jobs 2] [--save-dir DIR] [--load-dir DIR]
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def seed_key(parents: dict) -> tuple:
 def _run(table, eps: float, mode: str, args: argparse.Namespace):
     t = time.perf_counter()
     result = solve_table(table, epsilon=eps, time_limit=args.time_limit, max_networks=args.max_networks,
-                         enumerate_by=mode)
+                         enumerate_by=mode, jobs=args.search_jobs)
     return result, time.perf_counter() - t
 
 
@@ -59,6 +59,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes for scoring (the search is one process; the forward pass of its "
                              "dynamic programme takes a thread per core, DP_THREADS)")
+    parser.add_argument("--search-jobs", type=int, default=1,
+                        help="processes for phase 2 by branch-and-cut (bnilp.ilp.cubes; from 30 variables)")
     parser.add_argument("--save-dir", default="", help="write each score table there as NAME_bfBF.jkl")
     parser.add_argument("--load-dir", default="", help="read NAME_bfBF.jkl from there where it exists instead of "
                                                       "scoring (\"score s\" is then the time to read it)")

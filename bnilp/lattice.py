@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from bnilp.errors import InputError
+from bnilp.memory import keep_grown_loky_workers
 from bnilp.parentsets import (
     Deadline,
     _tol,
@@ -587,12 +588,7 @@ def _init_worker() -> None:
     the coordinator reads the data or generates the first blocks."""
     for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    # loky restarts a worker whose memory grew by 300 MB after its first task ("memory leak"); a worker
-    # here grows by design when it reads a run's score (10⁶ rows: ~0.7 GB), and a restart reads it again
-    with contextlib.suppress(ImportError, AttributeError):
-        from joblib.externals.loky import process_executor
-
-        process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, 1 << 40)
+    keep_grown_loky_workers()      # it grows by design when it reads a run's score; a restart reads it again
     columns = np.zeros((2, 2), dtype=np.int32)
     ctx = CountContext(columns, np.ones(2), np.array([2, 2], dtype=np.int64), 2,
                        np.array([0.0, 0.0, 2.0 * math.log(2.0)]))

@@ -3,6 +3,7 @@ system, and bulk object building without the cyclic collector's scans."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import gc
@@ -79,3 +80,13 @@ def _malloc_trim() -> Any:
         return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError, TypeError):
         return None
+
+
+def keep_grown_loky_workers() -> None:
+    """In a loky worker: do not restart it when its memory grew. loky takes a worker whose memory grew by
+    300 MB after a task for a leak and restarts it; bnilp's workers grow by design (a scoring worker reads
+    the run's score, ~0.7 GB at 10⁶ rows; a phase-2 worker's SCIP tree, ~20 KB a class found)."""
+    with contextlib.suppress(ImportError, AttributeError):
+        from joblib.externals.loky import process_executor
+
+        process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, 1 << 40)

@@ -222,8 +222,12 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
                 progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False,
-                knowledge: Knowledge | Any = None, optimum_only: bool = False) -> LearnResult:
+                knowledge: Knowledge | Any = None, optimum_only: bool = False, jobs: int = 1) -> LearnResult:
     """OPT and every network within ε of it, grouped and averaged.
+
+    ``jobs`` (−1: one per core): processes for phase 2 when branch-and-cut lists the set (from 30 variables,
+    past its first :data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS`; :mod:`bnilp.ilp.cubes`); the set is the
+    same for any value.
 
     ``knowledge`` (:class:`bnilp.knowledge.Knowledge`, a dict of its fields or a knowledge file):
     OPT, the credible set, the classes and the posteriors are those of the DAGs that satisfy it —
@@ -260,7 +264,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         warm_start = admitted
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
                      warm_start=warm_start, progress=progress, enumerate_by=unit,
-                     enumerate_ties=not optimum_only)
+                     enumerate_ties=not optimum_only, jobs=jobs)
     if k is not None and solution.status == "infeasible":
         raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
                          f"({'; '.join(k.statements())})")
@@ -394,6 +398,7 @@ def learn(
     prior added to the score (none, binomial, ebic). ``enumerate_by``/``list_dags``/``knowledge``: see
     :func:`solve_table` (the knowledge also shapes the scoring walk, :func:`score_parent_sets`).
     ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
+    ``n_jobs`` processes score the parent sets and list the credible set (``jobs`` of :func:`solve_table`).
     """
     dataset = _as_dataset(data)
     eps = math.log(bf) if epsilon is None else float(epsilon)
@@ -410,7 +415,8 @@ def learn(
         k.validated(dataset.names)
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
-                         enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k, optimum_only=optimum_only)
+                         enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k, optimum_only=optimum_only,
+                         jobs=n_jobs)
     result.dataset = dataset
     return result
 

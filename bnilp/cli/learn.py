@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -219,7 +220,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by") or "auto",
                              list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
-                             optimum_only=opts.get("optimum_only", False))
+                             optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts))
     if not opts.get("quiet") and result.solution.status != "infeasible":
         console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}[/dim]", highlight=False)
@@ -235,10 +236,24 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
     _finish(result, opts, console, t0)
 
 
+def _search_jobs(opts: dict[str, Any]) -> int:
+    """Processes for phase 2 (``--jobs``; −1 = all cores)."""
+    jobs = opts.get("n_jobs", 1)
+    if jobs == -1:
+        return os.cpu_count() or 1
+    if jobs < 1:
+        raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {jobs}")
+    return jobs
+
+
 @click.command()
 @click.argument("scores_path", metavar="FILE.scores", type=click.Path(dir_okay=False))
 @bf_options
 @solve_options
+@click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
+              help="Processes for listing the credible set when branch-and-cut lists it (from 30 variables; "
+                   "-1 = all cores): past its first seconds the search splits into parts by adjacency; the "
+                   "set is the same for any value.")
 @click.option("--prior", "priors", type=click.Choice(["dags", "mecs"]), multiple=True,
               help="Prior over structures for averaging: uniform over DAGs (default) or over MECs.")
 @knowledge_options

@@ -49,7 +49,9 @@ def walk_options(func):
                              "--jobs processes, default all cores; needs bnilp[dask]); data scattered once.")(func)
     func = click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
                         help="Scoring processes (loky; -1 = all cores): blocks of parent sets within and "
-                             "across variables; the score file is the same for any value.")(func)
+                             "across variables; the score file is the same for any value. In learn also the "
+                             "processes that list the credible set when branch-and-cut lists it (from 30 "
+                             "variables), the same set for any value.")(func)
     func = click.option("--no-prune", is_flag=True, help="Keep every parent set up to --palim (no rules).")(func)
     func = click.option("--palim", type=int, default=None,
                         help=f"Largest parent set (default: none where rules bound it, else "

@@ -98,6 +98,11 @@ in the LP 1,842 classes (12,639 DAGs counted in 400 s),
 family rows lazily 2,355, indicator rows lazily 3,102 (18,522 DAGs); DAG enumeration lists 15,260 DAGs
 in the same time. wine BF 20: 19.9 s for 101 classes against 21.1 s for their 3,449 DAGs.
 
+Phase 2 by branch-and-cut on several processes (``jobs``): after
+:data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS` in the main process, the rest is split into cubes that fix
+whether a few variable pairs are adjacent (:mod:`~bnilp.ilp.cubes`): a class's DAGs share their skeleton, so
+each class lies in one cube, and each cube is phase 2's own branch-and-cut in a worker process.
+
 SCIP's counting mode itself has no binding to read the solutions back; its scheme is built instead
 (``ENUMERATION = "branch"``: branch until a DAG's families are all fixed, record it at that leaf, cut
 the leaf off, no rows) and gives the same credible sets, but was slower than the no-goods (README).
@@ -109,7 +114,7 @@ Layout (one module per SCIP plugin, as GOBNILP splits its C sources): :mod:`~bni
 :mod:`~bnilp.ilp.timing` (SCIP's clocks into ``stats``),
 :mod:`~bnilp.ilp.heur_sinks` (the heuristic), :mod:`~bnilp.ilp.heur_orders` (its local search),
 :mod:`~bnilp.ilp.dp` (the dynamic programme),
-:mod:`~bnilp.ilp.search` (the phases),
+:mod:`~bnilp.ilp.search` (the phases), :mod:`~bnilp.ilp.cubes` (phase 2 on several processes),
 :mod:`~bnilp.ilp.result` (what is returned).
 """
 

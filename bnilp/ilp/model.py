@@ -24,8 +24,10 @@ def _new_stats() -> dict[str, Any]:
 def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
            on_record: Callable[[tuple[int, ...]], None] | None = None,
            clusters: list[tuple[np.ndarray, int]] | None = None,
-           tick: Callable[[], None] | None = None, classes: bool = False) -> tuple[Model, list, _Acyclicity]:
-    """The family-variable model with convexity rows, all 2-cluster rows and the handler."""
+           tick: Callable[[], None] | None = None, classes: bool = False,
+           fixings: list[tuple[np.ndarray, int]] | None = None) -> tuple[Model, list, _Acyclicity]:
+    """The family-variable model with convexity rows, all 2-cluster rows and the handler; ``fixings``
+    (families, value) add Σ_{k ∈ families} x_k = value (a cube of :mod:`bnilp.ilp.cubes`)."""
     model = Model("bnilp")
     model.hideOutput(not verbose)
     xvars = [model.addVar(name=f"x{k}", vtype="B", obj=float(data.obj[k])) for k in range(data.K)]
@@ -57,6 +59,8 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
     for c, (cvec, k) in enumerate(clusters or []):
         model.addCons(_cluster_expr(xvars, *data.cluster_row(cvec, k)), name=f"phase1cut{c}",
                       removable=True)
+    for c, (fams, value) in enumerate(fixings or []):
+        model.addCons(quicksum(xvars[k] for k in fams.tolist()) == value, name=f"cube{c}")
     hdlr = _Acyclicity(data, xvars, enumerate_mode, stats, on_record, tick, classes)
     if classes and settings.MEC_ROW_FORM == "indicators":
         pairs, triples = data.class_indicators()

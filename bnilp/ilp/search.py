@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import signal
 import threading
 import time
@@ -101,7 +102,7 @@ def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
 def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None = None,
           max_networks: int = 150_000, warm_start: Parents | None = None,
           enumerate_ties: bool = True, progress: Callable[[dict], None] | None = None,
-          verbose: bool = False, enumerate_by: str = "dags") -> SolveResult:
+          verbose: bool = False, enumerate_by: str = "dags", jobs: int = 1) -> SolveResult:
     """Prove OPT (phase 1), then list every DAG with score ≥ OPT − ε (phase 2).
 
     Phase 2 runs when ``epsilon > 0``, or when ``epsilon == 0`` and ``enumerate_ties``.
@@ -112,11 +113,18 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     ``complete`` is True only when the returned list is provably the whole credible set; ``status`` is
     one of :data:`STATUSES` (SIGINT or SIGTERM during the search: ``interrupted``, with what was found;
     phase 2's branch-and-cut with the free memory too low for the report of more networks: ``memory_limit``,
-    with what was found, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`)."""
+    with what was found, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`).
+    ``jobs`` (−1: one per core): processes for phase 2 by branch-and-cut — past
+    :data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS` it splits into cubes by adjacency (:mod:`bnilp.ilp.cubes`);
+    the credible set is the same for any value (which networks a capped list holds is not)."""
+    if jobs == -1:
+        jobs = os.cpu_count() or 1
+    if jobs < 1:
+        raise InputError(f"jobs must be ≥ 1 or −1 (one per core), got {jobs}")
     sig = _Signals()
     with _sigterm_interrupts(sig):
         return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
-                      enumerate_by)
+                      enumerate_by, jobs)
 
 
 @dataclass
@@ -137,6 +145,8 @@ class _Run:
     proven: _Optimum | None = None
     incumbent: tuple[tuple[int, ...] | None, float] | None = None
     collected: _Collected | None = None
+    #: processes for phase 2's branch-and-cut (:func:`_enumerate_split`)
+    jobs: int = 1
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t_start
@@ -252,7 +262,7 @@ def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
 
 def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_networks: int,
            warm_start: Parents | None, enumerate_ties: bool, progress: Callable[[dict], None] | None,
-           verbose: bool, sig: _Signals, enumerate_by: str) -> SolveResult:
+           verbose: bool, sig: _Signals, enumerate_by: str, jobs: int = 1) -> SolveResult:
     if enumerate_by not in ENUMERATE_UNITS:
         raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_UNITS)}, got {enumerate_by!r}")
     if epsilon < 0 or not math.isfinite(epsilon):
@@ -261,7 +271,7 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         raise InputError(f"max_networks must be ≥ 1, got {max_networks}")
     t_start = time.perf_counter()
     run = _Run(epsilon, enumerate_by, progress, sig, t_start,
-               None if time_limit is None else t_start + max(0.0, float(time_limit)))
+               None if time_limit is None else t_start + max(0.0, float(time_limit)), jobs=jobs)
     ws = _validate_warm_start(table, warm_start) if warm_start is not None else None
     data = _Data(table)
     stats: dict[str, Any] = {"phase1": _new_stats()}
@@ -320,6 +330,8 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
             done = _enumerate_by_peeling(run, data, found, dp, max_networks, classes, stats)
             if done is not None:
                 return done
+    if run.jobs > 1:
+        return _enumerate_split(run, data, found, max_networks, classes, verbose, stats)
     result = _enumerate(run, data, found, max_networks, classes, verbose, stats)
     assert result is not None                   # no budget: branch-and-cut always returns a result
     return result
@@ -659,13 +671,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         tick()
 
     run.report("enumerate", 0, force=True)
-    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters, tick=tick, classes=classes)
-    tol = 1e-5 * max(1.0, abs(found.opt_shift) + epsilon)
-    model2.setObjlimit(found.opt_shift - epsilon - tol)
-    model2.setPresolve(SCIP_PARAMSETTING.OFF)
-    model2.setHeuristics(SCIP_PARAMSETTING.OFF)
-    for name, value in settings.PHASE2_PARAMS.items():
-        model2.setParam(name, value)
+    model2, hdlr2 = _phase2_model(data, found, epsilon, stats2, verbose, on_record, tick, classes)
     rem = run.remaining()
     stopped = None          # (status, words) when phase 2 ended before proving the set complete
     if run.sig.received:
@@ -687,6 +693,47 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         elif not got.limit_hit and status2 != "infeasible":
             stopped = _early_stop(status2, run.sig)
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
+
+
+def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int, classes: bool, verbose: bool,
+                     stats: dict[str, Any]) -> SolveResult:
+    """Phase 2 on ``run.jobs`` processes: branch-and-cut here for
+    :data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS` (a small set ends there, no worker started; its statistics
+    go to ``stats["phase2_serial"]``), then the cubes of :mod:`bnilp.ilp.cubes` list the rest, what was found
+    here kept (a class or DAG they find again is not added twice)."""
+    from bnilp.ilp import cubes
+
+    run.budget = time.perf_counter() + settings.PHASE2_SERIAL_SECONDS
+    done = _enumerate(run, data, found, max_networks, classes, verbose, stats)
+    run.budget = None
+    if done is not None:
+        return done
+    got = run.collected or _Collected(threshold=found.opt - run.epsilon - _tie_tol(found.opt))
+    run.collected = None
+    stats["phase2_serial"] = stats.pop("phase2")
+    stats2 = stats["phase2"] = _new_stats()
+    watch = _MemoryWatch(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"])
+    stopped = cubes.enumerate_in_cubes(run, data, found, got, classes, run.jobs, max_networks, watch, stats2)
+    if got.memory_hit and not got.limit_hit and not run.sig.received:
+        stopped = _memory_stop(watch, stats2)
+    return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
+
+
+def _phase2_model(data: _Data, found: _Optimum, epsilon: float, stats2: dict[str, Any], verbose: bool,
+                  on_record: Callable[[tuple[int, ...]], None], tick: Callable[[], None], classes: bool,
+                  fixings: list[tuple[np.ndarray, int]] | None = None) -> tuple[Any, Any]:
+    """Phase 2's model and its acyclicity handler: phase 1's cluster cuts, the objective limit OPT − ε − tol
+    (tol = 1e-5·max(1, |shifted OPT| + ε)), no presolving or heuristics, :data:`~bnilp.ilp.settings.PHASE2_PARAMS`;
+    ``fixings`` restrict it to a cube (:mod:`bnilp.ilp.cubes`)."""
+    model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters, tick=tick, classes=classes,
+                              fixings=fixings)
+    tol = 1e-5 * max(1.0, abs(found.opt_shift) + epsilon)
+    model2.setObjlimit(found.opt_shift - epsilon - tol)
+    model2.setPresolve(SCIP_PARAMSETTING.OFF)
+    model2.setHeuristics(SCIP_PARAMSETTING.OFF)
+    for name, value in settings.PHASE2_PARAMS.items():
+        model2.setParam(name, value)
+    return model2, hdlr2
 
 
 def _phase2_words(stats2: dict[str, Any]) -> str:

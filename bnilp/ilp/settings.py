@@ -169,6 +169,14 @@ ENUMERATION_REPORT_BYTES = {"dags": 20_000, "mecs": 30_000}
 #: seconds between two looks at the free memory in phase 2 (one read of /proc/meminfo, ~20 µs)
 ENUMERATION_MEMORY_CHECK_SECONDS = 0.5
 
+#: phase 2 by branch-and-cut on ``jobs`` > 1 processes (:mod:`bnilp.ilp.cubes`): it runs serially for
+#: PHASE2_SERIAL_SECONDS first (a small credible set is listed there without starting workers), then splits the
+#: rest into 2^k ≥ PHASE2_CUBES_PER_JOB × jobs cubes by adjacency, handed to the workers as they free up; a
+#: worker sends what it found every PHASE2_CUBE_FLUSH_SECONDS
+PHASE2_SERIAL_SECONDS = 10.0
+PHASE2_CUBES_PER_JOB = 4
+PHASE2_CUBE_FLUSH_SECONDS = 0.5
+
 #: every status a solve can end in, with ``complete`` and the CLI's exit code (README, "Statuses")
 STATUSES = {
     "optimal": "OPT proven; the credible set is complete (exit 0)",
@@ -177,7 +185,8 @@ STATUSES = {
     "memory_limit": "the free memory would not hold the report of more networks (or SCIP's memory limit was "
                     "reached): phase 2 stopped; what was found is kept (exit 3)",
     "network_limit": "max_networks networks collected; there may be more (exit 3)",
-    "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search; what was found is kept (exit 3)",
+    "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search, or a worker process of phase 2 died (--jobs); "
+                   "what was found is kept (exit 3)",
 }
 
 # ---- plugin priorities and frequencies (SCIP's meaning; GOBNILP uses the same kinds of values) ----

@@ -1,0 +1,92 @@
+"""Phase 2 on several processes (``bnilp.ilp.cubes``): classes (or DAGs) listed per wall second, ``jobs`` 1 vs more.
+
+For each score file and each ``--jobs`` value: ``ilp.solve(table, ln BF, enumerate_by=..., jobs=J,
+time_limit=T)`` (no network cap), then the status, what was listed, phase 1 and phase 2 wall seconds, the
+listing rate (networks per wall second of phase 2, the serial start included) and its ratio to the first
+``--jobs`` value, and for split runs the cubes: how many, how many held something, and the longest cube's
+seconds over the mean of the non-empty ones (balance). With a time limit the rates compare runs that
+listed different numbers of networks; where a run is complete, its wall time is the figure, and "same"
+says whether every complete run listed the same classes (class words) or DAGs as the first complete one.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/phase2_jobs.py FILE.jkl[:BF] ... [--bf 20] [--jobs 1,2]
+                                                         [--time-limit 300] [--enumerate mecs|dags]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+from bnilp import ilp
+from bnilp.ilp.families import _Data
+from bnilp.scorefile import read_jaakkola
+
+
+def _phase2_seconds(res) -> float:
+    return res.stats.get("phase2_serial", {}).get("seconds", 0.0) + res.stats.get("phase2", {}).get("seconds", 0.0)
+
+
+def _listed(data: _Data, res, classes: bool) -> set:
+    """The listed networks as class words (``classes``) or as parent maps."""
+    if not classes:
+        return {tuple(sorted((v, tuple(sorted(p))) for v, p in n.parents.items())) for n in res.networks}
+    index = {v: i for i, v in enumerate(data.names)}
+    rows = []
+    for net in res.networks:
+        row = []
+        for v in data.names:
+            i = index[v]
+            block = data.sets[data.start[i]:data.start[i + 1]]
+            row.append(int(data.start[i]) + block.index(frozenset(net.parents[v])))
+        rows.append(row)
+    return {w.tobytes() for w in data.class_words(np.asarray(rows, dtype=np.int64))}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="+", help="score files, each optionally FILE:BF")
+    parser.add_argument("--bf", type=float, default=20.0)
+    parser.add_argument("--jobs", default="1,2")
+    parser.add_argument("--time-limit", type=float, default=300.0)
+    parser.add_argument("--enumerate", choices=("dags", "mecs"), default="mecs")
+    args = parser.parse_args(argv)
+    jobs = [int(j) for j in args.jobs.split(",")]
+    print(f"{'file':28} {'jobs':>4} {'status':11} {'listed':>9} {'p1 s':>7} {'p2 s':>7} {'per s':>8} "
+          f"{'ratio':>6} {'cubes':>5} {'held':>4} {'max/mean':>8} {'same':>4}", flush=True)
+    for spec in args.files:
+        path, _, bf = spec.partition(":")
+        bf_value = float(bf) if bf else args.bf
+        table = read_jaakkola(path)
+        name = f"{os.path.basename(path)} BF {bf_value:g}"
+        base = None
+        first: set | None = None
+        data = _Data(table)
+        for j in jobs:
+            t0 = time.perf_counter()
+            res = ilp.solve(table, math.log(bf_value), time_limit=args.time_limit, enumerate_by=args.enumerate,
+                            jobs=j, max_networks=10 ** 9)
+            wall = time.perf_counter() - t0
+            p2 = _phase2_seconds(res)
+            rate = len(res.networks) / p2 if p2 > 0 else math.nan
+            base = rate if base is None else base
+            per_cube = res.stats.get("phase2", {}).get("per_cube", [])
+            held = [c["seconds"] for c in per_cube if c["found"] > 0]
+            balance = max(held) / (sum(held) / len(held)) if held else math.nan
+            same = "—"
+            if res.complete:
+                listed = _listed(data, res, args.enumerate == "mecs")
+                first = listed if first is None else first
+                same = "yes" if listed == first else "NO"
+            p1 = res.stats['phase1'].get('seconds', 0)
+            print(f"{name:28} {j:>4} {res.status:11} {len(res.networks):>9,} {p1:>7.1f} "
+                  f"{p2:>7.1f} {rate:>8.1f} {rate / base:>6.2f} {len(per_cube):>5} {len(held):>4} {balance:>8.2f} "
+                  f"{same:>4}   (wall {wall:.1f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

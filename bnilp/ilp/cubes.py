@@ -1,0 +1,347 @@
+"""Phase 2 on several processes: the credible set split into cubes by adjacency, one branch-and-cut per cube.
+
+A *cube* fixes the adjacency of a few variable pairs. The pair {u, v} is adjacent in a DAG iff
+a(u, v) = Σ_{Π ∋ v} x(u, Π) + Σ_{Π ∋ u} x(v, Π) = 1 (the 2-cluster row makes the sum ≤ 1), so the 2^k sign
+vectors over k pairs cut the DAGs into disjoint parts, and since Markov equivalent DAGs share their skeleton
+(Verma & Pearl 1990), each equivalence class lies whole in one part: the cubes' credible lists are disjoint
+in both enumeration units and their union is the credible set. Each cube is phase 2's own branch-and-cut
+(:func:`bnilp.ilp.search._phase2_model`) with the rows a(u, v) = 0 or 1 added — the self-splitting of a
+search tree among workers that never talk (Fischetti, Monaci & Salvagnin, 2014), here with more cubes than
+workers, handed out as workers free up, because the parts are far from equal.
+
+:func:`split_pairs` is the plain, testable choice of pairs; :func:`enumerate_in_cubes` runs the cubes on
+``jobs`` processes, gathers what they find as they go, and stops them all at the network cap, a memory stop
+or a signal.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import queue as queue_module
+import signal
+import tempfile
+import time
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bnilp.ilp import settings
+from bnilp.ilp.families import _Data
+from bnilp.memory import keep_grown_loky_workers
+
+#: seconds to wait, after the last cube returned, for records it sent that have not arrived
+_SETTLE_SECONDS = 10.0
+
+#: Cube statuses that mean "nothing credible is left in it" (SCIP proves the objective limit unreachable)
+_CUBE_DONE = ("infeasible", "optimal")
+
+
+def adjacency_families(data: _Data, u: int, v: int) -> np.ndarray:
+    """The families whose indicator sum is a(u, v): u's parent sets holding v and v's holding u."""
+    return np.flatnonzero(((data.child == u) & data.pbool[:, v]) | ((data.child == v) & data.pbool[:, u]))
+
+
+def split_pairs(data: _Data, budget: float, k: int) -> list[tuple[int, int]]:
+    """Up to ``k`` pairs {u, v} to split the credible set on, both of whose sides may hold credible DAGs.
+
+    A DAG G has s(G) = Σ_i best_i − Σ_i loss_i(Π_i) with loss_i(Π) = best_i − s(i, Π) ≥ 0, so it is credible
+    only if Σ_i loss_i ≤ ``budget`` = Σ_i best_i − OPT + ε. Ignoring acyclicity, making {u, v} adjacent costs
+    at least adj = min(min_{Π ∋ v} loss_u(Π), min_{Π ∋ u} loss_v(Π)) and keeping it apart at least
+    apart = min_{Π ∌ v} loss_u(Π) + min_{Π ∌ u} loss_v(Π). Pairs with both ≤ ``budget`` qualify, ranked by
+    max(adj, apart), cheapest first (both sides likely to hold much of the set; ties by the pair), and those
+    sharing no variable with a pair ranked before them come first (pairs on one variable, or on twins, split
+    the set alike and leave cubes empty). The first ``k`` of that order; fewer (none: no split) when fewer
+    pairs qualify.
+    """
+    n = data.n
+    loss = -np.asarray(data.obj, dtype=float)
+    with_v = np.full((n, n), math.inf)          # [u, v]: cheapest family of u holding v
+    without_v = np.full((n, n), math.inf)       # [u, v]: cheapest family of u not holding v
+    for u in range(n):
+        block = slice(int(data.start[u]), int(data.start[u + 1]))
+        pb = data.pbool[block]
+        lu = loss[block][:, None]
+        if pb.shape[0]:
+            with_v[u] = np.where(pb, lu, math.inf).min(axis=0)
+            without_v[u] = np.where(~pb, lu, math.inf).min(axis=0)
+    adj = np.minimum(with_v, with_v.T)
+    apart = without_v + without_v.T
+    cost = np.maximum(adj, apart)
+    tol = 1e-9 * max(1.0, abs(budget))
+    iu, jv = np.triu_indices(n, 1)
+    ok = (adj[iu, jv] <= budget + tol) & (apart[iu, jv] <= budget + tol)
+    cand = [(u, v) for _, u, v in sorted(zip(cost[iu, jv][ok].tolist(), iu[ok].tolist(), jv[ok].tolist(),
+                                             strict=True))]
+    disjoint: list[tuple[int, int]] = []
+    used: set[int] = set()
+    for u, v in cand:
+        if u not in used and v not in used:
+            disjoint.append((u, v))
+            used.update((u, v))
+    taken = set(disjoint)
+    return (disjoint + [p for p in cand if p not in taken])[:max(0, k)]
+
+
+def cube_fixings(data: _Data, pairs: list[tuple[int, int]]) -> list[list[tuple[np.ndarray, int]]]:
+    """The 2^k cubes over ``pairs``: for each sign vector, the (families of a(u, v), 0 or 1) rows."""
+    fams = [adjacency_families(data, u, v) for u, v in pairs]
+    cubes = []
+    for signs in range(2 ** len(pairs)):
+        cubes.append([(f, (signs >> b) & 1) for b, f in enumerate(fams)])
+    return cubes
+
+
+def cube_count(jobs: int) -> int:
+    """How many pairs to split on for ``jobs`` processes: 2^k ≥ ``PHASE2_CUBES_PER_JOB`` × jobs cubes."""
+    return max(1, math.ceil(math.log2(max(2, settings.PHASE2_CUBES_PER_JOB * jobs))))
+
+
+@dataclass
+class CubeRun:
+    """What the coordinator knows of the cubes: each one's status and statistics, the records received."""
+
+    statuses: dict[int, str] = field(default_factory=dict)
+    stats: dict[int, dict[str, Any]] = field(default_factory=dict)
+    received: dict[int, int] = field(default_factory=dict)
+    #: how many records each returned cube sent (all must arrive before the end)
+    expected: dict[int, int] = field(default_factory=dict)
+    broken: bool = False
+    #: some records a cube sent never arrived (:func:`_gather`)
+    lost: bool = False
+
+
+# ------------------------------------------------------------------------------------------------ workers
+
+_WORKER: dict[str, Any] = {}
+
+
+def _settings_snapshot() -> dict[str, Any]:
+    """The coordinator's :mod:`bnilp.ilp.settings` (a user or a benchmark may have changed them)."""
+    return {name: getattr(settings, name) for name in dir(settings) if name.isupper()}
+
+
+def _worker_init(path: str, snapshot: dict[str, Any], found_q: Any, stop: Any) -> None:
+    """A worker process: ignore SIGINT (the coordinator stops the cubes through ``stop``), take the
+    coordinator's settings, load the problem once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    keep_grown_loky_workers()
+    for name, value in snapshot.items():
+        setattr(settings, name, value)
+    with open(path, "rb") as handle:
+        data, found, epsilon, classes = pickle.load(handle)
+    _WORKER.update(data=data, found=found, epsilon=epsilon, classes=classes, queue=found_q, stop=stop)
+
+
+def _run_cube(index: int, fixings: list[tuple[np.ndarray, int]], deadline: float | None) -> dict[str, Any]:
+    """Phase 2 on one cube in a worker: credible choices go to the coordinator in batches as they are found
+    (``("found", index, [(choice, score), ...])``); returns the cube's status, statistics and how many it sent.
+    ``deadline`` is a wall-clock time (``time.time()``)."""
+    from bnilp.ilp.model import _new_stats
+    from bnilp.ilp.search import _optimize, _phase2_model, _Run, _Signals, _tie_tol
+
+    w = _WORKER
+    data, found, epsilon, classes = w["data"], w["found"], w["epsilon"], w["classes"]
+    stop, out = w["stop"], w["queue"]
+    stats2 = _new_stats()
+    if stop.is_set():
+        return {"index": index, "status": "skipped", "stats": stats2, "sent": 0}
+    threshold = found.opt - epsilon - _tie_tol(found.opt)
+    batch: list[tuple[tuple[int, ...], float]] = []
+    state = {"sent": 0, "flushed": time.perf_counter()}
+
+    def flush() -> None:
+        if batch:
+            out.put(("found", index, list(batch)))
+            state["sent"] += len(batch)
+            batch.clear()
+        state["flushed"] = time.perf_counter()
+
+    def tick() -> None:
+        if stop.is_set():
+            model2.interruptSolve()
+        if time.perf_counter() - state["flushed"] >= settings.PHASE2_CUBE_FLUSH_SECONDS:
+            flush()
+
+    def on_record(choice: tuple[int, ...]) -> None:
+        s = data.exact(choice)
+        if s >= threshold:
+            batch.append((choice, s))
+        tick()
+
+    rem = None if deadline is None else deadline - time.time()
+    if rem is not None and rem <= 0:
+        return {"index": index, "status": "timelimit", "stats": stats2, "sent": 0}
+    model2, hdlr2 = _phase2_model(data, found, epsilon, stats2, False, on_record, tick, classes, fixings)
+    model2.setParam("misc/catchctrlc", False)
+    now = time.perf_counter()
+    run = _Run(epsilon, "mecs" if classes else "dags", None, _Signals(), now, None if rem is None else now + rem)
+    status = _optimize(model2, run, stats2)
+    stats2.update(collected=len(hdlr2.recorded))
+    flush()
+    model2.freeTransform()
+    return {"index": index, "status": status, "stats": stats2, "sent": state["sent"]}
+
+
+# ------------------------------------------------------------------------------------------------ coordinator
+
+def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: bool, jobs: int,
+                       max_networks: int, watch: Any, stats2: dict[str, Any]) -> tuple[str, str] | None:
+    """Phase 2 split into cubes (:func:`split_pairs`, :func:`cube_fixings`) on ``jobs`` worker processes.
+
+    What the cubes find is added to ``got.credible`` (choice → exact score), one representative per class
+    (``classes``) or per DAG: a choice whose class (or DAG) is there already — found before the split — is
+    skipped. Returns None when every cube is done (the set is complete), else (status, words) for the
+    message; None too when ``got.limit_hit`` / ``got.memory_hit`` say that the cap or the memory guard
+    (``watch``, over every class or DAG gathered) stopped them.
+    """
+    budget = data.offset - found.opt + run.epsilon
+    pairs = split_pairs(data, budget, cube_count(jobs))         # none qualify: one cube, the whole rest
+    cubes = cube_fixings(data, pairs)
+    stats2.update(method="branch-and-cut in cubes", jobs=jobs, split_pairs=[[data.names[u], data.names[v]]
+                                                                           for u, v in pairs], cubes=len(cubes))
+    from joblib.externals.loky import ProcessPoolExecutor
+    from joblib.externals.loky.backend import get_context
+
+    seen = _Seen(data, classes, got.credible)
+    ctx = get_context("loky")           # fresh interpreters; a user's unguarded script is not run again
+    found_q = ctx.Queue()
+    stop = ctx.Event()
+    fd, path = tempfile.mkstemp(prefix="bnilp-cubes-", suffix=".pkl")
+    state = CubeRun()
+    t0 = time.perf_counter()
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            pickle.dump((data, found, run.epsilon, classes), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        rem = run.remaining()
+        deadline = None if rem is None else time.time() + rem
+        with ProcessPoolExecutor(max_workers=jobs, context=ctx, initializer=_worker_init,
+                                 initargs=(path, _settings_snapshot(), found_q, stop)) as pool:
+            futures = [pool.submit(_run_cube, i, fix, deadline) for i, fix in enumerate(cubes)]
+            _gather(run, futures, found_q, stop, state, seen, got, max_networks, watch)
+    finally:
+        os.unlink(path)
+    stats2["seconds"] = time.perf_counter() - t0
+    _merge_stats(stats2, state)
+    if got.limit_hit or (got.memory_hit and not run.sig.received):
+        return None                             # the caller words these
+    if run.sig.received or state.broken or state.lost:
+        return "interrupted", ("interrupted (SIGINT/SIGTERM)" if run.sig.received else
+                               "interrupted (a worker process of phase 2 died)" if state.broken else
+                               "interrupted (records of phase 2's workers were lost)")
+    if all(s in _CUBE_DONE for s in state.statuses.values()) and len(state.statuses) == len(cubes):
+        return None
+    if any(s == "memlimit" for s in state.statuses.values()):
+        return "memory_limit", "memory limit reached"
+    return "time_limit", "time limit reached"
+
+
+class _Seen:
+    """The keys of what ``got.credible`` holds: class words (``classes``) or the choices themselves."""
+
+    def __init__(self, data: _Data, classes: bool, credible: dict[tuple[int, ...], float]):
+        self.data = data
+        self.classes = classes
+        self.keys: set = set()
+        self.add_new(list(credible))
+
+    def add_new(self, choices: list[tuple[int, ...]]) -> list[bool]:
+        """Which of ``choices`` are new (and remember them)."""
+        if not choices:
+            return []
+        if self.classes:
+            words = self.data.class_words(np.asarray(choices, dtype=np.int64))
+            keys: list = [w.tobytes() for w in words]
+        else:
+            keys = list(choices)
+        new = []
+        for key in keys:
+            fresh = key not in self.keys
+            if fresh:
+                self.keys.add(key)
+            new.append(fresh)
+        return new
+
+
+def _gather(run: Any, futures: list[Future], found_q: Any, stop: Any, state: CubeRun, seen: _Seen, got: Any,
+            max_networks: int, watch: Any) -> None:
+    """Take the cubes' batches until every cube has returned and all it sent has arrived; stop them all at
+    the cap, a memory stop, a signal (SIGTERM through ``run.sig``, Ctrl-C as KeyboardInterrupt here). Batches
+    still missing :data:`_SETTLE_SECONDS` after the last cube returned (a Ctrl-C between taking a batch and
+    counting it) leave ``state.lost`` set: the list is then not complete."""
+    pending = set(range(len(futures)))
+    settle: float | None = None
+    while True:
+        try:
+            _drain(found_q, state, seen, got, timeout=0.2)
+            for i in sorted(i for i in pending if futures[i].done()):
+                pending.discard(i)
+                try:
+                    res = futures[i].result()
+                except BrokenProcessPool:
+                    state.broken = True
+                    stop.set()
+                    continue
+                state.statuses[i] = res["status"]
+                state.stats[i] = res["stats"]
+                state.expected[i] = res["sent"]
+            if len(got.credible) >= max_networks and not got.limit_hit:
+                got.limit_hit = True
+                stop.set()
+            if not got.memory_hit and watch.short(len(got.credible)):
+                got.memory_hit = True
+                stop.set()
+            if run.sig.received:
+                stop.set()
+            run.report("enumerate", len(got.credible))
+            if not pending:
+                if state.broken or all(state.received.get(i, 0) >= n for i, n in state.expected.items()):
+                    return
+                settle = time.perf_counter() + _SETTLE_SECONDS if settle is None else settle
+                if time.perf_counter() > settle:
+                    state.lost = True
+                    return
+        except KeyboardInterrupt:
+            run.sig.received = True
+            stop.set()
+        except BaseException:
+            stop.set()          # a worker's error: stop the others before the pool waits for them
+            raise
+
+
+def _drain(found_q: Any, state: CubeRun, seen: _Seen, got: Any, timeout: float) -> None:
+    """Add every batch waiting in ``found_q`` (the first after up to ``timeout`` seconds) to ``got.credible``."""
+    wait = timeout
+    while True:
+        try:
+            kind, index, batch = found_q.get(timeout=wait) if wait > 0 else found_q.get_nowait()
+        except queue_module.Empty:
+            return
+        wait = 0.0
+        assert kind == "found"
+        state.received[index] = state.received.get(index, 0) + len(batch)
+        for (choice, score), new in zip(batch, seen.add_new([c for c, _ in batch]), strict=True):
+            if new:
+                got.credible[choice] = score
+
+
+def _merge_stats(stats2: dict[str, Any], state: CubeRun) -> None:
+    """Phase 2's statistics summed over the cubes, with each cube's status, nodes, seconds and records."""
+    per_cube = []
+    for i in sorted(state.stats):
+        s = state.stats[i]
+        per_cube.append({"cube": i, "status": state.statuses.get(i), "seconds": round(s.get("seconds", 0.0), 3),
+                         "nodes": s.get("nodes", 0), "found": state.received.get(i, 0)})
+        for key in ("nodes", "lp_iterations", "lps", "cuts_total", "sepa_calls", "python_sepa_seconds",
+                    "python_enforce_seconds", "collected"):
+            if key in s:
+                stats2[key] = stats2.get(key, 0) + s[key]
+        for kind, count in s.get("cuts", {}).items():
+            stats2["cuts"][kind] = stats2["cuts"].get(kind, 0) + count
+    stats2["per_cube"] = per_cube
+    stats2["scip_status"] = "cubes: " + ", ".join(f"{st}×{sum(1 for v in state.statuses.values() if v == st)}"
+                                                  for st in sorted(set(state.statuses.values())))

@@ -1,0 +1,211 @@
+"""Phase 2 split into cubes by adjacency on several processes (:mod:`bnilp.ilp.cubes`)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from bnilp import ilp
+from bnilp.ilp import cubes, solve
+from bnilp.ilp.families import _Data
+from bnilp.mec import mec_key
+from tests.oracles import brute_force_credible, brute_force_networks
+from tests.test_ilp import as_set, check_result, random_table
+
+
+def _choice_of(data: _Data, parents) -> tuple[int, ...]:
+    return tuple(int(data.start[i]) + data.sets[data.start[i]:data.start[i + 1]].index(frozenset(parents[v]))
+                 for i, v in enumerate(data.names))
+
+
+def _adjacent(parents, u: str, v: str) -> bool:
+    return u in parents[v] or v in parents[u]
+
+
+def test_cubes_partition_every_dag_and_every_class():
+    """Each DAG of the table satisfies exactly one cube's rows, and Markov equivalent DAGs the same one."""
+    for seed in range(6):
+        table = random_table(5, 700 + seed, keep=0.6)
+        data = _Data(table)
+        pairs = [(0, 1), (1, 3), (2, 4)]
+        fixings = cubes.cube_fixings(data, pairs)
+        assert len(fixings) == 8
+        cube_of_class: dict = {}
+        for _, parents in brute_force_networks(table):
+            x = np.zeros(data.K)
+            x[list(_choice_of(data, parents))] = 1
+            hits = [c for c, rows in enumerate(fixings) if all(x[f].sum() == value for f, value in rows)]
+            assert len(hits) == 1
+            assert all(x[f].sum() == int(_adjacent(parents, data.names[u], data.names[v]))
+                       for (f, _), (u, v) in zip(fixings[hits[0]], pairs, strict=True))
+            assert cube_of_class.setdefault(mec_key(parents), hits[0]) == hits[0]
+
+
+def test_split_pairs_never_drop_a_side_that_holds_a_credible_dag():
+    """A pair is split on only when both its sides may hold a credible DAG, and the cost bound behind that
+    never rules out a side that does (brute force: the DAGs with s ≥ OPT − ε on each side of every pair)."""
+    for seed in range(8):
+        table = random_table(5, 800 + seed, keep=0.5, ties=seed % 2 == 1)
+        data = _Data(table)
+        for eps in (0.0, math.log(3), math.log(150)):
+            opt, credible = brute_force_credible(table, eps)
+            budget = data.offset - opt + eps
+            chosen = set(cubes.split_pairs(data, budget, 10 ** 6))
+            for u, v in itertools.combinations(range(data.n), 2):
+                sides = {_adjacent(p, data.names[u], data.names[v]) for _, p in credible}
+                if sides == {True, False}:
+                    assert (u, v) in chosen
+            assert cubes.split_pairs(data, budget, 2) == cubes.split_pairs(data, budget, 10 ** 6)[:2]
+
+
+@pytest.fixture
+def split_at_once(monkeypatch):
+    """Branch-and-cut in both phases, phase 2 split into cubes at once (no serial start)."""
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr(ilp.settings, "PHASE2_SERIAL_SECONDS", 0.0)
+
+
+def test_cubes_on_two_processes_list_exactly_the_credible_dags_and_classes(split_at_once):
+    """jobs=2 lists the brute-force credible set: every DAG once (DAG mode), one DAG of every class (class
+    mode); the workers run with the coordinator's settings (here: no dynamic programme)."""
+    table = random_table(5, 901, keep=0.6)
+    eps = math.log(150)
+    opt, expected = brute_force_credible(table, eps)
+    dags = solve(table, eps, jobs=2)
+    assert dags.complete and dags.status == "optimal"
+    assert dags.stats["phase2"]["method"] == "branch-and-cut in cubes"
+    assert dags.stats["phase2"]["cubes"] >= 8
+    check_result(table, dags, eps)
+    assert as_set(n.parents for n in dags.networks) == as_set(p for _, p in expected)
+    classes = solve(table, eps, jobs=2, enumerate_by="mecs")
+    keys = [mec_key(n.parents) for n in classes.networks]
+    assert classes.complete and len(keys) == len(set(keys))
+    assert set(keys) == {mec_key(p) for _, p in expected}
+    assert sum(c["found"] for c in classes.stats["phase2"]["per_cube"]) == len(keys)
+
+
+def test_cubes_stop_at_the_network_cap(split_at_once):
+    table = random_table(5, 902, keep=0.7)
+    res = solve(table, 1e6, jobs=2, max_networks=4)
+    assert res.status == "network_limit" and not res.complete and len(res.networks) == 4
+    check_result(table, res, 1e6)
+
+
+def test_a_set_listed_within_the_serial_start_starts_no_worker(monkeypatch):
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    table = random_table(5, 903, keep=0.6)
+    res = solve(table, math.log(20), jobs=2)
+    assert res.complete and "phase2_serial" not in res.stats
+    assert res.stats["phase2"].get("method") != "branch-and-cut in cubes"
+    assert as_set(n.parents for n in res.networks) == as_set(n.parents for n in solve(table, math.log(20)).networks)
+
+
+def test_classes_found_before_the_split_are_not_added_again():
+    """A class the serial start found is not added again when a cube finds another DAG of it."""
+    table = random_table(3, 904, keep=1.0)
+    data = _Data(table)
+    a, b, c = data.names
+    chain = _choice_of(data, {a: set(), b: {a}, c: {b}})
+    reversed_chain = _choice_of(data, {a: {b}, b: {c}, c: set()})      # a ← b ← c: the same class
+    collider = _choice_of(data, {a: set(), b: {a, c}, c: set()})
+    seen = cubes._Seen(data, True, {chain: 0.0})
+    assert seen.add_new([reversed_chain, collider, collider]) == [False, True, False]
+    dags = cubes._Seen(data, False, {chain: 0.0})
+    assert dags.add_new([reversed_chain, chain]) == [True, False]
+
+
+def test_a_cube_stops_at_its_deadline_and_when_told(monkeypatch, tmp_path):
+    """A cube run in this process (the worker's own function): past its deadline it ends with SCIP's time
+    limit, and it does not start once the coordinator has said stop."""
+    import pickle
+    import queue
+    import threading
+
+    from bnilp.ilp import search
+
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    table = random_table(5, 905, keep=0.6)
+    data = _Data(table)
+    res = solve(table, 0.0, enumerate_ties=False)
+    best = _choice_of(data, res.networks[0].parents)
+    found = search._Optimum(data.exact(best), math.fsum(data.obj[k] for k in best), res.bound, best, [])
+    path = tmp_path / "problem.pkl"
+    path.write_bytes(pickle.dumps((data, found, math.log(20), False)))
+    out: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    monkeypatch.setattr(cubes, "_WORKER", {})
+    cubes._worker_init(str(path), cubes._settings_snapshot(), out, stop)
+    import signal
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    fixings = cubes.cube_fixings(data, [(0, 1)])
+    late = cubes._run_cube(0, fixings[0], deadline=0.0)
+    assert late["status"] == "timelimit" and late["sent"] == 0
+    whole = [cubes._run_cube(i, f, deadline=None) for i, f in enumerate(fixings)]
+    assert all(r["status"] in cubes._CUBE_DONE for r in whole)
+    got = [c for _ in range(out.qsize()) for c, _ in out.get()[2]]
+    assert sum(r["sent"] for r in whole) == len(got) == len(solve(table, math.log(20)).networks)
+    stop.set()
+    assert cubes._run_cube(1, fixings[1], deadline=None)["status"] == "skipped"
+
+
+def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypatch):
+    """The coordinator's loop: a cube whose worker died (BrokenProcessPool) stops the others and marks the
+    run broken; a cube that reports more records than arrive marks them lost after the settling time (the
+    caller then calls the list interrupted, never complete); otherwise every record arrives and counts."""
+    import queue
+    import threading
+    import time
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from bnilp.ilp import search
+
+    monkeypatch.setattr(cubes, "_SETTLE_SECONDS", 0.3)
+    data = _Data(random_table(4, 906, keep=0.6))
+    choice = tuple(int(data.start[i]) for i in range(data.n))
+
+    def gather(result, batches):
+        run = search._Run(0.0, "dags", None, search._Signals(), time.perf_counter(), None)
+        got = search._Collected(threshold=-math.inf)
+        found_q: queue.Queue = queue.Queue()
+        for batch in batches:
+            found_q.put(("found", 0, batch))
+        fut: Future = Future()
+        if isinstance(result, BaseException):
+            fut.set_exception(result)
+        else:
+            fut.set_result(result)
+        state, stop = cubes.CubeRun(), threading.Event()
+        cubes._gather(run, [fut], found_q, stop, state, cubes._Seen(data, False, {}), got, 10, search._MemoryWatch(0))
+        return state, stop, got
+
+    state, stop, _ = gather(BrokenProcessPool("died"), [])
+    assert state.broken and stop.is_set()
+    state, stop, got = gather({"status": "infeasible", "stats": {}, "sent": 2}, [[(choice, -1.0)]])
+    assert state.lost and not stop.is_set() and list(got.credible) == [choice]
+    state, _, got = gather({"status": "infeasible", "stats": {}, "sent": 1}, [[(choice, -1.0)]])
+    assert not state.lost and not state.broken and got.credible == {choice: -1.0}
+
+
+def test_cubes_keep_background_knowledge_and_its_rows(split_at_once):
+    """With knowledge that needs rows (a required adjacency, a forbidden ancestry) the cubes list the same DAGs
+    and classes, with the same counts, as one process."""
+    from bnilp.knowledge import Knowledge
+    from bnilp.pipeline import solve_table
+
+    table = random_table(5, 907, keep=0.7)
+    a, b, c = table.variables[:3]
+    k = Knowledge(required_adjacent=[(a, b)], forbidden_ancestors=[(c, a)])
+    for unit in ("dags", "mecs"):
+        one = solve_table(table, epsilon=math.log(150), knowledge=k, enumerate_by=unit)
+        two = solve_table(table, epsilon=math.log(150), knowledge=k, enumerate_by=unit, jobs=2)
+        assert two.solution.stats["phase2"]["method"] == "branch-and-cut in cubes"
+        assert two.complete and one.complete
+        assert two.report["n_networks"] == one.report["n_networks"] and two.report["n_mecs"] == one.report["n_mecs"]
+        nets1, nets2 = one.solution.networks, two.solution.networks
+        if unit == "dags":
+            assert as_set(n.parents for n in nets2) == as_set(n.parents for n in nets1)
+        assert {mec_key(n.parents) for n in nets2} == {mec_key(n.parents) for n in nets1}
