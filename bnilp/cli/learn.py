@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 from contextlib import contextmanager
@@ -237,11 +236,10 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
 
 
 def _search_jobs(opts: dict[str, Any]) -> int:
-    """Processes for phase 2 (``--jobs``; −1 = all cores)."""
+    """Processes for phase 2 (``--jobs``; −1 = all cores, which ``ilp.solve`` resolves), checked here to name
+    the flag."""
     jobs = opts.get("n_jobs", 1)
-    if jobs == -1:
-        return os.cpu_count() or 1
-    if jobs < 1:
+    if jobs < 1 and jobs != -1:
         raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {jobs}")
     return jobs
 

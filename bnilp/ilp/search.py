@@ -701,7 +701,7 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     :data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS` (a small set ends there, no worker started; its statistics
     go to ``stats["phase2_serial"]``), then the cubes of :mod:`bnilp.ilp.cubes` list the rest, what was found
     here kept (a class or DAG they find again is not added twice)."""
-    from bnilp.ilp import cubes
+    from bnilp.ilp import cubes  # here: cubes imports this module
 
     run.budget = time.perf_counter() + settings.PHASE2_SERIAL_SECONDS
     done = _enumerate(run, data, found, max_networks, classes, verbose, stats)
