@@ -57,8 +57,8 @@ def main() -> None:
     parser.add_argument("--enumerate", dest="mode", choices=ENUMERATE_CHOICES, default="mecs")
     parser.add_argument("--compare", action="store_true", help="also enumerate DAGs and check the counts agree")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="processes for scoring (the search is one process; the forward pass of its "
-                             "dynamic programme takes a thread per core, DP_THREADS)")
+                        help="processes for scoring (the search is one process unless --search-jobs; the "
+                             "forward pass of its dynamic programme takes a thread per core, DP_THREADS)")
     parser.add_argument("--search-jobs", type=int, default=1,
                         help="processes for phase 2 by branch-and-cut (bnilp.ilp.cubes; from 30 variables)")
     parser.add_argument("--save-dir", default="", help="write each score table there as NAME_bfBF.jkl")

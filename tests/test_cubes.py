@@ -209,3 +209,50 @@ def test_cubes_keep_background_knowledge_and_its_rows(split_at_once):
         if unit == "dags":
             assert as_set(n.parents for n in nets2) == as_set(n.parents for n in nets1)
         assert {mec_key(n.parents) for n in nets2} == {mec_key(n.parents) for n in nets1}
+
+
+def test_balanced_pairs_split_the_sample_evenly_and_pass_over_pairs_that_add_nothing():
+    """The first pair chosen leaves the smaller largest side of the sample than any other pair; a pair whose
+    adjacency equals one chosen already (as twins' would) is never chosen while another splits further; a
+    sample smaller than 2^k keeps the given order."""
+    table = random_table(5, 908, keep=0.7)
+    data = _Data(table)
+    opt, credible = brute_force_credible(table, math.log(1e4))
+    sample = [_choice_of(data, p) for _, p in credible]
+    pairs = list(itertools.combinations(range(data.n), 2))
+    adj = {p: [_adjacent(q, data.names[p[0]], data.names[p[1]]) for _, q in credible] for p in pairs}
+    chosen = cubes.balanced_pairs(data, pairs, sample, 2)
+    assert len(chosen) == 2 and set(chosen) <= set(pairs)
+
+    def largest(ps):
+        cells = [tuple(adj[p][s] for p in ps) for s in range(len(sample))]
+        return max(cells.count(c) for c in set(cells))
+
+    assert largest(chosen[:1]) == min(largest([p]) for p in pairs)
+    assert adj[chosen[1]] != adj[chosen[0]] or all(adj[p] == adj[chosen[0]] for p in pairs)
+    assert cubes.balanced_pairs(data, pairs, sample[:3], 2) == pairs[:2]
+
+
+def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):
+    """The split after a serial start (here: its first classes given) lists every credible class once: the
+    start's are kept, the cubes' own add the rest, none twice."""
+    from bnilp.ilp import search
+
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    table = random_table(5, 909, keep=0.7)
+    eps = math.log(1e3)
+    full = solve(table, eps, enumerate_by="mecs")
+    data = _Data(table)
+    choices = [_choice_of(data, n.parents) for n in full.networks]
+    best = choices[0]
+    found = search._Optimum(data.exact(best), math.fsum(data.obj[k] for k in best), full.bound, best, [])
+    got = search._Collected(threshold=found.opt - eps - search._tie_tol(found.opt))
+    for c in choices[: len(choices) // 2]:
+        got.credible[c] = data.exact(c)
+    run = search._Run(eps, "mecs", None, search._Signals(), 0.0, None, jobs=2)
+    stats2 = {"cuts": {}}
+    stopped = cubes.enumerate_in_cubes(run, data, found, got, True, 2, 10 ** 6, search._MemoryWatch(0), stats2)
+    assert stopped is None and stats2["cubes"] >= 2
+    keys = [mec_key(data.parents(c)) for c in got.credible]
+    assert len(keys) == len(set(keys)) == len(choices)
+    assert set(keys) == {mec_key(n.parents) for n in full.networks}

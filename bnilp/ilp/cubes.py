@@ -9,7 +9,8 @@ in both enumeration units and their union is the credible set. Each cube is phas
 search tree among workers that never talk (Fischetti, Monaci & Salvagnin, 2014), here with more cubes than
 workers, handed out as workers free up, because the parts are far from equal.
 
-:func:`split_pairs` is the plain, testable choice of pairs; :func:`enumerate_in_cubes` runs the cubes on
+:func:`split_pairs` (which pairs can split the set) and :func:`balanced_pairs` (which of them split what the
+serial start found most evenly) are the plain, testable choice of pairs; :func:`enumerate_in_cubes` runs the cubes on
 ``jobs`` processes, gathers what they find as they go, and stops them all at the network cap, a memory stop
 or a signal.
 """
@@ -85,6 +86,34 @@ def split_pairs(data: _Data, budget: float, k: int) -> list[tuple[int, int]]:
             used.update((u, v))
     taken = set(disjoint)
     return (disjoint + [p for p in cand if p not in taken])[:max(0, k)]
+
+
+def balanced_pairs(data: _Data, pairs: list[tuple[int, int]], sample: list[tuple[int, ...]],
+                   k: int) -> list[tuple[int, int]]:
+    """Up to ``k`` of ``pairs`` (in their order) chosen so that the cubes split ``sample`` — credible choices
+    found so far, e.g. by phase 2's serial start — as evenly as they can: greedily, the pair whose adjacency
+    leaves the largest cube of the sample smallest given the pairs before it (ties: the earlier pair). Pairs on
+    twins or on one variable split the sample alike, so the second of them gains nothing and is passed over.
+    With fewer than 2^k sample points the first ``k`` of ``pairs`` (the sample says too little)."""
+    if not pairs or len(sample) < 2 ** k:
+        return pairs[:k]
+    rows = np.asarray(sample, dtype=np.int64)                   # (S, n) family indices
+    u = np.array([p[0] for p in pairs])
+    v = np.array([p[1] for p in pairs])
+    pb = data.pbool
+    adj = pb[rows[:, v], u] | pb[rows[:, u], v]                 # (S, P): pair p adjacent in sample s
+    cell = np.zeros(len(sample), dtype=np.int64)
+    chosen: list[int] = []
+    for _ in range(min(k, len(pairs))):
+        ones = np.zeros((2 ** len(chosen), len(pairs)))
+        np.add.at(ones, cell, adj)
+        sizes = np.bincount(cell, minlength=2 ** len(chosen))[:, None]
+        largest = np.maximum(ones, sizes - ones).max(axis=0)
+        largest[chosen] = np.inf
+        best = int(np.argmin(largest))
+        chosen.append(best)
+        cell = 2 * cell + adj[:, best]
+    return [pairs[i] for i in chosen]
 
 
 def cube_fixings(data: _Data, pairs: list[tuple[int, int]]) -> list[list[tuple[np.ndarray, int]]]:
@@ -200,7 +229,9 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     (``watch``, over every class or DAG gathered) stopped them.
     """
     budget = data.offset - found.opt + run.epsilon
-    pairs = split_pairs(data, budget, cube_count(jobs))         # none qualify: one cube, the whole rest
+    k = cube_count(jobs)
+    # none qualify: one cube, the whole rest
+    pairs = balanced_pairs(data, split_pairs(data, budget, data.n * data.n), list(got.credible), k)
     cubes = cube_fixings(data, pairs)
     stats2.update(method="branch-and-cut in cubes", jobs=jobs, split_pairs=[[data.names[u], data.names[v]]
                                                                            for u, v in pairs], cubes=len(cubes))
