@@ -179,7 +179,8 @@ def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypat
         else:
             fut.set_result(result)
         state, stop = cubes.CubeRun(), threading.Event()
-        cubes._gather(run, [fut], found_q, stop, state, cubes._Seen(data, False, {}), got, 10, search._MemoryWatch(0))
+        cubes._gather(run, {0: fut}, found_q, stop, state, cubes._Seen(data, False, {}), got, 10,
+                      search._MemoryWatch(0))
         return state, stop, got
 
     state, stop, _ = gather(BrokenProcessPool("died"), [])
@@ -231,6 +232,30 @@ def test_balanced_pairs_split_the_sample_evenly_and_pass_over_pairs_that_add_not
     assert largest(chosen[:1]) == min(largest([p]) for p in pairs)
     assert adj[chosen[1]] != adj[chosen[0]] or all(adj[p] == adj[chosen[0]] for p in pairs)
     assert cubes.balanced_pairs(data, pairs, sample[:3], 2) == pairs[:2]
+
+
+def test_cubes_are_handed_out_largest_share_of_the_sample_first():
+    """cube_order is a permutation of the cubes of cube_fixings whose shares of the sample — counted here from
+    the fixing rows themselves, Σ_{k ∈ families} x_k = value for the sample's choice — never increase (longest
+    processing time first), ties in index order; with no sample, index order."""
+    table = random_table(5, 908, keep=0.7)
+    data = _Data(table)
+    _, credible = brute_force_credible(table, math.log(1e4))
+    sample = [_choice_of(data, p) for _, p in credible]
+    pairs = cubes.split_pairs(data, math.inf, 3)
+    assert len(pairs) == 3
+    fixings = cubes.cube_fixings(data, pairs)
+
+    def share(i):
+        return sum(all(len(set(choice) & set(fams.tolist())) == value for fams, value in fixings[i])
+                   for choice in sample)
+
+    order = cubes.cube_order(data, pairs, sample)
+    assert sorted(order) == list(range(len(fixings)))
+    shares = [share(i) for i in order]
+    assert sum(shares) == len(sample) and len(set(shares)) > 1
+    assert all((shares[j], -order[j]) >= (shares[j + 1], -order[j + 1]) for j in range(len(order) - 1))
+    assert cubes.cube_order(data, pairs, []) == list(range(len(fixings)))
 
 
 def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):
