@@ -26,22 +26,26 @@ def _adjacent(parents, u: str, v: str) -> bool:
 
 
 def test_cubes_partition_every_dag_and_every_class():
-    """Each DAG of the table satisfies exactly one cube's rows, and Markov equivalent DAGs the same one."""
+    """Each DAG of the table satisfies exactly one cube's rows, and Markov equivalent DAGs the same one — for
+    the 2^k sign vectors over k pairs and for the uneven leaves of a cube tree."""
     for seed in range(6):
         table = random_table(5, 700 + seed, keep=0.6)
         data = _Data(table)
-        pairs = [(0, 1), (1, 3), (2, 4)]
-        fixings = cubes.cube_fixings(data, pairs)
-        assert len(fixings) == 8
-        cube_of_class: dict = {}
-        for _, parents in brute_force_networks(table):
-            x = np.zeros(data.K)
-            x[list(_choice_of(data, parents))] = 1
-            hits = [c for c, rows in enumerate(fixings) if all(x[f].sum() == value for f, value in rows)]
-            assert len(hits) == 1
-            assert all(x[f].sum() == int(_adjacent(parents, data.names[u], data.names[v]))
-                       for (f, _), (u, v) in zip(fixings[hits[0]], pairs, strict=True))
-            assert cube_of_class.setdefault(mec_key(parents), hits[0]) == hits[0]
+        every = brute_force_networks(table)
+        sample = [_choice_of(data, p) for _, p in every[:40]]
+        pairs = [(0, 1), (1, 3), (2, 4), (0, 2), (3, 4)]
+        for split in (cubes.uniform_cubes(pairs[:3]), cubes.cube_tree(data, pairs, sample, 8)):
+            fixings = cubes.cube_fixings(data, split)
+            assert len(fixings) == 8
+            cube_of_class: dict = {}
+            for _, parents in every:
+                x = np.zeros(data.K)
+                x[list(_choice_of(data, parents))] = 1
+                hits = [c for c, rows in enumerate(fixings) if all(x[f].sum() == value for f, value in rows)]
+                assert len(hits) == 1
+                assert all(value == int(_adjacent(parents, data.names[u], data.names[v]))
+                           for (u, v), value in split[hits[0]])
+                assert cube_of_class.setdefault(mec_key(parents), hits[0]) == hits[0]
 
 
 def test_split_pairs_never_drop_a_side_that_holds_a_credible_dag():
@@ -140,7 +144,7 @@ def test_a_cube_stops_at_its_deadline_and_when_told(monkeypatch, tmp_path):
     cubes._worker_init(str(path), cubes._settings_snapshot(), out, stop)
     import signal
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    fixings = cubes.cube_fixings(data, [(0, 1)])
+    fixings = cubes.cube_fixings(data, cubes.uniform_cubes([(0, 1)]))
     late = cubes._run_cube(0, fixings[0], deadline=0.0)
     assert late["status"] == "timelimit" and late["sent"] == 0
     whole = [cubes._run_cube(i, f, deadline=None) for i, f in enumerate(fixings)]
@@ -212,26 +216,39 @@ def test_cubes_keep_background_knowledge_and_its_rows(split_at_once):
         assert {mec_key(n.parents) for n in nets2} == {mec_key(n.parents) for n in nets1}
 
 
-def test_balanced_pairs_split_the_sample_evenly_and_pass_over_pairs_that_add_nothing():
-    """The first pair chosen leaves the smaller largest side of the sample than any other pair; a pair whose
-    adjacency equals one chosen already (as twins' would) is never chosen while another splits further; a
-    sample smaller than 2^k keeps the given order."""
+def test_cube_tree_splits_the_largest_cube_on_its_most_even_pair():
+    """Replaying the tree from the sample alone (adjacency read from the parent maps): every split divides the
+    cube then holding most of the sample, on the pair not yet fixed there that leaves its larger side smallest
+    (ties: the earlier cube, the earlier pair); a pair that splits nothing, as twins' second would, is never
+    taken; the leaves number as asked, fix no pair twice and hold every sample point once; with fewer points
+    than leaves, the uniform cubes over the first pairs."""
     table = random_table(5, 908, keep=0.7)
     data = _Data(table)
-    opt, credible = brute_force_credible(table, math.log(1e4))
+    _, credible = brute_force_credible(table, math.log(1e4))
     sample = [_choice_of(data, p) for _, p in credible]
     pairs = list(itertools.combinations(range(data.n), 2))
     adj = {p: [_adjacent(q, data.names[p[0]], data.names[p[1]]) for _, q in credible] for p in pairs}
-    chosen = cubes.balanced_pairs(data, pairs, sample, 2)
-    assert len(chosen) == 2 and set(chosen) <= set(pairs)
 
-    def largest(ps):
-        cells = [tuple(adj[p][s] for p in ps) for s in range(len(sample))]
-        return max(cells.count(c) for c in set(cells))
+    def members(cube):
+        return [s for s in range(len(sample)) if all(adj[pair][s] == bool(value) for pair, value in cube)]
 
-    assert largest(chosen[:1]) == min(largest([p]) for p in pairs)
-    assert adj[chosen[1]] != adj[chosen[0]] or all(adj[p] == adj[chosen[0]] for p in pairs)
-    assert cubes.balanced_pairs(data, pairs, sample[:3], 2) == pairs[:2]
+    tree = cubes.cube_tree(data, pairs, sample, 6)
+    assert len(tree) == 6 and len(sample) >= 6
+    assert sorted(s for cube in tree for s in members(cube)) == list(range(len(sample)))
+    assert all(len({pair for pair, _ in cube}) == len(cube) for cube in tree)
+    # replay: start from the root, split as the specification says, compare with the leaves
+    leaves: list[list] = [[]]
+    while len(leaves) < 6:
+        i = max(range(len(leaves)), key=lambda c: (len(members(leaves[c])), -c))
+        own = members(leaves[i])
+        free = [p for p in pairs if p not in {q for q, _ in leaves[i]}]
+        best = min(free, key=lambda p: (max(sum(adj[p][s] for s in own), sum(not adj[p][s] for s in own)),
+                                        pairs.index(p)))
+        assert 0 < sum(adj[best][s] for s in own) < len(own)
+        leaves[i:i + 1] = [leaves[i] + [(best, 0)]]
+        leaves.append(leaves[i][:-1] + [(best, 1)])
+    assert tree == leaves
+    assert cubes.cube_tree(data, pairs, sample[:3], 4) == cubes.uniform_cubes(pairs[:2])
 
 
 def test_cubes_are_handed_out_largest_share_of_the_sample_first():
@@ -242,20 +259,20 @@ def test_cubes_are_handed_out_largest_share_of_the_sample_first():
     data = _Data(table)
     _, credible = brute_force_credible(table, math.log(1e4))
     sample = [_choice_of(data, p) for _, p in credible]
-    pairs = cubes.split_pairs(data, math.inf, 3)
-    assert len(pairs) == 3
-    fixings = cubes.cube_fixings(data, pairs)
+    split = cubes.uniform_cubes(cubes.split_pairs(data, math.inf, 3))
+    assert len(split) == 8
+    fixings = cubes.cube_fixings(data, split)
 
     def share(i):
         return sum(all(len(set(choice) & set(fams.tolist())) == value for fams, value in fixings[i])
                    for choice in sample)
 
-    order = cubes.cube_order(data, pairs, sample)
+    order = cubes.cube_order(data, split, sample)
     assert sorted(order) == list(range(len(fixings)))
     shares = [share(i) for i in order]
     assert sum(shares) == len(sample) and len(set(shares)) > 1
     assert all((shares[j], -order[j]) >= (shares[j + 1], -order[j + 1]) for j in range(len(order) - 1))
-    assert cubes.cube_order(data, pairs, []) == list(range(len(fixings)))
+    assert cubes.cube_order(data, split, []) == list(range(len(fixings)))
 
 
 def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):

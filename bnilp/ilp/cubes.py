@@ -4,15 +4,16 @@ A *cube* fixes the adjacency of a few variable pairs. The pair {u, v} is adjacen
 a(u, v) = Σ_{Π ∋ v} x(u, Π) + Σ_{Π ∋ u} x(v, Π) = 1 (the 2-cluster row makes the sum ≤ 1), so the 2^k sign
 vectors over k pairs cut the DAGs into disjoint parts, and since Markov equivalent DAGs share their skeleton
 (Verma & Pearl 1990), each equivalence class lies whole in one part: the cubes' credible lists are disjoint
-in both enumeration units and their union is the credible set. Each cube is phase 2's own branch-and-cut
+in both enumeration units and their union is the credible set — as are the leaves of any binary tree
+that splits on one pair at each node. Each cube is phase 2's own branch-and-cut
 (:func:`bnilp.ilp.search._phase2_model`) with the rows a(u, v) = 0 or 1 added — the self-splitting of a
 search tree among workers that never talk (Fischetti, Monaci & Salvagnin, 2014), here with more cubes than
 workers, handed out as workers free up, because the parts are far from equal.
 
-:func:`split_pairs` (which pairs can split the set) and :func:`balanced_pairs` (which of them split what the
-serial start found most evenly) are the plain, testable choice of pairs; :func:`enumerate_in_cubes` runs the cubes on
-``jobs`` processes, gathers what they find as they go, and stops them all at the network cap, a memory stop
-or a signal.
+:func:`split_pairs` (which pairs can split the set), :func:`cube_tree` (cubes that split what the serial start
+found most evenly) and :func:`cube_order` (the largest first) are the plain, testable choice of cubes;
+:func:`enumerate_in_cubes` runs the cubes on ``jobs`` processes, gathers what they find as they go, and stops
+them all at the network cap, a memory stop or a signal.
 """
 
 from __future__ import annotations
@@ -90,59 +91,79 @@ def split_pairs(data: _Data, budget: float, k: int | None = None) -> list[tuple[
     return ranked if k is None else ranked[:max(0, k)]
 
 
-def balanced_pairs(data: _Data, pairs: list[tuple[int, int]], sample: list[tuple[int, ...]],
-                   k: int) -> list[tuple[int, int]]:
-    """Up to ``k`` of ``pairs`` (in their order) chosen so that the cubes split ``sample`` — credible choices
-    found so far, e.g. by phase 2's serial start — as evenly as they can: greedily, the pair whose adjacency
-    leaves the largest cube of the sample smallest given the pairs before it (ties: the earlier pair). Pairs on
-    twins or on one variable split the sample alike, so the second of them gains nothing and is passed over.
-    With fewer than 2^k sample points the first ``k`` of ``pairs`` (the sample says too little)."""
-    if not pairs or len(sample) < 2 ** k:
-        return pairs[:k]
-    rows = np.asarray(sample, dtype=np.int64)                   # (S, n) family indices
-    u = np.array([p[0] for p in pairs])
-    v = np.array([p[1] for p in pairs])
-    pb = data.pbool
-    adj = pb[rows[:, v], u] | pb[rows[:, u], v]                 # (S, P): pair p adjacent in sample s
-    cell = np.zeros(len(sample), dtype=np.int64)
-    chosen: list[int] = []
-    for _ in range(min(k, len(pairs))):
-        ones = np.zeros((2 ** len(chosen), len(pairs)))
-        np.add.at(ones, cell, adj)
-        sizes = np.bincount(cell, minlength=2 ** len(chosen))[:, None]
-        largest = np.maximum(ones, sizes - ones).max(axis=0)
-        largest[chosen] = np.inf
-        best = int(np.argmin(largest))
-        chosen.append(best)
-        cell = 2 * cell + adj[:, best]
-    return [pairs[i] for i in chosen]
+#: A cube: the pairs {u, v} it fixes, each with a(u, v) = 0 (apart) or 1 (adjacent)
+Cube = list[tuple[tuple[int, int], int]]
 
 
-def cube_fixings(data: _Data, pairs: list[tuple[int, int]]) -> list[list[tuple[np.ndarray, int]]]:
-    """The 2^k cubes over ``pairs``: for each sign vector, the (families of a(u, v), 0 or 1) rows."""
-    fams = [adjacency_families(data, u, v) for u, v in pairs]
-    cubes = []
-    for signs in range(2 ** len(pairs)):
-        cubes.append([(f, (signs >> b) & 1) for b, f in enumerate(fams)])
-    return cubes
+def _adjacency(data: _Data, sample: list[tuple[int, ...]], pairs: list[tuple[int, int]]) -> np.ndarray:
+    """(S, P) booleans: pair p adjacent in the DAG of the family choice ``sample[s]``."""
+    rows = np.asarray(sample, dtype=np.int64).reshape(len(sample), data.n)
+    u = np.array([p[0] for p in pairs], dtype=np.int64)
+    v = np.array([p[1] for p in pairs], dtype=np.int64)
+    return data.pbool[rows[:, v], u] | data.pbool[rows[:, u], v]
 
 
-def cube_order(data: _Data, pairs: list[tuple[int, int]], sample: list[tuple[int, ...]]) -> list[int]:
-    """The cubes of :func:`cube_fixings` over ``pairs`` in the order to hand them out: most of ``sample`` (the
-    credible choices found so far) first, ties by index — the longest-processing-time-first rule of list
-    scheduling (Graham 1969: with m workers the last cube ends within 4/3 − 1/(3m) of the best schedule when the
-    sizes are known), here with the sample's shares as the sizes' estimates, so that a large cube does not
-    start last and run on alone."""
-    n_cubes = 2 ** len(pairs)
-    if not pairs or not sample:
-        return list(range(n_cubes))
-    rows = np.asarray(sample, dtype=np.int64)
-    pb = data.pbool
-    index = np.zeros(len(sample), dtype=np.int64)
-    for b, (u, v) in enumerate(pairs):
-        index += (pb[rows[:, v], u] | pb[rows[:, u], v]).astype(np.int64) << b
-    counts = np.bincount(index, minlength=n_cubes)
-    return sorted(range(n_cubes), key=lambda i: (-int(counts[i]), i))
+def uniform_cubes(pairs: list[tuple[int, int]]) -> list[Cube]:
+    """The 2^k cubes of every sign vector over ``pairs`` (cube i fixes pair b to bit b of i)."""
+    return [[(pair, (signs >> b) & 1) for b, pair in enumerate(pairs)] for signs in range(2 ** len(pairs))]
+
+
+def cube_tree(data: _Data, pairs: list[tuple[int, int]], sample: list[tuple[int, ...]], leaves: int) -> list[Cube]:
+    """Up to ``leaves`` cubes that split ``sample`` — credible choices found so far, e.g. by phase 2's serial
+    start — as evenly as they can, as the leaves of a binary tree: greedily, the cube holding most of the sample
+    (ties: the earlier) is split on the pair of ``pairs`` not yet fixed in it that leaves its larger side
+    smallest (ties: the earlier pair, ``pairs`` being in :func:`split_pairs`' order). Unlike the 2^k sign vectors
+    over k pairs, each cube is split on its own pair, so a region that holds much of the set is divided again
+    while small ones are not (sponge BF 20 with 8 cubes on 3 pairs: one cube held 37 % of the work). Any such
+    tree partitions the DAGs, every leaf's a(u, v) rows being the path from the root. A cube none of whose
+    pairs splits its sample is left whole; with fewer sample points than ``leaves`` (the sample says too
+    little), the uniform cubes over the first ⌈log2 leaves⌉ pairs."""
+    if not pairs:
+        return [[]]
+    if len(sample) < leaves:
+        return uniform_cubes(pairs[:max(1, math.ceil(math.log2(max(2, leaves))))])
+    adj = _adjacency(data, sample, pairs)
+    tree: list[tuple[list[tuple[int, int]], np.ndarray]] = [([], np.arange(len(sample)))]
+    whole: set[int] = set()
+    while len(tree) < leaves:
+        open_ = [i for i in range(len(tree)) if i not in whole]
+        if not open_:
+            break
+        i = max(open_, key=lambda c: (len(tree[c][1]), -c))
+        fixed, members = tree[i]
+        ones = adj[members].sum(axis=0).astype(float)
+        larger = np.maximum(ones, len(members) - ones)
+        larger[[p for p, _ in fixed]] = np.inf
+        best = int(np.argmin(larger))
+        if not larger[best] < len(members):
+            whole.add(i)
+            continue
+        side = adj[members, best]
+        tree[i] = (fixed + [(best, 0)], members[~side])
+        tree.append((fixed + [(best, 1)], members[side]))
+    return [[(pairs[p], value) for p, value in fixed] for fixed, _ in tree]
+
+
+def cube_fixings(data: _Data, cubes: list[Cube]) -> list[list[tuple[np.ndarray, int]]]:
+    """Each cube's rows: for every pair it fixes, (the families of a(u, v), 0 or 1)."""
+    fams: dict[tuple[int, int], np.ndarray] = {}
+    return [[(fams.setdefault(pair, adjacency_families(data, *pair)), value) for pair, value in cube]
+            for cube in cubes]
+
+
+def cube_order(data: _Data, cubes: list[Cube], sample: list[tuple[int, ...]]) -> list[int]:
+    """The indices of ``cubes`` in the order to hand them out: most of ``sample`` (the credible choices found
+    so far) first, ties by index — the longest-processing-time-first rule of list scheduling (Graham 1969: with
+    m workers the last cube ends within 4/3 − 1/(3m) of the best schedule when the sizes are known), here with
+    the sample's shares as the sizes' estimates, so that a large cube does not start last and run on alone."""
+    if not sample:
+        return list(range(len(cubes)))
+    pairs = sorted({pair for cube in cubes for pair, _ in cube})
+    col = {pair: c for c, pair in enumerate(pairs)}
+    adj = _adjacency(data, sample, pairs) if pairs else np.zeros((len(sample), 0), dtype=bool)
+    counts = [int(np.all([adj[:, col[pair]] == bool(value) for pair, value in cube] or [np.ones(len(sample), bool)],
+                         axis=0).sum()) for cube in cubes]
+    return sorted(range(len(cubes)), key=lambda i: (-counts[i], i))
 
 
 def cube_count(jobs: int) -> int:
@@ -260,11 +281,13 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     k = cube_count(jobs)
     # none qualify: one cube, the whole rest
     sample = list(got.credible)
-    pairs = balanced_pairs(data, split_pairs(data, budget), sample, k)
-    cubes = cube_fixings(data, pairs)
-    order = cube_order(data, pairs, sample)
-    stats2.update(method="branch-and-cut in cubes", jobs=jobs, split_pairs=[[data.names[u], data.names[v]]
-                                                                           for u, v in pairs], cubes=len(cubes))
+    tree = cube_tree(data, split_pairs(data, budget), sample, 2 ** k)
+    cubes = cube_fixings(data, tree)
+    order = cube_order(data, tree, sample)
+    used = list(dict.fromkeys(pair for cube in tree for pair, _ in cube))
+    stats2.update(method="branch-and-cut in cubes", jobs=jobs, cubes=len(cubes), order=order,
+                  split_pairs=[[data.names[u], data.names[v]] for u, v in used],
+                  cube_rows=[[[data.names[u], data.names[v], value] for (u, v), value in cube] for cube in tree])
     from joblib.externals.loky import ProcessPoolExecutor
     from joblib.externals.loky.backend import get_context
 
