@@ -8,13 +8,21 @@ seconds over the mean of the non-empty ones (balance). With a time limit the rat
 listed different numbers of networks; where a run is complete, its wall time is the figure, and "same"
 says whether every complete run listed the same classes (class words) or DAGs as the first complete one.
 
+``--simulate 4,8`` adds, for each complete split run, the makespan that the cubes' own seconds would give on
+m workers — greedy list scheduling in the run's hand-out order (``stats.phase2.order``), each cube starting
+when a worker frees up — next to the measured split and the bound max(Σ seconds / m, longest cube). A model,
+not a measurement: it assumes a cube takes as long beside m − 1 others as it did here (no memory-bandwidth or
+start-up costs), which is what this 2-core machine cannot show.
+
     OPENBLAS_NUM_THREADS=1 python benchmarks/phase2_jobs.py FILE.jkl[:BF] ... [--bf 20] [--jobs 1,2]
                                                          [--time-limit 300] [--enumerate mecs|dags]
+                                                         [--simulate 4,8]
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import math
 import os
 import sys
@@ -47,6 +55,26 @@ def _listed(data: _Data, res, classes: bool) -> set:
     return {w.tobytes() for w in data.class_words(np.asarray(rows, dtype=np.int64))}
 
 
+def list_schedule(seconds: list[float], workers: int) -> float:
+    """When the last of ``seconds`` (cube times, in hand-out order) ends with ``workers`` taking the next
+    cube as they free up."""
+    free = [0.0] * workers
+    for t in seconds:
+        heapq.heappush(free, heapq.heappop(free) + t)
+    return max(free)
+
+
+def _simulated(res, workers: list[int]) -> str:
+    p2 = res.stats.get("phase2", {})
+    by_cube = {c["cube"]: c["seconds"] for c in p2.get("per_cube", [])}
+    order = [i for i in p2.get("order", sorted(by_cube)) if i in by_cube]
+    seconds = [by_cube[i] for i in order]
+    parts = [f"m={m}: {list_schedule(seconds, m):.1f} s (bound {max(sum(seconds) / m, max(seconds)):.1f})"
+             for m in workers]
+    return (f"    split measured {p2.get('seconds', math.nan):.1f} s; cubes' seconds {sum(seconds):.1f} in all, "
+            f"longest {max(seconds):.1f}; simulated " + ", ".join(parts))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", help="score files, each optionally FILE:BF")
@@ -54,7 +82,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", default="1,2")
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--enumerate", choices=("dags", "mecs"), default="mecs")
+    parser.add_argument("--simulate", default="", help="worker counts m to simulate the split on, e.g. 4,8")
     args = parser.parse_args(argv)
+    simulate = [int(m) for m in args.simulate.split(",") if m]
     jobs = [int(j) for j in args.jobs.split(",")]
     print(f"{'file':28} {'jobs':>4} {'status':11} {'listed':>9} {'p1 s':>7} {'p2 s':>7} {'per s':>8} "
           f"{'ratio':>6} {'cubes':>5} {'held':>4} {'max/mean':>8} {'same':>4}", flush=True)
@@ -86,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:28} {j:>4} {res.status:11} {len(res.networks):>9,} {p1:>7.1f} "
                   f"{p2:>7.1f} {rate:>8.1f} {rate / base:>6.2f} {len(per_cube):>5} {len(held):>4} {balance:>8.2f} "
                   f"{same:>4}   (wall {wall:.1f} s)", flush=True)
+            if simulate and res.complete and per_cube:
+                print(_simulated(res, [j] + simulate), flush=True)
 
 
 if __name__ == "__main__":
