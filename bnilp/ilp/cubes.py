@@ -159,10 +159,13 @@ def cube_order(data: _Data, cubes: list[Cube], sample: list[tuple[int, ...]]) ->
     if not sample:
         return list(range(len(cubes)))
     pairs = sorted({pair for cube in cubes for pair, _ in cube})
-    col = {pair: c for c, pair in enumerate(pairs)}
-    adj = _adjacency(data, sample, pairs) if pairs else np.zeros((len(sample), 0), dtype=bool)
-    counts = [int(np.all([adj[:, col[pair]] == bool(value) for pair, value in cube] or [np.ones(len(sample), bool)],
-                         axis=0).sum()) for cube in cubes]
+    adj = dict(zip(pairs, _adjacency(data, sample, pairs).T, strict=True)) if pairs else {}
+    counts = []
+    for cube in cubes:
+        inside = np.ones(len(sample), dtype=bool)
+        for pair, value in cube:
+            inside &= adj[pair] == bool(value)
+        counts.append(int(inside.sum()))
     return sorted(range(len(cubes)), key=lambda i: (-counts[i], i))
 
 
@@ -278,10 +281,9 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     (``watch``, over every class or DAG gathered) stopped them.
     """
     budget = data.offset - found.opt + run.epsilon
-    k = cube_count(jobs)
-    # none qualify: one cube, the whole rest
     sample = list(got.credible)
-    tree = cube_tree(data, split_pairs(data, budget), sample, 2 ** k)
+    # no pair qualifies: one cube, the whole rest
+    tree = cube_tree(data, split_pairs(data, budget), sample, 2 ** cube_count(jobs))
     cubes = cube_fixings(data, tree)
     order = cube_order(data, tree, sample)
     used = list(dict.fromkeys(pair for cube in tree for pair, _ in cube))
