@@ -182,9 +182,9 @@ def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypat
             fut.set_exception(result)
         else:
             fut.set_result(result)
-        state, stop = cubes.CubeRun(), threading.Event()
-        cubes._gather(run, {0: fut}, found_q, stop, state, cubes._Seen(data, False, {}), got, 10,
-                      search._MemoryWatch(0))
+        state, stop = cubes.CubeRun(rows=[[]], todo=cubes.deque([0])), threading.Event()
+        cubes._gather(run, lambda i: fut, 2, found_q, stop, state, cubes._Seen(data, False, {}), got, 10,
+                      search._MemoryWatch(0), data, None)
         return state, stop, got
 
     state, stop, _ = gather(BrokenProcessPool("died"), [])
@@ -298,3 +298,86 @@ def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):
     keys = [mec_key(data.parents(c)) for c in got.credible]
     assert len(keys) == len(set(keys)) == len(choices)
     assert set(keys) == {mec_key(n.parents) for n in full.networks}
+
+
+def test_a_running_cube_split_keeps_to_its_side_and_the_new_cube_lists_the_other(monkeypatch, tmp_path):
+    """A split request on the board, taken on by a running cube (the worker's own function, in this process):
+    the cube reports the split, records nothing on the side it gave up after taking it on, and with the new
+    cube (its rows plus the other side) lists exactly the brute-force credible DAGs, or classes."""
+    import pickle
+    import queue
+    import threading
+
+    from bnilp.ilp import search
+
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    table = random_table(5, 911, keep=0.7)
+    data = _Data(table)
+    eps = math.log(1e3)
+    opt, credible = brute_force_credible(table, eps)
+    best = _choice_of(data, credible[0][1])
+    found = search._Optimum(data.exact(best), math.fsum(data.obj[k] for k in best), opt, best, [])
+    pairs = cubes.split_pairs(data, data.offset - opt + eps)
+    sides = {pair: {_adjacent(p, data.names[pair[0]], data.names[pair[1]]) for _, p in credible} for pair in pairs}
+    pair = next(p for p in pairs if sides[p] == {True, False})
+    import signal
+    for classes in (False, True):
+        path = tmp_path / f"problem{classes}.pkl"
+        path.write_bytes(pickle.dumps((data, found, eps, classes)))
+        out: queue.Queue = queue.Queue()
+        monkeypatch.setattr(cubes, "_WORKER", {})
+        cubes._worker_init(str(path), cubes._settings_snapshot(), out, threading.Event())
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        board = cubes._Board(np.zeros(8, dtype=np.int64), data.n, pairs)
+        cubes._WORKER["board"] = board.array
+        for kept in (0, 1):
+            board.array[:] = 0
+            board.ask(0, pair, kept)
+            first = cubes._run_cube(0, [], deadline=None)
+            assert first["splits"] == [(pair, kept)] and first["status"] in cubes._CUBE_DONE
+            messages = [out.get() for _ in range(out.qsize())]
+            at = next(m for m, msg in enumerate(messages) if msg[0] == "split")
+            assert messages[at] == ("split", 0, pair, kept)
+            after = [c for msg in messages[at + 1:] for c, _ in msg[2]]
+            assert all(_adjacent(data.parents(c), data.names[pair[0]], data.names[pair[1]]) == bool(kept)
+                       for c in after)
+            rows = cubes.cube_fixings(data, [[(pair, 1 - kept)]])[0]
+            second = cubes._run_cube(1, rows, deadline=None)
+            assert second["splits"] == [] and second["status"] in cubes._CUBE_DONE
+            listed = [c for msg in messages + [out.get() for _ in range(out.qsize())] if msg[0] == "found"
+                      for c, _ in msg[2]]
+            if classes:
+                assert {mec_key(data.parents(c)) for c in listed} == {mec_key(p) for _, p in credible}
+            else:
+                assert {_choice_of(data, data.parents(c)) for c in listed} == \
+                    {_choice_of(data, p) for _, p in credible}
+
+
+def test_cubes_split_while_running_list_the_same_set(split_at_once, monkeypatch):
+    """With every idle moment used to split a running cube (no wait, polling every 10 ms), two processes list
+    exactly the brute-force credible DAGs and classes on five variables and what one process lists on seven,
+    and some cube was split."""
+    monkeypatch.setattr(ilp.settings, "PHASE2_STEAL_SECONDS", 0.0)
+    monkeypatch.setattr(cubes, "_POLL_SECONDS", 0.01)
+    splits = 0
+    for seed in range(3):
+        table = random_table(5, 920 + seed, keep=0.8)
+        eps = math.log(1e4)
+        _, credible = brute_force_credible(table, eps)
+        for unit in ("dags", "mecs"):
+            res = solve(table, eps, enumerate_by=unit, jobs=2)
+            assert res.complete and res.stats["phase2"]["method"] == "branch-and-cut in cubes"
+            splits += res.stats["phase2"]["splits"]
+            if unit == "dags":
+                assert as_set(n.parents for n in res.networks) == as_set(p for _, p in credible)
+            else:
+                assert {mec_key(n.parents) for n in res.networks} == {mec_key(p) for _, p in credible}
+    table = random_table(7, 930, keep=0.5)
+    for unit in ("dags", "mecs"):
+        one = solve(table, math.log(20), enumerate_by=unit)
+        two = solve(table, math.log(20), enumerate_by=unit, jobs=2)
+        assert two.complete and one.complete
+        splits += two.stats["phase2"]["splits"]
+        assert {mec_key(n.parents) for n in two.networks} == {mec_key(n.parents) for n in one.networks}
+        assert len(two.networks) == len(one.networks)
+    assert splits > 0

@@ -60,6 +60,8 @@ class _Acyclicity(Conshdlr):
         self.recorded_keys: set = set() if classes else self.recorded
         #: the (k-)cluster cuts added, (members, k) by key, for phase 2's model
         self.clusters: dict[tuple[bytes, int], tuple[np.ndarray, int]] = {}
+        #: rows Σ_{k ∈ families} x_k = value taken on during the search (:meth:`restrict`)
+        self.restrictions: list[tuple[np.ndarray, int]] = []
         if settings.NOGOODS not in settings.NOGOODS_MODES:
             raise ValueError(f"NOGOODS must be one of {settings.NOGOODS_MODES}, not {settings.NOGOODS!r}")
         if settings.KCLUSTER_MODE not in settings.KCLUSTER_MODES:
@@ -119,6 +121,28 @@ class _Acyclicity(Conshdlr):
         self.clusters.setdefault((cvec.tobytes(), 1), (cvec.copy(), 1))
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
         self.stats["cuts_total"] += 1
+
+    def restrict(self, fams: np.ndarray, value: int) -> None:
+        """Keep the rest of the search to Σ_{k ∈ fams} x_k = ``value``, whatever nodes are open: the row is cut
+        into the LP and SCIP's global cut pool wherever an LP point violates it, and an integral point that
+        violates it is cut off before it is recorded — lazily, like the no-goods. So a running cube of
+        :mod:`bnilp.ilp.cubes` gives up one side of a pair's adjacency to another worker: what it recorded
+        before stays valid (recorded points are credible), what it records after lies on its own side."""
+        self.restrictions.append((np.asarray(fams, dtype=np.int64), int(value)))
+
+    def _cut_restrictions(self, vals: np.ndarray, lp: bool, tol: float) -> bool:
+        """Add the rows of :meth:`restrict` that ``vals`` violates by more than ``tol``; whether any was."""
+        bad = [(f, v) for f, v in self.restrictions if abs(float(vals[f].sum()) - v) > tol]
+        for fams, value in bad:
+            if lp:
+                self._add_row(fams, float(value), float(value), "restrict")
+            else:
+                tv = self._tv()
+                self.model.addCons(quicksum(tv[k] for k in fams.tolist()) == value, removable=True,
+                                   name=f"restrict{self.stats['cuts_total']}")
+                self.stats["cuts"]["restrict"] = self.stats["cuts"].get("restrict", 0) + 1
+                self.stats["cuts_total"] += 1
+        return bool(bad)
 
     def _nogood_key(self, choice: tuple[int, ...]) -> bytes | tuple[int, ...]:
         """What a no-good excludes: the DAG ``choice`` itself, or (classes) its class words
@@ -230,6 +254,8 @@ class _Acyclicity(Conshdlr):
                 return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
             if not self.enumerate_mode:
                 return {"result": SCIP_RESULT.FEASIBLE}
+            if self.restrictions and self._cut_restrictions(vals, lp, 0.5):
+                return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
             if choice is not None and settings.ENUMERATION == "branch" and not self.classes:
                 return self._branch_or_record(choice)
             if choice is not None and settings.NOGOODS == "lazy":
@@ -261,6 +287,8 @@ class _Acyclicity(Conshdlr):
         t0 = time.perf_counter()
         try:
             x = self._lp_values()
+            if self.restrictions and self._cut_restrictions(x, True, 1e-6):
+                return {"result": SCIP_RESULT.SEPARATED}
             if settings.SKIP_INTEGRAL_SEPA and np.all(np.minimum(x, 1.0 - x) < settings._SUPPORT_TOL):
                 # an integral point: enforcement cuts its cycles off (or accepts / records it)
                 self.stats["sepa_integral_skips"] = self.stats.get("sepa_integral_skips", 0) + 1

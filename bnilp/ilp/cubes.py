@@ -25,6 +25,8 @@ import queue as queue_module
 import signal
 import tempfile
 import time
+from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -35,6 +37,9 @@ import numpy as np
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.memory import keep_grown_loky_workers
+
+#: seconds the coordinator waits for a message before it looks at the cubes again
+_POLL_SECONDS = 0.2
 
 #: seconds to wait, after the last cube returned, for records it sent that have not arrived
 _SETTLE_SECONDS = 10.0
@@ -151,22 +156,46 @@ def cube_fixings(data: _Data, cubes: list[Cube]) -> list[list[tuple[np.ndarray, 
             for cube in cubes]
 
 
+def _inside(data: _Data, sample: list[tuple[int, ...]], cube: Cube) -> np.ndarray:
+    """Which of ``sample`` lie in ``cube`` (satisfy its rows)."""
+    inside = np.ones(len(sample), dtype=bool)
+    if cube and sample:
+        pairs = [pair for pair, _ in cube]
+        adj = _adjacency(data, sample, pairs)
+        for c, (_, value) in enumerate(cube):
+            inside &= adj[:, c] == bool(value)
+    return inside
+
+
 def cube_order(data: _Data, cubes: list[Cube], sample: list[tuple[int, ...]]) -> list[int]:
     """The indices of ``cubes`` in the order to hand them out: most of ``sample`` (the credible choices found
     so far) first, ties by index — the longest-processing-time-first rule of list scheduling (Graham 1969: with
     m workers the last cube ends within 4/3 − 1/(3m) of the best schedule when the sizes are known), here with
     the sample's shares as the sizes' estimates, so that a large cube does not start last and run on alone."""
-    if not sample:
-        return list(range(len(cubes)))
-    pairs = sorted({pair for cube in cubes for pair, _ in cube})
-    adj = dict(zip(pairs, _adjacency(data, sample, pairs).T, strict=True)) if pairs else {}
-    counts = []
-    for cube in cubes:
-        inside = np.ones(len(sample), dtype=bool)
-        for pair, value in cube:
-            inside &= adj[pair] == bool(value)
-        counts.append(int(inside.sum()))
+    counts = [int(_inside(data, sample, cube).sum()) for cube in cubes]
     return sorted(range(len(cubes)), key=lambda i: (-counts[i], i))
+
+
+def steal_pair(data: _Data, pairs: list[tuple[int, int]], cube: Cube,
+               finds: list[tuple[int, ...]]) -> tuple[tuple[int, int], int] | None:
+    """How a running cube gives half of itself to an idle worker: (pair, kept) — it keeps a(u, v) = kept and the
+    other side becomes a new cube. The pair is the one of ``pairs`` (:func:`split_pairs`' order) not fixed in
+    ``cube`` that splits the cube's own ``finds`` (those inside it) most evenly (ties: the earlier), and the cube
+    keeps the side holding more of them (ties: apart), so the new cube repeats less of the search already done:
+    it starts its side afresh, and what the running cube had explored there is explored again (classes found
+    twice are counted once). With fewer than two finds, the first free pair, kept apart. None when every pair is
+    fixed already."""
+    fixed = {pair for pair, _ in cube}
+    free = [p for p in pairs if p not in fixed]
+    if not free:
+        return None
+    own = [f for f, ok in zip(finds, _inside(data, finds, cube), strict=True) if ok]
+    if len(own) < 2:
+        return free[0], 0
+    ones = _adjacency(data, own, free).sum(axis=0)
+    larger = np.maximum(ones, len(own) - ones)
+    best = int(np.argmin(larger))
+    return free[best], int(2 * int(ones[best]) > len(own))
 
 
 def cube_count(jobs: int) -> int:
@@ -176,8 +205,21 @@ def cube_count(jobs: int) -> int:
 
 @dataclass
 class CubeRun:
-    """What the coordinator knows of the cubes: each one's status and statistics, the records received."""
+    """What the coordinator knows of the cubes: their rows, which wait and which run, each one's status and
+    statistics, the records received."""
 
+    #: each cube's rows as they stand: its fixings, then the side it kept at each split while running
+    rows: list[Cube] = field(default_factory=list)
+    #: cubes not handed out yet, the next first
+    todo: deque[int] = field(default_factory=deque)
+    #: running cube → when it was handed out or last split (``time.perf_counter()``)
+    running: dict[int, float] = field(default_factory=dict)
+    #: running cube → the split asked of it and not taken on yet (None: it cannot be split)
+    asked: dict[int, tuple[tuple[int, int], int] | None] = field(default_factory=dict)
+    #: (cube, pair) of every split taken on
+    taken: set[tuple[int, tuple[int, int]]] = field(default_factory=set)
+    #: cube → the choices it sent (a split's pair is chosen by them)
+    finds: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
     statuses: dict[int, str] = field(default_factory=dict)
     stats: dict[int, dict[str, Any]] = field(default_factory=dict)
     received: dict[int, int] = field(default_factory=dict)
@@ -186,6 +228,38 @@ class CubeRun:
     broken: bool = False
     #: some records a cube sent never arrived (:func:`_gather`)
     lost: bool = False
+
+    def took(self, index: int, pair: tuple[int, int], kept: int) -> None:
+        """Cube ``index`` took on a(pair) = ``kept`` while running: the other side is a new cube, next to run."""
+        if (index, pair) in self.taken:
+            return
+        self.taken.add((index, pair))
+        self.rows.append(self.rows[index] + [(pair, 1 - kept)])
+        self.rows[index] = self.rows[index] + [(pair, kept)]
+        self.todo.appendleft(len(self.rows) - 1)
+        self.asked.pop(index, None)
+        if index in self.running:
+            self.running[index] = time.perf_counter()
+
+
+@dataclass
+class _Board:
+    """Split requests to running cubes: one int64 per cube index — 0, or 1 + 2·(u·n + v) + kept asks cube i to
+    keep a(u, v) = kept (:meth:`_Acyclicity.restrict`) — in a file that every worker maps."""
+
+    array: np.ndarray
+    n: int
+    #: the pairs a split may use, in :func:`split_pairs`' order
+    pairs: list[tuple[int, int]]
+
+    def ask(self, index: int, pair: tuple[int, int], kept: int) -> None:
+        self.array[index] = 1 + 2 * (pair[0] * self.n + pair[1]) + kept
+
+    @staticmethod
+    def read(code: int, n: int) -> tuple[tuple[int, int], int]:
+        uv, kept = divmod(code - 1, 2)
+        u, v = divmod(uv, n)
+        return (u, v), kept
 
 
 # ------------------------------------------------------------------------------------------------ workers
@@ -198,54 +272,67 @@ def _settings_snapshot() -> dict[str, Any]:
     return {name: getattr(settings, name) for name in dir(settings) if name.isupper()}
 
 
-def _worker_init(path: str, snapshot: dict[str, Any], found_q: Any, stop: Any) -> None:
+def _worker_init(path: str, snapshot: dict[str, Any], found_q: Any, stop: Any, board_path: str | None = None) -> None:
     """A worker process: ignore SIGINT (the coordinator stops the cubes through ``stop``), take the
-    coordinator's settings, load the problem once."""
+    coordinator's settings, load the problem once, map the split requests' board (read only)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     keep_grown_loky_workers()
     for name, value in snapshot.items():
         setattr(settings, name, value)
     with open(path, "rb") as handle:
         data, found, epsilon, classes = pickle.load(handle)
-    _WORKER.update(data=data, found=found, epsilon=epsilon, classes=classes, queue=found_q, stop=stop)
+    board = None if board_path is None else np.memmap(board_path, dtype=np.int64, mode="r")
+    _WORKER.update(data=data, found=found, epsilon=epsilon, classes=classes, queue=found_q, stop=stop, board=board)
 
 
 @dataclass
-class _Sent:
-    """A cube's sending: records sent to the coordinator so far, and when the last batch went."""
+class _Sending:
+    """A cube's side of the talk: records sent so far, when the last batch went, the last split request taken."""
 
     flushed: float
     records: int = 0
+    request: int = 0
 
 
 def _run_cube(index: int, fixings: list[tuple[np.ndarray, int]], deadline: float | None) -> dict[str, Any]:
     """Phase 2 on one cube in a worker: credible choices go to the coordinator in batches as they are found
-    (``("found", index, [(choice, score), ...])``); returns the cube's status, statistics and how many it sent.
-    ``deadline`` is a wall-clock time (``time.time()``)."""
+    (``("found", index, [(choice, score), ...])``); a split request on the board is taken on at once
+    (``("split", index, pair, kept)``: the cube keeps to one side from now on); returns the cube's status,
+    statistics, how many records it sent and the splits it took on. ``deadline`` is a wall-clock time
+    (``time.time()``)."""
     from bnilp.ilp.model import _new_stats
     from bnilp.ilp.search import _optimize, _phase2_model, _Run, _Signals, _tie_tol
 
     w = _WORKER
     data, found, epsilon, classes = w["data"], w["found"], w["epsilon"], w["classes"]
-    stop, out = w["stop"], w["queue"]
+    stop, out, board = w["stop"], w["queue"], w.get("board")
     stats2 = _new_stats()
+    splits: list[tuple[tuple[int, int], int]] = []
     if stop.is_set():
-        return {"index": index, "status": "skipped", "stats": stats2, "sent": 0}
+        return {"index": index, "status": "skipped", "stats": stats2, "sent": 0, "splits": splits}
     threshold = found.opt - epsilon - _tie_tol(found.opt)
     batch: list[tuple[tuple[int, ...], float]] = []
-    sent = _Sent(flushed=time.perf_counter())
+    sending = _Sending(flushed=time.perf_counter())
 
     def flush() -> None:
         if batch:
             out.put(("found", index, list(batch)))
-            sent.records += len(batch)
+            sending.records += len(batch)
             batch.clear()
-        sent.flushed = time.perf_counter()
+        sending.flushed = time.perf_counter()
 
     def tick() -> None:
         if stop.is_set():
             model2.interruptSolve()
-        if time.perf_counter() - sent.flushed >= settings.PHASE2_CUBE_FLUSH_SECONDS:
+        code = int(board[index]) if board is not None and index < len(board) else 0
+        if code and code != sending.request:
+            sending.request = code
+            pair, kept = _Board.read(code, data.n)
+            hdlr2.restrict(adjacency_families(data, *pair), kept)
+            splits.append((pair, kept))
+            flush()
+            out.put(("split", index, pair, kept))
+        if time.perf_counter() - sending.flushed >= settings.PHASE2_CUBE_FLUSH_SECONDS:
             flush()
 
     def on_record(choice: tuple[int, ...]) -> None:
@@ -256,7 +343,7 @@ def _run_cube(index: int, fixings: list[tuple[np.ndarray, int]], deadline: float
 
     rem = None if deadline is None else deadline - time.time()
     if rem is not None and rem <= 0:
-        return {"index": index, "status": "timelimit", "stats": stats2, "sent": 0}
+        return {"index": index, "status": "timelimit", "stats": stats2, "sent": 0, "splits": splits}
     model2, hdlr2 = _phase2_model(data, found, epsilon, stats2, False, on_record, tick, classes, fixings)
     model2.setParam("misc/catchctrlc", False)
     now = time.perf_counter()
@@ -265,14 +352,16 @@ def _run_cube(index: int, fixings: list[tuple[np.ndarray, int]], deadline: float
     stats2.update(collected=len(hdlr2.recorded))
     flush()
     model2.freeTransform()
-    return {"index": index, "status": status, "stats": stats2, "sent": sent.records}
+    return {"index": index, "status": status, "stats": stats2, "sent": sending.records, "splits": splits}
 
 
 # ------------------------------------------------------------------------------------------------ coordinator
 
 def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: bool, jobs: int,
                        max_networks: int, watch: Any, stats2: dict[str, Any]) -> tuple[str, str] | None:
-    """Phase 2 split into cubes (:func:`split_pairs`, :func:`cube_fixings`) on ``jobs`` worker processes.
+    """Phase 2 split into cubes (:func:`split_pairs`, :func:`cube_tree`, :func:`cube_order`) on ``jobs`` worker
+    processes; once no cube waits and a worker is idle, a cube running for
+    :data:`~bnilp.ilp.settings.PHASE2_STEAL_SECONDS` gives one side of a pair to it (:func:`steal_pair`).
 
     What the cubes find is added to ``got.credible`` (choice → exact score), one representative per class
     (``classes``) or per DAG: a choice whose class (or DAG) is there already — found before the split — is
@@ -282,14 +371,11 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     """
     budget = data.offset - found.opt + run.epsilon
     sample = list(got.credible)
+    pairs = split_pairs(data, budget)
     # no pair qualifies: one cube, the whole rest
-    tree = cube_tree(data, split_pairs(data, budget), sample, 2 ** cube_count(jobs))
-    cubes = cube_fixings(data, tree)
+    tree = cube_tree(data, pairs, sample, 2 ** cube_count(jobs))
     order = cube_order(data, tree, sample)
-    used = list(dict.fromkeys(pair for cube in tree for pair, _ in cube))
-    stats2.update(method="branch-and-cut in cubes", jobs=jobs, cubes=len(cubes), order=order,
-                  split_pairs=[[data.names[u], data.names[v]] for u, v in used],
-                  cube_rows=[[[data.names[u], data.names[v], value] for (u, v), value in cube] for cube in tree])
+    stats2.update(method="branch-and-cut in cubes", jobs=jobs, order=order)
     from joblib.externals.loky import ProcessPoolExecutor
     from joblib.externals.loky.backend import get_context
 
@@ -297,21 +383,30 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     ctx = get_context("loky")           # fresh interpreters; a user's unguarded script is not run again
     found_q = ctx.Queue()
     stop = ctx.Event()
-    fd, path = tempfile.mkstemp(prefix="bnilp-cubes-", suffix=".pkl")
-    state = CubeRun()
+    state = CubeRun(rows=list(tree), todo=deque(order))
     t0 = time.perf_counter()
-    try:
-        with os.fdopen(fd, "wb") as handle:
+    with tempfile.TemporaryDirectory(prefix="bnilp-cubes-") as tmp:
+        path, board_path = os.path.join(tmp, "problem.pkl"), os.path.join(tmp, "board.i64")
+        with open(path, "wb") as handle:
             pickle.dump((data, found, run.epsilon, classes), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        steal = settings.PHASE2_STEAL_SECONDS is not None and bool(pairs)
+        board = _Board(np.memmap(board_path, dtype=np.int64, mode="w+", shape=(settings.PHASE2_MAX_CUBES,)),
+                       data.n, pairs) if steal else None
         rem = run.remaining()
         deadline = None if rem is None else time.time() + rem
         with ProcessPoolExecutor(max_workers=jobs, context=ctx, initializer=_worker_init,
-                                 initargs=(path, _settings_snapshot(), found_q, stop)) as pool:
-            futures = {i: pool.submit(_run_cube, i, cubes[i], deadline) for i in order}
-            _gather(run, futures, found_q, stop, state, seen, got, max_networks, watch)
-    finally:
-        os.unlink(path)
+                                 initargs=(path, _settings_snapshot(), found_q, stop,
+                                           board_path if steal else None)) as pool:
+            def submit(i: int) -> Future:
+                return pool.submit(_run_cube, i, cube_fixings(data, [state.rows[i]])[0], deadline)
+
+            _gather(run, submit, jobs, found_q, stop, state, seen, got, max_networks, watch, data, board)
+        del board
     stats2["seconds"] = time.perf_counter() - t0
+    used = list(dict.fromkeys(pair for cube in state.rows for pair, _ in cube))
+    stats2.update(cubes=len(state.rows), splits=len(state.taken),
+                  split_pairs=[[data.names[u], data.names[v]] for u, v in used],
+                  cube_rows=[[[data.names[u], data.names[v], value] for (u, v), value in cube] for cube in state.rows])
     _merge_stats(stats2, state)
     if got.limit_hit or (got.memory_hit and not run.sig.received):
         return None                             # the caller words these
@@ -319,7 +414,7 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
         return "interrupted", ("interrupted (SIGINT/SIGTERM)" if run.sig.received else
                                "interrupted (a worker process of phase 2 died)" if state.broken else
                                "interrupted (records of phase 2's workers were lost)")
-    if all(s in _CUBE_DONE for s in state.statuses.values()) and len(state.statuses) == len(cubes):
+    if all(s in _CUBE_DONE for s in state.statuses.values()) and len(state.statuses) == len(state.rows):
         return None
     if any(s == "memlimit" for s in state.statuses.values()):
         return "memory_limit", "memory limit reached"
@@ -353,25 +448,31 @@ class _Seen:
         return new
 
 
-def _gather(run: Any, futures: dict[int, Future], found_q: Any, stop: Any, state: CubeRun, seen: _Seen, got: Any,
-            max_networks: int, watch: Any) -> None:
-    """Take the cubes' batches until every cube has returned and all it sent has arrived; stop them all at
-    the cap, a memory stop, a signal (SIGTERM through ``run.sig``, Ctrl-C as KeyboardInterrupt here). Batches
-    still missing :data:`_SETTLE_SECONDS` after the last cube returned (a Ctrl-C between taking a batch and
-    counting it) leave ``state.lost`` set: the list is then not complete. ``futures``: cube index → its future."""
-    pending = set(futures)
+def _gather(run: Any, submit: Callable[[int], Future], jobs: int, found_q: Any, stop: Any, state: CubeRun,
+            seen: _Seen, got: Any, max_networks: int, watch: Any, data: _Data, board: _Board | None) -> None:
+    """Hand out the cubes of ``state.todo`` (``submit``) to keep ``jobs`` running, split a running one for an idle
+    worker (:func:`_ask_split`; ``board`` None: never), take the cubes' batches until every cube has returned
+    and all it sent has arrived; stop them all at the cap, a memory stop, a signal (SIGTERM through
+    ``run.sig``, Ctrl-C as KeyboardInterrupt here). Batches still missing :data:`_SETTLE_SECONDS` after the last
+    cube returned (a Ctrl-C between taking a batch and counting it) leave ``state.lost`` set: the list is then
+    not complete; so do cubes never handed out (a stop), by having no status."""
+    futures: dict[int, Future] = {}
     settle: float | None = None
     while True:
         try:
-            _drain(found_q, state, seen, got, timeout=0.2)
-            for i in sorted(i for i in pending if futures[i].done()):
-                pending.discard(i)
+            _drain(found_q, state, seen, got, timeout=_POLL_SECONDS)
+            for i in sorted(i for i, f in futures.items() if f.done()):
+                future = futures.pop(i)
+                state.running.pop(i, None)
+                state.asked.pop(i, None)
                 try:
-                    res = futures[i].result()
+                    res = future.result()
                 except BrokenProcessPool:
                     state.broken = True
                     stop.set()
                     continue
+                for pair, kept in res.get("splits", []):
+                    state.took(i, pair, kept)
                 state.statuses[i] = res["status"]
                 state.stats[i] = res["stats"]
                 state.expected[i] = res["sent"]
@@ -381,10 +482,17 @@ def _gather(run: Any, futures: dict[int, Future], found_q: Any, stop: Any, state
             if not got.memory_hit and watch.short(len(got.credible)):
                 got.memory_hit = True
                 stop.set()
-            if run.sig.received:
+            if run.sig.received or state.broken:
                 stop.set()
+            if not stop.is_set():
+                while state.todo and len(futures) < jobs:
+                    i = state.todo.popleft()
+                    futures[i] = submit(i)
+                    state.running[i] = time.perf_counter()
+                if board is not None and not state.todo and len(futures) < jobs:
+                    _ask_split(state, data, board)
             run.report("enumerate", len(got.credible))
-            if not pending:
+            if not futures and (stop.is_set() or not state.todo):
                 if state.broken or all(state.received.get(i, 0) >= n for i, n in state.expected.items()):
                     return
                 settle = time.perf_counter() + _SETTLE_SECONDS if settle is None else settle
@@ -399,17 +507,38 @@ def _gather(run: Any, futures: dict[int, Future], found_q: Any, stop: Any, state
             raise
 
 
+def _ask_split(state: CubeRun, data: _Data, board: _Board) -> None:
+    """Ask the cube running longest since it was handed out or last split — if that is at least
+    :data:`~bnilp.ilp.settings.PHASE2_STEAL_SECONDS` and nothing is asked of it yet — to give one side of a pair
+    (:func:`steal_pair`) to a new cube; while the board has room for the new cube's index."""
+    now = time.perf_counter()
+    ready = [i for i, t in state.running.items() if i not in state.asked and now - t >= settings.PHASE2_STEAL_SECONDS]
+    if not ready or len(state.rows) >= len(board.array):
+        return
+    i = min(ready, key=lambda c: (state.running[c], c))
+    split = steal_pair(data, board.pairs, state.rows[i], state.finds.get(i, []))
+    state.asked[i] = split
+    if split is not None:
+        board.ask(i, *split)
+
+
 def _drain(found_q: Any, state: CubeRun, seen: _Seen, got: Any, timeout: float) -> None:
-    """Add every batch waiting in ``found_q`` (the first after up to ``timeout`` seconds) to ``got.credible``."""
+    """Take every message waiting in ``found_q`` (the first after up to ``timeout`` seconds): batches go to
+    ``got.credible`` (and the cube's finds), splits taken on make new cubes (:meth:`CubeRun.took`)."""
     wait = timeout
     while True:
         try:
-            kind, index, batch = found_q.get(timeout=wait) if wait > 0 else found_q.get_nowait()
+            message = found_q.get(timeout=wait) if wait > 0 else found_q.get_nowait()
         except queue_module.Empty:
             return
         wait = 0.0
-        assert kind == "found"
+        if message[0] == "split":
+            _, index, pair, kept = message
+            state.took(index, tuple(pair), kept)
+            continue
+        _, index, batch = message
         state.received[index] = state.received.get(index, 0) + len(batch)
+        state.finds.setdefault(index, []).extend(c for c, _ in batch)
         for (choice, score), new in zip(batch, seen.add_new([c for c, _ in batch]), strict=True):
             if new:
                 got.credible[choice] = score

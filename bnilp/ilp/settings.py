@@ -176,6 +176,11 @@ ENUMERATION_MEMORY_CHECK_SECONDS = 0.5
 PHASE2_SERIAL_SECONDS = 10.0
 PHASE2_CUBES_PER_JOB = 4
 PHASE2_CUBE_FLUSH_SECONDS = 0.5
+#: once no cube waits and a worker is idle, the cube running longest gives one side of a pair to a new cube if it
+#: has run this many seconds since it started or last split (None: never split a running cube); at most
+#: PHASE2_MAX_CUBES cubes in all
+PHASE2_STEAL_SECONDS: float | None = 5.0
+PHASE2_MAX_CUBES = 4096
 
 #: every status a solve can end in, with ``complete`` and the CLI's exit code (README, "Statuses")
 STATUSES = {
