@@ -12,11 +12,13 @@ says whether every complete run listed the same classes (class words) or DAGs as
 m workers — greedy list scheduling in the run's hand-out order (``stats.phase2.order``), each cube starting
 when a worker frees up — next to the measured split and the bound max(Σ seconds / m, longest cube). A model,
 not a measurement: it assumes a cube takes as long beside m − 1 others as it did here (no memory-bandwidth or
-start-up costs), which is what this 2-core machine cannot show.
+start-up costs), which is what this 2-core machine cannot show; and it is given only for runs whose cubes were
+not split while running (``--steal off``: a split cube's other side exists only from the split on).
+``--steal S`` sets ``PHASE2_STEAL_SECONDS`` (``off``: never split a running cube).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/phase2_jobs.py FILE.jkl[:BF] ... [--bf 20] [--jobs 1,2]
                                                          [--time-limit 300] [--enumerate mecs|dags]
-                                                         [--simulate 4,8]
+                                                         [--simulate 4,8] [--steal 5|off]
 """
 
 from __future__ import annotations
@@ -83,8 +85,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--enumerate", choices=("dags", "mecs"), default="mecs")
     parser.add_argument("--simulate", default="", help="worker counts m to simulate the split on, e.g. 4,8")
+    parser.add_argument("--steal", default=None, help="PHASE2_STEAL_SECONDS, or off")
     args = parser.parse_args(argv)
     simulate = [int(m) for m in args.simulate.split(",") if m]
+    if args.steal is not None:
+        ilp.settings.PHASE2_STEAL_SECONDS = None if args.steal == "off" else float(args.steal)
     jobs = [int(j) for j in args.jobs.split(",")]
     print(f"{'file':28} {'jobs':>4} {'status':11} {'listed':>9} {'p1 s':>7} {'p2 s':>7} {'per s':>8} "
           f"{'ratio':>6} {'cubes':>5} {'held':>4} {'max/mean':>8} {'same':>4}", flush=True)
@@ -116,7 +121,10 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:28} {j:>4} {res.status:11} {len(res.networks):>9,} {p1:>7.1f} "
                   f"{p2:>7.1f} {rate:>8.1f} {rate / base:>6.2f} {len(per_cube):>5} {len(held):>4} {balance:>8.2f} "
                   f"{same:>4}   (wall {wall:.1f} s)", flush=True)
-            if simulate and res.complete and per_cube:
+            splits = res.stats.get("phase2", {}).get("splits", 0)
+            if splits:
+                print(f"    {splits} cube(s) split while running", flush=True)
+            if simulate and res.complete and per_cube and not splits:
                 print(_simulated(res, [j] + simulate), flush=True)
 
 

@@ -27,16 +27,17 @@ def _adjacent(parents, u: str, v: str) -> bool:
 
 def test_cubes_partition_every_dag_and_every_class():
     """Each DAG of the table satisfies exactly one cube's rows, and Markov equivalent DAGs the same one — for
-    the 2^k sign vectors over k pairs and for the uneven leaves of a cube tree."""
+    the 2^k sign vectors over k pairs and for the uneven leaves of a tree (a cube split while running)."""
     for seed in range(6):
         table = random_table(5, 700 + seed, keep=0.6)
         data = _Data(table)
         every = brute_force_networks(table)
-        sample = [_choice_of(data, p) for _, p in every[:40]]
         pairs = [(0, 1), (1, 3), (2, 4), (0, 2), (3, 4)]
-        for split in (cubes.uniform_cubes(pairs[:3]), cubes.cube_tree(data, pairs, sample, 8)):
+        deep = [((0, 1), 1), ((1, 3), 1), ((2, 4), 1)]
+        tree = [[((0, 1), 0)], [((0, 1), 1), ((1, 3), 0)], deep[:2] + [((2, 4), 0)],
+                deep + [((0, 2), 0)], deep + [((0, 2), 1)]]
+        for split in (cubes.uniform_cubes(pairs[:3]), tree):
             fixings = cubes.cube_fixings(data, split)
-            assert len(fixings) == 8
             cube_of_class: dict = {}
             for _, parents in every:
                 x = np.zeros(data.K)
@@ -216,63 +217,58 @@ def test_cubes_keep_background_knowledge_and_its_rows(split_at_once):
         assert {mec_key(n.parents) for n in nets2} == {mec_key(n.parents) for n in nets1}
 
 
-def test_cube_tree_splits_the_largest_cube_on_its_most_even_pair():
-    """Replaying the tree from the sample alone (adjacency read from the parent maps): every split divides the
-    cube then holding most of the sample, on the pair not yet fixed there that leaves its larger side smallest
-    (ties: the earlier cube, the earlier pair); a pair that splits nothing, as twins' second would, is never
-    taken; the leaves number as asked, fix no pair twice and hold every sample point once; with fewer points
-    than leaves, the uniform cubes over the first pairs."""
+def test_balanced_pairs_split_the_sample_evenly_and_pass_over_pairs_that_add_nothing():
+    """The first pair chosen leaves the smaller largest side of the sample than any other pair; a pair whose
+    adjacency equals one chosen already (as twins' would) is never chosen while another splits further; a
+    sample smaller than 2^k keeps the given order."""
     table = random_table(5, 908, keep=0.7)
     data = _Data(table)
-    _, credible = brute_force_credible(table, math.log(1e4))
+    opt, credible = brute_force_credible(table, math.log(1e4))
     sample = [_choice_of(data, p) for _, p in credible]
     pairs = list(itertools.combinations(range(data.n), 2))
     adj = {p: [_adjacent(q, data.names[p[0]], data.names[p[1]]) for _, q in credible] for p in pairs}
+    chosen = cubes.balanced_pairs(data, pairs, sample, 2)
+    assert len(chosen) == 2 and set(chosen) <= set(pairs)
 
-    def members(cube):
-        return [s for s in range(len(sample)) if all(adj[pair][s] == bool(value) for pair, value in cube)]
+    def largest(ps):
+        cells = [tuple(adj[p][s] for p in ps) for s in range(len(sample))]
+        return max(cells.count(c) for c in set(cells))
 
-    tree = cubes.cube_tree(data, pairs, sample, 6)
-    assert len(tree) == 6 and len(sample) >= 6
-    assert sorted(s for cube in tree for s in members(cube)) == list(range(len(sample)))
-    assert all(len({pair for pair, _ in cube}) == len(cube) for cube in tree)
-    # replay: start from the root, split as the specification says, compare with the leaves
-    leaves: list[list] = [[]]
-    while len(leaves) < 6:
-        i = max(range(len(leaves)), key=lambda c: (len(members(leaves[c])), -c))
-        own = members(leaves[i])
-        free = [p for p in pairs if p not in {q for q, _ in leaves[i]}]
-        best = min(free, key=lambda p: (max(sum(adj[p][s] for s in own), sum(not adj[p][s] for s in own)),
-                                        pairs.index(p)))
-        assert 0 < sum(adj[best][s] for s in own) < len(own)
-        leaves[i:i + 1] = [leaves[i] + [(best, 0)]]
-        leaves.append(leaves[i][:-1] + [(best, 1)])
-    assert tree == leaves
-    assert cubes.cube_tree(data, pairs, sample[:3], 4) == cubes.uniform_cubes(pairs[:2])
+    assert largest(chosen[:1]) == min(largest([p]) for p in pairs)
+    assert adj[chosen[1]] != adj[chosen[0]] or all(adj[p] == adj[chosen[0]] for p in pairs)
+    assert cubes.balanced_pairs(data, pairs, sample[:3], 2) == pairs[:2]
 
 
-def test_cubes_are_handed_out_largest_share_of_the_sample_first():
-    """cube_order is a permutation of the cubes of cube_fixings whose shares of the sample — counted here from
-    the fixing rows themselves, Σ_{k ∈ families} x_k = value for the sample's choice — never increase (longest
-    processing time first), ties in index order; with no sample, index order."""
+def test_cubes_are_handed_out_cheapest_rows_first():
+    """cube_order is a permutation of the cubes along which the cost of their rows never falls — per pair, the
+    least loss (best − score, summed over the pair's two variables) of its adjacency (u's family holding v, or
+    v's holding u) or of keeping it apart (neither), here from the families themselves."""
     table = random_table(5, 908, keep=0.7)
     data = _Data(table)
-    _, credible = brute_force_credible(table, math.log(1e4))
-    sample = [_choice_of(data, p) for _, p in credible]
     split = cubes.uniform_cubes(cubes.split_pairs(data, math.inf, 3))
     assert len(split) == 8
-    fixings = cubes.cube_fixings(data, split)
 
-    def share(i):
-        return sum(all(len(set(choice) & set(fams.tolist())) == value for fams, value in fixings[i])
-                   for choice in sample)
+    def fams(u):
+        block = range(int(data.start[u]), int(data.start[u + 1]))
+        best = max(data.obj[k] for k in block)
+        return [(data.sets[k], best - data.obj[k]) for k in block]
 
-    order = cubes.cube_order(data, split, sample)
-    assert sorted(order) == list(range(len(fixings)))
-    shares = [share(i) for i in order]
-    assert sum(shares) == len(sample) and len(set(shares)) > 1
-    assert all((shares[j], -order[j]) >= (shares[j + 1], -order[j + 1]) for j in range(len(order) - 1))
-    assert cubes.cube_order(data, split, []) == list(range(len(fixings)))
+    def cost(cube):
+        total = 0.0
+        for (u, v), value in cube:
+            nu, nv = data.names[u], data.names[v]
+            if value:
+                total += min([loss for ps, loss in fams(u) if nv in ps] + [loss for ps, loss in fams(v) if nu in ps])
+            else:
+                total += (min(loss for ps, loss in fams(u) if nv not in ps)
+                          + min(loss for ps, loss in fams(v) if nu not in ps))
+        return total
+
+    order = cubes.cube_order(data, split)
+    assert sorted(order) == list(range(len(split)))
+    costs = [cost(split[i]) for i in order]
+    assert len(set(np.round(costs, 9))) > 1
+    assert all(costs[j] <= costs[j + 1] + 1e-9 for j in range(len(order) - 1))
 
 
 def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):

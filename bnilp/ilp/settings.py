@@ -177,9 +177,11 @@ PHASE2_SERIAL_SECONDS = 10.0
 PHASE2_CUBES_PER_JOB = 4
 PHASE2_CUBE_FLUSH_SECONDS = 0.5
 #: once no cube waits and a worker is idle, the cube running longest gives one side of a pair to a new cube if it
-#: has run this many seconds since it started or last split (None: never split a running cube); at most
-#: PHASE2_MAX_CUBES cubes in all
-PHASE2_STEAL_SECONDS: float | None = 5.0
+#: has run this many seconds since it started or last split; None (the default): never split a running cube —
+#: on 2 cores the new cube's search again of what the running one had explored on its side cost more than the
+#: idle tail it removed (hailfinder100 BF 150: phase 2 103.7 s with splits after 5 s, 91.6 s without; sponge
+#: BF 20 160.4 vs 162.5 s; benchmarks/phase2_jobs.py --steal). At most PHASE2_MAX_CUBES cubes in all
+PHASE2_STEAL_SECONDS: float | None = None
 PHASE2_MAX_CUBES = 4096
 
 #: every status a solve can end in, with ``complete`` and the CLI's exit code (README, "Statuses")
