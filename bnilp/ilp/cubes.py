@@ -80,10 +80,9 @@ def split_pairs(data: _Data, budget: float, k: int | None = None) -> list[tuple[
     A DAG G has s(G) = Σ_i best_i − Σ_i loss_i(Π_i) with loss_i(Π) = best_i − s(i, Π) ≥ 0, so it is credible
     only if Σ_i loss_i ≤ ``budget`` = Σ_i best_i − OPT + ε. Ignoring acyclicity, making {u, v} adjacent costs
     at least adj and keeping it apart at least apart (:func:`pair_costs`). Pairs with both ≤ ``budget`` qualify,
-    ranked by
-    max(adj, apart), cheapest first (both sides likely to hold much of the set; ties by the pair), and those
-    sharing no variable with a pair ranked before them come first (pairs on one variable, or on twins, split
-    the set alike and leave cubes empty). The first ``k`` of that order; fewer (none: no split) when fewer
+    ranked by max(adj, apart), cheapest first (both sides likely to hold much of the set; ties by the pair), and
+    those sharing no variable with a pair ranked before them come first (pairs on one variable, or on twins,
+    split the set alike and leave cubes empty). The first ``k`` of that order; fewer (none: no split) when fewer
     pairs qualify.
     """
     n = data.n
@@ -167,7 +166,7 @@ def _inside(data: _Data, sample: list[tuple[int, ...]], cube: Cube) -> np.ndarra
 def cube_order(data: _Data, cubes: list[Cube]) -> list[int]:
     """The indices of ``cubes`` in the order to hand them out: the cube whose rows cost least first — the sum over
     its pairs of adj or apart (:func:`pair_costs`), a lower bound on the loss of its DAGs when the pairs share no
-    variable — ties by index. A cube that leaves more of the budget unspent holds more of the credible set
+    variable — ties by index. A cube that leaves more of the budget unspent tends to hold more of the credible set
     (sponge BF 20, 8 cubes: ranked by this cost, their seconds 90.6, 50.3, 26.5, 14.3, 28.2, 17.3, 10.5, 5.8;
     ranked by their share of the serial start's classes, 28.2, 90.6, 5.8, 17.3, 26.5, 10.5, 14.3, 50.3), so this is the
     longest-processing-time-first rule of list scheduling (Graham 1969: with m workers the last cube ends within
@@ -375,8 +374,8 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     sample = list(got.credible)
     pairs = split_pairs(data, budget)
     # no pair qualifies: one cube, the whole rest
-    tree = uniform_cubes(balanced_pairs(data, pairs, sample, cube_count(jobs)))
-    order = cube_order(data, tree)
+    split = uniform_cubes(balanced_pairs(data, pairs, sample, cube_count(jobs)))
+    order = cube_order(data, split)
     stats2.update(method="branch-and-cut in cubes", jobs=jobs, order=order)
     from joblib.externals.loky import ProcessPoolExecutor
     from joblib.externals.loky.backend import get_context
@@ -385,7 +384,7 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     ctx = get_context("loky")           # fresh interpreters; a user's unguarded script is not run again
     found_q = ctx.Queue()
     stop = ctx.Event()
-    state = CubeRun(rows=list(tree), todo=deque(order))
+    state = CubeRun(rows=list(split), todo=deque(order))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bnilp-cubes-") as tmp:
         path, board_path = os.path.join(tmp, "problem.pkl"), os.path.join(tmp, "board.i64")
