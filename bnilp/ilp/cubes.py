@@ -219,8 +219,8 @@ class CubeRun:
     asked: dict[int, tuple[tuple[int, int], int] | None] = field(default_factory=dict)
     #: (cube, pair) of every split taken on
     taken: set[tuple[int, tuple[int, int]]] = field(default_factory=set)
-    #: cube → the choices it sent (a split's pair is chosen by them)
-    finds: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
+    #: cube → the choices it sent (a split's pair is chosen by them); None: running cubes are never split
+    finds: dict[int, list[tuple[int, ...]]] | None = None
     statuses: dict[int, str] = field(default_factory=dict)
     stats: dict[int, dict[str, Any]] = field(default_factory=dict)
     received: dict[int, int] = field(default_factory=dict)
@@ -384,13 +384,13 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     ctx = get_context("loky")           # fresh interpreters; a user's unguarded script is not run again
     found_q = ctx.Queue()
     stop = ctx.Event()
-    state = CubeRun(rows=list(split), todo=deque(order))
+    steal = settings.PHASE2_STEAL_SECONDS is not None and bool(pairs)
+    state = CubeRun(rows=list(split), todo=deque(order), finds={} if steal else None)
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bnilp-cubes-") as tmp:
         path, board_path = os.path.join(tmp, "problem.pkl"), os.path.join(tmp, "board.i64")
         with open(path, "wb") as handle:
             pickle.dump((data, found, run.epsilon, classes), handle, protocol=pickle.HIGHEST_PROTOCOL)
-        steal = settings.PHASE2_STEAL_SECONDS is not None and bool(pairs)
         board = _Board(np.memmap(board_path, dtype=np.int64, mode="w+", shape=(settings.PHASE2_MAX_CUBES,)),
                        data.n, pairs) if steal else None
         rem = run.remaining()
@@ -517,7 +517,7 @@ def _ask_split(state: CubeRun, data: _Data, board: _Board) -> None:
     if not ready or len(state.rows) >= len(board.array):
         return
     i = min(ready, key=lambda c: (state.running[c], c))
-    split = steal_pair(data, board.pairs, state.rows[i], state.finds.get(i, []))
+    split = steal_pair(data, board.pairs, state.rows[i], (state.finds or {}).get(i, []))
     state.asked[i] = split
     if split is not None:
         board.ask(i, *split)
@@ -539,7 +539,8 @@ def _drain(found_q: Any, state: CubeRun, seen: _Seen, got: Any, timeout: float) 
             continue
         _, index, batch = message
         state.received[index] = state.received.get(index, 0) + len(batch)
-        state.finds.setdefault(index, []).extend(c for c, _ in batch)
+        if state.finds is not None:
+            state.finds.setdefault(index, []).extend(c for c, _ in batch)
         for (choice, score), new in zip(batch, seen.add_new([c for c, _ in batch]), strict=True):
             if new:
                 got.credible[choice] = score
