@@ -180,7 +180,8 @@ PHASE2_CUBE_FLUSH_SECONDS = 0.5
 #: has run this many seconds since it started or last split; None (the default): never split a running cube —
 #: on 2 cores the new cube's search again of what the running one had explored on its side cost more than the
 #: idle tail it removed (hailfinder100 BF 150: phase 2 103.7 s with splits after 5 s, 91.6 s without; sponge
-#: BF 20 160.4 vs 162.5 s; benchmarks/phase2_jobs.py --steal). At most PHASE2_MAX_CUBES cubes in all
+#: BF 20 160.4 vs 162.5 s; both from a tree split since replaced; benchmarks/phase2_jobs.py --steal). At most
+#: PHASE2_MAX_CUBES cubes in all
 PHASE2_STEAL_SECONDS: float | None = None
 PHASE2_MAX_CUBES = 4096
 
