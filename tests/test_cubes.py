@@ -302,6 +302,7 @@ def test_a_running_cube_split_keeps_to_its_side_and_the_new_cube_lists_the_other
     cube (its rows plus the other side) lists exactly the brute-force credible DAGs, or classes."""
     import pickle
     import queue
+    import signal
     import threading
 
     from bnilp.ilp import search
@@ -316,7 +317,6 @@ def test_a_running_cube_split_keeps_to_its_side_and_the_new_cube_lists_the_other
     pairs = cubes.split_pairs(data, data.offset - opt + eps)
     sides = {pair: {_adjacent(p, data.names[pair[0]], data.names[pair[1]]) for _, p in credible} for pair in pairs}
     pair = next(p for p in pairs if sides[p] == {True, False})
-    import signal
     for classes in (False, True):
         path = tmp_path / f"problem{classes}.pkl"
         path.write_bytes(pickle.dumps((data, found, eps, classes)))
