@@ -13,6 +13,7 @@ from pyscipopt import SCIP_LPSOLSTAT, SCIP_RESULT, Heur
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_orders import climb_orders
+from bnilp.ilp.heur_windows import window_search
 from bnilp.ilp.settings import _INT_TOL
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class _SinkHeur(Heur):
         self.stats = stats
         self.tick = tick
         self.climbed: set[tuple[int, ...]] = set()     # roundings already improved by the local search
+        self.windowed: set[tuple[int, ...]] = set()    # ... and by window search
         self.t_start = time.perf_counter()
 
     def _climb_allowed(self, choice: tuple[int, ...]) -> bool:
@@ -69,6 +71,37 @@ class _SinkHeur(Heur):
             return False
         spent = self.stats["order_search_seconds"]
         return spent <= settings.SINK_ORDER_SEARCH_SHARE * (time.perf_counter() - self.t_start) + 1.0
+
+    def _window_allowed(self, choice: tuple[int, ...]) -> bool:
+        """Whether window search improves this rounding: on, a table large enough, phase 1 running
+        :data:`settings.WINDOW_SEARCH_AFTER` seconds, not seen before, and within its time share — which
+        shrinks with every search that did not beat the incumbent (once OPT is found, all of them)."""
+        if (not settings.WINDOW_SEARCH or self.hdlr.data.n < settings.WINDOW_SEARCH_MIN_VARIABLES
+                or choice in self.windowed):
+            return False
+        elapsed = time.perf_counter() - self.t_start
+        share = settings.WINDOW_SEARCH_SHARE / (1 + self.stats["window_search_misses"])
+        return elapsed >= settings.WINDOW_SEARCH_AFTER and self.stats["window_search_seconds"] <= share * elapsed
+
+    def _improve(self, choice: tuple[int, ...], usable: np.ndarray, incumbent: float) -> tuple[int, ...]:
+        """The rounding after the local searches that are allowed on it (insertion moves, then windows);
+        ``incumbent``: SCIP's best value so far in the shifted objective (−inf when none)."""
+        data = self.hdlr.data
+        if self._climb_allowed(choice):
+            t1 = time.perf_counter()
+            self.climbed.add(choice)
+            choice, _ = climb_orders(data, choice, usable)
+            self.stats["order_search_seconds"] += time.perf_counter() - t1
+        if self._window_allowed(choice):
+            t1 = time.perf_counter()
+            self.windowed.add(choice)
+            better, order = window_search(data, choice, settings.WINDOW_SEARCH_SIZE, usable)
+            self.stats["window_search_calls"] += 1
+            self.stats["window_search_improved"] += order is not None
+            self.stats["window_search_misses"] += math.fsum(data.obj[k] for k in better) <= incumbent + 1e-9
+            self.stats["window_search_seconds"] += time.perf_counter() - t1
+            choice = better
+        return choice
 
     def heurexec(self, heurtiming, nodeinfeasible):
         model = self.model
@@ -80,11 +113,8 @@ class _SinkHeur(Heur):
         usable = np.fromiter((v.getUbGlobal() > _INT_TOL for v in self.hdlr._tv()), dtype=bool,
                              count=data.K)
         choice = _sink_dag(data, self.hdlr._lp_values(), usable)
-        if choice is not None and self._climb_allowed(choice):
-            t1 = time.perf_counter()
-            self.climbed.add(choice)
-            choice, _ = climb_orders(data, choice, usable)
-            self.stats["order_search_seconds"] += time.perf_counter() - t1
+        if choice is not None:
+            choice = self._improve(choice, usable, model.getPrimalbound() if model.getNSols() else -math.inf)
         self.stats["python_heur_seconds"] += time.perf_counter() - t0
         if choice is None:
             return {"result": SCIP_RESULT.DIDNOTFIND}

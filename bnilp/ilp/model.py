@@ -18,6 +18,8 @@ from bnilp.ilp.prop_ancestors import _AncestorProp
 def _new_stats() -> dict[str, Any]:
     return {"cuts": {}, "cuts_total": 0, "sepa_calls": 0, "python_sepa_seconds": 0.0,
             "python_enforce_seconds": 0.0, "python_heur_seconds": 0.0, "order_search_seconds": 0.0, "heur_solutions": 0,
+            "window_search_seconds": 0.0, "window_search_calls": 0, "window_search_improved": 0,
+            "window_search_misses": 0,
             "sepa_heuristic_seconds": 0.0, "subip_seconds": 0.0, "subip_calls": 0}
 
 
