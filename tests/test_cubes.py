@@ -349,6 +349,7 @@ def test_a_running_cube_split_keeps_to_its_side_and_the_new_cube_lists_the_other
                     {_choice_of(data, p) for _, p in credible}
 
 
+@pytest.mark.slow   # 23 s on this 2-core machine: keeps the README test command well under 15 minutes
 def test_cubes_split_while_running_list_the_same_set(split_at_once, monkeypatch):
     """With every idle moment used to split a running cube (no wait, polling every 10 ms), two processes list
     exactly the brute-force credible DAGs and classes on five variables and what one process lists on seven,

@@ -303,6 +303,7 @@ def test_branch_enumeration_gives_the_same_credible_sets(monkeypatch, seed):
         assert got["branch"] == got["nogoods"] == as_set(p for _, p in expected)
 
 
+@pytest.mark.slow   # 28 s on this 2-core machine: keeps the README test command well under 15 minutes
 def test_lazy_nogoods_list_the_same_dags_and_classes_as_nogood_constraints(monkeypatch):
     """Phase 2 with the recorded DAGs and classes kept in a hash set, their no-goods cut into the LP only
     when a point they exclude turns up (``NOGOODS = "lazy"``), lists exactly the brute-force credible DAGs
