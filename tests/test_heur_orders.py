@@ -11,6 +11,7 @@ import pytest
 from bnilp import ilp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_orders import climb_orders, topological_order
+from bnilp.ilp.heur_windows import window_search
 from bnilp.scorefile import ScoreTable
 from tests.oracles import dp_optimum, is_acyclic
 from tests.test_ilp import random_table
@@ -89,19 +90,25 @@ def test_one_insertion_move_reverses_an_arrow_and_reaches_the_optimum():
     assert math.fsum(data.score[k] for k in out) == dp_optimum(table) == -15.0
 
 
-def test_order_search_rejects_cycles_and_keeps_unusable_choices():
-    """A cyclic choice, or one using a family outside ``usable``, comes back unchanged."""
+def _windows_of_three(data: _Data, choice: tuple[int, ...], usable: np.ndarray | None = None):
+    return window_search(data, choice, 3, usable)
+
+
+@pytest.mark.parametrize("search", [climb_orders, _windows_of_three], ids=["insertions", "windows"])
+def test_order_search_rejects_cycles_and_keeps_unusable_choices(search):
+    """A cyclic choice, or one using a family outside ``usable``, comes back unchanged (insertion moves and
+    window search alike)."""
     table = random_table(3, 5, keep=1.0)
     data = _Data(table)
     fam = {(v, frozenset(s)): k for k, (v, s) in enumerate(zip(data.child.tolist(), data.sets, strict=True))}
     n0, n1, n2 = data.names
     cyclic = (fam[0, frozenset({n1})], fam[1, frozenset({n2})], fam[2, frozenset({n0})])
     assert topological_order(data, cyclic) is None
-    assert climb_orders(data, cyclic) == (cyclic, None)
+    assert search(data, cyclic) == (cyclic, None)
     empty = tuple(fam[v, frozenset()] for v in range(3))
     usable = np.ones(data.K, dtype=bool)
     usable[empty[0]] = False
-    assert climb_orders(data, empty, usable) == (empty, None)
+    assert search(data, empty, usable) == (empty, None)
 
 
 @pytest.mark.parametrize("seed", range(6))

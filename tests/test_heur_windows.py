@@ -118,20 +118,6 @@ def test_window_starts_cover_the_order_with_half_overlaps():
         assert covered == set(range(n)) and starts[-1] + min(k, n) == n
 
 
-def test_window_search_rejects_cycles_and_unusable_choices():
-    """A cyclic choice, or one using a family outside ``usable``, comes back unchanged."""
-    table = random_table(3, 5, keep=1.0)
-    data = _Data(table)
-    fam = {(v, frozenset(s)): k for k, (v, s) in enumerate(zip(data.child.tolist(), data.sets, strict=True))}
-    n0, n1, n2 = data.names
-    cyclic = (fam[0, frozenset({n1})], fam[1, frozenset({n2})], fam[2, frozenset({n0})])
-    assert window_search(data, cyclic, 3) == (cyclic, None)
-    empty = tuple(fam[v, frozenset()] for v in range(3))
-    usable = np.ones(data.K, dtype=bool)
-    usable[empty[0]] = False
-    assert window_search(data, empty, 3, usable) == (empty, None)
-
-
 def test_branch_and_cut_with_window_search_stays_exact(monkeypatch):
     """Phase 1 by branch-and-cut (programme off) with window search on every rounding from the start
     (windows of 4): OPT equals the programme's on random tables of 8–11 variables, and the search ran and
