@@ -25,7 +25,7 @@ Model (Jaakkola et al., AISTATS 2010; Cussens, UAI 2011; Bartlett & Cussens, AIJ
   routine on the scores alone gives the starting solution; a user DAG can be a warm start. An
   order-based local search on its roundings (:mod:`~bnilp.ilp.heur_orders`, ``SINK_ORDER_SEARCH``) is
   implemented, tested, and off: it did not speed phase 1 (README, "Search techniques"). Window search
-  (:mod:`~bnilp.ilp.heur_windows`, ``WINDOW_SEARCH``, on from 23 variables once phase 1 has run 5 s)
+  (:mod:`~bnilp.ilp.heur_windows`, ``WINDOW_SEARCH``, on from 32 variables once phase 1 has run 5 s)
   re-orders blocks of 20 consecutive variables of a rounding's order exactly, by dynamic programming: on
   soybean it finds OPT where SCIP's incumbent stalled, and phase 1 at BF 150 fell from 612 to 237 s.
 

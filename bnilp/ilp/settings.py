@@ -234,14 +234,17 @@ SINK_ORDER_SEARCH_SHARE = 0.1
 #: improve new roundings of the sink heuristic by window search (heur_windows.window_search: blocks of
 #: WINDOW_SEARCH_SIZE consecutive variables of the order re-ordered exactly), once phase 1 has run
 #: WINDOW_SEARCH_AFTER seconds without proving OPT, on tables of at least WINDOW_SEARCH_MIN_VARIABLES variables
-#: (fewer: the programme proves OPT), while it has taken at most WINDOW_SEARCH_SHARE of the phase so far,
+#: (where branch-and-cut is the only route: fewer, the programme proves OPT or races branch-and-cut, and on
+#: wdbc BF 3, 31 variables, branch-and-cut alone with the search on was not proven in 300 and 400 s against
+#: 235 s without — a path on which the sub-IP's calls took 179–266 s against 38), while it has taken at most
+#: WINDOW_SEARCH_SHARE of the phase so far,
 #: divided by 1 + the searches that did not beat the incumbent. Phase 1 on soybean (36 variables), off → on:
 #: BF 150 612 s and 433 nodes → 237 s and 35 nodes (its first search, after the root, found OPT), BF 20
 #: 221 → 173 s, BF 3 140 → 135 s; rows whose phase 1 takes a few seconds unchanged (README, "Search techniques")
 WINDOW_SEARCH = True
 WINDOW_SEARCH_SIZE = 20
 WINDOW_SEARCH_AFTER = 5.0
-WINDOW_SEARCH_MIN_VARIABLES = 23
+WINDOW_SEARCH_MIN_VARIABLES = 32
 WINDOW_SEARCH_SHARE = 0.2
 
 # ---- exact cluster separation by a sub-IP (sepa_subip.py; GOBNILP subip_cuts.c) ----
