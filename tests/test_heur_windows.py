@@ -14,7 +14,7 @@ import pytest
 from bnilp import ilp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _SinkHeur
-from bnilp.ilp.heur_windows import _block_dp, window_search, window_starts
+from bnilp.ilp.heur_windows import MAX_WINDOW, _block_dp, window_search, window_starts
 from bnilp.ilp.model import _new_stats
 from tests.oracles import dp_optimum, is_acyclic
 from tests.test_heur_orders import _order_score, _parents, _random_dag_choice
@@ -104,6 +104,15 @@ def test_one_window_over_all_variables_is_the_programme(seed):
     out, _ = window_search(data, start, n)
     assert math.fsum(data.score[f] for f in out) == pytest.approx(dp_optimum(table), abs=1e-9)
     assert is_acyclic(_parents(data, out))
+
+
+def test_a_window_larger_than_max_window_is_refused_by_name():
+    """k above MAX_WINDOW (its tables would take 2^k entries) is a ValueError naming k, before any work."""
+    data = _Data(random_table(4, 3, keep=1.0))
+    choice = tuple(int(data.start[v]) for v in range(4))
+    with pytest.raises(ValueError, match="k = 27.*MAX_WINDOW"):
+        window_search(data, choice, MAX_WINDOW + 1)
+    assert window_search(data, choice, MAX_WINDOW)[0] is not None
 
 
 def test_window_starts_cover_the_order_with_half_overlaps():

@@ -154,6 +154,10 @@ def _order_value(data: _Data, key: np.ndarray, pm: np.ndarray, order: list[int],
     return math.fsum(best)
 
 
+#: the largest window: its recursion holds 2^k float64 and int64 entries (k = 26: 1 GiB)
+MAX_WINDOW = 26
+
+
 def window_starts(n: int, k: int) -> list[int]:
     """Where the windows of one sweep begin: every ⌈k/2⌉ positions (neighbours overlap by half), the last
     window ending at the order's end."""
@@ -174,7 +178,11 @@ def window_search(data: _Data, choice: tuple[int, ...], k: int, usable: np.ndarr
     as ``choice``. ``usable`` restricts the families (default: all).
 
     Returns the improved choice and its order (``choice`` itself and None when nothing improves it, it has a
-    cycle or families outside ``usable``, or n > 63: the masks are 64-bit)."""
+    cycle or families outside ``usable``, or n > 63: the masks are 64-bit). Raises ValueError when ``k``
+    exceeds :data:`MAX_WINDOW`."""
+    if k > MAX_WINDOW:
+        raise ValueError(f"k = {k}: a window holds at most MAX_WINDOW = {MAX_WINDOW} variables "
+                         f"(its tables take 2^k entries)")
     n = data.n
     order = topological_order(data, choice)
     if order is None or n < 2 or n > 63 or k < 2:

@@ -237,8 +237,8 @@ SINK_ORDER_SEARCH_SHARE = 0.1
 #: (where branch-and-cut is the only route: fewer, the programme proves OPT or races branch-and-cut, and on
 #: wdbc BF 3, 31 variables, branch-and-cut alone with the search on was not proven in 300 and 400 s against
 #: 235 s without — a path on which the sub-IP's calls took 179–266 s against 38), while it has taken at most
-#: WINDOW_SEARCH_SHARE of the phase so far,
-#: divided by 1 + the searches that did not beat the incumbent. Phase 1 on soybean (36 variables), off → on:
+#: WINDOW_SEARCH_SHARE of the phase so far divided by 1 + the searches that did not beat the incumbent.
+#: WINDOW_SEARCH_SIZE is at most heur_windows.MAX_WINDOW. Phase 1 on soybean (36 variables), off → on:
 #: BF 150 612 s and 433 nodes → 237 s and 35 nodes (its first search, after the root, found OPT), BF 20
 #: 221 → 173 s, BF 3 140 → 135 s; rows whose phase 1 takes a few seconds unchanged (README, "Search techniques")
 WINDOW_SEARCH = True
