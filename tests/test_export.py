@@ -360,6 +360,15 @@ def test_cli_learn_export_options(tmp_path) -> None:
     assert json.loads((tmp_path / "a.json").read_text())["parameters"] == {"method": "bayes", "ess": 1.0}
 
 
+@pytest.mark.parametrize("enumerate_by, says", [("mecs", True), ("dags", False)])
+def test_cli_export_line_says_when_networks_are_class_representatives(tmp_path, enumerate_by, says) -> None:
+    res = CliRunner().invoke(main, ["learn", "--bf", "3", "--enumerate", enumerate_by,
+                                    "--export", str(tmp_path / "a.json")], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    line = next(t for t in res.output.splitlines() if t.startswith("exported network 1 of "))
+    assert ("(one per equivalence class)" in line) is says
+
+
 @pytest.mark.parametrize("args, pattern", [
     (["--export", "m.txt"], "unknown export format '.txt'"),
     (["--export-network", "2"], "--export-network needs --export"),

@@ -140,6 +140,7 @@ def test_more_variables_than_every_dp_limit_use_branch_and_cut(monkeypatch):
     table = random_table(5, 77, keep=0.5)
     res = solve(table, math.log(3))
     assert "dp" not in res.stats and res.stats["phase1"]["method"] == "branch-and-cut"
+    assert res.stats["phase2"]["method"] == "branch-and-cut"
     opt, expected = brute_force_credible(table, math.log(3))
     assert as_set(x.parents for x in res.networks) == as_set(p for _, p in expected)
 

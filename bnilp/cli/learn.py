@@ -52,7 +52,8 @@ def solve_options(func):
         click.option("--max-networks", type=int, default=150_000, show_default=True,
                      help="Stop collecting after this many networks (the result is then marked incomplete)."),
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
-                     help="Hand SCIP a first network: from greedy or proxy search, or a JSON with 'parents'."),
+                     help="Hand SCIP a first network: from greedy or proxy search (learn only: they need the "
+                          "data), or a JSON with 'parents'."),
         click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the result as JSON."),
         click.option("--report", "report_dir", type=click.Path(file_okay=False),
                      help="Write edges.csv, mecs.csv, networks.json, DOT files and PNG pictures here."),
@@ -117,8 +118,9 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         par = fitted["parameters"]
         how = par["method"] + (f", ESS {par['ess']:g}" if par["ess"] is not None else "")
         absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
-        console.print(f"exported network {k} of {n} with {how} parameters to {opts['export_path']}{absent}",
-                      highlight=False)
+        listed = " (one per equivalence class)" if result.report.get("enumerate") == "mecs" else ""
+        console.print(f"exported network {k} of {n}{listed} with {how} parameters to {opts['export_path']}"
+                      f"{absent}", highlight=False)
 
 
 @contextmanager

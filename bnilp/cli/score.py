@@ -46,10 +46,13 @@ def walk_options(func):
                              "The score file is the same.")(func)
     func = click.option("--scheduler", metavar="ADDRESS",
                         help="Run the scoring on a Dask cluster at ADDRESS ('local' starts a LocalCluster of "
-                             "--jobs processes, default all cores; needs bnilp[dask]); data scattered once.")(func)
+                             "--jobs - 1 single-thread workers, default all cores: threads of this process for BIC "
+                             "and BDeu, processes for the other scores; needs bnilp[dask]); data scattered once."
+                        )(func)
     func = click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
-                        help="Scoring processes (loky; -1 = all cores): blocks of parent sets within and "
-                             "across variables; the score file is the same for any value. In learn also the "
+                        help="Scoring workers (-1 = all cores): threads of this process for BIC and BDeu, loky "
+                             "processes for the other scores; blocks of parent sets within and across "
+                             "variables; the score file is the same for any value. In learn also the "
                              "processes that list the credible set when branch-and-cut lists it (from 30 "
                              "variables), the same set for any value.")(func)
     func = click.option("--no-prune", is_flag=True, help="Keep every parent set up to --palim (no rules).")(func)

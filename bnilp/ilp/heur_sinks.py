@@ -83,9 +83,11 @@ class _SinkHeur(Heur):
         share = settings.WINDOW_SEARCH_SHARE / (1 + self.stats["window_search_misses"])
         return elapsed >= settings.WINDOW_SEARCH_AFTER and self.stats["window_search_seconds"] <= share * elapsed
 
-    def _improve(self, choice: tuple[int, ...], usable: np.ndarray, incumbent: float) -> tuple[int, ...]:
-        """The rounding after the local searches that are allowed on it (insertion moves, then windows);
-        ``incumbent``: SCIP's best value so far in the shifted objective (−inf when none)."""
+    def _improve(self, choice: tuple[int, ...], usable: np.ndarray,
+                 incumbent: float) -> tuple[tuple[int, ...], float]:
+        """(choice, value): the rounding after the local searches that are allowed on it (insertion moves, then
+        windows), and its value in the shifted objective; ``incumbent``: SCIP's best value so far (−inf when
+        none)."""
         data = self.hdlr.data
         if self._climb_allowed(choice):
             t1 = time.perf_counter()
@@ -98,10 +100,11 @@ class _SinkHeur(Heur):
             better, order = window_search(data, choice, settings.WINDOW_SEARCH_SIZE, usable)
             self.stats["window_search_calls"] += 1
             self.stats["window_search_improved"] += order is not None
-            self.stats["window_search_misses"] += math.fsum(data.obj[k] for k in better) <= incumbent + 1e-9
+            value = math.fsum(data.obj[k] for k in better)
+            self.stats["window_search_misses"] += value <= incumbent + 1e-9
             self.stats["window_search_seconds"] += time.perf_counter() - t1
-            choice = better
-        return choice
+            return better, value
+        return choice, math.fsum(data.obj[k] for k in choice)
 
     def heurexec(self, heurtiming, nodeinfeasible):
         model = self.model
@@ -114,11 +117,11 @@ class _SinkHeur(Heur):
                              count=data.K)
         choice = _sink_dag(data, self.hdlr._lp_values(), usable)
         if choice is not None:
-            choice = self._improve(choice, usable, model.getPrimalbound() if model.getNSols() else -math.inf)
+            choice, value = self._improve(choice, usable,
+                                          model.getPrimalbound() if model.getNSols() else -math.inf)
         self.stats["python_heur_seconds"] += time.perf_counter() - t0
         if choice is None:
             return {"result": SCIP_RESULT.DIDNOTFIND}
-        value = math.fsum(data.obj[k] for k in choice)
         if model.getNSols() and value <= model.getPrimalbound() + 1e-9:     # shifted objective
             return {"result": SCIP_RESULT.DIDNOTFIND}
         sol = model.createSol(self)

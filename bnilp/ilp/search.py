@@ -650,6 +650,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     the race's budget (:attr:`_Run.budget`) ran out first."""
     epsilon = run.epsilon
     stats2 = _new_stats()
+    stats2["method"] = "branch-and-cut"
     stats["phase2"] = stats2
     opt = found.opt
     got = _Collected(threshold=opt - epsilon - _tie_tol(opt))
