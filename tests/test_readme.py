@@ -196,3 +196,55 @@ def test_proxy_search_example_is_current(shared_data, tmp_path) -> None:
     found = json.loads(out.read_text())
     assert "-" + greedy_score == as_printed(greedy_score, found["score"])
     assert int(greedy_evals.replace(",", "")) == found["evaluations"]
+
+
+
+def documented_json_fields() -> tuple[set[str], set[str]]:
+    """Field names the README gives the result JSON: (all it names, the top level's) — Formats, Background knowledge."""
+    text = readme()
+    schema = text[text.index("**Result JSON**"):text.index("`optimum_proven` is false")]
+    schema = re.sub(r"#.*", "", schema[schema.index("```text"):])
+    knowledge = text[text.index("**Reports**: the JSON has"):]
+    knowledge = knowledge[:knowledge.index("\n\n")]
+    named = set(re.findall(r'"(\w+)"', schema)) | set(re.findall(r"`\"?(\w+)\"?", knowledge))
+    body = schema[schema.index("{") + 1:schema.rindex("}")]
+    while (inner := re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", "", body)) != body:
+        body = inner
+    return named, set(re.findall(r'"(\w+)":', body)) | {"knowledge"}
+
+
+RUNS = {"default": ["learn"], "knowledge and export": ["learn", "--require", "smoke->lung", "--export", "{tmp}/a.bif"],
+        "palim cuts, DAGs": ["learn", "--palim", "1", "--enumerate", "dags"],
+        "warm start": ["learn", "--warm-start", "greedy"],
+        "file pruned without the knowledge": ["solve", "{tmp}/asia.scores", "--bf", "20", "--require", "smoke->lung"]}
+
+
+@pytest.fixture(scope="module")
+def result_jsons(tmp_path_factory) -> dict[str, dict]:
+    tmp = tmp_path_factory.mktemp("json")
+    runner = CliRunner()
+    res = runner.invoke(main, ["score", str(ASIA), "--bf", "20", "-o", str(tmp / "asia.scores"), "-q"])
+    assert res.exit_code == 0, res.output
+    results = {}
+    for name, args in RUNS.items():
+        out = tmp / f"{len(results)}.json"
+        args = [a.format(tmp=tmp) for a in args] + ["--json", str(out), "-q"]
+        res = runner.invoke(main, args, catch_exceptions=False)
+        assert res.exit_code in (0, 3), (name, res.output)
+        results[name] = json.loads(out.read_text())
+    return results
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_result_json_writes_only_documented_fields(run, result_jsons) -> None:
+    named, top_level = documented_json_fields()
+    result = result_jsons[run]
+    assert set(result) <= top_level
+    for key in ("networks", "mecs", "edges", "adjacency"):
+        assert set(result[key][0]) <= named, key
+    assert set(result["mecs"][0]["cpdag"]) <= named
+
+
+def test_every_documented_json_field_is_written(result_jsons) -> None:
+    _, top_level = documented_json_fields()
+    assert top_level <= set().union(*result_jsons.values())
