@@ -13,11 +13,12 @@ import math
 import re
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 import bnilp
-from bnilp.cli import main
+from bnilp.cli import COMMANDS, main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 ASIA = Path(__file__).resolve().parents[1] / "instances" / "asia.csv"
@@ -248,3 +249,40 @@ def test_result_json_writes_only_documented_fields(run, result_jsons) -> None:
 def test_every_documented_json_field_is_written(result_jsons) -> None:
     _, top_level = documented_json_fields()
     assert top_level <= set().union(*result_jsons.values())
+
+
+def synopsis() -> dict[str, list[str]]:
+    """The README's command synopsis (Command line): each command's lines."""
+    text = readme()
+    start = text.index("```text\nbnilp score DATA")
+    lines: dict[str, list[str]] = {}
+    command = ""
+    for line in text[start:text.index("```", start + 7)].splitlines()[1:]:
+        if match := re.match(r"bnilp ([\w-]+)", line):
+            command, line = match.group(1), line[match.end():]
+        lines.setdefault(command, []).append(line)
+    return lines
+
+
+def flags(lines: list[str]) -> set[str]:
+    return {flag for line in lines for flag in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", line)}
+
+
+def command_options(name: str) -> set[str]:
+    command = main.get_command(click.Context(main), name)
+    return {opt for param in command.params for opt in param.opts + param.secondary_opts if opt.startswith("-")}
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_synopsis_names_each_commands_options_exactly(name) -> None:
+    """Every flag the synopsis gives a command exists, and every option of the command is in the synopsis —
+    directly or through its placeholders (score options, solve options, knowledge options)."""
+    lines = synopsis()
+    assert name in lines, "README synopsis misses a command"
+    named = flags(lines[name])
+    assert named <= command_options(name)
+    placeholders = {"score options": flags(lines["score"]) - {"-o"}, "solve options": flags(lines["solve"]),
+                    "knowledge options": {"--knowledge", "--require", "--forbid", "--tiers"}}
+    expanded = named.union(*(opts for text, opts in placeholders.items() if text in " ".join(lines[name])))
+    aliases = {"--help", "--quiet", "--output"}   # -q and -o are the forms the README uses
+    assert command_options(name) - aliases <= expanded | {"-q", "-o"}
