@@ -105,6 +105,12 @@ def test_worked_example_credible_set_is_current(worked_example) -> None:
         assert p == as_printed(p, posteriors.loc[u, v]), (u, v)
 
 
+def test_api_model_string_is_current(worked_example) -> None:
+    _, result = worked_example
+    quoted = re.search(r'result\.model_string\(\) +# bnlearn: "([^"…]+)…"', readme()).group(1)
+    assert result.model_string().startswith(quoted)
+
+
 def test_worked_example_export_query_is_current(tmp_path) -> None:
     pgmpy_readers = pytest.importorskip("pgmpy.readwrite")
     inference = pytest.importorskip("pgmpy.inference")
