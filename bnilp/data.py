@@ -310,6 +310,8 @@ def _build(
             kind, why = DISCRETE, "non-numeric values"
         elif name in hints:
             kind, why = DISCRETE, "strings"
+        elif not np.isfinite(numeric).all():   # 'inf', '-Infinity': numbers no state should be; one-line error below
+            kind, why = CONTINUOUS, "numeric"
         elif np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS:
             kind, why = DISCRETE, f"integers with ≤ {MAX_INFERRED_LEVELS} distinct values"
         elif integer_codes and np.all(numeric == np.round(numeric)) and numeric.min() >= 0 \

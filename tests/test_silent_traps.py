@@ -51,6 +51,20 @@ def test_a_stray_token_in_a_numeric_column_is_an_error_naming_its_cell(tmp_path,
     assert not (tmp_path / "o.json").exists()
 
 
+@pytest.mark.parametrize("token", ["inf", "-inf", "Infinity"])
+def test_an_infinite_value_is_an_error_naming_its_cell_even_in_a_few_valued_column(tmp_path, token) -> None:
+    # a column of small integers and one 'inf' is not "integers with few values": inf is no state
+    path = tmp_path / "f.csv"
+    path.write_text("a,b\n" + "".join(f"{i % 3},{i % 2}\n" for i in range(20)).replace("2,1\n", f"{token},1\n", 1))
+    with pytest.raises(InputError, match=rf"f\.csv:7: column 'a' is continuous but holds '{re.escape(token)}'"):
+        load_data(path)
+    res = CliRunner().invoke(main, ["learn", str(path), "-q", "--json", str(tmp_path / "o.json")])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+    assert not (tmp_path / "o.json").exists()
+    data = load_data(path, discrete="a")   # a state only when asked
+    assert token in data.levels[data.index("a")]
+
+
 def test_an_empty_cell_is_a_missing_value(tmp_path) -> None:
     path = _gaussian_csv(tmp_path / "f.csv", "")
     with pytest.raises(InputError, match=r"f\.csv:59: column 'a': missing value"):
