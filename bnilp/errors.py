@@ -11,6 +11,13 @@ class InputError(BnilpError):
     """A data or score file that cannot be used as it is."""
 
 
+class UnsoundTableError(InputError, AssertionError):
+    """A score table recorded as soundly pruned for this ε that lacks a parent set some credible DAG needs: its
+    scores were edited or made elsewhere under a bnilp sidecar, or the score is not score-equivalent. Still an
+    ``AssertionError`` (an invariant of sound pruning fails, never a silent miscount), but reported by the CLI
+    as one line like any bad input."""
+
+
 class LimitError(BnilpError):
     """A resource limit (memory) stopped the work before it had a result to report (CLI exit code 3)."""
 

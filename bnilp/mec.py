@@ -53,6 +53,8 @@ import networkx as nx
 import numpy as np
 from numba import njit
 
+from bnilp.errors import UnsoundTableError
+
 Parents = dict[str, frozenset[str]]
 Edge = tuple[str, str]
 MecKey = tuple[frozenset[frozenset[str]], frozenset[tuple[str, str, str]]]
@@ -836,7 +838,8 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     ``families[v]``: the parent sets the problem admits for v (a score table's families). With a
     score-equivalent score every DAG of a credible class is credible, so when the table was pruned
     soundly for at least this ε with no palim cut (``complete_classes``) every member must be admitted:
-    a member that is not is a loud :class:`AssertionError` (pruning or score equivalence broken), never
+    a member that is not is a loud :class:`~bnilp.errors.UnsoundTableError` (an ``AssertionError``: pruning or
+    score equivalence broken), never
     a silent miscount. Otherwise (a palim cut, a foreign score file) only the admitted DAGs are counted
     and averaged over (:func:`count_admitted`, :func:`admitted_fractions`).
 
@@ -886,9 +889,10 @@ def _counted_class(cpdag: CpdagEdges, whole: bool, families: Mapping[str, Any], 
     if admitted == size:
         return size, admitted, shares
     if complete_classes:
-        raise AssertionError(f"class {number} has {size} DAGs but the score table admits only {admitted}: "
-                             "a parent set a credible DAG needs was pruned (unsound pruning, or a score "
-                             "that is not score-equivalent)")
+        raise UnsoundTableError(f"class {number} has {size} DAGs but the score table admits only {admitted}: "
+                                "a parent set a credible DAG needs was pruned (unsound pruning, or a score "
+                                "that is not score-equivalent); a score file whose scores were edited or made "
+                                "elsewhere counts only the DAGs it admits when solved without its .json sidecar")
     return size, admitted, admitted_fractions(cpdag, families, nodes)
 
 

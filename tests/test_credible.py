@@ -8,17 +8,21 @@ summed directly.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from bnilp.cli import main
 from bnilp.data import from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.mec import credible_classes, dags_in_mec
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import learn, solve_table
+from bnilp.scorefile import ScoreTable, write_jaakkola
 from bnilp.scores import StructurePrior, make_score
 from tests.conftest import random_discrete_frame
 from tests.oracles import brute_force_credible, brute_force_networks, is_acyclic
@@ -349,7 +353,8 @@ def test_in_degree_priors_keep_score_equivalence() -> None:
             assert len(totals) == 1
 
 
-def test_a_class_the_table_cannot_hold_whole_is_loud_unless_a_palim_explains_it() -> None:
+def _table_lacking_a_class_member():
+    """(table, families without one parent set a credible DAG needs, ε, that DAG's class representative)."""
     frame = random_discrete_frame(11, n=4, N=400)
     data = from_dataframe(frame, discrete=list(frame.columns))
     eps = math.log(20)
@@ -362,6 +367,11 @@ def test_a_class_the_table_cannot_hold_whole_is_loud_unless_a_palim_explains_it(
     v = next(v for v in other if other[v] != rep.parents[v])
     families = {u: dict(fams) for u, fams in table.families.items()}
     del families[v][other[v]]                       # a parent set a credible DAG needs
+    return table, families, eps, rep
+
+
+def test_a_class_the_table_cannot_hold_whole_is_loud_unless_a_palim_explains_it() -> None:
+    table, families, _, rep = _table_lacking_a_class_member()
     with pytest.raises(AssertionError, match="admits only"):
         credible_classes([rep], families, table.variables, complete_classes=True)
     (cls,) = credible_classes([rep], families, table.variables, complete_classes=False)
@@ -369,6 +379,25 @@ def test_a_class_the_table_cannot_hold_whole_is_loud_unless_a_palim_explains_it(
     # every admitted DAG has the class's edge count, so the shares add up to it
     n_edges = sum(map(len, rep.parents.values()))
     assert sum(cls.shares.values()) == pytest.approx(n_edges, abs=1e-9)
+
+
+def test_an_edited_score_file_under_its_sidecar_is_one_line_not_a_traceback(tmp_path) -> None:
+    """The same table written back with its sidecar (which says: pruned soundly for this ε) — what a user who
+    edits a score file, or writes a sidecar for a foreign one, hands ``solve``: one line, exit 2, no JSON; and
+    without the sidecar the file is foreign and its classes are counted over the DAGs it admits (exit 0)."""
+    table, families, eps, _ = _table_lacking_a_class_member()
+    edited = tmp_path / "edited.scores"
+    write_jaakkola(ScoreTable(table.variables, families, dict(table.meta)), edited)
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["solve", str(edited), "--epsilon", str(eps), "-q", "--json", str(out)])
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1 and "admits only" in lines[0] and "Traceback" not in res.output
+    assert not out.exists()
+    (tmp_path / "edited.scores.json").unlink()
+    res = CliRunner().invoke(main, ["solve", str(edited), "--epsilon", str(eps), "--enumerate", "mecs", "-q",
+                                    "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "parent sets are all in the score table" in json.loads(out.read_text())["counted"]
 
 
 def test_an_unproven_best_so_far_dag_has_its_class_counted_over_what_the_table_admits(monkeypatch) -> None:

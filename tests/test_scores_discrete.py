@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from collections import Counter
 
 import pytest
 
 from bnilp.data import from_dataframe, load_data
+from bnilp.errors import InputError
+from bnilp.mec import dags_in_mec
 from bnilp.scorefile import read_jaakkola
 from bnilp.scores import make_score
+from bnilp.scores.batch import log_rising_gamma
 from tests.conftest import random_discrete_frame
 
 
@@ -52,6 +56,50 @@ def test_bic_bdeu_equal_loop_counting(seed: int, ess: float) -> None:
                 want_bic, want_bdeu = loop_scores(rows, data.arities, child, parents, ess)
                 assert bic.local(child, parents) == pytest.approx(want_bic, rel=1e-12, abs=1e-9)
                 assert bdeu.local(child, parents) == pytest.approx(want_bdeu, rel=1e-12, abs=1e-9)
+
+
+@pytest.mark.parametrize("a", [1e-3, 0.5, 1.0, 99.9, 100.0, 1e3, 1e6, 1e12, 1e18, 1e300])
+def test_log_rising_gamma_is_the_sum_of_logs_at_every_a(a: float) -> None:
+    # ln Γ(a + n) − ln Γ(a) = ln a(a+1)…(a+n−1); the difference of two ln Γ loses a·ln a·1e-16 to cancellation
+    for n in (0, 1, 2, 63, 64, 100, 1000, 5000):
+        exact = math.fsum(math.log(a + i) for i in range(n))
+        assert log_rising_gamma(a, float(n)) == pytest.approx(exact, rel=1e-13, abs=1e-13), n
+
+
+@pytest.mark.parametrize("ess", [1.0, 1e6, 1e12, 1e18])
+def test_bdeu_scores_markov_equivalent_dags_alike_at_any_ess(ess: float) -> None:
+    """BDeu is score-equivalent (Heckerman, Geiger & Chickering 1995, theorem 3) — in floating point too: with
+    ln Γ(a + n) − ln Γ(a) taken as a difference, Markov equivalent DAGs on ASIA differed by 0.002 nats at
+    ESS 10¹² and 4.6 at 10¹⁵ (cells of ≥ 64 rows leave the running-sum table)."""
+    frame = random_discrete_frame(5, n=5, N=2000)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    score = make_score("bdeu", data, ess=ess)
+    names = data.names
+    rng = random.Random(0)
+
+    def total(parents) -> float:
+        return math.fsum(score.local(names.index(v), tuple(sorted(names.index(p) for p in ps)))
+                         for v, ps in parents.items())
+
+    for _ in range(15):
+        order = rng.sample(names, len(names))
+        dag = {v: frozenset(u for u in order[:i] if rng.random() < 0.6) for i, v in enumerate(order)}
+        members = list(dags_in_mec(dag, names))
+        want = total(dag)
+        for member in members:
+            assert total(member) == pytest.approx(want, rel=1e-12, abs=1e-9)
+    if ess >= 1e18:   # α → ∞: every θ is 1/r a priori and a posteriori, so every family scores −N ln r
+        for child in range(data.n):
+            for parents in ((), (0 if child else 1,), tuple(j for j in range(data.n) if j != child)):
+                assert score.local(child, parents) == pytest.approx(-data.N * math.log(data.arities[child]),
+                                                                    abs=1e-6)
+
+
+@pytest.mark.parametrize("ess", [0.0, -1.0, math.inf, math.nan])
+def test_bdeu_refuses_an_ess_that_is_not_a_finite_positive_number(ess: float) -> None:
+    data = load_data("instances/asia.csv")
+    with pytest.raises(InputError, match="--ess must be a finite number > 0"):
+        make_score("bdeu", data, ess=ess)
 
 
 def _check_reference(table_path, data, score) -> int:

@@ -185,21 +185,58 @@ def _xlogx(n: float, table: np.ndarray) -> float:
 
 #: BDeu's ln Γ(a + n) − ln Γ(a) for counts n up to this come from a per-family table of running log sums
 LOG_RISING_TABLE = 64
+#: from this a on, :func:`log_rising_gamma` sums Stirling's series of the difference instead of subtracting two
+#: ln Γ: the subtraction loses |ln Γ(a)|·2⁻⁵³ ≈ a·ln a·1.1e-16 to cancellation (0.002 nats at ESS 10¹², 4.6 at
+#: 10¹⁵ on ASIA: Markov equivalent DAGs scored apart); below it that loss is under 5e-14
+LOG_RISING_STIRLING_FROM = 100.0
+
+
+@njit(cache=True, nogil=True)
+def log_rising_gamma(a: float, n: float) -> float:
+    """ln Γ(a + n) − ln Γ(a) for real a > 0 and n ≥ 0, accurate to a few ulps of the result for every a.
+
+    Below :data:`LOG_RISING_STIRLING_FROM` the difference of ``math.lgamma``. From it on, Stirling's series
+    ln Γ(x) = (x − ½) ln x − x + ½ ln 2π + φ(x), φ(x) = 1/(12x) − 1/(360x³) + 1/(1260x⁵) − 1/(1680x⁷) + R,
+    |R| < 1/(1188x⁹) (Abramowitz & Stegun 6.1.41), taken as a difference with the large terms cancelled
+    by hand: (x − ½) ln x at x = a + n minus at x = a is (a − ½)·log1p(n/a) + n·ln(a + n), so
+
+        ln Γ(a + n) − ln Γ(a) = (a − ½)·log1p(n/a) + n·ln(a + n) − n + φ(a + n) − φ(a)
+
+    with no term larger than about n·ln(a + n) (the truncation error is below 1e-20 at a ≥ 100)."""
+    if n == 0.0:
+        return 0.0
+    if a < LOG_RISING_STIRLING_FROM:
+        return math.lgamma(a + n) - math.lgamma(a)
+    b = a + n
+    ia, ib = 1.0 / a, 1.0 / b
+    ia2, ib2 = ia * ia, ib * ib
+    phi_a = ia * (1.0 / 12.0 - ia2 * (1.0 / 360.0 - ia2 * (1.0 / 1260.0 - ia2 / 1680.0)))
+    phi_b = ib * (1.0 / 12.0 - ib2 * (1.0 / 360.0 - ib2 * (1.0 / 1260.0 - ib2 / 1680.0)))
+    return (a - 0.5) * math.log1p(n / a) + n * math.log(b) - n + (phi_b - phi_a)
+
+
+@njit(cache=True, nogil=True)
+def log_rising_sum(a: float, counts: np.ndarray) -> float:
+    """Σ over ``counts`` of ln Γ(a + n) − ln Γ(a) (:func:`log_rising_gamma`); empty cells add 0."""
+    total = 0.0
+    for n in counts.ravel():
+        total += log_rising_gamma(a, float(n))
+    return total
 
 
 @njit(cache=True, nogil=True, inline="always")
 def log_rising(n: float, a: float, table: np.ndarray, filled: int) -> tuple[float, int]:
     """ln Γ(a + n) − ln Γ(a) = Σ_{i<n} ln(a + i) (the rising factorial a(a+1)…(a+n−1)) for a count n: from
     ``table`` (table[i] = the sum for n = i, valid up to ``filled``, extended here) while n is an integer
-    in its range, else by ln Γ. Returns (value, new filled). With the counts of one family's cells mostly
-    small, this is a few logarithms per family instead of two ln Γ per cell."""
+    in its range, else by :func:`log_rising_gamma`. Returns (value, new filled). With the counts of one
+    family's cells mostly small, this is a few logarithms per family instead of two ln Γ per cell."""
     i = np.int64(n)
     if i < table.size and i == n:
         while filled < i:
             table[filled + 1] = table[filled] + math.log(a + filled)
             filled += 1
         return table[i], filled
-    return math.lgamma(a + n) - math.lgamma(a), filled
+    return log_rising_gamma(a, n), filled
 
 
 @njit(cache=True, nogil=True)

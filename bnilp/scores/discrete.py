@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln, xlogy
+from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore, StructurePrior
-from bnilp.scores.batch import CountContext, canonical_family_counts
+from bnilp.scores.batch import CountContext, canonical_family_counts, log_rising_sum
 
 
 @dataclass(frozen=True)
@@ -206,8 +206,8 @@ class BDeu(DiscreteScore):
 
     def __init__(self, data: Dataset, *, ess: float = 1.0, prior: StructurePrior | None = None,
                  penalty_discount: float = 1.0):
-        if not ess > 0:
-            raise InputError(f"--ess must be > 0, got {ess}")
+        if not (math.isfinite(ess) and ess > 0):
+            raise InputError(f"--ess must be a finite number > 0, got {ess}")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.ess = float(ess)
 
@@ -222,8 +222,7 @@ class BDeu(DiscreteScore):
         a_jk = a_j / self.arities[child]
         nij = nijk.sum(axis=1)
         cells = nijk[nijk > 0]
-        return float(nij.size * gammaln(a_j) - gammaln(a_j + nij).sum()
-                     + gammaln(a_jk + cells).sum() - cells.size * gammaln(a_jk))
+        return float(log_rising_sum(a_jk, cells) - log_rising_sum(a_j, nij))
 
     def pruning_rules(self, child: int) -> frozenset[str]:
         if self.prior.kind != "none":
