@@ -171,9 +171,12 @@ def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     return out
 
 
-def project_network(table: ScoreTable, parents: dict[str, Any]) -> Parents:
-    """A DAG that uses only the table's parent sets: each variable keeps its parent set if the table
-    has it, else the best-scoring table set inside it (∅ is one, so the result stays acyclic)."""
+def project_network(table: ScoreTable, parents: dict[str, Any]) -> tuple[Parents | None, str]:
+    """(A DAG that uses only the table's parent sets, "") — each variable keeps its parent set if the table
+    has it, else the best-scoring table set inside it, so the result is a subgraph of ``parents`` and stays
+    acyclic — or (None, why) when some variable's table holds no set inside its parents: a table scored
+    with required parents (``--require``) has no ∅ for their children, and a network found without the
+    knowledge (greedy or proxy search) may lack them."""
     out: Parents = {}
     for v in table.variables:
         ps = frozenset(parents.get(v, ()))
@@ -182,9 +185,9 @@ def project_network(table: ScoreTable, parents: dict[str, Any]) -> Parents:
             continue
         inside = [(s, cand) for cand, s in table.families[v].items() if cand <= ps]
         if not inside:
-            raise InputError(f"warm start: no parent set of {v!r} in the table fits inside {sorted(ps)}")
+            return None, f"no parent set of {v!r} in the score table fits inside its parents {sorted(ps)}"
         out[v] = max(inside, key=lambda t: t[0])[1]
-    return out
+    return out, ""
 
 
 def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import math
 import random
 
@@ -364,6 +365,21 @@ def test_required_knowledge_on_a_table_pruned_without_it_is_a_reported_limit(run
     write_jaakkola(table, path)
     res = runner.invoke(main, ["solve", str(path), "--require", "tub->smoke", "-q"])
     assert res.exit_code == 3 and "knowledge" in res.output
+
+
+def test_a_searched_warm_start_the_table_cannot_hold_is_not_used_not_an_error(runner, tmp_path) -> None:
+    """Greedy search knows nothing of ``--require``; the table scored with it has no parent set of the
+    required arrow's head without its tail, so greedy's network has no projection onto it (this was exit 2,
+    "no parent set of 'tub' in the table fits inside ['either']"). The start is only a hint: not used, said."""
+    out, plain = tmp_path / "w.json", tmp_path / "p.json"
+    res = runner.invoke(main, ["learn", "--warm-start", "greedy", "--require", "asia->tub", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "warm start from greedy search not used" in res.output
+    got = json.loads(out.read_text())
+    assert got["warm_start"]["used"] is False and "'tub'" in got["warm_start"]["why"]
+    res = runner.invoke(main, ["learn", "--require", "asia->tub", "--json", str(plain), "-q"])
+    want = json.loads(plain.read_text())
+    assert (got["optimum"], got["n_networks"], got["n_mecs"]) == (want["optimum"], want["n_networks"], want["n_mecs"])
 
 
 def test_a_warm_start_against_the_knowledge_is_dropped_not_an_error() -> None:

@@ -528,5 +528,5 @@ def test_alarm_greedy_and_proxy_against_the_proven_optimum(alarm):
     for found in (greedy, proxy):
         assert found.score <= opt + 1e-6
         assert found.score >= opt - 0.02 * abs(opt)
-        start = project_network(table, found.parents)
+        start, _ = project_network(table, found.parents)
         assert solve(table, 0.0, enumerate_ties=False, warm_start=start).optimum == pytest.approx(opt, abs=1e-6)

@@ -223,6 +223,9 @@ def documented_json_fields() -> tuple[set[str], set[str]]:
 RUNS = {"default": ["learn"], "knowledge and export": ["learn", "--require", "smoke->lung", "--export", "{tmp}/a.bif"],
         "palim cuts, DAGs": ["learn", "--palim", "1", "--enumerate", "dags"],
         "warm start": ["learn", "--warm-start", "greedy"],
+        "DAGs listed past the cap": ["learn", "--list-dags", "--max-networks", "3"],
+        "a searched start the table cannot hold": ["learn", "--warm-start", "greedy", "--require", "asia->tub"],
+        "a start against the knowledge": ["learn", "--warm-start", "{tmp}/0.json", "--forbid", "lung->either"],
         "file pruned without the knowledge": ["solve", "{tmp}/asia.scores", "--bf", "20", "--require", "smoke->lung"]}
 
 

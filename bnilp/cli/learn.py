@@ -153,7 +153,10 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
         palim = table.meta.get("palim")
         found = (proxy_search(scorer, max_parents=palim, seed=0) if spec == "proxy"
                  else greedy_search(scorer, max_parents=palim, seed=0))
-        parents = project_network(table, found.parents)
+        parents, why = project_network(table, found.parents)
+        if parents is None:     # only a hint to SCIP: the search goes on without it, and says so
+            console.print(f"warm start from {spec} search not used: {why}", highlight=False)
+            return None, {"source": spec, "used": False, "why": why, "search_seconds": round(found.seconds, 4)}
         score = table.network_score(parents)
         console.print(f"warm start from {spec} search: exact score {score:.6f}")
         return parents, {"source": spec, "score": score, "search_seconds": round(found.seconds, 4)}
