@@ -839,9 +839,8 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     score-equivalent score every DAG of a credible class is credible, so when the table was pruned
     soundly for at least this ε with no palim cut (``complete_classes``) every member must be admitted:
     a member that is not is a loud :class:`~bnilp.errors.UnsoundTableError` (an ``AssertionError``: pruning or
-    score equivalence broken), never
-    a silent miscount. Otherwise (a palim cut, a foreign score file) only the admitted DAGs are counted
-    and averaged over (:func:`count_admitted`, :func:`admitted_fractions`).
+    score equivalence broken), never a silent miscount. Otherwise (a palim cut, a foreign score file) only
+    the admitted DAGs are counted and averaged over (:func:`count_admitted`, :func:`admitted_fractions`).
 
     With ``knowledge`` a class is only its DAGs that satisfy it: counted and shared by
     :func:`knowledge_class` when the table is complete for them, else by listing the class and keeping

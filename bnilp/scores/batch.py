@@ -193,7 +193,7 @@ LOG_RISING_STIRLING_FROM = 100.0
 
 @njit(cache=True, nogil=True)
 def log_rising_gamma(a: float, n: float) -> float:
-    """ln Γ(a + n) − ln Γ(a) for real a > 0 and n ≥ 0, accurate to a few ulps of the result for every a.
+    """ln Γ(a + n) − ln Γ(a) for real a > 0 and n ≥ 0, within about 1e-13·max(1, |result|) for every a.
 
     Below :data:`LOG_RISING_STIRLING_FROM` the difference of ``math.lgamma``. From it on, Stirling's series
     ln Γ(x) = (x − ½) ln x − x + ½ ln 2π + φ(x), φ(x) = 1/(12x) − 1/(360x³) + 1/(1260x⁵) − 1/(1680x⁷) + R,
