@@ -205,8 +205,11 @@ def test_invalid_warm_start_is_rejected():
     table.families["V0"].pop(frozenset({"V1", "V2"}), None)
     with pytest.raises(InputError, match="not in the score table"):
         solve(table, warm_start={"V0": frozenset({"V1", "V2"}), "V1": frozenset(), "V2": frozenset()})
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match=r"variables missing 2 \(V1, V2\), unknown none: it must give every"):
         solve(table, warm_start={"V0": frozenset()})
+    many = random_table(8, 8, keep=0.3)
+    with pytest.raises(InputError, match=r"missing 7 \(V1, V2, V3, V4, V5, …\), unknown 1 \(W\)"):
+        solve(many, warm_start={"V0": frozenset(), "W": frozenset()})
 
 
 def test_time_limit_returns_valid_dag_and_honest_gap():

@@ -90,7 +90,10 @@ def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
     missing = [v for v in table.variables if v not in ws]
     extra = [v for v in ws if v not in table.families]
     if missing or extra:
-        raise InputError(f"warm start: variables missing {missing[:5]} / unknown {extra[:5]}")
+        def listed(names: list[str]) -> str:
+            return f"{len(names)} ({', '.join(names[:5])}{', …' if len(names) > 5 else ''})" if names else "none"
+        raise InputError(f"warm start: variables missing {listed(missing)}, unknown {listed(extra)}: it must give "
+                         "every variable of the score table its parents")
     for v, ps in ws.items():
         if ps not in table.families[v]:
             raise InputError(f"warm start: parent set {sorted(ps)} of {v!r} is not in the score table")
