@@ -176,10 +176,9 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
 
 def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float) -> None:
     if result.solution.status == "infeasible" and not result.solution.networks:
-        # no result panel and no output file: only the error (exit 2)
-        why = result.solution.message
+        # no result panel and no output file: only the error (exit 2); the solver's message says no more than this
         raise InputError("the score tables admit no DAG (some variable lacks the empty parent set and every choice "
-                         "makes a cycle)" + (f": {why}" if why and "admits no DAG" not in why else ""))
+                         "makes a cycle)")
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
     out = Console() if not opts.get("quiet") else None
