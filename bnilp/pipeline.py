@@ -225,7 +225,8 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
                 progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False,
-                knowledge: Knowledge | Any = None, optimum_only: bool = False, jobs: int = 1) -> LearnResult:
+                knowledge: Knowledge | Any = None, optimum_only: bool = False, jobs: int = 1,
+                count_past_cap: bool = False) -> LearnResult:
     """OPT and every network within ε of it, grouped and averaged.
 
     ``jobs`` (−1: one per core): processes for phase 2 when branch-and-cut lists the set (from 30 variables,
@@ -247,6 +248,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     lists one representative per credible class and :func:`bnilp.mec.credible_classes` counts each
     class's DAGs and their edge shares from its CPDAG (``list_dags`` lists them all instead); the report
     is the same as for DAG enumeration, with ``n_networks`` the number of DAGs counted.
+
+    ``count_past_cap`` (class enumeration): list on past ``max_networks`` classes (``ilp.solve``); the report
+    holds the best ``max_networks`` and its class and edge posteriors, ``posterior_classes`` and
+    ``posterior_dags`` cover every class found. Not with ``list_dags`` or ``knowledge``.
     """
     if prior not in ("dags", "mecs"):
         raise InputError(f"--prior must be 'dags' or 'mecs', got {prior!r}")
@@ -257,6 +262,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     k = with_recorded(table, Knowledge.coerce(knowledge))
     if k is not None and k.empty():
         k = None
+    if count_past_cap:
+        _check_count_past_cap(unit, why, list_dags, k)
     note = ws_note = None
     if k is not None:
         note = pruning_note(table, k)
@@ -267,7 +274,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         warm_start = admitted
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
                      warm_start=warm_start, progress=progress, enumerate_by=unit,
-                     enumerate_ties=not optimum_only, jobs=jobs)
+                     enumerate_ties=not optimum_only, jobs=jobs, count_past_cap=count_past_cap)
     if k is not None and solution.status == "infeasible":
         raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
                          f"({'; '.join(k.statements())})")
@@ -302,6 +309,19 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if table.meta.get("score_memory_limit_reached"):
         report["limits"].append("score_memory_limit")
     return LearnResult(table, solution, report)
+
+
+def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | None) -> None:
+    """``count_past_cap`` needs class enumeration, whose classes past the cap are counted compactly
+    (:func:`bnilp.mec.class_tail_mass`); it cannot list their DAGs, nor count classes under knowledge."""
+    if unit != "mecs":
+        raise InputError(f"count_past_cap counts equivalence classes, but this enumeration lists DAGs ({why})")
+    if list_dags:
+        raise InputError("count_past_cap and list_dags exclude each other: the DAGs of the classes past the cap "
+                         "are counted, not listed")
+    if k is not None:
+        raise InputError("count_past_cap does not apply with background knowledge: classes under knowledge are "
+                         "counted by listing them")
 
 
 def _admitted_warm_start(table: ScoreTable, k: Knowledge, warm_start: Parents | None) -> Parents | None:
@@ -364,8 +384,9 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         if solution.unlisted is not None and len(solution.unlisted) and knowledge is None:
             tail = class_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
                                    complete_classes=sound)
+            found = "credible classes" if solution.status == "network_limit" else "credible classes found"
             listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge posteriors "
-                      f"over all {len(mecs) + tail.classes:,} credible classes")
+                      f"over all {len(mecs) + tail.classes:,} {found}")
         report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables, tail=tail)
     report["counted"] = counted
     report["listed"] = listed
@@ -390,6 +411,7 @@ def learn(
     list_dags: bool = False,
     knowledge: Knowledge | Any = None,
     optimum_only: bool = False,
+    count_past_cap: bool = False,
     **score_settings: Any,
 ) -> LearnResult:
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
@@ -398,7 +420,8 @@ def learn(
     cgd, mvp, mml; ``score_settings`` go to the score (``ess``, ``bins``, ``degree``,
     ``penalty_discount``). ε = ln(bf) unless ``epsilon`` is given. ``prior`` is the prior over
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
-    prior added to the score (none, binomial, ebic). ``enumerate_by``/``list_dags``/``knowledge``: see
+    prior added to the score (none, binomial, ebic). ``enumerate_by``, ``list_dags``, ``knowledge``,
+    ``count_past_cap``: see
     :func:`solve_table` (the knowledge also shapes the scoring walk, :func:`score_parent_sets`).
     ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
     ``n_jobs`` processes score the parent sets and list the credible set (``jobs`` of :func:`solve_table`).
@@ -419,7 +442,7 @@ def learn(
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
                          enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k, optimum_only=optimum_only,
-                         jobs=n_jobs)
+                         jobs=n_jobs, count_past_cap=count_past_cap)
     result.dataset = dataset
     return result
 

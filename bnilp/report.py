@@ -245,8 +245,9 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         head.add_row("credible DAGs", str(n_nets))
     head.add_row("credible MECs", str(r.get("n_mecs", "—")))
     if r.get("posterior_classes", 0) > r.get("n_mecs", 0):
-        head.add_row("posteriors over", f"all {r['posterior_classes']} credible classes ({r['posterior_dags']} DAGs); "
-                                        f"the best {r.get('n_mecs')} listed")
+        found = "" if r.get("status") == "network_limit" else " found"
+        head.add_row("posteriors over", f"all {r['posterior_classes']} credible classes{found} "
+                                        f"({r['posterior_dags']} DAGs); the best {r.get('n_mecs')} listed")
     head.add_row("enumerated", "equivalence classes (one DAG each)" if r.get("enumerate") == "mecs" else "DAGs")
     if r.get("optimum_only"):
         head.add_row("complete", "optimum only (tied optimal networks not listed)")

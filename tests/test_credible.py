@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
+import signal
 
 import numpy as np
 import pandas as pd
@@ -443,20 +445,94 @@ def test_a_class_cap_after_complete_peeling_still_averages_over_every_credible_c
     whole = solve_table(table, epsilon=1e6, enumerate_by="mecs", prior=prior)
     capped = solve_table(table, epsilon=1e6, enumerate_by="mecs", prior=prior, max_networks=10)
     assert whole.solution.complete and capped.solution.status == "network_limit"
-    assert capped.report["n_mecs"] == 10 and whole.report["n_mecs"] == 7783
-    assert capped.report["posterior_classes"] == whole.report["posterior_classes"] == 7783
-    assert capped.report["posterior_dags"] == whole.report["posterior_dags"] == whole.report["n_networks"]
+    assert whole.report["n_mecs"] == 7783
     assert "posteriors over all 7,783 credible classes" in capped.report["listed"]
-    for mine, theirs in zip(capped.report["mecs"], whole.report["mecs"][:10], strict=True):
+    _assert_best_listed_all_averaged(capped.report, whole.report, 10)
+
+
+def _assert_best_listed_all_averaged(capped: dict, whole: dict, k: int) -> None:
+    """``capped`` lists the best ``k`` classes of ``whole`` and averages over all of them: the same class
+    rows and posteriors, the same edge, adjacency and CPDAG-undirected posteriors, the same totals."""
+    assert capped["n_mecs"] == k < whole["n_mecs"]
+    assert capped["posterior_classes"] == whole["posterior_classes"] == whole["n_mecs"]
+    assert capped["posterior_dags"] == whole["posterior_dags"] == whole["n_networks"]
+    for mine, theirs in zip(capped["mecs"], whole["mecs"][:k], strict=True):
         assert mine["cpdag"] == theirs["cpdag"] and mine["posterior"] == pytest.approx(theirs["posterior"], rel=1e-9)
-    edge = {(e["from"], e["to"]): e["posterior"] for e in whole.report["edges"]}
-    assert {(e["from"], e["to"]) for e in capped.report["edges"]} == set(edge)
-    assert all(e["posterior"] == pytest.approx(edge[e["from"], e["to"]], abs=1e-12) for e in capped.report["edges"])
-    adj = {(a["u"], a["v"]): (a["posterior"], a["undirected_posterior"]) for a in whole.report["adjacency"]}
-    assert {(a["u"], a["v"]) for a in capped.report["adjacency"]} == set(adj)
-    for a in capped.report["adjacency"]:
+        assert mine["n_dags"] == theirs["n_dags"] and mine["score"] == pytest.approx(theirs["score"], abs=1e-9)
+    edge = {(e["from"], e["to"]): e["posterior"] for e in whole["edges"]}
+    assert {(e["from"], e["to"]) for e in capped["edges"]} == set(edge)
+    assert all(e["posterior"] == pytest.approx(edge[e["from"], e["to"]], abs=1e-12) for e in capped["edges"])
+    adj = {(a["u"], a["v"]): (a["posterior"], a["undirected_posterior"]) for a in whole["adjacency"]}
+    assert {(a["u"], a["v"]) for a in capped["adjacency"]} == set(adj)
+    for a in capped["adjacency"]:
         assert (a["posterior"], a["undirected_posterior"]) == pytest.approx(adj[a["u"], a["v"]], abs=1e-12)
-    assert sum(m["posterior"] for m in capped.report["mecs"]) < 1 - 1e-6
+    assert sum(m["posterior"] for m in capped["mecs"]) < 1 - 1e-6
+
+
+@pytest.mark.parametrize("prior", ["dags", "mecs"])
+@pytest.mark.parametrize(("seed", "bf"), [(11, 1e3), (12, 1e4)])
+def test_branch_and_cut_counting_past_the_cap_averages_over_every_credible_class(monkeypatch, prior, seed, bf):
+    """``count_past_cap``: branch-and-cut (the programme off) lists on past the cap of 5 classes, so the report
+    is the one peeling gives uncapped — the same best 5 classes, every class and DAG in the totals and in the
+    posteriors (both priors) — with status network_limit and the number of classes in the message. Without
+    it the cap stops the listing ("there may be more")."""
+    from bnilp.ilp import settings
+    from tests.test_ilp import random_table
+
+    table = random_table(5, seed, keep=0.7 if seed == 11 else 0.8)
+    eps = math.log(bf)
+    whole = solve_table(table, epsilon=eps, enumerate_by="mecs", prior=prior)
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    counted = solve_table(table, epsilon=eps, enumerate_by="mecs", prior=prior, max_networks=5, count_past_cap=True)
+    stopped = solve_table(table, epsilon=eps, enumerate_by="mecs", prior=prior, max_networks=5)
+    assert whole.solution.complete and whole.solution.stats["phase2"]["method"] == "peeling"
+    assert counted.solution.stats["phase2"]["method"] == "branch-and-cut"
+    assert counted.solution.status == "network_limit" and not counted.solution.complete
+    total = whole.report["n_mecs"]
+    assert f"the best 5 of {total} credible classes" in counted.solution.message
+    assert f"posteriors over all {total:,} credible classes" in counted.report["listed"]
+    _assert_best_listed_all_averaged(counted.report, whole.report, 5)
+    assert stopped.solution.status == "network_limit" and "there may be more" in stopped.solution.message
+    assert stopped.report["posterior_classes"] == 5
+
+
+def test_counting_past_the_cap_stopped_early_averages_over_the_classes_found(monkeypatch):
+    """A signal stops branch-and-cut past the cap: status interrupted, the best 5 of the classes found
+    listed, the totals and posteriors over every class found (more than 5, fewer than all), and the report
+    says "found"."""
+    from bnilp.ilp import settings
+    from tests.test_ilp import random_table
+
+    table = random_table(5, 8, keep=0.9)
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    sent = []
+
+    def progress(info: dict) -> None:
+        if info["phase"] == "enumerate" and info["networks"] >= 40 and not sent:
+            sent.append(info["networks"])
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    res = solve_table(table, epsilon=1e6, enumerate_by="mecs", max_networks=5, count_past_cap=True,
+                      progress=progress)
+    assert sent and res.solution.status == "interrupted" and not res.solution.complete
+    found = res.report["posterior_classes"]
+    assert res.report["n_mecs"] == 5 and sent[0] <= found < 7783
+    assert f"only {found} classes within epsilon were found, the best 5 of them kept" in res.solution.message
+    assert f"over all {found:,} credible classes found" in res.report["listed"]
+    assert res.report["posterior_dags"] > res.report["n_networks"]
+    assert sum(m["posterior"] for m in res.report["mecs"]) < 1
+
+
+def test_count_past_cap_needs_class_enumeration_without_list_dags_or_knowledge():
+    """Each combination it cannot serve is refused before any search, naming the parameters."""
+    from tests.test_ilp import random_table
+
+    table = random_table(5, 11, keep=0.7)
+    u, v = table.variables[:2]
+    for kw, words in (({"enumerate_by": "dags"}, "lists DAGs"), ({"list_dags": True}, "list_dags"),
+                      ({"knowledge": {"forbidden": [[u, v]]}}, "background knowledge")):
+        with pytest.raises(InputError, match=words):
+            solve_table(table, epsilon=1.0, count_past_cap=True, **({"enumerate_by": "mecs"} | kw))
 
 
 def test_counted_classes_share_one_edge_object_per_pair_of_variables() -> None:

@@ -99,6 +99,23 @@ def test_cubes_stop_at_the_network_cap(split_at_once):
     check_result(table, res, 1e6)
 
 
+def test_cubes_counting_past_the_cap_keep_every_credible_class(split_at_once):
+    """count_past_cap on two processes: the cubes list on past the cap of 4 classes; the best 4 are the
+    networks and the rest the compact tail, together one DAG of every brute-force credible class."""
+    table = random_table(5, 901, keep=0.6)
+    eps = math.log(150)
+    _, expected = brute_force_credible(table, eps)
+    classes = {mec_key(p) for _, p in expected}
+    res = solve(table, eps, jobs=2, enumerate_by="mecs", max_networks=4, count_past_cap=True)
+    assert res.stats["phase2"]["method"] == "branch-and-cut in cubes" and len(classes) > 4
+    assert res.status == "network_limit" and len(res.networks) == 4 and res.unlisted is not None
+    assert f"the best 4 of {len(classes)} credible classes" in res.message
+    found = [n.parents for n in res.networks] + [p for _, p in res.unlisted.items(0, len(res.unlisted))]
+    assert len(found) == len(classes) and {mec_key(p) for p in found} == classes
+    scores = [n.score for n in res.networks] + res.unlisted.scores.tolist()
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_a_set_listed_within_the_serial_start_starts_no_worker(monkeypatch):
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
     table = random_table(5, 903, keep=0.6)
@@ -185,7 +202,7 @@ def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypat
             fut.set_result(result)
         state, stop = cubes.CubeRun(rows=[[]], todo=cubes.deque([0])), threading.Event()
         cubes._gather(run, lambda i: fut, 2, found_q, stop, state, cubes._Seen(data, False, {}), got, 10,
-                      search._MemoryWatch(0), data, None)
+                      search._MemoryWatch(0, 10 ** 6), data, None)
         return state, stop, got
 
     state, stop, _ = gather(BrokenProcessPool("died"), [])
@@ -289,7 +306,7 @@ def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):
         got.credible[c] = data.exact(c)
     run = search._Run(eps, "mecs", None, search._Signals(), 0.0, None, jobs=2)
     stats2 = {"cuts": {}}
-    stopped = cubes.enumerate_in_cubes(run, data, found, got, True, 2, 10 ** 6, search._MemoryWatch(0), stats2)
+    stopped = cubes.enumerate_in_cubes(run, data, found, got, True, 2, 10 ** 6, search._MemoryWatch(0, 10 ** 6), stats2)
     assert stopped is None and stats2["cubes"] >= 2
     keys = [mec_key(data.parents(c)) for c in got.credible]
     assert len(keys) == len(set(keys)) == len(choices)

@@ -31,7 +31,7 @@ from bnilp.cli.options import (
 from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
-from bnilp.pipeline import ENUMERATE_CHOICES, LearnResult, project_network, solve_table
+from bnilp.pipeline import ENUMERATE_CHOICES, LearnResult, enumeration_unit, project_network, solve_table
 from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
 from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
 
@@ -51,6 +51,10 @@ def solve_options(func):
                           "--max-networks of them (past that the result is marked incomplete)."),
         click.option("--max-networks", type=int, default=150_000, show_default=True,
                      help="Stop collecting after this many networks (the result is then marked incomplete)."),
+        click.option("--count-past-cap", is_flag=True,
+                     help="With class enumeration, do not stop at --max-networks classes: list on until the set "
+                          "is complete (or a limit stops it), report the best --max-networks classes and count "
+                          "every class found into the DAG counts and posteriors."),
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
                      help="Hand SCIP a first network: from greedy or proxy search (learn only: they need the "
                           "data), or a JSON with 'parents'."),
@@ -219,12 +223,15 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         raise InputError(f"--max-networks must be ≥ 1, got {opts['max_networks']}")
     if opts.get("time_limit") is not None and not opts["time_limit"] > 0:
         raise InputError(f"--time-limit must be > 0, got {opts['time_limit']}")
+    if opts.get("count_past_cap"):
+        _check_count_past_cap(table, opts)
     with _live(console, opts.get("quiet", False)) as update:
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by") or "auto",
                              list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
-                             optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts))
+                             optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts),
+                             count_past_cap=opts.get("count_past_cap", False))
     if not opts.get("quiet") and result.solution.status != "infeasible":
         console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}[/dim]", highlight=False)
@@ -238,6 +245,26 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
     if opts.get("export_path"):
         _export(result, data, opts, console)
     _finish(result, opts, console, t0)
+
+
+def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> None:
+    """--count-past-cap needs class enumeration, without --list-dags, --optimum-only or background knowledge
+    (:func:`bnilp.pipeline.solve_table` checks the same, naming its parameters); ``table`` None: what the
+    options alone say, before scoring."""
+    if opts.get("optimum_only"):
+        raise InputError("--count-past-cap counts equivalence classes: --optimum-only lists none")
+    if opts.get("list_dags"):
+        raise InputError("--count-past-cap and --list-dags exclude each other: the DAGs of the classes past "
+                         "the cap are counted, not listed")
+    if opts.get("enumerate_by") == "dags":
+        raise InputError("--count-past-cap counts equivalence classes: --enumerate dags lists DAGs")
+    if table is not None:
+        unit, why = enumeration_unit(table, opts.get("enumerate_by") or "auto")
+        if unit != "mecs":
+            raise InputError(f"--count-past-cap counts equivalence classes, but this run lists DAGs ({why})")
+    if opts.get("knowledge") is not None or (table is not None and table.meta.get("knowledge")):
+        raise InputError("--count-past-cap does not apply with background knowledge: classes under knowledge "
+                         "are counted by listing them")
 
 
 def _search_jobs(opts: dict[str, Any]) -> int:
@@ -330,6 +357,8 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
         opts["knowledge"].validated(data.names)
+    if opts.get("count_past_cap"):
+        _check_count_past_cap(None, opts)
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         write_jaakkola(table, scores_out)

@@ -477,7 +477,7 @@ def _gather(run: Any, submit: Callable[[int], Future], jobs: int, found_q: Any, 
                 state.statuses[i] = res["status"]
                 state.stats[i] = res["stats"]
                 state.expected[i] = res["sent"]
-            if len(got.credible) >= max_networks and not got.limit_hit:
+            if run.capped(len(got.credible), max_networks) and not got.limit_hit:
                 got.limit_hit = True
                 stop.set()
             if not got.memory_hit and watch.short(len(got.credible)):

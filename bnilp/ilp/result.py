@@ -60,7 +60,7 @@ class SolveResult:
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
     enumerated: str = "dags"
-    #: class enumeration capped after complete peeling: the credible classes not in ``networks``
+    #: class enumeration past the cap (peeling, or ``count_past_cap``): the classes found but not in ``networks``
     unlisted: ClassTail | None = None
 
     @property

@@ -105,7 +105,8 @@ def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
 def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None = None,
           max_networks: int = 150_000, warm_start: Parents | None = None,
           enumerate_ties: bool = True, progress: Callable[[dict], None] | None = None,
-          verbose: bool = False, enumerate_by: str = "dags", jobs: int = 1) -> SolveResult:
+          verbose: bool = False, enumerate_by: str = "dags", jobs: int = 1,
+          count_past_cap: bool = False) -> SolveResult:
     """Prove OPT (phase 1), then list every DAG with score ≥ OPT − ε (phase 2).
 
     Phase 2 runs when ``epsilon > 0``, or when ``epsilon == 0`` and ``enumerate_ties``.
@@ -119,7 +120,16 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     with what was found, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`).
     ``jobs`` (−1: one per core): processes for phase 2 by branch-and-cut — past
     :data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS` it splits into cubes by adjacency (:mod:`bnilp.ilp.cubes`);
-    the credible set is the same for any value (which networks a capped list holds is not)."""
+    the credible set is the same for any value (which networks a capped list holds is not).
+
+    ``count_past_cap`` (class enumeration only): branch-and-cut does not stop at ``max_networks`` classes but
+    lists on until the set is complete (or a limit stops it), as peeling always does; the best ``max_networks``
+    classes are returned as networks, the rest compactly as ``unlisted`` (:class:`ClassTail`, for
+    :func:`bnilp.mec.class_tail_mass`), so that DAG counts and posteriors cover every class found. The status
+    is then ``network_limit`` with the set complete, and the message says of how many classes."""
+    if count_past_cap and enumerate_by != "mecs":
+        raise InputError(f"count_past_cap counts equivalence classes: it needs enumerate_by='mecs', "
+                         f"not {enumerate_by!r}")
     if jobs == -1:
         jobs = os.cpu_count() or 1
     if jobs < 1:
@@ -127,7 +137,7 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     sig = _Signals()
     with _sigterm_interrupts(sig):
         return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
-                      enumerate_by, jobs)
+                      enumerate_by, jobs, count_past_cap)
 
 
 @dataclass
@@ -150,6 +160,12 @@ class _Run:
     collected: _Collected | None = None
     #: processes for phase 2's branch-and-cut (:func:`_enumerate_split`)
     jobs: int = 1
+    #: class enumeration goes on past the cap, the classes past it kept compact (``solve(count_past_cap=...)``)
+    count_past_cap: bool = False
+
+    def capped(self, found: int, max_networks: int) -> bool:
+        """Whether ``found`` networks stop phase 2 at the cap: never when class enumeration counts past it."""
+        return found >= max_networks and not (self.count_past_cap and self.enumerated == "mecs")
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t_start
@@ -223,15 +239,22 @@ class _Collected:
 class _MemoryWatch:
     """Phase 2's memory guard: short when the system's free memory is below the floor
     (:data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_FLOOR_SHARE`) plus what the report of the networks
-    recorded so far will need (``per_network`` bytes each, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`),
-    looked at every :data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_CHECK_SECONDS`."""
+    recorded so far will need (``per_network`` bytes each, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`,
+    for the ``listed`` best; :data:`~bnilp.ilp.settings.ENUMERATION_TAIL_BYTES` for each class past them, kept
+    compact), looked at every :data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_CHECK_SECONDS`."""
 
     per_network: int
+    listed: int
     floor: int = field(default_factory=lambda: memory_floor(settings.ENUMERATION_MEMORY_FLOOR_SHARE,
                                                             settings.ENUMERATION_MEMORY_FLOOR_BYTES))
     next_look: float = 0.0
     #: the free bytes and the bytes needed when it was last short
     seen: tuple[int, int] | None = None
+
+    @classmethod
+    def of(cls, classes: bool, max_networks: int) -> _MemoryWatch:
+        """The guard of a phase 2 listing classes (or DAGs), the best ``max_networks`` of them reported in full."""
+        return cls(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"], max_networks)
 
     def short(self, recorded: int) -> bool:
         now = time.perf_counter()
@@ -239,7 +262,8 @@ class _MemoryWatch:
             return False
         self.next_look = now + settings.ENUMERATION_MEMORY_CHECK_SECONDS
         free = free_memory()
-        need = self.floor + self.per_network * recorded
+        past = max(0, recorded - self.listed)
+        need = self.floor + self.per_network * (recorded - past) + settings.ENUMERATION_TAIL_BYTES * past
         if free is None or free >= need:
             return False
         self.seen = (free, need)
@@ -265,7 +289,8 @@ def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
 
 def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_networks: int,
            warm_start: Parents | None, enumerate_ties: bool, progress: Callable[[dict], None] | None,
-           verbose: bool, sig: _Signals, enumerate_by: str, jobs: int = 1) -> SolveResult:
+           verbose: bool, sig: _Signals, enumerate_by: str, jobs: int = 1,
+           count_past_cap: bool = False) -> SolveResult:
     if enumerate_by not in ENUMERATE_UNITS:
         raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_UNITS)}, got {enumerate_by!r}")
     if epsilon < 0 or not math.isfinite(epsilon):
@@ -274,7 +299,8 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         raise InputError(f"max_networks must be ≥ 1, got {max_networks}")
     t_start = time.perf_counter()
     run = _Run(epsilon, enumerate_by, progress, sig, t_start,
-               None if time_limit is None else t_start + max(0.0, float(time_limit)), jobs=jobs)
+               None if time_limit is None else t_start + max(0.0, float(time_limit)), jobs=jobs,
+               count_past_cap=count_past_cap)
     ws = _validate_warm_start(table, warm_start) if warm_start is not None else None
     data = _Data(table)
     stats: dict[str, Any] = {"phase1": _new_stats()}
@@ -572,7 +598,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         got.credible[optimal] = data.exact(optimal)
     t0 = time.perf_counter()
     run.report("enumerate", 0, force=True)
-    watch = _MemoryWatch(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"])
+    watch = _MemoryWatch.of(classes, max_networks)
     try:
         with paused_gc():                       # millions of live tuples, no garbage among them
             stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2, watch)
@@ -587,11 +613,12 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         scores, choices = best_of_class.ranked()
         del best_of_class
         got.limit_hit = len(scores) > max_networks and stopped is None     # an early stop is the cause then
-        if got.limit_hit and peeler.done:
-            got.of_total = len(scores)
-            got.of_dags = stats2["dags_listed"]
+        if len(scores) > max_networks:
             got.tail = ClassTail(scores[max_networks:].copy(), choices[max_networks:].copy(),
                                  data.sets, data.child_names)
+            if got.limit_hit and peeler.done:
+                got.of_total = len(scores)
+                got.of_dags = stats2["dags_listed"]
         got.credible = {tuple(c): s for s, c in zip(scores[:max_networks].tolist(),
                                                      choices[:max_networks].tolist(), strict=True)}
         stats2["classes_found"] = len(scores)
@@ -630,7 +657,7 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
         if rem is not None and rem <= 0:
             return _early_stop("timelimit", run.sig)
         found = len(best_of_class) if classes else len(got.credible)
-        if not peeler.done and watch.short(min(found, max_networks)):
+        if not peeler.done and watch.short(found):
             got.memory_hit = True
             return _memory_stop(watch, stats2)
         run.report("enumerate", found)
@@ -657,7 +684,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     stats["phase2"] = stats2
     opt = found.opt
     got = _Collected(threshold=opt - epsilon - _tie_tol(opt))
-    watch = _MemoryWatch(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"])
+    watch = _MemoryWatch.of(classes, max_networks)
 
     def tick() -> None:
         if not got.memory_hit and watch.short(len(got.credible)):
@@ -669,7 +696,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         s = data.exact(choice)
         if s >= got.threshold:
             got.credible[choice] = s
-            if len(got.credible) >= max_networks:
+            if run.capped(len(got.credible), max_networks):
                 got.limit_hit = True
                 model2.interruptSolve()
         tick()
@@ -716,7 +743,7 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     run.collected = None
     stats["phase2_serial"] = stats.pop("phase2")
     stats2 = stats["phase2"] = _new_stats()
-    watch = _MemoryWatch(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"])
+    watch = _MemoryWatch.of(classes, max_networks)
     stopped = cubes.enumerate_in_cubes(run, data, found, got, classes, run.jobs, max_networks, watch, stats2)
     if got.memory_hit and not got.limit_hit and not run.sig.received:
         stopped = _memory_stop(watch, stats2)
@@ -752,6 +779,18 @@ def _phase2_words(stats2: dict[str, Any]) -> str:
     return f"SCIP: {stats2.get('scip_status', 'not started')}"
 
 
+def _keep_past_cap(got: _Collected, items: list[tuple[float, tuple[int, ...]]], max_networks: int, data: _Data,
+                   done: bool) -> None:
+    """The classes of ``items`` (best first) past the cap into ``got.tail``, compact; when phase 2 was ``done``,
+    the list was complete, so the cap is what cuts it (``got.limit_hit``, ``got.of_total``)."""
+    rest = items[max_networks:]
+    got.tail = ClassTail(np.array([s for s, _ in rest]), np.array([c for _, c in rest], dtype=np.int32),
+                         data.sets, data.child_names)
+    if done:
+        got.limit_hit = True
+        got.of_total = len(items)
+
+
 def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, stopped: tuple[str, str] | None,
                       max_networks: int, classes: bool, stats: dict[str, Any]) -> SolveResult:
     """The result of phase 2 from what it collected: the credible choices best first, with the status
@@ -766,6 +805,9 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     items = sorted(((s, c) for c, s in got.credible.items() if s >= got.threshold), key=lambda sc: (-sc[0], sc[1]))
     if not items:
         items = [(data.exact(found.choice), found.choice)]
+    if classes and got.tail is None and len(items) > max_networks:     # branch-and-cut counted past the cap
+        _keep_past_cap(got, items, max_networks, data, stopped is None)
+        stats2["classes_found"] = len(items)
     networks = [Network(s, data.parents(c)) for s, c in items[:max_networks]]
     n_found = len(networks)
     bound = max(found.dual, opt)
@@ -785,7 +827,7 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
         found_words = (f"only {n_found} networks within epsilon were found" if n_seen <= n_found else
                        f"only {n_seen} {unit} within epsilon were found, the best {n_found} of them kept")
         return run.finish(optimum=opt, bound=bound, gap=0.0, status=stopped[0], complete=False,
-                          networks=networks, stats=stats,
+                          networks=networks, stats=stats, unlisted=got.tail,
                           message=f"{stopped[1]} while listing credible networks ("
                                   + _phase2_words(stats2) + f"): OPT is proven, but {found_words} (incomplete)")
     return run.finish(optimum=opt, bound=bound, gap=0.0, status="optimal", complete=True,

@@ -166,6 +166,9 @@ ENUMERATE_UNITS = ("dags", "mecs")
 ENUMERATION_MEMORY_FLOOR_SHARE = 0.05
 ENUMERATION_MEMORY_FLOOR_BYTES = 1 << 29
 ENUMERATION_REPORT_BYTES = {"dags": 20_000, "mecs": 30_000}
+#: and for a class past the cap, kept compact (``count_past_cap``; peeling's classes past the cap): its row of
+#: :class:`~bnilp.ilp.result.ClassTail` (4 bytes a variable and its score) and the ranking's temporaries
+ENUMERATION_TAIL_BYTES = 1_000
 #: seconds between two looks at the free memory in phase 2 (one read of /proc/meminfo, ~20 µs)
 ENUMERATION_MEMORY_CHECK_SECONDS = 0.5
 
