@@ -45,7 +45,7 @@ def _run(table, eps: float, mode: str, args: argparse.Namespace):
     t = time.perf_counter()
     result = solve_table(table, epsilon=eps, time_limit=args.time_limit, max_networks=args.max_networks,
                          enumerate_by=mode, jobs=args.search_jobs,
-                         count_past_cap=args.count_past_cap and mode == "mecs")
+                         count_past_cap=args.count_past_cap and mode != "dags")
     return result, time.perf_counter() - t
 
 

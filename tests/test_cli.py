@@ -222,8 +222,8 @@ def test_a_class_cap_says_the_posteriors_average_over_every_credible_class(runne
 def test_count_past_cap_lists_on_past_the_cap_by_branch_and_cut(runner, tmp_path, monkeypatch) -> None:
     """--count-past-cap with branch-and-cut's phase 2 (the programme off): --max-networks 3 no longer stops
     the listing; exit 3 (network_limit), the best 3 classes in the table, the JSON's totals and edge posteriors
-    those of the uncapped run, the panel saying over how many. Combinations it cannot serve exit 2 naming
-    their flags, --list-dags and --enumerate dags before any scoring."""
+    those of the uncapped run, the panel saying over how many. Combinations it cannot serve exit 2 with one
+    line naming their flags, the ones the options alone decide before the data are scored."""
     path = tmp_path / "five.csv"
     random_discrete_frame(3, n=5, N=60).to_csv(path, index=False)
     whole, capped = tmp_path / "whole.json", tmp_path / "capped.json"
@@ -238,11 +238,14 @@ def test_count_past_cap_lists_on_past_the_cap_by_branch_and_cut(runner, tmp_path
     assert [m["cpdag"] for m in doc["mecs"]] == [m["cpdag"] for m in every["mecs"][:3]]
     want = {(e["from"], e["to"]): e["posterior"] for e in every["edges"]}
     assert all(e["posterior"] == pytest.approx(want[e["from"], e["to"]], abs=1e-9) for e in doc["edges"])
-    for extra, flag in ((["--list-dags"], "--list-dags"), (["--enumerate", "dags"], "--enumerate dags"),
-                        (["--score", "mml"], "lists DAGs"), (["--forbid", "V0->V1"], "background knowledge")):
+    for extra, flag, early in ((["--list-dags"], "--list-dags", True),
+                               (["--enumerate", "dags"], "--enumerate dags", True),
+                               (["--optimum-only"], "--optimum-only", True),
+                               (["--score", "mml"], "lists DAGs", False),
+                               (["--forbid", "V0->V1"], "background knowledge", True)):
         res = runner.invoke(main, ["learn", str(path), "--count-past-cap", *extra])
         assert res.exit_code == 2 and "--count-past-cap" in res.output and flag in res.output, res.output
-        assert "Traceback" not in res.output
+        assert "Traceback" not in res.output and ("scored" not in res.output) == early, res.output
 
 
 def test_solve_jobs_lists_the_same_set_on_two_processes(runner, small_csv, tmp_path, monkeypatch) -> None:

@@ -523,6 +523,28 @@ def test_counting_past_the_cap_stopped_early_averages_over_the_classes_found(mon
     assert sum(m["posterior"] for m in res.report["mecs"]) < 1
 
 
+def test_peeling_stopped_early_averages_over_the_classes_found_past_the_cap():
+    """Peeling (9 variables, 10⁸ tied forests) stopped by a signal with more classes found than the cap of
+    10: the best 10 listed, the totals and posteriors over every class found, and the report says
+    "found"."""
+    names = [f"v{i}" for i in range(9)]
+    table = ScoreTable(names, {v: {frozenset(): 0.0, **{frozenset([u]): 0.0 for u in names if u != v}}
+                               for v in names})
+    sent = []
+
+    def progress(info: dict) -> None:
+        if info["phase"] == "enumerate" and info["networks"] >= 50 and not sent:
+            sent.append(info["networks"])
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    res = solve_table(table, epsilon=0.0, enumerate_by="mecs", max_networks=10, progress=progress)
+    assert sent and res.solution.status == "interrupted" and res.solution.stats["phase2"]["method"] == "peeling"
+    found = res.report["posterior_classes"]
+    assert res.report["n_mecs"] == 10 and sent[0] <= found == res.solution.stats["phase2"]["classes_found"]
+    assert f"over all {found:,} credible classes found" in res.report["listed"]
+    assert res.report["posterior_dags"] > res.report["n_networks"]
+
+
 def test_count_past_cap_needs_class_enumeration_without_list_dags_or_knowledge():
     """Each combination it cannot serve is refused before any search, naming the parameters."""
     from tests.test_ilp import random_table

@@ -97,6 +97,9 @@ def test_cubes_stop_at_the_network_cap(split_at_once):
     res = solve(table, 1e6, jobs=2, max_networks=4)
     assert res.status == "network_limit" and not res.complete and len(res.networks) == 4
     check_result(table, res, 1e6)
+    classes = solve(table, 1e6, jobs=2, max_networks=4, enumerate_by="mecs")
+    assert classes.status == "network_limit" and len(classes.networks) == 4 and classes.unlisted is None
+    assert "there may be more" in classes.message       # classes sent as the cap stopped the cubes count for nothing
 
 
 def test_cubes_counting_past_the_cap_keep_every_credible_class(split_at_once):
@@ -137,6 +140,22 @@ def test_classes_found_before_the_split_are_not_added_again():
     assert seen.add_new([reversed_chain, collider, collider]) == [False, True, False]
     dags = cubes._Seen(data, False, {chain: 0.0})
     assert dags.add_new([reversed_chain, chain]) == [True, False]
+
+
+def test_the_optimum_is_not_added_again_in_another_dag_of_its_class():
+    """When the programme is stopped after the race, OPT's DAG joins what branch-and-cut listed unless a DAG
+    of its class is there already (class mode): ``_class_found`` compares class words."""
+    from bnilp.ilp import search
+
+    table = random_table(3, 904, keep=1.0)
+    data = _Data(table)
+    a, b, c = data.names
+    chain = _choice_of(data, {a: set(), b: {a}, c: {b}})
+    reversed_chain = _choice_of(data, {a: {b}, b: {c}, c: set()})
+    collider = _choice_of(data, {a: set(), b: {a, c}, c: set()})
+    assert search._class_found(data, {collider: 0.0, chain: 0.0}, reversed_chain)
+    assert not search._class_found(data, {collider: 0.0}, chain)
+    assert not search._class_found(data, {}, chain)
 
 
 def test_a_cube_stops_at_its_deadline_and_when_told(monkeypatch, tmp_path):

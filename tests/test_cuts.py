@@ -419,6 +419,33 @@ def test_strong_components_are_networkx_s_on_random_digraphs(seed):
             assert sorted(np.flatnonzero(c).tolist() for c in got[t]) == want
 
 
+def test_classes_past_the_cap_count_for_their_compact_row_in_the_memory_guard(monkeypatch):
+    """count_past_cap: with 64 GiB free, no floor, 10 GiB for each of the 4 classes reported in full and 1 GiB
+    for each class past the cap (kept compact), the 29th class found is the first one too many (4·10 + 24·1
+    = 64); the guard stops branch-and-cut there with status ``memory_limit``, the best 4 listed and the rest
+    counted, every one of them a distinct credible class."""
+    from bnilp.ilp import search
+    from bnilp.mec import mec_key
+    gib = 1 << 30
+    table = random_table(5, 9101, keep=0.9)
+    eps = math.log(1e6)
+    _, expected = brute_force_credible(table, eps)
+    want = {mec_key(p) for _, p in expected}
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
+    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": 10 * gib, "mecs": 10 * gib})
+    monkeypatch.setattr(settings, "ENUMERATION_TAIL_BYTES", gib)
+    monkeypatch.setattr(search, "free_memory", lambda: 64 * gib)
+    res = ilp.solve(table, eps, enumerate_by="mecs", max_networks=4, count_past_cap=True)
+    assert res.status == "memory_limit" and res.optimum_proven and res.unlisted is not None
+    found = [n.parents for n in res.networks] + [p for _, p in res.unlisted.items(0, len(res.unlisted))]
+    keys = [mec_key(p) for p in found]
+    assert len(res.networks) == 4 and len(keys) == 29 < len(want) and set(keys) <= want and len(set(keys)) == 29
+    assert res.stats["phase2"]["memory_stop"]["needed_bytes"] == 65 * gib
+
+
 @pytest.mark.parametrize("unit", ["dags", "mecs"])
 def test_phase2_stops_when_the_free_memory_would_not_hold_the_report(monkeypatch, tmp_path, unit):
     """Phase 2 watches the free memory: once it falls below the floor plus what the report of the networks

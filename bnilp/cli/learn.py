@@ -31,6 +31,7 @@ from bnilp.cli.options import (
 from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
+from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.pipeline import ENUMERATE_CHOICES, LearnResult, enumeration_unit, project_network, solve_table
 from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
 from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
@@ -262,6 +263,9 @@ def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> Non
         unit, why = enumeration_unit(table, opts.get("enumerate_by") or "auto")
         if unit != "mecs":
             raise InputError(f"--count-past-cap counts equivalence classes, but this run lists DAGs ({why})")
+        if len(table.variables) > MASK_MAX_VARIABLES:
+            raise InputError(f"--count-past-cap works on at most {MASK_MAX_VARIABLES} variables, not "
+                             f"{len(table.variables)}")
     if opts.get("knowledge") is not None or (table is not None and table.meta.get("knowledge")):
         raise InputError("--count-past-cap does not apply with background knowledge: classes under knowledge "
                          "are counted by listing them")

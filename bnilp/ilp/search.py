@@ -29,6 +29,7 @@ from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
+from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory
 from bnilp.scorefile import ScoreTable
 
@@ -130,6 +131,9 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     if count_past_cap and enumerate_by != "mecs":
         raise InputError(f"count_past_cap counts equivalence classes: it needs enumerate_by='mecs', "
                          f"not {enumerate_by!r}")
+    if count_past_cap and len(table.variables) > MASK_MAX_VARIABLES:
+        raise InputError(f"count_past_cap counts the classes past the cap on at most {MASK_MAX_VARIABLES} "
+                         f"variables (bnilp.mec.class_tail_mass), not {len(table.variables)}")
     if jobs == -1:
         jobs = os.cpu_count() or 1
     if jobs < 1:
@@ -385,9 +389,19 @@ def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
         return _unproven(run, data, stats, status, f"{where}, phase 1", choice, dual)
     got = run.collected or _Collected(threshold=found.opt - run.epsilon - _tie_tol(found.opt))
     optimal = tuple(sorted(found.choice))
-    got.credible.setdefault(optimal, data.exact(optimal))
+    classes = run.enumerated == "mecs"
+    if optimal not in got.credible and not (classes and _class_found(data, got.credible, optimal)):
+        got.credible[optimal] = data.exact(optimal)
     stats.setdefault("phase2", {}).setdefault("method", "dynamic programming")
-    return _collected_result(run, data, found, got, (status, where), max_networks, run.enumerated == "mecs", stats)
+    return _collected_result(run, data, found, got, (status, where), max_networks, classes, stats)
+
+
+def _class_found(data: _Data, credible: dict[tuple[int, ...], float], choice: tuple[int, ...]) -> bool:
+    """Whether a DAG of ``credible`` is Markov equivalent to ``choice`` (their class words agree)."""
+    if not credible:
+        return False
+    word = data.class_words(np.array([choice], dtype=np.int64))[0]
+    return bool((data.class_words(np.array(list(credible), dtype=np.int64)) == word).all(axis=1).any())
 
 
 def _unproven(run: _Run, data: _Data, stats: dict[str, Any], status: str, where: str,
@@ -805,7 +819,8 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     items = sorted(((s, c) for c, s in got.credible.items() if s >= got.threshold), key=lambda sc: (-sc[0], sc[1]))
     if not items:
         items = [(data.exact(found.choice), found.choice)]
-    if classes and got.tail is None and len(items) > max_networks:     # branch-and-cut counted past the cap
+    # branch-and-cut counted past the cap (a capped listing may hold a few more, sent as the cap stopped it)
+    if classes and got.tail is None and not got.limit_hit and len(items) > max_networks:
         _keep_past_cap(got, items, max_networks, data, stopped is None)
         stats2["classes_found"] = len(items)
     networks = [Network(s, data.parents(c)) for s, c in items[:max_networks]]
