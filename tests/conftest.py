@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -39,3 +42,26 @@ def random_discrete_frame(seed: int, n: int, N: int, max_arity: int = 3) -> pd.D
         x[: r] = np.arange(r)
         cols[f"V{j}"] = x
     return pd.DataFrame(cols)
+
+
+def signal_once_listed(count: int, signum: int = signal.SIGTERM) -> tuple[Callable[[dict], None], list[int]]:
+    """A ``progress`` callback for the solver that sends ``signum`` to this process once phase 2 reports
+    ``count`` networks listed, and the list that then holds the count it saw (empty if it never fired)."""
+    sent: list[int] = []
+
+    def progress(info: dict) -> None:
+        if info["phase"] == "enumerate" and info["networks"] >= count and not sent:
+            sent.append(info["networks"])
+            os.kill(os.getpid(), signum)
+
+    return progress, sent
+
+
+def tied_forests(n: int):
+    """A score table on ``n`` variables where every family is the empty set or one parent, all scoring 0:
+    every forest is optimal ((n + 1)^(n − 1) tied DAGs)."""
+    from bnilp.scorefile import ScoreTable
+
+    names = [f"v{i}" for i in range(n)]
+    return ScoreTable(names, {v: {frozenset(): 0.0, **{frozenset([u]): 0.0 for u in names if u != v}}
+                              for v in names})

@@ -10,8 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
-import signal
 
 import numpy as np
 import pandas as pd
@@ -26,7 +24,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import learn, solve_table
 from bnilp.scorefile import ScoreTable, write_jaakkola
 from bnilp.scores import StructurePrior, make_score
-from tests.conftest import random_discrete_frame
+from tests.conftest import random_discrete_frame, signal_once_listed, tied_forests
 from tests.oracles import brute_force_credible, brute_force_networks, is_acyclic
 from tests.test_parentsets import full_table
 
@@ -507,13 +505,7 @@ def test_counting_past_the_cap_stopped_early_averages_over_the_classes_found(mon
 
     table = random_table(5, 8, keep=0.9)
     monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
-    sent = []
-
-    def progress(info: dict) -> None:
-        if info["phase"] == "enumerate" and info["networks"] >= 40 and not sent:
-            sent.append(info["networks"])
-            os.kill(os.getpid(), signal.SIGTERM)
-
+    progress, sent = signal_once_listed(40)
     res = solve_table(table, epsilon=1e6, enumerate_by="mecs", max_networks=5, count_past_cap=True,
                       progress=progress)
     assert sent and res.solution.status == "interrupted" and not res.solution.complete
@@ -529,17 +521,8 @@ def test_peeling_stopped_early_averages_over_the_classes_found_past_the_cap():
     """Peeling (9 variables, 10⁸ tied forests) stopped by a signal with more classes found than the cap of
     10: the best 10 listed, the totals and posteriors over every class found, and the report says
     "found"."""
-    names = [f"v{i}" for i in range(9)]
-    table = ScoreTable(names, {v: {frozenset(): 0.0, **{frozenset([u]): 0.0 for u in names if u != v}}
-                               for v in names})
-    sent = []
-
-    def progress(info: dict) -> None:
-        if info["phase"] == "enumerate" and info["networks"] >= 50 and not sent:
-            sent.append(info["networks"])
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    res = solve_table(table, epsilon=0.0, enumerate_by="mecs", max_networks=10, progress=progress)
+    progress, sent = signal_once_listed(50)
+    res = solve_table(tied_forests(9), epsilon=0.0, enumerate_by="mecs", max_networks=10, progress=progress)
     assert sent and res.solution.status == "interrupted" and res.solution.stats["phase2"]["method"] == "peeling"
     found = res.report["posterior_classes"]
     assert res.report["n_mecs"] == 10 and sent[0] <= found == res.solution.stats["phase2"]["classes_found"]

@@ -23,7 +23,7 @@ from bnilp.data import MANY_STATES, from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.ilp import STATUSES
 from bnilp.scores import make_score
-from tests.conftest import random_discrete_frame
+from tests.conftest import random_discrete_frame, signal_once_listed, tied_forests
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -166,18 +166,9 @@ def test_a_signal_during_peeling_gives_status_interrupted(signum) -> None:
     """Phase 2 by peeling (9 variables: 10⁸ tied forests, no cap) stops at SIGINT or SIGTERM with what it
     listed, OPT proven, status interrupted."""
     from bnilp.ilp import solve
-    from bnilp.scorefile import ScoreTable
 
-    names = [f"v{i}" for i in range(9)]
-    table = ScoreTable(names, {v: {frozenset(): 0.0, **{frozenset([u]): 0.0 for u in names if u != v}}
-                               for v in names})
-    sent = []
-
-    def progress(info: dict) -> None:
-        if info["phase"] == "enumerate" and info["networks"] >= 10_000 and not sent:
-            sent.append(info["networks"])
-            os.kill(os.getpid(), signum)
-
+    table = tied_forests(9)
+    progress, sent = signal_once_listed(10_000, signum)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)   # a background run may ignore it
     try:
         res = solve(table, 0.0, max_networks=10 ** 9, progress=progress)
