@@ -4,6 +4,7 @@ phase 2 every integral acyclic point is recorded and excluded by a global no-goo
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -14,6 +15,7 @@ from pyscipopt.scip import Variable
 from bnilp.ilp import sepa_cluster, sepa_fourb, sepa_subip, settings
 from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _INT_TOL
+from bnilp.ilp.symmetry import TableSymmetry
 
 
 def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
@@ -62,6 +64,10 @@ class _Acyclicity(Conshdlr):
         self.clusters: dict[tuple[bytes, int], tuple[np.ndarray, int]] = {}
         #: rows Σ_{k ∈ families} x_k = value taken on during the search (:meth:`restrict`)
         self.restrictions: list[tuple[np.ndarray, int]] = []
+        #: phase 2: the table's symmetries, whose images of a recorded point are recorded with it
+        #: (:meth:`_record_images`), and the credible threshold; set by :func:`bnilp.ilp.search._phase2_model`
+        self.symmetry: TableSymmetry | None = None
+        self.threshold = -math.inf
         if settings.NOGOODS not in settings.NOGOODS_MODES:
             raise ValueError(f"NOGOODS must be one of {settings.NOGOODS_MODES}, not {settings.NOGOODS!r}")
         if settings.KCLUSTER_MODE not in settings.KCLUSTER_MODES:
@@ -198,14 +204,42 @@ class _Acyclicity(Conshdlr):
         no-good holds every adjacency indicator — so each node cost grows with what was found."""
         key = self._nogood_key(choice)
         kind = "nogood_recut"
-        if key not in self.recorded_keys:
+        new = key not in self.recorded_keys
+        if new:
             self.recorded_keys.add(key)
             self.recorded.add(choice)
             kind = "mec_nogood" if self.classes else "nogood"
             if self.on_record is not None:
                 self.on_record(choice)
         self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
-        return self._cut_nogood(choice, lp)
+        result = self._cut_nogood(choice, lp)
+        if new:
+            for image in self._record_images(choice):
+                self._cut_nogood(image, lp)
+        return result
+
+    def _record_images(self, choice: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """Record the images of the just recorded ``choice`` under :attr:`symmetry` (:mod:`bnilp.ilp.symmetry`)
+        whose DAG or class is new and whose exact score reaches :attr:`threshold` (an image's score equals
+        ``choice``'s: the symmetry maps scores bit for bit); return them, for their no-goods. Every image is
+        recorded, inside this cube's region or not (the lex-leader rows keep the search from most of them,
+        in every cube; the coordinator keeps one of a class found twice)."""
+        if self.symmetry is None:
+            return []
+        out = []
+        for image in self.symmetry.images(choice):
+            if self.data.exact(image) < self.threshold:
+                continue
+            key = self._nogood_key(image)
+            if key in self.recorded_keys:
+                continue
+            self.recorded_keys.add(key)
+            self.recorded.add(image)
+            self.stats["cuts"]["symmetry_image"] = self.stats["cuts"].get("symmetry_image", 0) + 1
+            if self.on_record is not None:
+                self.on_record(image)
+            out.append(image)
+        return out
 
     def _record(self, choice: tuple[int, ...]) -> None:
         """Phase 2 with ``NOGOODS = "constraints"``: store the DAG and exclude it (or, with ``classes``, its

@@ -18,7 +18,7 @@ import numpy as np
 from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
 from bnilp.errors import InputError
-from bnilp.ilp import settings
+from bnilp.ilp import settings, symmetry
 from bnilp.ilp.classbest import BestPerClass
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
@@ -773,12 +773,33 @@ def _phase2_model(data: _Data, found: _Optimum, epsilon: float, stats2: dict[str
     model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters, tick=tick, classes=classes,
                               fixings=fixings)
     tol = 1e-5 * max(1.0, abs(found.opt_shift) + epsilon)
-    model2.setObjlimit(found.opt_shift - epsilon - tol)
+    slack = _use_symmetry(data, model2, hdlr2, found.opt - epsilon - _tie_tol(found.opt), stats2)
+    model2.setObjlimit(found.opt_shift - epsilon - tol - slack)
     model2.setPresolve(SCIP_PARAMSETTING.OFF)
     model2.setHeuristics(SCIP_PARAMSETTING.OFF)
     for name, value in settings.PHASE2_PARAMS.items():
         model2.setParam(name, value)
     return model2, hdlr2
+
+
+def _use_symmetry(data: _Data, model2: Any, hdlr2: Any, threshold: float, stats2: dict[str, Any]) -> float:
+    """Phase 2 with the table's symmetries (:mod:`bnilp.ilp.symmetry`) where they apply: class enumeration with
+    the indicator rows and lazy no-goods, :data:`~bnilp.ilp.settings.SYMMETRY`, and no knowledge rows (an
+    image of a DAG of the table may break a required adjacency or ancestry). The lex-leader rows go into
+    ``model2``, the symmetry to the handler for the images; ``stats2["symmetry"]`` names the transposed pairs
+    and counts the rows. Returns the slack to take off the objective limit (:attr:`TableSymmetry.slack`; 0
+    without symmetry)."""
+    if not (settings.SYMMETRY and hdlr2.classes and hdlr2.indicator_vars and settings.NOGOODS == "lazy"
+            and not needs_rows(data)):
+        return 0.0
+    sym = symmetry.of(data)
+    if not sym.pairs:
+        return 0.0
+    rows = symmetry.add_lex_rows(model2, hdlr2.indicator_vars, sym, hdlr2.indicator_index[0])
+    hdlr2.symmetry, hdlr2.threshold = sym, threshold
+    stats2["symmetry"] = {"pairs": [[data.names[u], data.names[v]] for u, v in sym.pairs], "lex_rows": rows,
+                          "slack": sym.slack}
+    return sym.slack
 
 
 def _phase2_words(stats2: dict[str, Any]) -> str:

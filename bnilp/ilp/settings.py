@@ -151,6 +151,15 @@ NOGOODS_IN_LP = True
 ENUMERATION = "nogoods"
 ENUMERATION_MODES = ("nogoods", "branch")
 
+#: phase 2, class enumeration by branch-and-cut with lazy no-goods: use the transpositions of variables that map
+#: the score table to itself (identical columns; :mod:`bnilp.ilp.symmetry`) — lex-leader rows on the adjacency
+#: indicators, so the search finds about one class per orbit, and the rest of each orbit recorded with it
+SYMMETRY = True
+#: at most this many disjoint transpositions (orbits of up to 2^k classes are recorded together)
+SYMMETRY_MAX_PAIRS = 6
+#: a transposition maps the table to itself when each family's image scores within this relative tolerance
+SYMMETRY_RTOL = 1e-12
+
 #: what phase 2 enumerates: every credible DAG, or one representative per credible Markov equivalence class
 ENUMERATE_UNITS = ("dags", "mecs")
 
