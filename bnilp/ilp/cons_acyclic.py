@@ -220,8 +220,8 @@ class _Acyclicity(Conshdlr):
 
     def _record_images(self, choice: tuple[int, ...]) -> list[tuple[int, ...]]:
         """Record the images of the just recorded ``choice`` under :attr:`symmetry` (:mod:`bnilp.ilp.symmetry`)
-        whose DAG or class is new and whose exact score reaches :attr:`threshold` (an image's score equals
-        ``choice``'s: the symmetry maps scores bit for bit); return them, for their no-goods. Every image is
+        whose DAG or class is new and whose own exact score reaches :attr:`threshold` (it is ``choice``'s
+        within the symmetry's slack); return them, for their no-goods. Every image is
         recorded, inside this cube's region or not (the lex-leader rows keep the search from most of them,
         in every cube; the coordinator keeps one of a class found twice)."""
         if self.symmetry is None:
