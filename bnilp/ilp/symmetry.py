@@ -162,11 +162,12 @@ def add_lex_rows(model: Any, indicators: dict, sym: TableSymmetry, pairs: Any) -
     iff a_t = b_t; e_t = 0: e_{t+1} = 0, the last row vacuous) and forbid a_t < b_t after an equal prefix,
     and bound propagation on them fixes b_t = 0 (or a_t = 1) as soon as a branch fixes the couples before.
     Returns the number of rows."""
+    def ind(key: tuple[int, int]) -> Any:
+        return indicators.get(("adj", key), 0.0)
+
     rows = 0
     for g, (u, v) in enumerate(sym.pairs):
         couples = lex_rows(pairs, u, v)
-        def ind(key: tuple[int, int]) -> Any:
-            return indicators.get(("adj", key), 0.0)
         e = [model.addVar(name=f"lex{g}_{t}", vtype="C", lb=0.0, ub=1.0, obj=0.0) for t in range(len(couples) + 1)]
         model.addCons(e[0] == 1, name=f"lex{g}_start")
         rows += 1
