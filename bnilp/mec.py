@@ -963,15 +963,20 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
 
 @dataclass
 class _Components:
-    """The chain components of m CPDAGs, counted by shape (:func:`_component_counts`): component j belongs to
-    class ``cls[j]`` (ascending), has the nodes ``nodes[j, :k]`` (ascending) and the shape ``shape[j]``, whose
-    (#AMO, {(a, b): #AMO(a → b)}) in local indices is ``counted[shape[j]]``; ``size[i]`` is class i's number of
-    DAGs, ``big[i]`` True where that product reaches 2^62 (``size`` is then not exact)."""
+    """The chain components of m CPDAGs, counted (:func:`_component_counts`): component j belongs to class
+    ``cls[j]`` (ascending) and has the nodes ``nodes[j, :k]`` (ascending; a node's local index is its rank);
+    its edges a — b (local a < b) are ``edge_a[r]``, ``edge_b[r]`` for r in ``edge_start[j]:edge_start[j + 1]``,
+    with ``forward[r]`` = #AMO(C; a → b) of its ``total[j]`` = #AMO(C); ``size[i]`` is class i's number of
+    DAGs, ``big[i]`` True where that product reaches 2^62 (``size``, and the counts of its components, are
+    then not exact)."""
 
     cls: np.ndarray
     nodes: np.ndarray
-    shape: np.ndarray
-    counted: list[tuple[int, dict[tuple[int, int], int]]]
+    total: np.ndarray
+    edge_start: np.ndarray
+    edge_a: np.ndarray
+    edge_b: np.ndarray
+    forward: np.ndarray
     size: np.ndarray
     big: np.ndarray
 
@@ -979,21 +984,40 @@ class _Components:
         """bounds[i]:bounds[i + 1] are class i's components."""
         return np.searchsorted(self.cls, np.arange(len(self.size) + 1))
 
+    def edge_component(self) -> np.ndarray:
+        """The component of each edge row."""
+        return np.repeat(np.arange(len(self.cls)), np.diff(self.edge_start))
+
 
 def _component_counts(und: np.ndarray) -> _Components:
-    """Every chain component of the CPDAGs with undirected neighbour masks ``und`` (m, n), each distinct shape
-    counted once (:func:`_shape_counts`), and each class's size — the product over its components (Andersson,
-    Madigan & Perlman 1997)."""
+    """Every chain component of the CPDAGs with undirected neighbour masks ``und`` (m, n), counted, and each
+    class's size — the product over its components (Andersson, Madigan & Perlman 1997).
+
+    Trees and cliques (nearly every component of a credible set: lung-cancer BF 3 has thousands of distinct
+    trees) are counted in closed form in compiled code (:func:`_closed_form_counts`); every other shape
+    once, by :func:`_shape_counts`."""
     m = len(und)
     cls, comp_nodes, shape = _chain_component_shapes(und)
-    shapes, inv = _unique_rows(shape)
-    counted = [_shape_counts(row) for row in shapes]
-    totals = np.array([t for t, _ in counted], dtype=np.int64)
+    edge_start, edge_a, edge_b, forward, total, total_f, other = _closed_form_counts(shape)
+    rows = np.flatnonzero(other)
+    if len(rows):
+        shapes, inv = _unique_rows(shape[rows])
+        for sid, row in enumerate(shapes):
+            t, counts = _shape_counts(row)
+            these = rows[inv == sid]
+            lo, hi = edge_start[these[0]], edge_start[these[0] + 1]
+            # _shape_counts keys each edge once, by its local names' string order
+            k = [counts[a, b] if (a, b) in counts else t - counts[b, a]
+                 for a, b in zip(edge_a[lo:hi].tolist(), edge_b[lo:hi].tolist(), strict=True)]
+            exact = t < 2 ** 62
+            forward[edge_start[these][:, None] + np.arange(hi - lo)] = k if exact else 0
+            total[these] = t if exact else 0
+            total_f[these] = float(t)
     size = np.ones(m, dtype=np.int64)
     exact = np.ones(m)                          # the same product in floats, to catch an overflow
-    np.multiply.at(size, cls, totals[inv])
-    np.multiply.at(exact, cls, totals[inv].astype(float))
-    return _Components(cls, comp_nodes, inv, counted, size, exact >= 2.0 ** 62)
+    np.multiply.at(size, cls, total)
+    np.multiply.at(exact, cls, total_f)
+    return _Components(cls, comp_nodes, total, edge_start, edge_a, edge_b, forward, size, exact >= 2.0 ** 62)
 
 
 def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: np.ndarray, ref: float,
@@ -1010,18 +1034,14 @@ def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: 
     out.mass += float(w.sum())
     out.dags += int(size.sum())
     _add_directed(dpa, w, out.directed)
-    inv, cls, comp_nodes = comps.shape, comps.cls, comps.nodes
-    order = np.argsort(inv, kind="stable")
-    bounds = np.searchsorted(inv[order], np.arange(len(comps.counted) + 1))
-    for sid, (total, forward) in enumerate(comps.counted):
-        rows = order[bounds[sid]:bounds[sid + 1]]
-        wc = w[cls[rows]]
-        for (a, b), k in forward.items():
-            na, nb = comp_nodes[rows, a], comp_nodes[rows, b]
-            np.add.at(out.directed, (na, nb), wc * (k / total))
-            np.add.at(out.directed, (nb, na), wc * ((total - k) / total))
-            np.add.at(out.undirected, (na, nb), wc)
-            np.add.at(out.undirected, (nb, na), wc)
+    j = comps.edge_component()
+    na, nb = comps.nodes[j, comps.edge_a], comps.nodes[j, comps.edge_b]
+    wc = w[comps.cls[j]]
+    share = comps.forward / comps.total[j]
+    np.add.at(out.directed, (na, nb), wc * share)
+    np.add.at(out.directed, (nb, na), wc * ((comps.total[j] - comps.forward) / comps.total[j]))
+    np.add.at(out.undirected, (na, nb), wc)
+    np.add.at(out.undirected, (nb, na), wc)
 
 
 def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1135,6 +1155,86 @@ def _component_mask(und_row, v):
     return comp
 
 
+@njit(cache=True, nogil=True)
+def _closed_form_counts(shape):
+    """The edges of each chain component (``shape[j]``: local neighbour masks, :func:`_chain_component_shapes`),
+    local a < b in ascending (a, b), and where the component is a tree or a clique its counts in closed form:
+    a tree on k nodes has k AMOs, one per root (the source of the orientation), and orients a → b exactly when
+    its root lies on a's side of the edge, so #AMO(a → b) = |a's side|; a clique has k! (every order) and k!/2
+    each way (for k > 20 only the float total, whose class then reaches 2^62). Returns (edge_start, edge_a,
+    edge_b, forward, total, total_f, other): ``other[j]`` marks a component neither tree nor clique, whose
+    ``forward`` and ``total`` are left 0 for :func:`_component_counts` to fill."""
+    c, n = shape.shape
+    one = np.int64(1)
+    n_edges = np.zeros(c, dtype=np.int64)
+    k_of = np.zeros(c, dtype=np.int64)
+    for j in range(c):
+        deg = 0
+        for a in range(n):
+            row = shape[j, a]
+            if row:
+                k_of[j] += 1
+                while row:
+                    row &= row - one
+                    deg += 1
+        n_edges[j] = deg // 2
+    edge_start = np.zeros(c + 1, dtype=np.int64)
+    for j in range(c):
+        edge_start[j + 1] = edge_start[j] + n_edges[j]
+    e = edge_start[c]
+    edge_a = np.zeros(e, dtype=np.int64)
+    edge_b = np.zeros(e, dtype=np.int64)
+    forward = np.zeros(e, dtype=np.int64)
+    total = np.zeros(c, dtype=np.int64)
+    total_f = np.zeros(c)
+    other = np.zeros(c, dtype=np.bool_)
+    for j in range(c):
+        k = k_of[j]
+        tree = n_edges[j] == k - 1
+        clique = n_edges[j] == k * (k - 1) // 2
+        if tree:
+            total[j] = k
+            total_f[j] = k
+        elif clique:
+            f = 1.0
+            for x in range(2, k + 1):
+                f *= x
+            total_f[j] = f
+            if k <= 20:
+                t = np.int64(1)
+                for x in range(2, k + 1):
+                    t *= x
+                total[j] = t
+        else:
+            other[j] = True
+        r = edge_start[j]
+        for a in range(k):
+            for b in range(a + 1, k):
+                if (shape[j, a] >> b) & one:
+                    edge_a[r] = a
+                    edge_b[r] = b
+                    if tree:                        # a's side: what a reaches without b
+                        side = one << a
+                        frontier = side
+                        while frontier:
+                            nxt = np.int64(0)
+                            for x in range(k):
+                                if (frontier >> x) & one:
+                                    nxt |= shape[j, x]
+                            nxt &= ~(one << b)
+                            frontier = nxt & ~side
+                            side |= nxt
+                        cnt = 0
+                        while side:
+                            side &= side - one
+                            cnt += 1
+                        forward[r] = cnt
+                    elif clique:
+                        forward[r] = total[j] // 2
+                    r += 1
+    return edge_start, edge_a, edge_b, forward, total, total_f, other
+
+
 #: variable sets as int64 bit masks work up to this many variables: :func:`credible_classes` computes
 #: CPDAGs and admission in compiled code, and peeling keys its classes (``_Data.class_words``), up to it
 MASK_MAX_VARIABLES = 62
@@ -1148,16 +1248,20 @@ def _meek_orients(x, y, dpa, und, adj):
     if dpa[x] & ~adj[y] & ~(one << y):
         return True                                     # R1: a → x — y, a, y non-adjacent
     into_y = dpa[y]
-    for z in range(len(dpa)):
-        if (into_y >> z) & one and (dpa[z] >> x) & one:
-            return True                                 # R2: x → z → y
+    if into_y == 0:
+        return False                                    # R2–R4 need an arrow into y
     both = und[x] & into_y
-    for c in range(len(dpa)):
-        if (both >> c) & one and both & ~adj[c] & ~(one << c):
-            return True                                 # R3: x — c → y, x — d → y, c, d non-adjacent
-    for d in range(len(dpa)):
-        if (adj[x] & into_y) >> d & one and dpa[d] & adj[x] & ~adj[y] & ~(one << y):
-            return True                                 # R4: x ~ c → d → y, x ~ d, c, y non-adjacent
+    rest, z = into_y, 0                                 # every z with z → y, lowest first
+    while rest:
+        if rest & one:
+            if (dpa[z] >> x) & one:
+                return True                             # R2: x → z → y
+            if (both >> z) & one and both & ~adj[z] & ~(one << z):
+                return True                             # R3: x — z → y, x — d → y, z, d non-adjacent
+            if (adj[x] >> z) & one and dpa[z] & adj[x] & ~adj[y] & ~(one << y):
+                return True                             # R4: x ~ c → z → y, x ~ z, c, y non-adjacent
+        rest >>= one
+        z += 1
     return False
 
 
@@ -1204,12 +1308,16 @@ def _cpdag_masks(pm):
         while changed:
             changed = False
             for x in range(n):
-                for y in range(n):
-                    if (und[i, x] >> y) & one and _meek_orients(x, y, dpa[i], und[i], adj):
+                row = und[i, x]                         # x's undirected neighbours, lowest first
+                y = 0
+                while row:
+                    if row & one and (und[i, x] >> y) & one and _meek_orients(x, y, dpa[i], und[i], adj):
                         und[i, x] &= ~(one << y)
                         und[i, y] &= ~(one << x)
                         dpa[i, y] |= one << x
                         changed = True
+                    row >>= one
+                    y += 1
     return dpa, und
 
 
@@ -1315,24 +1423,20 @@ def _whole_class_shares(cpdags: Sequence[CpdagEdges], und: np.ndarray, whole: np
         return counts
     comps = _component_counts(und[rows])
     bounds = comps.of_class().tolist()
-    sizes, big, shape_of, comp_nodes = (a.tolist() for a in (comps.size, comps.big, comps.shape, comps.nodes))
-    shape_shares: dict[int, list[tuple[int, int, float, float]]] = {}     # each shape's share floats made once
+    j = comps.edge_component()
+    total = comps.total[j]
+    forth = (comps.forward / np.where(total > 0, total, 1)).tolist()
+    back = ((total - comps.forward) / np.where(total > 0, total, 1)).tolist()
+    u_of, v_of = comps.nodes[j, comps.edge_a].tolist(), comps.nodes[j, comps.edge_b].tolist()
+    edge_start, sizes, big = (a.tolist() for a in (comps.edge_start, comps.size, comps.big))
     for r, i in enumerate(rows.tolist()):
         if big[r]:
             continue
         shares: dict[Edge, float] = dict.fromkeys(cpdags[i][0], 1.0)
-        for j in range(bounds[r], bounds[r + 1]):
-            shape = shape_of[j]
-            per_edge = shape_shares.get(shape)
-            if per_edge is None:
-                total, forward = comps.counted[shape]
-                per_edge = shape_shares[shape] = [(a, b, k / total, (total - k) / total)
-                                                  for (a, b), k in forward.items()]
-            local = comp_nodes[j]
-            for a, b, forth, back in per_edge:
-                u, v = local[a], local[b]
-                shares[arrow[u][v]] = forth
-                shares[arrow[v][u]] = back
+        for e in range(edge_start[bounds[r]], edge_start[bounds[r + 1]]):
+            u, v = u_of[e], v_of[e]
+            shares[arrow[u][v]] = forth[e]
+            shares[arrow[v][u]] = back[e]
         counts[i] = (sizes[r], shares)
     return counts
 

@@ -297,6 +297,98 @@ def test_class_counts_and_edge_shares_equal_listing_every_consistent_extension(s
     assert class_counts(dag) == (len(members), shares) == class_counts(cpdag_edges(dag))
 
 
+def _tree_dag(n: int, rng: random.Random) -> dict[str, frozenset[str]]:
+    """A random tree oriented away from a random root: no v-structures, so its class is the undirected tree."""
+    names = [f"v{i:02d}" for i in range(n)]
+    order = names[:]
+    rng.shuffle(order)
+    return {v: frozenset([rng.choice(order[:i])] if i else []) for i, v in enumerate(order)}
+
+
+def _complete_dag(names: list[str]) -> dict[str, frozenset[str]]:
+    return {v: frozenset(names[:i]) for i, v in enumerate(names)}
+
+
+def _component_counts_of(dags: list[dict[str, frozenset[str]]]) -> list[tuple[int, bool, dict]]:
+    """_component_counts on the compiled CPDAGs of ``dags`` (one node set): per class (size, big, shares of
+    its undirected edges both ways)."""
+    from bnilp.mec import _component_counts, _cpdag_masks
+
+    names = sorted(dags[0])
+    idx = {v: i for i, v in enumerate(names)}
+    pm = np.array([[sum(1 << idx[u] for u in d[v]) for v in names] for d in dags], dtype=np.int64)
+    _, und = _cpdag_masks(pm)
+    comps = _component_counts(und)
+    bounds = comps.of_class()
+    out = []
+    for i in range(len(dags)):
+        shares = {}
+        for j in range(bounds[i], bounds[i + 1]):
+            if comps.big[i]:
+                break
+            for r in range(comps.edge_start[j], comps.edge_start[j + 1]):
+                u, v = (names[comps.nodes[j, x]] for x in (comps.edge_a[r], comps.edge_b[r]))
+                shares[u, v] = comps.forward[r] / comps.total[j]
+                shares[v, u] = (comps.total[j] - comps.forward[r]) / comps.total[j]
+        out.append((int(comps.size[i]), bool(comps.big[i]), shares))
+    return out
+
+
+def _shape_kinds(dags: list[dict[str, frozenset[str]]]) -> collections.Counter:
+    """How many chain components of the dags' classes are trees, cliques (k ≥ 3) and neither."""
+    from bnilp.mec import _chain_component_shapes, _closed_form_counts, _cpdag_masks
+
+    names = sorted(dags[0])
+    idx = {v: i for i, v in enumerate(names)}
+    pm = np.array([[sum(1 << idx[u] for u in d[v]) for v in names] for d in dags], dtype=np.int64)
+    _, und = _cpdag_masks(pm)
+    _, _, shape = _chain_component_shapes(und)
+    edge_start, *_, other = _closed_form_counts(shape)
+    k = np.count_nonzero(shape, axis=1)
+    e = np.diff(edge_start)
+    return collections.Counter(np.where(other, "neither", np.where(e == k - 1, "tree", "clique")).tolist())
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_components_in_closed_form_equal_listing_every_consistent_extension(seed):
+    """The compiled chain-component counts (trees: one AMO per root, a → b as often as a's side has nodes;
+    cliques: k!, half each way; any other shape by the source-vertex recursion) give each class's size and
+    each undirected edge's share as listing its consistent extensions does — on trees, cliques, trees and
+    cliques side by side in one graph, and random DAGs whose components are neither."""
+    rng = random.Random(9100 + seed)
+    n = rng.randrange(5, 11)
+    names = [f"v{i:02d}" for i in range(n)]
+    k = rng.randrange(3, 6)
+    clique = {**{v: frozenset() for v in names}, **_complete_dag(rng.sample(names, k))}
+    tree = _tree_dag(n - k, rng)                # a clique on the first k names beside a tree on the rest
+    rename = dict(zip(sorted(tree), names[k:], strict=True))
+    both = {**_complete_dag(names[:k]), **{rename[v]: frozenset(rename[u] for u in ps) for v, ps in tree.items()}}
+    dags = [_tree_dag(n, rng), clique, both]
+    while len(dags) < 12:
+        dag = _random_dag(n, rng.choice([0.3, 0.5]), rng)
+        if len(cpdag_edges(dag)[1]) <= 14:
+            dags.append(dag)
+    kinds = _shape_kinds(dags)
+    assert kinds["tree"] and kinds["clique"] and kinds["neither"]
+    for dag, (size, big, shares) in zip(dags, _component_counts_of(dags), strict=True):
+        members = _consistent_extensions(dag)
+        assert not big and size == len(members)
+        und = {(u, v) for e in cpdag_edges(dag)[1] for u, v in itertools.permutations(sorted(e))}
+        assert set(shares) == und
+        for u, v in und:
+            assert shares[u, v] == pytest.approx(sum(u in m[v] for m in members) / len(members), abs=1e-12)
+
+
+def test_a_clique_of_21_reaches_2_to_the_62_and_one_of_20_is_exact():
+    """20! < 2^62 ≤ 21!: the class of a complete DAG on 20 nodes is counted exactly, with half its DAGs each
+    way on every edge, and one on 21 nodes is flagged (its int64 count would overflow)."""
+    names = [f"v{i:02d}" for i in range(21)]
+    (size20, big20, shares20), = _component_counts_of([{**_complete_dag(names[:20]), names[20]: frozenset()}])
+    assert (size20, big20) == (math.factorial(20), False) and set(shares20.values()) == {0.5}
+    (_, big21, _), = _component_counts_of([_complete_dag(names)])
+    assert big21
+
+
 def test_count_admitted_when_a_compelled_family_is_missing():
     # a → c ← b is a class of one DAG; without {a, b} for c the table admits none of it
     collider = {"a": frozenset(), "b": frozenset(), "c": frozenset("ab")}
