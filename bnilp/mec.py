@@ -1384,8 +1384,12 @@ def _class_cpdags(items: Sequence[tuple[float, Parents]], families: Mapping[str,
         return got
 
     none: frozenset[str] = frozenset()
-    pm = np.array([[mask(pa.get(v, none)) for v in nodes] for _, pa in items],
-                  dtype=np.int64).reshape(len(items), len(nodes))
+    pm = np.zeros((len(items), len(nodes)), dtype=np.int64)
+    for j, v in enumerate(nodes):               # a column at a time: the distinct sets of v are few
+        column = [pa.get(v, none) for _, pa in items]
+        for ps in set(column):
+            mask(ps)
+        pm[:, j] = [mask_of[ps if isinstance(ps, frozenset) else frozenset(ps)] for ps in column]
     fam_lists = [sorted(mask(ps) for ps in families[v]) for v in nodes]
     fstart = np.cumsum([0] + [len(f) for f in fam_lists]).astype(np.int64)
     fam = np.array([x for f in fam_lists for x in f], dtype=np.int64)

@@ -71,7 +71,16 @@ class SolveResult:
         return self.optimum is not None and self.gap == 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dictionary (non-finite floats become ``None``)."""
+        """JSON-ready dictionary (non-finite floats become ``None``). The networks' parent lists are made once
+        per distinct parent set and shared (a class enumeration's 150,000 representatives on 57 variables hold
+        8.5 M parent sets, a few thousand of them distinct)."""
+        listed = _SortedSets()
+        try:
+            networks = [{"score": net.score, "parents": {v: listed[ps] for v, ps in net.parents.items()}}
+                        for net in self.networks]
+        except TypeError:                       # parent sets given as (unhashable) sets
+            networks = [{"score": net.score, "parents": {v: sorted(ps) for v, ps in net.parents.items()}}
+                        for net in self.networks]
         return {
             "optimum": _finite(self.optimum),
             "bound": _finite(self.bound),
@@ -82,13 +91,19 @@ class SolveResult:
             "epsilon": self.epsilon,
             "complete": self.complete,
             "n_networks": len(self.networks),
-            "networks": [{"score": net.score,
-                          "parents": {v: sorted(ps) for v, ps in net.parents.items()}}
-                         for net in self.networks],
+            "networks": networks,
             "stats": {k: _jsonable(v) for k, v in self.stats.items()},
             "message": self.message,
             "enumerate": self.enumerated,
         }
+
+
+class _SortedSets(dict):
+    """frozenset → its sorted list, made on first look-up."""
+
+    def __missing__(self, key: frozenset[str]) -> list[str]:
+        got = self[key] = sorted(key)
+        return got
 
 
 def _finite(value: float | None) -> float | None:
