@@ -1002,16 +1002,18 @@ def _component_counts(und: np.ndarray) -> _Components:
     rows = np.flatnonzero(other)
     if len(rows):
         shapes, inv = _unique_rows(shape[rows])
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(len(shapes) + 1))
         for sid, row in enumerate(shapes):
             t, counts = _shape_counts(row)
-            these = rows[inv == sid]
+            these = rows[order[bounds[sid]:bounds[sid + 1]]]
             lo, hi = edge_start[these[0]], edge_start[these[0] + 1]
             # _shape_counts keys each edge once, by its local names' string order
             k = [counts[a, b] if (a, b) in counts else t - counts[b, a]
                  for a, b in zip(edge_a[lo:hi].tolist(), edge_b[lo:hi].tolist(), strict=True)]
-            exact = t < 2 ** 62
-            forward[edge_start[these][:, None] + np.arange(hi - lo)] = k if exact else 0
-            total[these] = t if exact else 0
+            fits = t < 2 ** 62                  # else its class is flagged big by total_f below
+            forward[edge_start[these][:, None] + np.arange(hi - lo)] = k if fits else 0
+            total[these] = t if fits else 0
             total_f[these] = float(t)
     size = np.ones(m, dtype=np.int64)
     exact = np.ones(m)                          # the same product in floats, to catch an overflow
