@@ -72,8 +72,9 @@ class SolveResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (non-finite floats become ``None``). The networks' parent lists are made once
-        per distinct parent set and shared (a class enumeration's 150,000 representatives on 57 variables hold
-        8.5 M parent sets, a few thousand of them distinct)."""
+        per distinct parent set and shared between networks — read them, do not change them in place (a class
+        enumeration's 150,000 representatives on 57 variables hold 8.5 M parent sets, nearly all of them
+        repeats)."""
         listed = _SortedSets()
         try:
             networks = [{"score": net.score, "parents": {v: listed[ps] for v, ps in net.parents.items()}}
