@@ -1173,12 +1173,9 @@ def _closed_form_counts(shape):
     for j in range(c):
         deg = 0
         for a in range(n):
-            row = shape[j, a]
-            if row:
+            if shape[j, a]:
                 k_of[j] += 1
-                while row:
-                    row &= row - one
-                    deg += 1
+                deg += _popcount(shape[j, a])
         n_edges[j] = deg // 2
     edge_start = np.zeros(c + 1, dtype=np.int64)
     for j in range(c):
@@ -1216,25 +1213,21 @@ def _closed_form_counts(shape):
                     edge_a[r] = a
                     edge_b[r] = b
                     if tree:                        # a's side: what a reaches without b
-                        side = one << a
-                        frontier = side
-                        while frontier:
-                            nxt = np.int64(0)
-                            for x in range(k):
-                                if (frontier >> x) & one:
-                                    nxt |= shape[j, x]
-                            nxt &= ~(one << b)
-                            frontier = nxt & ~side
-                            side |= nxt
-                        cnt = 0
-                        while side:
-                            side &= side - one
-                            cnt += 1
-                        forward[r] = cnt
+                        forward[r] = _popcount(_component_mask(shape[j] & ~(one << b), a))
                     elif clique:
                         forward[r] = total[j] // 2
                     r += 1
     return edge_start, edge_a, edge_b, forward, total, total_f, other
+
+
+@njit(cache=True, nogil=True)
+def _popcount(x):
+    """The number of set bits of a non-negative int64."""
+    count = 0
+    while x:
+        x &= x - np.int64(1)
+        count += 1
+    return count
 
 
 #: variable sets as int64 bit masks work up to this many variables: :func:`credible_classes` computes
