@@ -309,15 +309,22 @@ def _complete_dag(names: list[str]) -> dict[str, frozenset[str]]:
     return {v: frozenset(names[:i]) for i, v in enumerate(names)}
 
 
-def _component_counts_of(dags: list[dict[str, frozenset[str]]]) -> list[tuple[int, bool, dict]]:
-    """_component_counts on the compiled CPDAGs of ``dags`` (one node set): per class (size, big, shares of
-    its undirected edges both ways)."""
-    from bnilp.mec import _component_counts, _cpdag_masks
+def _undirected_masks(dags: list[dict[str, frozenset[str]]]) -> tuple[list[str], np.ndarray]:
+    """The node names and the compiled CPDAGs' undirected neighbour masks of ``dags`` (one node set)."""
+    from bnilp.mec import _cpdag_masks
 
     names = sorted(dags[0])
     idx = {v: i for i, v in enumerate(names)}
     pm = np.array([[sum(1 << idx[u] for u in d[v]) for v in names] for d in dags], dtype=np.int64)
-    _, und = _cpdag_masks(pm)
+    return names, _cpdag_masks(pm)[1]
+
+
+def _component_counts_of(dags: list[dict[str, frozenset[str]]]) -> list[tuple[int, bool, dict]]:
+    """_component_counts on the compiled CPDAGs of ``dags``: per class (size, big, shares of its undirected
+    edges both ways)."""
+    from bnilp.mec import _component_counts
+
+    names, und = _undirected_masks(dags)
     comps = _component_counts(und)
     bounds = comps.of_class()
     out = []
@@ -336,13 +343,9 @@ def _component_counts_of(dags: list[dict[str, frozenset[str]]]) -> list[tuple[in
 
 def _shape_kinds(dags: list[dict[str, frozenset[str]]]) -> collections.Counter:
     """How many chain components of the dags' classes are trees, cliques (k ≥ 3) and neither."""
-    from bnilp.mec import _chain_component_shapes, _closed_form_counts, _cpdag_masks
+    from bnilp.mec import _chain_component_shapes, _closed_form_counts
 
-    names = sorted(dags[0])
-    idx = {v: i for i, v in enumerate(names)}
-    pm = np.array([[sum(1 << idx[u] for u in d[v]) for v in names] for d in dags], dtype=np.int64)
-    _, und = _cpdag_masks(pm)
-    _, _, shape = _chain_component_shapes(und)
+    _, _, shape = _chain_component_shapes(_undirected_masks(dags)[1])
     edge_start, *_, other = _closed_form_counts(shape)
     k = np.count_nonzero(shape, axis=1)
     e = np.diff(edge_start)
