@@ -1039,9 +1039,9 @@ def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: 
     j = comps.edge_component()
     na, nb = comps.nodes[j, comps.edge_a], comps.nodes[j, comps.edge_b]
     wc = w[comps.cls[j]]
-    share = comps.forward / comps.total[j]
-    np.add.at(out.directed, (na, nb), wc * share)
-    np.add.at(out.directed, (nb, na), wc * ((comps.total[j] - comps.forward) / comps.total[j]))
+    total = comps.total[j]
+    np.add.at(out.directed, (na, nb), wc * (comps.forward / total))
+    np.add.at(out.directed, (nb, na), wc * ((total - comps.forward) / total))
     np.add.at(out.undirected, (na, nb), wc)
     np.add.at(out.undirected, (nb, na), wc)
 
@@ -1423,9 +1423,9 @@ def _whole_class_shares(cpdags: Sequence[CpdagEdges], und: np.ndarray, whole: np
     comps = _component_counts(und[rows])
     bounds = comps.of_class().tolist()
     j = comps.edge_component()
-    total = comps.total[j]
-    forth = (comps.forward / np.where(total > 0, total, 1)).tolist()
-    back = ((total - comps.forward) / np.where(total > 0, total, 1)).tolist()
+    total = np.maximum(comps.total[j], 1)      # 0 only in a class flagged big, skipped below
+    forth = (comps.forward / total).tolist()
+    back = ((total - comps.forward) / total).tolist()
     u_of, v_of = comps.nodes[j, comps.edge_a].tolist(), comps.nodes[j, comps.edge_b].tolist()
     edge_start, sizes, big = (a.tolist() for a in (comps.edge_start, comps.size, comps.big))
     for r, i in enumerate(rows.tolist()):
