@@ -126,6 +126,12 @@ def main() -> None:
                 whole = "all credible" if rep["status"] == "network_limit" else "all found (incomplete)"
                 print(f"{'':<12} {'':>4} {whole} (the report holds the best {rep['n_mecs']:,} classes): "
                       f"{rep['posterior_dags']:,} DAGs in {rep['posterior_classes']:,} classes", flush=True)
+            if not rep["complete"]:            # where the search stopped, and what the report took after it
+                stop = p2.get("memory_stop")
+                why = (f"; stopped by the memory guard: {stop['free_bytes'] / 2**30:.2f} GiB free, "
+                       f"{stop['needed_bytes'] / 2**30:.2f} GiB kept for the report" if stop else "")
+                print(f"{'':<12} {'':>4} search {result.solution.seconds:.1f} s, report "
+                      f"{t_solve - result.solution.seconds:.1f} s{why}", flush=True)
 
 
 def _all_columns(path) -> list[str]:

@@ -10,6 +10,7 @@ import pytest
 
 from bnilp import ilp
 from bnilp.ilp import cubes, solve
+from bnilp.ilp.classbest import choice_table
 from bnilp.ilp.families import _Data
 from bnilp.mec import mec_key
 from tests.oracles import brute_force_credible, brute_force_networks
@@ -129,17 +130,22 @@ def test_a_set_listed_within_the_serial_start_starts_no_worker(monkeypatch):
 
 
 def test_classes_found_before_the_split_are_not_added_again():
-    """A class the serial start found is not added again when a cube finds another DAG of it."""
+    """A class the serial start found is not added again when a cube finds another DAG of it: the coordinator's
+    compact table (words computed again from the held row) keeps one DAG per class, the better one."""
     table = random_table(3, 904, keep=1.0)
     data = _Data(table)
     a, b, c = data.names
     chain = _choice_of(data, {a: set(), b: {a}, c: {b}})
     reversed_chain = _choice_of(data, {a: {b}, b: {c}, c: set()})      # a ← b ← c: the same class
     collider = _choice_of(data, {a: set(), b: {a, c}, c: set()})
-    seen = cubes._Seen(data, True, {chain: 0.0})
-    assert seen.add_new([reversed_chain, collider, collider]) == [False, True, False]
-    dags = cubes._Seen(data, False, {chain: 0.0})
-    assert dags.add_new([reversed_chain, chain]) == [True, False]
+    seen = choice_table(data, True)
+    assert seen.key == "class" and seen.add_rows(np.array([chain]), [0.0]).tolist() == [True]
+    assert seen.add_rows(np.array([reversed_chain, collider, collider]), [1.0, 0.0, 0.0]).tolist() == [False, True,
+                                                                                                     False]
+    assert [tuple(r) for r in seen.ranked()[1].tolist()] == [reversed_chain, collider]     # the better DAG kept
+    dags = choice_table(data, False)
+    assert dags.add_rows(np.array([chain]), [0.0]).tolist() == [True]
+    assert dags.add_rows(np.array([reversed_chain, chain]), [0.0, 0.0]).tolist() == [True, False]
 
 
 def test_the_optimum_is_not_added_again_in_another_dag_of_its_class():
@@ -220,16 +226,19 @@ def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypat
         else:
             fut.set_result(result)
         state, stop = cubes.CubeRun(rows=[[]], todo=cubes.deque([0])), threading.Event()
-        cubes._gather(run, lambda i: fut, 2, found_q, stop, state, cubes._Seen(data, False, {}), got, 10,
-                      search._MemoryWatch(0, 10 ** 6), data, None)
+        got.credible = choice_table(data, False)
+        cubes._gather(run, lambda i: fut, 2, found_q, stop, state, got, 10, search._MemoryWatch(0, 10 ** 6), data,
+                      None)
         return state, stop, got
 
     state, stop, _ = gather(BrokenProcessPool("died"), [])
     assert state.broken and stop.is_set()
     state, stop, got = gather({"status": "infeasible", "stats": {}, "sent": 2}, [[(choice, -1.0)]])
-    assert state.lost and not stop.is_set() and list(got.credible) == [choice]
+    assert state.lost and not stop.is_set() and got.credible.ranked()[1].tolist() == [list(choice)]
     state, _, got = gather({"status": "infeasible", "stats": {}, "sent": 1}, [[(choice, -1.0)]])
-    assert not state.lost and not state.broken and got.credible == {choice: -1.0}
+    assert not state.lost and not state.broken
+    scores, rows = got.credible.ranked()
+    assert [(s, tuple(r)) for s, r in zip(scores.tolist(), rows.tolist(), strict=True)] == [(-1.0, choice)]
 
 
 def test_cubes_keep_background_knowledge_and_its_rows(split_at_once):
@@ -327,7 +336,7 @@ def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):
     stats2 = {"cuts": {}}
     stopped = cubes.enumerate_in_cubes(run, data, found, got, True, 2, 10 ** 6, search._MemoryWatch(0, 10 ** 6), stats2)
     assert stopped is None and stats2["cubes"] >= 2
-    keys = [mec_key(data.parents(c)) for c in got.credible]
+    keys = [mec_key(data.parents(tuple(c))) for c in got.credible.ranked()[1].tolist()]
     assert len(keys) == len(set(keys)) == len(choices)
     assert set(keys) == {mec_key(n.parents) for n in full.networks}
 

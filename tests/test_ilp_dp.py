@@ -563,9 +563,10 @@ def test_compiled_row_sums_are_math_fsum_bit_for_bit(seed):
 def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
     """The compiled fold of peeling's class enumeration (a hash table on the class words) keeps, per class,
     the DAG a one-at-a-time scan keeps (highest fsum score, ties to the smallest choice), whatever the
-    chunking and through every growth of its table, and ranks the classes best first — on every DAG of a
-    random table, with tied scores forced in (every score rounded to a coarse grid); the packed words of
-    more than 62 variables group the same way."""
+    chunking and through every growth of its table, says which DAG opened each class, and ranks the classes
+    best first — on every DAG of a random table, with tied scores forced in (every score rounded to a coarse
+    grid); the packed words of more than 62 variables group the same way, and so does the table that holds no
+    words (``key="class"``: a held DAG's words computed again from its row)."""
     from bnilp.ilp.classbest import BestPerClass
 
     table = random_table(5, 77, keep=0.8)
@@ -582,14 +583,26 @@ def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
             want[key] = (float(sc), choice)
     ranked = sorted(want.values(), key=lambda sc: (-sc[0], sc[1]))
     assert len(ranked) > 100 and len({s for s, _ in ranked}) < len(ranked)     # ties across classes too
-    for words in (data.class_words(rows), data._class_words_packed(rows)):
+    words, packed = data.class_words(rows), data._class_words_packed(rows)
+    for key, w in (("words", words), ("words", packed), ("class", words)):
         for chunk in (1, 7, 500, len(rows)):
-            fold = BestPerClass(data.n, capacity=16)
+            fold = BestPerClass(data.n, capacity=16, key=key, pmask=data.pmask64())
+            fresh = []
             for lo in range(0, len(rows), chunk):
-                fold.add(words[lo:lo + chunk], scores[lo:lo + chunk], rows[lo:lo + chunk])
-            assert len(fold) == len(want)
+                fresh += fold.add(w[lo:lo + chunk], scores[lo:lo + chunk], rows[lo:lo + chunk]).tolist()
+            assert len(fold) == len(want) == sum(fresh)
+            firsts = {}                                     # each class is new at its first DAG, and only there
+            for m, wm in enumerate(words):
+                firsts.setdefault(wm.tobytes(), m)
+            assert [m for m, f in enumerate(fresh) if f] == sorted(firsts.values())
             s, r = fold.ranked()
             assert [(float(a), tuple(b)) for a, b in zip(s.tolist(), r.tolist(), strict=True)] == ranked
+    every = BestPerClass(data.n, capacity=16, key="row")    # each DAG its own class
+    assert every.add(None, scores, rows).all() and not every.add(None, scores[:9], rows[:9]).any()
+    s, r = every.ranked()
+    every_dag = ((float(a), tuple(b)) for a, b in zip(scores.tolist(), rows.tolist(), strict=True))
+    assert [(float(a), tuple(b)) for a, b in zip(s.tolist(), r.tolist(), strict=True)] == sorted(
+        every_dag, key=lambda sc: (-sc[0], sc[1]))
 
 
 def _looks_every_step(monkeypatch) -> None:

@@ -36,7 +36,8 @@ Phase 1 proves OPT by branch-and-cut. Phase 2 lists every DAG G with s(G) ≥ OP
 branch-and-cut ("collect and exclude", as GOBNILP_dev in Liao et al., AAAI 2019): the objective limit
 is OPT − ε − tol (tol = 1e-5·max(1, |shifted OPT| + ε)), ``conscheck`` rejects every candidate, and
 ``consenfolp``/``consenfops`` record each integral acyclic solution and cut it off by its global no-good
-``Σ_i x(i, Π_i) ≤ n − 1``. The recorded DAGs (or classes) are a hash set, and a no-good enters the LP
+``Σ_i x(i, Π_i) ≤ n − 1``. The recorded DAGs (or one DAG per recorded class) are a compiled hash table of
+family rows (``bnilp.ilp.classbest``, 4 bytes a variable), and a no-good enters the LP
 as a removable row only when an integral point it excludes turns up again (``NOGOODS = "lazy"``); as
 constraints of the model (``"constraints"``, GOBNILP's way) every node paid a pass over all of them, so
 the listing slowed as it went (hailfinder100 BF 150, classes: 234 a second in the first 15 s, 44 after

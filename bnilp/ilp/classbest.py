@@ -7,17 +7,30 @@ are Markov equivalent, Verma & Pearl 1990). :class:`BestPerClass` folds chunks o
 open-addressing hash table keyed on those words — each DAG one probe, compared word for word, so
 the grouping is exact whatever the hash — with the classes' words, best scores and best choices in
 dense arrays, in the order the classes were first met.
+
+A long class enumeration keeps every class found (phase 2 in cubes: the coordinator's list and each worker's
+no-goods), so the table can also hold no words at all (``key="class"``): on a hash match the held DAG's words
+are computed again from its row (:func:`bnilp.mec._adjacency_and_colliders`, O(n²)) and compared — still
+exact, and 4·n + 24 bytes a class instead of 20·n + 24 (n ≤ 62 variables). ``key="row"`` makes each DAG its
+own class (DAG enumeration).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
+
+from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders
 
 #: slots per class at least (the table doubles past half full)
 _LOAD = 2
 _FNV_PRIME = 1099511628211
 _MIX = -49064778989728563            # 0xff51afd7ed558ccd as a signed 64-bit integer (MurmurHash3's fmix64)
+#: what tells two DAGs' classes apart: their words held in the table, their words computed again from the held
+#: DAG's row, or the row itself (each DAG its own class)
+KEYS = ("words", "class", "row")
 
 
 @njit(cache=True, nogil=True)
@@ -62,17 +75,20 @@ def _rehash(slots, hashes, count):
 
 
 @njit(cache=True, nogil=True)
-def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, count):
+def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, count, fresh):
     """Fold DAGs ``rows`` (class words ``words``, scores ``scores``) into the table; returns the new class
-    count. The caller leaves room: ``count + len(rows)`` classes fit the arrays and half the slots."""
+    count, ``fresh[i]`` set when DAG i opened a new class. The caller leaves room: ``count + len(rows)``
+    classes fit the arrays and half the slots."""
     mask = len(slots) - 1
     nw = words.shape[1]
     for i in range(len(rows)):
         h = _hash(words, i)
         p = h & mask
+        fresh[i] = False
         while True:
             k = slots[p]
             if k < 0:                                   # a new class
+                fresh[i] = True
                 slots[p] = count
                 hashes[count] = h
                 keys[count] = words[i]
@@ -95,6 +111,57 @@ def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, count):
     return count
 
 
+@njit(cache=True, nogil=True)
+def _held_is(words, i, rows, best_r, k, pmask, par, adj, col):
+    """Whether DAG i (``words[i]``) is of held class k, from k's row alone: its words computed again from the
+    parent masks ``pmask`` of its families (``pmask`` empty: the words are the rows, compared as they are)."""
+    n = best_r.shape[1]
+    if len(pmask) == 0:
+        for j in range(n):
+            if best_r[k, j] != rows[i, j]:
+                return False
+        return True
+    for c in range(n):
+        par[c] = pmask[best_r[k, c]]
+    _adjacency_and_colliders(par, adj, col)
+    for j in range(n):
+        if adj[j] != words[i, j] or col[j] != words[i, n + j]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _fold_keyless(words, scores, rows, slots, hashes, best_s, best_r, count, pmask, fresh):
+    """:func:`_fold` without held words (:func:`_held_is` on a hash match); ``fresh[i]`` set when DAG i
+    opened a new class."""
+    mask = len(slots) - 1
+    n = best_r.shape[1]
+    par = np.empty(n, dtype=np.int64)
+    adj = np.empty(n, dtype=np.int64)
+    col = np.empty(n, dtype=np.int64)
+    for i in range(len(rows)):
+        h = _hash(words, i)
+        p = h & mask
+        fresh[i] = False
+        while True:
+            k = slots[p]
+            if k < 0:
+                slots[p] = count
+                hashes[count] = h
+                best_s[count] = scores[i]
+                best_r[count] = rows[i]
+                fresh[i] = True
+                count += 1
+                break
+            if hashes[k] == h and _held_is(words, i, rows, best_r, k, pmask, par, adj, col):
+                if _better(scores[i], rows, i, best_s, best_r, k):
+                    best_s[k] = scores[i]
+                    best_r[k] = rows[i]
+                break
+            p = (p + 1) & mask
+    return count
+
+
 def _as_int64_words(words: np.ndarray) -> np.ndarray:
     """Class words as int64 columns: int64 words as they are, packed bytes (n past the mask width) padded
     to whole 8-byte words and viewed as int64 — equal rows stay equal and different ones different."""
@@ -110,18 +177,34 @@ def _as_int64_words(words: np.ndarray) -> np.ndarray:
 class BestPerClass:
     """Per class (a row of class words), the best DAG folded in so far: the highest score, ties to the
     lexicographically smallest row of family indices — the same as sorting all DAGs by
-    (class, −score, choice) and keeping each class's first. ``len`` is the number of classes."""
+    (class, −score, choice) and keeping each class's first. ``len`` is the number of classes.
 
-    def __init__(self, n_variables: int, capacity: int = 1024):
+    Parameters
+    ----------
+    key
+        One of :data:`KEYS`: ``"words"`` holds each class's words; ``"class"`` holds none and computes a held
+        DAG's words again from ``pmask`` (each family's parent mask, int64; at most
+        :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables) on a hash match; ``"row"``: each DAG its own class
+        (``words`` not needed).
+    """
+
+    def __init__(self, n_variables: int, capacity: int = 1024, key: str = "words", pmask: np.ndarray | None = None):
+        if key not in KEYS:
+            raise ValueError(f"key must be one of {KEYS}, not {key!r}")
+        if key == "class" and (pmask is None or n_variables > MASK_MAX_VARIABLES):
+            raise ValueError(f"key 'class' needs pmask and at most {MASK_MAX_VARIABLES} variables")
         self.n = n_variables
+        self.key = key
+        self.pmask = (np.ascontiguousarray(pmask, dtype=np.int64) if key == "class" else np.zeros(0, dtype=np.int64))
         self.count = 0
+        self._words_of: Any = None               # rows → class words (:func:`choice_table`)
         self._words: int | None = None          # columns of the int64 words, fixed by the first fold
         cap = max(16, int(capacity))
         self._alloc(cap, 0)
 
     def _alloc(self, cap: int, nw: int) -> None:
         self.hashes = np.zeros(cap, dtype=np.int64)
-        self.keys = np.zeros((cap, nw), dtype=np.int64)
+        self.keys = np.zeros((cap, nw if self.key == "words" else 0), dtype=np.int64)
         self.best_s = np.zeros(cap)
         self.best_r = np.zeros((cap, self.n), dtype=np.int32)
         self.slots = np.full(1 << int(_LOAD * cap - 1).bit_length(), -1, dtype=np.int64)
@@ -147,21 +230,58 @@ class BestPerClass:
     def __len__(self) -> int:
         return self.count
 
-    def add(self, words: np.ndarray, scores: np.ndarray, rows: np.ndarray) -> None:
-        """Fold DAGs in: ``rows[m, v]`` the family of variable v in DAG m, ``words[m]`` its class words,
-        ``scores[m]`` its exact score."""
+    def nbytes(self) -> int:
+        """The bytes its arrays hold (allocated, whether or not touched yet)."""
+        return sum(a.nbytes for a in (self.hashes, self.keys, self.best_s, self.best_r, self.slots))
+
+    def add(self, words: np.ndarray | None, scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Fold DAGs in: ``rows[m, v]`` the family of variable v in DAG m, ``words[m]`` its class words
+        (:meth:`~bnilp.ilp.families._Data.class_words`; None with ``key="row"``), ``scores[m]`` its exact
+        score. Returns, per DAG, whether it opened a new class."""
+        rows = np.ascontiguousarray(rows, dtype=np.int32).reshape(-1, self.n)
+        fresh = np.zeros(len(rows), dtype=bool)
         if len(rows) == 0:
-            return
-        w = _as_int64_words(words)
+            return fresh
+        w = _as_int64_words(rows.astype(np.int64) if self.key == "row" else words)
         if self._words is not None and w.shape[1] != self._words:
             raise ValueError(f"words: {w.shape[1]} columns, the table holds {self._words}")
         self._grow(self.count + len(rows), w.shape[1])
-        self.count = _fold(w, np.ascontiguousarray(scores, dtype=np.float64),
-                           np.ascontiguousarray(rows, dtype=np.int32), self.slots, self.hashes, self.keys,
-                           self.best_s, self.best_r, self.count)
+        s = np.ascontiguousarray(scores, dtype=np.float64)
+        if self.key == "words":
+            self.count = _fold(w, s, rows, self.slots, self.hashes, self.keys, self.best_s, self.best_r, self.count,
+                               fresh)
+        else:
+            self.count = _fold_keyless(w, s, rows, self.slots, self.hashes, self.best_s, self.best_r, self.count,
+                                       self.pmask, fresh)
+        return fresh
+
+    def add_rows(self, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """:meth:`add` with the class words computed here (a table made by :func:`choice_table`)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1, self.n)
+        return self.add(None if self.key == "row" else self._words_of(rows), scores, rows)
 
     def ranked(self) -> tuple[np.ndarray, np.ndarray]:
         """Each class's best (score, row), best first: by −score, then the row lexicographically."""
-        s, r = self.best_s[:self.count], self.best_r[:self.count]
-        order = np.lexsort((*r.T[::-1], -s))
-        return s[order], r[order]
+        return ranked(self.best_s[:self.count], self.best_r[:self.count])
+
+
+def ranked(scores: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``scores`` and ``rows`` best first: by −score, then the row lexicographically (Python's order of the
+    pairs (−score, tuple(row)) for rows of one length)."""
+    order = np.lexsort((*rows.T[::-1], -scores))
+    return scores[order], rows[order]
+
+
+def choice_table(data: Any, classes: bool, capacity: int = 1024) -> BestPerClass:
+    """The compact table of phase 2's credible choices for ``data`` (a :class:`~bnilp.ilp.families._Data`): one
+    per class (``classes``: keyed on the class words, held as rows only up to
+    :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables) or per DAG; fold choices in with
+    :meth:`BestPerClass.add_rows`."""
+    if not classes:
+        table = BestPerClass(data.n, capacity, key="row")
+    elif data.n <= MASK_MAX_VARIABLES:
+        table = BestPerClass(data.n, capacity, key="class", pmask=data.pmask64())
+    else:
+        table = BestPerClass(data.n, capacity)
+    table._words_of = data.class_words
+    return table

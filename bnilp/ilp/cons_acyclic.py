@@ -13,9 +13,12 @@ from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
 from pyscipopt.scip import Variable
 
 from bnilp.ilp import sepa_cluster, sepa_fourb, sepa_subip, settings
+from bnilp.ilp.classbest import choice_table
 from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _INT_TOL
 from bnilp.ilp.symmetry import TableSymmetry
+
+_NO_SCORE = np.zeros(1)        # the recorded table only tells classes apart: every score the same
 
 
 def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
@@ -57,9 +60,11 @@ class _Acyclicity(Conshdlr):
         self.enumerate_mode = enumerate_mode
         self.stats = stats
         self.on_record = on_record
+        #: the recorded DAGs (NOGOODS "constraints", ENUMERATION "branch")
         self.recorded: set[tuple[int, ...]] = set()
-        #: NOGOODS "lazy": the recorded DAGs themselves, or their classes' words
-        self.recorded_keys: set = set() if classes else self.recorded
+        #: NOGOODS "lazy": one DAG per recorded class, or each recorded DAG, in a compact table
+        #: (:func:`~bnilp.ilp.classbest.choice_table`, 4 bytes a variable; a long enumeration records millions)
+        self.recorded_table = choice_table(data, classes)
         #: the (k-)cluster cuts added, (members, k) by key, for phase 2's model
         self.clusters: dict[tuple[bytes, int], tuple[np.ndarray, int]] = {}
         #: rows Σ_{k ∈ families} x_k = value taken on during the search (:meth:`restrict`)
@@ -150,12 +155,15 @@ class _Acyclicity(Conshdlr):
                 self.stats["cuts_total"] += 1
         return bool(bad)
 
-    def _nogood_key(self, choice: tuple[int, ...]) -> bytes | tuple[int, ...]:
-        """What a no-good excludes: the DAG ``choice`` itself, or (classes) its class words
-        (:meth:`_Data.class_words`: equal iff Markov equivalent)."""
-        if not self.classes:
-            return choice
-        return self.data.class_words(np.asarray([choice], dtype=np.int64))[0].tobytes()
+    def _note(self, choice: tuple[int, ...]) -> bool:
+        """Record ``choice`` in :attr:`recorded_table` (its class: equal class words, :meth:`_Data.class_words`,
+        iff Markov equivalent; or the DAG itself); whether it was new."""
+        return bool(self.recorded_table.add_rows(np.asarray(choice, dtype=np.int64), _NO_SCORE)[0])
+
+    @property
+    def n_recorded(self) -> int:
+        """How many DAGs (or classes) were recorded (one of the two stores is used, by the settings)."""
+        return len(self.recorded) + len(self.recorded_table)
 
     def _nogood_terms(self, choice: tuple[int, ...]) -> tuple[list, list[float], float | None, float | None]:
         """The no-good of ``choice`` over transformed variables: (variables, coefficients, lhs, rhs) — the
@@ -202,12 +210,9 @@ class _Acyclicity(Conshdlr):
         family choices, or of class words), and no no-good is ever a constraint of the model: as
         constraints, SCIP's propagation and checks visit every one of them at every node — each class
         no-good holds every adjacency indicator — so each node cost grows with what was found."""
-        key = self._nogood_key(choice)
         kind = "nogood_recut"
-        new = key not in self.recorded_keys
+        new = self._note(choice)
         if new:
-            self.recorded_keys.add(key)
-            self.recorded.add(choice)
             kind = "mec_nogood" if self.classes else "nogood"
             if self.on_record is not None:
                 self.on_record(choice)
@@ -230,11 +235,8 @@ class _Acyclicity(Conshdlr):
         for image in self.symmetry.images(choice):
             if self.data.exact(image) < self.threshold:
                 continue
-            key = self._nogood_key(image)
-            if key in self.recorded_keys:
+            if not self._note(image):
                 continue
-            self.recorded_keys.add(key)
-            self.recorded.add(image)
             self.stats["cuts"]["symmetry_image"] = self.stats["cuts"].get("symmetry_image", 0) + 1
             if self.on_record is not None:
                 self.on_record(image)

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from bnilp.ilp import settings
+from bnilp.ilp.classbest import BestPerClass, choice_table
 from bnilp.ilp.families import _Data
 from bnilp.memory import keep_grown_loky_workers
 
@@ -350,7 +351,7 @@ def _run_cube(index: int, fixings: list[tuple[np.ndarray, int]], deadline: float
     now = time.perf_counter()
     run = _Run(epsilon, "mecs" if classes else "dags", None, _Signals(), now, None if rem is None else now + rem)
     status = _optimize(model2, run, stats2)
-    stats2.update(collected=len(hdlr2.recorded))
+    stats2.update(collected=hdlr2.n_recorded)
     flush()
     model2.freeTransform()
     return {"index": index, "status": status, "stats": stats2, "sent": sending.records, "splits": splits}
@@ -364,9 +365,10 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     processes; once no cube waits and a worker is idle, a cube running for
     :data:`~bnilp.ilp.settings.PHASE2_STEAL_SECONDS` gives one side of a pair to it (:func:`steal_pair`).
 
-    What the cubes find is added to ``got.credible`` (choice → exact score), one representative per class
-    (``classes``) or per DAG: a choice whose class (or DAG) is there already — found before the split — is
-    skipped. Returns None when every cube is done (the set is complete), else (status, words) for the
+    ``got.credible`` (choice → exact score, from the serial start) becomes a compact table
+    (:func:`~bnilp.ilp.classbest.choice_table`: 4 bytes a variable, not a tuple of Python ints) that keeps the
+    best DAG of each class (``classes``) or each DAG once, whichever cube found it and whether or not it was
+    found before the split. Returns None when every cube is done (the set is complete), else (status, words) for the
     message; None too when ``got.limit_hit`` / ``got.memory_hit`` say that the cap or the memory guard
     (``watch``, over every class or DAG gathered) stopped them.
     """
@@ -380,7 +382,10 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     from joblib.externals.loky import ProcessPoolExecutor
     from joblib.externals.loky.backend import get_context
 
-    seen = _Seen(data, classes, got.credible)
+    table = choice_table(data, classes, capacity=max(1024, 2 * len(got.credible)))
+    if got.credible:
+        table.add_rows(np.array(list(got.credible), dtype=np.int64), np.fromiter(got.credible.values(), float))
+    got.credible = table
     ctx = get_context("loky")           # fresh interpreters; a user's unguarded script is not run again
     found_q = ctx.Queue()
     stop = ctx.Event()
@@ -401,7 +406,7 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
             def submit(i: int) -> Future:
                 return pool.submit(_run_cube, i, cube_fixings(data, [state.rows[i]])[0], deadline)
 
-            _gather(run, submit, jobs, found_q, stop, state, seen, got, max_networks, watch, data, board)
+            _gather(run, submit, jobs, found_q, stop, state, got, max_networks, watch, data, board)
         del board
     stats2["seconds"] = time.perf_counter() - t0
     used = list(dict.fromkeys(pair for cube in state.rows for pair, _ in cube))
@@ -422,35 +427,8 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     return "time_limit", "time limit reached"
 
 
-class _Seen:
-    """The keys of what ``got.credible`` holds: class words (``classes``) or the choices themselves."""
-
-    def __init__(self, data: _Data, classes: bool, credible: dict[tuple[int, ...], float]):
-        self.data = data
-        self.classes = classes
-        self.keys: set = set()
-        self.add_new(list(credible))
-
-    def add_new(self, choices: list[tuple[int, ...]]) -> list[bool]:
-        """Which of ``choices`` are new (and remember them)."""
-        if not choices:
-            return []
-        if self.classes:
-            words = self.data.class_words(np.asarray(choices, dtype=np.int64))
-            keys: list = [w.tobytes() for w in words]
-        else:
-            keys = list(choices)
-        new = []
-        for key in keys:
-            fresh = key not in self.keys
-            if fresh:
-                self.keys.add(key)
-            new.append(fresh)
-        return new
-
-
 def _gather(run: Any, submit: Callable[[int], Future], jobs: int, found_q: Any, stop: Any, state: CubeRun,
-            seen: _Seen, got: Any, max_networks: int, watch: Any, data: _Data, board: _Board | None) -> None:
+            got: Any, max_networks: int, watch: Any, data: _Data, board: _Board | None) -> None:
     """Hand out the cubes of ``state.todo`` (``submit``) to keep ``jobs`` running, split a running one for an idle
     worker (:func:`_ask_split`; ``board`` None: never), take the cubes' batches until every cube has returned
     and all it sent has arrived; stop them all at the cap, a memory stop, a signal (SIGTERM through
@@ -461,7 +439,7 @@ def _gather(run: Any, submit: Callable[[int], Future], jobs: int, found_q: Any, 
     settle: float | None = None
     while True:
         try:
-            _drain(found_q, state, seen, got, timeout=_POLL_SECONDS)
+            _drain(found_q, state, got.credible, timeout=_POLL_SECONDS)
             for i in sorted(i for i, f in futures.items() if f.done()):
                 future = futures.pop(i)
                 state.running.pop(i, None)
@@ -523,9 +501,9 @@ def _ask_split(state: CubeRun, data: _Data, board: _Board) -> None:
         board.ask(i, *split)
 
 
-def _drain(found_q: Any, state: CubeRun, seen: _Seen, got: Any, timeout: float) -> None:
+def _drain(found_q: Any, state: CubeRun, table: BestPerClass, timeout: float) -> None:
     """Take every message waiting in ``found_q`` (the first after up to ``timeout`` seconds): batches go to
-    ``got.credible`` (and the cube's finds), splits taken on make new cubes (:meth:`CubeRun.took`)."""
+    ``table`` (and the cube's finds), splits taken on make new cubes (:meth:`CubeRun.took`)."""
     wait = timeout
     while True:
         try:
@@ -541,9 +519,8 @@ def _drain(found_q: Any, state: CubeRun, seen: _Seen, got: Any, timeout: float) 
         state.received[index] = state.received.get(index, 0) + len(batch)
         if state.finds is not None:
             state.finds.setdefault(index, []).extend(c for c, _ in batch)
-        for (choice, score), new in zip(batch, seen.add_new([c for c, _ in batch]), strict=True):
-            if new:
-                got.credible[choice] = score
+        if batch:
+            table.add_rows(np.array([c for c, _ in batch], dtype=np.int64), np.array([s for _, s in batch]))
 
 
 def _merge_stats(stats2: dict[str, Any], state: CubeRun) -> None:

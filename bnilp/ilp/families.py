@@ -78,9 +78,13 @@ class _Data:
         :meth:`_class_words_packed`."""
         if self.n > MASK_MAX_VARIABLES:
             return self._class_words_packed(rows)
+        return _class_words(np.ascontiguousarray(rows, dtype=np.int64).reshape(len(rows), self.n), self.pmask64())
+
+    def pmask64(self) -> np.ndarray:
+        """Each family's parent mask as int64 (at most :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables)."""
         if self._pmask64 is None:
             self._pmask64 = np.array(self.pmask, dtype=np.int64)
-        return _class_words(np.ascontiguousarray(rows, dtype=np.int64).reshape(len(rows), self.n), self._pmask64)
+        return self._pmask64
 
     def _class_words_packed(self, rows: np.ndarray) -> np.ndarray:
         """:meth:`class_words` as packed bits (uint8): the adjacency matrix and every (c, a, b), a < b, with

@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
 from bnilp.errors import InputError
 from bnilp.ilp import settings, symmetry
-from bnilp.ilp.classbest import BestPerClass
+from bnilp.ilp.classbest import BestPerClass, ranked
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
@@ -727,7 +727,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
         stopped = _early_stop("timelimit", run.sig)
     else:
         status2 = _optimize(model2, run, stats2)
-        stats2.update(collected=len(hdlr2.recorded))
+        stats2.update(collected=hdlr2.n_recorded)
         model2.freeTransform()      # SCIP's tree (about 20 KB a class found) back to the system for the report
         return_freed_memory()       # or for the dynamic programme, when the race hands over to it below
         if not got.limit_hit and run.budget_stop(status2):
@@ -814,16 +814,23 @@ def _phase2_words(stats2: dict[str, Any]) -> str:
     return f"SCIP: {stats2.get('scip_status', 'not started')}"
 
 
-def _keep_past_cap(got: _Collected, items: list[tuple[float, tuple[int, ...]]], max_networks: int, data: _Data,
+def _keep_past_cap(got: _Collected, scores: np.ndarray, rows: np.ndarray, max_networks: int, data: _Data,
                    done: bool) -> None:
-    """The classes of ``items`` (best first) past the cap into ``got.tail``, compact; when phase 2 was ``done``,
-    the list was complete, so the cap is what cuts it (``got.limit_hit``, ``got.of_total``)."""
-    rest = items[max_networks:]
-    got.tail = ClassTail(np.array([s for s, _ in rest]), np.array([c for _, c in rest], dtype=np.int32),
+    """The classes of ``scores``, ``rows`` (best first) past the cap into ``got.tail``, compact; when phase 2 was
+    ``done``, the list was complete, so the cap is what cuts it (``got.limit_hit``, ``got.of_total``)."""
+    got.tail = ClassTail(scores[max_networks:].copy(), rows[max_networks:].astype(np.int32),
                          data.sets, data.child_names)
     if done:
         got.limit_hit = True
-        got.of_total = len(items)
+        got.of_total = len(scores)
+
+
+def _ranked_credible(credible: dict[tuple[int, ...], float] | BestPerClass, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Phase 2's credible choices best first (−score, then the choice) as (scores, rows of family indices)."""
+    if isinstance(credible, BestPerClass):
+        return credible.ranked()
+    rows = np.array(list(credible), dtype=np.int32).reshape(len(credible), n)
+    return ranked(np.fromiter(credible.values(), dtype=float, count=len(credible)), rows)
 
 
 def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, stopped: tuple[str, str] | None,
@@ -833,18 +840,21 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     epsilon = run.epsilon
     opt = found.opt
     stats2 = stats["phase2"]
-    best = max(got.credible.values(), default=opt)
-    if best > opt:          # SCIP's tolerance may have picked a DAG a hair below the true OPT
-        opt = best
+    scores, rows = _ranked_credible(got.credible, data.n)
+    got.credible = {}                   # the ranked arrays hold them now
+    if len(scores) and scores[0] > opt:     # SCIP's tolerance may have picked a DAG a hair below the true OPT
+        opt = float(scores[0])
         got.threshold = opt - epsilon - _tie_tol(opt)
-    items = sorted(((s, c) for c, s in got.credible.items() if s >= got.threshold), key=lambda sc: (-sc[0], sc[1]))
-    if not items:
-        items = [(data.exact(found.choice), found.choice)]
+    kept = int(np.count_nonzero(scores >= got.threshold))       # a prefix: best first
+    scores, rows = scores[:kept], rows[:kept]
+    if not kept:
+        scores, rows = np.array([data.exact(found.choice)]), np.array([found.choice], dtype=np.int32)
     # branch-and-cut counted past the cap (a capped listing may hold a few more, sent as the cap stopped it)
-    if classes and got.tail is None and not got.limit_hit and len(items) > max_networks:
-        _keep_past_cap(got, items, max_networks, data, stopped is None)
-        stats2["classes_found"] = len(items)
-    networks = [Network(s, data.parents(c)) for s, c in items[:max_networks]]
+    if classes and got.tail is None and not got.limit_hit and len(scores) > max_networks:
+        _keep_past_cap(got, scores, rows, max_networks, data, stopped is None)
+        stats2["classes_found"] = len(scores)
+    networks = [Network(float(s), data.parents(tuple(c))) for s, c in zip(scores[:max_networks].tolist(),
+                                                                          rows[:max_networks].tolist(), strict=True)]
     n_found = len(networks)
     bound = max(found.dual, opt)
     unit = "classes" if classes else "networks"

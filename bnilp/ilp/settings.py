@@ -124,9 +124,10 @@ MEC_ROW_FORM = "indicators"
 #: families' priority were each worse on one of these (benchmarks/search_ab.py --enumerate mecs); autos BF 3
 #: is 1.5× slower with it (more cluster cuts and LP iterations at the same nodes; README, "Credible sets")
 MEC_BRANCH_PRIORITY: dict[str, int] = {"adj": 10, "col": 10}
-#: how phase 2 keeps what it recorded out (DAGs, or classes): "lazy" — a hash set of the recorded DAGs (family
-#: choices) or classes (class words); each integral acyclic point is looked up, and a no-good becomes an LP
-#: row only when a point it excludes turns up (removable, so it can leave the LP again) — or "constraints":
+#: how phase 2 keeps what it recorded out (DAGs, or classes): "lazy" — a compact hash table of the recorded
+#: DAGs, or of one DAG per recorded class told apart by its class words (bnilp.ilp.classbest); each integral
+#: acyclic point is looked up, and a no-good becomes an LP row only when a point it excludes turns up
+#: (removable, so it can leave the LP again) — or "constraints":
 #: each no-good a linear constraint of the model (MEC_ROWS_IN_LP and NOGOODS_IN_LP say whether it is in the
 #: LP from the start). Constraints cost every node a pass over all of them (SCIP's propagation and checks;
 #: a class no-good holds every adjacency indicator), so the rate fell as classes were found: hailfinder100
