@@ -75,47 +75,16 @@ def _rehash(slots, hashes, count):
 
 
 @njit(cache=True, nogil=True)
-def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, count, fresh):
-    """Fold DAGs ``rows`` (class words ``words``, scores ``scores``) into the table; returns the new class
-    count, ``fresh[i]`` set when DAG i opened a new class. The caller leaves room: ``count + len(rows)``
-    classes fit the arrays and half the slots."""
-    mask = len(slots) - 1
-    nw = words.shape[1]
-    for i in range(len(rows)):
-        h = _hash(words, i)
-        p = h & mask
-        fresh[i] = False
-        while True:
-            k = slots[p]
-            if k < 0:                                   # a new class
-                fresh[i] = True
-                slots[p] = count
-                hashes[count] = h
-                keys[count] = words[i]
-                best_s[count] = scores[i]
-                best_r[count] = rows[i]
-                count += 1
-                break
-            if hashes[k] == h:
-                same = True
-                for j in range(nw):
-                    if keys[k, j] != words[i, j]:
-                        same = False
-                        break
-                if same:
-                    if _better(scores[i], rows, i, best_s, best_r, k):
-                        best_s[k] = scores[i]
-                        best_r[k] = rows[i]
-                    break
-            p = (p + 1) & mask
-    return count
-
-
-@njit(cache=True, nogil=True)
-def _held_is(words, i, rows, best_r, k, pmask, par, adj, col):
-    """Whether DAG i (``words[i]``) is of held class k, from k's row alone: its words computed again from the
-    parent masks ``pmask`` of its families (``pmask`` empty: the words are the rows, compared as they are)."""
+def _same(words, i, rows, keys, best_r, k, pmask, par, adj, col):
+    """Whether DAG i (``words[i]``) is of held class k: its held words (``keys`` with columns) compared word for
+    word, else k's words computed again from its row — the parent masks ``pmask`` of its families, or, with
+    ``pmask`` empty, the rows themselves (each DAG its own class)."""
     n = best_r.shape[1]
+    if keys.shape[1] > 0:
+        for j in range(keys.shape[1]):
+            if keys[k, j] != words[i, j]:
+                return False
+        return True
     if len(pmask) == 0:
         for j in range(n):
             if best_r[k, j] != rows[i, j]:
@@ -131,9 +100,10 @@ def _held_is(words, i, rows, best_r, k, pmask, par, adj, col):
 
 
 @njit(cache=True, nogil=True)
-def _fold_keyless(words, scores, rows, slots, hashes, best_s, best_r, count, pmask, fresh):
-    """:func:`_fold` without held words (:func:`_held_is` on a hash match); ``fresh[i]`` set when DAG i
-    opened a new class."""
+def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, count, pmask, fresh):
+    """Fold DAGs ``rows`` (class words ``words``, scores ``scores``) into the table; returns the new class
+    count, ``fresh[i]`` set when DAG i opened a new class. Classes are told apart by :func:`_same` on a hash
+    match. The caller leaves room: ``count + len(rows)`` classes fit the arrays and half the slots."""
     mask = len(slots) - 1
     n = best_r.shape[1]
     par = np.empty(n, dtype=np.int64)
@@ -145,15 +115,17 @@ def _fold_keyless(words, scores, rows, slots, hashes, best_s, best_r, count, pma
         fresh[i] = False
         while True:
             k = slots[p]
-            if k < 0:
+            if k < 0:                                   # a new class
                 slots[p] = count
                 hashes[count] = h
+                if keys.shape[1] > 0:
+                    keys[count] = words[i]
                 best_s[count] = scores[i]
                 best_r[count] = rows[i]
                 fresh[i] = True
                 count += 1
                 break
-            if hashes[k] == h and _held_is(words, i, rows, best_r, k, pmask, par, adj, col):
+            if hashes[k] == h and _same(words, i, rows, keys, best_r, k, pmask, par, adj, col):
                 if _better(scores[i], rows, i, best_s, best_r, k):
                     best_s[k] = scores[i]
                     best_r[k] = rows[i]
@@ -247,12 +219,8 @@ class BestPerClass:
             raise ValueError(f"words: {w.shape[1]} columns, the table holds {self._words}")
         self._grow(self.count + len(rows), w.shape[1])
         s = np.ascontiguousarray(scores, dtype=np.float64)
-        if self.key == "words":
-            self.count = _fold(w, s, rows, self.slots, self.hashes, self.keys, self.best_s, self.best_r, self.count,
-                               fresh)
-        else:
-            self.count = _fold_keyless(w, s, rows, self.slots, self.hashes, self.best_s, self.best_r, self.count,
-                                       self.pmask, fresh)
+        self.count = _fold(w, s, rows, self.slots, self.hashes, self.keys, self.best_s, self.best_r, self.count,
+                           self.pmask, fresh)
         return fresh
 
     def add_rows(self, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
