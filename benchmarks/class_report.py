@@ -6,7 +6,8 @@ sums the rest compactly (``class_tail_mass``). On the Table 1 rows that run to t
 million classes and more, that report runs after the limit, so its cost is time the user waits past it.
 
 The search runs once (or its result is read back with ``--load``, so that two versions of the code time the
-same classes); then each part of the report is timed, with classes per second:
+same classes); then each part of the report is timed, with classes per second, and the whole report's peak
+memory above what the process held before it is printed:
 
     python benchmarks/class_report.py SCOREFILE --bf 3 --time-limit 150 --max-networks 50000 --jobs 2 \\
         [--save RESULT.pkl | --load RESULT.pkl]
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import pickle
+import resource
 import time
 
 from bnilp import ilp
@@ -58,8 +60,13 @@ def main() -> None:
         out = f()
         return time.perf_counter() - t0, out
 
-    # the whole report first, as a run makes it (cold: its caches of component shapes empty), then its parts
+    # the whole report first, as a run makes it (cold: its caches of component shapes empty), then its parts;
+    # its memory: the process's peak resident size after it less its resident size before (Linux: KB)
+    before, peak_before = _resident_kb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t_all, (report, _) = timed(lambda: _class_report(table, result, eps, "dags", False))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    grew = max(0, peak - before) * 1024
+    bound = "" if peak > peak_before else "at most "       # the report never passed the peak of reading it
     t_listed, _ = timed(lambda: credible_classes(result.networks, table.families, table.variables,
                                                  complete_classes=True))
     t_tail, mass = (timed(lambda: class_tail_mass(result.unlisted, table.families, table.variables,
@@ -72,6 +79,14 @@ def main() -> None:
         print(f"{name:<44} {n:>10,} {t:>8.2f} {n / max(t, 1e-9):>10,.0f}")
     print(f"posterior_classes {report['posterior_classes']:,}  posterior_dags {report['posterior_dags']:,}"
           + (f"  tail DAGs {mass.dags:,}" if mass is not None else ""))
+    print(f"the whole report's peak memory over the result held: {bound}{grew / 2**20:,.0f} MB "
+          f"({grew / max(listed + tail, 1) / 1024:.1f} KB a class)")
+
+
+def _resident_kb() -> int:
+    """This process's resident memory now (VmRSS, KB)."""
+    with open("/proc/self/status", encoding="ascii") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
 
 
 if __name__ == "__main__":

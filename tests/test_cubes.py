@@ -150,7 +150,8 @@ def test_classes_found_before_the_split_are_not_added_again():
 
 def test_the_optimum_is_not_added_again_in_another_dag_of_its_class():
     """When the programme is stopped after the race, OPT's DAG joins what branch-and-cut listed unless a DAG
-    of its class is there already (class mode): ``_class_found`` compares class words."""
+    of its class is there already (class mode: the collection's table compares class words); with DAGs, unless
+    that DAG is there."""
     from bnilp.ilp import search
 
     table = random_table(3, 904, keep=1.0)
@@ -159,9 +160,12 @@ def test_the_optimum_is_not_added_again_in_another_dag_of_its_class():
     chain = _choice_of(data, {a: set(), b: {a}, c: {b}})
     reversed_chain = _choice_of(data, {a: {b}, b: {c}, c: set()})
     collider = _choice_of(data, {a: set(), b: {a, c}, c: set()})
-    assert search._class_found(data, {collider: 0.0, chain: 0.0}, reversed_chain)
-    assert not search._class_found(data, {collider: 0.0}, chain)
-    assert not search._class_found(data, {}, chain)
+    for classes, want in ((True, 2), (False, 3)):
+        got = search._Collected.of(data, 0.0, 1.0, classes)
+        assert got.threshold < -1.0
+        got.credible.add_rows(np.array([collider, chain]), np.zeros(2))
+        got.credible.add_rows(np.array(reversed_chain), np.zeros(1))          # as the optimum joins
+        assert len(got.credible) == want
 
 
 def test_a_cube_stops_at_its_deadline_and_when_told(monkeypatch, tmp_path):
@@ -216,7 +220,7 @@ def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypat
 
     def gather(result, batches):
         run = search._Run(0.0, "dags", None, search._Signals(), time.perf_counter(), None)
-        got = search._Collected(threshold=-math.inf)
+        got = search._Collected(threshold=-math.inf, credible=choice_table(data, False))
         found_q: queue.Queue = queue.Queue()
         for batch in batches:
             found_q.put(("found", 0, batch))
@@ -226,7 +230,6 @@ def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypat
         else:
             fut.set_result(result)
         state, stop = cubes.CubeRun(rows=[[]], todo=cubes.deque([0])), threading.Event()
-        got.credible = choice_table(data, False)
         cubes._gather(run, lambda i: fut, 2, found_q, stop, state, got, 10, search._MemoryWatch(0, 10 ** 6), data,
                       None)
         return state, stop, got
@@ -329,9 +332,9 @@ def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):
     choices = [_choice_of(data, n.parents) for n in full.networks]
     best = choices[0]
     found = search._Optimum(data.exact(best), math.fsum(data.obj[k] for k in best), full.bound, best, [])
-    got = search._Collected(threshold=found.opt - eps - search._tie_tol(found.opt))
-    for c in choices[: len(choices) // 2]:
-        got.credible[c] = data.exact(c)
+    got = search._Collected.of(data, found.opt, eps, True)
+    start = choices[: len(choices) // 2]
+    got.credible.add_rows(np.array(start), np.array([data.exact(c) for c in start]))
     run = search._Run(eps, "mecs", None, search._Signals(), 0.0, None, jobs=2)
     stats2 = {"cuts": {}}
     stopped = cubes.enumerate_in_cubes(run, data, found, got, True, 2, 10 ** 6, search._MemoryWatch(0, 10 ** 6), stats2)

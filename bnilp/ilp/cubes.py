@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from bnilp.ilp import settings
-from bnilp.ilp.classbest import BestPerClass, choice_table
+from bnilp.ilp.classbest import BestPerClass
 from bnilp.ilp.families import _Data
 from bnilp.memory import keep_grown_loky_workers
 
@@ -109,7 +109,7 @@ def split_pairs(data: _Data, budget: float, k: int | None = None) -> list[tuple[
 Cube = list[tuple[tuple[int, int], int]]
 
 
-def _adjacency(data: _Data, sample: list[tuple[int, ...]], pairs: list[tuple[int, int]]) -> np.ndarray:
+def _adjacency(data: _Data, sample: list[tuple[int, ...]] | np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
     """(S, P) booleans: pair p adjacent in the DAG of the family choice ``sample[s]``."""
     rows = np.asarray(sample, dtype=np.int64).reshape(len(sample), data.n)
     u = np.array([p[0] for p in pairs], dtype=np.int64)
@@ -122,7 +122,7 @@ def uniform_cubes(pairs: list[tuple[int, int]]) -> list[Cube]:
     return [[(pair, (signs >> b) & 1) for b, pair in enumerate(pairs)] for signs in range(2 ** len(pairs))]
 
 
-def balanced_pairs(data: _Data, pairs: list[tuple[int, int]], sample: list[tuple[int, ...]],
+def balanced_pairs(data: _Data, pairs: list[tuple[int, int]], sample: list[tuple[int, ...]] | np.ndarray,
                    k: int) -> list[tuple[int, int]]:
     """Up to ``k`` of ``pairs`` (in their order) chosen so that the cubes split ``sample`` — credible choices
     found so far, e.g. by phase 2's serial start — as evenly as they can: greedily, the pair whose adjacency
@@ -365,15 +365,15 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     processes; once no cube waits and a worker is idle, a cube running for
     :data:`~bnilp.ilp.settings.PHASE2_STEAL_SECONDS` gives one side of a pair to it (:func:`steal_pair`).
 
-    ``got.credible`` (choice → exact score, from the serial start) becomes a compact table
-    (:func:`~bnilp.ilp.classbest.choice_table`: 4 bytes a variable, not a tuple of Python ints) that keeps the
-    best DAG of each class (``classes``) or each DAG once, whichever cube found it and whether or not it was
-    found before the split. Returns None when every cube is done (the set is complete), else (status, words) for the
-    message; None too when ``got.limit_hit`` / ``got.memory_hit`` say that the cap or the memory guard
-    (``watch``, over every class or DAG gathered) stopped them.
+    What the cubes find is folded into ``got.credible`` (:func:`~bnilp.ilp.classbest.choice_table`, holding what
+    the serial start found: 4 bytes a variable), which keeps the best DAG of each class (``classes``) or each DAG
+    once, whichever cube found it and whether or not it was found before the split. Returns None when every cube
+    is done (the set is complete), else (status, words) for the message; None too when ``got.limit_hit`` /
+    ``got.memory_hit`` say that the cap or the memory guard (``watch``, over every class or DAG gathered)
+    stopped them.
     """
     budget = data.offset - found.opt + run.epsilon
-    sample = list(got.credible)
+    sample = got.credible.ranked()[1]
     pairs = split_pairs(data, budget)
     # no pair qualifies: one cube, the whole rest
     split = uniform_cubes(balanced_pairs(data, pairs, sample, cube_count(jobs)))
@@ -382,10 +382,6 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     from joblib.externals.loky import ProcessPoolExecutor
     from joblib.externals.loky.backend import get_context
 
-    table = choice_table(data, classes, capacity=max(1024, 2 * len(got.credible)))
-    if got.credible:
-        table.add_rows(np.array(list(got.credible), dtype=np.int64), np.fromiter(got.credible.values(), float))
-    got.credible = table
     ctx = get_context("loky")           # fresh interpreters; a user's unguarded script is not run again
     found_q = ctx.Queue()
     stop = ctx.Event()

@@ -19,7 +19,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
 from bnilp.errors import InputError
 from bnilp.ilp import settings, symmetry
-from bnilp.ilp.classbest import BestPerClass, ranked
+from bnilp.ilp.classbest import BestPerClass, choice_table, ranked
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
@@ -227,7 +227,8 @@ class _Collected:
     """Phase 2's credible choices (fsum scores), the score threshold, and whether the cap stopped it."""
 
     threshold: float
-    credible: dict[tuple[int, ...], float] = field(default_factory=dict)
+    #: choice → exact score (peeling), or one per class (or DAG) in a compact table (branch-and-cut)
+    credible: dict[tuple[int, ...], float] | BestPerClass = field(default_factory=dict)
     limit_hit: bool = False
     #: how many there were, when the cap cut a list that was complete (peeling ranks all, keeps the best)
     of_total: int | None = None
@@ -237,6 +238,12 @@ class _Collected:
     tail: ClassTail | None = None
     #: phase 2 stopped because the free memory would not hold the report of more (:class:`_MemoryWatch`)
     memory_hit: bool = False
+
+    @classmethod
+    def of(cls, data: _Data, opt: float, epsilon: float, classes: bool) -> _Collected:
+        """Branch-and-cut's collection: the threshold OPT − ε − tol, and the compact table of what it records
+        (:func:`~bnilp.ilp.classbest.choice_table`: one DAG per class, or each DAG)."""
+        return cls(threshold=opt - epsilon - _tie_tol(opt), credible=choice_table(data, classes))
 
 
 @dataclass
@@ -387,21 +394,12 @@ def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
         fallback = (None if rows else _sink_dag(data, np.zeros(data.K)), data.offset)
         choice, dual = run.incumbent or fallback
         return _unproven(run, data, stats, status, f"{where}, phase 1", choice, dual)
-    got = run.collected or _Collected(threshold=found.opt - run.epsilon - _tie_tol(found.opt))
-    optimal = tuple(sorted(found.choice))
     classes = run.enumerated == "mecs"
-    if optimal not in got.credible and not (classes and _class_found(data, got.credible, optimal)):
-        got.credible[optimal] = data.exact(optimal)
+    got = run.collected or _Collected.of(data, found.opt, run.epsilon, classes)
+    optimal = tuple(sorted(found.choice))
+    got.credible.add_rows(np.array(optimal), np.array([data.exact(optimal)]))     # kept unless its class is there
     stats.setdefault("phase2", {}).setdefault("method", "dynamic programming")
     return _collected_result(run, data, found, got, (status, where), max_networks, classes, stats)
-
-
-def _class_found(data: _Data, credible: dict[tuple[int, ...], float], choice: tuple[int, ...]) -> bool:
-    """Whether a DAG of ``credible`` is Markov equivalent to ``choice`` (their class words agree)."""
-    if not credible:
-        return False
-    word = data.class_words(np.array([choice], dtype=np.int64))[0]
-    return bool((data.class_words(np.array(list(credible), dtype=np.int64)) == word).all(axis=1).any())
 
 
 def _unproven(run: _Run, data: _Data, stats: dict[str, Any], status: str, where: str,
@@ -696,8 +694,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     stats2 = _new_stats()
     stats2["method"] = "branch-and-cut"
     stats["phase2"] = stats2
-    opt = found.opt
-    got = _Collected(threshold=opt - epsilon - _tie_tol(opt))
+    got = _Collected.of(data, found.opt, epsilon, classes)
     watch = _MemoryWatch.of(classes, max_networks)
 
     def tick() -> None:
@@ -709,7 +706,7 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     def on_record(choice: tuple[int, ...]) -> None:
         s = data.exact(choice)
         if s >= got.threshold:
-            got.credible[choice] = s
+            got.credible.add_rows(np.array(choice), np.array([s]))
             if run.capped(len(got.credible), max_networks):
                 got.limit_hit = True
                 model2.interruptSolve()
@@ -753,7 +750,7 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     run.budget = None
     if done is not None:
         return done
-    got = run.collected or _Collected(threshold=found.opt - run.epsilon - _tie_tol(found.opt))
+    got = run.collected or _Collected.of(data, found.opt, run.epsilon, classes)
     run.collected = None
     stats["phase2_serial"] = stats.pop("phase2")
     stats2 = stats["phase2"] = _new_stats()
