@@ -11,7 +11,8 @@ dense arrays, in the order the classes were first met.
 A long class enumeration keeps every class found (phase 2 in cubes: the coordinator's list and each worker's
 no-goods), so the table can also hold no words at all (``key="class"``): on a hash match the held DAG's words
 are computed again from its row (:func:`bnilp.mec._adjacency_and_colliders`, O(n²)) and compared — still
-exact, and 4·n + 24 bytes a class instead of 20·n + 24 (n ≤ 62 variables). ``key="row"`` makes each DAG its
+exact, and 4·n + 16 bytes a class (row, score, hash) instead of 20·n + 16, plus 16–32 bytes of slots (n ≤ 62
+variables). ``key="row"`` makes each DAG its
 own class (DAG enumeration).
 """
 
@@ -201,10 +202,6 @@ class BestPerClass:
 
     def __len__(self) -> int:
         return self.count
-
-    def nbytes(self) -> int:
-        """The bytes its arrays hold (allocated, whether or not touched yet)."""
-        return sum(a.nbytes for a in (self.hashes, self.keys, self.best_s, self.best_r, self.slots))
 
     def add(self, words: np.ndarray | None, scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Fold DAGs in: ``rows[m, v]`` the family of variable v in DAG m, ``words[m]`` its class words

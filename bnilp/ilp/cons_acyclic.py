@@ -206,10 +206,11 @@ class _Acyclicity(Conshdlr):
 
     def _record_lazily(self, choice: tuple[int, ...], lp: bool) -> dict:
         """Phase 2 with ``NOGOODS = "lazy"``: an integral acyclic point whose DAG (or class) is recorded is cut
-        off by that no-good; a new one is recorded first. The recorded DAGs or classes are a hash set (of
-        family choices, or of class words), and no no-good is ever a constraint of the model: as
-        constraints, SCIP's propagation and checks visit every one of them at every node — each class
-        no-good holds every adjacency indicator — so each node cost grows with what was found."""
+        off by that no-good; a new one is recorded first. The recorded DAGs or classes are a compiled hash
+        table (:attr:`recorded_table`: family rows, classes told apart by their words), and no no-good is
+        ever a constraint of the model: as constraints, SCIP's propagation and checks visit every one of
+        them at every node — each class no-good holds every adjacency indicator — so each node cost grows
+        with what was found."""
         kind = "nogood_recut"
         new = self._note(choice)
         if new:
