@@ -18,6 +18,7 @@ own class (DAG enumeration).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -159,9 +160,12 @@ class BestPerClass:
         DAG's words again from ``pmask`` (each family's parent mask, int64; at most
         :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables) on a hash match; ``"row"``: each DAG its own class
         (``words`` not needed).
+    words_of
+        rows → their class words, for :meth:`add_rows` (e.g. :meth:`~bnilp.ilp.families._Data.class_words`).
     """
 
-    def __init__(self, n_variables: int, capacity: int = 1024, key: str = "words", pmask: np.ndarray | None = None):
+    def __init__(self, n_variables: int, capacity: int = 1024, key: str = "words", pmask: np.ndarray | None = None,
+                 words_of: Callable[[np.ndarray], np.ndarray] | None = None):
         if key not in KEYS:
             raise ValueError(f"key must be one of {KEYS}, not {key!r}")
         if key == "class" and (pmask is None or n_variables > MASK_MAX_VARIABLES):
@@ -170,7 +174,7 @@ class BestPerClass:
         self.key = key
         self.pmask = (np.ascontiguousarray(pmask, dtype=np.int64) if key == "class" else np.zeros(0, dtype=np.int64))
         self.count = 0
-        self._words_of: Any = None               # rows → class words (:func:`choice_table`)
+        self._words_of = words_of
         self._words: int | None = None          # columns of the int64 words, fixed by the first fold
         cap = max(16, int(capacity))
         self._alloc(cap, 0)
@@ -243,10 +247,7 @@ def choice_table(data: Any, classes: bool, capacity: int = 1024) -> BestPerClass
     :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables) or per DAG; fold choices in with
     :meth:`BestPerClass.add_rows`."""
     if not classes:
-        table = BestPerClass(data.n, capacity, key="row")
-    elif data.n <= MASK_MAX_VARIABLES:
-        table = BestPerClass(data.n, capacity, key="class", pmask=data.pmask64())
-    else:
-        table = BestPerClass(data.n, capacity)
-    table._words_of = data.class_words
-    return table
+        return BestPerClass(data.n, capacity, key="row")
+    if data.n <= MASK_MAX_VARIABLES:
+        return BestPerClass(data.n, capacity, key="class", pmask=data.pmask64(), words_of=data.class_words)
+    return BestPerClass(data.n, capacity, words_of=data.class_words)
