@@ -573,9 +573,14 @@ def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
     data = _Data(table)
     data.score = np.round(data.score, 0)                    # many exact ties inside and across classes
     index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
-    rows = np.array([[index[v, p[v]] for v in data.names] for _, p in brute_force_networks(table)])
-    np.random.default_rng(0).shuffle(rows)
+    nets = brute_force_networks(table)
+    order = np.random.default_rng(0).permutation(len(nets))
+    rows = np.array([[index[v, nets[m][1][v]] for v in data.names] for m in order])
     scores = data.exact_rows(rows)
+    # the class words group the DAGs exactly as the reference class key does (CPDAG, Chickering 1995)
+    keys = [r.tobytes() for r in data.class_words(rows)]
+    mec = [mec_key(nets[m][1]) for m in order]
+    assert len(set(keys)) == len(set(mec)) == len(set(zip(keys, mec, strict=True)))
     want: dict = {}
     for key, row, sc in zip((r.tobytes() for r in data.class_words(rows)), rows, scores, strict=True):
         choice = tuple(row.tolist())
@@ -603,6 +608,62 @@ def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
     every_dag = ((float(a), tuple(b)) for a, b in zip(scores.tolist(), rows.tolist(), strict=True))
     assert [(float(a), tuple(b)) for a, b in zip(s.tolist(), r.tolist(), strict=True)] == sorted(
         every_dag, key=lambda sc: (-sc[0], sc[1]))
+
+
+def test_best_per_class_tells_a_hash_match_of_another_class_apart():
+    """On a hash match the table compares the classes themselves (:func:`_same`): a DAG of another class is
+    not taken for the held one — whether the table holds its words or computes them again from the held row —
+    and a DAG of the held class is. (A 64-bit hash collision cannot be forced through the compiled fold, so
+    the comparison is called directly on the rows it would see.)"""
+    from bnilp.ilp.classbest import _as_int64_words, _same
+
+    table = random_table(5, 78, keep=0.8)
+    data = _Data(table)
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    nets = brute_force_networks(table)
+    rows = np.array([[index[v, p[v]] for v in data.names] for _, p in nets])
+    mec = [mec_key(p) for _, p in nets]
+    words = _as_int64_words(data.class_words(rows))
+    held = 0
+    same = next(m for m in range(1, len(nets)) if mec[m] == mec[held])
+    other = next(m for m in range(1, len(nets)) if mec[m] != mec[held])
+    best_r = rows[[held]].astype(np.int32)
+    scratch = [np.empty(data.n, dtype=np.int64) for _ in range(3)]
+    for keys, pmask in ((words[[held]], np.zeros(0, dtype=np.int64)),             # key="words"
+                        (np.zeros((1, 0), dtype=np.int64), data.pmask64())):       # key="class"
+        assert _same(words, same, rows, keys, best_r, 0, pmask, *scratch)
+        assert not _same(words, other, rows, keys, best_r, 0, pmask, *scratch)
+
+
+def test_an_interrupt_while_the_table_grows_leaves_it_whole(monkeypatch):
+    """The cubes' coordinator keeps folding its workers' last batches after a KeyboardInterrupt, so one that
+    lands while the table grows must leave the table as it was: the same classes, the same best DAGs, and
+    folds after it as on a table never interrupted."""
+    from bnilp.ilp import classbest
+
+    table = random_table(5, 79, keep=0.8)
+    data = _Data(table)
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    rows = np.array([[index[v, p[v]] for v in data.names] for _, p in brute_force_networks(table)])
+    scores = data.exact_rows(rows)
+    clean = classbest.choice_table(data, classes=True, capacity=16)
+    table_ = classbest.choice_table(data, classes=True, capacity=16)
+    clean.add_rows(rows[:10], scores[:10])
+    table_.add_rows(rows[:10], scores[:10])
+    before = table_.ranked()
+
+    def interrupted(*_):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(classbest, "_rehash", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            table_.add_rows(rows[10:], scores[10:])
+    after = table_.ranked()
+    assert len(table_) == len(before[0]) and all((a == b).all() for a, b in zip(before, after, strict=True))
+    assert (clean.add_rows(rows[10:], scores[10:]) == table_.add_rows(rows[10:], scores[10:])).all()
+    assert len(clean) == len(table_) and all((a == b).all() for a, b in zip(clean.ranked(), table_.ranked(),
+                                                                             strict=True))
 
 
 def _looks_every_step(monkeypatch) -> None:

@@ -19,12 +19,16 @@ own class (DAG enumeration).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
 from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders
+
+if TYPE_CHECKING:
+    from bnilp.ilp.families import _Data
 
 #: slots per class at least (the table doubles past half full)
 _LOAD = 2
@@ -102,10 +106,12 @@ def _same(words, i, rows, keys, best_r, k, pmask, par, adj, col):
 
 
 @njit(cache=True, nogil=True)
-def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, count, pmask, fresh):
-    """Fold DAGs ``rows`` (class words ``words``, scores ``scores``) into the table; returns the new class
-    count, ``fresh[i]`` set when DAG i opened a new class. Classes are told apart by :func:`_same` on a hash
-    match. The caller leaves room: ``count + len(rows)`` classes fit the arrays and half the slots."""
+def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, held, pmask, fresh):
+    """Fold DAGs ``rows`` (class words ``words``, scores ``scores``) into the table of ``held[0]`` classes and
+    set ``held[0]`` to the new count; ``fresh[i]`` set when DAG i opened a new class. Classes are told apart by
+    :func:`_same` on a hash match. The caller leaves room: ``held[0] + len(rows)`` classes fit the arrays and
+    half the slots."""
+    count = held[0]
     mask = len(slots) - 1
     n = best_r.shape[1]
     par = np.empty(n, dtype=np.int64)
@@ -133,7 +139,7 @@ def _fold(words, scores, rows, slots, hashes, keys, best_s, best_r, count, pmask
                     best_r[k] = rows[i]
                 break
             p = (p + 1) & mask
-    return count
+    held[0] = count
 
 
 def _as_int64_words(words: np.ndarray) -> np.ndarray:
@@ -146,6 +152,26 @@ def _as_int64_words(words: np.ndarray) -> np.ndarray:
     if pad:
         b = np.concatenate([b, np.zeros((len(b), pad), dtype=np.uint8)], axis=1)
     return np.ascontiguousarray(b).view(np.int64)
+
+
+@dataclass
+class _Arrays:
+    """A table's arrays, replaced as a whole when it grows: a KeyboardInterrupt (the cubes' coordinator goes on
+    draining its workers after one) lands before or after the one assignment, never inside a half-built table;
+    the compiled fold cannot be interrupted and updates ``held[0]``, the class count, itself."""
+    hashes: np.ndarray
+    keys: np.ndarray
+    best_s: np.ndarray
+    best_r: np.ndarray
+    slots: np.ndarray
+    held: np.ndarray
+
+    @classmethod
+    def empty(cls, cap: int, n: int, nw: int) -> _Arrays:
+        """Room for ``cap`` classes of ``n`` variables with ``nw`` held words each, and 2·cap slots at least."""
+        slots = np.full(1 << int(_LOAD * cap - 1).bit_length(), -1, dtype=np.int64)
+        return cls(np.zeros(cap, dtype=np.int64), np.zeros((cap, nw), dtype=np.int64), np.zeros(cap),
+                   np.zeros((cap, n), dtype=np.int32), slots, np.zeros(1, dtype=np.int64))
 
 
 class BestPerClass:
@@ -173,36 +199,34 @@ class BestPerClass:
         self.n = n_variables
         self.key = key
         self.pmask = (np.ascontiguousarray(pmask, dtype=np.int64) if key == "class" else np.zeros(0, dtype=np.int64))
-        self.count = 0
         self._words_of = words_of
         self._words: int | None = None          # columns of the int64 words, fixed by the first fold
-        cap = max(16, int(capacity))
-        self._alloc(cap, 0)
+        self._a = _Arrays.empty(max(16, int(capacity)), self.n, 0)
 
-    def _alloc(self, cap: int, nw: int) -> None:
-        self.hashes = np.zeros(cap, dtype=np.int64)
-        self.keys = np.zeros((cap, nw if self.key == "words" else 0), dtype=np.int64)
-        self.best_s = np.zeros(cap)
-        self.best_r = np.zeros((cap, self.n), dtype=np.int32)
-        self.slots = np.full(1 << int(_LOAD * cap - 1).bit_length(), -1, dtype=np.int64)
+    @property
+    def count(self) -> int:
+        """The number of classes held."""
+        return int(self._a.held[0])
 
     def _grow(self, need: int, nw: int) -> None:
-        cap = len(self.hashes)
+        old = self._a
+        cap = len(old.hashes)
+        held_words = nw if self.key == "words" else 0
         if self._words is None:
             self._words = nw
-            self._alloc(max(cap, need), nw)
+            self._a = _Arrays.empty(max(cap, need), self.n, held_words)
             return
         if need <= cap:
             return
         while cap < need:
             cap *= 2
         c = self.count
-        old = (self.hashes, self.keys, self.best_s, self.best_r)
-        self._alloc(cap, nw)
-        for new, held in zip((self.hashes, self.keys, self.best_s, self.best_r), old, strict=True):
-            new[:c] = held[:c]
-        del old
-        _rehash(self.slots, self.hashes, c)
+        new = _Arrays.empty(cap, self.n, held_words)
+        for name in ("hashes", "keys", "best_s", "best_r"):
+            getattr(new, name)[:c] = getattr(old, name)[:c]
+        _rehash(new.slots, new.hashes, c)
+        new.held[0] = c
+        self._a = new
 
     def __len__(self) -> int:
         return self.count
@@ -220,8 +244,8 @@ class BestPerClass:
             raise ValueError(f"words: {w.shape[1]} columns, the table holds {self._words}")
         self._grow(self.count + len(rows), w.shape[1])
         s = np.ascontiguousarray(scores, dtype=np.float64)
-        self.count = _fold(w, s, rows, self.slots, self.hashes, self.keys, self.best_s, self.best_r, self.count,
-                           self.pmask, fresh)
+        a = self._a
+        _fold(w, s, rows, a.slots, a.hashes, a.keys, a.best_s, a.best_r, a.held, self.pmask, fresh)
         return fresh
 
     def add_rows(self, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -231,7 +255,8 @@ class BestPerClass:
 
     def ranked(self) -> tuple[np.ndarray, np.ndarray]:
         """Each class's best (score, row), best first: by −score, then the row lexicographically."""
-        return ranked(self.best_s[:self.count], self.best_r[:self.count])
+        a, c = self._a, self.count
+        return ranked(a.best_s[:c], a.best_r[:c])
 
 
 def ranked(scores: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -241,8 +266,8 @@ def ranked(scores: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return scores[order], rows[order]
 
 
-def choice_table(data: Any, classes: bool, capacity: int = 1024) -> BestPerClass:
-    """The compact table of phase 2's credible choices for ``data`` (a :class:`~bnilp.ilp.families._Data`): one
+def choice_table(data: _Data, classes: bool, capacity: int = 1024) -> BestPerClass:
+    """The compact table of phase 2's credible choices for ``data``: one
     per class (``classes``: keyed on the class words, held as rows only up to
     :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables) or per DAG; fold choices in with
     :meth:`BestPerClass.add_rows`."""
