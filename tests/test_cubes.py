@@ -314,6 +314,10 @@ def test_cubes_are_handed_out_cheapest_rows_first():
 
     order = cubes.cube_order(data, split)
     assert sorted(order) == list(range(len(split)))
+    # the coordinator computes pair_costs once and hands it to both: the same pairs and order
+    costs_once = cubes.pair_costs(data)
+    assert cubes.cube_order(data, split, costs_once) == order
+    assert cubes.split_pairs(data, math.inf, 3, costs=costs_once) == cubes.split_pairs(data, math.inf, 3)
     costs = [cost(split[i]) for i in order]
     assert len(set(np.round(costs, 9))) > 1
     assert all(costs[j] <= costs[j + 1] + 1e-9 for j in range(len(order) - 1))

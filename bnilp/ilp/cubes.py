@@ -74,7 +74,8 @@ def pair_costs(data: _Data) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(with_v, with_v.T), without_v + without_v.T
 
 
-def split_pairs(data: _Data, budget: float, k: int | None = None) -> list[tuple[int, int]]:
+def split_pairs(data: _Data, budget: float, k: int | None = None,
+                costs: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[int, int]]:
     """Up to ``k`` pairs {u, v} (every one with ``k=None``) to split the credible set on, both of whose sides may
     hold credible DAGs.
 
@@ -84,10 +85,10 @@ def split_pairs(data: _Data, budget: float, k: int | None = None) -> list[tuple[
     ranked by max(adj, apart), cheapest first (both sides likely to hold much of the set; ties by the pair), and
     those sharing no variable with a pair ranked before them come first (pairs on one variable, or on twins,
     split the set alike and leave cubes empty). The first ``k`` of that order; fewer (none: no split) when fewer
-    pairs qualify.
+    pairs qualify. ``costs``: :func:`pair_costs` of ``data`` where the caller has it already.
     """
     n = data.n
-    adj, apart = pair_costs(data)
+    adj, apart = pair_costs(data) if costs is None else costs
     cost = np.maximum(adj, apart)
     tol = 1e-9 * max(1.0, abs(budget))
     iu, jv = np.triu_indices(n, 1)
@@ -164,7 +165,7 @@ def _inside(data: _Data, sample: list[tuple[int, ...]], cube: Cube) -> np.ndarra
     return inside
 
 
-def cube_order(data: _Data, cubes: list[Cube]) -> list[int]:
+def cube_order(data: _Data, cubes: list[Cube], costs: tuple[np.ndarray, np.ndarray] | None = None) -> list[int]:
     """The indices of ``cubes`` in the order to hand them out: the cube whose rows cost least first — the sum over
     its pairs of adj or apart (:func:`pair_costs`), a lower bound on the loss of its DAGs when the pairs share no
     variable — ties by index. A cube that leaves more of the budget unspent tends to hold more of the credible set
@@ -172,8 +173,8 @@ def cube_order(data: _Data, cubes: list[Cube]) -> list[int]:
     ranked by their share of the serial start's classes, 28.2, 90.6, 5.8, 17.3, 26.5, 10.5, 14.3, 50.3), so this is the
     longest-processing-time-first rule of list scheduling (Graham 1969: with m workers the last cube ends within
     4/3 − 1/(3m) of the best schedule when the sizes are known) with estimated sizes: a large cube does not start
-    last and run on alone."""
-    adj, apart = pair_costs(data)
+    last and run on alone. ``costs``: :func:`pair_costs` of ``data`` where the caller has it already."""
+    adj, apart = pair_costs(data) if costs is None else costs
     cost = [sum(float(adj[pair] if value else apart[pair]) for pair, value in cube) for cube in cubes]
     return sorted(range(len(cubes)), key=lambda i: (cost[i], i))
 
@@ -374,10 +375,11 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     """
     budget = data.offset - found.opt + run.epsilon
     sample = got.credible.ranked()[1]
-    pairs = split_pairs(data, budget)
+    costs = pair_costs(data)
+    pairs = split_pairs(data, budget, costs=costs)
     # no pair qualifies: one cube, the whole rest
     split = uniform_cubes(balanced_pairs(data, pairs, sample, cube_count(jobs)))
-    order = cube_order(data, split)
+    order = cube_order(data, split, costs)
     stats2.update(method="branch-and-cut in cubes", jobs=jobs, order=order)
     from joblib.externals.loky import ProcessPoolExecutor
     from joblib.externals.loky.backend import get_context

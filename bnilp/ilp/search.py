@@ -850,8 +850,8 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     if classes and got.tail is None and not got.limit_hit and len(scores) > max_networks:
         _keep_past_cap(got, scores, rows, max_networks, data, stopped is None)
         stats2["classes_found"] = len(scores)
-    networks = [Network(float(s), data.parents(tuple(c))) for s, c in zip(scores[:max_networks].tolist(),
-                                                                          rows[:max_networks].tolist(), strict=True)]
+    networks = [Network(s, data.parents(tuple(c))) for s, c in zip(scores[:max_networks].tolist(),
+                                                                   rows[:max_networks].tolist(), strict=True)]
     n_found = len(networks)
     bound = max(found.dual, opt)
     unit = "classes" if classes else "networks"
