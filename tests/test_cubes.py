@@ -430,3 +430,41 @@ def test_cubes_split_while_running_list_the_same_set(split_at_once, monkeypatch)
         assert {mec_key(n.parents) for n in two.networks} == {mec_key(n.parents) for n in one.networks}
         assert len(two.networks) == len(one.networks)
     assert splits > 0
+
+def test_the_cubes_never_take_over_a_race_s_collection_indexed_before_the_filter(monkeypatch):
+    """A race whose budget ran out in phase 2 leaves what its branch-and-cut had collected, indexed by the
+    families of the table before the programme's filter renumbers them; when peeling does not list the set
+    and phase 2 goes to the cubes, their serial start collects afresh — the result is the brute-force credible
+    set, not the race's rows read in the new numbering."""
+    from bnilp.ilp import search
+
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 4)
+    monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 7)
+    monkeypatch.setattr(search, "_dp_estimate", lambda data: 600.0)
+    monkeypatch.setattr(ilp.settings, "DP_ENUMERATION", False)
+    monkeypatch.setattr(ilp.settings, "PHASE2_SERIAL_SECONDS", 0.0)
+    enumerate_ = search._enumerate
+    raced = []
+
+    def budget_out_in_the_race(run, data, found, max_networks, classes, verbose, stats):
+        if run.budget is None or raced:
+            return enumerate_(run, data, found, max_networks, classes, verbose, stats)
+        raced.append(data)                  # the race's phase 2: OPT's DAG collected, then the budget ends
+        stats["phase2"] = search._new_stats()
+        got = search._Collected.of(data, found.opt, run.epsilon, classes)
+        got.credible.add_rows(np.array(found.choice), np.array([data.exact(found.choice)]))
+        run.collected = got
+        return None
+
+    monkeypatch.setattr(search, "_enumerate", budget_out_in_the_race)
+    table = random_table(7, 908, keep=0.3, max_size=3, pruned=True)
+    eps = math.log(3)
+    _, expected = brute_force_credible(table, eps)
+    res = solve(table, eps, jobs=2, enumerate_by="mecs")
+    assert raced and "phase2_branch_and_cut" in res.stats and res.stats["phase1"]["method"] == "branch-and-cut"
+    assert res.stats["phase2"]["method"] == "branch-and-cut in cubes"
+    assert res.stats["dp"]["families_kept"] < raced[0].K         # the filter renumbered the families
+    assert res.complete and res.status == "optimal"
+    check_result(table, res, eps)
+    keys = [mec_key(n.parents) for n in res.networks]
+    assert len(keys) == len(set(keys)) and set(keys) == {mec_key(p) for _, p in expected}

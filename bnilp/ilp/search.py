@@ -745,6 +745,9 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     here kept (a class or DAG they find again is not added twice)."""
     from bnilp.ilp import cubes  # here: cubes imports this module
 
+    # what a race's branch-and-cut collected before its budget ran out indexes the families of the table before
+    # the programme's filter (_credible_families): the serial start collects afresh
+    run.collected = None
     run.budget = time.perf_counter() + settings.PHASE2_SERIAL_SECONDS
     done = _enumerate(run, data, found, max_networks, classes, verbose, stats)
     run.budget = None
