@@ -635,6 +635,56 @@ def test_best_per_class_tells_a_hash_match_of_another_class_apart():
         assert not _same(words, other, rows, keys, best_r, 0, pmask, *scratch)
 
 
+def test_the_choice_table_past_62_variables_groups_by_packed_words():
+    """Past :data:`~bnilp.mec.MASK_MAX_VARIABLES` the table holds packed class words (``choice_table`` then
+    ``add_rows``): on 70 variables, each with at most one parent (its neighbour on a line, either side), every
+    DAG's class is its skeleton (no colliders) — the table keeps one DAG per skeleton, the best, as grouping
+    by the reference class key does; the table without words refuses words of the wrong width."""
+    import random
+
+    from bnilp.ilp.classbest import BestPerClass, choice_table
+    from bnilp.mec import MASK_MAX_VARIABLES
+    from bnilp.scorefile import ScoreTable
+
+    n = 70
+    assert n > MASK_MAX_VARIABLES
+    rng = random.Random(80)
+    names = [f"V{i}" for i in range(n)]
+    families = {v: {frozenset(): -rng.randint(0, 8) / 2} for v in names}
+    for i, v in enumerate(names):
+        for j in (i - 1, i + 1):
+            if 0 <= j < n:
+                families[v][frozenset({names[j]})] = -rng.randint(0, 8) / 2      # coarse: many ties
+    data = _Data(ScoreTable(variables=names, families=families))
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    rows, nets = [], []
+    while len(rows) < 400:
+        parents = {v: frozenset() for v in names}
+        for i in (1, 20, 40, 65):                       # up to four edges on the line, a free orientation each
+            if rng.random() < 0.5:
+                a, b = (names[i - 1], names[i]) if rng.random() < 0.5 else (names[i], names[i - 1])
+                parents[b] = frozenset({a})
+        nets.append(parents)
+        rows.append([index[v, parents[v]] for v in names])
+    rows = np.array(rows)
+    scores = data.exact_rows(rows)
+    table = choice_table(data, classes=True, capacity=16)
+    assert table.key == "words"
+    for lo in range(0, len(rows), 64):
+        table.add_rows(rows[lo:lo + 64], scores[lo:lo + 64])
+    want: dict = {}
+    for p, row, sc in zip(nets, rows.tolist(), scores.tolist(), strict=True):
+        key = mec_key(p)
+        if key not in want or (-sc, row) < (-want[key][0], want[key][1]):
+            want[key] = (sc, row)
+    got_s, got_r = table.ranked()
+    assert len(table) == len(want) < len(rows)
+    assert sorted(zip(got_s.tolist(), got_r.tolist(), strict=True)) == sorted(want.values())
+    small = BestPerClass(5, key="class", pmask=np.zeros(4, dtype=np.int64))
+    with pytest.raises(ValueError, match="2·n = 10"):
+        small.add(np.zeros((1, 6), dtype=np.int64), np.zeros(1), np.zeros((1, 5), dtype=np.int64))
+
+
 def test_an_interrupt_while_the_table_grows_leaves_it_whole(monkeypatch):
     """The cubes' coordinator keeps folding its workers' last batches after a KeyboardInterrupt, so one that
     lands while the table grows must leave the table as it was: the same classes, the same best DAGs, and

@@ -242,6 +242,9 @@ class BestPerClass:
         w = _as_int64_words(rows.astype(np.int64) if self.key == "row" else words)
         if self._words is not None and w.shape[1] != self._words:
             raise ValueError(f"words: {w.shape[1]} columns, the table holds {self._words}")
+        if self.key == "class" and w.shape[1] != 2 * self.n:
+            raise ValueError(f"words: key 'class' compares 2·n = {2 * self.n} int64 words (adjacency and colliders "
+                             f"masks), not {w.shape[1]}")
         self._grow(self.count + len(rows), w.shape[1])
         s = np.ascontiguousarray(scores, dtype=np.float64)
         a = self._a
