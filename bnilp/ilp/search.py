@@ -397,7 +397,8 @@ def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
     classes = run.enumerated == "mecs"
     got = run.collected or _Collected.of(data, found.opt, run.epsilon, classes)
     optimal = tuple(sorted(found.choice))
-    got.credible.add_rows(np.array(optimal), np.array([data.exact(optimal)]))     # kept unless its class is there
+    # OPT's DAG becomes its class's DAG unless a better one (ties: a smaller choice) is held
+    got.credible.add_rows(np.array(optimal), np.array([data.exact(optimal)]))
     stats.setdefault("phase2", {}).setdefault("method", "dynamic programming")
     return _collected_result(run, data, found, got, (status, where), max_networks, classes, stats)
 
