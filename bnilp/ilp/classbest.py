@@ -212,9 +212,9 @@ class BestPerClass:
         old = self._a
         cap = len(old.hashes)
         held_words = nw if self.key == "words" else 0
-        if self._words is None:
-            self._words = nw
+        if self._words is None:                 # the first fold: the arrays, then the width they hold
             self._a = _Arrays.empty(max(cap, need), self.n, held_words)
+            self._words = nw
             return
         if need <= cap:
             return
