@@ -20,6 +20,12 @@ from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum
 from tests.test_ilp import EPSILONS, as_set, check_result, random_table
 
 
+def _choice_rows(data: _Data, networks) -> np.ndarray:
+    """Each network (a parent map) as its row of family indices of ``data``, one column per variable."""
+    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
+    return np.array([[index[v, p[v]] for v in data.names] for p in networks])
+
+
 def _brute_best_through(table, data: _Data) -> np.ndarray:
     """For each family of ``data``: the best score of a DAG of the table that uses it (−inf if none)."""
     best = np.full(data.K, -math.inf)
@@ -201,9 +207,8 @@ def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
     every DAG of a random 5-variable table."""
     table = random_table(5, 60 + seed, keep=0.7)
     data = _Data(table)
-    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
     nets = [p for _, p in brute_force_networks(table)][:3000]
-    rows = np.array([[index[v, p[v]] for v in data.names] for p in nets])
+    rows = _choice_rows(data, nets)
     reference = [mec_key(p) for p in nets]
     group_of_ref: dict = {}
     want = [group_of_ref.setdefault(r, len(group_of_ref)) for r in reference]
@@ -572,10 +577,9 @@ def test_best_per_class_folds_chunks_like_one_dag_at_a_time():
     table = random_table(5, 77, keep=0.8)
     data = _Data(table)
     data.score = np.round(data.score, 0)                    # many exact ties inside and across classes
-    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
     nets = brute_force_networks(table)
     order = np.random.default_rng(0).permutation(len(nets))
-    rows = np.array([[index[v, nets[m][1][v]] for v in data.names] for m in order])
+    rows = _choice_rows(data, [nets[m][1] for m in order])
     scores = data.exact_rows(rows)
     # the class words group the DAGs exactly as the reference class key does (CPDAG, Chickering 1995)
     keys = [r.tobytes() for r in data.class_words(rows)]
@@ -619,9 +623,8 @@ def test_best_per_class_tells_a_hash_match_of_another_class_apart():
 
     table = random_table(5, 78, keep=0.8)
     data = _Data(table)
-    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
     nets = brute_force_networks(table)
-    rows = np.array([[index[v, p[v]] for v in data.names] for _, p in nets])
+    rows = _choice_rows(data, [p for _, p in nets])
     mec = [mec_key(p) for _, p in nets]
     words = _as_int64_words(data.class_words(rows))
     held = 0
@@ -656,17 +659,15 @@ def test_the_choice_table_past_62_variables_groups_by_packed_words():
             if 0 <= j < n:
                 families[v][frozenset({names[j]})] = -rng.randint(0, 8) / 2      # coarse: many ties
     data = _Data(ScoreTable(variables=names, families=families))
-    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
-    rows, nets = [], []
-    while len(rows) < 400:
+    nets = []
+    while len(nets) < 400:
         parents = {v: frozenset() for v in names}
         for i in (1, 20, 40, 65):                       # up to four edges on the line, a free orientation each
             if rng.random() < 0.5:
                 a, b = (names[i - 1], names[i]) if rng.random() < 0.5 else (names[i], names[i - 1])
                 parents[b] = frozenset({a})
         nets.append(parents)
-        rows.append([index[v, parents[v]] for v in names])
-    rows = np.array(rows)
+    rows = _choice_rows(data, nets)
     scores = data.exact_rows(rows)
     table = choice_table(data, classes=True, capacity=16)
     assert table.key == "words"
@@ -693,8 +694,7 @@ def test_an_interrupt_while_the_table_grows_leaves_it_whole(monkeypatch):
 
     table = random_table(5, 79, keep=0.8)
     data = _Data(table)
-    index = {(data.names[data.child[k]], data.sets[k]): k for k in range(data.K)}
-    rows = np.array([[index[v, p[v]] for v in data.names] for _, p in brute_force_networks(table)])
+    rows = _choice_rows(data, [p for _, p in brute_force_networks(table)])
     scores = data.exact_rows(rows)
     clean = classbest.choice_table(data, classes=True, capacity=16)
     table_ = classbest.choice_table(data, classes=True, capacity=16)
