@@ -466,7 +466,9 @@ def score_parent_sets(
     ``time_limit`` (seconds) deepens the walk instead (:func:`_deepen`): passes with palim 1, 2, … until
     one needs no larger sets (the complete result) or time runs out; then the last finished pass is
     returned, exact for parent sets up to its palim, and ``meta`` says so (``palim_reached``,
-    ``exact_for_parent_sets_up_to``, ``score_time_limit_reached``).
+    ``exact_for_parent_sets_up_to``, ``score_time_limit_reached``). A deeper pass that cannot run (an
+    :class:`InputError`, e.g. ``counts='subsets'`` past its table's size) ends the deepening the same way,
+    its message in ``meta["score_deeper_pass_refused"]`` (the time limit is then not what stopped it).
 
     Memory: the walk stops when the system's free memory falls below :func:`scoring_memory_floor`
     (:func:`memory_watch`; data wider than :data:`MAX_MASK_VARIABLES` are not watched). With
@@ -502,6 +504,7 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
     deadline = Deadline(time.perf_counter() + time_limit, scoring_memory_floor())
     t0 = time.perf_counter()
     out_of_memory = False
+    refused: str | None = None              # a deeper pass that could not run (InputError), not the clock
     passes: list[dict[str, Any]] = []
     last: ScoreTable | None = None
     table: ScoreTable | None = None
@@ -522,6 +525,7 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
         except InputError as exc:           # e.g. counts='subsets' no longer fits: keep what is exact
             if last is None:
                 raise
+            refused = str(exc)
             passes.append({**record, "seconds": round(time.perf_counter() - started, 4), "finished": False,
                            "stopped": str(exc)})
             break
@@ -538,9 +542,11 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
         table.meta.update(palim=kept_depth, palim_default=False, palim_reached=True,
                           exact_for_parent_sets_up_to=kept_depth if own is None else min(kept_depth, own))
     table.meta.update(score_time_limit=time_limit,
-                      score_time_limit_reached=not passes[-1]["finished"] and not out_of_memory,
+                      score_time_limit_reached=not passes[-1]["finished"] and not out_of_memory and refused is None,
                       score_memory_limit_reached=out_of_memory,
                       deepening=passes, seconds=round(time.perf_counter() - t0, 4))
+    if refused is not None:
+        table.meta["score_deeper_pass_refused"] = refused
     return table
 
 

@@ -162,3 +162,30 @@ def test_the_palim_of_required_knowledge_is_kept_when_deepening() -> None:
     assert got.families == ref.families and not got.meta["score_time_limit_reached"]
     for key in ("palim", "palim_reached", "exact_for_parent_sets_up_to", "knowledge_palim"):
         assert got.meta[key] == ref.meta[key], key
+
+
+def test_a_deeper_pass_that_cannot_run_ends_the_deepening_without_blaming_the_clock(monkeypatch, tmp_path) -> None:
+    """``counts='subsets'`` whose table no longer fits a deeper pass is an input error without a time limit;
+    under one, the last finished pass is kept (exact for its palim, exit 3) and the record names the refusal,
+    not the time limit, which was far from reached."""
+    import bnilp.lattice as lattice
+    monkeypatch.setattr(lattice, "SUBSET_TABLE_MAX_SUBSETS", 100)    # the real 4 M, reached on small data
+    frame = random_discrete_frame(3, n=8, N=2000, max_arity=3)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    eps = math.log(20)
+    with pytest.raises(InputError, match="subsets"):
+        score_parent_sets(make_score("bdeu", data), epsilon=eps, counts="subsets")
+    got = score_parent_sets(make_score("bdeu", data), epsilon=eps, counts="subsets", time_limit=600.0)
+    meta = got.meta
+    d = meta["exact_for_parent_sets_up_to"]
+    assert not meta["score_time_limit_reached"] and not meta["score_memory_limit_reached"]
+    assert meta["palim_reached"] and "subsets" in meta["score_deeper_pass_refused"]
+    assert meta["deepening"][-1]["palim"] == d + 1 and not meta["deepening"][-1]["finished"]
+    assert got.families == score_parent_sets(make_score("bdeu", data), epsilon=eps, palim=d).families
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "s.scores"), "--bf", "20",
+                                    "--score", "bdeu", "--counts", "subsets", "--score-time-limit", "600"])
+    assert res.exit_code == EXIT_LIMIT, res.output
+    assert "scoring time limit" not in res.output and "could not run" in res.output
+    assert "scoring stopped deepening" in res.output

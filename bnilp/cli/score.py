@@ -122,6 +122,8 @@ def limit_reason(meta: dict[str, Any]) -> str:
         return "the scoring time limit"
     if meta.get("score_memory_limit_reached"):
         return "the scoring memory limit"
+    if meta.get("score_deeper_pass_refused"):
+        return f"a deeper pass that could not run ({meta['score_deeper_pass_refused']})"
     return "palim"
 
 
@@ -153,6 +155,10 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     elif meta.get("score_memory_limit_reached"):
         console.print(f"[yellow]scoring memory limit ({meta['deepening'][-1].get('stopped')}): the walk finished "
                       f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]")
+    elif meta.get("score_deeper_pass_refused"):
+        console.print(f"[yellow]scoring stopped deepening ({meta['score_deeper_pass_refused']}): the walk finished "
+                      f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]",
+                      highlight=False)
     elif meta.get("palim_reached"):
         k = limited_to(meta)
         console.print(f"[yellow]palim {k} cut the walk: results are exact for parent sets of size "
