@@ -1034,7 +1034,7 @@ def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: 
     size = comps.size
     w = np.exp(scores - ref) * (size if prior == "dags" else 1.0)
     out.mass += float(w.sum())
-    out.dags += int(size.sum())
+    out.dags += sum(size.tolist())              # Python ints: each size is < 2^62, their sum need not be
     _add_directed(dpa, w, out.directed)
     j = comps.edge_component()
     na, nb = comps.nodes[j, comps.edge_a], comps.nodes[j, comps.edge_b]

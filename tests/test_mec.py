@@ -524,6 +524,32 @@ def test_a_tail_of_classes_adds_what_each_class_would_add_alone(seed, prior):
         np.testing.assert_allclose(got.undirected, want_u, rtol=1e-12, atol=1e-15)
 
 
+def test_a_tail_s_dag_total_past_2_63_is_exact():
+    """Each class of the tail holds fewer than 2^62 DAGs, but their total can pass 2^63: 12 classes of 30
+    variables whose CPDAGs are cliques of 11, 11, 4 and 4 nodes (11!² · 4!² ≈ 9.2e17 DAGs each) hold
+    ≈ 1.1e19, counted exactly (Python ints), as count_dags_in_mec counts them one by one."""
+    from bnilp.mec import class_tail_mass
+
+    rng = random.Random(5)
+    names = [f"x{i:02d}" for i in range(30)]
+    families: dict[str, dict[frozenset[str], float]] = {v: {} for v in names}
+    dags = []
+    for _ in range(12):
+        order = rng.sample(names, len(names))
+        dag, start = {}, 0
+        for size in (11, 11, 4, 4):
+            group = order[start:start + size]
+            start += size
+            for i, v in enumerate(group):
+                dag[v] = frozenset(group[:i])
+                mates = [u for u in group if u != v]
+                families[v].update({frozenset(c): 0.0 for k in range(size) for c in itertools.combinations(mates, k)})
+        dags.append(dag)
+    got = class_tail_mass(_tail_of(dags, [0.0] * len(dags)), families, names, 0.0, "dags", complete_classes=True)
+    want = sum(count_dags_in_mec(dag) for dag in dags)
+    assert want > 2 ** 63 and got.dags == want and got.classes == len(dags)
+
+
 def test_unique_rows_are_numpys_unique_rows():
     from bnilp.mec import _unique_rows
 
