@@ -272,7 +272,12 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         lines = [f"  {v} ← {', '.join(ps) if ps else '∅'}" for v, ps in best["parents"].items()]
         label = "optimal network" if proven else "best network found"
         console.print(f"{label} (score {_fmt(best['score'])}):\n" + "\n".join(lines))
-    if not r.get("complete", True) and not (r.get("optimum_only") and r.get("status") == "optimal"):
+    counted_all = r.get("status") == "network_limit" and r.get("posterior_classes", 0) > r.get("n_mecs", 0)
+    if counted_all:                             # count_past_cap: the list is capped, the set is not
+        console.print(f"[bold yellow]LIST CAPPED: the best {r.get('n_mecs')} of {r['posterior_classes']} credible "
+                      f"classes are listed ({r.get('message') or 'network limit'}); DAG counts and posteriors "
+                      f"below cover all {r['posterior_classes']}.[/bold yellow]")
+    elif not r.get("complete", True) and not (r.get("optimum_only") and r.get("status") == "optimal"):
         why = "; ".join(str(x) for x in (r.get("status"), r.get("message")) if x)
         console.print(f"[bold red]INCOMPLETE: the credible set is truncated — not every network within "
                       f"the Bayes factor was found ({why or 'no reason given'}). Posteriors below are "

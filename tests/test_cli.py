@@ -215,6 +215,7 @@ def test_a_class_cap_says_the_posteriors_average_over_every_credible_class(runne
     assert res.exit_code == 3 and doc["status"] == "network_limit" and doc["n_mecs"] == 3 < every["n_mecs"]
     assert (doc["posterior_classes"], doc["posterior_dags"]) == (every["n_mecs"], every["n_networks"])
     assert "posteriors over" in res.output and f"all {every['n_mecs']} credible classes" in res.output
+    assert "LIST CAPPED" in res.output and "INCOMPLETE" not in res.output      # every class counted
     want = {(e["from"], e["to"]): e["posterior"] for e in every["edges"]}
     assert all(e["posterior"] == pytest.approx(want[e["from"], e["to"]], abs=1e-9) for e in doc["edges"])
 
@@ -235,6 +236,7 @@ def test_count_past_cap_lists_on_past_the_cap_by_branch_and_cut(runner, tmp_path
     assert doc["stats"]["phase2"]["method"] == "branch-and-cut"
     assert (doc["posterior_classes"], doc["posterior_dags"]) == (every["n_mecs"], every["n_networks"])
     assert f"all {every['n_mecs']} credible classes" in res.output
+    assert "LIST CAPPED" in res.output and "INCOMPLETE" not in res.output
     assert [m["cpdag"] for m in doc["mecs"]] == [m["cpdag"] for m in every["mecs"][:3]]
     want = {(e["from"], e["to"]): e["posterior"] for e in every["edges"]}
     assert all(e["posterior"] == pytest.approx(want[e["from"], e["to"]], abs=1e-9) for e in doc["edges"])

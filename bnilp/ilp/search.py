@@ -127,7 +127,8 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     lists on until the set is complete (or a limit stops it), as peeling always does; the best ``max_networks``
     classes are returned as networks, the rest compactly as ``unlisted`` (:class:`ClassTail`, for
     :func:`bnilp.mec.class_tail_mass`), so that DAG counts and posteriors cover every class found. The status
-    is then ``network_limit`` with the set complete, and the message says of how many classes."""
+    is then ``network_limit`` and ``complete`` is False (the list is capped) although every credible class was
+    found and counted; the message says of how many classes."""
     if count_past_cap and enumerate_by != "mecs":
         raise InputError(f"count_past_cap counts equivalence classes: it needs enumerate_by='mecs', "
                          f"not {enumerate_by!r}")
