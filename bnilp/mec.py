@@ -1338,25 +1338,35 @@ def _whole_class_admitted(dpa, und, fam, fstart, max_options):
     m, n = dpa.shape
     out = np.ones(m, dtype=np.int8)
     one = np.int64(1)
+    clique = np.zeros(n + 1, dtype=np.int64)         # the clique at each depth of the search
+    cand = np.zeros(n + 1, dtype=np.int64)           # the neighbours that may still extend it (above its last)
     for i in range(m):
         for v in range(n):
-            nb = und[i, v]
-            s = nb
-            options = 0
-            while True:                                 # every sub-mask s of nb, nb first, 0 last
-                clique = True
-                for a in range(n):
-                    if (s >> a) & one and s & ~und[i, a] & ~(one << a):
-                        clique = False
-                        break
-                if clique:
-                    options += 1
-                    if options > max_options or not _has_mask(fam, fstart[v], fstart[v + 1], dpa[i, v] | s):
-                        out[i] = 0
-                        break
-                if s == 0:
+            if not _has_mask(fam, fstart[v], fstart[v + 1], dpa[i, v]):
+                out[i] = 0
+                break
+            # the cliques of v's undirected neighbours, each once (lowest candidate first: the ones left
+            # are above it), so the work is the number of cliques, not 2^degree
+            options = 1
+            d = 0
+            clique[0], cand[0] = 0, und[i, v]
+            while d >= 0 and out[i]:
+                r = cand[d]
+                if r == 0:
+                    d -= 1
+                    continue
+                b = r & -r
+                a = 0
+                while not (b >> a) & one:
+                    a += 1
+                cand[d] = r ^ b
+                s = clique[d] | b
+                options += 1
+                if options > max_options or not _has_mask(fam, fstart[v], fstart[v + 1], dpa[i, v] | s):
+                    out[i] = 0
                     break
-                s = (s - 1) & nb
+                d += 1
+                clique[d], cand[d] = s, (r ^ b) & und[i, a]
             if out[i] == 0:
                 break
     return out

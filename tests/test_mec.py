@@ -443,6 +443,31 @@ def test_compiled_cpdags_and_whole_class_admission_equal_the_python_ones(seed):
             assert counts is None
 
 
+def test_whole_class_admission_walks_the_cliques_of_a_neighbourhood_not_its_subsets():
+    """A hub with 40 undirected neighbours (a star: 41 DAGs, one per root) has 41 parent options, not 2^40
+    sub-masks to look at: admitted whole, and not once one leaf's option "hub" is missing. A node of a
+    clique one larger than MAX_PARENT_OPTIONS allows has too many options: left to count_admitted, as
+    _parent_options leaves it."""
+    from bnilp.mec import MAX_PARENT_OPTIONS, _class_cpdags
+
+    leaves = [f"l{i:02d}" for i in range(40)]
+    nodes = ["hub", *leaves]
+    star = {"hub": frozenset()} | {v: frozenset({"hub"}) for v in leaves}
+    families = {"hub": {frozenset(), *(frozenset({v}) for v in leaves)}} | {v: {frozenset(), frozenset({"hub"})}
+                                                                           for v in leaves}
+    ((_, und),), whole, (counts,) = _class_cpdags([(0.0, star)], families, nodes)
+    assert len(und) == 40 and whole[0] and counts[0] == count_dags_in_mec(star) == 41
+    families["l07"] = {frozenset()}
+    assert not _class_cpdags([(0.0, star)], families, nodes)[1][0]
+    k = MAX_PARENT_OPTIONS.bit_length() - 1                     # a clique of k + 1: 2^k options each, the most
+    assert 2 ** k == MAX_PARENT_OPTIONS
+    for size, whole_expected in ((k + 1, True), (k + 2, False)):
+        clique = {f"c{i:02d}": frozenset(f"c{j:02d}" for j in range(i)) for i in range(size)}
+        every = {v: {frozenset(c) for k in range(size) for c in itertools.combinations(sorted(set(clique) - {v}), k)}
+                 for v in clique}
+        assert bool(_class_cpdags([(0.0, clique)], every, sorted(clique))[1][0]) == whole_expected
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_classes_counted_together_by_shape_equal_class_counts_one_by_one(seed):
     """Many classes in one call (credible_classes' listed route): each class's size and edge shares from the
