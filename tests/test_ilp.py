@@ -379,3 +379,23 @@ def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch
             assert len(keys) == len(set(keys))
             assert set(keys) == {mec_key(n.parents) for n in dags.networks}
             assert all(n.score >= dags.optimum - eps - 1e-9 for n in classes.networks)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_dag_inside_the_tie_tolerance_is_listed_on_every_route_when_opt_is_large(seed, optimum_by):
+    """The set is every DAG with s ≥ OPT − ε − 1e-9·|OPT| (the float noise allowed, the oracle's too). That
+    tolerance grows with |OPT| (10⁶-row data give OPT ≈ −10⁷): a DAG 0.5·tolerance below OPT − ε is listed by
+    peeling and by branch-and-cut alike, whose objective limit is on OPT shifted near 0."""
+    table = random_table(4, 300 + seed, keep=0.6)
+    v0 = table.variables[0]
+    table.families[v0] = {ps: s - 1e8 for ps, s in table.families[v0].items()}     # every DAG −1e8
+    nets = brute_force_credible(table, 1e6)[1]
+    opt = nets[0][0]
+    tol = 1e-9 * max(1.0, abs(opt))
+    below = next(s for s, _ in nets if s < opt - 1.0)
+    eps = opt - below - 0.5 * tol
+    res = solve(table, eps)
+    check_result(table, res, eps)
+    want = as_set(p for _, p in brute_force_credible(table, eps)[1])
+    assert as_set(net.parents for net in res.networks) == want and res.complete
+    assert any(net.score == below for net in res.networks)

@@ -770,11 +770,13 @@ def _phase2_model(data: _Data, found: _Optimum, epsilon: float, stats2: dict[str
                   on_record: Callable[[tuple[int, ...]], None], tick: Callable[[], None], classes: bool,
                   fixings: list[tuple[np.ndarray, int]] | None = None) -> tuple[Any, Any]:
     """Phase 2's model and its acyclicity handler: phase 1's cluster cuts, the objective limit OPT − ε − tol
-    (tol = 1e-5·max(1, |shifted OPT| + ε)), no presolving or heuristics, :data:`~bnilp.ilp.settings.PHASE2_PARAMS`;
-    ``fixings`` restrict it to a cube (:mod:`bnilp.ilp.cubes`)."""
+    (tol = max(1e-5·max(1, |shifted OPT| + ε), 2·:func:`_tie_tol`): SCIP's sums are on the shifted objective,
+    and the set keeps float noise of up to the tie tolerance, which grows with |OPT|), no presolving or
+    heuristics, :data:`~bnilp.ilp.settings.PHASE2_PARAMS`; ``fixings`` restrict it to a cube
+    (:mod:`bnilp.ilp.cubes`)."""
     model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters, tick=tick, classes=classes,
                               fixings=fixings)
-    tol = 1e-5 * max(1.0, abs(found.opt_shift) + epsilon)
+    tol = max(1e-5 * max(1.0, abs(found.opt_shift) + epsilon), 2 * _tie_tol(found.opt))
     slack = _use_symmetry(data, model2, hdlr2, found.opt - epsilon - _tie_tol(found.opt), stats2)
     model2.setObjlimit(found.opt_shift - epsilon - tol - slack)
     model2.setPresolve(SCIP_PARAMSETTING.OFF)
