@@ -47,7 +47,8 @@ arrays as nested lists — that JSON is the documented export schema)::
      "notes": [str]}
 
 ``LearnResult.fit`` adds ``"score"`` (the score the network was learned with), ``"network"``
-(``{"rank": K, "score": s, "of": n}``, K = 1 for the best network) and ``"model_string"``.
+(``{"rank": K, "score": s, "of": n}``, K = 1 for the best network) and ``"model_string"`` (None, with a
+note, where a variable's name holds a character bnlearn's syntax reserves).
 
 **Files.** :data:`EXPORT_FORMATS` maps file extensions to formats. BIF (:func:`bif_text`, the
 classic interchange format read by pgmpy, bnlearn, GeNIe …) and XMLBIF 0.3 (:func:`xmlbif_text`)
@@ -99,6 +100,11 @@ MAX_TABLE_CELLS = 10_000_000
 SCHEMA = ("bnilp.network", 1)
 
 _UNSAFE = re.compile(r"[^\w.+-]")
+#: characters XML 1.0 cannot hold, even escaped
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: a keyword and what a BIF reader takes for a number, inside a name (pgmpy's reader finds ``table 1`` in
+#: ``probability ( x_table1 | y )``, ``default 2e`` in ``default2e``)
+_KEYWORD_NUMBER = re.compile(r"(table|default)(?=[0-9eE.+-])")
 _MODEL_NODE = re.compile(r"\[([^\[\]|]+)(?:\|([^\[\]]*))?\]")
 _MODEL_FORBIDDEN = set("[]|:")
 
@@ -290,22 +296,30 @@ def check_discrete(fitted_or_names: Mapping[str, Any] | Dataset, fmt: str) -> No
 
 
 def _safe_names(names: Iterable[str]) -> dict[str, str]:
-    """BIF-safe tokens for ``names``: characters outside [letters, digits, _ . + -] become ``_``;
-    collisions get ``_2``, ``_3`` … (unchanged names keep priority)."""
+    """BIF-safe tokens for ``names``: characters outside [letters, digits, _ . + -] become ``_``; a keyword
+    followed by what reads as a number (``table1``, ``xdefault-2``) gets a ``_`` between them; tokens are
+    unique ignoring case (pgmpy's reader lowercases names), collisions getting ``_2``, ``_3`` … (names that
+    need no change keep priority, in order)."""
+    def safe(nm: str) -> bool:
+        return bool(nm) and not _UNSAFE.search(nm) and not _KEYWORD_NUMBER.search(nm)
+
     names = list(names)
     out: dict[str, str] = {}
-    used = {nm for nm in names if not _UNSAFE.search(nm) and nm}
+    used: set[str] = set()                  # lowercased
     for nm in names:
-        if nm in used and not _UNSAFE.search(nm):
+        if safe(nm) and nm.lower() not in used:
             out[nm] = nm
+            used.add(nm.lower())
+    for nm in names:
+        if nm in out:
             continue
-        base = _UNSAFE.sub("_", nm) or "_"
+        base = _KEYWORD_NUMBER.sub(r"\1_", _UNSAFE.sub("_", nm) or "_")
         token, k = base, 2
-        while token in used:
+        while token.lower() in used:
             token, k = f"{base}_{k}", k + 1
-        used.add(token)
+        used.add(token.lower())
         out[nm] = token
-    return out
+    return {nm: out[nm] for nm in names}
 
 
 def _num(x: float) -> str:
@@ -335,7 +349,7 @@ def bif_text(fitted: Mapping[str, Any]) -> str:
     variables = fitted["variables"]
     vname = _safe_names(variables)
     snames = {v: _safe_names(e["states"]) for v, e in variables.items()}
-    lines = ["// " + ln for ln in _header(fitted)]
+    lines = ["// " + " ".join(ln.splitlines()) for ln in _header(fitted)]     # a name's line break ends no comment
     renamed = [f"variable {json.dumps(v)} -> {t}" for v, t in vname.items() if v != t]
     renamed += [f"state {json.dumps(s)} of {vname[v]} -> {t}" for v, m in snames.items() for s, t in m.items()
                 if s != t]
@@ -365,6 +379,12 @@ def xmlbif_text(fitted: Mapping[str, Any]) -> str:
     TABLE lists P(child | configuration) for each parent configuration in turn, last GIVEN fastest."""
     check_discrete(fitted, "xmlbif")
     variables = fitted["variables"]
+    for v, e in variables.items():
+        for kind, text in (("variable", v), *(("state", s) for s in e["states"])):
+            bad = _XML_FORBIDDEN.search(text)
+            if bad:
+                raise InputError(f"XMLBIF cannot hold the control character U+{ord(bad.group()):04X} of the {kind} "
+                                 f"{text!r} (XML 1.0 has none; export .bif, which renames it, or .json)")
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            "<!-- XMLBIF 0.3 (http://www.cs.cmu.edu/~fgcozman/Research/InterchangeFormat/) -->",
            '<BIF VERSION="0.3">', "<NETWORK>", "<NAME>bnilp</NAME>"]

@@ -217,6 +217,45 @@ def test_awkward_labels_are_made_safe_in_bif_and_kept_in_xmlbif(tmp_path) -> Non
     assert_same_network(readwrite.XMLBIFReader(str(tmp_path / "odd.xmlbif")).get_model(), fitted)
 
 
+def test_bif_names_pgmpy_would_misread_are_renamed_and_round_trip(tmp_path) -> None:
+    """pgmpy's BIF reader lowercases names (so 'A' and 'a' would share one CPD) and finds a keyword and a
+    number inside a name ('table1' read as 'table 1', also inside 'xdefault2e'): such names are written
+    renamed — unique ignoring case, '_' after the keyword — the header says so, and the model reads back."""
+    readwrite = pytest.importorskip("pgmpy.readwrite")
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 2, 400)
+    names = ["A", "a", "table1", "xdefault2e", "tablet"]
+    df = pd.DataFrame({nm: np.where(rng.random(400) < 0.85, x, 1 - x) for nm in names})
+    data = from_dataframe(df, discrete=names)
+    fitted = fit_parameters(data, {"A": [], "a": ["A"], "table1": ["a"], "xdefault2e": ["table1"], "tablet": ["A"]})
+    write_bif(fitted, tmp_path / "n.bif")
+    text = (tmp_path / "n.bif").read_text()
+    safe = {"A": "A", "a": "a_2", "table1": "table_1", "xdefault2e": "xdefault_2e", "tablet": "tablet"}
+    assert all(f'variable "{v}" -> {t}' in text for v, t in safe.items() if v != t)
+    model = readwrite.BIFReader(str(tmp_path / "n.bif")).get_model()
+    assert set(model.nodes()) == set(safe.values()) and model.check_model()
+    for v, e in fitted["variables"].items():
+        evidence, values = pgmpy_table(model, safe[v])
+        assert evidence == [safe[p] for p in e["parents"]]
+        np.testing.assert_allclose(values, np.asarray(e["cpt"]), rtol=0, atol=1e-15)
+
+
+def test_names_no_format_holds_are_refused_or_kept_out_of_the_syntax(tmp_path) -> None:
+    """XMLBIF cannot hold a control character even escaped: refused in one line naming it; a constant column
+    whose quoted name holds a line break stays inside BIF's header comment."""
+    df = pd.DataFrame({"a": ["x\x01y", "z", "z", "x\x01y"], "b": ["0", "1", "1", "0"], "k\nnetwork {": ["c"] * 4})
+    data = from_dataframe(df, discrete=["a", "b", "k\nnetwork {"])
+    fitted = fit_parameters(data, {"a": [], "b": ["a"]})
+    fitted["absent"] = {"k\nnetwork {": "constant column (one value): left out of the network"}
+    with pytest.raises(InputError, match="control character U[+]0001 of the state"):
+        write_xmlbif(fitted, tmp_path / "n.xmlbif")
+    assert not (tmp_path / "n.xmlbif").exists()
+    write_bif(fitted, tmp_path / "n.bif")
+    lines = (tmp_path / "n.bif").read_text().splitlines()
+    assert sum(ln.startswith("network ") for ln in lines) == 1
+    assert all(ln.startswith("// ") for ln in lines[:lines.index("network bnilp {")])
+
+
 def test_bif_refuses_continuous_variables_naming_them(tmp_path) -> None:
     rng = np.random.default_rng(1)
     df = pd.DataFrame({"D": rng.choice(["a", "b"], 200), "X": rng.normal(size=200), "Y": rng.normal(size=200)})
