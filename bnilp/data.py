@@ -148,10 +148,13 @@ def _sniff_delimiter(sample: str, path: str) -> str | None:
     return best if counts[best] > 0 else None
 
 
-def _read_table(path: str, delimiter: str | None) -> list[list[str]]:
-    """Rows of string cells; lines are 1-based in error messages."""
+def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list[int]]:
+    """Rows of string cells and the file line (1-based) each starts on — a quoted cell may span lines.
+    Blank lines before the first row and after the last are skipped (blank lines between rows are kept:
+    they are rows of missing cells). A UTF-8 byte-order mark (Excel's "CSV UTF-8") is not part of the
+    first name."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
             text = handle.read()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
@@ -163,16 +166,25 @@ def _read_table(path: str, delimiter: str | None) -> list[list[str]]:
     if delimiter is None:
         delimiter = _sniff_delimiter(text[:65536], path)
     rows: list[list[str]] = []
+    starts: list[int] = []
     lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
     if delimiter is None:
-        for line in lines:
+        for number, line in enumerate(lines, start=1):
             rows.append(line.split())
+            starts.append(number)
     else:
-        for cells in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter):
+        reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
+        end = 0
+        for cells in reader:
             rows.append([c.strip() for c in cells])
-    return rows
+            starts.append(end + 1)
+            end = reader.line_num
+    blank = [not any(row) for row in rows]
+    if all(blank):
+        raise InputError(f"{path}: the file holds no values")
+    lo = blank.index(False)
+    hi = len(rows) - blank[::-1].index(False)
+    return rows[lo:hi], starts[lo:hi]
 
 
 def _looks_like_arity_line(cells: list[str]) -> bool:
@@ -201,34 +213,32 @@ def load_data(
     whatever its number of distinct values.
     """
     path = os.fspath(path)
-    rows = _read_table(path, delimiter)
-    first_data_line = 1
+    rows, lines = _read_table(path, delimiter)
+    names_line = lines[0]
     if no_header:
         names = [str(j) for j in range(len(rows[0]))]
     else:
         names = rows[0]
-        rows = rows[1:]
-        first_data_line = 2
+        rows, lines = rows[1:], lines[1:]
     declared: list[str] | None = None
     if fmt not in ("auto", "csv", "dat"):
         raise InputError(f"unknown data format {fmt!r} (auto, csv or dat)")
     if rows and fmt != "csv" and _looks_like_arity_line(rows[0]) and len(rows[0]) == len(names):
         if fmt == "dat" or path.endswith(".dat") or "-" in rows[0]:
             declared = rows[0]
-            rows = rows[1:]
-            first_data_line += 1
+            rows, lines = rows[1:], lines[1:]
     if not rows:
         raise InputError(f"{path}: no data rows")
     width = len(names)
-    for offset, row in enumerate(rows):
+    for line, row in zip(lines, rows, strict=True):
         if len(row) != width:
-            raise InputError(f"{path}:{first_data_line + offset}: expected {width} fields, found {len(row)}")
+            raise InputError(f"{path}:{line}: expected {width} fields, found {len(row)}")
     frame = pd.DataFrame(rows, columns=range(width), dtype=str)
     kinds_hint: dict[str, str] = {}
     if declared is not None:
         for name, token in zip(names, declared, strict=True):
             kinds_hint[name] = CONTINUOUS if token == "-" else DISCRETE
-    return _build(frame, names, path, first_data_line, discrete, continuous, missing, kinds_hint, integer_codes)
+    return _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line)
 
 
 def from_dataframe(
@@ -253,28 +263,31 @@ def from_dataframe(
         raise InputError(f"{source}: row {row}, column {str(col)!r}: missing value")
     frame = df.astype(str)
     frame.columns = range(len(names))
-    return _build(frame, names, source, 0, discrete, continuous, None, hints)
+    return _build(frame, names, source, None, discrete, continuous, None, hints)
 
 
 def _build(
     frame: pd.DataFrame,
     names: list[str],
     source: str,
-    first_line: int,
+    lines: list[int] | None,
     discrete: str | list[str] | None,
     continuous: str | list[str] | None,
     missing: str | list[str] | None,
     hints: dict[str, str],
     integer_codes: bool = False,
+    names_line: int = 1,
 ) -> Dataset:
-    """Validate names and cells, decide kinds, code the columns."""
-    where = (lambda r: f"{source}:{first_line + r}") if first_line else (lambda r: f"{source}: row {r}")
+    """Validate names and cells, decide kinds, code the columns (``lines``: each row's line in the file, for
+    messages; None for a DataFrame)."""
+    where = (lambda r: f"{source}:{lines[r]}") if lines is not None else (lambda r: f"{source}: row {r}")
     seen: dict[str, int] = {}
     for j, name in enumerate(names):
         if not name:
-            raise InputError(f"{source}:1: column {j + 1} has an empty name")
+            raise InputError(f"{source}:{names_line}: column {j + 1} has an empty name")
         if name in seen:
-            raise InputError(f"{source}:1: duplicate column name {name!r} (columns {seen[name] + 1} and {j + 1})")
+            raise InputError(f"{source}:{names_line}: duplicate column name {name!r} "
+                             f"(columns {seen[name] + 1} and {j + 1})")
         seen[name] = j
     want_discrete = _split_list(discrete)
     if want_discrete == [ALL_COLUMNS] and ALL_COLUMNS not in seen:

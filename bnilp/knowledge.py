@@ -368,6 +368,10 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
             text = fh.read()
     except OSError as exc:
         raise InputError(f"{path}: cannot read the knowledge file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: the knowledge file is not UTF-8 text (byte {exc.object[exc.start]:#04x})") \
+            from None
     return parse_knowledge(text, os.fspath(path))
 
 

@@ -106,7 +106,11 @@ class LearnResult:
             fitted["absent"].setdefault(name, "constant column (one value): left out of the network")
         fitted["score"] = meta.get("score")
         fitted["network"] = {"rank": network + 1, "score": score, "of": len(self.solution.networks)}
-        fitted["model_string"] = export.model_string(parents, self.table.variables)
+        try:
+            fitted["model_string"] = export.model_string(parents, self.table.variables)
+        except InputError as exc:               # names bnlearn's syntax cannot hold: every format but it still works
+            fitted["model_string"] = None
+            fitted["notes"].append(f"no model string: {exc}")
         return fitted
 
     def _dataset(self, data: str | os.PathLike[str] | pd.DataFrame | Dataset | None) -> Dataset:

@@ -71,8 +71,11 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be written ({exc.strerror or exc})") from None
     os.close(fd)
     try:
         yield tmp
@@ -82,6 +85,23 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def check_writable(path: str | os.PathLike[str], folder: bool = False) -> None:
+    """Raise :class:`InputError` unless ``path`` (a file, or with ``folder`` a directory) could be written by
+    :func:`atomic_output`: not an existing directory (file) or file (folder), and its nearest existing
+    ancestor a directory this process may write in. Creates nothing — for checking output paths before the
+    work that fills them."""
+    path = Path(path)
+    if path.exists() and path.is_dir() != folder:
+        raise InputError(f"{path}: is {'a file' if folder else 'a directory'}")
+    above = path if folder and path.exists() else path.parent if str(path.parent) else Path(".")
+    while not above.exists() and above != above.parent:
+        above = above.parent
+    if not above.is_dir():
+        raise InputError(f"{path}: cannot be written ({above} is not a directory)")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: cannot be written (no permission in {above})")
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -213,8 +233,33 @@ def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
     table = parse_jaakkola(text, str(path))
     sidecar = Path(f"{path}.json")
     if sidecar.exists():
-        try:
-            table.meta = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            table.meta = {}
+        table.meta = _read_sidecar(sidecar)
     return table
+
+
+def _read_sidecar(sidecar: Path) -> dict[str, Any]:
+    """A score file's provenance (:func:`write_jaakkola`'s sidecar). It decides what the file may be used for —
+    the ε it was pruned for, the knowledge it was scored under — so one that cannot be read, or whose fields
+    have the wrong types, is an :class:`InputError` naming it, never ignored."""
+    from bnilp.knowledge import Knowledge
+
+    try:
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{sidecar}: not a readable score-file sidecar ({exc}); move it away to use the score "
+                         "file without its provenance") from None
+    if not isinstance(meta, dict):
+        raise InputError(f"{sidecar}: a score-file sidecar is a JSON object, not {type(meta).__name__}")
+    for key in ("epsilon", "bf", "ess"):
+        value = meta.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise InputError(f"{sidecar}: {key!r} must be a number or null, got {value!r}")
+    known = meta.get("knowledge")
+    if known is not None:
+        try:
+            if not isinstance(known, dict):
+                raise TypeError(f"an object, not {type(known).__name__}")
+            Knowledge.coerce(known)
+        except (TypeError, ValueError, InputError) as exc:
+            raise InputError(f"{sidecar}: 'knowledge' is not a knowledge record ({exc})") from None
+    return meta

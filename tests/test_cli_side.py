@@ -228,3 +228,56 @@ def test_citest_permutes_locally_where_a_discrete_variable_is_given_a_continuous
     assert table.exit_code == 0 and "local permutation of y" in table.output
     assert "--permutations" in _one_line_error(_run("citest", str(path), "x", "y", "--given", "z",
                                                     "--permutations", "0"))
+
+
+def test_bad_options_and_files_are_refused_before_the_work_in_one_line_and_leave_no_file(chain_csv, tmp_path):
+    """What the options and small files alone decide is checked before scoring or reading a score file: no
+    traceback, one line naming the flag or file (and line), exit 2, and no --scores file left behind."""
+    scores = tmp_path / "s.scores"
+    bad_parents = tmp_path / "w.json"
+    for doc in ('{"parents": ["x", "y"]}', '{"parents": {"x": 5}}', '{"parents": {"x": [1]}}'):
+        bad_parents.write_text(doc)
+        assert "w.json: 'parents' must map" in _one_line_error(
+            _run("learn", str(chain_csv), "-q", "--scores", str(scores), "--warm-start", str(bad_parents)))
+        assert not scores.exists()
+    for flags, words in ((["--time-limit", "-1"], "--time-limit"), (["--max-networks", "0"], "--max-networks"),
+                         (["--jobs", "-3"], "--jobs"), (["--json", f"{chain_csv}/r.json"], "--json:"),
+                         (["--report", f"{chain_csv}/rep"], "--report:")):
+        assert words in _one_line_error(_run("learn", str(chain_csv), "-q", "--scores", str(scores), *flags))
+        assert not scores.exists()
+    assert "-o:" in _one_line_error(_run("score", str(chain_csv), "-q", "-o", f"{chain_csv}/s.scores"))
+    assert _run("learn", str(chain_csv), "-q", "--bf", "3", "--scores", str(scores)).exit_code == 0
+    knowledge = tmp_path / "k.txt"
+    knowledge.write_bytes(b"require x -> y\nforbid \xff -> z\n")
+    assert "k.txt:2: the knowledge file is not UTF-8" in _one_line_error(
+        _run("solve", str(scores), "-q", "--knowledge", str(knowledge)))
+    sidecar = tmp_path / "s.scores.json"
+    for doc, words in (("[]", "a score-file sidecar is a JSON object"),
+                       ('{"epsilon": "x"}', "'epsilon' must be a number"),
+                       ('{"knowledge": 1}', "'knowledge' is not a knowledge record"),
+                       ("{not json", "not a readable score-file sidecar")):
+        sidecar.write_text(doc)
+        assert "s.scores.json: " + words in _one_line_error(_run("solve", str(scores), "-q"))
+
+
+def test_a_negative_seed_is_one_line_naming_the_flag(chain_csv, tmp_path):
+    for args in (["simulate", "--nodes", "3", "--samples", "10", "-o", str(tmp_path / "d.csv"),
+                  "--truth", str(tmp_path / "t.json")],
+                 ["citest", str(chain_csv), "x", "y", "--score", "bic"],
+                 ["proxy-search", str(chain_csv), "--samples", "10"]):
+        assert "--seed must be ≥ 0" in _one_line_error(_run(*args, "--seed", "-1"))
+    assert not (tmp_path / "d.csv").exists()
+
+
+def test_names_bnlearn_cannot_hold_leave_the_export_whole_without_a_model_string(tmp_path):
+    """A column named 'dose[mg]' or 'time:1' cannot go into a bnlearn model string ([ ] | : are its syntax);
+    BIF and JSON exports are written all the same, the JSON's model_string null with a note saying why."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 2, 300)
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"time:1": x, "dose[mg]": np.where(rng.random(300) < 0.8, x, 1 - x)}).to_csv(path, index=False)
+    for out in ("n.bif", "n.json"):
+        res = _run("learn", str(path), "-q", "--export", str(tmp_path / out))
+        assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "n.json").read_text())
+    assert doc["model_string"] is None and any("no model string" in note for note in doc["notes"])

@@ -80,10 +80,26 @@ def test_dataframe_input() -> None:
     ("a,b\n1,2\n,1\n", r"d.csv:3: column 'a': missing value"),
     ("a,b\n1,2\n1\n", r"d.csv:3: expected 2 fields, found 1"),
     ("a,,b\n1,2,3\n2,3,4\n", "empty name"),
+    ('a,b\n"x\ny",1\nz,0\nz,1,9\n', r"d.csv:5: expected 2 fields, found 3"),   # the file's line, not the record's
+    ("\n\na,a\n1,2\n", r"d.csv:3: duplicate column name 'a'"),            # blank lines before the names
+    ("a,b\n1,2\n\n2,1\n", r"d.csv:3: expected 2 fields, found 0"),         # a blank line between rows stays
+    (",,\n,,\n", "holds no values"),
 ])
 def test_bad_files_name_file_line_column(tmp_path, text: str, pattern: str) -> None:
     with pytest.raises(InputError, match=pattern):
         load_data(write(tmp_path, "d.csv", text))
+
+
+def test_blank_lines_around_the_table_and_a_byte_order_mark_are_not_data(tmp_path) -> None:
+    """Excel's "CSV UTF-8" starts with a byte-order mark, which is not part of the first name; blank lines
+    before the names and after the last row are layout, and cell errors name the file's own lines."""
+    path = tmp_path / "d.csv"
+    path.write_bytes("\ufeff\n\na,b\n1,2\n2,1\n1,x\n\n\n".encode())
+    with pytest.raises(InputError, match=r"d.csv:6: column 'b'"):
+        load_data(path, continuous="b")
+    path.write_bytes("\ufeffa,b\n1,2\n2,1\n\n".encode())
+    data = load_data(path, discrete="a")
+    assert data.names == ["a", "b"] and data.N == 2
 
 
 def test_non_numeric_cell_in_continuous_column(tmp_path) -> None:

@@ -17,7 +17,7 @@ from bnilp.citest import (
     SEQUENTIAL_EXCEEDANCES,
     ci_test,
 )
-from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
+from bnilp.cli.options import check_seed, data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
 
 
@@ -50,6 +50,7 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: st
     Where the score gives G's null mean (a Gaussian child), G·df/E[G] is referred to χ²_df (Bartlett).
     Where a tested variable is discrete and GIVEN holds a continuous variable, the p-value is a local
     permutation test's (--null)."""
+    check_seed(seed)
     data = load_from_options(data_path, opts)
     z = [c.strip() for c in given.split(",") if c.strip()]
     for name in (x, y, *z):

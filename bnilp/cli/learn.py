@@ -20,6 +20,7 @@ from rich.console import Console
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import (
     bf_options,
+    check_outputs,
     data_options,
     epsilon_from,
     knowledge_from_options,
@@ -165,18 +166,46 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
         score = table.network_score(parents)
         console.print(f"warm start from {spec} search: exact score {score:.6f}")
         return parents, {"source": spec, "score": score, "search_seconds": round(found.seconds, 4)}
-    try:
-        with open(spec, encoding="utf-8") as handle:
-            doc = json.load(handle)
-        raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
-    except (OSError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
-        raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
-    parents = {v: frozenset(p) for v, p in raw.items()}
+    parents = opts["warm_start_parents"]       # read by _check_search_options
     try:
         score = table.network_score(parents)
     except (KeyError, ValueError):
         score = None
     return parents, {"source": spec, "score": score}
+
+
+def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
+    """The network of a ``--warm-start`` JSON file: its ``parents`` (or its first network's), each variable
+    mapped to a list of parent names; anything else is an :class:`InputError` naming the file."""
+    try:
+        with open(spec, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
+        raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
+    if not (isinstance(raw, dict) and all(isinstance(ps, list) and all(isinstance(p, str) for p in ps)
+                                          for ps in raw.values())):
+        raise InputError(f"{spec}: 'parents' must map each variable to a list of parent names")
+    return {str(v): frozenset(ps) for v, ps in raw.items()}
+
+
+#: learn's and solve's output options (option key → flag); ``--report`` names a directory
+OUTPUT_FLAGS = {"json_out": "--json", "report_dir": "--report", "dot_out": "--dot", "graphml_out": "--graphml",
+                "export_path": "--export", "scores_out": "--scores"}
+
+
+def _check_search_options(opts: dict[str, Any]) -> None:
+    """What the search's options alone decide, checked before any scoring or reading of a score file
+    (``--max-networks``, ``--time-limit``, ``--jobs``, a ``--warm-start`` file, kept as
+    ``opts["warm_start_parents"]``)."""
+    if opts.get("max_networks", 1) < 1:
+        raise InputError(f"--max-networks must be ≥ 1, got {opts['max_networks']}")
+    if opts.get("time_limit") is not None and not opts["time_limit"] > 0:
+        raise InputError(f"--time-limit must be > 0, got {opts['time_limit']}")
+    _search_jobs(opts)
+    spec = opts.get("warm_start")
+    if spec and spec not in ("proxy", "greedy") and "warm_start_parents" not in opts:
+        opts["warm_start_parents"] = _warm_start_file(spec)
 
 
 def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float) -> None:
@@ -219,11 +248,8 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
 
 
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
+    _check_search_options(opts)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
-    if opts.get("max_networks", 1) < 1:
-        raise InputError(f"--max-networks must be ≥ 1, got {opts['max_networks']}")
-    if opts.get("time_limit") is not None and not opts["time_limit"] > 0:
-        raise InputError(f"--time-limit must be > 0, got {opts['time_limit']}")
     if opts.get("count_past_cap"):
         _check_count_past_cap(table, opts)
     with _live(console, opts.get("quiet", False)) as update:
@@ -298,6 +324,8 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     console = Console(stderr=True)
     eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
         epsilon_from(bf, epsilon, default_bf=1.0)
+    _check_search_options(opts)
+    check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",))
     table = read_jaakkola(scores_path)
     _check_table_epsilon(table, eps, console, opts.get("quiet", False))
     opts["knowledge"] = knowledge_from_options(opts)
@@ -363,6 +391,8 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
         opts["knowledge"].validated(data.names)
     if opts.get("count_past_cap"):
         _check_count_past_cap(None, opts)
+    _check_search_options(opts)
+    check_outputs({**opts, "scores_out": scores_out}, OUTPUT_FLAGS, folders=("report_dir",))
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         write_jaakkola(table, scores_out)

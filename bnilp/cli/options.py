@@ -14,6 +14,26 @@ from bnilp.errors import InputError
 from bnilp.scores import REGISTRY, LocalScore, StructurePrior, make_score
 
 
+def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = ()) -> None:
+    """Every output path given (``opts[key]`` for ``key`` in ``flags``, named by its flag) can be written
+    (:func:`bnilp.scorefile.check_writable`; ``folders``: keys that name a directory) — checked before the
+    work, so a bad path costs no search."""
+    from bnilp.scorefile import check_writable
+
+    for key, flag in flags.items():
+        if opts.get(key):
+            try:
+                check_writable(opts[key], folder=key in folders)
+            except InputError as exc:
+                raise InputError(f"{flag}: {exc}") from None
+
+
+def check_seed(seed: int | None) -> None:
+    """``--seed``: NumPy's generators take seeds ≥ 0."""
+    if seed is not None and seed < 0:
+        raise InputError(f"--seed must be ≥ 0, got {seed}")
+
+
 def data_options(func: Callable) -> Callable:
     """--no-header, --discrete, --continuous, --missing, --format."""
     for opt in reversed([

@@ -15,7 +15,14 @@ from rich.console import Console
 from rich.table import Table
 
 from bnilp.cli import EXIT_LIMIT
-from bnilp.cli.options import data_options, load_from_options, score_from_options, score_options
+from bnilp.cli.options import (
+    check_outputs,
+    check_seed,
+    data_options,
+    load_from_options,
+    score_from_options,
+    score_options,
+)
 from bnilp.errors import InputError
 from bnilp.proxy import DEFAULT_REFINE, SearchResult, greedy_search
 from bnilp.proxy import proxy_search as run_proxy_search
@@ -73,6 +80,8 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
                          expected_in_degree: float, json_out: str | None, quiet: bool,
                          **opts: Any) -> None:
     """Search for a high-scoring network by proxy (Yackley, Anderson & Lane 2011) or greedily."""
+    check_seed(seed)
+    check_outputs({"json_out": json_out}, {"json_out": "--json"})
     if samples < 2:
         raise InputError(f"--samples must be ≥ 2, got {samples}")
     if method == "greedy" and (refine is not None or polish or kappa):

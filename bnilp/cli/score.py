@@ -14,6 +14,7 @@ from rich.table import Table
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import (
     bf_options,
+    check_outputs,
     data_options,
     epsilon_from,
     knowledge_from_options,
@@ -190,6 +191,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):
         raise InputError("--prior dags|mecs is the averaging prior of learn/solve; score takes none|binomial|ebic")
+    check_outputs({"out": out}, {"out": "-o"})
     data = load_from_options(data_path, opts)
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:

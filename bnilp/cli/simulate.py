@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from bnilp.cli.options import check_outputs, check_seed
 from bnilp.errors import InputError
 from bnilp.metrics import (
     compare_marked,
@@ -80,6 +81,8 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
              categories: str, nonlinear: bool, link: str, seed: int | None, output: str, truth_path: str,
              quiet: bool) -> None:
     """Simulate mixed discrete/continuous data from a random DAG (Andrews et al. §6)."""
+    check_seed(seed)
+    check_outputs({"output": output, "truth": truth_path}, {"output": "-o", "truth": "--truth"})
     lo, hi = _parse_categories(categories)
     if max_degree < 0:
         raise InputError(f"--max-degree must be ≥ 0 (0 = no limit), got {max_degree}")
