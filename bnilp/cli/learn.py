@@ -204,7 +204,7 @@ def _check_search_options(opts: dict[str, Any]) -> None:
         raise InputError(f"--time-limit must be > 0, got {opts['time_limit']}")
     _search_jobs(opts)
     spec = opts.get("warm_start")
-    if spec and spec not in ("proxy", "greedy") and "warm_start_parents" not in opts:
+    if spec and spec not in ("proxy", "greedy"):
         opts["warm_start_parents"] = _warm_start_file(spec)
 
 
@@ -248,7 +248,6 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
 
 
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
-    _check_search_options(opts)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     if opts.get("count_past_cap"):
         _check_count_past_cap(table, opts)
