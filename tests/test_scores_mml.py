@@ -116,6 +116,27 @@ def test_eq314_mixed_parents() -> None:
     assert -score.raw(3, (0, 2)) == pytest.approx(mixed, abs=1e-10)
 
 
+@pytest.mark.parametrize("scale", [1e-9, 1e-7, 1e-3, 1e3, 1e7, 1e9])
+def test_a_parent_s_units_move_only_the_precision_term(scale: float) -> None:
+    """Eq. 3.13: rescaling a continuous parent x by c leaves the fit alone and multiplies |XᵀX| by c² (the
+    intercept's column stays), so the gain s(y | x) − s(y) moves by exactly −ln c — a parent in nanometres
+    is no more degenerate than in metres (the rank test once compared raw eigenvalues and dropped it)."""
+    import pandas as pd
+
+    from bnilp.data import from_dataframe
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=200)
+    y = x + 0.3 * rng.normal(size=200)
+
+    def gain(c: float) -> float:
+        mml = MinimumMessageLength(from_dataframe(pd.DataFrame({"x": x * c, "y": y}), continuous=["x", "y"]))
+        return mml.local(1, (0,)) - mml.local(1, ())
+
+    assert gain(1.0) > 200
+    assert gain(scale) == pytest.approx(gain(1.0) - math.log(scale), abs=1e-6)
+
+
 def test_kappa_values() -> None:
     assert math.exp(log_kappa(1)) == pytest.approx(1 / 12)
     assert math.exp(log_kappa(2)) == pytest.approx(KAPPA2)
