@@ -185,6 +185,20 @@ def test_small_cell_uses_pooled_covariance() -> None:
     assert ll == pytest.approx(expected, abs=1e-8)
 
 
+@pytest.mark.parametrize("shift", [1e2, 1e5, 1e6])
+def test_cells_far_apart_keep_their_own_covariance(shift: float) -> None:
+    """A discrete parent that moves the mean of x by 10⁵ of x's within-cell spreads makes each cell's variance
+    tiny on x's overall (standardised) scale, but the cells are large and not singular: ℓ(x | d) is the
+    per-cell maximum-likelihood sum Σ_p n_p ln(n_p/N) − n_p/2·(ln σ̂²_p + ln 2π + 1) − ℓ(d), whatever the shift."""
+    rng = np.random.default_rng(3)
+    d = rng.integers(0, 2, 2000)
+    x = shift * d + rng.normal(size=2000) * np.where(d == 1, 10.0, 1.0)
+    score = ConditionalGaussian(make_dataset([d, x], "dc"))
+    ll, _ = score.loglik_df(1, (0,))
+    want = sum(-(d == c).sum() / 2 * (math.log(x[d == c].var()) + math.log(2 * math.pi) + 1) for c in (0, 1))
+    assert ll == pytest.approx(want, rel=1e-10)
+
+
 def test_degenerate_inputs_stay_finite() -> None:
     rng = np.random.default_rng(8)
     n = 40

@@ -23,9 +23,12 @@ function, CG is score-equivalent. With only discrete variables CG is BIC; a cont
 k continuous parents is linear regression with intercept and MLE variance, df = k + 2.
 
 **Small cells** (not in the paper; tetrad-notes leaves the rule to us). A cell of S is *small*
-when n_p ≤ k (Σ̂_p necessarily singular) or when the smallest eigenvalue of its covariance,
-computed on globally standardised columns, is below ``EIG_TOL`` = 1e−9 (duplicate rows, collinear
-variables inside the cell). A small cell keeps its own means and mixing weight but uses the
+when n_p ≤ k (Σ̂_p necessarily singular), when a column is constant inside it (variance at most
+``FLAT_TOL`` = 1e−20 on globally standardised columns: duplicate rows) or when the smallest eigenvalue of its
+*correlation* matrix is below ``EIG_TOL`` = 1e−9 (collinear variables inside the cell). The test is on the
+cell's own scale: a cell whose spread is tiny beside the column's overall spread (cells far apart, as with a
+discrete parent that shifts a mean by 10⁵ standard deviations) is not singular and keeps its own Σ̂_p.
+A small cell keeps its own means and mixing weight but uses the
 *pooled within-cell covariance* Σ_W = Σ_p n_p·Σ̂_p / N of S (all rows of S, each centred on its
 cell mean), through the proper Gaussian log-likelihood
 
@@ -64,8 +67,11 @@ from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore, StructurePrior, residual_deviance_mean
 from bnilp.scores.discrete import BIC
 
-#: eigenvalue threshold (globally standardised scale) below which a cell covariance counts as singular
+#: eigenvalue threshold below which a cell's correlation matrix counts as singular (collinear columns in it)
 EIG_TOL = 1e-9
+#: a column whose variance in a cell is at most this (globally standardised scale: a spread of 1e-10 of the
+#: column's standard deviation, far below any measurement's but far above rounding's) is constant there
+FLAT_TOL = 1e-20
 #: cache sizes (entries); the caches are cleared when full
 _SET_CACHE = 200_000
 _PART_CACHE = 512
@@ -191,12 +197,16 @@ class ConditionalGaussian(LocalScore):
         outer = (xc[:, :, None] * xc[:, None, :]).reshape(self.N, k * k)
         scatter = np.add.reduceat(outer, part.starts, axis=0).reshape(-1, k, k)
         cov = scatter / n[:, None, None]
-        eig = np.linalg.eigvalsh(cov)
-        small = (n <= k) | (eig[:, 0] <= EIG_TOL)
+        var = np.einsum("pii->pi", cov)
+        flat = (var <= FLAT_TOL).any(axis=1)            # a column constant inside the cell
+        scale = 1.0 / np.sqrt(np.where(flat[:, None], 1.0, var))
+        eig = np.linalg.eigvalsh(cov * scale[:, :, None] * scale[:, None, :])   # of the cell's correlations
+        small = (n <= k) | flat | (eig[:, 0] <= EIG_TOL)
         nf = n.astype(float)
         total = -0.5 * k * (_LN2PI + 1.0) * float(nf[~small].sum())
-        if (~small).any():
-            total -= 0.5 * float((nf[~small] * np.log(eig[~small]).sum(axis=1)).sum())
+        if (~small).any():                              # ln|Σ̂_p| = ln|R_p| + Σ ln σ̂²_pj
+            log_det = np.log(eig[~small]).sum(axis=1) + np.log(var[~small]).sum(axis=1)
+            total -= 0.5 * float((nf[~small] * log_det).sum())
         if small.any():
             w_eig, w_vec = np.linalg.eigh(scatter.sum(axis=0) / self.N)
             w_eig = np.maximum(w_eig, EIG_TOL)
@@ -251,8 +261,9 @@ class ConditionalGaussian(LocalScore):
             "df_per_cell": "k + k(k+1)/2 + 1 (means counted), minus 1 per set",
             "cells_counted_in_df": "all combinations of the discrete variables, observed or not",
             "discrete_child": "single Gaussian per discrete-parent cell in the denominator (paper)",
-            "small_partitions": f"cells with n_p <= k or min eigenvalue <= {EIG_TOL:g} (standardised) "
-                                "use the pooled within-cell covariance in the Gaussian likelihood",
+            "small_partitions": f"cells with n_p <= k, a column constant in the cell (variance <= {FLAT_TOL:g}, "
+                                f"standardised) or min eigenvalue of the cell's correlations <= {EIG_TOL:g} use "
+                                "the pooled within-cell covariance in the Gaussian likelihood",
             "pruning": "R1 only",
         })
         return out
