@@ -219,6 +219,10 @@ class Knowledge:
                 if v in seen and seen[v] != i:
                     raise InputError(f"{src}: {v!r} is in tier {seen[v] + 1} and tier {i + 1}")
                 seen[v] = i
+        for i in sorted(self.strict_tiers):
+            if not 0 <= i < len(self.tiers):
+                raise InputError(f"knowledge: strict tier {i + 1} does not exist ({len(self.tiers)} tiers; a dict "
+                                 "numbers strict_tiers from 1, as Knowledge.to_dict writes them)")
         forbidden = self.forbidden_arrows()
         for a, b in self.required:
             if (a, b) in forbidden:
@@ -242,10 +246,12 @@ class Knowledge:
                 raise InputError(f"{self._src(('required', a, b))}: 'require {a} -> {b}' contradicts "
                                  f"'forbid {a} ~> {b}'")
         tier = self.tier_of()
+        untiered = [v for v in names if v not in tier]      # a path through one of them breaks no tier
         for a, b in self.required_ancestors:
-            if a in tier and b in tier and tier[a] > tier[b]:
+            if a in tier and b in tier and tier[a] > tier[b] and not untiered:
                 raise InputError(f"{self._src(('required_ancestors', a, b))}: 'require {a} ~> {b}' goes against the "
-                                 f"tiers ({a} is in tier {tier[a] + 1}, {b} in tier {tier[b] + 1})")
+                                 f"tiers ({a} is in tier {tier[a] + 1}, {b} in tier {tier[b] + 1}, and every "
+                                 "variable is in a tier)")
         # a cycle among required arrows and required ancestor relations (both are directed paths):
         # added in the order they were written, the statement that closes one is named
         stated = sorted(((self._src((f, a, b)), f, a, b) for f in ("required", "required_ancestors")
@@ -287,7 +293,8 @@ class Knowledge:
 
     @classmethod
     def coerce(cls, obj: Knowledge | Mapping[str, Any] | str | os.PathLike[str] | None) -> Knowledge | None:
-        """A Knowledge from itself, a dict of its fields, or a knowledge file path (None stays None)."""
+        """A Knowledge from itself, a dict of its fields as :meth:`to_dict` writes them (``strict_tiers``
+        numbered from 1, like the tiers of a knowledge file), or a knowledge file path (None stays None)."""
         if obj is None or isinstance(obj, Knowledge):
             return obj
         if isinstance(obj, Mapping):

@@ -241,7 +241,7 @@ NAMES = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
     ("tier smoke, lung\ntier lung", 2, "'lung' is already in a tier"),
     ("require smoke -> smoke", 1, "relates a variable to itself"),
     ("tier asia,", 1, "expected 'tier a, b, ...'"),
-    ("require smoke ~> asia\ntier asia\ntier smoke", 1, "goes against the tiers"),
+    ("require smoke ~> asia\ntier asia, tub, lung, bronc, either, xray, dysp\ntier smoke", 1, "goes against the tiers"),
 ])
 def test_errors_name_the_file_and_line(tmp_path, text: str, line: int, words: str) -> None:
     path = tmp_path / "k.txt"
@@ -249,6 +249,35 @@ def test_errors_name_the_file_and_line(tmp_path, text: str, line: int, words: st
     with pytest.raises(InputError, match=rf"k\.txt:{line}: .*{words}") as err:
         from_options(path).validated(NAMES)
     assert "\n" not in str(err.value)
+
+
+def test_a_required_ancestor_against_the_tiers_may_pass_through_a_variable_in_no_tier() -> None:
+    """A variable in no tier is unconstrained by them, so smoke → lung → asia satisfies 'require smoke ~> asia'
+    under 'tier asia' then 'tier smoke' (lung in no tier): accepted, and the search finds such a DAG; only
+    with every variable in a tier is the relation impossible."""
+    from bnilp.scorefile import ScoreTable
+    from tests.oracles import all_dags, satisfies_knowledge
+
+    k = parse_knowledge("require smoke ~> asia\ntier asia\ntier smoke").validated(["asia", "smoke", "lung"])
+    names = ["asia", "smoke", "lung"]
+    assert any(satisfies_knowledge(dag, k) for dag in all_dags(names))
+    table = ScoreTable(variables=names, families={v: {frozenset(c): -float(len(c)) for r in range(3)
+                                                      for c in itertools.combinations([u for u in names if u != v], r)}
+                                                  for v in names})
+    res = solve_table(table, epsilon=0.0, knowledge=k, enumerate_by="dags")
+    assert res.solution.status == "optimal" and res.solution.networks
+    assert all(satisfies_knowledge(net.parents, k) for net in res.solution.networks)
+
+
+def test_a_strict_tier_that_does_not_exist_is_an_error_not_ignored() -> None:
+    """A dict of the fields numbers strict tiers from 1 (Knowledge.to_dict's form); a 0 there, or an index past
+    the tiers, names no tier: refused instead of dropped (the arrows inside the tier would be allowed)."""
+    with pytest.raises(InputError, match="strict tier 0 does not exist"):
+        Knowledge.coerce({"tiers": [["smoke", "lung"]], "strict_tiers": [0]}).validated(NAMES)
+    with pytest.raises(InputError, match="strict tier 8 does not exist"):
+        Knowledge(tiers=[["smoke", "lung"]], strict_tiers={7}).validated(NAMES)
+    k = Knowledge.coerce({"tiers": [["smoke", "lung"]], "strict_tiers": [1]}).validated(NAMES)
+    assert k.strict_tiers == {0} and Knowledge.coerce(k.to_dict()) == k
 
 
 def test_cli_exit_2_with_one_line(tmp_path) -> None:
