@@ -433,7 +433,10 @@ def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
     if knowledge is None or knowledge.empty():
         return recorded
     if knowledge.tiers and recorded.tiers:
-        if (knowledge.tiers, knowledge.strict_tiers) != (recorded.tiers, recorded.strict_tiers):
+        def same(k: Knowledge) -> tuple[list[frozenset[str]], frozenset[int]]:     # names in a tier in any order
+            return [frozenset(t) for t in k.tiers], k.strict_tiers
+
+        if same(knowledge) != same(recorded):
             raise InputError("knowledge: the score table was scored under other tiers "
                              f"({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers or none")
         recorded = Knowledge(**{f: getattr(recorded, f) for f in _PAIR_FIELDS})
@@ -448,6 +451,10 @@ def pruning_note(table: Any, knowledge: Knowledge) -> str | None:
     requires = knowledge.required or knowledge.required_adjacent or knowledge.required_ancestors
     pruned = table.meta.get("prune", True) and table.meta.get("rules", ["R1"]) != []
     if not requires or not pruned or scored_with(table, knowledge):
+        return None
+    touched = ({b for _, b in knowledge.required} | {v for e in knowledge.required_adjacent for v in e}
+               | (set(table.variables) if knowledge.required_ancestors else set()))
+    if touched <= set(table.meta.get("knowledge_unpruned") or ()):    # their walks kept every set: nothing lost
         return None
     return ("the score table was pruned without the knowledge's required arrows, adjacencies or ancestor "
             "relations: OPT and the credible set under the knowledge may use parent sets the pruning removed, "

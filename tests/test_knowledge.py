@@ -381,6 +381,30 @@ def test_a_table_scored_under_knowledge_is_solved_under_it_and_the_users_too() -
         solve_table(tiered, epsilon=eps, knowledge=Knowledge(tiers=[["xray"], ["asia"]]))
 
 
+def test_the_same_tiers_in_another_order_within_a_tier_are_the_same_tiers() -> None:
+    _, score = _asia_score()
+    eps = math.log(3)
+    table = score_parent_sets(score, epsilon=eps, knowledge=Knowledge(tiers=[["asia", "smoke"], ["xray"]]))
+    got = solve_table(table, epsilon=eps, knowledge=Knowledge(tiers=[["smoke", "asia"], ["xray"]]))
+    assert got.limits == [] and got.solution.status == "optimal"
+
+
+def test_a_requirement_on_children_walked_without_pruning_is_no_pruning_limit() -> None:
+    """A required ancestor relation walks every child without pruning (sidecar ``knowledge_unpruned``): a
+    required arrow added at solve time loses nothing, so no 'knowledge_pruning' limit — OPT and the set are
+    those of scoring under both statements."""
+    data, score = _asia_score()
+    eps = math.log(3)
+    k1 = Knowledge(required_ancestors=[("smoke", "dysp")])
+    k2 = Knowledge(required=[("lung", "either")])
+    table = score_parent_sets(score, epsilon=eps, knowledge=k1)
+    assert set(table.meta["knowledge_unpruned"]) == set(table.variables)
+    got = solve_table(table, epsilon=eps, knowledge=k2, enumerate_by="dags")
+    both = learn(data, bf=3, knowledge=k1.merged(k2), enumerate_by="dags")
+    assert got.limits == [] and got.report["n_networks"] == both.report["n_networks"]
+    assert got.solution.optimum == pytest.approx(both.solution.optimum, abs=1e-9)
+
+
 def test_required_knowledge_on_a_table_pruned_without_it_is_a_reported_limit(runner, tmp_path) -> None:
     """Pruning may have removed the sets a required arrow needs: OPT itself may be wrong, so the result
     carries limits ['knowledge_pruning'] and the CLI exits 3."""
