@@ -103,6 +103,25 @@ def test_cubes_stop_at_the_network_cap(split_at_once):
     assert "there may be more" in classes.message       # classes sent as the cap stopped the cubes count for nothing
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_cap_equal_to_the_credible_set_is_no_limit_and_one_below_it_is(split_at_once, jobs):
+    """Branch-and-cut, serial and in cubes, stops only when it has found more than ``max_networks``: a cap equal
+    to the brute-force credible count (DAGs, then classes) lists the whole set, status optimal, complete; a cap
+    one below it is network_limit with that many listed, all of them credible."""
+    table = random_table(5, 901, keep=0.6)
+    eps = math.log(150)
+    opt, expected = brute_force_credible(table, eps)
+    n_dags, n_classes = len(expected), len({mec_key(p) for _, p in expected})
+    assert n_dags >= n_classes > 2
+    for by, total in (("dags", n_dags), ("mecs", n_classes)):
+        whole = solve(table, eps, jobs=jobs, max_networks=total, enumerate_by=by)
+        assert whole.status == "optimal" and whole.complete and len(whole.networks) == total, by
+        capped = solve(table, eps, jobs=jobs, max_networks=total - 1, enumerate_by=by)
+        assert capped.status == "network_limit" and not capped.complete and len(capped.networks) == total - 1
+        assert f"more than the cap of {total - 1}" in capped.message
+        check_result(table, capped, eps)
+
+
 def test_cubes_counting_past_the_cap_keep_every_credible_class(split_at_once):
     """count_past_cap on two processes: the cubes list on past the cap of 4 classes; the best 4 are the
     networks and the rest the compact tail, together one DAG of every brute-force credible class."""

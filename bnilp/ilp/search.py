@@ -169,8 +169,9 @@ class _Run:
     count_past_cap: bool = False
 
     def capped(self, found: int, max_networks: int) -> bool:
-        """Whether ``found`` networks stop phase 2 at the cap: never when class enumeration counts past it."""
-        return found >= max_networks and not (self.count_past_cap and self.enumerated == "mecs")
+        """Whether ``found`` networks stop phase 2 at the cap: one more than ``max_networks`` found (so a set of
+        exactly ``max_networks`` is listed to its end and complete), never when class enumeration counts past it."""
+        return found > max_networks and not (self.count_past_cap and self.enumerated == "mecs")
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t_start
@@ -870,8 +871,9 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     if got.limit_hit:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
                           networks=networks, stats=stats,
-                          message=f"network limit reached: stopped after {n_found} credible {unit} "
-                                  f"(there may be more; the list is not the top {n_found})")
+                          message=f"network limit reached: more than the cap of {max_networks} credible {unit} found, "
+                                  f"the best {n_found} of the {len(scores)} found kept (there may be more; the "
+                                  f"list is not the top {n_found})")
     if stopped is not None:
         n_seen = stats2.get("classes_found", n_found)      # peeling's classes, more than the cap may keep
         found_words = (f"only {n_found} networks within epsilon were found" if n_seen <= n_found else

@@ -205,7 +205,7 @@ STATUSES = {
     "time_limit": "the time limit stopped phase 1 or 2; OPT or the set is not proven (exit 3)",
     "memory_limit": "the free memory would not hold the report of more networks (or SCIP's memory limit was "
                     "reached): phase 2 stopped; what was found is kept (exit 3)",
-    "network_limit": "max_networks networks collected; there may be more (exit 3)",
+    "network_limit": "more than max_networks networks found, the best max_networks kept; there may be more (exit 3)",
     "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search, or a worker process of phase 2 died (--jobs); "
                    "what was found is kept (exit 3)",
 }
