@@ -587,6 +587,94 @@ def test_unique_rows_are_numpys_unique_rows():
     assert len(_unique_rows(a[:0])[0]) == 0
 
 
+def _split_graph(k: int, m: int, rng: random.Random) -> nx.Graph:
+    """A clique of k vertices and m more, each joined to 2..k−1 of the clique's (chordal, dense, many cliques)."""
+    g = nx.complete_graph(k)
+    for v in range(k, k + m):
+        g.add_edges_from((v, c) for c in rng.sample(range(k), rng.randrange(2, k)))
+    return g
+
+
+def _orientation_counts_brute(g: nx.Graph) -> dict[tuple[str, str], int]:
+    """#AMO(G; a → b) for every edge by listing the AMOs: orientations by a vertex order, no v-structure."""
+    found = set()
+    for order in itertools.permutations(sorted(g.nodes)):
+        pos = {v: i for i, v in enumerate(order)}
+        edges = frozenset((u, v) if pos[u] < pos[v] else (v, u) for u, v in g.edges)
+        pa = collections.defaultdict(set)
+        for u, v in edges:
+            pa[v].add(u)
+        if not any(not g.has_edge(a, b) for ps in pa.values() for a, b in itertools.combinations(ps, 2)):
+            found.add(edges)
+    counts = collections.Counter(e for amo in found for e in amo)
+    return {(f"v{u:02d}", f"v{v:02d}"): counts[u, v] for a, b in g.edges for u, v in ((a, b), (b, a))}
+
+
+def test_phi_before_counts_the_prefix_free_permutations_with_a_first():
+    """_phi_before(K, R, a, b) is the number of permutations of K with no prefix (as a set) in R and a before b
+    (brute force over the 120 orderings of 5 elements, nested and non-nested families, every ordered pair)."""
+    from bnilp.mec import _phi_before
+
+    k5 = frozenset("abcde")
+    for family in ([], [frozenset("a")], [frozenset("a"), frozenset("ab"), frozenset("abc")],
+                   [frozenset("a"), frozenset("bc"), frozenset("abd"), frozenset("cb")], [frozenset("cde")]):
+        for a, b in itertools.permutations(sorted(k5), 2):
+            brute = sum(1 for perm in itertools.permutations(sorted(k5))
+                        if not any(frozenset(perm[:i]) in family for i in range(1, 5))
+                        and perm.index(a) < perm.index(b))
+            assert _phi_before(k5, family, a, b) == brute, (family, a, b)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_edge_counts_by_clique_picking_equal_listing_the_amos_and_the_source_vertex_sum(seed, monkeypatch):
+    """_edge_counts (Clique-Picking, here at every size: no small component handed to the source-vertex
+    recursion) gives #AMO(C; a → b) for every edge as listing every AMO does (n ≤ 8) and as the source-vertex
+    recursion does (n ≤ 14): random chordal graphs, dense ones and split graphs."""
+    from bnilp import mec
+    from bnilp.mec import _edge_counts, _edge_counts_rooted
+
+    monkeypatch.setattr(mec, "_ROOTED_MAX_NODES", 0)
+
+    rng = random.Random(3000 + seed)
+    n = rng.randrange(4, 9) if seed < 12 else rng.randrange(9, 15)
+    shape = seed % 3
+    g = (_random_chordal(n, rng) if shape == 0 else _dense_chordal(n, rng.choice([0.6, 0.9]), rng) if shape == 1
+         else _split_graph(max(3, n // 2), n - max(3, n // 2), rng))
+    adj = {f"v{u:02d}": {f"v{w:02d}" for w in g.neighbors(u)} for u in g.nodes}
+    comp = frozenset(adj)
+    counts = _edge_counts(comp, adj, {})
+    assert counts == _edge_counts_rooted(comp, adj, {})
+    if n <= 8:
+        assert counts == _orientation_counts_brute(g)
+
+
+def test_edge_counts_of_dense_components_are_polynomial():
+    """K_16 less the edge u — v (the source-vertex recursion took 215 s on it; Clique-Picking well under a second),
+    in closed form: an AMO is a vertex order with no w after both u and v (no u → w ← v), so u or v is last; the
+    2·(k−1)! such orders give distinct AMOs except that "… u v" and "… v u" give the same, so there are
+    2·(k−1)! − (k−2)!; an edge u — w (w ≠ v) is oriented u → w only with v last and u before w, in (k−1)!/2 of
+    them, and an edge between two others each way in half of them. And a split graph on 50 vertices: each edge's
+    two counts sum to the class size."""
+    from bnilp.mec import _edge_counts
+
+    k = 16
+    g = nx.complete_graph(k)
+    g.remove_edge(0, 1)
+    adj = {f"v{u:02d}": {f"v{w:02d}" for w in g.neighbors(u)} for u in g.nodes}
+    counts = _edge_counts(frozenset(adj), adj, {})
+    total = 2 * math.factorial(k - 1) - math.factorial(k - 2)
+    for (a, b), n in counts.items():
+        ends = {a, b} & {"v00", "v01"}
+        at_u = math.factorial(k - 1) // 2
+        assert n == (total // 2 if not ends else at_u if a in ends else total - at_u), (a, b)
+    assert _count_amo(frozenset(adj), adj) == total
+    split = _split_graph(30, 20, random.Random(7))
+    adj = {f"v{u:02d}": {f"v{w:02d}" for w in split.neighbors(u)} for u in split.nodes}
+    counts = _edge_counts(frozenset(adj), adj, {})
+    total = _count_amo(frozenset(adj), adj)
+    assert all(counts[a, b] + counts[b, a] == total for a, b in counts)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_all_edge_counts_in_one_recursion_equal_the_counts_edge_by_edge(seed):
     """_edge_counts (every edge of a chain component at once) gives #AMO(C; a → b) as the per-edge
