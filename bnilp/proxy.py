@@ -101,7 +101,8 @@ from scipy.optimize import minimize
 from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, LimitError
+from bnilp.memory import free_memory
 from bnilp.scores.base import LocalScore
 
 Progress = Callable[[str], None]
@@ -439,6 +440,12 @@ class _ExactScorer:
 # the hill climber
 
 
+#: a move must gain more than this times (1 + |the objective|): a toggle's two local scores each carry a rounding
+#: error of ~1e-16 of their size, no more than the total's where scores share a sign (BIC, BDeu); 1e-10 of the
+#: total hid real gains of 14 nats on totals of ~1e12 (scores shifted by a constant per family)
+_GAIN_TOL = 1e-13
+
+
 def _hill_climb(
     adj: np.ndarray,
     allowed: np.ndarray,
@@ -475,7 +482,7 @@ def _hill_climb(
         gains[0] = np.where(~adj & allowed & room[None, :], T, -np.inf)
         gains[1] = np.where(adj, T, -np.inf)
         gains[2] = np.where(adj & allowed.T & room[:, None], T + T.T, -np.inf)
-        tol = 1e-10 * (1.0 + abs(value))
+        tol = _GAIN_TOL * (1.0 + abs(value))
         flat = gains.ravel()
         candidates = np.flatnonzero(flat > tol)
         chosen = None
@@ -562,7 +569,12 @@ class SearchResult:
     computed; ``timings`` seconds per phase; ``found_by`` where the network came from (for proxy:
     a proxy climb, a training sample or a refinement sample — the best network scored exactly);
     ``local_optimum`` whether it is proven that no single add, delete or reverse improves the
-    network's exact score (always for greedy; for proxy when refinement converged or ``polish``).
+    network's exact score (always for greedy; for proxy when refinement converged at the network returned,
+    or ``polish``). ``limits`` names what cut the search short (:data:`PROXY_LIMITS`; empty when nothing did):
+    ``"refine_rounds"`` — the ``refine`` rounds ran out before refinement converged (and no ``polish`` climbed
+    on from there); ``"samples"`` — fewer
+    distinct training DAGs than ``samples`` were drawn (``samples_drawn`` of them) in
+    :data:`DRAW_ATTEMPTS_PER_SAMPLE` attempts a sample.
     """
 
     method: str
@@ -578,6 +590,8 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
     found_by: str = "greedy"
     local_optimum: bool = True
+    limits: list[str] = field(default_factory=list)
+    samples_drawn: int | None = None
 
     def edges(self) -> list[tuple[str, str]]:
         order = {v: k for k, v in enumerate(self.variables or sorted(self.parents))}
@@ -605,7 +619,17 @@ class SearchResult:
             "timings": self.timings,
             "found_by": self.found_by,
             "local_optimum": self.local_optimum,
+            "limits": list(self.limits),
+            "samples_drawn": self.samples_drawn,
         }
+
+
+#: what :attr:`SearchResult.limits` may name
+PROXY_LIMITS = ("refine_rounds", "samples")
+#: random draws per requested training DAG before the draw stops short (and says so: ``"samples"``)
+DRAW_ATTEMPTS_PER_SAMPLE = 50
+#: float64 m × m matrices the fit holds at once (K, its factor, K⁻¹ and ααᵀ − K⁻¹, with slack)
+_FIT_MATRICES = 6
 
 
 def _parents_of(adj: np.ndarray, names: list[str]) -> dict[str, frozenset[str]]:
@@ -829,14 +853,23 @@ def proxy_search(
     t0 = time.perf_counter()
     _say(progress, f"scoring {samples} training DAGs exactly")
     record(np.zeros((n, n), dtype=bool), scorer.total(np.zeros((n, n), dtype=bool)), "training sample")
+    if kmax == 0 or not allowed.any():          # the empty graph is the only DAG: exact, and a local optimum
+        return SearchResult(method="proxy", parents=_parents_of(graphs[0], names), score=values[0],
+                            proxy_score=None, samples=1, seconds=time.perf_counter() - began,
+                            trajectory=[{"step": 0, "round": 0, "move": "converged", "score": values[0]}],
+                            seed=seed, variables=list(names), evaluations=len(scorer.cache), timings=timings,
+                            found_by="the only DAG (no edge allowed)", samples_drawn=1)
+    _check_fit_memory(samples, n)
     attempts = 0
-    while len(graphs) < samples and attempts < 50 * samples:
+    while len(graphs) < samples and attempts < DRAW_ATTEMPTS_PER_SAMPLE * samples:
         attempts += 1
         adj = random_dag(n, rng, expected_parents=expected_parents, max_parents=kmax, allowed=allowed)
         if _graph_key(adj) not in seen:
             record(adj, scorer.total(adj), "training sample")
     if len(graphs) < 2:
-        raise InputError(f"{data.source}: fewer than 2 distinct DAGs over {n} variables")
+        raise InputError(f"{data.source}: only the empty graph was drawn in {attempts} random DAGs at "
+                         f"--expected-in-degree {expected_parents:g}; raise it")
+    limits = ["samples"] if len(graphs) < samples else []
     timings["sample"] += time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -929,6 +962,10 @@ def proxy_search(
             break
     best_adj, found_by = best[0], best[2]
     best_score = scorer.total(best_adj)
+    if converged and not np.array_equal(best_adj, current) and level >= best_score - _tie_margin(best_score):
+        best_adj, found_by, best_score = current, f"refinement climb (converged, round {rnd})", scorer.total(current)
+    if refine > 0 and not converged and not polish:       # polishing climbs on to a local optimum regardless
+        limits.append("refine_rounds")
     if polish:
         t0 = time.perf_counter()
         _say(progress, "polishing: greedy search on exact scores from the best network")
@@ -947,8 +984,23 @@ def proxy_search(
                         proxy_score=predict(best_adj), samples=len(seen),
                         seconds=time.perf_counter() - began, trajectory=trajectory, seed=seed,
                         variables=list(names), evaluations=len(scorer.cache), timings=timings,
-                        found_by=found_by,
+                        found_by=found_by, limits=limits, samples_drawn=len(graphs),
                         local_optimum=polish or (converged and bool(np.array_equal(best_adj, current))))
+
+
+def _tie_margin(score: float) -> float:
+    """Scores this close are one score (the same network totalled in another order)."""
+    return 1e-9 * (1.0 + abs(score))
+
+
+def _check_fit_memory(samples: int, n: int) -> None:
+    """Refuse (:class:`LimitError`) a training set whose GP fit would not fit in the free memory: about
+    :data:`_FIT_MATRICES` float64 matrices of ``samples``² entries and two of samples × n(n−1)."""
+    need = 8 * (_FIT_MATRICES * samples * samples + 2 * samples * n * max(n - 1, 1))
+    free = free_memory()
+    if free is not None and need > free:
+        raise LimitError(f"fitting the proxy to {samples:,} training graphs needs about {need / 2**30:.1f} GiB, "
+                         f"{free / 2**30:.1f} GiB free: lower --samples")
 
 
 __all__ = [

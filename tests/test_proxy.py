@@ -294,6 +294,98 @@ def test_refinement_cut_short_is_not_called_a_local_optimum(small):
     assert result.to_dict()["local_optimum"] is False
 
 
+def test_refinement_cut_short_is_named_in_the_limits_and_polishing_lifts_it(small):
+    _, score = small
+    cut = proxy_search(score, samples=10, refine=1, refine_samples=1, seed=3)
+    assert cut.limits == ["refine_rounds"] and cut.to_dict()["limits"] == ["refine_rounds"]
+    polished = proxy_search(score, samples=10, refine=1, refine_samples=1, seed=3, polish=True)
+    assert polished.local_optimum and polished.limits == []
+
+
+def _xor_frame(tmp_path: Path, seed: int) -> Path:
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 2, (2, 500))
+    c = np.where(rng.random(500) < 0.9, a ^ b, 1 - (a ^ b))
+    path = tmp_path / f"xor{seed}.csv"
+    path.write_text("A,B,C\n" + "".join(f"{x},{y},{z}\n" for x, y, z in zip(a, b, c, strict=True)))
+    return path
+
+
+def test_a_converged_refinement_is_a_local_optimum_when_a_training_sample_ties_it(tmp_path: Path):
+    """On three variables the training samples often hold a network scoring as well as (or equal to, a Markov
+    equivalent one) where refinement converges; the result is then the converged network, a proven local
+    optimum, not the sample with its "not established" and a false round-limit exit 3. Checked against every
+    single-edge move scored afresh, over 10 seeds."""
+    for seed in range(10):
+        path = _xor_frame(tmp_path, seed % 3)
+        data = load_data(path)
+        result = proxy_search(make_score("bic", data), samples=20, seed=seed)
+        assert result.trajectory[-1]["move"] == "converged"
+        parents = {v: set(p) for v, p in result.parents.items()}
+        fresh = make_score("bic", data)
+        best = total(fresh, data.names, parents)
+        if result.local_optimum:
+            _no_single_move_improves(fresh, data.names, parents, best)
+        else:       # a training sample strictly better than where refinement converged: no limit, just unproven
+            assert result.found_by.startswith("training") or result.found_by.startswith("refinement sample")
+        assert result.limits == []
+        res = CliRunner().invoke(main, ["proxy-search", str(path), "--samples", "20", "--seed", str(seed), "-q"])
+        assert res.exit_code == 0, res.output
+
+
+def test_hill_climbing_is_unmoved_by_a_constant_added_to_every_local_score(small):
+    """A constant per family shifts every network's total alike, so greedy search still ends where no single move
+    gains (up to the rounding of 1e11-sized local scores, ~1e-5, well under 0.1 nats); a tolerance scaled by the
+    total (1e-10 of ~6e11) once stopped it with a gain of 14 nats left."""
+    data, score = small
+
+    class Shifted(type(score)):
+        def local(self, child, parents):
+            return super().local(child, parents) + 1e11
+
+    shifted = greedy_search(Shifted(data, **score.constructor_settings()))
+    assert shifted.local_optimum
+    parents = {v: set(p) for v, p in shifted.parents.items()}
+    fresh = make_score("bic", data)
+    _no_single_move_improves(fresh, data.names, parents, total(fresh, data.names, parents) + 0.1)
+
+
+def test_the_empty_graph_alone_is_returned_as_the_optimum_when_no_edge_is_allowed(small, tmp_path: Path):
+    """max_parents 0, or one variable: the empty graph is the only DAG, returned as exact and a local optimum
+    (it was refused with "fewer than 2 distinct DAGs")."""
+    data, score = small
+    only = proxy_search(score, max_parents=0, seed=1)
+    assert only.edges() == [] and only.local_optimum and only.limits == []
+    assert only.score == pytest.approx(total(make_score("bic", data), data.names, {v: set() for v in data.names}))
+    one = tmp_path / "one.csv"
+    one.write_text("A\n" + "0\n1\n" * 20)
+    res = CliRunner().invoke(main, ["proxy-search", str(one), "--seed", "1", "-q"])
+    assert res.exit_code == 0, res.output
+
+
+def test_a_training_draw_short_of_the_samples_asked_is_a_limit(small, tmp_path: Path):
+    """At a tiny expected in-degree the random DAGs repeat; the draw stops after 50 attempts a sample, and the
+    shortfall is named (limits ["samples"], samples_drawn; exit 3), never passed off as all there is."""
+    _, score = small
+    short = proxy_search(score, samples=100, expected_parents=0.005, seed=2)
+    assert short.limits[:1] == ["samples"] and short.samples_drawn < 100
+    out = tmp_path / "p.json"
+    res = CliRunner().invoke(main, ["proxy-search", str(simulate(tmp_path / "d.csv")), "--samples", "100",
+                                    "--expected-in-degree", "0.005", "--seed", "2", "--json", str(out)])
+    assert res.exit_code == 3 and "distinct training DAGs drawn of the 100 asked" in res.output
+    assert "samples" in json.loads(out.read_text())["limits"]
+
+
+def test_a_gp_fit_beyond_the_free_memory_is_a_limit_before_any_work(small, tmp_path: Path, monkeypatch):
+    from bnilp import proxy
+
+    monkeypatch.setattr(proxy, "free_memory", lambda: 10 ** 6)
+    out = tmp_path / "p.json"
+    res = CliRunner().invoke(main, ["proxy-search", str(simulate(tmp_path / "d.csv")), "--samples", "400",
+                                    "--seed", "1", "--json", str(out)])
+    assert res.exit_code == 3 and "lower --samples" in res.output and not out.exists()
+
+
 def test_vicinity_posterior_interpolates_and_matches_the_kernel_form():
     """Weight-space update against the function-space GP prediction (R&W eqs. 2.25 vs 2.11)."""
     rng = np.random.default_rng(7)
@@ -465,6 +557,8 @@ def test_cli_refinement_cut_short_exits_3_and_says_so(tmp_path: Path):
     ["--method", "greedy", "--refine", "2"],
     ["--kappa", "-1"],
     ["--samples", "ten"],
+    ["--expected-in-degree", "inf"],
+    ["--kappa", "nan"],
 ])
 def test_cli_bad_values_exit_2(tmp_path: Path, args):
     data = simulate(tmp_path / "d.csv")

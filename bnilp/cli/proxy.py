@@ -1,12 +1,14 @@
 """``bnilp proxy-search``: greedy search on exact scores or on a Gaussian-process proxy.
 
-Exit codes: 0 = done; 2 = bad input; 3 = the ``--refine`` round limit stopped refinement before it
-reached a network that no single-edge move improves (the result is still written, marked so).
+Exit codes: 0 = done; 2 = bad input; 3 = a limit (the result is still written, its ``limits`` say which): the
+``--refine`` round limit stopped refinement before it converged, or fewer distinct training DAGs than
+``--samples`` were drawn; 3 with no output also when the GP fit would not fit in the free memory.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -93,10 +95,10 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         raise InputError(f"--refine-samples must be ≥ 1, got {refine_samples}")
     if max_parents is not None and max_parents < 0:
         raise InputError(f"--max-parents must be ≥ 0, got {max_parents}")
-    if not expected_in_degree > 0:
-        raise InputError(f"--expected-in-degree must be > 0, got {expected_in_degree}")
-    if not kappa >= 0:
-        raise InputError(f"--kappa must be ≥ 0, got {kappa}")
+    if not (math.isfinite(expected_in_degree) and expected_in_degree > 0):
+        raise InputError(f"--expected-in-degree must be a finite number > 0, got {expected_in_degree}")
+    if not (math.isfinite(kappa) and kappa >= 0):
+        raise InputError(f"--kappa must be a finite number ≥ 0, got {kappa}")
     dataset = load_from_options(data, opts)
     score = score_from_options(dataset, opts)
     err = Console(stderr=True, quiet=quiet)
@@ -114,8 +116,13 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
     if not quiet:
         _summary(result, Console())
-    if method == "proxy" and refine > 0 and not result.local_optimum:
-        Console(stderr=True).print(f"refinement stopped after {refine} rounds before reaching a local optimum "
-                                   "(raise --refine)", highlight=False)
+    if method == "proxy" and result.limits:
+        err = Console(stderr=True)
+        if "samples" in result.limits:
+            err.print(f"bnilp: limited: only {result.samples_drawn} distinct training DAGs drawn of the {samples} "
+                      "asked (raise --expected-in-degree)", highlight=False, soft_wrap=True)
+        if "refine_rounds" in result.limits:
+            err.print(f"bnilp: limited: refinement stopped after {refine} rounds before reaching a local optimum "
+                      "(raise --refine)", highlight=False, soft_wrap=True)
         sys.exit(EXIT_LIMIT)
 
