@@ -65,14 +65,22 @@ def _checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
 
 
 def dag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
-    """Every edge p → c of the parent map with its arrowhead at c (cycles are not checked)."""
+    """Every edge p → c of the parent map with its arrowhead at c; a cycle is an :class:`InputError`."""
     pa = _checked_parents(parents, what)
     directed = {(p, c) for c, ps in pa.items() for p in ps}
     both = {frozenset(e) for e in directed if (e[1], e[0]) in directed}
     if both:
         u, v = sorted(next(iter(both)))
         raise InputError(f"{what}: {u!r} and {v!r} are each other's parents")
+    _check_acyclic(pa, what, "the metrics compare DAGs")
     return MarkedGraph(frozenset(pa), frozenset(frozenset(e) for e in directed), frozenset(directed))
+
+
+def _check_acyclic(pa: Mapping[str, frozenset[str]], what: str, why: str) -> None:
+    g = nx.DiGraph([(p, c) for c, ps in pa.items() for p in ps])
+    if not nx.is_directed_acyclic_graph(g):
+        cycle = " → ".join(u for u, _ in nx.find_cycle(g))
+        raise InputError(f"{what}: the graph has a cycle ({cycle}); {why}")
 
 
 def cpdag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
@@ -80,10 +88,7 @@ def cpdag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
     from bnilp.mec import cpdag_edges
 
     pa = _checked_parents(parents, what)
-    g = nx.DiGraph([(p, c) for c, ps in pa.items() for p in ps])
-    if not nx.is_directed_acyclic_graph(g):
-        cycle = " → ".join(u for u, _ in nx.find_cycle(g))
-        raise InputError(f"{what}: the graph has a cycle ({cycle}); a CPDAG needs a DAG")
+    _check_acyclic(pa, what, "a CPDAG needs a DAG")
     directed, undirected = cpdag_edges(pa)
     adj = {frozenset(e) for e in directed} | set(undirected)
     return MarkedGraph(frozenset(pa), frozenset(adj), frozenset(directed))
@@ -152,12 +157,17 @@ def compare_graphs(learned_parents: Parents, true_parents: Parents, *, cpdag: bo
     return out
 
 
+#: rounding allowed when posteriors are compared with a threshold
+THRESHOLD_TOL = 1e-9
+
+
 def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], threshold: float,
                       what: str = "edges") -> MarkedGraph:
     """The posterior-averaged graph of ``[{"from", "to", "posterior"}, ...]``.
 
     The adjacency {u, v} is present when p(u → v) + p(v → u) ≥ ``threshold``; it is directed
-    u → v when moreover p(u → v) ≥ threshold > p(v → u), and undirected (no arrowhead) otherwise.
+    u → v when moreover p(u → v) ≥ threshold > p(v → u), and undirected (no arrowhead) otherwise. The
+    comparisons allow :data:`THRESHOLD_TOL` of rounding (0.7 + 0.2 is 0.8999999999999999 in floating point).
     """
     if not (math.isfinite(threshold) and 0 < threshold <= 1):
         raise InputError(f"--edges-threshold must lie in (0, 1], got {threshold}")
@@ -166,8 +176,10 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
     for k, e in enumerate(edges):
         try:
             u, v, p = str(e["from"]), str(e["to"]), float(e["posterior"])
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             raise InputError(f"{what}: entry {k} needs 'from', 'to' and a numeric 'posterior'") from None
+        if u == v:
+            raise InputError(f"{what}: entry {k} is an edge from {u!r} to itself")
         for x in (u, v):
             if x not in node_set:
                 raise InputError(f"{what}: entry {k} names {x!r}, which is not a variable of the result")
@@ -179,9 +191,9 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
     adj, heads = set(), set()
     for (u, v), p in post.items():
         back = post.get((v, u), 0.0)
-        if p + back >= threshold:
+        if p + back >= threshold - THRESHOLD_TOL:
             adj.add(frozenset((u, v)))
-            if p >= threshold > back:
+            if p >= threshold - THRESHOLD_TOL and back < threshold - THRESHOLD_TOL:
                 heads.add((u, v))
     return MarkedGraph(node_set, frozenset(adj), frozenset(heads))
 
@@ -197,7 +209,9 @@ def read_json(path: str | Path, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+    except ValueError as exc:           # e.g. an integer past Python's 4,300-digit conversion limit
+        raise InputError(f"{path}: not usable JSON ({exc})") from None
 
 
 def parents_of_result(obj: Any, where: str) -> dict[str, list[str]]:

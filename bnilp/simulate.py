@@ -50,6 +50,7 @@ continuous. The truth lists the discrete columns in ``"discrete"`` for ``--discr
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import networkx as nx
@@ -120,8 +121,8 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
               discrete_fraction: float, categories: tuple[int, int]) -> tuple[int, int]:
     if int(n_nodes) != n_nodes or n_nodes < 1:
         raise InputError(f"--nodes must be a positive integer, got {n_nodes}")
-    if int(n_samples) != n_samples or n_samples < 2:
-        raise InputError(f"--samples must be an integer ≥ 2, got {n_samples}")
+    if int(n_samples) != n_samples or n_samples < 3:     # 2 rows standardise to ±1: read back as discrete
+        raise InputError(f"--samples must be an integer ≥ 3, got {n_samples}")
     if not (math.isfinite(avg_degree) and 0 <= avg_degree <= max(n_nodes - 1, 0)):
         raise InputError(f"--avg-degree must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
     if max_degree is not None:
@@ -304,17 +305,24 @@ def sample_dag(
     unknown = sorted({p for ps in parents.values() for p in ps} - set(index)) + sorted(set(names) - set(kinds))
     if unknown:
         raise InputError(f"parents/kinds: variable {unknown[0]!r} is not described")
-    if int(n_samples) != n_samples or n_samples < 2:
-        raise InputError(f"n_samples must be an integer ≥ 2, got {n_samples}")
+    if int(n_samples) != n_samples or n_samples < 3:     # 2 rows standardise to ±1: read back as discrete
+        raise InputError(f"n_samples must be an integer ≥ 3, got {n_samples}")
     graph = nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])
     graph.add_nodes_from(names)
     if not nx.is_directed_acyclic_graph(graph):
         raise InputError("parents: the graph has a cycle")
     order = [index[v] for v in nx.lexicographical_topological_sort(graph, key=index.__getitem__)]
+    bad = [v for v in names if kinds[v] not in ("discrete", "continuous")]
+    if bad:
+        raise InputError(f"kinds: {bad[0]!r} is {kinds[bad[0]]!r}; each kind is 'discrete' or 'continuous'")
     is_discrete = np.array([kinds[v] == "discrete" for v in names])
     cats = categories or {}
     arity = {index[v]: int(cats.get(v, 3)) for v in names if kinds[v] == "discrete"}
-    nbins = {index[v]: int(bins if isinstance(bins, int) else bins.get(v, 3)) for v in names if kinds[v] != "discrete"}
+    nbins = {index[v]: int(bins if isinstance(bins, numbers.Integral) else bins.get(v, 3))
+             for v in names if kinds[v] != "discrete"}
+    few = [names[i] for i, r in (*arity.items(), *nbins.items()) if r < 2]
+    if few:
+        raise InputError(f"categories/bins: {few[0]!r} needs at least 2 (a single category is a constant column)")
     pa = [sorted(index[p] for p in parents[v]) for v in names]
     rng = np.random.default_rng(seed)
     columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [], link)

@@ -370,3 +370,120 @@ def test_a_score_rebuilt_on_other_data_keeps_its_settings():
         again = score.with_data(data)
         assert type(again) is type(score) and again.settings() == score.settings()
         assert again.local(1, (0, 2)) == score.local(1, (0, 2))
+
+
+def test_the_chi2_tail_s_logarithm_is_finite_and_exact_past_the_float_range():
+    """chi2_log_sf against the closed form for even k, Q(a, t) = e^(−t)·Σ_{j<a} t^j/j! (a = k/2, t = x/2), in
+    logs, where scipy's logsf is −inf (x ≥ 1,500) and where it is not."""
+    import math
+
+    from scipy.special import logsumexp
+
+    from bnilp.citest import chi2_log_sf
+
+    for k in (2, 4, 12, 40, 200):
+        for x in (100.0, 1_000.0, 1_500.0, 5_000.0, 1e5):
+            a, t = k // 2, x / 2
+            exact = -t + logsumexp([j * math.log(t) - math.lgamma(j + 1) for j in range(a)])
+            assert chi2_log_sf(x, k) == pytest.approx(exact, rel=1e-12, abs=1e-12), (k, x)
+    assert chi2_log_sf(1_500.0, 1) < chi2_log_sf(1_499.0, 1) < -740       # odd k: monotone, finite
+
+
+@needs_cg
+def test_a_strong_dependence_at_large_n_is_not_lost_to_p_values_that_underflow():
+    """X → Y on top of a step function of a continuous Z that CG's model of a discrete child cannot describe
+    (so the local permutation is used): the observed G (~4,500) and every permuted one (~3,900) have χ²
+    p-values below 1e-308, which once all compared equal — every draw "as extreme", p = 1, independent. In
+    logarithms the permuted draws are less extreme: dependent, p = 1/(B + 1)."""
+    rng = np.random.default_rng(0)
+    N = 6000
+    z = rng.normal(size=N)
+    step = (np.sin(4 * z) > 0).astype(int)
+    x = np.where(rng.random(N) < 0.97, step, 1 - step)
+    y = np.where(rng.random(N) < 0.9, x, 1 - x)
+    data = from_dataframe(pd.DataFrame({"X": x, "Y": y, "Z": z}), discrete=["X", "Y"], continuous=["Z"])
+    r = ci_test(data, "X", "Y", ["Z"], score="cg", alpha=0.05)
+    assert r.null == "local-permutation" and r.chi2_p_value == 0.0
+    assert r.dependent and r.p_value == pytest.approx(1 / 200) and r.permutations == 199
+
+
+@needs_cg
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_cg_with_no_residual_left_in_the_larger_model_has_no_power(k):
+    """N = k + 2 rows, k continuous Z and no discrete one: the larger model (k + 1 slopes and an intercept) fits
+    every row exactly, so G is finite only through the variance floor and says nothing — p = 1 (as MVP
+    gives), where the plain χ² rejected every null data set."""
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        frame = pd.DataFrame(rng.standard_normal((k + 2, k + 2)), columns=["a", "b"] + [f"c{i}" for i in range(k)])
+        r = ci_test(from_dataframe(frame), "a", "b", [f"c{i}" for i in range(k)], score="cg", alpha=0.05)
+        assert r.p_value == 1.0 and not r.dependent
+
+
+def _g2_over_observed_strata(frame: pd.DataFrame, x: str, y: str, zs: list[str]) -> tuple[float, int]:
+    """Oracle: G² and df summed over the configurations of zs that occur, each a contingency table of the
+    values seen there (scipy's chi2_contingency, log-likelihood statistic)."""
+    G, k = 0.0, 0
+    for _, g in (frame.groupby(zs) if zs else [(None, frame)]):
+        t = pd.crosstab(g[x], g[y]).values
+        if min(t.shape) >= 2:
+            s, _, dof, _ = stats.chi2_contingency(t, correction=False, lambda_="log-likelihood")
+            G, k = G + s, k + dof
+    return G, k
+
+
+@pytest.mark.parametrize("score", ["bic", "cg"])
+def test_discrete_tests_count_df_over_the_table_as_observed(score):
+    """G² and its df against per-stratum contingency tables: configurations of Z never seen, and values of x or
+    y never seen with a configuration, add no df (they were counted: 8 ternary Z gave df 26,244 for 150)."""
+    rng = np.random.default_rng(5)
+    for n_z, N in ((0, 60), (1, 80), (3, 120), (8, 400)):
+        z = rng.integers(0, 3, (N, n_z))
+        x = np.where(z[:, 0] == 2, 0, rng.integers(0, 3, N)) if n_z else rng.integers(0, 3, N)
+        y = np.where(rng.random(N) < 0.4, x, rng.integers(0, 3, N))
+        frame = pd.DataFrame({"x": x, "y": y, **{f"z{i}": z[:, i] for i in range(n_z)}}).astype(str)
+        zs = [f"z{i}" for i in range(n_z)]
+        r = ci_test(from_dataframe(frame), "x", "y", zs, score=score, alpha=0.05, null="chi2")
+        G, k = _g2_over_observed_strata(frame, "x", "y", zs)
+        assert r.statistic == pytest.approx(G, rel=1e-9, abs=1e-9) and r.df == k, (n_z, r.df, k)
+        assert r.p_value == pytest.approx(stats.chi2.sf(G, k) if k else 1.0, rel=1e-9)
+
+
+def test_auto_refers_a_sparse_all_discrete_table_to_the_stratified_permutation():
+    """Under null="auto" an all-discrete G² with fewer than 5 rows a cell of its observed tables (where its χ²
+    reference over-rejects: 23 % at α = 0.05 with 2.5 rows a cell, benchmarks/citest_sparse.py) is referred to
+    the permutation distribution within the strata; with enough rows it keeps χ²."""
+    from bnilp.citest import SPARSE_ROWS_PER_CELL, rows_per_cell
+
+    rng = np.random.default_rng(2)
+    for N, sparse in ((200, True), (2000, False)):
+        frame = pd.DataFrame(rng.integers(0, 3, (N, 4)), columns=["x", "y", "z0", "z1"]).astype(str)
+        data = from_dataframe(frame)
+        assert (rows_per_cell(data, 0, 1, (2, 3)) < SPARSE_ROWS_PER_CELL) == sparse
+        r = ci_test(data, "x", "y", ["z0", "z1"], score="bic", alpha=0.05)
+        assert r.null == ("local-permutation" if sparse else "chi2")
+        assert (r.permutations > 0) == sparse and 1 / 200 <= r.p_value <= 1
+
+
+def test_a_local_permutation_over_several_continuous_z_carries_a_note(tmp_path):
+    """The local permutation is calibrated for one continuous Z; with two the result and the CLI say so."""
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+
+    rng = np.random.default_rng(4)
+    N = 120
+    z1, z2 = rng.normal(size=(2, N))
+    frame = pd.DataFrame({"x": (z1 > 0).astype(int), "y": (z2 > 0).astype(int), "z1": z1, "z2": z2})
+    data = from_dataframe(frame, discrete=["x", "y"], continuous=["z1", "z2"])
+    one = ci_test(data, "x", "y", ["z1"], score="cg", permutations=19)
+    two = ci_test(data, "x", "y", ["z1", "z2"], score="cg", permutations=19)
+    assert one.null == two.null == "local-permutation"
+    assert one.notes == [] and "calibrated for one continuous" in two.notes[0]
+    path = tmp_path / "m.csv"
+    frame.rename(columns={"y": "y[bold]"}).to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["citest", str(path), "x", "y[bold]", "--given", "z1,z2", "--discrete", "x,y[bold]",
+                                    "--permutations", "19"])
+    assert res.exit_code == 0, res.output
+    assert "note: the local permutation is calibrated" in res.output and "y[bold]" in res.output
+    assert "χ² p-value" in res.output

@@ -281,3 +281,56 @@ def test_names_bnlearn_cannot_hold_leave_the_export_whole_without_a_model_string
         assert res.exit_code == 0, res.output
     doc = json.loads((tmp_path / "n.json").read_text())
     assert doc["model_string"] is None and any("no model string" in note for note in doc["notes"])
+
+
+def test_compare_refuses_self_loops_and_cycles_and_keeps_a_threshold_met_up_to_rounding(tmp_path):
+    """An edge from a variable to itself and a cyclic graph are one-line errors (they were scored: AP 2/3, and a
+    3-cycle against its DAG); 0.7 + 0.2 reaches a threshold of 0.9 (in floats 0.8999999999999999); a JSON error
+    names line and column."""
+    true = tmp_path / "true.json"
+    true.write_text(json.dumps({"parents": {"A": [], "B": ["A"], "C": ["B"]}}))
+    loop = tmp_path / "loop.json"
+    loop.write_text(json.dumps({"variables": ["A", "B", "C"], "edges": [
+        {"from": "A", "to": "B", "posterior": 1.0}, {"from": "B", "to": "C", "posterior": 1.0},
+        {"from": "C", "to": "C", "posterior": 1.0}]}))
+    assert "to itself" in _one_line_error(_run("compare", str(loop), str(true), "--edges-threshold", "0.5"))
+    cyclic = tmp_path / "cyclic.json"
+    cyclic.write_text(json.dumps({"parents": {"A": ["C"], "B": ["A"], "C": ["B"]}}))
+    assert "cycle" in _one_line_error(_run("compare", str(true), str(cyclic)))
+    assert "cycle" in _one_line_error(_run("compare", str(cyclic), str(true)))
+    rounded = tmp_path / "rounded.json"
+    rounded.write_text(json.dumps({"variables": ["A", "B", "C"], "edges": [
+        {"from": "A", "to": "B", "posterior": 0.7}, {"from": "B", "to": "A", "posterior": 0.2},
+        {"from": "B", "to": "C", "posterior": 1.0}]}))
+    m = json.loads(_run("compare", str(rounded), str(true), "--edges-threshold", "0.9", "--json").output)
+    assert m["AR"] == 1.0
+    bad = tmp_path / "bad.json"
+    bad.write_text('{\n  "parents": {,}\n}')
+    assert f"{bad}:2:15:" in _one_line_error(_run("compare", str(bad), str(true)))
+
+
+def test_simulate_never_leaves_its_data_without_its_truth_and_prints_names_verbatim(tmp_path):
+    """-o and --truth naming one file is refused (the truth replaced the data); a truth that cannot be written
+    takes the data file with it; a name with rich markup in it is printed as it is."""
+    same = tmp_path / "x.csv"
+    assert "same file" in _one_line_error(_run("simulate", "--nodes", "3", "--samples", "20", "--seed", "1",
+                                               "-o", str(same), "--truth", str(same)))
+    assert not same.exists()
+    data = tmp_path / "d.csv"
+    blocked = tmp_path / "d.csv" / "t.json"          # its folder would be the data file, written first
+    res = _run("simulate", "--nodes", "3", "--samples", "20", "--seed", "1", "-o", str(data), "--truth", str(blocked))
+    assert res.exit_code == 2 and not data.exists()
+    marked = tmp_path / "data[run1].csv"
+    res = _run("simulate", "--nodes", "3", "--samples", "20", "--seed", "1", "-o", str(marked),
+               "--truth", str(tmp_path / "t.json"))
+    assert res.exit_code == 0 and f"wrote {marked}" in res.output.replace("\n", "")
+    from bnilp.errors import InputError
+    from bnilp.simulate import sample_dag
+
+    with pytest.raises(InputError, match="n_samples must be an integer ≥ 3"):
+        sample_dag({"A": []}, {"A": "continuous"}, 2)       # two rows standardise to ±1, read back as discrete
+    with pytest.raises(InputError, match="'discrete' or 'continuous'"):
+        sample_dag({"A": []}, {"A": "Discrete"}, 20)
+    with pytest.raises(InputError, match="at least 2"):
+        sample_dag({"A": []}, {"A": "discrete"}, 20, categories={"A": 1})
+    assert len(sample_dag({"A": [], "B": ["A"]}, {"A": "continuous", "B": "discrete"}, 20, bins=np.int64(4))) == 20

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bnilp.citest import (
@@ -69,21 +70,25 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: st
         click.echo(json.dumps(result.to_dict(), indent=1))
         return
     cond = f" | {', '.join(result.given)}" if result.given else ""
-    table = Table(title=f"{result.x} ⟂ {result.y}{cond}  ({result.score}, α = {alpha:g})")
-    for col in ("child", "parent", "statistic", "df", "Bartlett E[G]/df", "p-value", "rejects"):
+    table = Table(title=escape(f"{result.x} ⟂ {result.y}{cond}  ({result.score}, α = {alpha:g})"))
+    permuted = result.null == "local-permutation"
+    for col in ("child", "parent", "statistic", "df", "Bartlett E[G]/df",
+                "χ² p-value" if permuted else "p-value", "χ² rejects" if permuted else "rejects"):
         table.add_column(col, justify="right")
     for d in result.directions:
-        table.add_row(d.child, d.parent, f"{d.statistic:.4g}", f"{d.df:g}", f"{d.bartlett:.4f}", f"{d.p_value:.4g}",
-                      "yes" if d.dependent else "no")
+        table.add_row(escape(d.child), escape(d.parent), f"{d.statistic:.4g}", f"{d.df:g}", f"{d.bartlett:.4f}",
+                      f"{d.p_value:.4g}", "yes" if d.dependent else "no")
     console = Console()
     console.print(table)
     verdict = "dependent" if result.dependent else "independent (not rejected)"
     how = f" ({result.combine} combination of both directions)" if len(result.directions) > 1 else ""
     if result.null == "local-permutation":
-        console.print(f"χ² p = {result.chi2_p_value:.4g}{how}; local permutation of {result.y} "
+        console.print(f"χ² p = {result.chi2_p_value:.4g}{how}; local permutation of {escape(result.y)} "
                       f"({result.permutations} permuted data sets, seed {seed})")
         how = ""
     console.print(f"decision: {verdict}, p = {result.p_value:.4g}{how}")
+    for note in result.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
 
 
 citest.params[[p.name for p in citest.params].index("score_name")].default = "cg"

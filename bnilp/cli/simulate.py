@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bnilp.cli.options import check_outputs, check_seed
@@ -83,6 +85,8 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
     """Simulate mixed discrete/continuous data from a random DAG (Andrews et al. §6)."""
     check_seed(seed)
     check_outputs({"output": output, "truth": truth_path}, {"output": "-o", "truth": "--truth"})
+    if os.path.realpath(output) == os.path.realpath(truth_path):
+        raise InputError(f"-o and --truth name the same file ({output}): the truth would replace the data")
     lo, hi = _parse_categories(categories)
     if max_degree < 0:
         raise InputError(f"--max-degree must be ≥ 0 (0 = no limit), got {max_degree}")
@@ -90,10 +94,14 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
                                 (lo, hi), nonlinear, seed, link)
     truth["data"] = output
     atomic_write_text(output, data.to_csv(index=False, float_format="%.12g"))
-    atomic_write_text(truth_path, json.dumps(truth, indent=1) + "\n")
+    try:
+        atomic_write_text(truth_path, json.dumps(truth, indent=1) + "\n")
+    except BaseException:
+        os.unlink(output)           # the data without its truth is no output: neither is left
+        raise
     if quiet:
         return
-    console = Console()
+    console = Console(markup=False, highlight=False)
     n_disc = len(truth["discrete"])
     console.print(f"wrote {output}: {samples} rows, {nodes} variables ({n_disc} discrete, "
                   f"{nodes - n_disc} continuous), {'nonlinear' if nonlinear else 'linear'}")
@@ -147,7 +155,7 @@ def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool,
     if as_json:
         click.echo(json.dumps(_json_safe(result), indent=1))
         return
-    table = Table(title=f"{learned} vs {true} ({result['mode']})")
+    table = Table(title=escape(f"{learned} vs {true} ({result['mode']})"))
     for col in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton F1"):
         table.add_column(col, justify="right")
     table.add_row(*(_fmt(result[k]) for k in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton_F1")))

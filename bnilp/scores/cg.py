@@ -238,7 +238,9 @@ class ConditionalGaussian(LocalScore):
         covariance). Under Y ⟂ X | Z in CG's model, Y's cell variance is the same in the null and the
         larger model, so E[G] = D(null cells, k) − D(full cells, k') with D =
         :func:`~bnilp.scores.base.residual_deviance_mean`: X discrete refines the cells (k' = k,
-        χ² df (k + 2)·(added observed cells)), X continuous adds a slope (k' = k + 1, one df a cell)."""
+        χ² df (k + 2)·(added observed cells)), X continuous adds a slope (k' = k + 1, one df a cell).
+        (0, 0) when no cell of the larger model has a residual (n_p ≤ k' + 1 everywhere: its variances are
+        the floor, G is finite but carries no information, and the test gets p = 1)."""
         if self.discrete[child] and self.discrete[parent]:
             return None
         y, x = (parent, child) if self.discrete[child] else (child, parent)
@@ -251,6 +253,8 @@ class ConditionalGaussian(LocalScore):
         else:
             full, k_full = null, k + 1
             dof = float(null.size)
+        if not (np.asarray(full) >= k_full + 2).any():
+            return 0.0, 0.0         # every cell of the larger model fits its rows exactly: G says nothing
         mean = residual_deviance_mean(null, k) - residual_deviance_mean(full, k_full)
         return (mean, dof) if dof > 0 and mean > 0 else None
 
