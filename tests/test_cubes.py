@@ -487,3 +487,37 @@ def test_the_cubes_never_take_over_a_race_s_collection_indexed_before_the_filter
     check_result(table, res, eps)
     keys = [mec_key(n.parents) for n in res.networks]
     assert len(keys) == len(set(keys)) and set(keys) == {mec_key(p) for _, p in expected}
+
+
+@pytest.mark.parametrize(("seed", "bf"), [(3, 20), (7, 150), (11, 1e3)])
+def test_a_class_is_represented_by_the_same_dag_on_every_route(monkeypatch, seed, bf):
+    """Class enumeration lists, for each class, a DAG fixed by the class (its CPDAG oriented along a maximum
+    cardinality search) — not the one the search happened to meet — so peeling, serial branch-and-cut and
+    cubes on two processes give the same networks, scores and order (BIC: score-equivalent; classes that tie
+    are ordered by that DAG)."""
+    from bnilp.data import from_dataframe
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+    from tests.conftest import random_discrete_frame
+
+    frame = random_discrete_frame(seed, n=6, N=60)
+    eps = math.log(bf)
+    table = score_parent_sets(make_score("bic", from_dataframe(frame, discrete=list(frame.columns))), epsilon=eps)
+    listings = {}
+    peeled = solve(table, eps, enumerate_by="mecs")
+    listings["peeling"] = peeled
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    listings["branch-and-cut"] = solve(table, eps, enumerate_by="mecs")
+    monkeypatch.setattr(ilp.settings, "PHASE2_SERIAL_SECONDS", 0.0)
+    listings["cubes"] = solve(table, eps, enumerate_by="mecs", jobs=2)
+    assert listings["cubes"].stats["phase2"]["method"] == "branch-and-cut in cubes"
+    assert peeled.stats["phase2"]["method"] == "peeling" and len(peeled.networks) > 3
+    want = [(n.score, n.parents) for n in peeled.networks]
+    for route, res in listings.items():
+        assert res.complete and [(n.score, n.parents) for n in res.networks] == want, route
+    capped = [solve(table, eps, enumerate_by="mecs", jobs=jobs, max_networks=3, count_past_cap=True)
+              for jobs in (1, 2)]     # the best 3 listed, the rest counted: the same 3 DAGs, whatever the route
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 30)
+    capped.append(solve(table, eps, enumerate_by="mecs", max_networks=3, count_past_cap=True))
+    for res in capped:
+        assert res.status == "network_limit" and [(n.score, n.parents) for n in res.networks] == want[:3]

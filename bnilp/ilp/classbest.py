@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders
+from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders, _cpdag_masks
 
 if TYPE_CHECKING:
     from bnilp.ilp.families import _Data
@@ -279,3 +279,83 @@ def choice_table(data: _Data, classes: bool, capacity: int = 1024) -> BestPerCla
     if data.n <= MASK_MAX_VARIABLES:
         return BestPerClass(data.n, capacity, key="class", pmask=data.pmask64(), words_of=data.class_words)
     return BestPerClass(data.n, capacity, words_of=data.class_words)
+
+
+@njit(cache=True, nogil=True)
+def _mcs_extensions(dpa, und):
+    """Parent masks of one DAG per CPDAG (``dpa``: directed parent masks, ``und``: undirected neighbour masks):
+    the undirected edges oriented from earlier to later in a maximum cardinality search (Tarjan & Yannakakis
+    1984; ties to the lowest index). An MCS order of a chordal graph is the reverse of a perfect elimination
+    order, so orienting along it makes no v-structure and no cycle: a consistent extension, fixed by the
+    CPDAG alone (Meek 1995, Andersson, Madigan & Perlman 1997)."""
+    m, n = dpa.shape
+    out = np.empty((m, n), dtype=np.int64)
+    weight = np.zeros(n, dtype=np.int64)
+    one = np.int64(1)
+    for i in range(m):
+        weight[:] = 0
+        seen = np.int64(0)
+        for _ in range(n):
+            v, best = -1, -1
+            for u in range(n):
+                if not (seen >> u) & one and weight[u] > best:
+                    v, best = u, weight[u]
+            out[i, v] = dpa[i, v] | (und[i, v] & seen)
+            seen |= one << v
+            for u in range(n):
+                if (und[i, v] >> u) & one:
+                    weight[u] += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _rows_of_masks(masks, fam, fidx, fstart, rows):
+    """Each DAG's family rows (``masks[i, v]`` looked up among v's sorted family masks ``fam[fstart[v]:fstart[v+1]]``,
+    ``fidx`` their family indices); a DAG with a parent set the table lacks keeps ``rows[i]``. Returns the rows
+    and which DAGs were replaced."""
+    m, n = masks.shape
+    out = rows.copy()
+    found = np.zeros(m, dtype=np.bool_)
+    for i in range(m):
+        ok = True
+        for v in range(n):
+            lo, hi = fstart[v], fstart[v + 1]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if fam[mid] < masks[i, v]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo == fstart[v + 1] or fam[lo] != masks[i, v]:
+                ok = False
+                break
+            out[i, v] = fidx[lo]
+        if not ok:
+            out[i] = rows[i]
+        found[i] = ok
+    return out, found
+
+
+def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
+                              tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each class's listed DAG replaced by one fixed by the class alone (:func:`_mcs_extensions` of its CPDAG,
+    :func:`bnilp.mec._cpdag_masks`), so which DAG stands for a class — and so the order of classes whose scores
+    tie — no longer depends on which DAG of it the search happened to find (processes, cubes, peeling or
+    branch-and-cut). A DAG is kept where the table lacks one of the fixed DAG's parent sets (a palim, knowledge)
+    or where the two scores differ by more than ``tol`` (a score that is not score-equivalent: the class's
+    listed score stays the one found). Returns (scores, rows) best first (:func:`ranked`). Up to
+    :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables; beyond, the rows as they are."""
+    if data.n > MASK_MAX_VARIABLES or not len(rows):
+        return scores, rows
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    pm = data.pmask64()[rows]
+    dpa, und = _cpdag_masks(pm)
+    fixed = _mcs_extensions(dpa, und)
+    order = np.lexsort((data.pmask64(), data.child))            # by child, then mask
+    fam = data.pmask64()[order]
+    fstart = np.searchsorted(data.child[order], np.arange(data.n + 1)).astype(np.int64)
+    new_rows, found = _rows_of_masks(fixed, fam, order.astype(np.int64), fstart, rows)
+    new_scores = data.exact_rows(new_rows)
+    use = found & (np.abs(new_scores - scores) <= tol)
+    out_rows = np.where(use[:, None], new_rows, rows).astype(np.int32)
+    return ranked(np.where(use, new_scores, scores), out_rows)
