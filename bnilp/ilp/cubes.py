@@ -350,6 +350,7 @@ def _run_cube(index: int, fixings: list[tuple[np.ndarray, int]], deadline: float
     model2, hdlr2 = _phase2_model(data, found, epsilon, stats2, False, on_record, tick, classes, fixings)
     model2.setParam("misc/catchctrlc", False)
     now = time.perf_counter()
+    rem = None if deadline is None else deadline - time.time()      # the model's build counts against the limit
     run = _Run(epsilon, "mecs" if classes else "dags", None, _Signals(), now, None if rem is None else now + rem)
     status = _optimize(model2, run, stats2)
     stats2.update(collected=hdlr2.n_recorded)
@@ -535,5 +536,6 @@ def _merge_stats(stats2: dict[str, Any], state: CubeRun) -> None:
         for kind, count in s.get("cuts", {}).items():
             stats2["cuts"][kind] = stats2["cuts"].get(kind, 0) + count
     stats2["per_cube"] = per_cube
-    stats2["scip_status"] = "cubes: " + ", ".join(f"{st}×{sum(1 for v in state.statuses.values() if v == st)}"
-                                                  for st in sorted(set(state.statuses.values())))
+    stats2["scip_status"] = "cubes: " + (", ".join(f"{st}×{sum(1 for v in state.statuses.values() if v == st)}"
+                                                   for st in sorted(set(state.statuses.values())))
+                                         or "none returned")
