@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import numpy as np
 import pandas as pd
@@ -487,3 +488,27 @@ def test_a_local_permutation_over_several_continuous_z_carries_a_note(tmp_path):
     assert res.exit_code == 0, res.output
     assert "note: the local permutation is calibrated" in res.output and "y[bold]" in res.output
     assert "χ² p-value" in res.output
+
+
+def test_given_may_be_repeated_and_names_a_column_with_a_comma_whole(tmp_path):
+    """--given Z1,Z2 as before; --given repeated; a value that is a column's whole name ("p,q", quoted in the
+    CSV) is that column, not split."""
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+
+    rng = np.random.default_rng(8)
+    z = rng.integers(0, 2, (2, 300))
+    x = np.where(rng.random(300) < 0.8, z[0], 1 - z[0])
+    y = np.where(rng.random(300) < 0.8, z[0], 1 - z[0])
+    path = tmp_path / "c.csv"
+    pd.DataFrame({"x": x, "y": y, "p,q": z[0], "w": z[1]}).astype(str).to_csv(path, index=False)
+    runs = [["--given", "p,q"], ["--given", "p,q", "--given", "w"], ["--given", "w"]]
+    given = []
+    for extra in runs:
+        res = CliRunner().invoke(main, ["citest", str(path), "x", "y", "--score", "bic", "--json", *extra])
+        assert res.exit_code == 0, res.output
+        given.append(json.loads(res.output)["given"])
+    assert given == [["p,q"], ["p,q", "w"], ["w"]]
+    res = CliRunner().invoke(main, ["citest", str(path), "x", "y", "--score", "bic", "--given", "w,p", "--json"])
+    assert res.exit_code == 2 and "'p'" in res.output

@@ -26,7 +26,9 @@ from bnilp.errors import InputError
 @click.argument("data_path", metavar="DATA", type=click.Path(dir_okay=False))
 @click.argument("x")
 @click.argument("y")
-@click.option("--given", default="", metavar="Z1,Z2", help="Comma-separated conditioning set.")
+@click.option("--given", multiple=True, metavar="Z1,Z2",
+              help="Conditioning set, comma-separated; may be repeated (a value that is a column's whole name, "
+                   "commas and all, is that column).")
 @click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance level.")
 @click.option("--combine", type=click.Choice(list(COMBINE_RULES)), default="simes", show_default=True,
               help="Two directions (MVP, CGd) into one decision: Simes (size ≤ α) or the seed's 'either rejects'.")
@@ -44,7 +46,7 @@ from bnilp.errors import InputError
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @data_options
 @score_options
-def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: str, correction: str,
+def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float, combine: str, correction: str,
            null: str, permutations: int, seed: int, as_json: bool, **opts: Any) -> None:
     """Test X ⟂ Y | GIVEN on DATA: 2(ℓ(X | Y,Z) − ℓ(X | Z)) against χ², both directions for a
     score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule).
@@ -53,7 +55,8 @@ def citest(data_path: str, x: str, y: str, given: str, alpha: float, combine: st
     permutation test's (--null)."""
     check_seed(seed)
     data = load_from_options(data_path, opts)
-    z = [c.strip() for c in given.split(",") if c.strip()]
+    names = set(data.names) | set(data.dropped)
+    z = [c for g in given for c in ([g] if g in names else [c.strip() for c in g.split(",") if c.strip()])]
     for name in (x, y, *z):
         if name not in data.dropped:
             data.index(name)
