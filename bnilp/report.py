@@ -41,6 +41,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -239,11 +240,12 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     if eps is not None:
         head.add_row("ε = ln BF", _fmt(float(eps)))
         head.add_row("Bayes factor", _bf_text(float(eps)) if math.isfinite(float(eps)) else "∞")
+    listed = " in the listed classes" if r.get("posterior_classes", 0) > r.get("n_mecs", 0) else ""
     if r.get("enumerate") == "mecs" and "n_representatives" in r:
-        head.add_row("credible DAGs", f"{n_nets} (counted from the classes' CPDAGs)")
+        head.add_row("credible DAGs", f"{n_nets}{listed} (counted from the classes' CPDAGs)")
     else:
-        head.add_row("credible DAGs", str(n_nets))
-    head.add_row("credible MECs", str(r.get("n_mecs", "—")))
+        head.add_row("credible DAGs", f"{n_nets}{listed}")
+    head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else ""))
     if r.get("posterior_classes", 0) > r.get("n_mecs", 0):
         found = "" if r.get("status") == "network_limit" else " found"
         head.add_row("posteriors over", f"all {r['posterior_classes']} credible classes{found} "
@@ -263,25 +265,26 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         console.print(f"background knowledge ({len(known['statements'])} statements; every number is over the DAGs "
                       f"that satisfy it): {'; '.join(known['statements'])}\n  required arrows: "
                       f"{', '.join(f'{u} → {v}' for u, v in known.get('required_arrows', [])) or 'none'}; "
-                      f"forbidden arrows: {n_forb} (with those the tiers imply)", highlight=False)
+                      f"forbidden arrows: {n_forb} (with those the tiers imply)", highlight=False, markup=False)
         if r.get("knowledge_note"):
-            console.print(f"[yellow]{r['knowledge_note']}[/yellow]")
+            console.print(r["knowledge_note"], style="yellow", markup=False)
     nets = r.get("networks") or []
     if nets:
         best = nets[0]
         lines = [f"  {v} ← {', '.join(ps) if ps else '∅'}" for v, ps in best["parents"].items()]
         label = "optimal network" if proven else "best network found"
-        console.print(f"{label} (score {_fmt(best['score'])}):\n" + "\n".join(lines))
+        console.print(f"{label} (score {_fmt(best['score'])}):\n" + "\n".join(lines), markup=False, highlight=False)
     counted_all = r.get("status") == "network_limit" and r.get("posterior_classes", 0) > r.get("n_mecs", 0)
     if counted_all:                             # count_past_cap: the list is capped, the set is not
-        console.print(f"[bold yellow]LIST CAPPED: the best {r.get('n_mecs')} of {r['posterior_classes']} credible "
-                      f"classes are listed ({r.get('message') or 'network limit'}); DAG counts and posteriors "
-                      f"below cover all {r['posterior_classes']}.[/bold yellow]")
+        console.print(f"LIST CAPPED: the best {r.get('n_mecs')} of {r['posterior_classes']} credible "
+                      f"classes are listed ({r.get('message') or 'network limit'}); the posteriors below cover all "
+                      f"{r['posterior_classes']} ({r.get('posterior_dags')} DAGs), the class table the listed "
+                      f"{r.get('n_mecs')}.", style="bold yellow", markup=False)
     elif not r.get("complete", True) and not (r.get("optimum_only") and r.get("status") == "optimal"):
         why = "; ".join(str(x) for x in (r.get("status"), r.get("message")) if x)
-        console.print(f"[bold red]INCOMPLETE: the credible set is truncated — not every network within "
+        console.print(f"INCOMPLETE: the credible set is truncated — not every network within "
                       f"the Bayes factor was found ({why or 'no reason given'}). Posteriors below are "
-                      f"over the networks found only.[/bold red]")
+                      f"over the networks found only.", style="bold red", markup=False)
     mecs = r.get("mecs") or []
     if mecs:
         t = Table(title=f"Markov equivalence classes (top {min(TOP_MECS, len(mecs))} of {len(mecs)})")
@@ -302,7 +305,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         if known:
             t.add_column("knowledge")
         for e in edges[:TOP_EDGES]:
-            t.add_row(str(e["from"]), str(e["to"]), _fmt(e["posterior"]), *([e.get("knowledge", "")] if known else []))
+            t.add_row(escape(str(e["from"])), escape(str(e["to"])), _fmt(e["posterior"]),
+                      *([escape(e.get("knowledge", ""))] if known else []))
         console.print(t)
     adj = r.get("adjacency") or []
     if adj:
@@ -312,7 +316,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         t.add_column("P(u — v)", justify="right")
         t.add_column("P(undirected in PDAG)" if known else "P(undirected in CPDAG)", justify="right")
         for e in adj[:TOP_EDGES]:
-            t.add_row(str(e["u"]), str(e["v"]), _fmt(e["posterior"]), _fmt(e.get("undirected_posterior")))
+            t.add_row(escape(str(e["u"])), escape(str(e["v"])), _fmt(e["posterior"]),
+                      _fmt(e.get("undirected_posterior")))
         console.print(t)
     console.print(f"Note: posteriors are conditional on the credible set (Occam's window), prior: {prior}.")
 
@@ -400,6 +405,12 @@ def _matrix(edges: Sequence[Mapping[str, Any]], variables: Sequence[str]) -> np.
     return mat
 
 
+def _plain(name: Any) -> str:
+    """A variable name as matplotlib text, shown as written: ``$`` would open mathtext (and a name like
+    ``$\\frac{$`` made the whole report fail)."""
+    return str(name).replace("$", r"\$")
+
+
 def plot_heatmap(result_json: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
     """PNG heat map of P(u → v): row = parent u, column = child v."""
     from matplotlib.figure import Figure
@@ -411,11 +422,12 @@ def plot_heatmap(result_json: Mapping[str, Any], path: str | os.PathLike[str]) -
     fig = Figure(figsize=(size + 1.2, size))
     ax = fig.add_subplot()
     im = ax.imshow(mat, cmap="viridis", vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(len(variables)), labels=variables, rotation=90, fontsize=max(5, 11 - n // 8))
-    ax.set_yticks(range(len(variables)), labels=variables, fontsize=max(5, 11 - n // 8))
+    labels = [_plain(v) for v in variables]
+    ax.set_xticks(range(len(variables)), labels=labels, rotation=90, fontsize=max(5, 11 - n // 8))
+    ax.set_yticks(range(len(variables)), labels=labels, fontsize=max(5, 11 - n // 8))
     ax.set_xlabel("child v")
     ax.set_ylabel("parent u")
-    ax.set_title(f"P(u → v) over {result_json.get('n_networks', '?')} credible DAGs "
+    ax.set_title(f"P(u → v) over {result_json.get('posterior_dags', result_json.get('n_networks', '?'))} credible DAGs "
                  f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')})", fontsize=9)
     if n <= 15:
         for i in range(len(variables)):
@@ -461,7 +473,7 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
         nx.draw_networkx_edges(nx.DiGraph([(u, v) for u, v, _ in forbidden]), pos, ax=ax, style="dashed",
                                edge_color="red", arrows=True, arrowstyle="-[", node_size=node_size, width=1.0)
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color="#dde8f5", edgecolors="#34495e", node_size=node_size)
-    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9 if n <= 20 else 7)
+    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9 if n <= 20 else 7, labels={v: _plain(v) for v in g.nodes})
     for mutual, rad in ((False, 0.0), (True, 0.15)):
         group = [(u, v, d["p"]) for u, v, d in g.edges(data=True) if g.has_edge(v, u) == mutual]
         if not group:

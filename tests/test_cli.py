@@ -216,6 +216,9 @@ def test_a_class_cap_says_the_posteriors_average_over_every_credible_class(runne
     assert (doc["posterior_classes"], doc["posterior_dags"]) == (every["n_mecs"], every["n_networks"])
     assert "posteriors over" in res.output and f"all {every['n_mecs']} credible classes" in res.output
     assert "LIST CAPPED" in res.output and "INCOMPLETE" not in res.output      # every class counted
+    flat = " ".join(res.output.split())
+    assert f"credible DAGs {doc['n_networks']} in the listed classes" in flat      # not the whole set's count
+    assert "credible MECs 3 listed" in flat and f"({every['n_networks']} DAGs)" in flat
     want = {(e["from"], e["to"]): e["posterior"] for e in every["edges"]}
     assert all(e["posterior"] == pytest.approx(want[e["from"], e["to"]], abs=1e-9) for e in doc["edges"])
 
@@ -273,3 +276,20 @@ def test_solve_jobs_lists_the_same_set_on_two_processes(runner, small_csv, tmp_p
     assert p1.keys() == p2.keys() and all(p1[k] == pytest.approx(p2[k], abs=1e-12) for k in p1)
     bad = runner.invoke(main, ["solve", str(scores), "--jobs", "0"])
     assert bad.exit_code == 2 and "--jobs must be" in bad.output and "Traceback" not in bad.output
+
+
+def test_names_with_markup_or_mathtext_are_shown_as_written_and_every_output_is_written(runner, tmp_path) -> None:
+    """Column names that read as rich markup ("[/]", "[bold]x") or matplotlib mathtext ("$\\frac{$") once crashed
+    the terminal report (exit 1, no JSON or DOT) or the report's pictures, or vanished from the output; now
+    they print as written, and the JSON, DOT and report folder are all written (exit 0)."""
+    frame = random_discrete_frame(4, n=4, N=300)
+    names = ["[/]a", "[bold]x", "$\\frac{$", "cost $ per $"]
+    data = tmp_path / "odd.csv"
+    frame.set_axis(names, axis=1).to_csv(data, index=False)
+    out, dot, rep = tmp_path / "r.json", tmp_path / "r.dot", tmp_path / "rep"
+    res = run(runner, "learn", str(data), "--score", "bic", "--bf", "20", "--discrete", "all", "--json", str(out),
+              "--dot", str(dot), "--report", str(rep))
+    assert res.exit_code == 0, res.output
+    assert "[/]a" in res.output and "[bold]x" in res.output and "$\\frac{$" in res.output
+    assert set(json.loads(out.read_text())["variables"]) == set(names)
+    assert dot.exists() and any(p.suffix == ".png" for p in rep.iterdir())

@@ -119,6 +119,7 @@ def test_a_cap_equal_to_the_credible_set_is_no_limit_and_one_below_it_is(split_a
         capped = solve(table, eps, jobs=jobs, max_networks=total - 1, enumerate_by=by)
         assert capped.status == "network_limit" and not capped.complete and len(capped.networks) == total - 1
         assert f"more than the cap of {total - 1}" in capped.message
+        assert f"of the {total - 1} found" not in capped.message
         check_result(table, capped, eps)
 
 

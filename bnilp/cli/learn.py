@@ -126,7 +126,7 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
         listed = " (one per equivalence class)" if result.report.get("enumerate") == "mecs" else ""
         console.print(f"exported network {k} of {n}{listed} with {how} parameters to {opts['export_path']}"
-                      f"{absent}", highlight=False)
+                      f"{absent}", highlight=False, markup=False)
 
 
 @contextmanager
@@ -161,7 +161,7 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
                  else greedy_search(scorer, max_parents=palim, seed=0))
         parents, why = project_network(table, found.parents)
         if parents is None:     # only a hint to SCIP: the search goes on without it, and says so
-            console.print(f"warm start from {spec} search not used: {why}", highlight=False)
+            console.print(f"warm start from {spec} search not used: {why}", highlight=False, markup=False)
             return None, {"source": spec, "used": False, "why": why, "search_seconds": round(found.seconds, 4)}
         score = table.network_score(parents)
         console.print(f"warm start from {spec} search: exact score {score:.6f}")

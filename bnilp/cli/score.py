@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -82,7 +83,7 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
     """Score and prune with the options of the command line; prints what was inferred and done."""
     many = [note for note in data.notes if note.endswith(" states")]
     if quiet and many:  # a likely mistake is shown even with -q
-        console.print(f"[yellow]types inferred (many states): {'; '.join(many)}[/yellow]")
+        console.print(f"[yellow]types inferred (many states): {escape('; '.join(many))}[/yellow]")
     if not quiet:
         groups: dict[str, list[str]] = {}
         for note in data.notes:
@@ -90,11 +91,12 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
             groups.setdefault(why, []).append(name)
         for why, names in groups.items():
             shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
-            console.print(f"[dim]types inferred: {why}: {shown}[/dim]")
+            console.print(f"[dim]types inferred: {escape(why)}: {escape(shown)}[/dim]")
         for name in data.dropped:
-            console.print(f"[yellow]warning: column {name!r} is constant: left out of the network[/yellow]")
+            console.print(f"[yellow]warning: column {escape(repr(name))} is constant: left out of the network[/yellow]")
         for group in data.twins:
-            console.print(f"[yellow]warning: columns {', '.join(map(repr, group))} are one-to-one recodings of each "
+            twins = escape(", ".join(map(repr, group)))
+            console.print(f"[yellow]warning: columns {twins} are one-to-one recodings of each "
                           "other: they score alike in every role, so networks come in tied twins with them "
                           "exchanged and credible sets multiply (drop all but one to avoid it)[/yellow]")
     score = score_from_options(data, opts)
@@ -136,7 +138,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         grid.add_column(col, justify="right" if col != "variable" else "left")
     for name, st in meta["per_variable"].items():
         pr = st["pruned"]
-        grid.add_row(name, str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
+        grid.add_row(escape(name), str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
                      str(st["max_kept_size"]), f"{st['seconds']:.2f}")
     console.print(grid)
     console.print(f"N = {meta['N']}, {len(table.variables)} variables: scored {meta['scored']}, "
@@ -149,7 +151,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         unpruned = meta.get("knowledge_unpruned") or []
         console.print(f"background knowledge: {len(meta['knowledge']['statements'])} statement(s); forbidden parents "
                       "not scored" + (f"; walked without pruning (required knowledge): {', '.join(unpruned)}"
-                                      if unpruned else ""), highlight=False)
+                                      if unpruned else ""), highlight=False, markup=False)
     if meta.get("score_time_limit_reached"):
         console.print(f"[yellow]scoring time limit ({meta['score_time_limit']:g} s): the walk finished parent "
                       f"sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]")
@@ -157,7 +159,8 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         console.print(f"[yellow]scoring memory limit ({meta['deepening'][-1].get('stopped')}): the walk finished "
                       f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]")
     elif meta.get("score_deeper_pass_refused"):
-        console.print(f"[yellow]scoring stopped deepening ({meta['score_deeper_pass_refused']}): the walk finished "
+        refused = escape(str(meta["score_deeper_pass_refused"]))
+        console.print(f"[yellow]scoring stopped deepening ({refused}): the walk finished "
                       f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]",
                       highlight=False)
     elif meta.get("palim_reached"):

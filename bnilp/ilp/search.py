@@ -887,9 +887,10 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     if got.limit_hit:
         return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
                           networks=networks, stats=stats,
-                          message=f"network limit reached: more than the cap of {max_networks} credible {unit} found, "
-                                  f"the best {n_found} of the {len(scores)} found kept (there may be more; the "
-                                  f"list is not the top {n_found})")
+                          message=f"network limit reached: more than the cap of {max_networks} credible {unit}, "
+                                  + (f"the best {n_found} of the {len(scores)} found kept" if len(scores) > n_found
+                                     else f"{n_found} kept")
+                                  + f" (there may be more; the list is not the top {n_found})")
     if stopped is not None:
         n_seen = stats2.get("classes_found", n_found)      # peeling's classes, more than the cap may keep
         found_words = (f"only {n_found} networks within epsilon were found" if n_seen <= n_found else
