@@ -910,3 +910,51 @@ def test_bound_mode_races_where_the_time_limit_leaves_room_for_its_estimate_once
     assert budgets[0] is None and budgets[1] is not None
     assert exact.complete and bound.complete
     assert as_set(x.parents for x in exact.networks) == as_set(x.parents for x in bound.networks)
+
+
+def test_peeling_a_set_of_exactly_the_cap_is_complete_and_one_past_it_names_every_dag_found():
+    """A star (a root with no parents, 12 leaves each taking it or not at equal score): exactly 2^12 = 4,096
+    tied optimal DAGs, one peeling chunk's worth. A cap of 4,096 lists them all (optimal, complete: the chunk
+    filling exactly once read as "there may be more"); a cap of 4,095 is network_limit, and its message counts
+    the 4,096 found, not the 4,095 kept."""
+    from bnilp.ilp import solve
+    from bnilp.scorefile import ScoreTable
+
+    names = ["R"] + [f"L{i}" for i in range(12)]
+    families = {"R": {frozenset(): -1.0}} | {v: {frozenset(): -2.0, frozenset({"R"}): -2.0} for v in names[1:]}
+    table = ScoreTable(variables=names, families=families)
+    whole = solve(table, 0.0, max_networks=4096)
+    assert whole.stats["phase2"]["method"] == "peeling"
+    assert whole.status == "optimal" and whole.complete and len(whole.networks) == 4096
+    capped = solve(table, 0.0, max_networks=4095)
+    assert capped.status == "network_limit" and len(capped.networks) == 4095
+    assert "the best 4095 of" in capped.message and "4096" in capped.message
+
+
+def test_scores_that_cancel_are_left_to_branch_and_cut_not_the_programme_s_float_sums():
+    """Local scores near ±1e15 whose totals are a few nats: the programme's float sums (not fsum) are off by
+    ~0.1 there, which picked a non-optimal DAG and peeled credible ones away; such a table goes to
+    branch-and-cut (exact sums), and OPT and the credible set equal brute force."""
+    import itertools
+    import math
+    import random
+
+    from bnilp.ilp import solve
+    from bnilp.scorefile import ScoreTable
+    from tests.oracles import brute_force_credible, brute_force_networks
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        names = [f"V{i}" for i in range(4)]
+        coef, big = ([3, -1, -2, 0] if seed % 2 else [5, -4, 2, -3]), 10.0 ** rng.choice([13, 14, 15])
+        families = {v: {frozenset(ps): big * coef[i] + rng.random()
+                         for size in range(4) for ps in itertools.combinations([u for u in names if u != v], size)
+                         if size == 0 or rng.random() < 0.5} for i, v in enumerate(names)}
+        table = ScoreTable(variables=names, families=families)
+        opt = brute_force_networks(table)[0][0]
+        only = solve(table, 0.0, enumerate_ties=False)
+        assert "dp" not in only.stats and only.optimum >= opt - 1e-9 * max(1.0, abs(opt))
+        eps = 0.5
+        _, want = brute_force_credible(table, eps)
+        got = solve(table, eps)
+        assert got.complete and len(got.networks) == len(want) and not math.isnan(got.optimum)

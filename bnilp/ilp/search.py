@@ -451,7 +451,7 @@ def _race_budget(data: _Data, run: _Run) -> float | None:
     knowledge rows, where the programme fits after the budget of ``DP_RACE_BUDGET_FACTOR`` × its estimated
     time. The budget covers both phases of branch-and-cut."""
     if (settings.DP_MAX_VARIABLES == 0 or not settings.DP_MAX_VARIABLES < data.n <= settings.DP_RACE_MAX_VARIABLES
-            or needs_rows(data)):
+            or needs_rows(data) or not _dp_sums_trusted(data)):
         return None
     budget = settings.DP_RACE_BUDGET_FACTOR * _dp_estimate(data)
     return time.perf_counter() + budget if _dp_fits(data, run, budget) else None
@@ -476,10 +476,36 @@ def _dp_applies(data: _Data, run: _Run) -> bool:
     ``DP_LARGE_TABLE_MAX_VARIABLES`` on tables with at least ``DP_LARGE_TABLE_FAMILIES`` parent sets, when
     the time limit leaves room for it (stopped by the limit, it leaves the credible set unlisted) and its
     tables fit in half the free memory."""
+    if not _dp_sums_trusted(data):
+        return False
     if 0 < data.n <= settings.DP_MAX_VARIABLES:
         return True
     return (settings.DP_MAX_VARIABLES > 0 and data.n <= settings.DP_LARGE_TABLE_MAX_VARIABLES
             and data.K >= settings.DP_LARGE_TABLE_FAMILIES and _dp_fits(data, run))
+
+
+def _dp_sums_trusted(data: _Data) -> bool:
+    """Whether the programme's float sums of n local scores (added in an order of its own, not fsum) are
+    exact enough: their worst rounding, about n·2^-52·M with M = Σ_v max_Π |s(v, Π)| (no partial sum exceeds M),
+    must stay within a tenth of the tie tolerance 1e-9·|OPT|, where |OPT| is bounded below by the smaller of
+    |Σ_v best(v)| and |the empty graph's score| when the two have one sign (else by 0). Scores of both signs
+    that cancel (totals near 0 from terms near 1e15) fail it, and branch-and-cut — exact sums on shifted
+    objectives — solves those instead (the programme picked a non-optimal DAG and peeled credible ones away)."""
+    if data.K == 0 or not data._finite:
+        return True
+    bounds = np.maximum.reduceat(np.abs(data.score), data.start[:-1][np.diff(data.start) > 0])
+    magnitude = float(bounds.sum())
+    empty = math.fsum(float(data.score[k]) for k in (_empty_family(data, i) for i in range(data.n)) if k >= 0)
+    lo = min(abs(data.offset), abs(empty)) if data.offset * empty > 0 else 0.0
+    return data.n * 2.3e-16 * magnitude <= 1e-10 * max(1.0, lo)
+
+
+def _empty_family(data: _Data, i: int) -> int:
+    """The family index of variable ``i`` with no parents, or −1 when the table lacks it."""
+    for k in range(int(data.start[i]), int(data.start[i + 1])):
+        if not data.pmask[k]:
+            return k
+    return -1
 
 
 def _dynamic_programme(run: _Run, data: _Data, containing: bool, stats: dict[str, Any],
@@ -638,6 +664,9 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
                                                      choices[:max_networks].tolist(), strict=True)}
         stats2["classes_found"] = len(scores)
     elif len(got.credible) > max_networks:
+        stats2["networks_found"] = len(got.credible)
+        if peeler.done and stopped is None:             # every credible DAG peeled: the best K of all of them
+            got.of_total = len(got.credible)
         got.credible = dict(sorted(got.credible.items(), key=lambda cs: (-cs[1], cs[0]))[:max_networks])
     stats2.update(seconds=time.perf_counter() - t0, steps=peeler.steps, collected=stats2["dags_listed"])
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
@@ -660,8 +689,8 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
             best_of_class.add(data.class_words(rows), scores, rows)
         else:
             got.credible.update((tuple(row.tolist()), float(s)) for row, s in zip(rows, scores, strict=True))
-        if not classes and len(got.credible) >= max_networks:
-            got.limit_hit = not (peeler.done and len(got.credible) == max_networks)
+        if not classes and len(got.credible) > max_networks:      # one more than the cap: a set of exactly
+            got.limit_hit = True                                  # max_networks is peeled to its end
             return None
         if (classes and stats2["dags_listed"] > settings.DP_ENUMERATION_MAX_DAGS
                 and stats2["dags_listed"] > settings.DP_ENUMERATION_DAGS_PER_CLASS * len(best_of_class)):
@@ -885,10 +914,11 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
                           message=f"network limit reached: the best {n_found} of {got.of_total} credible {unit}"
                                   + (f", which hold {got.of_dags} DAGs" if got.of_dags is not None else ""))
     if got.limit_hit:
+        seen = max(len(scores), stats2.get("networks_found", 0))
         return run.finish(optimum=opt, bound=bound, gap=0.0, status="network_limit", complete=False,
                           networks=networks, stats=stats,
                           message=f"network limit reached: more than the cap of {max_networks} credible {unit}, "
-                                  + (f"the best {n_found} of the {len(scores)} found kept" if len(scores) > n_found
+                                  + (f"the best {n_found} of the {seen} found kept" if seen > n_found
                                      else f"{n_found} kept")
                                   + f" (there may be more; the list is not the top {n_found})")
     if stopped is not None:
