@@ -706,18 +706,11 @@ def _edge_counts(comp: frozenset[str], adj: Mapping[str, set[str]],
     A clique gives k!/2 each way, a tree the size of a's side of the edge. ``comp`` must have an edge.
     :func:`_edge_counts_rooted` (He, Jia & Yu's source-vertex sum, exponential) is the tests' cross-check, and
     it counts components of at most :data:`_ROOTED_MAX_NODES` nodes, where it is the faster (no clique tree)."""
-    k = len(comp)
-    if k <= _ROOTED_MAX_NODES:
+    if len(comp) <= _ROOTED_MAX_NODES:
         return _edge_counts_rooted(comp, adj, memo)
-    sub = {x: adj[x] & comp for x in comp}
-    n_edges = sum(map(len, sub.values())) // 2
-    if n_edges == k * (k - 1) // 2:
-        half = math.factorial(k) // 2
-        return {(a, b): half for a in comp for b in sub[a]}
-    if n_edges == k - 1:
-        return {(a, b): _side(sub, a, b) for a in comp for b in sub[a]}
-    if comp in memo:
-        return memo[comp]
+    sub, known = _edge_counts_known(comp, adj, memo)
+    if known is not None:
+        return known
     counts = {(a, b): 0 for a in comp for b in sub[a]}
     cliques, bfs, path_seps = _clique_tree(comp, adj)
     for x in bfs:
@@ -749,16 +742,9 @@ def _edge_counts_rooted(comp: frozenset[str], adj: Mapping[str, set[str]],
     edge inside D gains #AMO(D; a → b) · Π_{D' ≠ D} #AMO(D'), memoised by component, and #AMO(D) is
     #AMO(D; a → b) + #AMO(D; b → a) for any edge (:func:`_amo_of`). A clique gives k!/2 each way, a tree
     the size of a's side of the edge. ``comp`` must have an edge."""
-    k = len(comp)
-    sub = {x: adj[x] & comp for x in comp}
-    n_edges = sum(map(len, sub.values())) // 2
-    if n_edges == k * (k - 1) // 2:
-        half = math.factorial(k) // 2
-        return {(a, b): half for a in comp for b in sub[a]}
-    if n_edges == k - 1:
-        return {(a, b): _side(sub, a, b) for a in comp for b in sub[a]}
-    if comp in memo:
-        return memo[comp]
+    sub, known = _edge_counts_known(comp, adj, memo)
+    if known is not None:
+        return known
     counts = {(a, b): 0 for a in comp for b in sub[a]}
     for root in sorted(comp):
         directed, comps = _rooted(root, comp, adj)
@@ -773,6 +759,21 @@ def _edge_counts_rooted(comp: frozenset[str], adj: Mapping[str, set[str]],
                 counts[e] += c * rest
     memo[comp] = counts
     return counts
+
+
+def _edge_counts_known(comp: frozenset[str], adj: Mapping[str, set[str]], memo: Mapping[frozenset[str], dict[Edge, int]]
+                       ) -> tuple[dict[str, set[str]], dict[Edge, int] | None]:
+    """(each node's neighbours within ``comp``, its edge counts where they need no recursion: a clique's k!/2
+    each way, a tree's a-side sizes, or the memo's; else None)."""
+    k = len(comp)
+    sub = {x: adj[x] & comp for x in comp}
+    n_edges = sum(map(len, sub.values())) // 2
+    if n_edges == k * (k - 1) // 2:
+        half = math.factorial(k) // 2
+        return sub, {(a, b): half for a in comp for b in sub[a]}
+    if n_edges == k - 1:
+        return sub, {(a, b): _side(sub, a, b) for a in comp for b in sub[a]}
+    return sub, memo.get(comp)
 
 
 def _amo_of(counts: Mapping[Edge, int]) -> int:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import collections
+import importlib.util
 import itertools
 import math
 import random
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -140,15 +142,13 @@ def test_count_random_chordal_components(seed):
     assert count_dags_in_mec((set(), und)) == _amo_brute(g)
 
 
-def _dense_chordal(n: int, p: float, rng: random.Random) -> nx.Graph:
-    g = nx.Graph()
-    g.add_node(0)
-    for v in range(1, n):
-        u = rng.randrange(v)
-        clique = [u] + [w for w in g.neighbors(u) if rng.random() < p]
-        clique = [w for w in clique if all(g.has_edge(w, x) for x in clique if x != w)]
-        g.add_edges_from((v, w) for w in clique)
-    return g
+#: the chordal-graph makers of ``benchmarks/edge_counts.py``, shared with the tests
+_spec = importlib.util.spec_from_file_location(
+    "edge_counts", Path(__file__).resolve().parents[1] / "benchmarks" / "edge_counts.py")
+_edge_bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_edge_bench)
+_dense_chordal = _edge_bench.grown_chordal
+_split_graph = _edge_bench.split_graph
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -585,14 +585,6 @@ def test_unique_rows_are_numpys_unique_rows():
     assert sorted(map(tuple, rows.tolist())) == sorted(map(tuple, want.tolist()))
     np.testing.assert_array_equal(rows[inv], a)
     assert len(_unique_rows(a[:0])[0]) == 0
-
-
-def _split_graph(k: int, m: int, rng: random.Random) -> nx.Graph:
-    """A clique of k vertices and m more, each joined to 2..k−1 of the clique's (chordal, dense, many cliques)."""
-    g = nx.complete_graph(k)
-    for v in range(k, k + m):
-        g.add_edges_from((v, c) for c in rng.sample(range(k), rng.randrange(2, k)))
-    return g
 
 
 def _orientation_counts_brute(g: nx.Graph) -> dict[tuple[str, str], int]:
