@@ -487,25 +487,23 @@ def _dp_applies(data: _Data, run: _Run) -> bool:
 def _dp_sums_trusted(data: _Data) -> bool:
     """Whether the programme's float sums of n local scores (added in an order of its own, not fsum) are
     exact enough: their worst rounding, about n·2^-52·M with M = Σ_v max_Π |s(v, Π)| (no partial sum exceeds M),
-    must stay within a tenth of the tie tolerance 1e-9·|OPT|, where |OPT| is bounded below by the smaller of
-    |Σ_v best(v)| and |the empty graph's score| when the two have one sign (else by 0). Scores of both signs
+    must stay within a tenth of the tie tolerance 1e-9·|OPT|, where |OPT| is bounded below by |Σ_v best(v)|
+    when that upper bound of OPT is negative, by the empty graph's score when that lower bound is positive (and
+    a DAG of the table), else by 0. Scores of both signs
     that cancel (totals near 0 from terms near 1e15) fail it, and branch-and-cut — exact sums on shifted
     objectives — solves those instead (the programme picked a non-optimal DAG and peeled credible ones away)."""
     if data.K == 0 or not data._finite:
         return True
     bounds = np.maximum.reduceat(np.abs(data.score), data.start[:-1][np.diff(data.start) > 0])
     magnitude = float(bounds.sum())
-    empty = math.fsum(float(data.score[k]) for k in (_empty_family(data, i) for i in range(data.n)) if k >= 0)
-    lo = min(abs(data.offset), abs(empty)) if data.offset * empty > 0 else 0.0
+    empty = np.flatnonzero(~data.pbool.any(axis=1))             # each variable's family with no parents
+    if data.offset < 0:
+        lo = -data.offset
+    elif len(empty) == data.n and (e := math.fsum(data.score[empty].tolist())) > 0:
+        lo = e
+    else:
+        lo = 0.0
     return data.n * 2.3e-16 * magnitude <= 1e-10 * max(1.0, lo)
-
-
-def _empty_family(data: _Data, i: int) -> int:
-    """The family index of variable ``i`` with no parents, or −1 when the table lacks it."""
-    for k in range(int(data.start[i]), int(data.start[i + 1])):
-        if not data.pmask[k]:
-            return k
-    return -1
 
 
 def _dynamic_programme(run: _Run, data: _Data, containing: bool, stats: dict[str, Any],
