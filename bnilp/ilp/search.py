@@ -893,9 +893,9 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     if len(scores) and scores[0] > opt:     # SCIP's tolerance may have picked a DAG a hair below the true OPT
         opt = float(scores[0])
         got.threshold = opt - epsilon - _tie_tol(opt)
-    kept = int(np.count_nonzero(scores >= got.threshold))       # a prefix: best first
-    scores, rows = scores[:kept], rows[:kept]
-    if not kept:
+    keep = scores >= got.threshold      # best first, but past a re-represented head only up to float noise
+    scores, rows = scores[keep], rows[keep]
+    if not len(scores):
         scores, rows = np.array([data.exact(found.choice)]), np.array([found.choice], dtype=np.int32)
     # branch-and-cut counted past the cap (a capped listing may hold a few more, sent as the cap stopped it)
     if classes and got.tail is None and not got.limit_hit and len(scores) > max_networks:
