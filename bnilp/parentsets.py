@@ -33,7 +33,7 @@ import numpy as np
 from bnilp.errors import InputError, LimitError, caused_by_interrupt
 from bnilp.memory import free_memory, memory_floor
 from bnilp.scorefile import ScoreTable
-from bnilp.scores.base import LocalScore
+from bnilp.scores.base import LocalScore, bayes_factor
 from bnilp.scores.discrete import DiscreteScore
 from bnilp.scores.subsets import COUNT_MODES
 
@@ -605,7 +605,7 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
         **score.settings(),
         **score.data.describe(),
         "epsilon": epsilon,
-        "bf": math.exp(epsilon) if epsilon < 700 else math.inf,
+        "bf": bayes_factor(epsilon),
         "palim": palim,
         "palim_default": palim_default,
         "palim_reached": palim_cut,

@@ -29,7 +29,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable
 from bnilp.scores import StructurePrior, make_score
-from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES
+from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES, bayes_factor
 
 #: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
 ENUMERATE_CHOICES = ("auto", "mecs", "dags")
@@ -298,7 +298,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     report["enumerate"] = unit
     report["enumerate_reason"] = why
     report["optimum_only"] = optimum_only
-    report["bf"] = math.exp(epsilon) if epsilon < 700 else None
+    report["bf"] = bayes_factor(epsilon)
     report["scoring"] = scoring_summary(table)
     if ws_note:
         report["warm_start_note"] = ws_note

@@ -56,7 +56,7 @@ from bnilp.averaging import (
     weights,
 )
 from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
-from bnilp.scorefile import atomic_output, atomic_write_text
+from bnilp.scorefile import atomic_output, atomic_write_text, strict_json
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
 TOP_MECS = 20
@@ -544,7 +544,7 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
         "n_directed": [len(m["cpdag"]["directed"]) for m in mecs],
         "n_undirected": [len(m["cpdag"]["undirected"]) for m in mecs],
     }).to_csv(index=False))
-    put("networks.json", json.dumps(_finite(r), default=_json_default, allow_nan=False) + "\n")
+    put("networks.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False) + "\n")
     if mecs:
         put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))
     put("averaged.dot", _averaged_dot(r.get("edges") or [], variables, r))
@@ -560,17 +560,6 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     plot_averaged(r, folder / "averaged.png")
     written["averaged.png"] = folder / "averaged.png"
     return written
-
-
-def _finite(x: Any) -> Any:
-    """Strict JSON: non-finite floats (an unbounded gap, ε = ∞) become null."""
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, Mapping):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
 
 
 def _json_default(x: Any) -> Any:

@@ -19,7 +19,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +110,18 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         handle.write(text)
 
 
+def strict_json(x: Any) -> Any:
+    """Strict JSON (RFC 8259 has no NaN or infinity): non-finite floats (an unbounded gap, ε = ∞)
+    become null, in mappings, lists and tuples at any depth."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, Mapping):
+        return {k: strict_json(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [strict_json(v) for v in x]
+    return x
+
+
 def format_jaakkola(table: ScoreTable) -> str:
     """The table as Jaakkola text (sections in ``table.variables`` order, best-first)."""
     lines = [str(len(table.variables))]
@@ -133,7 +145,8 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
         meta = dict(table.meta)
         meta.setdefault("n_variables", len(table.variables))
         meta["n_parent_sets"] = table.n_parent_sets()
-        atomic_write_text(f"{os.fspath(path)}.json", json.dumps(meta, indent=2, default=str) + "\n")
+        text = json.dumps(strict_json(meta), indent=2, default=str, allow_nan=False)
+        atomic_write_text(f"{os.fspath(path)}.json", text + "\n")
 
 
 class _Tokens:

@@ -38,6 +38,21 @@ def test_score_writes_file_and_sidecar(runner, small_csv, tmp_path) -> None:
     assert meta["pruned"]["R1"] > 0 and meta["kept"] == table.n_parent_sets()
 
 
+def test_the_bf_reads_back_as_given_and_an_overflowing_one_is_null_in_strict_json(runner, small_csv, tmp_path) -> None:
+    """``bf`` is e^ε to 15 significant digits: exp(ln 20) = 19.999999999999996 is written 20.0, in the score
+    file's sidecar and in the report; e^800 overflows a float and strict JSON has no infinity, so it is null."""
+    scores, report = tmp_path / "s.scores", tmp_path / "r.json"
+    assert run(runner, "score", small_csv, "-o", scores, "--bf", "20", "-q").exit_code == 0
+    assert run(runner, "learn", small_csv, "--bf", "20", "--json", report, "-q").exit_code == 0
+    assert json.loads((tmp_path / "s.scores.json").read_text())["bf"] == 20.0
+    assert json.loads(report.read_text())["bf"] == 20.0
+    huge = tmp_path / "huge.scores"
+    assert run(runner, "score", small_csv, "-o", huge, "--epsilon", "800", "-q").exit_code == 0
+    text = (tmp_path / "huge.scores.json").read_text()
+    meta = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} is not strict JSON"))
+    assert meta["bf"] is None and meta["epsilon"] == 800
+
+
 def test_solve_and_learn_agree_and_follow_the_json_contract(runner, small_csv, tmp_path) -> None:
     scores, a, b = tmp_path / "s.scores", tmp_path / "a.json", tmp_path / "b.json"
     assert run(runner, "score", small_csv, "-o", scores, "--bf", "20", "-q").exit_code == 0

@@ -29,6 +29,18 @@ SCORE_EQUIVALENT_SCORES = frozenset({"bic", "bdeu", "cg"})
 EQUIVALENCE_PRESERVING_PRIORS = frozenset({"none", "binomial", "ebic"})
 
 
+def bayes_factor(epsilon: float) -> float | None:
+    """BF = e^ε, the Bayes factor that the threshold ε = ln BF stands for (Kass & Raftery 1995: a
+    difference of log marginal likelihoods is ln BF), written to 15 significant digits so that a BF
+    given as 20 reads back as 20 and not as exp(ln 20) = 19.999999999999996; None where e^ε
+    overflows a float (ε > ~709.78) — strict JSON has no infinity.
+    """
+    try:
+        return float(f"{math.exp(epsilon):.15g}")
+    except OverflowError:
+        return None
+
+
 @dataclass(frozen=True)
 class StructurePrior:
     """ln π(|Π|) added to every local score.
