@@ -383,6 +383,9 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         doc["n_networks"] = len(doc["networks"])
         report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge)
         report["n_dags_counted"] = total
+        # what the posteriors average over, as in class listing: here the DAGs listed and their classes
+        report["posterior_classes"] = report["n_mecs"]
+        report["posterior_dags"] = report["n_networks"]
     else:
         tail = None
         if solution.unlisted is not None and len(solution.unlisted) and knowledge is None:

@@ -275,6 +275,10 @@ def test_list_dags_lists_every_dag_of_every_class() -> None:
     assert {as_key(n["parents"]) for n in expanded.report["networks"]} == {as_key(n.parents)
                                                                            for n in listed.solution.networks}
     assert expanded.report["n_networks"] == len(listed.solution.networks)
+    classes = solve_table(table, epsilon=math.log(20), enumerate_by="mecs").report
+    # the mecs-mode fields that say what the posteriors average over are there too, and mean the same
+    assert (expanded.report["posterior_classes"], expanded.report["posterior_dags"]) == (
+        classes["posterior_classes"], classes["posterior_dags"]) == (classes["n_mecs"], len(listed.solution.networks))
 
 
 def test_list_dags_stops_at_max_networks_and_says_so(tmp_path) -> None:
@@ -299,6 +303,7 @@ def test_list_dags_stops_at_max_networks_and_says_so(tmp_path) -> None:
     assert cap < total
     capped = solve_table(table, epsilon=eps, enumerate_by="mecs", list_dags=True, max_networks=cap)
     assert capped.report["n_networks"] == cap and capped.report["n_dags_counted"] == total
+    assert capped.report["posterior_dags"] == cap and capped.report["posterior_classes"] == capped.report["n_mecs"]
     assert capped.solution.status == "network_limit" and not capped.complete
     best = sorted((n.score for n in every.solution.networks), reverse=True)[:cap]
     assert [n["score"] for n in capped.report["networks"]] == pytest.approx(best, abs=1e-9)
