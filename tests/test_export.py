@@ -408,6 +408,19 @@ def test_cli_export_line_says_when_networks_are_class_representatives(tmp_path, 
     assert ("(one per equivalence class)" in line) is says
 
 
+def test_cli_export_network_past_those_found_writes_the_other_outputs_then_exits_2(tmp_path) -> None:
+    """Network K is known to be missing only after the search: the search's outputs are still written (the
+    JSON's ``export`` says why nothing was exported), no model file is, and the exit is 2 with one line."""
+    out, model = tmp_path / "r.json", tmp_path / "m.bif"
+    res = CliRunner().invoke(main, ["learn", "-q", "--bf", "1", "--export", str(model), "--export-network", "50",
+                                    "--json", str(out)])
+    assert res.exit_code == 2 and not model.exists()
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is True and doc["export"]["network"] == 50
+    assert doc["export"]["error"].startswith(f"--export-network 50: only {len(doc['networks'])} network(s)")
+    assert res.output.strip().splitlines()[-1] == f"bnilp: error: {doc['export']['error']}"
+
+
 @pytest.mark.parametrize("args, pattern", [
     (["--export", "m.txt"], "unknown export format '.txt'"),
     (["--export-network", "2"], "--export-network needs --export"),

@@ -17,7 +17,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from bnilp.cli import EXIT_LIMIT
+from bnilp.cli import EXIT_INPUT, EXIT_LIMIT
 from bnilp.cli.options import (
     bf_options,
     check_outputs,
@@ -103,15 +103,20 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
         raise InputError(f"--export-network must lie in 1..--max-networks ({opts.get('max_networks')}), got {k}")
 
 
-def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Console) -> None:
-    """Fit and write the chosen network (--export); the report records what was written."""
+def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Console) -> str | None:
+    """Fit and write the chosen network (--export); the report records what was written. Returns the error
+    when network K was not collected (known only after the search): nothing is exported, the report
+    says why, and :func:`_finish` still writes the other outputs before it exits 2."""
     k = opts.get("export_network") or 1
     n = len(result.solution.networks)
     if n == 0:                      # nothing to fit: the report says why (infeasible, or a limit hit first)
         console.print("[yellow]no network was found: nothing exported[/yellow]")
-        return
+        return None
     if k > n:
-        raise InputError(f"--export-network {k}: only {n} network(s) were collected")
+        each = " (one per equivalence class)" if result.report.get("enumerate") == "mecs" else ""
+        error = f"--export-network {k}: only {n} network(s){each} were collected; nothing exported"
+        result.report["export"] = {"path": opts["export_path"], "network": k, "error": error}
+        return error
     fitted = result.export(opts["export_path"], data, network=k - 1, method=opts.get("parameter_method"),
                            ess=opts.get("ess"))
     from bnilp.export import export_format
@@ -127,6 +132,7 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         listed = " (one per equivalence class)" if result.report.get("enumerate") == "mecs" else ""
         console.print(f"exported network {k} of {n}{listed} with {how} parameters to {opts['export_path']}"
                       f"{absent}", highlight=False, markup=False)
+    return None
 
 
 @contextmanager
@@ -208,7 +214,10 @@ def _check_search_options(opts: dict[str, Any]) -> None:
         opts["warm_start_parents"] = _warm_start_file(spec)
 
 
-def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float) -> None:
+def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float,
+            export_error: str | None = None) -> None:
+    """Print and write every output; then the exit: 3 for a limit, 2 for an export the search could not
+    serve (``export_error``, said on its own line either way), else 0."""
     if result.solution.status == "infeasible" and not result.solution.networks:
         # no result panel and no output file: only the error (exit 2); the solver's message says no more than this
         raise InputError("the score tables admit no DAG (some variable lacks the empty parent set and every choice "
@@ -234,9 +243,13 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
             write_dot(best, opts["dot_out"])
         if opts.get("graphml_out"):
             write_graphml(best, opts["graphml_out"])
+    if export_error:
+        click.echo(f"bnilp: error: {export_error}", err=True)
     if not result.solution.complete and not (report.get("optimum_only") and result.solution.status == "optimal"):
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
         sys.exit(EXIT_LIMIT)
+    if export_error and not result.limits:
+        sys.exit(EXIT_INPUT)
     if "knowledge_pruning" in result.limits:
         click.echo(f"bnilp: limited: {report.get('knowledge_note')}", err=True)
         sys.exit(EXIT_LIMIT)
@@ -268,9 +281,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                 console.print(f"warm start ({warm_info['source']}) was {warm_info['gap_to_optimum']:.6f} "
                               "below the best network found", highlight=False)
         result.report["warm_start"] = warm_info
-    if opts.get("export_path"):
-        _export(result, data, opts, console)
-    _finish(result, opts, console, t0)
+    export_error = _export(result, data, opts, console) if opts.get("export_path") else None
+    _finish(result, opts, console, t0, export_error)
 
 
 def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> None:
