@@ -16,6 +16,7 @@ import csv
 import io
 import os
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from pathlib import Path
 
@@ -206,7 +207,9 @@ def load_data(
 
     ``no_header`` names the columns ``0..n−1`` (as GOBNILP does). ``fmt`` is ``auto``, ``csv`` or
     ``dat``; with ``auto`` a second line of positive integers and ``-`` is an arity line when the
-    file ends in ``.dat`` or the line holds a ``-``. ``missing`` lists extra tokens (e.g. ``?``)
+    file ends in ``.dat``, or when the line holds a ``-`` and the file does not end in ``.csv`` (a CSV's
+    ``-`` is more often a missing value); a column with more distinct values than its declared arity
+    is an error. ``missing`` lists extra tokens (e.g. ``?``)
     that mean a missing value; an empty cell always does. Missing values are an error.
     ``discrete="all"`` makes every column discrete. ``integer_codes`` (for a discrete-only score
     with no type options) takes a column of integers in 0..:data:`MAX_INTEGER_CODE` as discrete
@@ -223,9 +226,11 @@ def load_data(
     declared: list[str] | None = None
     if fmt not in ("auto", "csv", "dat"):
         raise InputError(f"unknown data format {fmt!r} (auto, csv or dat)")
+    declared_line = 0
+    csv_named = path.lower().endswith(".csv")
     if rows and fmt != "csv" and _looks_like_arity_line(rows[0]) and len(rows[0]) == len(names):
-        if fmt == "dat" or path.endswith(".dat") or "-" in rows[0]:
-            declared = rows[0]
+        if fmt == "dat" or path.endswith(".dat") or ("-" in rows[0] and not csv_named):
+            declared, declared_line = rows[0], lines[0]
             rows, lines = rows[1:], lines[1:]
     if not rows:
         raise InputError(f"{path}: no data rows")
@@ -236,8 +241,13 @@ def load_data(
     frame = pd.DataFrame(rows, columns=range(width), dtype=str)
     kinds_hint: dict[str, str] = {}
     if declared is not None:
-        for name, token in zip(names, declared, strict=True):
+        for j, (name, token) in enumerate(zip(names, declared, strict=True)):
             kinds_hint[name] = CONTINUOUS if token == "-" else DISCRETE
+            states = len(pd.unique(frame[j])) if token != "-" else 0
+            if states > int(token if token != "-" else 0):
+                raise InputError(f"{path}:{declared_line}: column {name!r} is declared with {token} states in the "
+                                 f"arity line but holds {states} distinct values (if line {declared_line} is data, "
+                                 "give --format csv)")
     return _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line)
 
 
@@ -394,9 +404,19 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
 
 
 def _code_labels(cells: np.ndarray, numeric: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Codes 0..r−1 in sorted label order (numeric order when every label is a number)."""
+    """Codes 0..r−1 in sorted label order (numeric order when every label is a number). Numbers are one
+    state when they are one number (``1`` and ``1.0``, ``01234`` and ``1234``), compared exactly: labels
+    that a float cannot tell apart (integers past 2**53 such as identifiers) stay apart."""
     if not np.isnan(numeric).any():
         uniq, inverse = np.unique(numeric, return_inverse=True)
+        strings = pd.unique(cells)
+        if len(strings) > len(uniq):        # some labels share a float: group them by their exact value
+            exact = [_exact_number(s) for s in strings]
+            if len(set(exact)) > len(uniq):
+                rank = {v: k for k, v in enumerate(sorted(set(exact)))}
+                code_of = {s: rank[v] for s, v in zip(strings, exact, strict=True)}
+                inverse = np.array([code_of[c] for c in strings], dtype=np.int64)[pd.Index(strings).get_indexer(cells)]
+                uniq = np.arange(len(rank))
         first = {}
         for label, code in zip(cells, inverse, strict=True):
             first.setdefault(int(code), label)
@@ -405,6 +425,14 @@ def _code_labels(cells: np.ndarray, numeric: np.ndarray) -> tuple[list[str], np.
         return [first[c] for c in range(len(uniq))], inverse.astype(np.int64)
     uniq, inverse = np.unique(cells, return_inverse=True)
     return [str(u) for u in uniq], inverse.astype(np.int64)
+
+
+def _exact_number(text: str) -> Decimal:
+    """The exact value of a numeric label (``pd.to_numeric`` read it as a number)."""
+    try:
+        return Decimal(text.strip())
+    except InvalidOperation:        # a spelling pandas reads and Decimal does not: its float is all there is
+        return Decimal(float(text))
 
 
 def default_path(name: str) -> Path:

@@ -46,6 +46,32 @@ def test_gobnilp_dat_with_arity_line_marks_continuous(tmp_path) -> None:
     assert data.arities == [2, 3, 0]
 
 
+def test_a_csv_row_that_looks_like_an_arity_line_is_data_and_a_broken_arity_line_is_refused(tmp_path) -> None:
+    """A first row of ``-`` and positive integers in a ``.csv`` is data (here its ``-`` is a missing value,
+    refused with its line), not a silently dropped arity line; in other files a declared arity smaller than
+    the column's distinct values means the line was data, and is refused naming it."""
+    with pytest.raises(InputError, match=r"d\.csv:2: column 'x' holds numbers except '-'"):
+        load_data(write(tmp_path, "d.csv", "x,y\n-,3\n1.5,2\n2.5,1\n3.7,2\n0.2,3\n"))
+    with pytest.raises(InputError, match=r"d\.dat:2: column 'a' is declared with 1 states .* holds 2 distinct"):
+        load_data(write(tmp_path, "d.dat", "a b\n1 2\n2 1\n1 1\n2 2\n"))
+    with pytest.raises(InputError, match=r"m\.txt:2: column 'b' is declared with 2 states .* holds 3 distinct"):
+        load_data(write(tmp_path, "m.txt", "a b x\n2 2 -\n0 1 0.5\n1 2 1.5\n0 0 2.5\n"))
+    whole = load_data(write(tmp_path, "e.dat", "a b\n1 2\n2 1\n1 1\n2 2\n"), fmt="csv")
+    assert whole.N == 4 and whole.arities == [2, 2]
+    shared = load_data(write(tmp_path, "s.txt", "a b x\n2 3 -\n0 1 0.5\n1 2 1.5\n0 0 2.5\n"))
+    assert shared.N == 3 and shared.arities == [2, 3, 0]        # declared 3, 3 seen: a true arity line
+
+
+def test_numeric_labels_are_one_state_only_when_they_are_one_number(tmp_path) -> None:
+    """Labels are coded by their exact value: ``1`` and ``1.0`` are one state, identifiers past 2**53 that a
+    float would merge are two."""
+    data = load_data(write(tmp_path, "d.csv", "id,v,b\n9007199254740993,1,0\n9007199254740992,1.0,1\n"
+                                              "9007199254740993,2,1\n"), discrete="id,v,b")
+    assert data.arities == [2, 2, 2]
+    assert data.levels[0] == ["9007199254740992", "9007199254740993"]
+    assert data.codes[:, 0].tolist() == [1, 0, 1] and data.codes[:, 1].tolist() == [0, 0, 1]
+
+
 def test_arity_counts_distinct_values_not_max_plus_one(tmp_path) -> None:
     data = load_data(write(tmp_path, "d.csv", "a,b\n0,7\n4,7\n4,9\n"))
     assert data.arities == [2, 2]
