@@ -15,6 +15,7 @@ malformed or truncated file with ``file:line`` and what it expected.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -28,6 +29,8 @@ from typing import Any
 from bnilp.errors import InputError
 
 Families = dict[str, dict[frozenset[str], float]]
+#: the sidecar's field holding the SHA-256 of the score file's text it was written with
+SIDECAR_HASH = "score_file_sha256"
 
 
 @dataclass
@@ -140,11 +143,13 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
         if not name or any(ch.isspace() for ch in name) or name.startswith("#"):
             raise InputError(f"variable name {name!r} cannot be written to a score file "
                              "(empty, contains whitespace or starts with '#')")
-    atomic_write_text(path, format_jaakkola(table))
+    body = format_jaakkola(table)
+    atomic_write_text(path, body)
     if sidecar:
         meta = dict(table.meta)
-        meta.setdefault("n_variables", len(table.variables))
+        meta["n_variables"] = len(table.variables)
         meta["n_parent_sets"] = table.n_parent_sets()
+        meta[SIDECAR_HASH] = hashlib.sha256(body.encode("utf-8")).hexdigest()
         text = json.dumps(strict_json(meta), indent=2, default=str, allow_nan=False)
         atomic_write_text(f"{os.fspath(path)}.json", text + "\n")
 
@@ -247,7 +252,28 @@ def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
     sidecar = Path(f"{path}.json")
     if sidecar.exists():
         table.meta = _read_sidecar(sidecar)
+        _check_sidecar_belongs(table, text, sidecar)
     return table
+
+
+def _check_sidecar_belongs(table: ScoreTable, text: str, sidecar: Path) -> None:
+    """A sidecar vouches for one score file — the ε it was pruned for, whether a palim cut it — so one written
+    for another file (a stale copy, a result JSON saved over it) would make a truncated table pass for a
+    complete one: its file's SHA-256, or (sidecars older than the hash) its counts, must match."""
+    meta = table.meta
+    digest = meta.get(SIDECAR_HASH)
+    if digest is not None:
+        if digest != hashlib.sha256(text.encode("utf-8")).hexdigest():
+            raise InputError(f"{sidecar}: written for another score file (its {SIDECAR_HASH} does not match "
+                             f"{sidecar.name[:-5]}); move it away to use the score file without its provenance")
+        return
+    if "n_parent_sets" not in meta:
+        raise InputError(f"{sidecar}: not a score-file sidecar (no n_parent_sets or {SIDECAR_HASH}); move it away "
+                         "to use the score file without its provenance")
+    for key, have in (("n_parent_sets", table.n_parent_sets()), ("n_variables", len(table.variables))):
+        if key in meta and meta[key] != have:
+            raise InputError(f"{sidecar}: written for another score file ({key} {meta[key]!r}, the file has "
+                             f"{have}); move it away to use the score file without its provenance")
 
 
 def _read_sidecar(sidecar: Path) -> dict[str, Any]:

@@ -334,3 +334,47 @@ def test_simulate_never_leaves_its_data_without_its_truth_and_prints_names_verba
     with pytest.raises(InputError, match="at least 2"):
         sample_dag({"A": []}, {"A": "discrete"}, 20, categories={"A": 1})
     assert len(sample_dag({"A": [], "B": ["A"]}, {"A": "continuous", "B": "discrete"}, 20, bins=np.int64(4))) == 20
+
+
+def test_outputs_that_would_replace_an_input_or_each_other_are_refused_before_any_work(chain_csv, tmp_path):
+    """An output path equal to the data, to another output, or to the sidecar ``PATH.json`` a score file
+    brings is one line, exit 2, nothing written — the data was replaced by a score file, and a result JSON
+    saved as a score file's sidecar made a palim-cut table read as complete."""
+    scores = tmp_path / "s.scores"
+    cases = (
+        (("score", str(chain_csv), "-o", str(chain_csv)), "DATA and -o name the same file"),
+        (("learn", str(chain_csv), "--scores", str(scores), "--json", f"{scores}.json"),
+         "--json and --scores's sidecar name the same file"),
+        (("learn", str(chain_csv), "--json", str(chain_csv)), "DATA and --json name the same file"),
+        (("learn", str(chain_csv), "--json", str(tmp_path / "r"), "--dot", str(tmp_path / "r")),
+         "--json and --dot name the same file"),
+    )
+    before = chain_csv.read_bytes()
+    for args, words in cases:
+        assert words in _one_line_error(_run(*args, "-q"))
+    assert chain_csv.read_bytes() == before and not scores.exists() and not (tmp_path / "r").exists()
+    (tmp_path / "d.scores.json").mkdir()
+    assert "-o: " in _one_line_error(_run("score", str(chain_csv), "-q", "-o", str(tmp_path / "d.scores")))
+    assert not (tmp_path / "d.scores").exists()
+
+
+def test_a_sidecar_written_for_another_score_file_is_refused(chain_csv, tmp_path):
+    """The sidecar vouches for one file (ε, palim): with another file's text under its name — a table cut at
+    palim 1 copied over an unlimited one — the SHA-256 it records no longer matches and solve refuses, where
+    it reported the cut table's networks as complete (exit 0); a sidecar without the hash (older files) is
+    held to its parent-set count, and a JSON that is no sidecar at all is refused too."""
+    wide, narrow = tmp_path / "wide.scores", tmp_path / "narrow.scores"
+    assert _run("score", str(chain_csv), "-q", "--bf", "20", "-o", str(wide)).exit_code == 0
+    assert _run("score", str(chain_csv), "-q", "--bf", "20", "--palim", "1", "-o", str(narrow)).exit_code == 3
+    assert narrow.read_text() != wide.read_text()
+    assert _run("solve", str(wide), "-q", "--bf", "20").exit_code == 0
+    wide.write_text(narrow.read_text())
+    assert "wide.scores.json: written for another score file" in _one_line_error(
+        _run("solve", str(wide), "-q", "--bf", "20"))
+    sidecar = tmp_path / "wide.scores.json"
+    meta = json.loads(sidecar.read_text())
+    del meta["score_file_sha256"]
+    sidecar.write_text(json.dumps(meta))
+    assert "(n_parent_sets" in _one_line_error(_run("solve", str(wide), "-q", "--bf", "20"))
+    sidecar.write_text(json.dumps({"epsilon": 3.0}))
+    assert "not a score-file sidecar" in _one_line_error(_run("solve", str(wide), "-q", "--bf", "20"))

@@ -200,6 +200,13 @@ OUTPUT_FLAGS = {"json_out": "--json", "report_dir": "--report", "dot_out": "--do
                 "export_path": "--export", "scores_out": "--scores"}
 
 
+def _inputs(opts: dict[str, Any], given: dict[str, str]) -> dict[str, str]:
+    """The files a command reads, each with what names it, for :func:`check_outputs`."""
+    more = {"knowledge_file": "--knowledge", "warm_start": "--warm-start"}
+    return {**given, **{opts[k]: flag for k, flag in more.items()
+                        if isinstance(opts.get(k), str) and opts[k] not in ("proxy", "greedy")}}
+
+
 def _check_search_options(opts: dict[str, Any]) -> None:
     """What the search's options alone decide, checked before any scoring or reading of a score file
     (``--max-networks``, ``--time-limit``, ``--jobs``, a ``--warm-start`` file, kept as
@@ -336,7 +343,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
         epsilon_from(bf, epsilon, default_bf=1.0)
     _check_search_options(opts)
-    check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",))
+    check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",), inputs=_inputs(opts, {scores_path: "SCORES"}))
     table = read_jaakkola(scores_path)
     _check_table_epsilon(table, eps, console, opts.get("quiet", False))
     opts["knowledge"] = knowledge_from_options(opts)
@@ -403,7 +410,8 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     if opts.get("count_past_cap"):
         _check_count_past_cap(None, opts)
     _check_search_options(opts)
-    check_outputs({**opts, "scores_out": scores_out}, OUTPUT_FLAGS, folders=("report_dir",))
+    check_outputs({**opts, "scores_out": scores_out}, OUTPUT_FLAGS, folders=("report_dir",), sidecars=("scores_out",),
+                  inputs=_inputs(opts, {data_path: "DATA"}))
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         write_jaakkola(table, scores_out)

@@ -14,18 +14,27 @@ from bnilp.errors import InputError
 from bnilp.scores import REGISTRY, LocalScore, StructurePrior, make_score
 
 
-def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = ()) -> None:
+def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = (),
+                  sidecars: tuple[str, ...] = (), inputs: dict[str, str] | None = None) -> None:
     """Every output path given (``opts[key]`` for ``key`` in ``flags``, named by its flag) can be written
     (:func:`bnilp.scorefile.check_writable`; ``folders``: keys that name a directory) — checked before the
-    work, so a bad path costs no search."""
+    work, so a bad path costs no search. No two outputs are one file, counting the sidecar ``PATH.json``
+    that a score file (``sidecars``: its keys) brings, and none is an input (``inputs``: path → what names
+    it): one would silently replace the other."""
     from bnilp.scorefile import check_writable
 
+    written: dict[str, str] = {os.path.realpath(path): name for path, name in (inputs or {}).items()}
     for key, flag in flags.items():
         if opts.get(key):
-            try:
-                check_writable(opts[key], folder=key in folders)
-            except InputError as exc:
-                raise InputError(f"{flag}: {exc}") from None
+            paths = [(opts[key], flag)] + ([(f"{opts[key]}.json", f"{flag}'s sidecar")] if key in sidecars else [])
+            for path, name in paths:
+                try:
+                    check_writable(path, folder=key in folders)
+                except InputError as exc:
+                    raise InputError(f"{flag}: {exc}") from None
+                other = written.setdefault(os.path.realpath(path), name)
+                if other != name:
+                    raise InputError(f"{other} and {name} name the same file ({path}): one would replace the other")
 
 
 def check_seed(seed: int | None) -> None:

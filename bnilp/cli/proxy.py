@@ -83,7 +83,7 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
                          **opts: Any) -> None:
     """Search for a high-scoring network by proxy (Yackley, Anderson & Lane 2011) or greedily."""
     check_seed(seed)
-    check_outputs({"json_out": json_out}, {"json_out": "--json"})
+    check_outputs({"json_out": json_out}, {"json_out": "--json"}, inputs={data: "DATA"})
     if samples < 2:
         raise InputError(f"--samples must be ≥ 2, got {samples}")
     if method == "greedy" and (refine is not None or polish or kappa):

@@ -194,7 +194,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):
         raise InputError("--prior dags|mecs is the averaging prior of learn/solve; score takes none|binomial|ebic")
-    check_outputs({"out": out}, {"out": "-o"})
+    check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs={data_path: "DATA"})
     data = load_from_options(data_path, opts)
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
