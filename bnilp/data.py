@@ -176,10 +176,13 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     else:
         reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
         end = 0
-        for cells in reader:
-            rows.append([c.strip() for c in cells])
-            starts.append(end + 1)
-            end = reader.line_num
+        try:
+            for cells in reader:
+                rows.append([c.strip() for c in cells])
+                starts.append(end + 1)
+                end = reader.line_num
+        except csv.Error as exc:        # e.g. a cell past the csv module's field size limit
+            raise InputError(f"{path}:{end + 1}: {exc}") from None
     blank = [not any(row) for row in rows]
     if all(blank):
         raise InputError(f"{path}: the file holds no values")

@@ -9,8 +9,9 @@ Format (Jaakkola et al. 2010; GOBNILP, pygobnilp)::
 
 bnilp writes sections best-first with full ``repr`` precision and no comments (GOBNILP's and
 pygobnilp's readers take the first line as n). Settings go to a JSON sidecar ``FILE.json``.
-The reader is token-based: it accepts ``#`` comment lines and any whitespace layout, and rejects a
-malformed or truncated file with ``file:line`` and what it expected.
+The reader is token-based: it accepts ``#`` comment lines, any spaces or tabs between tokens and lines
+anywhere but inside a parent set (its parents are on its score's line), plain ASCII numbers (strtod's
+spellings), and rejects a malformed or truncated file with ``file:line`` and what it expected.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -29,6 +31,10 @@ from typing import Any
 from bnilp.errors import InputError
 
 Families = dict[str, dict[frozenset[str], float]]
+#: what the reader takes as a count and as a score: plain ASCII (C's strtol/strtod, as GOBNILP reads them), not
+#: Python's wider syntax (``1_0``, non-ASCII digits); ``inf`` and ``nan`` are read so as to be refused by name
+_COUNT = re.compile(r"[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
 #: the sidecar's field holding the SHA-256 of the score file's text it was written with
 SIDECAR_HASH = "score_file_sha256"
 
@@ -177,20 +183,17 @@ class _Tokens:
 
     def next_int(self, expected: str) -> tuple[int, int]:
         tok, line = self.next(expected)
-        try:
-            value = int(tok)
-        except ValueError:
-            raise InputError(f"{self.filename}:{line}: expected {expected}, found {tok!r}") from None
-        if value < 0:
-            raise InputError(f"{self.filename}:{line}: expected {expected}, found negative {value}")
-        return value, line
+        if not _COUNT.fullmatch(tok):
+            if _COUNT.fullmatch(tok.lstrip("-")):
+                raise InputError(f"{self.filename}:{line}: expected {expected}, found negative {tok}")
+            raise InputError(f"{self.filename}:{line}: expected {expected}, found {tok!r}")
+        return int(tok), line
 
     def next_score(self) -> tuple[float, int]:
         tok, line = self.next("a local score")
-        try:
-            value = float(tok)
-        except ValueError:
-            raise InputError(f"{self.filename}:{line}: expected a local score, found {tok!r}") from None
+        if not _NUMBER.fullmatch(tok):
+            raise InputError(f"{self.filename}:{line}: expected a local score, found {tok!r}")
+        value = float(tok)
         if not math.isfinite(value):
             raise InputError(f"{self.filename}:{line}: local score {tok!r} is not finite")
         return value, line
@@ -199,7 +202,9 @@ class _Tokens:
 def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
     """Parse Jaakkola text; errors name ``filename:line`` and what was expected."""
     toks = _Tokens(text, filename)
-    n, _ = toks.next_int("the number of variables")
+    n, nline = toks.next_int("the number of variables")
+    if n == 0:
+        raise InputError(f"{filename}:{nline}: the score file declares no variables")
     variables: list[str] = []
     families: Families = {}
     pending: list[tuple[str, frozenset[str], int]] = []
@@ -207,7 +212,10 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
         name, line = toks.next("a variable name")
         if name in families:
             raise InputError(f"{filename}:{line}: variable {name!r} has a second section")
-        k, _ = toks.next_int(f"the number of parent sets of {name!r}")
+        k, kline = toks.next_int(f"the number of parent sets of {name!r}")
+        if k == 0:
+            raise InputError(f"{filename}:{kline}: variable {name!r} has no parent sets (every variable needs one, "
+                             "the empty set at least, or no network exists)")
         variables.append(name)
         families[name] = {}
         for _ in range(k):
@@ -243,7 +251,7 @@ def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
     """Read a Jaakkola score file (and its JSON sidecar into ``meta`` if there is one)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:

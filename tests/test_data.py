@@ -62,6 +62,13 @@ def test_a_csv_row_that_looks_like_an_arity_line_is_data_and_a_broken_arity_line
     assert shared.N == 3 and shared.arities == [2, 3, 0]        # declared 3, 3 seen: a true arity line
 
 
+def test_a_cell_the_csv_module_cannot_read_is_one_line_naming_its_line(tmp_path) -> None:
+    path = tmp_path / "big.csv"
+    path.write_text('a,b\n0,0\n1,"' + "x" * 140_000 + '"\n1,1\n')
+    with pytest.raises(InputError, match=r"big\.csv:3: field larger than field limit"):
+        load_data(path)
+
+
 def test_numeric_labels_are_one_state_only_when_they_are_one_number(tmp_path) -> None:
     """Labels are coded by their exact value: ``1`` and ``1.0`` are one state, identifiers past 2**53 that a
     float would merge are two."""

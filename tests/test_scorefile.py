@@ -61,10 +61,29 @@ def test_comments_and_free_layout_accepted() -> None:
     ("x\n", r"f:1: expected the number of variables"),
     ("2\nX 2\n-1 0\n-2 0\nY 1\n-1 0\n", r"parent set \[\] of 'X' is listed twice"),
     ("1\nX 1\n-1 1 X\n", r"own parent"),
+    ("2\nA 0\nB 1\n-1.0 0\n", r"f:2: variable 'A' has no parent sets"),
+    ("0\n", r"f:1: the score file declares no variables"),
+    ("1\nX 1\n-1_5 0\n", r"f:3: expected a local score, found '-1_5'"),      # Python syntax, not strtod's
+    ("1\nX 1\n-1 1_0\n", r"f:3: expected the number of parents, found '1_0'"),
+    ("1\nX \u0661\n-1 0\n", r"f:2: expected the number of parent sets of 'X', found"),   # an Arabic-Indic 1
+    ("1\nX -1\n-1 0\n", r"f:2: expected the number of parent sets of 'X', found negative -1"),
 ])
 def test_malformed_files_are_rejected_with_line(text: str, pattern: str) -> None:
     with pytest.raises(InputError, match=pattern):
         parse_jaakkola(text, "f")
+
+
+def test_plain_number_spellings_are_read_and_a_byte_order_mark_is_skipped(tmp_path) -> None:
+    """Every strtod spelling of a score (sign, no leading digit, no digit after the point, exponent) is read."""
+    tokens = ("+2.5e1", ".5", "-7.E-2", "1e-300", "-0")
+    text = "3\nA 1\n{} 0\nB 2\n{} 0\n{} 1 A\nC 2\n{} 0\n{} 1 B\n".format(*tokens)
+    table = parse_jaakkola(text, "f")
+    assert [table.families[v] for v in "ABC"] == [
+        {frozenset(): 25.0}, {frozenset(): 0.5, frozenset("A"): -0.07},
+        {frozenset(): 1e-300, frozenset("B"): 0.0}]
+    path = tmp_path / "bom.scores"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert read_jaakkola(path).families == table.families
 
 
 def test_reads_gobnilp_and_pygobnilp_files(shared_data) -> None:
