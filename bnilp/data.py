@@ -64,6 +64,8 @@ class Dataset:
     source: str = "<memory>"
     dropped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: likely mistakes in reading the file that no rule can settle (shown even with ``-q``, kept in sidecars)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -105,6 +107,7 @@ class Dataset:
                         if k == DISCRETE},
             "dropped_constant": list(self.dropped),
             "twin_columns": self.twins,
+            **({"warnings": list(self.warnings)} if self.warnings else {}),
         }
 
 
@@ -251,7 +254,28 @@ def load_data(
                 raise InputError(f"{path}:{declared_line}: column {name!r} is declared with {token} states in the "
                                  f"arity line but holds {states} distinct values (if line {declared_line} is data, "
                                  "give --format csv)")
-    return _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line)
+    data = _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line)
+    if no_header and _first_row_looks_like_names(frame):
+        data.warnings.append(f"{path}:{lines[0]}: with --no-header the first row is data, yet each of its values "
+                             "occurs only there in its column while the other rows repeat theirs: is it a names "
+                             "line? (then leave out --no-header)")
+    return data
+
+
+def _first_row_looks_like_names(frame: pd.DataFrame) -> bool:
+    """Every column's first cell occurs nowhere else in it, while its other cells repeat (some value twice):
+    the mark of a names line read as data. Continuous columns, whose values rarely repeat, cannot say;
+    so at least one column must repeat and none may contradict."""
+    if len(frame) < 3:
+        return False
+    repeats = 0
+    for j in frame.columns:
+        column = frame[j]
+        first, rest = column.iloc[0], column.iloc[1:]
+        if (rest == first).any():
+            return False
+        repeats += bool(rest.duplicated().any())
+    return repeats > 0
 
 
 def from_dataframe(

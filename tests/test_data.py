@@ -62,6 +62,22 @@ def test_a_csv_row_that_looks_like_an_arity_line_is_data_and_a_broken_arity_line
     assert shared.N == 3 and shared.arities == [2, 3, 0]        # declared 3, 3 seen: a true arity line
 
 
+def test_no_header_on_a_file_with_a_names_line_above_label_columns_is_warned_of(tmp_path) -> None:
+    """Above label columns a names line read as data is just one more state (no stray-token rule fires): the
+    first row's values each occur only once in their column while the rest repeat — warned of, with its line,
+    and kept in the sidecar's description. A headerless file of the same columns is not warned of."""
+    body = "".join(f"{'yes' if i % 3 else 'no'},{'a' if i % 2 else 'b'}\n" for i in range(30))
+    named = load_data(write(tmp_path, "named.csv", "smoke,lung\n" + body), no_header=True)
+    assert named.N == 31 and named.arities[:2] == [3, 3]
+    assert len(named.warnings) == 1 and named.warnings[0].startswith(f"{tmp_path / 'named.csv'}:1: ")
+    assert named.describe()["warnings"] == named.warnings
+    plain = load_data(write(tmp_path, "plain.csv", body), no_header=True)
+    assert plain.warnings == [] and "warnings" not in plain.describe()
+    floats = load_data(write(tmp_path, "f.csv", "".join(f"{i * 0.37},{i * 1.1}\n" for i in range(30))),
+                       no_header=True)
+    assert floats.warnings == []                 # values that never repeat say nothing either way
+
+
 def test_a_cell_the_csv_module_cannot_read_is_one_line_naming_its_line(tmp_path) -> None:
     path = tmp_path / "big.csv"
     path.write_text('a,b\n0,0\n1,"' + "x" * 140_000 + '"\n1,1\n')

@@ -81,6 +81,8 @@ def _progress(console: Console, total: int | None, quiet: bool):
 
 def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Console, quiet: bool) -> ScoreTable:
     """Score and prune with the options of the command line; prints what was inferred and done."""
+    for warning in data.warnings:  # shown even with -q
+        console.print(f"[yellow]warning: {escape(warning)}[/yellow]")
     many = [note for note in data.notes if note.endswith(" states")]
     if quiet and many:  # a likely mistake is shown even with -q
         console.print(f"[yellow]types inferred (many states): {escape('; '.join(many))}[/yellow]")
