@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
@@ -194,6 +195,9 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     return rows[lo:hi], starts[lo:hi]
 
 
+_COMMA_NUMBER = re.compile(r"[+-]?[0-9]+(?:,[0-9]+)?")
+
+
 def _looks_like_arity_line(cells: list[str]) -> bool:
     return bool(cells) and all(c == "-" or (c.isdigit() and int(c) > 0) for c in cells)
 
@@ -342,6 +346,7 @@ def _build(
     codes = np.full((N, len(names)), -1, dtype=np.int64)
     values = np.full((N, len(names)), np.nan)
     kinds, arities, levels, notes, dropped, keep = [], [], [], [], [], []
+    warnings: list[str] = []
     for j, name in enumerate(names):
         cells = frame[j].to_numpy(dtype=str)
         bad = np.isin(cells, list(missing_tokens))
@@ -358,6 +363,12 @@ def _build(
         elif np.isnan(numeric).any():
             _check_stray_tokens(cells, numeric, name, where)
             kind, why = DISCRETE, "non-numeric values"
+            if _decimal_commas(cells):
+                example = str(cells[np.char.find(cells, ",") >= 0][0])
+                warnings.append(f"{source}: column {name!r} reads like numbers with decimal commas ("
+                                f"{example!r}): taken as labels, one state per "
+                                "distinct value; bnilp reads decimal points (convert the file, or give "
+                                f"--discrete {name} to keep it as labels)")
         elif name in hints:
             kind, why = DISCRETE, "strings"
         elif not np.isfinite(numeric).all():   # 'inf', '-Infinity': numbers no state should be; one-line error below
@@ -406,7 +417,14 @@ def _build(
         source=source,
         dropped=dropped,
         notes=notes,
+        warnings=warnings,
     )
+
+
+def _decimal_commas(cells: np.ndarray) -> bool:
+    """Every cell a number written with a decimal comma (``1,5``, ``-0,25``) or an integer, and some with
+    the comma: a European spreadsheet's measurements, which would otherwise pass silently for labels."""
+    return bool(np.char.find(cells, ",").max() >= 0) and all(_COMMA_NUMBER.fullmatch(c) for c in np.unique(cells))
 
 
 def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where) -> None:

@@ -78,6 +78,14 @@ def test_no_header_on_a_file_with_a_names_line_above_label_columns_is_warned_of(
     assert floats.warnings == []                 # values that never repeat say nothing either way
 
 
+def test_numbers_with_decimal_commas_are_warned_of_not_silently_labels(tmp_path) -> None:
+    data = load_data(write(tmp_path, "eu.csv", "x;y;g\n1,5;2;a\n2,25;-3;b\n-0,5;4;a\n7;5;b\n"))
+    assert data.kinds[0] == DISCRETE and data.arities[0] == 4
+    assert len(data.warnings) == 1 and "column 'x' reads like numbers with decimal commas ('1,5')" in data.warnings[0]
+    assert load_data(write(tmp_path, "eu.csv", "x;y;g\n1,5;2;a\n2,25;-3;b\n-0,5;4;a\n7;5;b\n"),
+                     discrete="x").warnings == []           # named as labels: nothing to warn of
+
+
 def test_a_cell_the_csv_module_cannot_read_is_one_line_naming_its_line(tmp_path) -> None:
     path = tmp_path / "big.csv"
     path.write_text('a,b\n0,0\n1,"' + "x" * 140_000 + '"\n1,1\n')
