@@ -84,6 +84,9 @@ def test_numbers_with_decimal_commas_are_warned_of_not_silently_labels(tmp_path)
     assert len(data.warnings) == 1 and "column 'x' reads like numbers with decimal commas ('1,5')" in data.warnings[0]
     assert load_data(write(tmp_path, "eu.csv", "x;y;g\n1,5;2;a\n2,25;-3;b\n-0,5;4;a\n7;5;b\n"),
                      discrete="x").warnings == []           # named as labels: nothing to warn of
+    from bnilp.pipeline import learn
+
+    assert learn(tmp_path / "eu.csv", bf=3).report["scoring"]["warnings"] == data.warnings   # in the result JSON
 
 
 def test_a_cell_the_csv_module_cannot_read_is_one_line_naming_its_line(tmp_path) -> None:
