@@ -214,13 +214,19 @@ def graph_kernel(b1: np.ndarray, b2: np.ndarray, weights: np.ndarray) -> np.ndar
 
 def _cholesky(K: np.ndarray) -> tuple[np.ndarray, bool]:
     """cho_factor of K, adding jitter only if K is numerically singular."""
+    return _cholesky_jittered(K)[0]
+
+
+def _cholesky_jittered(K: np.ndarray) -> tuple[tuple[np.ndarray, bool], float]:
+    """(cho_factor of K + jitter·I, jitter): jitter 0 unless K is numerically singular, then the first of
+    1e-12, 1e-10, … times K's mean diagonal that factors."""
     try:
-        return cho_factor(K, lower=True, check_finite=False)
+        return cho_factor(K, lower=True, check_finite=False), 0.0
     except LinAlgError:
         jitter = 1e-12 * max(float(np.mean(np.diag(K))), 1e-300)
         for _ in range(8):
             try:
-                return cho_factor(K + jitter * np.eye(K.shape[0]), lower=True, check_finite=False)
+                return cho_factor(K + jitter * np.eye(K.shape[0]), lower=True, check_finite=False), jitter
             except LinAlgError:
                 jitter *= 100.0
         raise
@@ -276,6 +282,12 @@ class GraphGP:
     log_marginal_likelihood: float
     iterations: int
     seconds: float
+    #: whether L-BFGS-B met its convergence test (False: it stopped at ``maxiter`` or failed; ``fit_message``
+    #: says which); True when nothing was optimised
+    converged: bool = True
+    fit_message: str = ""
+    #: what was added to the kernel matrix's diagonal so that it factored (0: nothing), in standardised units
+    jitter: float = 0.0
 
     def predict(self, bits: np.ndarray) -> np.ndarray | float:
         """ŝ for one bit string (a float) or for each row of a matrix of them."""
@@ -341,7 +353,7 @@ def _fit_gp(B: np.ndarray, scores: np.ndarray, *, noise: float | None, learn_mea
         log_n0 = math.log(noise / scale**2)
         noise_bounds = (log_n0, log_n0)
     theta = np.concatenate([log_w0, [log_n0, mean0, slope0]])
-    iterations = 0
+    iterations, converged, message = 0, True, ""
     if optimize and d > 0:
         bounds = [_LOG_W_BOUNDS] * d + [noise_bounds, _MEAN_BOUNDS if learn_mean else (0.0, 0.0),
                                         _SLOPE_BOUNDS if edge_slope else (0.0, 0.0)]
@@ -353,13 +365,13 @@ def _fit_gp(B: np.ndarray, scores: np.ndarray, *, noise: float | None, learn_mea
         res = minimize(objective, theta, jac=True, method="L-BFGS-B", bounds=bounds,
                        options={"maxiter": maxiter})
         theta = res.x
-        iterations = int(res.nit)
+        iterations, converged, message = int(res.nit), bool(res.success), str(res.message)
     lml, _ = log_marginal_likelihood(theta, Ba, y)
     w = np.exp(theta[:d])
     K = graph_kernel(Ba, Ba, w)
     K[np.diag_indices(m)] += math.exp(theta[d])
     mean, slope = float(theta[d + 1]), float(theta[d + 2])
-    factor = _cholesky(K)
+    factor, jitter = _cholesky_jittered(K)
     alpha = cho_solve(factor, y - mean - slope * Ba.sum(axis=1), check_finite=False)
     shrink = np.einsum("ij,ij->j", Ba, cho_solve(factor, Ba, check_finite=False))
     sd = np.full(B.shape[1], scale / math.sqrt(edges))
@@ -382,6 +394,9 @@ def _fit_gp(B: np.ndarray, scores: np.ndarray, *, noise: float | None, learn_mea
         log_marginal_likelihood=lml - m * math.log(scale),
         iterations=iterations,
         seconds=time.perf_counter() - start,
+        converged=converged,
+        fit_message=message,
+        jitter=jitter,
     )
 
 
@@ -592,6 +607,9 @@ class SearchResult:
     local_optimum: bool = True
     limits: list[str] = field(default_factory=list)
     samples_drawn: int | None = None
+    #: the proxy's fit (:func:`fit_gp`): L-BFGS-B ``iterations`` of ``maxiter``, whether it ``converged`` (its
+    #: ``message``), the ``jitter`` the kernel matrix needed; None for greedy and where no proxy was fitted
+    fit: dict[str, Any] | None = None
 
     def edges(self) -> list[tuple[str, str]]:
         order = {v: k for k, v in enumerate(self.variables or sorted(self.parents))}
@@ -621,6 +639,7 @@ class SearchResult:
             "local_optimum": self.local_optimum,
             "limits": list(self.limits),
             "samples_drawn": self.samples_drawn,
+            "fit": self.fit,
         }
 
 
@@ -985,6 +1004,8 @@ def proxy_search(
                         seconds=time.perf_counter() - began, trajectory=trajectory, seed=seed,
                         variables=list(names), evaluations=len(scorer.cache), timings=timings,
                         found_by=found_by, limits=limits, samples_drawn=len(graphs),
+                        fit={"iterations": gp.iterations, "maxiter": maxiter, "converged": gp.converged,
+                             "message": gp.fit_message, "jitter": gp.jitter},
                         local_optimum=polish or (converged and bool(np.array_equal(best_adj, current))))
 
 

@@ -287,6 +287,20 @@ def test_refined_proxy_respects_forbidden_parents_on_mixed_data():
     _no_single_move_improves(make_score("mml", data), data.names, parents, result.score)
 
 
+def test_the_fit_says_whether_lbfgs_converged_within_its_iterations(small):
+    """The proxy's hyperparameter fit reports its L-BFGS-B iterations against ``maxiter`` and whether it met
+    its convergence test — in the result, its JSON and the command's summary; greedy search fits nothing."""
+    _, score = small
+    cut = proxy_search(score, samples=10, seed=3, maxiter=1)
+    assert cut.fit["iterations"] == cut.fit["maxiter"] == 1 and cut.fit["converged"] is False
+    assert "ITERATIONS" in cut.fit["message"] and cut.to_dict()["fit"] == cut.fit
+    roomy = proxy_search(score, samples=10, seed=3, maxiter=100_000)
+    assert roomy.fit["converged"] is True and roomy.fit["iterations"] < 100_000
+    assert greedy_search(score).fit is None
+    gp = fit_gp(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([1.0, 1.0]), optimize=False, noise=1e-30)
+    assert gp.jitter > 0          # two identical graphs: K is singular without it
+
+
 def test_refinement_cut_short_is_not_called_a_local_optimum(small):
     _, score = small
     result = proxy_search(score, samples=10, refine=1, refine_samples=1, seed=3)

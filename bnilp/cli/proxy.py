@@ -43,6 +43,12 @@ def _summary(result: SearchResult, console: Console) -> None:
         table.add_row("network from", result.found_by)
     table.add_row("local optimum", "yes (no single add, delete or reverse improves it)" if result.local_optimum
                   else "not established")
+    if result.fit is not None:
+        fit = result.fit
+        how = ("converged" if fit["converged"] else
+               f"stopped unconverged ({fit['message']})") + f" after {fit['iterations']} of {fit['maxiter']} iterations"
+        table.add_row("proxy fit (L-BFGS-B)", how + (f"; jitter {fit['jitter']:.1e} on K's diagonal" if fit["jitter"]
+                                                       else ""))
     table.add_row("local scores computed", str(result.evaluations))
     table.add_row("time", f"{result.seconds:.2f} s")
     edges = result.edges()
