@@ -70,7 +70,10 @@ def _pairs(items: Iterable[Sequence[str]] | None, what: str) -> tuple[Edge, ...]
         if isinstance(it, str):
             m = _PAIR_RE.match(it.strip())
             if not m:
-                raise InputError(f"knowledge: {what}: expected 'a -> b', got {it!r}")
+                raise InputError(f"knowledge: {what}: expected 'a {_OPERATOR[what]} b', got {it!r}")
+            if m.group(2) != _OPERATOR[what]:       # 'a ~> b' given as a required arrow: another statement
+                raise InputError(f"knowledge: {what}: {it!r} uses '{m.group(2)}'; a {what} pair is written "
+                                 f"'a {_OPERATOR[what]} b'")
             it = (m.group(1).strip(), m.group(3).strip())
         a, b = it
         out.append((str(a), str(b)))
@@ -342,7 +345,7 @@ def parse_knowledge(text: str, filename: str = "<knowledge>") -> Knowledge:
         if not line:
             continue
         src = f"{filename}:{lineno}"
-        word, _, rest = line.partition(" ")
+        word, rest = (line.split(None, 1) + [""])[:2]       # the keyword ends at any whitespace (a tab too)
         rest = rest.strip()
         if word in ("tier", "tier!"):
             names = [v.strip() for v in rest.split(",")]

@@ -223,6 +223,17 @@ tier either
     dag = {"smoke": frozenset(), "lung": frozenset({"smoke"})}
     assert Knowledge(required=[("smoke", "lung")]).allows(dag)
     assert not Knowledge(forbidden_ancestors=[("smoke", "lung")]).allows(dag)
+    # the keyword ends at any whitespace; a pair written as a string carries its field's operator or is refused
+    assert parse_knowledge("require\tsmoke -> lung\ntier\tasia, smoke") == Knowledge(
+        required=[("smoke", "lung")], tiers=[("asia", "smoke")])
+    assert Knowledge(required=["smoke -> lung"], required_ancestors=["smoke ~> dysp"]) == Knowledge(
+        required=[("smoke", "lung")], required_ancestors=[("smoke", "dysp")])
+    for field, text in (("required", "smoke ~> lung"), ("forbidden", "asia -- dysp"),
+                        ("forbidden_adjacent", "asia -> dysp"), ("required_ancestors", "smoke -- dysp")):
+        with pytest.raises(InputError, match=f"knowledge: {field}: '{text}' uses"):
+            Knowledge(**{field: [text]})
+        with pytest.raises(InputError, match=f"knowledge: {field}: '{text}' uses"):
+            Knowledge.coerce({field: [text]})
 
 
 NAMES = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
