@@ -513,3 +513,26 @@ def test_the_compiled_class_no_good_is_the_keyed_one_term_for_term(seed):
         pos, coef, rhs_c = data.mec_row_positions(choice, positions)
         assert [keys[i] for i in pos.tolist()] == [key for key, _ in terms]
         assert coef.tolist() == [c for _, c in terms] and rhs_c == rhs
+
+
+@pytest.mark.parametrize("mode", ["lazy", "constraints", "branch"])
+def test_enumeration_records_no_point_a_higher_priority_handler_found_infeasible(monkeypatch, mode):
+    """SCIP calls the acyclicity handler after a handler enforcing before it said INFEASIBLE (``solinfeasible``;
+    the linear handler on a pseudo-solution that breaks a row outside the LP, e.g. a required adjacency): such
+    an acyclic integral point is no credible DAG, so phase 2 answers INFEASIBLE and records nothing, whatever
+    the recording mode."""
+    from pyscipopt import SCIP_RESULT
+
+    from bnilp.ilp.cons_acyclic import _Acyclicity
+
+    monkeypatch.setattr(settings, "NOGOODS", "lazy" if mode == "lazy" else "constraints")
+    monkeypatch.setattr(settings, "ENUMERATION", "branch" if mode == "branch" else "nogoods")
+    data = _Data(random_table(3, 1))
+    recorded = []
+    hdlr = _Acyclicity(data, [], enumerate_mode=True, stats={"python_enforce_seconds": 0.0, "cuts": {}},
+                       on_record=recorded.append)
+    empty = {v: frozenset() for v in data.names}
+    point = _choice_vector(data, empty)
+    for lp in (True, False):
+        assert hdlr._enforce(point, lp, solinfeasible=True) == {"result": SCIP_RESULT.INFEASIBLE}
+    assert recorded == [] and not hdlr.recorded and len(hdlr.recorded_table) == 0

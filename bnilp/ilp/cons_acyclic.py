@@ -293,6 +293,11 @@ class _Acyclicity(Conshdlr):
                 return {"result": SCIP_RESULT.FEASIBLE}
             if self.restrictions and self._cut_restrictions(vals, lp, 0.5):
                 return {"result": SCIP_RESULT.SEPARATED if lp else SCIP_RESULT.CONSADDED}
+            if solinfeasible:
+                # a handler enforcing before this one found the point infeasible (SCIP goes on calling the
+                # others): a pseudo-solution may break a row not in the LP, e.g. a required adjacency. It is
+                # no DAG of the credible set, so it is not recorded; SCIP branches or cuts the node off.
+                return {"result": SCIP_RESULT.INFEASIBLE}
             if choice is not None and settings.ENUMERATION == "branch" and not self.classes:
                 return self._branch_or_record(choice)
             if choice is not None and settings.NOGOODS == "lazy":

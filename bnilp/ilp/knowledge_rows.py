@@ -21,8 +21,8 @@ What is left is written here, over the family variables x(v, Π), from :func:`ad
 
   Finitely many such rows exist, so enforcement ends; the handler enforces before the acyclicity
   handler (:data:`ANCESTRY_ENFOPRIORITY` > ``ACYCLIC_ENFOPRIORITY``), so phase 2 records only DAGs
-  that satisfy the knowledge (the acyclicity handler's recording sees a point only when every
-  higher-priority handler found it feasible).
+  that satisfy the knowledge (the acyclicity handler records a point only when no higher-priority
+  handler found it infeasible: SCIP calls it after one did, with ``solinfeasible`` set).
 """
 
 from __future__ import annotations
