@@ -53,6 +53,7 @@ from bnilp.memory import keep_grown_loky_workers
 from bnilp.parentsets import (
     Deadline,
     _tol,
+    lost_workers_as_limits,
     memory_watch,
     r1_dominated,
     r2_penalty_bound,
@@ -252,6 +253,11 @@ def evaluate_block(score: LocalScore, spec: WalkSpec, block: Block) -> BlockResu
         expand &= ~fire
     nxt = np.flatnonzero(expand)
     kept_rows = np.flatnonzero(kept)
+    if not np.isfinite(exact[kept_rows]).all():       # a score past float range (a huge --penalty-discount)
+        f = int(kept_rows[~np.isfinite(exact[kept_rows])][0])
+        names = score.data.names
+        raise InputError(f"score {score.name!r} gave {exact[f]} for {names[child]!r} with parents "
+                         f"{[names[p] for p in parents_of(f)]}")
     return BlockResult(int(alive.sum()), pruned, kept_rows, exact[kept_rows], nxt, value[nxt], fc.ll[nxt],
                        fc.nh[nxt], fc.q_plus[nxt], fc.c_plus[nxt])
 
@@ -400,6 +406,9 @@ class _ChildWalk:
         else:
             fam = score.canonical_stats(child, fixed)
             value, ll, nh, cplus, qplus = fam.score, fam.ll, fam.nh, fam.c_plus, fam.q_plus
+            if not math.isfinite(value):
+                raise InputError(f"score {score.name!r} gave {value} for {score.data.names[child]!r} "
+                                 f"with parents {[score.data.names[p] for p in fixed]}")
         self.stats.scored += 1
         self.kept[fixed] = value
         if "R3" in self.spec.active and r3_no_superset_pays(ll, self.spec.w, self.spec.r_child, q_fixed,
@@ -644,6 +653,24 @@ def stop_pool() -> None:
 
 
 _LOCAL_DASK: dict[str, Any] = {}
+
+
+def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, bool]:
+    """(Dask client for ``--scheduler``, whether it is this process's shared LocalCluster): ``local`` is
+    :func:`start_local_cluster` with ``n_jobs`` − 1 workers (all cores but one for −1, at least one), kept
+    for later runs; an address is a new client, which the caller closes. An address that cannot be parsed
+    or reached is an :class:`InputError` naming it."""
+    if scheduler == "local":
+        processes_wanted = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
+        return start_local_cluster(max(processes_wanted - 1, 1), processes), True
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
+    try:
+        return Client(scheduler, timeout=30), False
+    except (OSError, ValueError, TypeError, TimeoutError) as exc:
+        raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
 
 
 def start_local_cluster(workers: int, processes: bool = False):
@@ -914,22 +941,15 @@ class DaskExecutor:
         self.sent: list[tuple[Any, list[_DaskTask]]] = []   # tasks at the cluster and their blocks
         self.frontiers: dict[int, tuple[Any, Any]] = {}   # child -> (its level's stats, their Dask future)
         self.pace = _Pace()
-        if self.local:
-            processes = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
-            self.client = start_local_cluster(max(processes - 1, 1), not isinstance(score, DiscreteScore))
-            self.coordinator_computes = processes > 1
-        else:
-            try:
-                from dask.distributed import Client
-            except ImportError:
-                raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
-            try:
-                self.client = Client(scheduler, timeout=30)
-            except OSError as exc:
-                raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
-            self.coordinator_computes = False
-        self.score_future = self.client.scatter(score, broadcast=True, hash=False)
-        self.threads = max(sum(self.client.nthreads().values()), 1)
+        self.client, _ = connect_dask(scheduler, n_jobs, not isinstance(score, DiscreteScore))
+        self.coordinator_computes = self.local and (n_jobs if n_jobs > 1 else (os.cpu_count() or 1)) > 1
+        try:
+            self.score_future = self.client.scatter(score, broadcast=True, hash=False)
+            self.threads = max(sum(self.client.nthreads().values()), 1)
+        except (OSError, TimeoutError) as exc:        # e.g. a scheduler with no worker to take the score
+            if not self.local:
+                self.client.close()
+            raise InputError(f"--scheduler {scheduler}: the cluster takes no work ({exc})") from None
         self.slots = max(n_jobs, self.threads + self.coordinator_computes, 2)
 
     def submit(self, spec: WalkSpec, block: Block) -> _DaskTask:
@@ -1222,7 +1242,7 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
                     state.blocks.append(_light(block))
                     busy += 1
 
-    with memory_watch(deadline), contextlib.ExitStack() as closing:
+    with memory_watch(deadline), contextlib.ExitStack() as closing, lost_workers_as_limits():
         closing.callback(executor.close)
         while live or waiting:
             if deadline is not None:

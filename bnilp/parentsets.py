@@ -475,6 +475,8 @@ def score_parent_sets(
     ``time_limit`` that ends the deepening like the clock (``score_memory_limit_reached``); without it
     :class:`bnilp.errors.LimitError` is raised (the CLI exits 3), since no finished pass is there to keep.
     """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or not (n_jobs >= 1 or n_jobs == -1):
+        raise InputError(f"n_jobs (--jobs) must be ≥ 1 or −1 (all cores), got {n_jobs}")
     if time_limit is not None:
         if not (math.isfinite(time_limit) and time_limit > 0):
             raise InputError(f"time_limit (--score-time-limit) must be a number of seconds > 0, got {time_limit}")
@@ -736,22 +738,48 @@ def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | No
 
     tasks = (delayed(_walk_named)(score, i, epsilon, palim, rules, plan) for i in children)
     if scheduler is not None:
-        client = _dask_client(scheduler)
+        from bnilp.lattice import connect_dask
+
+        client, shared = connect_dask(scheduler, n_jobs, processes=True)
         try:
-            with parallel_config(backend="dask"):
+            with parallel_config(backend="dask", client=client), lost_workers_as_limits():
                 out = Parallel(n_jobs=-1)(tasks)
         finally:
-            client.close()
+            if not shared:
+                client.close()
         if progress:
             for _, st in out:
                 progress(st)
         return out
     out = []
-    for res in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
-        if progress:
-            progress(res[1])
-        out.append(res)
+    with lost_workers_as_limits():
+        for res in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
+            if progress:
+                progress(res[1])
+            out.append(res)
     return out
+
+
+@contextlib.contextmanager
+def lost_workers_as_limits() -> Iterator[None]:
+    """A worker process that dies under the walk (the kernel's out-of-memory killer, a crash) ends the run
+    as a :class:`~bnilp.errors.LimitError` — one line, exit 3 — not a pool's traceback: loky's
+    ``TerminatedWorkerError`` (a ``BrokenExecutor``), Dask's ``KilledWorker`` and the cancelled futures of
+    a worker that left."""
+    from concurrent.futures import BrokenExecutor, CancelledError
+
+    lost: tuple[type[BaseException], ...] = (BrokenExecutor, CancelledError)
+    try:
+        from distributed.scheduler import KilledWorker
+
+        lost += (KilledWorker,)
+    except ImportError:
+        pass
+    try:
+        yield
+    except lost as exc:
+        raise LimitError(f"scoring stopped: a worker process ended unexpectedly ({type(exc).__name__}), most often "
+                         "killed by the operating system for memory; fewer --jobs or a --palim need less") from None
 
 
 @dataclass
@@ -820,11 +848,3 @@ def _planned(plan: _Plan | None, child: int, rules: frozenset[str] | None,
     return plan.banned.get(child, frozenset()), rules, palim
 
 
-def _dask_client(scheduler: str) -> Any:
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
-    if scheduler == "local":
-        return Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=False))
-    return Client(scheduler)

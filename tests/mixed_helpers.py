@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 
 import numpy as np
 
 from bnilp.data import Dataset
+from bnilp.scores.cg import ConditionalGaussian
 
 
 def make_dataset(columns: list[np.ndarray], kinds: str) -> Dataset:
@@ -85,3 +87,18 @@ def assert_every_family_finite(score, max_parents: int = 3) -> None:
         for size in range(max_parents + 1):
             for pa in itertools.combinations(others, size):
                 assert math.isfinite(score.raw(child, pa)), (child, pa)
+
+
+
+class WorkerKillingCG(ConditionalGaussian):
+    """The CG score, except that ``local`` ends any process but the one that built it — as the kernel's
+    out-of-memory killer would end a scoring worker (tests of how a lost worker is reported)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.builder_pid = os.getpid()
+
+    def local(self, child, parents):
+        if os.getpid() != self.builder_pid:
+            os._exit(1)
+        return super().local(child, parents)

@@ -465,3 +465,54 @@ def test_every_route_writes_the_canonical_score_of_a_family(score_name: str, cou
                 for ps, s in fams.items():
                     assert s == score.local(child, tuple(sorted(names.index(p) for p in ps))), (prior, kw, v, ps)
 
+
+
+def test_a_scoring_worker_that_dies_is_a_reported_limit_not_a_traceback() -> None:
+    """A worker process ended under the walk (by the out-of-memory killer, say) makes the run a
+    :class:`~bnilp.errors.LimitError` naming it (the command line: one line, exit 3), not the pool's
+    ``TerminatedWorkerError``; the pool serves the next run."""
+    import bnilp.lattice as lattice
+    from bnilp.errors import LimitError
+    from tests.mixed_helpers import WorkerKillingCG
+
+    data = random_mixed(np.random.default_rng(4), "dcdcdcdc", 300)
+    with pytest.raises(LimitError, match=r"a worker process ended unexpectedly \(TerminatedWorkerError\)"):
+        score_parent_sets(WorkerKillingCG(data), epsilon=math.log(20), palim=3, n_jobs=2)
+    lattice.stop_pool()
+    again = score_parent_sets(make_score("cg", data), epsilon=math.log(20), palim=3, n_jobs=2)
+    assert again.families == score_parent_sets(make_score("cg", data), epsilon=math.log(20), palim=3).families
+
+
+def test_jobs_and_scheduler_errors_are_one_line_on_every_path(runner, tmp_path, discrete_csv) -> None:
+    """``--jobs`` is checked whatever the executor (it passed unchecked with ``--scheduler``), an address that
+    cannot be parsed is one line like one that refuses, and a non-finite ``--penalty-discount`` or a score
+    past float range is refused rather than written."""
+    out = tmp_path / "s.scores"
+    for extra, words in ((["--jobs", "0", "--scheduler", "local"], "n_jobs (--jobs) must be ≥ 1 or −1"),
+                         (["--jobs", "-7"], "n_jobs (--jobs) must be ≥ 1 or −1"),
+                         (["--scheduler", "not a url"], "--scheduler not a url: cannot connect"),
+                         (["--scheduler", "tcp://127.0.0.1:notaport"], "cannot connect"),
+                         (["--penalty-discount", "nan"], "--penalty-discount must be a finite number > 0"),
+                         (["--penalty-discount", "1e308"], "score 'bic' gave -inf for")):
+        res = runner.invoke(main, ["score", str(discrete_csv), "-o", str(out), "-q", *extra])
+        assert res.exit_code == 2 and res.output.strip().splitlines()[-1].startswith("bnilp: error:"), extra
+        assert words in res.output and not out.exists(), extra
+
+
+def test_past_the_mask_width_the_local_cluster_is_the_shared_one_sized_by_jobs() -> None:
+    """Data wider than the lattice's bit masks is walked child by child through joblib; with
+    ``scheduler='local'`` that too runs on the process's one LocalCluster (``n_jobs`` − 1 workers, kept for
+    later runs) — each run had started a cluster of its own, never closed, of two workers whatever ``n_jobs``."""
+    pytest.importorskip("distributed")
+    import bnilp.lattice as lattice
+    from bnilp.parentsets import MAX_MASK_VARIABLES
+
+    n = MAX_MASK_VARIABLES + 2
+    frame = random_discrete_frame(5, n=n, N=40)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    one = score_parent_sets(make_score("bic", data), palim=1).families
+    clients = []
+    for _ in range(2):
+        assert score_parent_sets(make_score("bic", data), palim=1, n_jobs=2, scheduler="local").families == one
+        clients.append(lattice._LOCAL_DASK["client"])
+    assert clients[0] is clients[1] and len(clients[0].scheduler_info()["workers"]) == 1

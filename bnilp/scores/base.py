@@ -110,8 +110,8 @@ class LocalScore(ABC):
     name: str = ""
 
     def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
-        if penalty_discount <= 0:
-            raise InputError(f"--penalty-discount must be > 0, got {penalty_discount}")
+        if not (math.isfinite(penalty_discount) and penalty_discount > 0):
+            raise InputError(f"--penalty-discount must be a finite number > 0, got {penalty_discount}")
         self.data = data
         self.prior = prior or StructurePrior("none", data.n)
         self.penalty_discount = float(penalty_discount)
