@@ -369,10 +369,16 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
     listed = "all DAGs" if list_dags else "one representative per class"
     if list_dags:
         total = int(sum(m.n_dags for m in mecs))
+        if solution.unlisted is not None and len(solution.unlisted):     # classes found past the cap: counted
+            total += class_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
+                                     complete_classes=sound).dags
+        # every credible class found (the cap cut only the listing), or a count over those found so far
+        exact = solution.status == "optimal" or (solution.status == "network_limit" and solution.unlisted is not None)
+        of = f"the {total:,}" if exact else f"at least {total:,}"
         if max_networks is not None and total > max_networks:
-            listed = (f"the best {max_networks:,} of the {total:,} DAGs counted (--max-networks); edge posteriors "
+            listed = (f"the best {max_networks:,} of {of} DAGs counted (--max-networks); edge posteriors "
                       "over those listed")
-            note = f"DAG listing stopped at {max_networks:,} DAGs (--max-networks) of {total:,} counted"
+            note = f"DAG listing stopped at {max_networks:,} DAGs (--max-networks) of {of} counted"
             solution = replace(solution, complete=False,
                                status="network_limit" if solution.status == "optimal" else solution.status,
                                message="; ".join(filter(None, (solution.message, note))))
@@ -383,6 +389,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         doc["n_networks"] = len(doc["networks"])
         report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge)
         report["n_dags_counted"] = total
+        report["n_dags_counted_exact"] = exact
         # what the posteriors average over, as in class listing: here the DAGs listed and their classes
         report["posterior_classes"] = report["n_mecs"]
         report["posterior_dags"] = report["n_networks"]

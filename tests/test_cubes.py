@@ -522,3 +522,98 @@ def test_a_class_is_represented_by_the_same_dag_on_every_route(monkeypatch, seed
     capped.append(solve(table, eps, enumerate_by="mecs", max_networks=3, count_past_cap=True))
     for res in capped:
         assert res.status == "network_limit" and [(n.score, n.parents) for n in res.networks] == want[:3]
+
+
+def _frame_with_twins(seed: int, n: int, twins: list[tuple[int, int]], N: int):
+    """Random discrete columns V0..V{n−1}, each a noisy copy of an earlier one, then column b := column a for
+    each (a, b) in ``twins``: identical columns, whose exchange gives tied classes."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    cols: dict[str, np.ndarray] = {}
+    for j in range(n):
+        r = int(rng.integers(2, 4))
+        x = rng.integers(0, r, size=N)
+        if j and rng.random() < 0.8:
+            src = cols[f"V{int(rng.integers(0, j))}"]
+            x = np.where(rng.random(N) < rng.uniform(0.3, 0.9), src % r, x)
+        x[:r] = np.arange(r)
+        cols[f"V{j}"] = x
+    frame = pd.DataFrame(cols)
+    for a, b in twins:
+        frame[f"V{b}"] = frame[f"V{a}"].to_numpy()
+    return frame
+
+
+def _routes(monkeypatch, table, eps, **kw):
+    """The pipeline's report with the programme (peeling in phase 2, or with knowledge rows its OPT) and by
+    branch-and-cut alone (the programme off)."""
+    from bnilp.pipeline import solve_table
+
+    first = solve_table(table, epsilon=eps, **kw)
+    with monkeypatch.context() as m:
+        m.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+        cut = solve_table(table, epsilon=eps, **kw)
+    assert "dp" in first.solution.stats and "dp" not in cut.solution.stats
+    assert (first.solution.stats["phase2"]["method"] == "peeling") is (kw.get("knowledge") is None)
+    return first, cut
+
+
+def test_a_cap_inside_tied_classes_lists_the_same_class_on_every_route(monkeypatch):
+    """Twin columns make tied classes; a cap falling inside the tie listed another class by peeling (which split
+    its classes at the cap before fixing their representatives) than by branch-and-cut — and than peeling's own
+    uncapped list. Now both list the first classes of the uncapped list."""
+    from bnilp.data import from_dataframe
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+
+    frame = _frame_with_twins(0, 5, [(3, 0), (1, 2)], N=30)
+    eps = math.log(20)
+    table = score_parent_sets(make_score("bdeu", from_dataframe(frame, discrete=list(frame.columns))), epsilon=eps)
+    whole, _ = _routes(monkeypatch, table, eps, enumerate_by="mecs")
+    first = [(n["score"], n["parents"]) for n in whole.report["networks"]]
+    assert first[0][0] == first[1][0]                  # the cap of 1 falls inside a tie
+    for res in _routes(monkeypatch, table, eps, enumerate_by="mecs", max_networks=1, count_past_cap=True):
+        assert res.solution.status == "network_limit"
+        assert [(n["score"], n["parents"]) for n in res.report["networks"]] == first[:1]
+
+
+def test_under_a_required_adjacency_a_class_is_listed_by_the_dag_it_fixes(monkeypatch):
+    """A required adjacency holds in every member of a class (one skeleton), so it no longer keeps the DAG the
+    route met: peeling and branch-and-cut list the same, fixed DAGs — those listed without the statement where
+    the classes are the same. (Under ancestor knowledge a fixed DAG that breaks it is not used.)"""
+    from bnilp.data import from_dataframe
+    from bnilp.knowledge import Knowledge
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+
+    frame = _frame_with_twins(0, 4, [], N=30)
+    eps = math.log(3)
+    score = make_score("bic", from_dataframe(frame, discrete=list(frame.columns)))
+    known = Knowledge(required_adjacent=[("V1", "V0")])
+    listings = []
+    for k in (known, None):
+        table = score_parent_sets(score, epsilon=eps, knowledge=k)
+        listings += [[(n["score"], n["parents"]) for n in res.report["networks"]]
+                     for res in _routes(monkeypatch, table, eps, enumerate_by="mecs", knowledge=k)]
+    assert len(listings[0]) == 2 and all(one == listings[0] for one in listings)
+
+
+def test_dags_counted_past_a_listing_cap_count_every_class_found_and_say_when_a_bound(monkeypatch):
+    """``list_dags`` with a cap: ``n_dags_counted`` counted the listed classes only (17 of 18). Peeling finds
+    every class, so the count is brute force's; branch-and-cut stops past the cap, so its count is marked a
+    lower bound (``n_dags_counted_exact`` false, "at least" in ``listed``)."""
+    from bnilp.data import from_dataframe
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+
+    frame = _frame_with_twins(3, 4, [(1, 3)], N=30)
+    eps = math.log(20)
+    table = score_parent_sets(make_score("bdeu", from_dataframe(frame, discrete=list(frame.columns))), epsilon=eps)
+    _, credible = brute_force_credible(table, eps)
+    peeled, cut = _routes(monkeypatch, table, eps, enumerate_by="mecs", list_dags=True, max_networks=9)
+    assert len(credible) > 9
+    assert peeled.report["n_dags_counted"] == len(credible) and peeled.report["n_dags_counted_exact"] is True
+    assert f"of the {len(credible)} DAGs counted" in peeled.report["listed"]
+    assert cut.report["n_dags_counted_exact"] is False and cut.report["n_dags_counted"] <= len(credible)
+    assert "of at least" in cut.report["listed"]

@@ -343,7 +343,9 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
     tie — no longer depends on which DAG of it the search happened to find (processes, cubes, peeling or
     branch-and-cut). A DAG is kept where the table lacks one of the fixed DAG's parent sets (a palim, knowledge)
     or where the two scores differ by more than ``tol`` (a score that is not score-equivalent: the class's
-    listed score stays the one found). Returns (scores, rows) best first (:func:`ranked`). Up to
+    listed score stays the one found), or where it breaks an ancestor statement of ``data.knowledge`` (arrows
+    and tiers live in the table; adjacencies hold for every member of a class). Returns (scores, rows) best
+    first (:func:`ranked`). Up to
     :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables; beyond, the rows as they are."""
     if data.n > MASK_MAX_VARIABLES or not len(rows):
         return scores, rows
@@ -357,5 +359,9 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
     new_rows, found = _rows_of_masks(fixed, fam, order.astype(np.int64), fstart, rows)
     new_scores = data.exact_rows(new_rows)
     use = found & (np.abs(new_scores - scores) <= tol)
+    known = data.knowledge
+    if known is not None and (known.required_ancestors or known.forbidden_ancestors):
+        for i in np.flatnonzero(use):           # the only statements a member of the class may break alone
+            use[i] = known.allows(data.parents(tuple(new_rows[i].tolist())))
     out_rows = np.where(use[:, None], new_rows, rows).astype(np.int32)
     return ranked(np.where(use, new_scores, scores), out_rows)
