@@ -240,6 +240,8 @@ class _Collected:
     tail: ClassTail | None = None
     #: phase 2 stopped because the free memory would not hold the report of more (:class:`_MemoryWatch`)
     memory_hit: bool = False
+    #: the classes are already represented by the DAGs they fix (peeling does it before its cap)
+    canonical: bool = False
 
     @classmethod
     def of(cls, data: _Data, opt: float, epsilon: float, classes: bool) -> _Collected:
@@ -653,6 +655,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         del best_of_class
         # the classes that may be listed fixed before the cap splits them from the tail, as branch-and-cut does
         scores, choices = _canonical_head(data, scores, choices, max_networks, _tie_tol(opt))
+        got.canonical = True
         got.limit_hit = len(scores) > max_networks and stopped is None     # an early stop is the cause then
         if len(scores) > max_networks:
             got.tail = ClassTail(scores[max_networks:].copy(), choices[max_networks:].copy(),
@@ -890,7 +893,7 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     stats2 = stats["phase2"]
     scores, rows = _ranked_credible(got.credible, data.n)
     got.credible = {}                   # the ranked arrays hold them now
-    if classes:
+    if classes and not got.canonical:
         scores, rows = _canonical_head(data, scores, rows, max_networks, _tie_tol(opt))
     if len(scores) and scores[0] > opt:     # SCIP's tolerance may have picked a DAG a hair below the true OPT
         opt = float(scores[0])
