@@ -277,8 +277,9 @@ def ci_test(
     variable is discrete and ``given`` holds a continuous variable, where the score's model of the
     discrete variable may be misspecified; there it permutes ``y`` within groups of neighbouring rows
     (module docstring; at most ``permutations`` data sets, random stream ``seed``, so a result is
-    reproducible). Rejects when p ≤ α. Bad variables, α outside (0, 1), ``permutations`` < 1 or a score
-    without ℓ/df raise :class:`~bnilp.errors.InputError`.
+    reproducible). Rejects when p ≤ α. A constant column in ``given`` (dropped when loading) is left out with
+    a note. Bad variables, α outside (0, 1), ``permutations`` < 1 or a score without ℓ/df raise
+    :class:`~bnilp.errors.InputError`.
     """
     if not 0.0 < alpha < 1.0:
         raise InputError(f"--alpha must lie in (0, 1), got {alpha}")
@@ -292,7 +293,9 @@ def ci_test(
         raise InputError(f"permutations must be an integer ≥ 1, got {permutations!r}")
     xi = _resolve(data, x, "x")
     yi = _resolve(data, y, "y")
-    zi = tuple(_resolve(data, z, "given") for z in given)
+    given = list(given)
+    constant = [z for z in given if isinstance(z, str) and z in data.dropped]     # conditioning on them is void
+    zi = tuple(_resolve(data, z, "given") for z in given if z not in constant)
     names = data.names
     if xi == yi:
         raise InputError(f"cannot test {names[xi]!r} against itself")
@@ -330,7 +333,8 @@ def ci_test(
                   and rows_per_cell(data, xi, yi, zi) < SPARSE_ROWS_PER_CELL)
         used = "local-permutation" if mixed or sparse else "chi2"
     p, drawn = p_chi2, 0
-    notes = []
+    notes = [f"conditioning on {name!r}, a constant column (dropped when loading), changes nothing: left out"
+             for name in dict.fromkeys(constant)]
     n_cont = sum(1 for z in zi if not data.is_discrete(z))
     if used == "local-permutation" and n_cont > 1:
         notes.append(f"the local permutation is calibrated for one continuous conditioning variable; with {n_cont} "

@@ -113,6 +113,19 @@ def test_bad_input():
         ci_test(data, "x", "y", score=make_score("bic", from_dataframe(_discrete(1))))
 
 
+def test_a_constant_conditioning_column_is_left_out_with_a_note_and_a_constant_tested_one_refused():
+    """Conditioning on a constant changes no distribution: the test is the unconditional one, with a note
+    saying so (it was refused); testing a constant stays an error (it is independent of everything)."""
+    frame = _discrete(0).assign(c=1)
+    data = from_dataframe(frame)
+    assert data.dropped == ["c"]
+    plain, given = ci_test(data, "x", "y", score="bic"), ci_test(data, "x", "y", ["c"], score="bic")
+    assert given.p_value == plain.p_value and given.given == ()
+    assert given.notes == ["conditioning on 'c', a constant column (dropped when loading), changes nothing: left out"]
+    with pytest.raises(InputError, match="'c' is constant"):
+        ci_test(data, "c", "y", score="bic")
+
+
 @needs_cg
 def test_cg_pvalues_uniform_under_independence():
     p = [ci_test(from_dataframe(_mixed(s)), "x", "y", ["z"], score="cg").p_value for s in range(150)]
