@@ -733,9 +733,25 @@ class _Passes:
 # Enumeration: every DAG with s(G) ≥ T, each once, by peeling canonical sinks under the bound F.
 # ---------------------------------------------------------------------------------------------------
 
+@njit(cache=True, nogil=True, inline="always")
+def _orphaned(n, must, rest, child_of):
+    """Whether a vertex of ``must`` (those that may not be sinks of the DAG on ``rest``) has no vertex in
+    ``rest`` that any family makes its child (``child_of[u]``: the children u may have): it must keep a
+    child among the vertices still to be peeled, so no DAG completes the branch."""
+    m = must
+    u = 0
+    while m != 0 and u < n:
+        if (m >> u) & 1:
+            if child_of[u] & rest & ~(np.int64(1) << u) == 0:
+                return True
+            m &= ~(np.int64(1) << u)
+        u += 1
+    return False
+
+
 @njit(cache=True, nogil=True)
 def _peel(n, pmask, score, start, f, stack_s, stack_n, stack_need, stack_v, stack_k, state, choice, out,
-          max_steps):
+          max_steps, child_of):
     """Resumable depth-first peeling (see :func:`enumerate_dags`). ``state`` = [depth, written]; frame d
     holds the vertices left (S), those that must not be sinks (N), the score the DAG on S must still
     reach, and where its loop over (sink v, family k) stands. Returns after about ``max_steps`` family
@@ -771,6 +787,8 @@ def _peel(n, pmask, score, start, f, stack_s, stack_n, stack_need, stack_v, stac
                         continue
                     n2 = (nmask | above) & ~pmask[kk]
                     if rest != 0 and n2 == rest:     # no vertex left could be the next sink
+                        continue
+                    if _orphaned(n, n2, rest, child_of):
                         continue
                     choice[v] = kk
                     if rest == 0:
@@ -838,6 +856,11 @@ class Peeler:
         self.choice = np.zeros(n, dtype=np.int64)
         self.out = np.zeros((chunk, n), dtype=np.int64)
         self.steps = 0
+        #: child_of[u]: the vertices some family lets u be a parent of (a must-not-be-sink vertex needs one)
+        self.child_of = np.zeros(n, dtype=np.int64)
+        child_bit = np.left_shift(np.int64(1), np.asarray(data.child, dtype=np.int64))
+        for u in range(n):
+            self.child_of[u] = np.bitwise_or.reduce(child_bit[(self.pmask >> u) & 1 == 1], initial=0)
 
     @property
     def done(self) -> bool:
@@ -849,5 +872,5 @@ class Peeler:
             return self.out[:0]
         self.steps += _peel(self.n, self.pmask, self.score, self.start, self.f, self.stack_s, self.stack_n,
                             self.stack_need, self.stack_v, self.stack_k, self.state, self.choice, self.out,
-                            max_steps)
+                            max_steps, self.child_of)
         return self.out[:int(self.state[1])].copy()
