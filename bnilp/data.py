@@ -195,6 +195,8 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     return rows[lo:hi], starts[lo:hi]
 
 
+#: the largest magnitude a continuous value may have: its square must stay a float (the scores' variances)
+MAX_CONTINUOUS_MAGNITUDE = 1e150
 _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+(?:,[0-9]+)?")
 
 
@@ -387,6 +389,11 @@ def _build(
             if np.isnan(numeric).any() or not np.isfinite(numeric).all():
                 r = int(np.flatnonzero(~np.isfinite(numeric))[0])
                 raise InputError(f"{where(r)}: column {name!r} is continuous but holds {str(cells[r])!r}")
+            if np.abs(numeric).max() > MAX_CONTINUOUS_MAGNITUDE:
+                r = int(np.argmax(np.abs(numeric)))
+                raise InputError(f"{where(r)}: column {name!r} holds {str(cells[r])!r}: continuous values beyond "
+                                 f"±{MAX_CONTINUOUS_MAGNITUDE:g} overflow the scores' sums of squares (rescale the "
+                                 "column)")
             if np.ptp(numeric) == 0:
                 dropped.append(name)
                 continue

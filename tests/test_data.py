@@ -89,6 +89,13 @@ def test_numbers_with_decimal_commas_are_warned_of_not_silently_labels(tmp_path)
     assert learn(tmp_path / "eu.csv", bf=3).report["scoring"]["warnings"] == data.warnings   # in the result JSON
 
 
+def test_a_continuous_value_whose_square_overflows_is_refused_naming_its_cell(tmp_path) -> None:
+    """CG, MVP and MML square the values (variances): past 1e150 that overflows and they gave NaN."""
+    with pytest.raises(InputError, match=r"d\.csv:3: column 'x' holds '2e160': continuous values beyond"):
+        load_data(write(tmp_path, "d.csv", "x,y\n1.5,1\n2e160,2\n3.25,5\n"))
+    assert load_data(write(tmp_path, "e.csv", "x,y\n1.5,1\n2e149,2\n3.25,5\n")).kinds[0] == CONTINUOUS
+
+
 def test_a_cell_the_csv_module_cannot_read_is_one_line_naming_its_line(tmp_path) -> None:
     path = tmp_path / "big.csv"
     path.write_text('a,b\n0,0\n1,"' + "x" * 140_000 + '"\n1,1\n')

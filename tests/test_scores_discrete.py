@@ -95,11 +95,22 @@ def test_bdeu_scores_markov_equivalent_dags_alike_at_any_ess(ess: float) -> None
                                                                     abs=1e-6)
 
 
-@pytest.mark.parametrize("ess", [0.0, -1.0, math.inf, math.nan])
-def test_bdeu_refuses_an_ess_that_is_not_a_finite_positive_number(ess: float) -> None:
+@pytest.mark.parametrize("ess", [0.0, -1.0, math.inf, math.nan, 5e-324, 1e-200])
+def test_bdeu_refuses_an_ess_that_is_not_a_finite_number_above_its_floor(ess: float) -> None:
+    """Below MIN_ESS α/(q·r) underflows to 0 (5e-324 gave NaN local scores): refused like 0 and ∞."""
+    from bnilp.scores.discrete import MIN_ESS
+
     data = load_data("instances/asia.csv")
-    with pytest.raises(InputError, match="--ess must be a finite number > 0"):
+    with pytest.raises(InputError, match=f"--ess must be a finite number ≥ {MIN_ESS:g}"):
         make_score("bdeu", data, ess=ess)
+    assert math.isfinite(make_score("bdeu", data, ess=MIN_ESS).local(0, (1, 2, 3, 4, 5, 6, 7)))
+
+
+def test_bdeu_takes_no_penalty_discount() -> None:
+    """BDeu has no penalty to discount: a discount other than 1 was accepted, ignored and recorded."""
+    data = load_data("instances/asia.csv")
+    with pytest.raises(InputError, match="score 'bdeu' takes no penalty discount"):
+        make_score("bdeu", data, penalty_discount=5.0)
 
 
 def _check_reference(table_path, data, score) -> int:

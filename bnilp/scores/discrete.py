@@ -199,6 +199,11 @@ class BIC(DiscreteScore):
         return self.log_likelihood(nijk), self.q_all(parents) * (self.arities[child] - 1)
 
 
+#: the smallest BDeu equivalent sample size taken: α/(q·r) must stay a normal float for every family (q·r
+#: can reach 1e60 on the Table 1 data; below this an ESS is no prior a user means)
+MIN_ESS = 1e-100
+
+
 class BDeu(DiscreteScore):
     """BDeu log marginal likelihood with equivalent sample size α (default 1)."""
 
@@ -206,8 +211,12 @@ class BDeu(DiscreteScore):
 
     def __init__(self, data: Dataset, *, ess: float = 1.0, prior: StructurePrior | None = None,
                  penalty_discount: float = 1.0):
-        if not (math.isfinite(ess) and ess > 0):
-            raise InputError(f"--ess must be a finite number > 0, got {ess}")
+        if not (math.isfinite(ess) and ess >= MIN_ESS):
+            raise InputError(f"--ess must be a finite number ≥ {MIN_ESS:g}, got {ess} (smaller, α/(q·r) underflows "
+                             "to 0 and the marginal likelihood is not defined)")
+        if penalty_discount != 1.0:
+            raise InputError(f"score 'bdeu' takes no penalty discount (got {penalty_discount}); BDeu is a marginal "
+                             "likelihood with no BIC penalty to scale")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.ess = float(ess)
 
