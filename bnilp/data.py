@@ -274,14 +274,14 @@ def _first_row_looks_like_names(frame: pd.DataFrame) -> bool:
     so at least one column must repeat and none may contradict."""
     if len(frame) < 3:
         return False
-    repeats = 0
+    repeats = False
     for j in frame.columns:
         column = frame[j]
         first, rest = column.iloc[0], column.iloc[1:]
         if (rest == first).any():
             return False
-        repeats += bool(rest.duplicated().any())
-    return repeats > 0
+        repeats = repeats or bool(rest.duplicated().any())     # one repeating column is enough
+    return repeats
 
 
 def from_dataframe(
