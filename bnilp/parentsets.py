@@ -740,7 +740,7 @@ def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | No
     if scheduler is not None:
         from bnilp.lattice import connect_dask
 
-        client, shared = connect_dask(scheduler, n_jobs, processes=True)
+        client, shared = connect_dask(scheduler, n_jobs, processes=not isinstance(score, DiscreteScore))
         try:
             with parallel_config(backend="dask", client=client), lost_workers_as_limits():
                 out = Parallel(n_jobs=-1)(tasks)
