@@ -74,7 +74,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -295,6 +295,17 @@ def check_discrete(fitted_or_names: Mapping[str, Any] | Dataset, fmt: str) -> No
                          f"{'is' if len(cont) == 1 else 'are'} continuous (export .json instead)")
 
 
+def check_xml_text(states: Mapping[str, Sequence[str]]) -> None:
+    """A one-line :class:`InputError` for a variable name or state (``states``: name → its states) holding a
+    character XML 1.0 cannot (XMLBIF): checked on the data before any work, and again on what is written."""
+    for v, labels in states.items():
+        for kind, text in (("variable", v), *(("state", str(s)) for s in labels)):
+            bad = _XML_FORBIDDEN.search(text)
+            if bad:
+                raise InputError(f"XMLBIF cannot hold the control character U+{ord(bad.group()):04X} of the {kind} "
+                                 f"{text!r} (XML 1.0 has none; export .bif, which renames it, or .json)")
+
+
 def _safe_names(names: Iterable[str]) -> dict[str, str]:
     """BIF-safe tokens for ``names``: characters outside [letters, digits, _ . + -] become ``_``; a keyword
     followed by what reads as a number (``table1``, ``xdefault-2``) gets a ``_`` between them; tokens are
@@ -379,12 +390,7 @@ def xmlbif_text(fitted: Mapping[str, Any]) -> str:
     TABLE lists P(child | configuration) for each parent configuration in turn, last GIVEN fastest."""
     check_discrete(fitted, "xmlbif")
     variables = fitted["variables"]
-    for v, e in variables.items():
-        for kind, text in (("variable", v), *(("state", s) for s in e["states"])):
-            bad = _XML_FORBIDDEN.search(text)
-            if bad:
-                raise InputError(f"XMLBIF cannot hold the control character U+{ord(bad.group()):04X} of the {kind} "
-                                 f"{text!r} (XML 1.0 has none; export .bif, which renames it, or .json)")
+    check_xml_text({v: e["states"] for v, e in variables.items()})
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            "<!-- XMLBIF 0.3 (http://www.cs.cmu.edu/~fgcozman/Research/InterchangeFormat/) -->",
            '<BIF VERSION="0.3">', "<NETWORK>", "<NAME>bnilp</NAME>"]

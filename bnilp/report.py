@@ -562,6 +562,11 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     return written
 
 
+#: the files :func:`write_report` may write into its directory
+REPORT_FILES = ("edges.csv", "mecs.csv", "networks.json", "best_cpdag.dot", "averaged.dot", "best_network.dot",
+                "best_network.graphml", "heatmap.png", "averaged.png")
+
+
 def _json_default(x: Any) -> Any:
     if isinstance(x, np.integer):
         return int(x)

@@ -378,3 +378,42 @@ def test_a_sidecar_written_for_another_score_file_is_refused(chain_csv, tmp_path
     assert "(n_parent_sets" in _one_line_error(_run("solve", str(wide), "-q", "--bf", "20"))
     sidecar.write_text(json.dumps({"epsilon": 3.0}))
     assert "not a score-file sidecar" in _one_line_error(_run("solve", str(wide), "-q", "--bf", "20"))
+
+
+def test_options_that_would_be_ignored_or_fail_after_the_search_are_one_line_before_any_work(chain_csv, tmp_path):
+    """Each of these was accepted and ignored, or refused only after scoring and search with the other outputs
+    lost, or written over another output: now one line, exit 2, before any work and with no file written."""
+    scores = tmp_path / "s.scores"
+    assert _run("score", str(chain_csv), "-q", "--bf", "20", "-o", str(scores)).exit_code == 0
+    sidecar = (tmp_path / "s.scores.json").read_text()
+    knowledge = tmp_path / "k.txt"
+    knowledge.write_text("forbid x -> y\n")
+    labels = tmp_path / "cc.csv"
+    labels.write_text("a,b\n" + "".join(("x\x01y" if i % 2 else "z") + f",{i % 3}\n" for i in range(40)))
+    out = tmp_path / "out"
+    cases = (
+        (("learn", str(chain_csv), "--report", str(out), "--export", str(out / "networks.json")),
+         "--report's networks.json and --export name the same file"),
+        (("solve", str(scores), "--bf", "20", "--json", f"{scores}.json"), "SCORES's sidecar and --json"),
+        (("score", str(chain_csv), "-o", str(knowledge), "--knowledge", str(knowledge)), "--knowledge and -o"),
+        (("solve", str(scores), "--bf", "0.5", "--epsilon", "2.9"), "give --bf or --epsilon, not both"),
+        (("proxy-search", str(chain_csv), "--method", "greedy", "--refine-samples", "7"),
+         "--refine-samples applies to --method proxy only"),
+        (("proxy-search", str(chain_csv), "--method", "greedy", "--expected-in-degree", "3", "--samples", "9"),
+         "--samples, --expected-in-degree apply to --method proxy only"),
+        (("proxy-search", str(chain_csv), "--prior", "mecs"), "proxy-search takes none|binomial|ebic"),
+        (("citest", str(chain_csv), "x", "y", "--prior", "binomial"), "citest takes neither"),
+        (("citest", str(chain_csv), "x", "y", "--penalty-discount", "2"), "citest takes neither"),
+        (("learn", str(chain_csv), "--optimum-only", "--export", str(out / "m.bif"), "--export-network", "2"),
+         "--optimum-only returns one network"),
+        (("learn", str(chain_csv), "--parameters", "bayes", "--ess", "0", "--export", str(out / "m.bif"),
+          "--json", str(out / "r.json")), "--ess must be a finite number > 0 for --parameters bayes"),
+        (("learn", str(labels), "--export", str(out / "m.xmlbif"), "--json", str(out / "r.json")),
+         "XMLBIF cannot hold the control character U+0001"),
+        (("learn", str(chain_csv), "--json", str(tmp_path)), "--json: "),
+        (("score", str(tmp_path), "-o", str(out / "x.scores")), "cannot be read"),
+    )
+    for args, words in cases:
+        assert words in _one_line_error(_run(*args, *(() if args[0] == "citest" else ("-q",)))), args
+    assert not out.exists() and (tmp_path / "s.scores.json").read_text() == sidecar
+    assert knowledge.read_text() == "forbid x -> y\n"

@@ -23,7 +23,7 @@ from bnilp.errors import InputError
 
 
 @click.command()
-@click.argument("data_path", metavar="DATA", type=click.Path(dir_okay=False))
+@click.argument("data_path", metavar="DATA")
 @click.argument("x")
 @click.argument("y")
 @click.option("--given", multiple=True, metavar="Z1,Z2",
@@ -54,6 +54,9 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
     Where a tested variable is discrete and GIVEN holds a continuous variable, the p-value is a local
     permutation test's (--null)."""
     check_seed(seed)
+    if any(p != "none" for p in opts.get("priors") or ()) or opts.get("penalty_discount", 1.0) != 1.0:
+        raise InputError("--prior and --penalty-discount change scores, not the likelihood-ratio test: citest "
+                         "takes neither")
     data = load_from_options(data_path, opts)
     names = set(data.names) | set(data.dropped)
     z = [c for g in given for c in ([g] if g in names else [c.strip() for c in g.split(",") if c.strip()])]

@@ -26,6 +26,7 @@ from bnilp.cli.options import (
     knowledge_from_options,
     knowledge_options,
     load_from_options,
+    read_paths,
     score_options,
     split_priors,
 )
@@ -60,11 +61,11 @@ def solve_options(func):
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
                      help="Hand SCIP a first network: from greedy or proxy search (learn only: they need the "
                           "data), or a JSON with 'parents'."),
-        click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the result as JSON."),
-        click.option("--report", "report_dir", type=click.Path(file_okay=False),
+        click.option("--json", "json_out", help="Write the result as JSON."),
+        click.option("--report", "report_dir",
                      help="Write edges.csv, mecs.csv, networks.json, DOT files and PNG pictures here."),
-        click.option("--dot", "dot_out", type=click.Path(dir_okay=False), help="Write the best network as DOT."),
-        click.option("--graphml", "graphml_out", type=click.Path(dir_okay=False),
+        click.option("--dot", "dot_out", help="Write the best network as DOT."),
+        click.option("--graphml", "graphml_out",
                      help="Write the best network as GraphML."),
         click.option("-q", "--quiet", is_flag=True, help="Only the result, no progress."),
     ]):
@@ -75,7 +76,7 @@ def solve_options(func):
 def export_options(func):
     """--export, --export-network, --parameters (learn only: fitting parameters needs the data)."""
     for opt in reversed([
-        click.option("--export", "export_path", type=click.Path(dir_okay=False),
+        click.option("--export", "export_path",
                      help="Write the best network with fitted parameters: .bif, .xmlbif/.xml (discrete only) "
                      "or .json."),
         click.option("--export-network", type=int, default=None, metavar="K",
@@ -95,12 +96,21 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
             if opts.get(key) is not None:
                 raise InputError(f"{name} needs --export PATH")
         return
-    from bnilp.export import check_discrete, export_format
+    from bnilp.export import check_discrete, check_xml_text, export_format
 
-    check_discrete(data, export_format(opts["export_path"]))
+    fmt = export_format(opts["export_path"])
+    check_discrete(data, fmt)
+    if fmt == "xmlbif":
+        check_xml_text(dict(zip(data.names, data.levels, strict=True)))
     k = opts.get("export_network")
     if k is not None and not 1 <= k <= opts.get("max_networks", k):
         raise InputError(f"--export-network must lie in 1..--max-networks ({opts.get('max_networks')}), got {k}")
+    if k is not None and k > 1 and opts.get("optimum_only"):
+        raise InputError(f"--optimum-only returns one network: --export-network {k} cannot be exported")
+    method = opts.get("parameter_method") or ("bayes" if opts.get("score_name") == "bdeu" else "ml")
+    ess = opts.get("ess", 1.0)
+    if method == "bayes" and not (math.isfinite(ess) and ess > 0):
+        raise InputError(f"--ess must be a finite number > 0 for --parameters bayes, got {ess}")
 
 
 def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Console) -> str | None:
@@ -117,8 +127,12 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         error = f"--export-network {k}: only {n} network(s){each} were collected; nothing exported"
         result.report["export"] = {"path": opts["export_path"], "network": k, "error": error}
         return error
-    fitted = result.export(opts["export_path"], data, network=k - 1, method=opts.get("parameter_method"),
-                           ess=opts.get("ess"))
+    try:
+        fitted = result.export(opts["export_path"], data, network=k - 1, method=opts.get("parameter_method"),
+                               ess=opts.get("ess"))
+    except InputError as exc:          # what only the fitted network shows: the search's outputs still count
+        result.report["export"] = {"path": opts["export_path"], "network": k, "error": str(exc)}
+        return str(exc)
     from bnilp.export import export_format
 
     info = {"path": opts["export_path"], "format": export_format(opts["export_path"]), "network": k,
@@ -198,13 +212,6 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
 #: learn's and solve's output options (option key → flag); ``--report`` names a directory
 OUTPUT_FLAGS = {"json_out": "--json", "report_dir": "--report", "dot_out": "--dot", "graphml_out": "--graphml",
                 "export_path": "--export", "scores_out": "--scores"}
-
-
-def _inputs(opts: dict[str, Any], given: dict[str, str]) -> dict[str, str]:
-    """The files a command reads, each with what names it, for :func:`check_outputs`."""
-    more = {"knowledge_file": "--knowledge", "warm_start": "--warm-start"}
-    return {**given, **{opts[k]: flag for k, flag in more.items()
-                        if isinstance(opts.get(k), str) and opts[k] not in ("proxy", "greedy")}}
 
 
 def _check_search_options(opts: dict[str, Any]) -> None:
@@ -325,7 +332,7 @@ def _search_jobs(opts: dict[str, Any]) -> int:
 
 
 @click.command()
-@click.argument("scores_path", metavar="FILE.scores", type=click.Path(dir_okay=False))
+@click.argument("scores_path", metavar="FILE.scores")
 @bf_options
 @solve_options
 @click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
@@ -343,7 +350,8 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
         epsilon_from(bf, epsilon, default_bf=1.0)
     _check_search_options(opts)
-    check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",), inputs=_inputs(opts, {scores_path: "SCORES"}))
+    check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",),
+                  inputs=read_paths(opts, {scores_path: "SCORES", f"{scores_path}.json": "SCORES's sidecar"}))
     table = read_jaakkola(scores_path)
     _check_table_epsilon(table, eps, console, opts.get("quiet", False))
     opts["knowledge"] = knowledge_from_options(opts)
@@ -380,7 +388,7 @@ def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet:
 
 
 @click.command()
-@click.argument("data_path", metavar="[DATA]", required=False, type=click.Path(dir_okay=False))
+@click.argument("data_path", metavar="[DATA]", required=False)
 @score_options
 @bf_options
 @walk_options
@@ -388,7 +396,7 @@ def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet:
 @solve_options
 @export_options
 @knowledge_options
-@click.option("--scores", "scores_out", type=click.Path(dir_okay=False), help="Also save the score file here.")
+@click.option("--scores", "scores_out", help="Also save the score file here.")
 def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores_out: str | None,
           **opts: Any) -> None:
     """Score DATA, prove the optimal network and find every network within --bf (default 20) of it,
@@ -411,7 +419,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
         _check_count_past_cap(None, opts)
     _check_search_options(opts)
     check_outputs({**opts, "scores_out": scores_out}, OUTPUT_FLAGS, folders=("report_dir",), sidecars=("scores_out",),
-                  inputs=_inputs(opts, {data_path: "DATA"}))
+                  inputs=read_paths(opts, {data_path: "DATA"}))
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         write_jaakkola(table, scores_out)

@@ -27,14 +27,26 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     for key, flag in flags.items():
         if opts.get(key):
             paths = [(opts[key], flag)] + ([(f"{opts[key]}.json", f"{flag}'s sidecar")] if key in sidecars else [])
+            if key in folders:                  # a report directory: the files it will hold are outputs too
+                from bnilp.report import REPORT_FILES
+
+                paths += [(os.path.join(opts[key], name), f"{flag}'s {name}") for name in REPORT_FILES]
             for path, name in paths:
                 try:
-                    check_writable(path, folder=key in folders)
+                    check_writable(path, folder=key in folders and path == opts[key])
                 except InputError as exc:
                     raise InputError(f"{flag}: {exc}") from None
                 other = written.setdefault(os.path.realpath(path), name)
                 if other != name:
                     raise InputError(f"{other} and {name} name the same file ({path}): one would replace the other")
+
+
+def read_paths(opts: dict[str, Any], given: dict[str, str]) -> dict[str, str]:
+    """The files a command reads (``given``, and ``--knowledge`` and a ``--warm-start`` file where given),
+    each with what names it, for :func:`check_outputs`'s ``inputs``."""
+    more = {"knowledge_file": "--knowledge", "warm_start": "--warm-start"}
+    return {**given, **{opts[k]: flag for k, flag in more.items()
+                        if isinstance(opts.get(k), str) and opts[k] not in ("proxy", "greedy")}}
 
 
 def check_seed(seed: int | None) -> None:
@@ -84,7 +96,7 @@ def score_options(func: Callable) -> Callable:
 def knowledge_options(func: Callable) -> Callable:
     """--knowledge FILE, --require, --forbid, --tiers (background knowledge, :mod:`bnilp.knowledge`)."""
     for opt in reversed([
-        click.option("--knowledge", "knowledge_file", type=click.Path(dir_okay=False), metavar="FILE",
+        click.option("--knowledge", "knowledge_file", metavar="FILE",
                      help="Background knowledge file: 'require a -> b', 'forbid a -- b', 'require a ~> b' "
                      "(ancestor), 'tier a, b' / 'tier! a, b' lines (README, 'Background knowledge')."),
         click.option("--require", "require", multiple=True, metavar="'a->b'",
@@ -110,14 +122,16 @@ def knowledge_from_options(opts: dict[str, Any]) -> Any:
 def bf_options(func: Callable) -> Callable:
     """--bf / --epsilon (ε = ln BF)."""
     func = click.option("--epsilon", type=float, default=None,
-                        help="ε = ln(BF) directly (overrides --bf).")(func)
+                        help="ε = ln(BF) directly (instead of --bf).")(func)
     func = click.option("--bf", type=float, default=None,
                         help="Bayes factor: keep every network within BF of the optimum (ε = ln BF).")(func)
     return func
 
 
 def epsilon_from(bf: float | None, epsilon: float | None, default_bf: float) -> float:
-    """ε from --bf/--epsilon; BF must be ≥ 1 and ε ≥ 0, both finite."""
+    """ε from --bf or --epsilon (not both: one would silently win); BF must be ≥ 1 and ε ≥ 0, both finite."""
+    if epsilon is not None and bf is not None:
+        raise InputError(f"give --bf or --epsilon, not both (got --bf {bf:g} and --epsilon {epsilon:g})")
     if epsilon is not None:
         if not (math.isfinite(epsilon) and epsilon >= 0):
             raise InputError(f"--epsilon must be a finite number ≥ 0, got {epsilon}")
@@ -130,6 +144,12 @@ def epsilon_from(bf: float | None, epsilon: float | None, default_bf: float) -> 
 
 STRUCTURE_PRIORS = ("none", "binomial", "ebic")
 AVERAGING_PRIORS = ("dags", "mecs")
+
+
+def refuse_averaging_prior(opts: dict[str, Any], command: str) -> None:
+    """``--prior dags|mecs`` weighs the networks of a credible set: only learn and solve have one."""
+    if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):
+        raise InputError(f"--prior dags|mecs is the averaging prior of learn/solve; {command} takes none|binomial|ebic")
 
 
 def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:

@@ -22,6 +22,7 @@ from bnilp.cli.options import (
     check_seed,
     data_options,
     load_from_options,
+    refuse_averaging_prior,
     score_from_options,
     score_options,
 )
@@ -80,7 +81,7 @@ def _summary(result: SearchResult, console: Console) -> None:
               help="Climb on the proxy's lower confidence bound: each edge coefficient minus kappa posterior sd.")
 @click.option("--expected-in-degree", "expected_in_degree", type=float, default=0.25, show_default=True,
               help="Mean in-degree of the random training DAGs.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
+@click.option("--json", "json_out", default=None,
               help="Write the result as JSON to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on the terminal.")
 def proxy_search(data: str, method: str, samples: int, seed: int | None, refine: int | None,
@@ -92,8 +93,14 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
     check_outputs({"json_out": json_out}, {"json_out": "--json"}, inputs={data: "DATA"})
     if samples < 2:
         raise InputError(f"--samples must be ≥ 2, got {samples}")
-    if method == "greedy" and (refine is not None or polish or kappa):
-        raise InputError("--refine, --polish and --kappa apply to --method proxy only")
+    refuse_averaging_prior(opts, "proxy-search")
+    if method == "greedy":
+        ctx = click.get_current_context()
+        given = [f"--{name.replace('_', '-')}" for name in ("refine", "refine_samples", "polish", "kappa", "samples",
+                                                             "expected_in_degree")
+                 if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
+        if given:
+            raise InputError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --method proxy only")
     refine = DEFAULT_REFINE if refine is None else refine
     if refine < 0:
         raise InputError(f"--refine must be ≥ 0, got {refine}")

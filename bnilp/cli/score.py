@@ -21,12 +21,12 @@ from bnilp.cli.options import (
     knowledge_from_options,
     knowledge_options,
     load_from_options,
+    read_paths,
+    refuse_averaging_prior,
     score_from_options,
     score_options,
-    split_priors,
 )
 from bnilp.data import Dataset
-from bnilp.errors import InputError
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.scorefile import ScoreTable, write_jaakkola
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
@@ -176,8 +176,8 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
 
 
 @click.command()
-@click.argument("data_path", metavar="DATA", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False),
+@click.argument("data_path", metavar="DATA")
+@click.option("-o", "--output", "out", required=True,
               help="Score file to write (a JSON sidecar OUT.json is written beside it).")
 @score_options
 @bf_options
@@ -194,9 +194,8 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     """
     console = Console(stderr=True)
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
-    if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):
-        raise InputError("--prior dags|mecs is the averaging prior of learn/solve; score takes none|binomial|ebic")
-    check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs={data_path: "DATA"})
+    refuse_averaging_prior(opts, "score")
+    check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs=read_paths(opts, {data_path: "DATA"}))
     data = load_from_options(data_path, opts)
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:

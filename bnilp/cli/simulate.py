@@ -74,9 +74,9 @@ def _parse_categories(text: str) -> tuple[int, int]:
                    "bins, the seed's) or a softmax link linear in the parents (the form the CG model implies).")
 @click.option("--seed", type=int, default=None,
               help="Random seed (default: a fresh one, recorded in the truth).")
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", "output", required=True,
               help="Data CSV to write.")
-@click.option("--truth", "truth_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--truth", "truth_path", required=True,
               help="True graph JSON to write ({'parents': ..., 'kinds': ..., ...}).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing.")
 def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discrete_fraction: float,
@@ -134,8 +134,8 @@ def _fmt(x: Any) -> str:
 
 
 @click.command()
-@click.argument("learned", type=click.Path(dir_okay=False))
-@click.argument("true", type=click.Path(dir_okay=False))
+@click.argument("learned")
+@click.argument("true")
 @click.option("--edges-threshold", type=float, default=None,
               help="Compare the posterior-averaged graph of the result's 'edges' at this threshold.")
 @click.option("--cpdag", is_flag=True, help="Compare the CPDAGs (equivalence classes) of both DAGs.")
