@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -72,7 +73,7 @@ import numpy as np
 from scipy.stats import chi2
 
 from bnilp.data import Dataset
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_seed
 from bnilp.scores import LocalScore, make_score
 
 #: scores whose likelihood-ratio statistic and df are symmetric in the two tested variables
@@ -156,7 +157,8 @@ class CITestResult:
 def _resolve(data: Dataset, var: str | int, what: str) -> int:
     if isinstance(var, bool):
         raise InputError(f"{what}: {var!r} is not a variable")
-    if isinstance(var, int):
+    if isinstance(var, numbers.Integral):
+        var = int(var)
         if not 0 <= var < data.n:
             raise InputError(f"{what}: column index {var} is out of range 0..{data.n - 1}")
         return var
@@ -281,8 +283,11 @@ def ci_test(
     a note. Bad variables, α outside (0, 1), ``permutations`` < 1 or a score without ℓ/df raise
     :class:`~bnilp.errors.InputError`.
     """
+    if not isinstance(data, Dataset):
+        raise InputError(f"data must be a bnilp Dataset (bnilp.data.load_data or from_dataframe makes one), got "
+                         f"{type(data).__name__}")
     if not 0.0 < alpha < 1.0:
-        raise InputError(f"--alpha must lie in (0, 1), got {alpha}")
+        raise InputError(f"alpha (--alpha) must lie in (0, 1), got {alpha}")
     if combine not in COMBINE_RULES:
         raise InputError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
     if correction not in CORRECTIONS:
@@ -293,7 +298,7 @@ def ci_test(
         raise InputError(f"permutations must be an integer ≥ 1, got {permutations!r}")
     xi = _resolve(data, x, "x")
     yi = _resolve(data, y, "y")
-    given = list(given)
+    given = [given] if isinstance(given, str) else list(given)     # one name, not its characters
     constant = [z for z in given if isinstance(z, str) and z in data.dropped]     # conditioning on them is void
     zi = tuple(_resolve(data, z, "given") for z in given if z not in constant)
     names = data.names
@@ -344,7 +349,7 @@ def ci_test(
         groups = local_groups(data, zi)
         p, drawn = local_permutation_p_value(
             log_p_chi2, lambda d: chi2_test(scorer.with_data(d))[1], data, yi, groups, permutations,
-            np.random.default_rng(seed))
+            np.random.default_rng(check_seed(seed)))
     return CITestResult(
         x=names[xi], y=names[yi], given=tuple(names[z] for z in zi), score=scorer.name, alpha=float(alpha),
         statistic=best.statistic, df=best.df, p_value=p, dependent=p <= alpha, directions=directions,

@@ -292,7 +292,13 @@ def from_dataframe(
     source: str = "<DataFrame>",
 ) -> Dataset:
     """A :class:`Dataset` from a pandas DataFrame (categorical/object/bool columns are discrete)."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"{source}: df must be a pandas DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
+    if len(set(names)) < len(names):      # df[name] would be a frame, not a column
+        first = next(i for i, nm in enumerate(names) if names.index(nm) < i)
+        raise InputError(f"{source}: duplicate column name {names[first]!r} (columns {names.index(names[first]) + 1} "
+                         f"and {first + 1})")
     hints = {}
     for name, col in zip(names, df.columns, strict=True):
         dtype = df[col].dtype
@@ -338,7 +344,7 @@ def _build(
     want_continuous = _split_list(continuous)
     for name in want_discrete + want_continuous:
         if name not in seen:
-            raise InputError(f"{source}: unknown variable {name!r} in --discrete/--continuous "
+            raise InputError(f"{source}: unknown variable {name!r} in discrete/continuous (--discrete/--continuous) "
                              f"(known: {', '.join(names)})")
     both = set(want_discrete) & set(want_continuous)
     if both:

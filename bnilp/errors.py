@@ -34,3 +34,30 @@ def caused_by_interrupt(exc: BaseException | None) -> bool:
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def check_count(value: object, name: str, minimum: int = 0, also: tuple[int, ...] = ()) -> int:
+    """``value`` as an ``int`` when it is a whole number (Python or NumPy integer, not ``bool``) ≥ ``minimum`` or
+    one of ``also`` (e.g. −1 for "all cores"); else an :class:`InputError` naming the parameter ``name``."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (value >= minimum or value in also):
+        extra = "".join(f" or {a}" for a in also)
+        raise InputError(f"{name} must be an integer ≥ {minimum}{extra}, got {value!r}")
+    return int(value)
+
+
+def check_seconds(value: object, name: str) -> float | None:
+    """``value`` as a number of seconds > 0 (None: no limit); else an :class:`InputError` naming ``name``."""
+    import numbers
+
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (value > 0 and value < float("inf")):
+        raise InputError(f"{name} must be a number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+def check_seed(value: object, name: str = "seed") -> int | None:
+    """A random seed: None or an integer ≥ 0 (NumPy's generators take no negative seed)."""
+    return None if value is None else check_count(value, name, 0)

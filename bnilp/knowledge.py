@@ -41,7 +41,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from bnilp.errors import InputError
@@ -75,6 +75,8 @@ def _pairs(items: Iterable[Sequence[str]] | None, what: str) -> tuple[Edge, ...]
                 raise InputError(f"knowledge: {what}: {it!r} uses '{m.group(2)}'; a {what} pair is written "
                                  f"'a {_OPERATOR[what]} b'")
             it = (m.group(1).strip(), m.group(3).strip())
+        if len(it) != 2:
+            raise InputError(f"knowledge: {what}: a pair is two names, got {it!r}")
         a, b = it
         out.append((str(a), str(b)))
     return tuple(dict.fromkeys(out))
@@ -103,6 +105,8 @@ class Knowledge:
     def __post_init__(self) -> None:
         for f in _PAIR_FIELDS:
             object.__setattr__(self, f, _pairs(getattr(self, f), f))
+        if any(isinstance(t, str) for t in self.tiers or ()):     # a string would be a tier of its characters
+            raise InputError(f"knowledge: tiers is a list of lists of names, got a string in {list(self.tiers)!r}")
         tiers = tuple(tuple(str(v) for v in t) for t in (self.tiers or ()))
         object.__setattr__(self, "tiers", tiers)
         object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in self.strict_tiers))
@@ -302,9 +306,16 @@ class Knowledge:
             return obj
         if isinstance(obj, Mapping):
             kw = {k: v for k, v in obj.items() if k != "statements"}
+            unknown = sorted(set(kw) - {f.name for f in fields(cls)} - {"where"})
+            if unknown:
+                raise InputError(f"knowledge: unknown field {unknown[0]!r} (fields: {', '.join(_PAIR_FIELDS)}, tiers, "
+                                 "strict_tiers)")
             if "strict_tiers" in kw:
                 kw["strict_tiers"] = frozenset(int(i) - 1 for i in kw["strict_tiers"])
             return cls(**kw)
+        if not isinstance(obj, (str, os.PathLike)):          # an int would be opened as a file descriptor
+            raise InputError(f"knowledge must be a Knowledge, a dict of its fields or a file path, got "
+                             f"{type(obj).__name__}")
         return read_knowledge(obj)
 
 

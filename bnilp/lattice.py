@@ -539,8 +539,8 @@ class _ChildWalk:
                                 np.concatenate(ll), np.concatenate(q), np.concatenate(nh), np.concatenate(qplus),
                                 np.concatenate(cplus))
         if not self.spec.active and self.palim is None and len(self.kept) > self.max_unpruned:
-            raise InputError(f"--no-prune without --palim: more than {self.max_unpruned} parent sets "
-                             f"for {self.score.data.names[self.spec.child]!r}; give --palim")
+            raise InputError(f"prune=False (--no-prune) without palim (--palim): more than {self.max_unpruned} "
+                             f"parent sets for {self.score.data.names[self.spec.child]!r}; give --palim")
 
     def _finish(self) -> None:
         self.done = True
@@ -666,11 +666,11 @@ def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, boo
     try:
         from dask.distributed import Client
     except ImportError:
-        raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
+        raise InputError("scheduler (--scheduler) needs the dask extra: pip install 'bnilp[dask]'") from None
     try:
         return Client(scheduler, timeout=30), False
     except (OSError, ValueError, TypeError, TimeoutError) as exc:
-        raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+        raise InputError(f"scheduler (--scheduler) {scheduler}: cannot connect ({exc})") from None
 
 
 def start_local_cluster(workers: int, processes: bool = False):
@@ -697,7 +697,7 @@ def start_local_cluster(workers: int, processes: bool = False):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise InputError("--scheduler needs the dask extra: pip install 'bnilp[dask]'") from None
+        raise InputError("scheduler (--scheduler) needs the dask extra: pip install 'bnilp[dask]'") from None
     import dask
 
     # in-process, the cluster's housekeeping takes the GIL from the coordinator and the worker threads:
@@ -949,7 +949,7 @@ class DaskExecutor:
         except (OSError, TimeoutError) as exc:        # e.g. a scheduler with no worker to take the score
             if not self.local:
                 self.client.close()
-            raise InputError(f"--scheduler {scheduler}: the cluster takes no work ({exc})") from None
+            raise InputError(f"scheduler (--scheduler) {scheduler}: the cluster takes no work ({exc})") from None
         self.slots = max(n_jobs, self.threads + self.coordinator_computes, 2)
 
     def submit(self, spec: WalkSpec, block: Block) -> _DaskTask:
@@ -1082,7 +1082,7 @@ def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
     if n_jobs == -1:
         n_jobs = os.cpu_count() or 1
     if n_jobs < 1:
-        raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {n_jobs}")
+        raise InputError(f"n_jobs (--jobs) must be ≥ 1 or −1 (all cores), got {n_jobs}")
     if n_jobs == 1:
         return SerialExecutor(score)
     if isinstance(score, DiscreteScore):

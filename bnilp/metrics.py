@@ -170,7 +170,7 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
     comparisons allow :data:`THRESHOLD_TOL` of rounding (0.7 + 0.2 is 0.8999999999999999 in floating point).
     """
     if not (math.isfinite(threshold) and 0 < threshold <= 1):
-        raise InputError(f"--edges-threshold must lie in (0, 1], got {threshold}")
+        raise InputError(f"threshold (--edges-threshold) must lie in (0, 1], got {threshold}")
     node_set = frozenset(str(v) for v in nodes)
     post: dict[tuple[str, str], float] = {}
     for k, e in enumerate(edges):

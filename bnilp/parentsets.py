@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from bnilp.errors import InputError, LimitError, caused_by_interrupt
+from bnilp.errors import InputError, LimitError, caused_by_interrupt, check_count
 from bnilp.memory import free_memory, memory_floor
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore, bayes_factor
@@ -384,8 +384,8 @@ def walk_child(
                     nxt[parents] = node
         frontier = nxt
         if not active and len(kept) > MAX_UNPRUNED_SETS and palim is None:
-            raise InputError(f"--no-prune without --palim: more than {MAX_UNPRUNED_SETS} parent sets "
-                             f"for {data.names[child]!r}; give --palim")
+            raise InputError(f"prune=False (--no-prune) without palim (--palim): more than {MAX_UNPRUNED_SETS} "
+                             f"parent sets for {data.names[child]!r}; give --palim")
     stats.kept = len(kept)
     stats.seconds = time.perf_counter() - t0
     return kept, stats
@@ -475,8 +475,7 @@ def score_parent_sets(
     ``time_limit`` that ends the deepening like the clock (``score_memory_limit_reached``); without it
     :class:`bnilp.errors.LimitError` is raised (the CLI exits 3), since no finished pass is there to keep.
     """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or not (n_jobs >= 1 or n_jobs == -1):
-        raise InputError(f"n_jobs (--jobs) must be ≥ 1 or −1 (all cores), got {n_jobs}")
+    n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
     if time_limit is not None:
         if not (math.isfinite(time_limit) and time_limit > 0):
             raise InputError(f"time_limit (--score-time-limit) must be a number of seconds > 0, got {time_limit}")
@@ -563,8 +562,8 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
         raise InputError(f"counts must be one of {', '.join(COUNT_MODES)}, got {counts!r}")
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")
-    if palim is not None and palim < 0:
-        raise InputError(f"--palim must be ≥ 0, got {palim}")
+    if palim is not None:
+        palim = check_count(palim, "palim", 0)
     rule_set = frozenset(rules) if rules is not None else None
     if rule_set is not None and rule_set - ALL_RULES:
         raise InputError(f"unknown pruning rules {sorted(rule_set - ALL_RULES)}")

@@ -12,6 +12,7 @@ same from a score table. The report dict is the JSON of ``bnilp learn --json``.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from dataclasses import dataclass, replace
 from typing import Any
@@ -54,7 +55,9 @@ class LearnResult:
     def limits(self) -> list[str]:
         """Limits that make the result narrower than the question asked: ``"palim"`` when the scoring cut
         parent sets at a size limit (the set is then exact only for parent sets up to
-        ``report["exact_for_parent_sets_up_to"]``); the search's own limits are its ``status``."""
+        ``report["exact_for_parent_sets_up_to"]``; the scoring's time or memory limit, deepening, cut it so),
+        ``"knowledge_pruning"`` when a table pruned without the knowledge may lack sets it needs
+        (``report["knowledge_note"]``); the search's own limits are its ``status``."""
         return list(self.report.get("limits", []))
 
     def best_graph(self) -> nx.DiGraph:
@@ -71,10 +74,10 @@ class LearnResult:
         nets = self.solution.networks
         if not nets:
             raise InputError("no network: the score table admits no DAG")
-        if not (isinstance(network, int) and 0 <= network < len(nets)):
+        if not (_is_index(network) and 0 <= network < len(nets)):
             raise InputError(f"network={network!r}: the credible set has {len(nets)} network(s), "
                              f"indices 0..{len(nets) - 1} (0 = the best)")
-        return nets[network].parents, nets[network].score
+        return nets[int(network)].parents, nets[int(network)].score
 
     def fit(self, data: str | os.PathLike[str] | pd.DataFrame | Dataset | None = None, network: int = 0,
             method: str | None = None, ess: float | None = None) -> dict[str, Any]:
@@ -148,9 +151,9 @@ class LearnResult:
         if mec is None:
             return export.model_string(self._network(network)[0], self.table.variables)
         mecs = self.report.get("mecs") or []
-        if not (isinstance(mec, int) and 0 <= mec < len(mecs)):
+        if not (_is_index(mec) and 0 <= mec < len(mecs)):
             raise InputError(f"mec={mec!r}: there are {len(mecs)} equivalence classes, indices 0..{len(mecs) - 1}")
-        cpdag = mecs[mec]["cpdag"]
+        cpdag = mecs[int(mec)]["cpdag"]
         return export.model_string(export.cpdag_parents(self.table.variables, cpdag["directed"],
                                                         cpdag["undirected"]), self.table.variables)
 
@@ -215,8 +218,8 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
         return "dags", "asked (--enumerate dags)"
     if enumerate_by == "mecs":
         if equivalent is False:
-            raise InputError(f"--enumerate mecs needs a score-equivalent score; {what} is not (Markov equivalent "
-                             "DAGs score differently): use --enumerate dags")
+            raise InputError(f"enumerate_by='mecs' (--enumerate mecs) needs a score-equivalent score; {what} is not "
+                             "(Markov equivalent DAGs score differently): use enumerate_by='dags' (--enumerate dags)")
         return "mecs", ("asked (--enumerate mecs)" if equivalent else
                         "asked (--enumerate mecs); no sidecar says the score is score-equivalent: assumed")
     if equivalent:
@@ -224,6 +227,18 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
     if equivalent is None:
         return "dags", "auto: no sidecar says the score is score-equivalent, so DAGs are enumerated"
     return "dags", f"auto: {what} is not score-equivalent, so DAGs are enumerated"
+
+
+def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
+    """Sound pruning keeps the parent sets of every network within the ε a table was pruned for (its
+    ``meta["epsilon"]``, from the sidecar): for a larger ε networks may be missing, so the credible set would
+    not be complete — an :class:`InputError`."""
+    made_for = table.meta.get("epsilon")
+    pruned = table.meta.get("prune", True)          # an unpruned table holds every network's parent sets
+    if pruned and made_for is not None and epsilon > float(made_for) + 1e-12:
+        raise InputError(f"epsilon={epsilon:.6g}: the table was pruned for epsilon={float(made_for):.6g} (BF "
+                         f"{bayes_factor(float(made_for)):.6g}); a larger epsilon needs a table scored for at "
+                         "least that epsilon")
 
 
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
@@ -257,8 +272,12 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     holds the best ``max_networks`` and its class and edge posteriors, ``posterior_classes`` and
     ``posterior_dags`` cover every class found. Not with ``list_dags`` or ``knowledge``.
     """
+    if not isinstance(table, ScoreTable):
+        raise InputError(f"table must be a ScoreTable (bnilp.scorefile.read_jaakkola reads one), got "
+                         f"{type(table).__name__}")
     if prior not in ("dags", "mecs"):
-        raise InputError(f"--prior must be 'dags' or 'mecs', got {prior!r}")
+        raise InputError(f"prior must be 'dags' or 'mecs', got {prior!r}")
+    check_table_epsilon(table, epsilon)
     if optimum_only and epsilon != 0:
         raise InputError(f"optimum_only proves OPT and returns one optimal network: it takes no ε > 0 (got {epsilon})")
     unit, why = ("dags", "optimum only: one optimal network, no enumeration") if optimum_only else \
@@ -461,9 +480,16 @@ def learn(
     return result
 
 
+def _is_index(value: Any) -> bool:
+    """A whole number usable as a list index: Python or NumPy integers, not ``bool`` (True is no rank)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _as_dataset(data: str | os.PathLike[str] | pd.DataFrame | Dataset) -> Dataset:
     if isinstance(data, Dataset):
         return data
     if isinstance(data, pd.DataFrame):
         return from_dataframe(data)
+    if not isinstance(data, (str, os.PathLike)):
+        raise InputError(f"data must be a file path, a pandas DataFrame or a bnilp Dataset, got {type(data).__name__}")
     return load_data(data)

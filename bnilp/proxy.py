@@ -101,7 +101,7 @@ from scipy.optimize import minimize
 from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
-from bnilp.errors import InputError, LimitError
+from bnilp.errors import InputError, LimitError, check_seed
 from bnilp.memory import free_memory
 from bnilp.scores.base import LocalScore
 
@@ -546,7 +546,7 @@ def _check_max_parents(max_parents: int | None, n: int) -> int:
     if max_parents is None:
         return max(n - 1, 0)
     if isinstance(max_parents, bool) or not isinstance(max_parents, int | np.integer) or max_parents < 0:
-        raise InputError(f"--max-parents must be an integer ≥ 0, got {max_parents!r}")
+        raise InputError(f"max_parents (--max-parents) must be an integer ≥ 0, got {max_parents!r}")
     return int(max_parents)
 
 
@@ -831,19 +831,19 @@ def proxy_search(
     """
     began = time.perf_counter()
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 2:
-        raise InputError(f"--samples must be an integer ≥ 2, got {samples!r}")
+        raise InputError(f"samples (--samples) must be an integer ≥ 2, got {samples!r}")
     if isinstance(refine, bool) or not isinstance(refine, int | np.integer) or refine < 0:
-        raise InputError(f"--refine must be an integer ≥ 0, got {refine!r}")
+        raise InputError(f"refine (--refine) must be an integer ≥ 0, got {refine!r}")
     if not (math.isfinite(expected_parents) and expected_parents > 0):
         raise InputError(f"expected_parents must be > 0, got {expected_parents}")
     if not (math.isfinite(kappa) and kappa >= 0):
-        raise InputError(f"--kappa must be a finite number ≥ 0, got {kappa}")
+        raise InputError(f"kappa (--kappa) must be a finite number ≥ 0, got {kappa}")
     if isinstance(radius, bool) or not isinstance(radius, int | np.integer) or radius < 1:
         raise InputError(f"radius must be an integer ≥ 1, got {radius!r}")
     per_round = max(5, samples) if refine_samples is None else int(refine_samples)
     if per_round < 1:
         raise InputError(f"refine_samples must be ≥ 1, got {refine_samples}")
-    if seed is None:
+    if check_seed(seed) is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
     rng = np.random.default_rng(seed)
     data = score.data

@@ -55,8 +55,9 @@ from bnilp.averaging import (
     undirected_posteriors,
     weights,
 )
+from bnilp.errors import InputError
 from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
-from bnilp.scorefile import atomic_output, atomic_write_text, strict_json
+from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, strict_json
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
 TOP_MECS = 20
@@ -225,6 +226,9 @@ def _bf_text(ln_bf: float) -> str:
 
 def print_report(result_json: Mapping[str, Any], console: Console | None = None) -> None:
     """Print the credible-set summary, the MEC table and the edge posteriors with rich."""
+    if not isinstance(result_json, Mapping):
+        raise InputError(f"result_json must be a result's report (LearnResult.report), got "
+                         f"{type(result_json).__name__}")
     console = console or Console()
     r = result_json
     eps = r.get("epsilon")
@@ -504,9 +508,16 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     ``networks`` (default ``result_json["networks"]``) gives the best network for
     ``best_network.dot``/``.graphml``; ``variables`` defaults to ``result_json["variables"]``.
     """
+    if not isinstance(result_json, Mapping):
+        raise InputError(f"result_json must be a result's report (LearnResult.report), got "
+                         f"{type(result_json).__name__}")
     folder = Path(directory)
+    check_writable(folder, folder=True)
     folder.mkdir(parents=True, exist_ok=True)
     variables = list(variables) if variables is not None else list(result_json["variables"])
+    missing = sorted({e[k] for e in result_json.get("edges") or [] for k in ("from", "to")} - set(variables))
+    if missing:
+        raise InputError(f"variables lacks {missing[0]!r}, which the report's edges name")
     r = dict(result_json)
     r["variables"] = variables
     written: dict[str, Path] = {}

@@ -79,6 +79,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     On an exception the temporary file is removed and ``path`` is left as it was.
     """
     path = Path(path)
+    check_writable(path)            # a directory there, or no permission: one line, before any work
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -214,8 +215,8 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
             raise InputError(f"{filename}:{line}: variable {name!r} has a second section")
         k, kline = toks.next_int(f"the number of parent sets of {name!r}")
         if k == 0:
-            raise InputError(f"{filename}:{kline}: variable {name!r} has no parent sets (every variable needs one, "
-                             "the empty set at least, or no network exists)")
+            raise InputError(f"{filename}:{kline}: variable {name!r} has no parent sets (a network needs one for "
+                             "every variable)")
         variables.append(name)
         families[name] = {}
         for _ in range(k):

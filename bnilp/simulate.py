@@ -57,7 +57,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_seed
 
 COEF_RANGE = (0.5, 1.5)
 NOISE_VAR_RANGE = (0.5, 1.5)
@@ -120,24 +120,25 @@ def _random_dag(order: list[int], n_edges: int, max_degree: int | None,
 def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int | None,
               discrete_fraction: float, categories: tuple[int, int]) -> tuple[int, int]:
     if int(n_nodes) != n_nodes or n_nodes < 1:
-        raise InputError(f"--nodes must be a positive integer, got {n_nodes}")
+        raise InputError(f"n_nodes (--nodes) must be a positive integer, got {n_nodes}")
     if int(n_samples) != n_samples or n_samples < 3:     # 2 rows standardise to ±1: read back as discrete
-        raise InputError(f"--samples must be an integer ≥ 3, got {n_samples}")
+        raise InputError(f"n_samples (--samples) must be an integer ≥ 3, got {n_samples}")
     if not (math.isfinite(avg_degree) and 0 <= avg_degree <= max(n_nodes - 1, 0)):
-        raise InputError(f"--avg-degree must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
+        raise InputError(f"avg_degree (--avg-degree) must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
     if max_degree is not None:
         if int(max_degree) != max_degree or max_degree < 1:
-            raise InputError(f"--max-degree must be a positive integer, got {max_degree}")
+            raise InputError(f"max_degree (--max-degree) must be a positive integer, got {max_degree}")
         if avg_degree > max_degree:
-            raise InputError(f"--avg-degree {avg_degree} cannot exceed --max-degree {max_degree}")
+            raise InputError(f"avg_degree (--avg-degree) {avg_degree} cannot exceed max_degree (--max-degree) "
+                             f"{max_degree}")
     if not (0.0 <= discrete_fraction <= 1.0):
-        raise InputError(f"--discrete-fraction must lie in [0, 1], got {discrete_fraction}")
+        raise InputError(f"discrete_fraction (--discrete-fraction) must lie in [0, 1], got {discrete_fraction}")
     try:
         lo, hi = (int(c) for c in categories)
     except (TypeError, ValueError):
-        raise InputError(f"--categories must be two integers lo-hi, got {categories!r}") from None
+        raise InputError(f"categories (--categories) must be two integers lo-hi, got {categories!r}") from None
     if not 2 <= lo <= hi:
-        raise InputError(f"--categories needs 2 ≤ lo ≤ hi, got {lo}-{hi}")
+        raise InputError(f"categories (--categories) needs 2 ≤ lo ≤ hi, got {lo}-{hi}")
     return lo, hi
 
 
@@ -235,7 +236,7 @@ def simulate(
     lo, hi = _validate(n_nodes, n_samples, avg_degree, max_degree, discrete_fraction, categories)
     _check_link(link)
     n, N = int(n_nodes), int(n_samples)
-    if seed is None:
+    if check_seed(seed) is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     rng = np.random.default_rng(seed)
     names = [f"X{i + 1}" for i in range(n)]
@@ -324,6 +325,6 @@ def sample_dag(
     if few:
         raise InputError(f"categories/bins: {few[0]!r} needs at least 2 (a single category is a constant column)")
     pa = [sorted(index[p] for p in parents[v]) for v in names]
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [], link)
     return pd.DataFrame({v: columns[index[v]] for v in names})

@@ -506,7 +506,8 @@ def test_cli_proxy_and_greedy(tmp_path: Path):
     runner = CliRunner()
     for method in ("proxy", "greedy"):
         out = tmp_path / f"{method}.json"
-        res = runner.invoke(main, ["proxy-search", str(data), "--method", method, "--samples", "20",
+        samples = ["--samples", "20"] if method == "proxy" else []      # greedy draws none: it refuses --samples
+        res = runner.invoke(main, ["proxy-search", str(data), "--method", method, *samples,
                                    "--seed", "3", "--json", str(out)])
         assert res.exit_code == 0, res.output
         doc = json.loads(out.read_text())

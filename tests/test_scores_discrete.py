@@ -101,7 +101,7 @@ def test_bdeu_refuses_an_ess_that_is_not_a_finite_number_above_its_floor(ess: fl
     from bnilp.scores.discrete import MIN_ESS
 
     data = load_data("instances/asia.csv")
-    with pytest.raises(InputError, match=f"--ess must be a finite number ≥ {MIN_ESS:g}"):
+    with pytest.raises(InputError, match=f"ess \\(--ess\\) must be a finite number ≥ {MIN_ESS:g}"):
         make_score("bdeu", data, ess=ess)
     assert math.isfinite(make_score("bdeu", data, ess=MIN_ESS).local(0, (1, 2, 3, 4, 5, 6, 7)))
 

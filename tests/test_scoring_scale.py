@@ -488,11 +488,11 @@ def test_jobs_and_scheduler_errors_are_one_line_on_every_path(runner, tmp_path, 
     cannot be parsed is one line like one that refuses, and a non-finite ``--penalty-discount`` or a score
     past float range is refused rather than written."""
     out = tmp_path / "s.scores"
-    for extra, words in ((["--jobs", "0", "--scheduler", "local"], "n_jobs (--jobs) must be ≥ 1 or −1"),
-                         (["--jobs", "-7"], "n_jobs (--jobs) must be ≥ 1 or −1"),
+    for extra, words in ((["--jobs", "0", "--scheduler", "local"], "--jobs must be ≥ 1 or −1"),
+                         (["--jobs", "-7"], "--jobs must be ≥ 1 or −1"),
                          (["--scheduler", "not a url"], "--scheduler not a url: cannot connect"),
                          (["--scheduler", "tcp://127.0.0.1:notaport"], "cannot connect"),
-                         (["--penalty-discount", "nan"], "--penalty-discount must be a finite number > 0"),
+                         (["--penalty-discount", "nan"], "(--penalty-discount) must be a finite number > 0"),
                          (["--penalty-discount", "1e308"], "score 'bic' gave -inf for")):
         res = runner.invoke(main, ["score", str(discrete_csv), "-o", str(out), "-q", *extra])
         assert res.exit_code == 2 and res.output.strip().splitlines()[-1].startswith("bnilp: error:"), extra

@@ -379,7 +379,7 @@ def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[st
 def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet: bool) -> None:
     """A score file pruned for a smaller ε cannot give the credible set of a larger one."""
     made_for = table.meta.get("epsilon")
-    if made_for is not None and eps > float(made_for) + 1e-12:
+    if table.meta.get("prune", True) and made_for is not None and eps > float(made_for) + 1e-12:  # as solve_table's
         raise InputError(f"the score file was pruned for ε = {made_for:.6g} (BF {math.exp(made_for):.6g}); "
                          f"ε = {eps:.6g} needs a score file made with at least that BF")
     if made_for is None and eps > 0 and not quiet:

@@ -172,6 +172,10 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
     columns of small non-negative integers are discrete whatever their number of codes. With --jobs and a
     score evaluated in Python the scoring processes are started first, so that their start overlaps the
     reading (BIC and BDeu count on threads: :class:`bnilp.lattice.ThreadExecutor`)."""
+    if opts.get("n_jobs", 1) < 1 and opts.get("n_jobs", 1) != -1:
+        raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {opts['n_jobs']}")
+    if opts.get("palim") is not None and opts["palim"] < 0:
+        raise InputError(f"--palim must be ≥ 0, got {opts['palim']}")
     n_jobs = (os.cpu_count() or 1) if opts.get("n_jobs", 1) == -1 else opts.get("n_jobs", 1)
     compiled = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES
     if n_jobs > 1 and not opts.get("scheduler") and not compiled:

@@ -17,7 +17,7 @@ import networkx as nx
 import numpy as np
 from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_count, check_seconds
 from bnilp.ilp import settings, symmetry
 from bnilp.ilp.classbest import BestPerClass, canonical_representatives, choice_table, ranked
 from bnilp.ilp.cons_acyclic import _choice
@@ -135,10 +135,11 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     if count_past_cap and len(table.variables) > MASK_MAX_VARIABLES:
         raise InputError(f"count_past_cap counts the classes past the cap on at most {MASK_MAX_VARIABLES} "
                          f"variables (bnilp.mec.class_tail_mass), not {len(table.variables)}")
+    jobs = check_count(jobs, "jobs", 1, also=(-1,))
+    max_networks = check_count(max_networks, "max_networks", 1)
+    time_limit = check_seconds(time_limit, "time_limit")
     if jobs == -1:
         jobs = os.cpu_count() or 1
-    if jobs < 1:
-        raise InputError(f"jobs must be ≥ 1 or −1 (one per core), got {jobs}")
     sig = _Signals()
     with _sigterm_interrupts(sig):
         return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
@@ -310,8 +311,6 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
         raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_UNITS)}, got {enumerate_by!r}")
     if epsilon < 0 or not math.isfinite(epsilon):
         raise InputError(f"epsilon must be a finite number ≥ 0, got {epsilon}")
-    if max_networks < 1:
-        raise InputError(f"max_networks must be ≥ 1, got {max_networks}")
     t_start = time.perf_counter()
     run = _Run(epsilon, enumerate_by, progress, sig, t_start,
                None if time_limit is None else t_start + max(0.0, float(time_limit)), jobs=jobs,

@@ -25,6 +25,8 @@ REGISTRY = {
 
 def make_score(name: str, data: Dataset, **settings: Any) -> LocalScore:
     """Instantiate score ``name`` on ``data``; ``settings`` go to its constructor."""
+    if not isinstance(name, str):
+        raise InputError(f"score must be a score name ({', '.join(REGISTRY)}), got {name!r}")
     key = name.lower()
     if key not in REGISTRY:
         raise InputError(f"unknown score {name!r} (choose from {', '.join(REGISTRY)})")

@@ -60,10 +60,10 @@ class StructurePrior:
         if self.kind not in ("none", "binomial", "ebic"):
             raise InputError(f"unknown structure prior {self.kind!r} (none, binomial or ebic)")
         if self.kind == "binomial" and not 0 < self.expected_parents < max(self.n_variables - 1, 1):
-            raise InputError(f"--expected-parents must lie in (0, n−1) = (0, {self.n_variables - 1}), "
-                             f"got {self.expected_parents}")
+            raise InputError(f"expected_parents (--expected-parents) must lie in (0, n−1) = "
+                             f"(0, {self.n_variables - 1}), got {self.expected_parents}")
         if self.kind == "ebic" and self.gamma < 0:
-            raise InputError(f"--ebic-gamma must be ≥ 0, got {self.gamma}")
+            raise InputError(f"gamma (--ebic-gamma) must be ≥ 0, got {self.gamma}")
 
     def log_prior(self, k: int) -> float:
         if self.kind == "none":
@@ -111,7 +111,15 @@ class LocalScore(ABC):
 
     def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
         if not (math.isfinite(penalty_discount) and penalty_discount > 0):
-            raise InputError(f"--penalty-discount must be a finite number > 0, got {penalty_discount}")
+            raise InputError(f"penalty_discount (--penalty-discount) must be a finite number > 0, got "
+                             f"{penalty_discount}")
+        if not isinstance(data, Dataset):
+            raise InputError(f"data must be a bnilp Dataset (bnilp.data.load_data or from_dataframe makes one), "
+                             f"got {type(data).__name__}")
+        if prior is not None and not isinstance(prior, StructurePrior):
+            raise InputError(f"prior must be a StructurePrior, got {type(prior).__name__} {prior!r}")
+        if prior is not None and prior.kind != "none" and prior.n_variables != data.n:
+            raise InputError(f"prior is for {prior.n_variables} variables, the data have {data.n}")
         self.data = data
         self.prior = prior or StructurePrior("none", data.n)
         self.penalty_discount = float(penalty_discount)

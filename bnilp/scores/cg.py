@@ -281,7 +281,7 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
     def __init__(self, data: Dataset, *, bins: int = 3, prior: StructurePrior | None = None,
                  penalty_discount: float = 1.0):
         if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 2:
-            raise InputError(f"--bins must be an integer ≥ 2, got {bins!r}")
+            raise InputError(f"bins (--bins) must be an integer ≥ 2, got {bins!r}")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.bins = int(bins)
         self.binned: dict[int, np.ndarray] = {}

@@ -212,8 +212,8 @@ class BDeu(DiscreteScore):
     def __init__(self, data: Dataset, *, ess: float = 1.0, prior: StructurePrior | None = None,
                  penalty_discount: float = 1.0):
         if not (math.isfinite(ess) and ess >= MIN_ESS):
-            raise InputError(f"--ess must be a finite number ≥ {MIN_ESS:g}, got {ess} (smaller, α/(q·r) underflows "
-                             "to 0 and the marginal likelihood is not defined)")
+            raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess} (smaller, α/(q·r) "
+                             "underflows to 0 and the marginal likelihood is not defined)")
         if penalty_discount != 1.0:
             raise InputError(f"score 'bdeu' takes no penalty discount (got {penalty_discount}); BDeu is a marginal "
                              "likelihood with no BIC penalty to scale")

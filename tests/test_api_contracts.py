@@ -1,0 +1,123 @@
+"""The Python API as a pandas/networkx user calls it: wrong types and values are an ``InputError`` naming the
+API's parameter (never a traceback from deep inside, never a silent misreading), and a table cannot give the
+credible set of an ε it was not pruned for."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnilp.citest import ci_test
+from bnilp.data import from_dataframe, load_data
+from bnilp.errors import InputError
+from bnilp.knowledge import Knowledge
+from bnilp.parentsets import score_parent_sets
+from bnilp.pipeline import learn, solve_table
+from bnilp.proxy import proxy_search
+from bnilp.report import print_report, write_report
+from bnilp.scorefile import read_jaakkola, write_jaakkola
+from bnilp.scores import StructurePrior, make_score
+from bnilp.simulate import sample_dag, simulate
+
+ASIA = "instances/asia.csv"
+
+
+@pytest.fixture(scope="module")
+def asia():
+    return load_data(ASIA)
+
+
+def test_a_table_pruned_for_a_smaller_epsilon_is_refused_not_reported_complete(asia, tmp_path) -> None:
+    """Sound pruning keeps the parent sets of the networks within the ε it was run for: solved for a larger
+    ε the list lacked networks yet read ``complete`` (the command line refused it, the API did not) — also
+    through a score file and its sidecar. An unpruned table serves any ε."""
+    table = score_parent_sets(make_score("bic", asia), epsilon=math.log(3))
+    with pytest.raises(InputError, match=r"epsilon=5: the table was pruned for epsilon=1\.09861 \(BF 3\)"):
+        solve_table(table, epsilon=5.0)
+    write_jaakkola(table, tmp_path / "t.scores")
+    with pytest.raises(InputError, match="the table was pruned for epsilon"):
+        solve_table(read_jaakkola(tmp_path / "t.scores"), epsilon=5.0)
+    assert solve_table(table, epsilon=math.log(3)).complete
+    whole = score_parent_sets(make_score("bic", asia), epsilon=math.log(3), palim=1, prune=False)
+    assert solve_table(whole, epsilon=5.0).solution.status == "optimal"
+
+
+def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> None:
+    frame = pd.read_csv(ASIA)
+    cases = [
+        (lambda: learn(frame.to_numpy()), "data must be a file path, a pandas DataFrame or a bnilp Dataset"),
+        (lambda: make_score(None, asia), "score must be a score name"),
+        (lambda: make_score("bic", frame), "data must be a bnilp Dataset"),
+        (lambda: solve_table(str(tmp_path / "x.scores")), "table must be a ScoreTable"),
+        (lambda: ci_test(frame, "smoke", "lung"), "data must be a bnilp Dataset"),
+        (lambda: learn(ASIA, max_networks=2.5), "max_networks must be an integer ≥ 1, got 2.5"),
+        (lambda: learn(ASIA, max_networks=True), "max_networks must be an integer ≥ 1, got True"),
+        (lambda: learn(ASIA, palim=1.5), "palim must be an integer ≥ 0, got 1.5"),
+        (lambda: learn(ASIA, time_limit=-1), "time_limit must be a number of seconds > 0, got -1"),
+        (lambda: learn(ASIA, time_limit="5"), "time_limit must be a number of seconds > 0, got '5'"),
+        (lambda: make_score("bic", asia, prior="binomial"), "prior must be a StructurePrior, got str"),
+        (lambda: make_score("bic", asia, prior=StructurePrior("ebic", 3)), "prior is for 3 variables, the data have 8"),
+        (lambda: from_dataframe(frame, discrete=["z"]), "unknown variable 'z' in discrete/continuous"),
+        (lambda: proxy_search(make_score("bic", asia), samples=5, seed=-1), "seed must be an integer ≥ 0, got -1"),
+        (lambda: simulate(5, 100, 1.0, seed=-1), "seed must be an integer ≥ 0, got -1"),
+        (lambda: sample_dag({"a": [], "b": ["a"]}, {"a": "discrete", "b": "discrete"}, 10, seed=-3), "seed must be"),
+    ]
+    for call, words in cases:
+        with pytest.raises(InputError, match=None) as err:
+            call()
+        assert words in str(err.value), (words, str(err.value))
+
+
+def test_duplicate_column_names_in_a_dataframe_are_named_not_a_crash() -> None:
+    frame = pd.DataFrame([[1, 2, 3], [2, 3, 1], [1, 1, 1]], columns=["x", "x", "y"])
+    with pytest.raises(InputError, match=r"duplicate column name 'x' \(columns 1 and 2\)"):
+        from_dataframe(frame)
+
+
+def test_knowledge_of_the_wrong_shape_is_refused_and_an_int_is_no_file_descriptor(tmp_path) -> None:
+    """An int was opened as a file descriptor and closed it (0: stdin); a string tier became a tier of its
+    characters; a dict key that is no field, or a pair of three names, gave a bare TypeError/ValueError."""
+    fd = os.open(tmp_path / "keep.txt", os.O_CREAT | os.O_RDWR)
+    try:
+        with pytest.raises(InputError, match="knowledge must be a Knowledge, a dict of its fields or a file path"):
+            Knowledge.coerce(fd)
+        os.fstat(fd)                                     # still open
+    finally:
+        os.close(fd)
+    with pytest.raises(InputError, match="unknown field 'require'"):
+        Knowledge.coerce({"require": [("a", "b")]})
+    with pytest.raises(InputError, match="tiers is a list of lists of names"):
+        Knowledge(tiers=["asia,smoke"])
+    with pytest.raises(InputError, match=r"a pair is two names, got \('a', 'b', 'c'\)"):
+        Knowledge(required=[("a", "b", "c")])
+
+
+def test_indices_take_numpy_integers_but_not_bools_and_a_string_given_is_one_name(asia) -> None:
+    result = learn(ASIA, bf=3)
+    assert result.fit(network=np.int64(0))["network"]["rank"] == 1
+    for bad in (True, 1.0):
+        with pytest.raises(InputError, match="network="):
+            result.fit(network=bad)
+    with pytest.raises(InputError, match="mec=True"):
+        result.model_string(mec=True)
+    by_index = ci_test(asia, np.int64(2), np.int64(3), score="bic")
+    assert (by_index.x, by_index.y) == ("smoke", "lung")
+    assert ci_test(asia, "smoke", "dysp", given="lung", score="bic").given == ("lung",)
+
+
+def test_report_writers_refuse_what_they_cannot_write_in_one_line(asia, tmp_path) -> None:
+    result = learn(ASIA, bf=3)
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(InputError, match="is a directory"):
+        write_jaakkola(result.table, tmp_path)
+    with pytest.raises(InputError, match="is a file"):
+        write_report(tmp_path / "afile", result.report)
+    with pytest.raises(InputError, match="variables lacks"):
+        write_report(tmp_path / "rep", result.report, variables=["asia", "tub"])
+    for call in (lambda: write_report(tmp_path / "rep", result), lambda: print_report(result)):
+        with pytest.raises(InputError, match="result_json must be a result's report"):
+            call()
