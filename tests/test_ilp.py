@@ -14,7 +14,7 @@ from bnilp import ilp
 from bnilp.errors import InputError
 from bnilp.ilp import SolveResult, solve, to_digraph
 from bnilp.scorefile import ScoreTable, read_jaakkola
-from tests.oracles import brute_force_credible, dp_optimum, is_acyclic
+from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum, is_acyclic
 
 pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 
@@ -379,6 +379,28 @@ def test_class_no_goods_find_exactly_the_classes_with_a_credible_dag(monkeypatch
             assert len(keys) == len(set(keys))
             assert set(keys) == {mec_key(n.parents) for n in dags.networks}
             assert all(n.score >= dags.optimum - eps - 1e-9 for n in classes.networks)
+
+
+@pytest.mark.parametrize("nogoods", ["lazy", "constraints"])
+def test_a_class_straddling_the_threshold_by_less_than_the_objective_limits_tolerance_is_listed(monkeypatch,
+                                                                                                 nogoods):
+    """Phase 2's objective limit is looser (1e-5) than the tie tolerance, so branch-and-cut can meet a DAG
+    a few 1e-6 below OPT − ε. Class enumeration recorded its class and cut the whole class off — and then
+    dropped that DAG as not credible, so a credible member met later never was: a class missing (60 of 61
+    here). A DAG below the threshold is now cut off alone. ε puts one member of a class 3e-6 below it."""
+    from bnilp.mec import mec_key
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr(ilp.settings, "NOGOODS", nogoods)
+    table = random_table(4, 50_001, keep=0.5)
+    nets = brute_force_networks(table)
+    opt = nets[0][0]
+    eps = 21.103106214323276
+    members = [s for s, p in nets if mec_key(p) == mec_key(min(nets, key=lambda sp: abs(sp[0] - (opt - eps)))[1])]
+    assert min(members) < opt - eps - 1e-6 and max(members) > opt - eps     # the class straddles the threshold
+    _, credible = brute_force_credible(table, eps)
+    classes = solve(table, eps, enumerate_by="mecs")
+    assert classes.complete and {mec_key(n.parents) for n in classes.networks} == {mec_key(p) for _, p in credible}
+    assert classes.stats["phase2"]["cuts"].get("below_threshold", 0) >= 1
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -165,11 +165,13 @@ class _Acyclicity(Conshdlr):
         """How many DAGs (or classes) were recorded (one of the two stores is used, by the settings)."""
         return len(self.recorded) + len(self.recorded_table)
 
-    def _nogood_terms(self, choice: tuple[int, ...]) -> tuple[list, list[float], float | None, float | None]:
+    def _nogood_terms(self, choice: tuple[int, ...], whole_class: bool | None = None
+                      ) -> tuple[list, list[float], float | None, float | None]:
         """The no-good of ``choice`` over transformed variables: (variables, coefficients, lhs, rhs) — the
-        DAG's Σ_i x(i, Π_i) ≤ n − 1, or its class's row (:meth:`_Data.mec_row_indicators` / ``mec_row``)."""
+        DAG's Σ_i x(i, Π_i) ≤ n − 1, or (``whole_class``, default: in class enumeration) its class's row
+        (:meth:`_Data.mec_row_indicators` / ``mec_row``)."""
         tv = self._tv()
-        if not self.classes:
+        if not (self.classes if whole_class is None else whole_class):
             return [tv[k] for k in choice], [1.0] * len(choice), None, float(self.data.n - 1)
         self._indicators()
         if self.indicator_positions is not None:
@@ -188,12 +190,12 @@ class _Acyclicity(Conshdlr):
         self.stats["nogood_seconds"] = self.stats.get("nogood_seconds", 0.0) + time.perf_counter() - t0
         self.stats["nogood_nonzeros"] = self.stats.get("nogood_nonzeros", 0) + nonzeros
 
-    def _cut_nogood(self, choice: tuple[int, ...], lp: bool) -> dict:
+    def _cut_nogood(self, choice: tuple[int, ...], lp: bool, whole_class: bool | None = None) -> dict:
         """Cut off the integral point ``choice`` by the no-good of its DAG or class: an LP row at an LP point
         (global, removable, and in SCIP's cut pool only with ``NOGOOD_POOL``), a removable constraint at a
         pseudo point (there is no LP to cut)."""
         t0 = time.perf_counter()
-        vars_, coefs, lhs, rhs = self._nogood_terms(choice)
+        vars_, coefs, lhs, rhs = self._nogood_terms(choice, whole_class)
         if lp:
             self._cut(f"nogood{self.stats['cuts_total']}", vars_, coefs, lhs, rhs, force=True,
                       pool=settings.NOGOOD_POOL)
@@ -211,6 +213,8 @@ class _Acyclicity(Conshdlr):
         ever a constraint of the model: as constraints, SCIP's propagation and checks visit every one of
         them at every node — each class no-good holds every adjacency indicator — so each node cost grows
         with what was found."""
+        if self._below_threshold(choice):
+            return self._cut_nogood(choice, lp, whole_class=False)
         kind = "nogood_recut"
         new = self._note(choice)
         if new:
@@ -223,6 +227,15 @@ class _Acyclicity(Conshdlr):
             for image in self._record_images(choice):
                 self._cut_nogood(image, lp)
         return result
+
+    def _below_threshold(self, choice: tuple[int, ...]) -> bool:
+        """Class enumeration meets a DAG below OPT − ε (:attr:`threshold`; SCIP's objective limit is looser than
+        the tie tolerance): it is no credible DAG, but its class may hold credible ones not met yet, so only the
+        DAG is cut off (its own no-good), the class is neither recorded nor excluded."""
+        if not (self.classes and self.data.exact(choice) < self.threshold):
+            return False
+        self.stats["cuts"]["below_threshold"] = self.stats["cuts"].get("below_threshold", 0) + 1
+        return True
 
     def _record_images(self, choice: tuple[int, ...]) -> list[tuple[int, ...]]:
         """Record the images of the just recorded ``choice`` under :attr:`symmetry` (:mod:`bnilp.ilp.symmetry`)
@@ -247,6 +260,9 @@ class _Acyclicity(Conshdlr):
     def _record(self, choice: tuple[int, ...]) -> None:
         """Phase 2 with ``NOGOODS = "constraints"``: store the DAG and exclude it (or, with ``classes``, its
         whole MEC) by a global no-good, a linear constraint of the model."""
+        if self._below_threshold(choice):
+            self._cut_nogood(choice, False, whole_class=False)
+            return
         self.recorded.add(choice)
         t0 = time.perf_counter()
         vars_, coefs, lhs, rhs = self._nogood_terms(choice)

@@ -809,7 +809,8 @@ def _phase2_model(data: _Data, found: _Optimum, epsilon: float, stats2: dict[str
     model2, _, hdlr2 = _build(data, stats2, True, verbose, on_record, found.clusters, tick=tick, classes=classes,
                               fixings=fixings)
     tol = max(1e-5 * max(1.0, abs(found.opt_shift) + epsilon), 2 * _tie_tol(found.opt))
-    slack = _use_symmetry(data, model2, hdlr2, found.opt - epsilon - _tie_tol(found.opt), stats2)
+    hdlr2.threshold = found.opt - epsilon - _tie_tol(found.opt)     # below it a point is recorded as no class
+    slack = _use_symmetry(data, model2, hdlr2, hdlr2.threshold, stats2)
     model2.setObjlimit(found.opt_shift - epsilon - tol - slack)
     model2.setPresolve(SCIP_PARAMSETTING.OFF)
     model2.setHeuristics(SCIP_PARAMSETTING.OFF)
