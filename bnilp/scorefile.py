@@ -20,7 +20,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -31,10 +30,6 @@ from typing import Any
 from bnilp.errors import InputError
 
 Families = dict[str, dict[frozenset[str], float]]
-#: what the reader takes as a count and as a score: plain ASCII (C's strtol/strtod, as GOBNILP reads them), not
-#: Python's wider syntax (``1_0``, non-ASCII digits); ``inf`` and ``nan`` are read so as to be refused by name
-_COUNT = re.compile(r"[0-9]+")
-_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
 #: the sidecar's field holding the SHA-256 of the score file's text it was written with
 SIDECAR_HASH = "score_file_sha256"
 
@@ -184,17 +179,20 @@ class _Tokens:
 
     def next_int(self, expected: str) -> tuple[int, int]:
         tok, line = self.next(expected)
-        if not _COUNT.fullmatch(tok):
-            if _COUNT.fullmatch(tok.lstrip("-")):
+        if not (tok.isascii() and tok.isdigit()):        # str.isdigit alone takes non-ASCII digits
+            if tok.startswith("-") and tok[1:].isascii() and tok[1:].isdigit():
                 raise InputError(f"{self.filename}:{line}: expected {expected}, found negative {tok}")
             raise InputError(f"{self.filename}:{line}: expected {expected}, found {tok!r}")
         return int(tok), line
 
     def next_score(self) -> tuple[float, int]:
         tok, line = self.next("a local score")
-        if not _NUMBER.fullmatch(tok):
-            raise InputError(f"{self.filename}:{line}: expected a local score, found {tok!r}")
-        value = float(tok)
+        try:       # float() reads strtod's spellings, and Python's own: underscores, non-ASCII digits
+            if "_" in tok or not tok.isascii():
+                raise ValueError(tok)
+            value = float(tok)
+        except ValueError:
+            raise InputError(f"{self.filename}:{line}: expected a local score, found {tok!r}") from None
         if not math.isfinite(value):
             raise InputError(f"{self.filename}:{line}: local score {tok!r} is not finite")
         return value, line
