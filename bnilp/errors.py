@@ -48,13 +48,14 @@ def check_count(value: object, name: str, minimum: int = 0, also: tuple[int, ...
 
 
 def check_seconds(value: object, name: str) -> float | None:
-    """``value`` as a number of seconds > 0 (None: no limit); else an :class:`InputError` naming ``name``."""
+    """``value`` as a finite number of seconds ≥ 0 (None: no limit; 0: stop at the first check, reported as
+    the limit it is); else an :class:`InputError` naming ``name``."""
     import numbers
 
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (value > 0 and value < float("inf")):
-        raise InputError(f"{name} must be a number of seconds > 0, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 <= value < float("inf")):
+        raise InputError(f"{name} must be a finite number of seconds ≥ 0, got {value!r}")
     return float(value)
 
 

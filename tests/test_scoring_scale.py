@@ -490,7 +490,7 @@ def test_jobs_and_scheduler_errors_are_one_line_on_every_path(runner, tmp_path, 
     out = tmp_path / "s.scores"
     for extra, words in ((["--jobs", "0", "--scheduler", "local"], "--jobs must be ≥ 1 or −1"),
                          (["--jobs", "-7"], "--jobs must be ≥ 1 or −1"),
-                         (["--scheduler", "not a url"], "--scheduler not a url: cannot connect"),
+                         (["--scheduler", "not a url"], "(--scheduler) not a url: cannot connect"),
                          (["--scheduler", "tcp://127.0.0.1:notaport"], "cannot connect"),
                          (["--penalty-discount", "nan"], "(--penalty-discount) must be a finite number > 0"),
                          (["--penalty-discount", "1e308"], "score 'bic' gave -inf for")):
