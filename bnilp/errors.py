@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 
 class BnilpError(Exception):
     """Bad input (file, option, data). The message names file, line and column where known."""
@@ -39,8 +41,6 @@ def caused_by_interrupt(exc: BaseException | None) -> bool:
 def check_count(value: object, name: str, minimum: int = 0, also: tuple[int, ...] = ()) -> int:
     """``value`` as an ``int`` when it is a whole number (Python or NumPy integer, not ``bool``) ≥ ``minimum`` or
     one of ``also`` (e.g. −1 for "all cores"); else an :class:`InputError` naming the parameter ``name``."""
-    import numbers
-
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (value >= minimum or value in also):
         extra = "".join(f" or {a}" for a in also)
         raise InputError(f"{name} must be an integer ≥ {minimum}{extra}, got {value!r}")
@@ -50,8 +50,6 @@ def check_count(value: object, name: str, minimum: int = 0, also: tuple[int, ...
 def check_seconds(value: object, name: str) -> float | None:
     """``value`` as a finite number of seconds ≥ 0 (None: no limit; 0: stop at the first check, reported as
     the limit it is); else an :class:`InputError` naming ``name``."""
-    import numbers
-
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 <= value < float("inf")):
