@@ -46,6 +46,8 @@ MAX_STRAY_TOKENS = 3
 STRAY_SHARE = 0.1
 #: an inferred discrete column with more states than this is reported even with -q (likely a mistake)
 MANY_STATES = 20
+#: a discrete column with a distinct value on every row, from this many rows on, is warned about (an identifier)
+MIN_ROWS_IDENTIFIER = 20
 
 
 @dataclass
@@ -416,6 +418,10 @@ def _build(
             levels.append(labels)
             if why not in ("given", "declared") and len(labels) > MANY_STATES:
                 notes[-1] += f", {len(labels)} states"
+            if len(labels) == N >= MIN_ROWS_IDENTIFIER:
+                warnings.append(f"{source}: column {name!r} has a distinct value on every one of its {N} rows: an "
+                                "identifier? As a parent it makes a cell of every row and carries nothing about "
+                                "the others; leave it out of the file")
         kinds.append(kind)
         keep.append(j)
     if not keep:

@@ -89,6 +89,17 @@ def test_numbers_with_decimal_commas_are_warned_of_not_silently_labels(tmp_path)
     assert learn(tmp_path / "eu.csv", bf=3).report["scoring"]["warnings"] == data.warnings   # in the result JSON
 
 
+def test_a_label_column_with_a_value_on_every_row_is_warned_of_as_an_identifier(tmp_path) -> None:
+    """A patient or row id is a discrete column of N states: as a parent it puts every row in a cell of its own
+    (under CG it once won as every continuous variable's parent). From 20 rows on it is warned of; a
+    continuous column of distinct values, or 19 distinct labels, is not."""
+    rows = "".join(f"p{i},{i * 0.37},{'a' if i % 3 else 'b'}\n" for i in range(20))
+    data = load_data(write(tmp_path, "ids.csv", "patient,x,g\n" + rows))
+    assert data.arities[0] == 20 and len(data.warnings) == 1
+    assert "column 'patient' has a distinct value on every one of its 20 rows: an identifier?" in data.warnings[0]
+    assert load_data(write(tmp_path, "few.csv", "patient,x,g\n" + rows.split("\n", 1)[1])).warnings == []
+
+
 def test_a_continuous_value_whose_square_overflows_is_refused_naming_its_cell(tmp_path) -> None:
     """CG, MVP and MML square the values (variances): past 1e150 that overflows and they gave NaN."""
     with pytest.raises(InputError, match=r"d\.csv:3: column 'x' holds '2e160': continuous values beyond"):

@@ -35,8 +35,10 @@ cell mean), through the proper Gaussian log-likelihood
     ℓ_p = n_p·ln(n_p/N) − n_p/2·(ln|Σ_W| + tr(Σ_W⁻¹·Σ̂_p) + k·ln 2π).
 
 So numerator and denominator are always evaluated on the same rows, nothing is dropped, and a
-degenerate cell earns no unbounded likelihood. If Σ_W itself is singular (globally collinear
-columns) its eigenvalues are floored at ``EIG_TOL`` (standardised scale), which keeps ℓ finite.
+degenerate cell earns no unbounded likelihood. Σ_W's eigenvalues are floored at 1/N on the standardised
+scale (:func:`pooled_floor`): where Σ_W has no spread in some direction (globally collinear columns; every
+cell a single row, as with a row-identifier column) ℓ stays finite and an identifier parent never pays for
+its cells (it did with the earlier floor of ``EIG_TOL``: y | id scored 2,544 against y's −1,417 at N = 1,000).
 The df count does not change with the rule. Known limits: a cell can switch between its own and
 the pooled covariance when a parent is added, so for families with small cells the likelihood-
 ratio statistic of nested models can be negative; and for a *discrete* child the single-Gaussian
@@ -69,6 +71,22 @@ from bnilp.scores.discrete import BIC
 
 #: eigenvalue threshold below which a cell's correlation matrix counts as singular (collinear columns in it)
 EIG_TOL = 1e-9
+
+
+def pooled_floor(n_rows: int) -> float:
+    """The least eigenvalue the pooled within-cell covariance Σ_W of the small-cell rule may take, on the
+    globally standardised scale: 1/N (and never below ``EIG_TOL``).
+
+    Why 1/N: a direction in which Σ_W has no spread (every cell a single row, as with a row-identifier column;
+    or a duplicated column) would otherwise be floored at ``EIG_TOL`` and earn a small cell −½·ln EIG_TOL ≈ 10.4
+    nats a row; an identifier parent of a continuous child Y (no other parent, standardised variance 1) then
+    gains N·(½·ln(1/f) + ½) (f the floor, the +½ from the trace term's 0 in place of 1) and costs the penalty of
+    2N − 2 parameters more (df({id, Y}) − df({id}) = 2N against df({Y}) = 2), (N − 1)·ln N. With f = 1/N the
+    gain is N·(ln N + 1)/2 < (N − 1)·ln N for every N ≥ 6 (with ``penalty_discount`` 1), so an identifier is
+    not a parent; with 1e−9 it won up to N ≈ 3·10⁴. A genuine exact relation (X₂ = 2·X₁) still earns
+    ½·ln N a row, far above the ½·ln N its one slope costs in all."""
+    return max(EIG_TOL, 1.0 / n_rows)
+
 #: a column whose variance in a cell is at most this (globally standardised scale: a spread of 1e-10 of the
 #: column's standard deviation, far below any measurement's but far above rounding's) is constant there
 FLAT_TOL = 1e-20
@@ -209,7 +227,7 @@ class ConditionalGaussian(LocalScore):
             total -= 0.5 * float((nf[~small] * log_det).sum())
         if small.any():
             w_eig, w_vec = np.linalg.eigh(scatter.sum(axis=0) / self.N)
-            w_eig = np.maximum(w_eig, EIG_TOL)
+            w_eig = np.maximum(w_eig, pooled_floor(self.N))
             w_inv = (w_vec / w_eig) @ w_vec.T
             traces = np.einsum("ij,pji->p", w_inv, cov[small])
             total -= 0.5 * float((nf[small] * (np.log(w_eig).sum() + traces + k * _LN2PI)).sum())
@@ -267,7 +285,8 @@ class ConditionalGaussian(LocalScore):
             "discrete_child": "single Gaussian per discrete-parent cell in the denominator (paper)",
             "small_partitions": f"cells with n_p <= k, a column constant in the cell (variance <= {FLAT_TOL:g}, "
                                 f"standardised) or min eigenvalue of the cell's correlations <= {EIG_TOL:g} use "
-                                "the pooled within-cell covariance in the Gaussian likelihood",
+                                "the pooled within-cell covariance in the Gaussian likelihood, its eigenvalues "
+                                "floored at 1/N (standardised)",
             "pruning": "R1 only",
         })
         return out
