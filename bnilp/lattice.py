@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from bnilp.errors import InputError
-from bnilp.memory import keep_grown_loky_workers
+from bnilp.memory import keep_grown_loky_workers, usable_cores
 from bnilp.parentsets import (
     Deadline,
     _tol,
@@ -661,7 +661,7 @@ def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, boo
     for later runs; an address is a new client, which the caller closes. An address that cannot be parsed
     or reached is an :class:`InputError` naming it."""
     if scheduler == "local":
-        processes_wanted = n_jobs if n_jobs > 1 else (os.cpu_count() or 1)
+        processes_wanted = n_jobs if n_jobs > 1 else usable_cores()
         return start_local_cluster(max(processes_wanted - 1, 1), processes), True
     try:
         from dask.distributed import Client
@@ -942,7 +942,7 @@ class DaskExecutor:
         self.frontiers: dict[int, tuple[Any, Any]] = {}   # child -> (its level's stats, their Dask future)
         self.pace = _Pace()
         self.client, _ = connect_dask(scheduler, n_jobs, not isinstance(score, DiscreteScore))
-        self.coordinator_computes = self.local and (n_jobs if n_jobs > 1 else (os.cpu_count() or 1)) > 1
+        self.coordinator_computes = self.local and (n_jobs if n_jobs > 1 else usable_cores()) > 1
         try:
             self.score_future = self.client.scatter(score, broadcast=True, hash=False)
             self.threads = max(sum(self.client.nthreads().values()), 1)
@@ -1080,7 +1080,7 @@ def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
     if scheduler is not None:
         return DaskExecutor(score, scheduler, n_jobs)
     if n_jobs == -1:
-        n_jobs = os.cpu_count() or 1
+        n_jobs = usable_cores()
     if n_jobs < 1:
         raise InputError(f"n_jobs (--jobs) must be ≥ 1 or −1 (all cores), got {n_jobs}")
     if n_jobs == 1:

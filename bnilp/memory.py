@@ -1,5 +1,5 @@
-"""Memory: what the system has left, a floor below which long work stops, returning freed memory to the
-system, and bulk object building without the cyclic collector's scans."""
+"""Memory and cores: what the system has left, a floor below which long work stops, returning freed memory to
+the system, bulk object building without the cyclic collector's scans, and the cores this process may use."""
 
 from __future__ import annotations
 
@@ -33,7 +33,19 @@ def paused_gc() -> Iterator[None]:
 
 def free_memory() -> int | None:
     """Bytes of physical memory available now without swapping (Linux: MemAvailable, which counts the
-    page cache the kernel can drop; elsewhere the free pages; None where the system does not say)."""
+    page cache the kernel can drop; elsewhere the free pages; None where the system does not say) — and
+    never more than the process's control group leaves it (:func:`cgroup_memory`: a container's or a batch
+    job's memory limit, which kills the process long before the machine runs short)."""
+    free = _machine_free()
+    group = cgroup_memory()
+    if group is not None:
+        limit, used = group
+        room = max(0, limit - used)
+        free = room if free is None else min(free, room)
+    return free
+
+
+def _machine_free() -> int | None:
     try:
         with open("/proc/meminfo") as meminfo:
             for line in meminfo:
@@ -48,11 +60,70 @@ def free_memory() -> int | None:
 
 
 def physical_memory() -> int:
-    """Bytes of physical memory (0 where the system does not say)."""
+    """Bytes of physical memory (0 where the system does not say), or the control group's limit if lower."""
     try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
-        return 0
+        total = 0
+    group = cgroup_memory()
+    return total if group is None else (min(total, group[0]) if total else group[0])
+
+
+#: a control group's memory limit at or above this is no limit (cgroup v1 writes 2^63 rounded to a page)
+_NO_LIMIT = 1 << 62
+
+
+def cgroup_memory(proc_cgroup: str = "/proc/self/cgroup", root: str = "/sys/fs/cgroup") -> tuple[int, int] | None:
+    """(limit, in use) in bytes of the memory control group this process belongs to, or None where it has no
+    limit or the system does not say (not Linux, no cgroup file system mounted).
+
+    cgroup v2 (the ``0::PATH`` line): ``memory.max`` (``max`` is no limit) and ``memory.current``; v1 (the
+    ``N:memory:PATH`` line): ``memory.limit_in_bytes`` and ``memory.usage_in_bytes`` under ``root/memory``.
+    In use excludes the inactive file cache (``memory.stat``'s ``inactive_file``, v1 ``total_inactive_file``),
+    which the kernel reclaims before it kills anything — as ``docker stats`` counts it. A container often sees
+    its own group at the root of the mount, not at PATH: both are tried, PATH first."""
+    try:
+        with open(proc_cgroup) as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[0] == "0" and parts[1] == "":
+            found = _group_files(root, parts[2], "memory.max", "memory.current", "inactive_file")
+        elif "memory" in parts[1].split(","):
+            found = _group_files(os.path.join(root, "memory"), parts[2], "memory.limit_in_bytes",
+                                 "memory.usage_in_bytes", "total_inactive_file")
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def _group_files(base: str, path: str, limit_file: str, usage_file: str, cache_key: str) -> tuple[int, int] | None:
+    """(limit, in use less the inactive file cache) from one group's folder, or None (no limit, no files)."""
+    for folder in (os.path.join(base, path.lstrip("/")), base):
+        try:
+            with open(os.path.join(folder, limit_file)) as fh:
+                text = fh.read().strip()
+            if text == "max" or int(text) >= _NO_LIMIT:
+                return None
+            with open(os.path.join(folder, usage_file)) as fh:
+                used = int(fh.read().strip())
+        except (OSError, ValueError):
+            continue
+        cache = 0
+        with contextlib.suppress(OSError, ValueError):
+            with open(os.path.join(folder, "memory.stat")) as fh:
+                for line in fh:
+                    key, _, value = line.partition(" ")
+                    if key == cache_key:
+                        cache = int(value)
+        return int(text), max(0, used - cache)
+    return None
 
 
 def memory_floor(share: float, at_least: int) -> int:
@@ -90,3 +161,14 @@ def keep_grown_loky_workers() -> None:
         from joblib.externals.loky import process_executor
 
         process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, 1 << 40)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on — what "one per core" (``--jobs -1``, the programme's threads) means:
+    its CPU affinity (a cpuset, ``taskset``, a batch job's allocation), not the machine's count, which on a node
+    where a job holds 4 of 64 cores would start 16 times too many workers and make the programme's time
+    estimate, divided by its threads, 16 times too low."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):   # no affinity on this system (macOS, Windows)
+        return max(1, os.cpu_count() or 1)

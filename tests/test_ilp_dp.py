@@ -219,6 +219,7 @@ def test_classes_by_peeling_hand_over_to_branch_and_cut_beyond_the_dag_budget(mo
     table = random_table(6, 11, keep=0.5, max_size=3)
     eps = math.log(150)
     peeled = solve(table, eps, enumerate_by="mecs")
+    _one_dag_chunks(monkeypatch)        # the budget is looked at between chunks: a finished peeling is kept
     monkeypatch.setattr(ilp.settings, "DP_ENUMERATION_MAX_DAGS", 2)
     monkeypatch.setattr(ilp.settings, "DP_ENUMERATION_DAGS_PER_CLASS", 0)
     handed = solve(table, eps, enumerate_by="mecs")
@@ -568,8 +569,8 @@ def test_a_stopped_programme_says_how_far_it_got_and_keeps_opt_once_the_forward_
     n_checks = []
     solve_dp(data, containing=True, block_bits=3, threads=1, stop=lambda: n_checks.append(1) and False)
     # 9 tables; 64 forward slices, the last one's look once OPT is known; 64 backward, the last one's look
-    # with the first child's; 9 children
-    assert len(n_checks) == 9 + 64 + 63 + 9
+    # with the first child's; 9 children, none after the last (the filter is then done)
+    assert len(n_checks) == 9 + 64 + 63 + 8
     shares = []
     for after in (5, 9 + 30, 9 + 64, 9 + 64 + 10, 9 + 64 + 63 + 3):
         with pytest.raises(DPStopped) as stopped:
@@ -1001,3 +1002,97 @@ def test_scores_that_cancel_are_left_to_branch_and_cut_not_the_programme_s_float
         _, want = brute_force_credible(table, eps)
         got = solve(table, eps)
         assert got.complete and len(got.networks) == len(want) and not math.isnan(got.optimum)
+
+
+# -- a stop that lands at the end of a step keeps what the step found --------------------------------------
+
+
+def _one_dag_chunks(monkeypatch, pause: float = 0.0) -> list[bool]:
+    """Peel one DAG a chunk (``pause`` seconds each); returns the list of ``done`` after each chunk."""
+    import bnilp.ilp.dp as dpmod
+    import bnilp.ilp.search as searchmod
+
+    log: list[bool] = []
+
+    class OneAtATime(Peeler):
+        def __init__(self, data, forward, threshold, chunk=4096):
+            super().__init__(data, forward, threshold, chunk=1)
+
+        def next_chunk(self):
+            rows = super().next_chunk()
+            time.sleep(pause)
+            log.append(self.done)
+            return rows
+
+    monkeypatch.setattr(dpmod, "Peeler", OneAtATime)
+    monkeypatch.setattr(searchmod, "Peeler", OneAtATime)
+    return log
+
+
+def test_bound_mode_keeps_the_optimum_its_peeling_found_when_the_stop_comes_with_its_last_chunk(monkeypatch):
+    """Bound mode's OPT is the best DAG peeled above F32(V) − δ; a stop asked once the peeling is over used to
+    throw it away (``DPStopped`` with no result)."""
+    table = random_table(5, 11, keep=0.5)
+    data = _Data(table)
+    log = _one_dag_chunks(monkeypatch)
+    got = solve_dp(data, bound=True, stop=lambda: bool(log) and log[-1])
+    assert log[-1] and got.opt == pytest.approx(dp_optimum(table), abs=1e-9)
+
+
+def test_bound_mode_stopped_while_peeling_reports_its_best_dag_and_its_bound(monkeypatch):
+    """Stopped after its first DAG, bound mode says which DAG it had and F32(V) (≥ OPT), and ``solve`` reports
+    that DAG and bound under the time limit — not the sink heuristic's DAG and the sum of the best scores."""
+    table = random_table(5, 17, keep=0.5)     # its best parent sets make a cycle: offset > F32(V) ≥ OPT
+    data = _Data(table)
+    upper = float(solve_dp(data, bound=True).forward[-1])
+    log = _one_dag_chunks(monkeypatch)
+    with pytest.raises(DPStopped) as stopped:
+        solve_dp(data, bound=True, stop=lambda: len(log) == 1)
+    assert not log[0] and stopped.value.result is None
+    choice, bound = stopped.value.incumbent
+    assert bound == upper >= dp_optimum(table) and len(choice) == data.n
+    monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 0)
+    _one_dag_chunks(monkeypatch, pause=0.3)
+    res = solve(table, 0.0, time_limit=0.2)
+    assert res.status == "time_limit" and not res.complete
+    assert res.bound == pytest.approx(upper) and res.bound < data.offset
+    assert res.optimum is not None and res.optimum <= upper
+
+
+def test_peeling_that_finishes_in_the_chunk_where_the_time_runs_out_is_complete(monkeypatch):
+    """The clock is asked after a chunk: when that chunk ended the peeling the set is whole, and it used to be
+    reported as a time limit (exit 3 on a complete set)."""
+    table = random_table(5, 3, keep=0.5)
+    full = solve(table, math.log(20))
+    monkeypatch.setattr(Peeler, "next_chunk", _slow(Peeler.next_chunk, 0.3))
+    res = solve(table, math.log(20), time_limit=0.2)
+    assert res.status == "optimal" and res.complete
+    assert as_set(x.parents for x in res.networks) == as_set(x.parents for x in full.networks)
+
+
+def _slow(method, pause: float):
+    def slowed(self, *args, **kwargs):
+        rows = method(self, *args, **kwargs)
+        time.sleep(pause)
+        return rows
+    return slowed
+
+
+def test_the_filter_is_kept_when_the_stop_comes_after_its_last_batch(monkeypatch):
+    """Exact mode asks ``stop`` between the filter's batches, not after the last one: a finished filter is the
+    programme's result, whatever the clock says then (it used to raise ``DPStopped`` with the filter lost)."""
+    import bnilp.ilp.dp as dpmod
+
+    monkeypatch.setattr(dpmod, "CHECK_STEPS", 0)
+    data = _Data(random_table(6, 4, keep=0.4))
+    children: list[int] = []
+    inner = dpmod._best_containing
+
+    def counted(n, v, *args):
+        inner(n, v, *args)
+        children.append(v)
+
+    monkeypatch.setattr(dpmod, "_best_containing", counted)
+    got = solve_dp(data, containing=True, stop=lambda: len(children) == data.n, threads=1)
+    assert len(children) == data.n and got.best_containing is not None
+

@@ -37,7 +37,6 @@ gathered byte by byte from small tables. F, R (float64) and the sinks take 17·2
 from __future__ import annotations
 
 import math
-import os
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +47,7 @@ from numba import njit
 
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
-from bnilp.memory import free_memory
+from bnilp.memory import free_memory, usable_cores
 
 
 @njit(cache=True, nogil=True)
@@ -431,15 +430,17 @@ def plan_tables(data: _Data) -> TablePlan:
 
 
 def dp_threads(threads: int | None = None) -> int:
-    """The passes' threads: ``threads``, else :data:`~bnilp.ilp.settings.DP_THREADS`; 0 is one per core."""
+    """The passes' threads: ``threads``, else :data:`~bnilp.ilp.settings.DP_THREADS`; 0 is one per core this
+    process may run on (:func:`bnilp.memory.usable_cores`)."""
     threads = settings.DP_THREADS if threads is None else threads
-    return max(1, threads or os.cpu_count() or 1)
+    return max(1, threads or usable_cores())
+
 
 
 def bound_mode(n: int) -> bool:
     """Whether the programme over ``n`` variables runs in bound mode: above
     :data:`~bnilp.ilp.settings.DP_EXACT_MAX_VARIABLES`, F is kept in float32, rounded up — an upper bound on
-    F in 4 bytes a subset (31 variables: 8 GiB instead of the 36 GiB of F, R and the sinks) — without R and
+    F in 4 bytes a subset (31 variables: 8 GiB instead of the 34 GiB of F, R and the sinks) — without R and
     the filter; OPT and its DAG come from peeling under that bound (:func:`solve_dp`)."""
     return n > settings.DP_EXACT_MAX_VARIABLES
 
@@ -448,7 +449,8 @@ def dp_bytes(n: int, entries: int | None = None, largest: int | None = None, bou
              threads: int = 1) -> int:
     """Memory the DP holds at its peak: the best-parent tables (``entries``, by default the most n
     variables can need, n·2^(n−1)), F, R and the sinks over 2^n subsets, and one H_v per thread (``largest``
-    entries, by default 2^(n−1)); in bound mode (:func:`bound_mode`) the tables and F in float32."""
+    entries, by default 2^(n−1)); in bound mode (:func:`bound_mode`) the tables (float64, as in exact mode) and
+    F alone, in float32."""
     if entries is None:
         entries = n * 2 ** (n - 1)
     if largest is None:
@@ -500,14 +502,19 @@ CHECK_STEPS = 1 << 26
 
 class DPStopped(Exception):
     """:func:`solve_dp` stopped before it was done (its ``stop`` said so, or SIGINT). ``result`` holds OPT
-    and an optimal choice when the forward pass had finished (``best_containing`` None), else None;
-    ``interrupted`` is True for SIGINT (KeyboardInterrupt); ``done`` says what share of the passes ran."""
+    and an optimal choice when it was known — in exact mode once the forward pass had finished
+    (``best_containing`` None), in bound mode only once the peeling had finished — else None;
+    ``incumbent`` (bound mode, stopped while peeling) is the best DAG peeled so far and F32(V), an upper bound
+    on OPT, as (choice, bound); ``interrupted`` is True for SIGINT (KeyboardInterrupt); ``done`` says what
+    share of the passes ran."""
 
-    def __init__(self, result: DPResult | None, interrupted: bool, done: float):
+    def __init__(self, result: DPResult | None, interrupted: bool, done: float,
+                 incumbent: tuple[tuple[int, ...], float] | None = None):
         super().__init__("the dynamic programme was stopped")
         self.result = result
         self.interrupted = interrupted
         self.done = done
+        self.incumbent = incumbent
 
 
 def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS,
@@ -536,7 +543,7 @@ def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS
     try:
         return run.solve()
     except KeyboardInterrupt:
-        raise DPStopped(run.result, True, run.share()) from None
+        raise DPStopped(run.result, True, run.share(), run.incumbent) from None
 
 
 class _Passes:
@@ -567,6 +574,8 @@ class _Passes:
         ostart = np.searchsorted(child[outside], np.arange(n + 1)).astype(np.int64)
         self.tables = (self.offset, self.gather, ostart, outside, self.pmask, self.score)
         self.result: DPResult | None = None
+        #: bound mode, while peeling: the best DAG peeled so far and F32(V) (:class:`DPStopped`)
+        self.incumbent: tuple[tuple[int, ...], float] | None = None
         self.total = 3.0 if self.containing else 1.0  # the tables and F; R; the filter
         self.steps = 0.0
         self.pending = 0
@@ -580,7 +589,7 @@ class _Passes:
         if self.stop is not None and self.pending >= CHECK_STEPS:
             self.pending = 0
             if self.stop():
-                raise DPStopped(self.result, False, self.share())
+                raise DPStopped(self.result, False, self.share(), self.incumbent)
 
     def _slices(self, count: int):
         """Block ranges of about 2^CHECK_BITS subsets up to ``count``; the clock is asked after each."""
@@ -685,7 +694,8 @@ class _Passes:
                 batch = children[first:first + self.threads]
                 list(pool.map(run, batch))
                 self.steps = 2.0 + (first + len(batch)) / len(children)
-                self._check(len(batch) << (n - 1))
+                if first + len(batch) < len(children):      # after the last batch the filter is done: keep it
+                    self._check(len(batch) << (n - 1))
         return best
 
     def _peel_optimum(self, f: np.ndarray) -> DPResult:
@@ -705,7 +715,9 @@ class _Passes:
                 i = int(np.argmax(scores))
                 if scores[i] > best:
                     best, row = float(scores[i]), rows[i]
-            self._check(CHECK_STEPS)
+                    self.incumbent = (tuple(sorted(int(k) for k in row)), upper)
+            if not peeler.done:     # the last chunk's optimum is OPT: a stop now would throw it away
+                self._check(CHECK_STEPS)
         if row is None:
             raise RuntimeError("dynamic programming (bound mode) lost its optimal DAG")
         self.result = DPResult(best, tuple(sorted(int(k) for k in row)), None, f)

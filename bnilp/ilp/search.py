@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import signal
 import threading
 import time
@@ -30,7 +29,7 @@ from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult, to_digrap
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
 from bnilp.mec import MASK_MAX_VARIABLES
-from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory
+from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, usable_cores
 from bnilp.scorefile import ScoreTable
 
 logger = logging.getLogger("bnilp.ilp")
@@ -139,7 +138,7 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     max_networks = check_count(max_networks, "max_networks", 1)
     time_limit = check_seconds(time_limit, "time_limit")
     if jobs == -1:
-        jobs = os.cpu_count() or 1
+        jobs = usable_cores()
     sig = _Signals()
     with _sigterm_interrupts(sig):
         return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
@@ -396,6 +395,11 @@ def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
         # the sink heuristic knows nothing of such knowledge: no DAG rather than one that breaks it
         fallback = (None if rows else _sink_dag(data, np.zeros(data.K)), data.offset)
         choice, dual = run.incumbent or fallback
+        if stopped.incumbent is not None and not rows:     # bound mode stopped while peeling: its best DAG, F32(V)
+            peeled, upper = stopped.incumbent
+            if choice is None or data.exact(peeled) > data.exact(choice):
+                choice = peeled
+            dual = min(dual, upper)
         return _unproven(run, data, stats, status, f"{where}, phase 1", choice, dual)
     classes = run.enumerated == "mecs"
     got = run.collected or _Collected.of(data, found.opt, run.epsilon, classes)
@@ -606,6 +610,8 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
                           networks=[], stats=stats, message="the score table admits no DAG")
     if run.budget_stop(status1):
         run.incumbent = (best_choice, dual)
+        model.freeTransform()                   # SCIP's tree and LP go back before the programme's tables come
+        return_freed_memory()                   # (the model lives on in a cycle with its plugins until collected)
         return None                             # the race's budget, not the time limit: the programme goes on
     if status1 != "optimal":
         status, why = _early_stop(status1, run.sig)
@@ -694,6 +700,8 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
         if not classes and len(got.credible) > max_networks:      # one more than the cap: a set of exactly
             got.limit_hit = True                                  # max_networks is peeled to its end
             return None
+        if peeler.done:             # complete: no clock, signal or guard can make it less (it once read "time limit")
+            break
         if (classes and stats2["dags_listed"] > settings.DP_ENUMERATION_MAX_DAGS
                 and stats2["dags_listed"] > settings.DP_ENUMERATION_DAGS_PER_CLASS * len(best_of_class)):
             return "gave up"
@@ -703,7 +711,7 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
         if rem is not None and rem <= 0:
             return _early_stop("timelimit", run.sig)
         found = len(best_of_class) if classes else len(got.credible)
-        if not peeler.done and watch.short(found):
+        if watch.short(found):
             got.memory_hit = True
             return _memory_stop(watch, stats2)
         run.report("enumerate", found)

@@ -1,0 +1,80 @@
+"""What the process may use: the control group's memory limit and the cores of its affinity."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bnilp import memory
+from bnilp.memory import cgroup_memory
+
+
+def _files(folder: Path, **contents: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in contents.items():
+        (folder / name.replace("__", ".")).write_text(text)
+
+
+def test_a_cgroup_v2_limit_is_read_with_the_inactive_file_cache_not_counted_as_used(tmp_path) -> None:
+    proc = tmp_path / "cgroup"
+    proc.write_text("0::/job/42\n")
+    _files(tmp_path / "fs/job/42", memory__max="4294967296\n", memory__current="1073741824\n",
+           memory__stat="anon 600000000\ninactive_file 73741824\nactive_file 400000000\n")
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) == (4294967296, 1073741824 - 73741824)
+    _files(tmp_path / "fs/job/42", memory__max="max\n")
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) is None          # no limit
+
+
+def test_a_cgroup_v1_limit_is_read_and_a_container_sees_its_group_at_the_root(tmp_path) -> None:
+    proc = tmp_path / "cgroup"
+    proc.write_text("4:cpu,cpuacct:/x\n3:memory:/docker/abc\n0::/\n")
+    _files(tmp_path / "fs/memory", memory__limit_in_bytes="2147483648\n", memory__usage_in_bytes="500\n",
+           memory__stat="cache 400\ntotal_inactive_file 100\n")
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) == (2147483648, 400)    # /docker/abc not mounted
+    _files(tmp_path / "fs/memory/docker/abc", memory__limit_in_bytes="9223372036854771712\n",
+           memory__usage_in_bytes="1\n")
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) is None          # its own group: 2^63, no limit
+
+
+def test_no_cgroup_file_system_is_no_limit(tmp_path) -> None:
+    assert cgroup_memory(str(tmp_path / "missing"), str(tmp_path)) is None
+    (tmp_path / "cgroup").write_text("0::/a\n")
+    assert cgroup_memory(str(tmp_path / "cgroup"), str(tmp_path / "nothing")) is None
+
+
+def test_free_memory_is_what_the_control_group_leaves_when_that_is_less(monkeypatch) -> None:
+    """The programme's tables, phase 2's guard and the scoring guard all ask ``free_memory``: in a job limited
+    to 4 GiB with 3 GiB used it is 1 GiB, whatever the machine has free; and the floor's physical memory is the
+    limit."""
+    monkeypatch.setattr(memory, "_machine_free", lambda: 100 * 2**30)
+    monkeypatch.setattr(memory, "cgroup_memory", lambda: (4 * 2**30, 3 * 2**30))
+    assert memory.free_memory() == 2**30
+    assert memory.physical_memory() == 4 * 2**30
+    monkeypatch.setattr(memory, "cgroup_memory", lambda: None)
+    assert memory.free_memory() == 100 * 2**30
+    monkeypatch.setattr(memory, "cgroup_memory", lambda: (4 * 2**30, 5 * 2**30))   # over: nothing left
+    assert memory.free_memory() == 0
+
+
+@pytest.mark.parametrize("text", ["", "garbage\n", "0::/a\nnot:a:line:at:all\n"])
+def test_an_unreadable_cgroup_file_is_no_limit_not_an_error(tmp_path, text) -> None:
+    (tmp_path / "cgroup").write_text(text)
+    assert cgroup_memory(str(tmp_path / "cgroup"), str(tmp_path)) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_one_thread_per_core_means_the_cores_this_process_may_run_on():
+    """Held to one core (``taskset``, a batch job's cpuset), "one per core" is one: the programme's threads and
+    its time estimate (divided by them), ``--jobs -1``'s workers. ``os.cpu_count()`` counts the machine's."""
+    from bnilp.ilp.dp import dp_threads
+    from bnilp.memory import usable_cores
+
+    allowed = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(allowed)})
+        assert usable_cores() == 1 and dp_threads(0) == 1
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert usable_cores() == len(allowed)
