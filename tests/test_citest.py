@@ -354,6 +354,7 @@ def test_auto_null_permutes_exactly_where_a_discrete_variable_is_modelled_given_
         ci_test(data, "X", "Y", ["Z"], permutations=0)
 
 
+@pytest.mark.slow     # 18 s
 @needs_cg
 @needs_mvp
 def test_local_permutation_is_calibrated_where_the_chi2_reference_is_not():

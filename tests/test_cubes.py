@@ -490,6 +490,7 @@ def test_the_cubes_never_take_over_a_race_s_collection_indexed_before_the_filter
     assert len(keys) == len(set(keys)) and set(keys) == {mec_key(p) for _, p in expected}
 
 
+@pytest.mark.slow     # 30 s for the three
 @pytest.mark.parametrize(("seed", "bf"), [(3, 20), (7, 150), (11, 1e3)])
 def test_a_class_is_represented_by_the_same_dag_on_every_route(monkeypatch, seed, bf):
     """Class enumeration lists, for each class, a DAG fixed by the class (its CPDAG oriented along a maximum

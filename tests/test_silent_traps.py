@@ -136,6 +136,7 @@ def _tied_forest_table(path: Path, n: int = 7) -> Path:
     return path
 
 
+@pytest.mark.slow     # 24 s for the two
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_during_enumeration_gives_status_interrupted(tmp_path, signum) -> None:
     """Branch-and-cut's phase 2 (a required adjacency is a row, so the dynamic programme only filters the
