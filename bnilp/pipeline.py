@@ -30,7 +30,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable
 from bnilp.scores import StructurePrior, make_score
-from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES, bayes_factor
+from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES, bayes_factor, bf_text
 
 #: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
 ENUMERATE_CHOICES = ("auto", "mecs", "dags")
@@ -229,15 +229,23 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
     return "dags", f"auto: {what} is not score-equivalent, so DAGs are enumerated"
 
 
-def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
-    """Sound pruning keeps the parent sets of every network within the ε a table was pruned for (its
-    ``meta["epsilon"]``, from the sidecar): for a larger ε networks may be missing, so the credible set would
-    not be complete — an :class:`InputError`."""
+def pruned_for_less(table: ScoreTable, epsilon: float) -> float | None:
+    """The ε a table was pruned for (its ``meta["epsilon"]``, from the sidecar) when that is less than
+    ``epsilon``, else None. Sound pruning keeps the parent sets of every network within the ε it was pruned
+    for; for a larger ε networks may be missing. An unpruned table holds every network's parent sets."""
     made_for = table.meta.get("epsilon")
-    pruned = table.meta.get("prune", True)          # an unpruned table holds every network's parent sets
-    if pruned and made_for is not None and epsilon > float(made_for) + 1e-12:
+    if table.meta.get("prune", True) and made_for is not None and epsilon > float(made_for) + 1e-12:
+        return float(made_for)
+    return None
+
+
+def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
+    """An :class:`InputError` when the table was pruned for a smaller ε (:func:`pruned_for_less`): its
+    credible set would not be complete."""
+    made_for = pruned_for_less(table, epsilon)
+    if made_for is not None:
         raise InputError(f"epsilon={epsilon:.6g}: the table was pruned for epsilon={float(made_for):.6g} (BF "
-                         f"{bayes_factor(float(made_for)):.6g}); a larger epsilon needs a table scored for at "
+                         f"{bf_text(float(made_for))}); a larger epsilon needs a table scored for at "
                          "least that epsilon")
 
 

@@ -58,6 +58,7 @@ from bnilp.averaging import (
 from bnilp.errors import InputError
 from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
 from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, strict_json
+from bnilp.scores.base import bf_text
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
 TOP_MECS = 20
@@ -217,13 +218,6 @@ def _fmt(x: Any, digits: int = 4) -> str:
     return str(x)
 
 
-def _bf_text(ln_bf: float) -> str:
-    if ln_bf > 700:
-        return f"e^{ln_bf:.1f}"
-    bf = math.exp(ln_bf)
-    return f"{bf:.3g}" if bf < 1e6 else f"{bf:.2e}"
-
-
 def print_report(result_json: Mapping[str, Any], console: Console | None = None) -> None:
     """Print the credible-set summary, the MEC table and the edge posteriors with rich."""
     if not isinstance(result_json, Mapping):
@@ -243,7 +237,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                  "  (optimality NOT proven)"))
     if eps is not None:
         head.add_row("ε = ln BF", _fmt(float(eps)))
-        head.add_row("Bayes factor", _bf_text(float(eps)) if math.isfinite(float(eps)) else "∞")
+        head.add_row("Bayes factor", bf_text(float(eps)) if math.isfinite(float(eps)) else "∞")
     listed = " in the listed classes" if r.get("posterior_classes", 0) > r.get("n_mecs", 0) else ""
     if r.get("enumerate") == "mecs" and "n_representatives" in r:
         head.add_row("credible DAGs", f"{n_nets}{listed} (counted from the classes' CPDAGs)")
@@ -296,7 +290,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         for col in ("#", "score", "ln BF", "BF to best", "DAGs", size_col, "posterior"):
             t.add_column(col, justify="right")
         for k, m in enumerate(mecs[:TOP_MECS], start=1):
-            t.add_row(str(k), _fmt(m["score"]), _fmt(m["ln_bf"]), _bf_text(m["ln_bf"]), str(m["n_dags"]),
+            t.add_row(str(k), _fmt(m["score"]), _fmt(m["ln_bf"]), bf_text(m["ln_bf"]), str(m["n_dags"]),
                       str(m.get("class_size", "—")), _fmt(m["posterior"]))
         console.print(t)
     edges = r.get("edges") or []

@@ -44,6 +44,9 @@ def test_a_table_pruned_for_a_smaller_epsilon_is_refused_not_reported_complete(a
     assert solve_table(table, epsilon=math.log(3)).complete
     whole = score_parent_sets(make_score("bic", asia), epsilon=math.log(3), palim=1, prune=False)
     assert solve_table(whole, epsilon=5.0).solution.status == "optimal"
+    table.meta["epsilon"] = 800.0                  # e^800 overflows a float: the message says e^800.0, no OverflowError
+    with pytest.raises(InputError, match=r"pruned for epsilon=800 \(BF e\^800\.0\)"):
+        solve_table(table, epsilon=900.0)
 
 
 def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> None:

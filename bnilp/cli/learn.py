@@ -34,9 +34,17 @@ from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError
 from bnilp.mec import MASK_MAX_VARIABLES
-from bnilp.pipeline import ENUMERATE_CHOICES, LearnResult, enumeration_unit, project_network, solve_table
+from bnilp.pipeline import (
+    ENUMERATE_CHOICES,
+    LearnResult,
+    enumeration_unit,
+    project_network,
+    pruned_for_less,
+    solve_table,
+)
 from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
 from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
+from bnilp.scores.base import bf_text
 
 
 def solve_options(func):
@@ -378,11 +386,11 @@ def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[st
 
 def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet: bool) -> None:
     """A score file pruned for a smaller ε cannot give the credible set of a larger one."""
-    made_for = table.meta.get("epsilon")
-    if table.meta.get("prune", True) and made_for is not None and eps > float(made_for) + 1e-12:  # as solve_table's
-        raise InputError(f"the score file was pruned for ε = {made_for:.6g} (BF {math.exp(made_for):.6g}); "
+    made_for = pruned_for_less(table, eps)
+    if made_for is not None:
+        raise InputError(f"the score file was pruned for ε = {made_for:.6g} (BF {bf_text(made_for)}); "
                          f"ε = {eps:.6g} needs a score file made with at least that BF")
-    if made_for is None and eps > 0 and not quiet:
+    if table.meta.get("epsilon") is None and eps > 0 and not quiet:
         console.print("[yellow]warning: no sidecar says how this score file was pruned; the credible set is "
                       "complete only if it was pruned for at least this BF[/yellow]")
 
@@ -409,7 +417,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
         data_path = str(default_path("asia.csv"))
         if not opts.get("quiet"):
             console.print(f"[bold]bnilp learn[/bold]: the bundled default instance {data_path} "
-                          f"(5,000 rows sampled from ASIA), score {opts['score_name']}, BF {math.exp(eps):g}")
+                          f"(5,000 rows sampled from ASIA), score {opts['score_name']}, BF {bf_text(eps)}")
     data = load_from_options(data_path, opts)
     _check_export(data, opts)
     opts["knowledge"] = knowledge_from_options(opts)

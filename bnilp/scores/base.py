@@ -41,6 +41,15 @@ def bayes_factor(epsilon: float) -> float | None:
         return None
 
 
+def bf_text(epsilon: float) -> str:
+    """BF = e^ε for people: 3 significant digits below 10⁶, else scientific, and ``e^ε`` past ε = 700,
+    where e^ε would overflow a float (so a message or a table never fails on a huge ε)."""
+    if epsilon > 700:
+        return f"e^{epsilon:.1f}"
+    bf = math.exp(epsilon)
+    return f"{bf:.3g}" if bf < 1e6 else f"{bf:.2e}"
+
+
 @dataclass(frozen=True)
 class StructurePrior:
     """ln π(|Π|) added to every local score.
