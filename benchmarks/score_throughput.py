@@ -2,10 +2,11 @@
 
 Parts (``--parts``):
 - ``throughput``: BIC BF 3, the first ``--children`` variables of alarm1000 and letter and the
-  first of alarm.csv (its walk alone scores 391,343 sets), one process: parent sets per second and
-  row·families per second (N × families scored) per core, for the
-  one-family walk (``bnilp.parentsets.walk_child``, the code before issue 12; cut at ``--before-limit``
-  seconds per variable) and for the lattice walk.
+  first of alarm.csv (its walk alone scores 391,343 sets; ``--throughput-data`` picks other files),
+  one process: parent sets per second and row·families per second (N × families scored) per core, for
+  the one-family walk (``bnilp.parentsets.walk_child``, the walk of before issue 12 — it now counts each
+  family with the compiled kernel, ``canonical_stats``; cut at ``--before-limit`` seconds per variable)
+  and for the lattice walk.
 - ``jobs``: alarm1000 BIC BF 20 and hailfinder500 BIC BF 3, whole files: --jobs 1, --jobs 2 (its pool
   started by the call), --jobs 2 again (the pool of the previous call still running, as for a second
   call in one process) and --scheduler local (2 workers); seconds and ratios, and whether the score
@@ -34,9 +35,10 @@ import time
 import numpy as np
 from common import SHARED_DATA
 
+from bnilp import parentsets
 from bnilp.data import DISCRETE, Dataset, load_data
 from bnilp.lattice import stop_local_cluster, stop_pool
-from bnilp.parentsets import _run_lattice, score_parent_sets, walk_child
+from bnilp.parentsets import WalkStats, _run_lattice, score_parent_sets, walk_child
 from bnilp.scorefile import format_jaakkola
 from bnilp.scores import make_score
 
@@ -52,30 +54,34 @@ def _alarm(*_: object) -> None:
 
 
 def before(score, children: list[int], eps: float, limit: float) -> tuple[int, float]:
-    """(families scored, seconds) of the one-family walk, each variable cut at ``limit`` seconds."""
+    """(families scored, seconds) of the one-family walk, each variable cut at ``limit`` seconds.
+
+    "Scored" as for the lattice walk (``WalkStats.scored``: not pruned before or by their counts); a cut
+    walk returns no stats, so each walk's ``WalkStats`` is kept as it is made and read after the cut.
+    """
     scored, seconds = 0, 0.0
-    counter = {"n": 0}
-    original = score.stats_from_counts
+    made: list[WalkStats] = []
 
-    def counting(*a, **k):
-        counter["n"] += 1
-        return original(*a, **k)
+    def recorded(*a, **k) -> WalkStats:
+        made.append(WalkStats(*a, **k))
+        return made[-1]
 
-    score.stats_from_counts = counting
+    parentsets.WalkStats = recorded   # walk_child makes its stats through the module's name
     signal.signal(signal.SIGALRM, _alarm)
-    for child in children:
-        counter["n"] = 0
-        t0 = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, limit)
-        try:
-            walk_child(score, child, epsilon=eps)
-        except _Stop:
-            pass
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        seconds += time.perf_counter() - t0
-        scored += counter["n"] + 1
-    score.stats_from_counts = original
+    try:
+        for child in children:
+            t0 = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            try:
+                walk_child(score, child, epsilon=eps)
+            except _Stop:
+                pass
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            seconds += time.perf_counter() - t0
+            scored += made[-1].scored
+    finally:
+        parentsets.WalkStats = WalkStats
     return scored, seconds
 
 
@@ -86,14 +92,14 @@ def throughput(args) -> None:
     print("| data | N | distinct rows | before sets/s | before row·fam/s | after sets/s | after row·fam/s | "
           "speed-up | after: sets scored, s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name in ("alarm", "alarm1000", "letter"):
+    for name in args.throughput_data.split(","):
         data = load_data(DATA / f"{name}.csv", no_header=True, integer_codes=True)
         children = list(range(min(1 if name == "alarm" else args.children, data.n)))
         score = make_score("bic", data)
         n_old, s_old = before(score, children, eps, args.before_limit)
         score = make_score("bic", data)
         t0 = time.perf_counter()
-        res = _run_lattice(score, children, eps, None, None, 1, None, None)
+        res, _counting = _run_lattice(score, children, eps, None, None, 1, None, None)
         s_new = time.perf_counter() - t0
         n_new = sum(st.scored for _, st in res)
         print(f"| {name} | {data.N:,} | {score.n_rows:,} | {n_old / s_old:,.0f} | {n_old * data.N / s_old:.3g} | "
@@ -247,6 +253,8 @@ def main() -> None:
     parser.add_argument("--jobs-data", default="alarm1000:20,hailfinder500:3",
                         help="data sets of the jobs part, NAME:BF (e.g. bands:3 for a longer job)")
     parser.add_argument("--before-limit", type=float, default=30.0)
+    parser.add_argument("--throughput-data", default="alarm,alarm1000,letter",
+                        help="data sets of the throughput part (alarm: its first variable only)")
     parser.add_argument("--bign-limit", type=float, default=1800.0, help="seconds for the 10^6-row part")
     parser.add_argument("--repeat", type=int, default=0,
                         help="jobs part: then this many rounds of the three configurations, medians")
