@@ -8,9 +8,10 @@ only (``SCIP/NAME=V``: a SCIP parameter of both phases; ``P2/NAME=V``: one of ph
 ``NAME.ITEM=V`` or ``NAME.ITEM=off``: one entry of a dict constant, e.g. ``MEC_BRANCH_PRIORITY.col=off``;
 ``NAME={}``: an empty dict).
 Configurations alternate per file and per repeat, so machine load affects them alike; their order rotates
-from one repeat to the next, and each file is first solved once untimed under the default settings (the
-process's first solve pays one-off costs — imports, SCIP's and the compiled kernels' loading — that would
-otherwise fall on whichever configuration came first; ``--no-warm-up`` skips it). Prints wall and
+from one repeat to the next, and each file is first solved once untimed under the default settings: the
+process's first solve, and the first of a search route (dynamic programming, SCIP), pays one-off costs
+(imports, loading SCIP and the compiled kernels: seconds) that would otherwise fall on whichever
+configuration came first (nothing is cached on the table between solves; ``--no-warm-up`` skips it). Prints wall and
 process CPU seconds, nodes, LP iterations and the split of time (SCIP's LP and strong-branching
 clocks, the cluster handler's heuristic and sub-IP separation), then the ratio of each
 configuration's median CPU seconds (with ``--bf``: networks per CPU second, both phases) to the first
