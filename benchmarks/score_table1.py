@@ -7,7 +7,8 @@ per data set, score and BF: seconds of the scoring call (``score_parent_sets``, 
 included; reading the file is ``load_seconds``, "load s"), parent sets scored and kept, the largest kept
 parent set, and the seed's parent limit ⌊log2(N + ln BF)⌋ + 1 (eBNSL's gen_score.sh) beside ours (none:
 the rules bound the size). Results are appended to a JSON-lines file as they come, so a long sweep can
-be read while it runs and resumed (``--resume`` skips rows already there).
+be read while it runs and resumed (``--resume`` skips rows already there with the same data, score, BF,
+``--counts`` and ``--score-time-limit``). The default output folder, ``benchmarks/results/``, is git-ignored.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
         [--only wine,zoo] [--limit 1800] [--out benchmarks/results/score_table1.jsonl] [--resume] [--write]
@@ -124,7 +125,7 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if args.resume and out.exists():
-        done = {(r["data"], r["score"], r["bf"], r.get("counts_mode", "auto"))
+        done = {(r["data"], r["score"], r["bf"], r.get("counts_mode", "auto"), r.get("score_time_limit"))
                 for r in map(json.loads, out.read_text().splitlines())}
     print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim, counts {args.counts}"
           + (f", deepening for {args.score_time_limit:g} s" if args.score_time_limit else ""))
@@ -133,7 +134,7 @@ def main() -> None:
     for score_name in args.scores.split(","):
         for bf in (float(b) for b in args.bfs.split(",")):
             for row in rows:
-                key = (row["name"], score_name, bf, args.counts)
+                key = (row["name"], score_name, bf, args.counts, args.score_time_limit)
                 if key in done:
                     continue
                 write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
