@@ -5,10 +5,19 @@ reported as such, with how many children's walks had ended by then and the sets 
 run whose walk stopped itself short of memory ("memory limit", with the free memory it saw). Prints,
 per data set, score and BF: seconds of the scoring call (``score_parent_sets``, the score's construction
 included; reading the file is ``load_seconds``, "load s"), parent sets scored and kept, the largest kept
-parent set, and the seed's parent limit ⌊log2(N + ln BF)⌋ + 1 (eBNSL's gen_score.sh) beside ours (none:
-the rules bound the size). Results are appended to a JSON-lines file as they come, so a long sweep can
-be read while it runs and resumed (``--resume`` skips rows already there with the same data, score, BF,
-``--counts`` and ``--score-time-limit``). The default output folder, ``benchmarks/results/``, is git-ignored.
+parent set, and the seed's parent limit beside ours (none: the rules bound the size).
+
+The seed's limit ("seed palim", ``seed_palim``) is, for BIC, ⌊log2 N + ln BF⌋ + 1 with N the file's
+rows: Corollary 1 of the paper (sets of more than ⌈log2 N + ε⌉ parents can be pruned; its table, BF 20:
+13 at N = 1,000) and what eBNSL's scoring script computed from May 2019 (``run_csv.sh``) to January 2020
+(``gen_score.sh``: bc truncating l(N)/l(2)+l(BF)+1, N = ``wc -l``, lines − 2 before September 2019). Its
+last version (commit fe66380) computes ⌊log2(N + ln BF)⌋ + 1 instead, about ⌊log2 N⌋ + 1 whatever the BF
+(recorded as ``ebnsl_final_palim``). For BDeu the seed set no such limit — Table 1 is BIC only, and
+``gen_score.sh`` sets a palim only for BIC (its BDeu runs got GOBNILP's default of 3) — so "—" (null).
+
+Results are appended to a JSON-lines file as they come, so a long sweep can be read while it runs and
+resumed (``--resume`` skips rows already there with the same data, score, BF, ``--counts`` and
+``--score-time-limit``). The default output folder, ``benchmarks/results/``, is git-ignored.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
         [--only wine,zoo] [--limit 1800] [--out benchmarks/results/score_table1.jsonl] [--resume] [--write]
@@ -68,6 +77,22 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
                "counts": table.meta["counts"],
                "exact_up_to": table.meta["exact_for_parent_sets_up_to"] if table.meta["palim_reached"] else None,
                "deepening": table.meta.get("deepening")})
+
+
+def records(path: Path) -> int:
+    """The data rows of a headerless CSV (its non-blank lines; the last one may lack a newline)."""
+    with open(path, "rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def seed_palim(score_name: str, n_rows: int, bf: float) -> int | None:
+    """The seed's parent limit: ⌊log2 N + ln BF⌋ + 1 for BIC (Corollary 1), none for other scores."""
+    return math.floor(math.log2(n_rows) + math.log(bf)) + 1 if score_name == "bic" else None
+
+
+def ebnsl_final_palim(score_name: str, n_rows: int, bf: float) -> int | None:
+    """What eBNSL's last ``gen_score.sh`` computes, ⌊log2(N + ln BF)⌋ + 1, for BIC; none for other scores."""
+    return math.floor(math.log2(n_rows + math.log(bf))) + 1 if score_name == "bic" else None
 
 
 def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: str | None,
@@ -140,9 +165,10 @@ def main() -> None:
                 write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
                     if args.write else None
                 res = run(row, score_name, bf, args.jobs, args.limit, write, args.counts, args.score_time_limit)
-                n_rows = int(row["N_table1"])
-                seed_palim = int(math.floor(math.log2(n_rows + math.log(bf)))) + 1
-                rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed_palim,
+                n_rows = records(data_path(row))
+                seed = seed_palim(score_name, n_rows, bf)
+                rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed,
+                       "ebnsl_final_palim": ebnsl_final_palim(score_name, n_rows, bf),
                        "counts_mode": args.counts, "score_time_limit": args.score_time_limit, **res}
                 with open(out, "a") as handle:
                     handle.write(json.dumps(rec) + "\n")
@@ -150,7 +176,7 @@ def main() -> None:
                       f"{res.get('N', row['N_table1']):>6} {res['status']:<10} {res.get('seconds', ''):>8} "
                       f"{res.get('load_seconds', ''):>6} "
                       f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
-                      f"{seed_palim:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
+                      f"{'—' if seed is None else seed:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
                 if "reason" in res:
                     print(f"{'':<14} {res['reason']}", flush=True)
                 if "children_finished" in res:
