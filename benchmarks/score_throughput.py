@@ -17,7 +17,8 @@ Parts (``--parts``):
 - ``alarm``: alarm.csv (the seed's alarm row), BIC BF 3, no palim, --jobs 2: seconds.
 - ``bign``: 10^6 simulated rows, 20 discrete variables (2–4 states, a random DAG, 2 parents at most),
   BIC BF 20, ``--bign-jobs`` (2), ``--bign-counts`` (auto: the subset table): seconds and peak resident
-  memory of the scoring process and of its workers; past ``--bign-limit`` seconds, "not finished".
+  memory of the scoring process (and its peak before scoring: imports and the simulated data with its
+  temporaries) and of its workers; past ``--bign-limit`` seconds, "not finished".
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_throughput.py [--parts throughput,jobs,alarm,bign]
 """
@@ -220,6 +221,7 @@ def _watch_children(peaks: dict[int, int], stop: threading.Event) -> None:
 
 def _bign(queue: mp.Queue, jobs: int, counts: str) -> None:
     data = simulated(20, 1_000_000)
+    # the peak so far: imports, the simulated codes, the NaN values array and the simulation's temporaries
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     peaks: dict[int, int] = {}
     stop = threading.Event()
@@ -256,7 +258,8 @@ def bign(args) -> None:
     proc.join()
     extra = f", workers' peak RSS {', '.join(f'{w / 1024:.0f}' for w in workers)} MiB" if workers else ""
     print(f"{label}: {seconds:.1f} s, scored {scored:,}, kept {kept:,}, {rows:,} distinct rows; peak RSS "
-          f"{rss / 1024:.0f} MiB (data alone {rss0 / 1024:.0f} MiB){extra}; counts {counting}", flush=True)
+          f"{rss / 1024:.0f} MiB (before scoring, after simulating the data: {rss0 / 1024:.0f} MiB){extra}; "
+          f"counts {counting}", flush=True)
 
 
 def main() -> None:
