@@ -10,8 +10,10 @@ from ``bnilp.simulate.sample_dag`` (the simulator's parameter draws, fresh per r
 and ``ci_test(data, "X", "Y", ["Z"])`` is run at N = 200 and 1,000. Discrete variables have 3
 states, continuous parents of discrete children act through 3 equal-frequency bins. The table
 gives the rejection rate at α = 0.01 and 0.05 under the null (type-I error, with its Monte Carlo
-standard error) and under the alternative (power). BIC is a discrete-only score, so its rows have
-no continuous variable. MVP is not score-equivalent: both directions are tested (bnilp's default)
+standard error) and under the alternative (power), and the reference each test's null replicates were
+referred to ("null": χ², local perm., or mixed with the share permuted — ``null="auto"`` decides per data
+set; a one-direction test's p-value is always χ²'s). BIC is a discrete-only score, so its rows have no
+continuous variable. MVP is not score-equivalent: both directions are tested (bnilp's default)
 and both one-direction tests are reported too (``mvp:X|Y`` = X as the child).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/citest_calibration.py --reps 1000 --jobs 2 [--scores cgd --bins 4]
@@ -67,8 +69,8 @@ def _applies(score: str, combo: tuple[str, str, str]) -> bool:
 
 def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: int,
                   scores: tuple[str, ...] = SCORES, bins: int = 3, link: str = DEFAULT_LINK,
-                  correction: str = "bartlett", null: str = "auto") -> dict[str, float]:
-    """p-values of every applicable test on one simulated data set."""
+                  correction: str = "bartlett", null: str = "auto") -> dict[str, tuple[float, str]]:
+    """(p-value, reference distribution used) of every applicable test on one simulated data set."""
     x, y, z = combo
     parents: dict[str, list[str]] = {}
     kinds = {"X": KIND_NAMES[x], "Y": KIND_NAMES[y]}
@@ -84,16 +86,16 @@ def one_replicate(combo: tuple[str, str, str], N: int, dependent: bool, seed: in
             break
     discrete = [v for v, k in kinds.items() if k == "discrete"]
     data = from_dataframe(frame, discrete=discrete, continuous=[v for v in kinds if v not in discrete])
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, str]] = {}
     for score in scores:
         if not _applies(score, combo):
             continue
         scorer = make_score(score, data)
         res = ci_test(data, "X", "Y", given, score=scorer, correction=correction, null=null, seed=seed)
-        out[score] = res.p_value
+        out[score] = (res.p_value, res.null)
         if score in ("mvp", "cgd"):
             for d in res.directions:
-                out[f"{score}:{d.child}|{d.parent}"] = d.p_value
+                out[f"{score}:{d.child}|{d.parent}"] = (d.p_value, "chi2")   # a direction's p is never permuted
     return out
 
 
@@ -106,14 +108,20 @@ def run(reps: int, jobs: int, seed: int, scores: tuple[str, ...] = SCORES, bins:
     results = Parallel(n_jobs=jobs, batch_size=16)(delayed(one_replicate)(*t) for t in tasks)
     rows: dict[tuple, dict] = {}
     for (combo, N, dep, *_), pv in zip(tasks, results, strict=True):
-        for test, p in pv.items():
+        for test, (p, used) in pv.items():
             key = (test, *combo, N)
             row = rows.setdefault(key, {"test": test, "X": combo[0], "Y": combo[1], "Z": combo[2], "N": N,
-                                        "null": [], "alt": []})
-            row["alt" if dep else "null"].append(p)
+                                        "null_p": [], "alt": [], "used": []})
+            row["alt" if dep else "null_p"].append(p)
+            if not dep:
+                row["used"].append(used)
     table = []
     for row in rows.values():
-        null_p, alt = np.array(row.pop("null")), np.array(row.pop("alt"))
+        null_p, alt = np.array(row.pop("null_p")), np.array(row.pop("alt"))
+        used = row.pop("used")
+        # the reference the null replicates were referred to (``auto`` resolved per data set by ci_test)
+        row["permuted_share"] = used.count("local-permutation") / len(used)
+        row["null"] = used[0] if len(set(used)) == 1 else "mixed"
         for a in ALPHAS:
             row[f"size@{a}"] = float(np.mean(null_p <= a))      # ci_test rejects when p ≤ α
             row[f"power@{a}"] = float(np.mean(alt <= a))
@@ -125,15 +133,22 @@ def run(reps: int, jobs: int, seed: int, scores: tuple[str, ...] = SCORES, bins:
     return table
 
 
+def _null_label(row: dict) -> str:
+    """The reference as the README's table writes it: χ², local perm., or mixed with the permuted share."""
+    if row["null"] == "mixed":
+        return f"mixed {100 * row['permuted_share']:.0f}% perm"
+    return {"chi2": "χ²", "local-permutation": "local perm."}.get(row["null"], row["null"])
+
+
 def print_table(table: list[dict], scores: tuple[str, ...] = SCORES) -> None:
-    print(f"{'test':9} {'X':>2} {'Y':>2} {'Z':>5} {'N':>5} {'size@.01':>9} {'size@.05':>9} "
+    print(f"{'test':9} {'X':>2} {'Y':>2} {'Z':>5} {'N':>5} {'null':>12} {'size@.01':>9} {'size@.05':>9} "
           f"{'power@.01':>10} {'power@.05':>10}  note")
     for r in table:
         note = ""
         if r["N"] == 1000 and r["test"] in scores and not 0.03 <= r["size@0.05"] <= 0.07:
             note = "outside [0.03, 0.07]"
-        print(f"{r['test']:9} {r['X']:>2} {r['Y']:>2} {r['Z']:>5} {r['N']:>5} {r['size@0.01']:9.3f} "
-              f"{r['size@0.05']:9.3f} {r['power@0.01']:10.3f} {r['power@0.05']:10.3f}  {note}")
+        print(f"{r['test']:9} {r['X']:>2} {r['Y']:>2} {r['Z']:>5} {r['N']:>5} {_null_label(r):>12} "
+              f"{r['size@0.01']:9.3f} {r['size@0.05']:9.3f} {r['power@0.01']:10.3f} {r['power@0.05']:10.3f}  {note}")
     decisions = [r for r in table if r["test"] in scores and r["N"] == 1000]
     inside = sum(0.03 <= r["size@0.05"] <= 0.07 for r in decisions)
     print(f"\nN = 1,000: {inside} of {len(decisions)} tests have type-I error at α = 0.05 in [0.03, 0.07] "

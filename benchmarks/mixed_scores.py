@@ -1,28 +1,33 @@
 """Families per second of the mixed-data scores on clgaussian.test (all parent sets up to size 2).
 
-Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/mixed_scores.py [DATA] [MAX_PARENTS]``. Each score
-starts with empty caches (best of 3 runs), so set-level sharing (CG) is included as the parent-set
-walk would see it.
+Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/mixed_scores.py [DATA] [MAX_PARENTS]`` (DATA defaults to
+``mixed/clgaussian.test`` in the shared data folder, ``common.SHARED_DATA``). Each score starts with empty
+caches (best of 3 runs), so set-level sharing (CG) is included as the parent-set walk would see it.
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import math
-import sys
 import time
+
+from common import SHARED_DATA
 
 from bnilp.data import load_data
 from bnilp.scores import make_score
 
-DEFAULT_DATA = "/work/shared/data/mixed/clgaussian.test"
+DEFAULT_DATA = SHARED_DATA / "mixed" / "clgaussian.test"
 REPEATS = 3  # best of, fresh caches each time
 SCORES = [("cg", {}), ("cgd", {}), ("mvp", {"degree": "log"}), ("mvp", {"degree": 1}), ("mml", {})]
 
 
 def main() -> None:
-    path = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else DEFAULT_DATA
-    max_parents = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA), help="data file (default: %(default)s)")
+    parser.add_argument("max_parents", nargs="?", type=int, default=2, help="largest parent set scored (2)")
+    args = parser.parse_args()
+    path, max_parents = args.data or str(DEFAULT_DATA), args.max_parents   # "" too: the default
     data = load_data(path)
     print(f"{path}: N={data.N}, n={data.n}, parent sets up to size {max_parents}")
     for name, settings in SCORES:

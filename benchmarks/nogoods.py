@@ -9,7 +9,9 @@ seconds of phase 2 — the rate over time shows whether each node's cost grows w
 the status, the total, phase 2's seconds, nodes and no-goods cut in again (``nogood_recut``). Where every mode
 finished, the listed sets must be identical (DAGs by their parent sets, classes by their Verma–Pearl key)
 and the script says so; it exits 1 if they differ. ``--branch-and-cut`` turns the dynamic programme off
-(``DP_MAX_VARIABLES = 0``), so files of up to 22 variables are listed by branch-and-cut too.
+(``DP_MAX_VARIABLES = 0``), so files of up to 22 variables are listed by branch-and-cut too. Without it such
+files are listed by peeling, which has no no-goods: every mode then runs the same code, and the script
+warns (phase 2's ``method`` in the result's stats).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             name = os.path.basename(path)
             done: dict[str, set] = {}
             totals: dict[str, float] = {}
+            methods: set[str] = set()
             for mode in modes:
                 settings.NOGOODS = mode
                 t0 = time.perf_counter()
@@ -90,8 +93,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:26} {mode:12} {res.status[:10]:10} {count:>8} {sec2:>9.1f} {totals[mode]:>7.1f} "
                       f"{s2.get('nodes', 0):>8} {s2.get('cuts', {}).get('nogood_recut', 0):>6}  "
                       + ", ".join(f"{n}" for _, n in seen), flush=True)
+                if "method" in s2:   # none when phase 2 did not run (phase 1 stopped)
+                    methods.add(s2["method"])
                 if res.status == "optimal":
                     done[mode] = _keys(res, unit)
+            if methods - {"branch-and-cut"}:
+                print(f"{'':26} WARNING: phase 2 listed by {', '.join(sorted(methods))}, not branch-and-cut: "
+                      f"NOGOODS plays no part there, so the modes ran the same code (--branch-and-cut lists "
+                      f"files of up to 22 variables by branch-and-cut)", flush=True)
             if len(done) == len(modes) > 1:
                 same = all(k == done[modes[0]] for k in done.values())
                 bad |= not same

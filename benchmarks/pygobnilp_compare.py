@@ -3,7 +3,9 @@
 Whole process, one optimal network: bnilp is timed as ``bnilp solve FILE --optimum-only -q`` in a
 fresh interpreter, pygobnilp as a fresh interpreter that imports it, reads the file and solves
 (``--pygobnilp-python`` picks that interpreter, e.g. a venv with pygobnilp and gurobipy). Prints
-the ratio bnilp / pygobnilp per file and their geometric mean.
+the ratio bnilp / pygobnilp per file and their geometric mean over the files that count: bnilp proved
+its optimum (status optimal, not stopped at ``--time-limit``), pygobnilp solved, and the two optima agree
+within 1e-6 (``OPT_TOLERANCE``). Any other row shows its ratio in brackets and says why it is left out.
 
 pygobnilp 1.0 calls ``Model.addConstr(lhs, sense, rhs)``, which gurobipy 13 removed; this script
 patches that call on pygobnilp's ``Gobnilp`` class and on the ``Model`` it uses for its cluster
@@ -31,6 +33,19 @@ import common  # noqa: F401  (BLAS threads)
 from bnilp.scorefile import read_jaakkola
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the two optima must agree this closely for a row to enter the geometric mean
+OPT_TOLERANCE = 1e-6
+
+
+def left_out(ours: float | None, status: str, theirs: float | None, note: str) -> str:
+    """Why a row does not count ("" when it does): both proved an optimum and the optima agree."""
+    if ours is None or status != "optimal":
+        return f"bnilp {status}"
+    if theirs is None or note != "ok":
+        return "pygobnilp did not solve"
+    if abs(ours - theirs) >= OPT_TOLERANCE:
+        return f"optima differ by {ours - theirs:.3g}"
+    return ""
 
 
 def _bnilp_process(path: str, time_limit: float) -> tuple[float | None, float, str]:
@@ -101,17 +116,22 @@ def main() -> None:
         table = read_jaakkola(path)
         ours, ours_s, status = _bnilp_process(path, args.time_limit)
         theirs, theirs_s, note = _pygobnilp_process(args.pygobnilp_python, path)
-        ratio = ""
-        if theirs is not None and ours is not None:
+        why = left_out(ours, status, theirs, note)
+        ratio = f"{ours_s / theirs_s:.2f}" if theirs is not None and ours is not None else ""
+        if why:
+            ratio = f"({ratio})" if ratio else ""
+        else:
             ratios.append(ours_s / theirs_s)
-            ratio = f"{ratios[-1]:.2f}"
         their_opt = f"{theirs:>16.6f}" if theirs is not None else f"{'—':>16}"
         our_opt = f"{ours:>16.6f}" if ours is not None else f"{'—':>16}"
         print(f"{path.split('/')[-1]:<28} {table.n_parent_sets():>6} {our_opt} {ours_s:>8.2f} "
-              f"{their_opt} {theirs_s:>8.2f} {ratio:>6}  bnilp {status}; pygobnilp {note}", flush=True)
+              f"{their_opt} {theirs_s:>8.2f} {ratio:>6}  bnilp {status}; pygobnilp {note}"
+              + (f"; NOT COUNTED: {why}" if why else ""), flush=True)
     if ratios:
-        print(f"geometric mean of the time ratio over {len(ratios)} files: "
-              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
+        print(f"geometric mean of the time ratio over {len(ratios)} of {len(args.files)} files (both optimal, "
+              f"optima within {OPT_TOLERANCE:g}): {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")
+    else:
+        print(f"no file counts (both optimal, optima within {OPT_TOLERANCE:g}): no geometric mean")
 
 
 if __name__ == "__main__":

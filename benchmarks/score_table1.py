@@ -3,10 +3,21 @@
 Each run is a child process with a time limit (default 30 minutes, the issue's bound); a run past it is
 reported as such, with how many children's walks had ended by then and the sets they scored; so is a
 run whose walk stopped itself short of memory ("memory limit", with the free memory it saw). Prints,
-per data set, score and BF: seconds, parent sets scored and kept, the largest kept parent set, and the
-seed's parent limit ⌊log2(N + ln BF)⌋ + 1 (eBNSL's gen_score.sh) beside ours (none: the rules bound
-the size). Results are appended to a JSON-lines file as they
-come, so a long sweep can be read while it runs and resumed (``--resume`` skips rows already there).
+per data set, score and BF: seconds of the scoring call (``score_parent_sets``, the score's construction
+included; reading the file is ``load_seconds``, "load s"), parent sets scored and kept, the largest kept
+parent set, and the seed's parent limit beside ours (none: the rules bound the size).
+
+The seed's limit ("seed palim", ``seed_palim``) is, for BIC, ⌊log2 N + ln BF⌋ + 1 with N the file's
+rows: Corollary 1 of the paper (sets of more than ⌈log2 N + ε⌉ parents can be pruned; its table, BF 20:
+13 at N = 1,000) and what eBNSL's scoring script computed from May 2019 (``run_csv.sh``) to January 2020
+(``gen_score.sh``: bc truncating l(N)/l(2)+l(BF)+1, N = ``wc -l``, lines − 2 before September 2019). Its
+last version (commit fe66380) computes ⌊log2(N + ln BF)⌋ + 1 instead, about ⌊log2 N⌋ + 1 whatever the BF
+(recorded as ``ebnsl_final_palim``). For BDeu the seed set no such limit — Table 1 is BIC only, and
+``gen_score.sh`` sets a palim only for BIC (its BDeu runs got GOBNILP's default of 3) — so "—" (null).
+
+Results are appended to a JSON-lines file as they come, so a long sweep can be read while it runs and
+resumed (``--resume`` skips rows already there with the same data, score, BF, ``--counts`` and
+``--score-time-limit``). The default output folder, ``benchmarks/results/``, is git-ignored.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
         [--only wine,zoo] [--limit 1800] [--out benchmarks/results/score_table1.jsonl] [--resume] [--write]
@@ -42,7 +53,8 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
     t0 = time.perf_counter()
     data = load_data(path, no_header=True, integer_codes=True)
     settings = {"ess": 1.0} if score_name == "bdeu" else {}
-    started = time.perf_counter()
+    started = time.perf_counter()   # "seconds" is the scoring call alone; reading the file is "load_seconds"
+    load_seconds = round(started - t0, 2)
 
     def finished(stats) -> None:   # one message a child walked to its end: what a cut run got through
         queue.put({"child_done": stats.child, "scored": stats.scored, "at": round(time.perf_counter() - started, 1)})
@@ -51,18 +63,36 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
         table = score_parent_sets(make_score(score_name, data, **settings), epsilon=math.log(bf), n_jobs=jobs,
                                   counts=counts, time_limit=time_limit, progress=None if time_limit else finished)
     except LimitError as exc:     # the walk stopped itself short of memory: no table, the reason
-        queue.put({"limited": str(exc), "seconds": round(time.perf_counter() - t0, 1)})
+        queue.put({"limited": str(exc), "seconds": round(time.perf_counter() - started, 1),
+                   "load_seconds": load_seconds})
         return
-    seconds = time.perf_counter() - t0
+    seconds = time.perf_counter() - started
     stop_pool()   # the idle workers would hold this process open for their 30 s timeout
     if write:
         write_jaakkola(table, write)
     sizes = [st["max_kept_size"] for st in table.meta["per_variable"].values()]
-    queue.put({"n": data.n, "N": data.N, "seconds": round(seconds, 2), "scored": table.meta["scored"],
+    queue.put({"n": data.n, "N": data.N, "seconds": round(seconds, 2), "load_seconds": load_seconds,
+               "scored": table.meta["scored"],
                "kept": table.meta["kept"], "max_kept_size": max(sizes), "pruned": table.meta["pruned"],
                "counts": table.meta["counts"],
                "exact_up_to": table.meta["exact_for_parent_sets_up_to"] if table.meta["palim_reached"] else None,
                "deepening": table.meta.get("deepening")})
+
+
+def records(path: Path) -> int:
+    """The data rows of a headerless CSV (its non-blank lines; the last one may lack a newline)."""
+    with open(path, "rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def seed_palim(score_name: str, n_rows: int, bf: float) -> int | None:
+    """The seed's parent limit: ⌊log2 N + ln BF⌋ + 1 for BIC (Corollary 1), none for other scores."""
+    return math.floor(math.log2(n_rows) + math.log(bf)) + 1 if score_name == "bic" else None
+
+
+def ebnsl_final_palim(score_name: str, n_rows: int, bf: float) -> int | None:
+    """What eBNSL's last ``gen_score.sh`` computes, ⌊log2(N + ln BF)⌋ + 1, for BIC; none for other scores."""
+    return math.floor(math.log2(n_rows + math.log(bf))) + 1 if score_name == "bic" else None
 
 
 def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: str | None,
@@ -93,7 +123,8 @@ def run(row: dict, score_name: str, bf: float, jobs: int, limit: float, write: s
     if res is None:
         return {"status": f"failed (exit {proc.exitcode})", "seconds": round(time.perf_counter() - t0, 1), **cut}
     if "limited" in res:
-        return {"status": "memory limit", "reason": res["limited"], "seconds": res["seconds"], **cut}
+        return {"status": "memory limit", "reason": res["limited"], "seconds": res["seconds"],
+                "load_seconds": res["load_seconds"], **cut}
     return {"status": "ok" if res["exact_up_to"] is None else f"exact ≤ {res['exact_up_to']}", **res}
 
 
@@ -119,31 +150,33 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if args.resume and out.exists():
-        done = {(r["data"], r["score"], r["bf"], r.get("counts_mode", "auto"))
+        done = {(r["data"], r["score"], r["bf"], r.get("counts_mode", "auto"), r.get("score_time_limit"))
                 for r in map(json.loads, out.read_text().splitlines())}
     print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim, counts {args.counts}"
           + (f", deepening for {args.score_time_limit:g} s" if args.score_time_limit else ""))
-    print(f"{'data':<14} {'score':<5} {'BF':>4} {'n':>3} {'N':>6} {'status':<10} {'seconds':>8} {'scored':>10} "
-          f"{'kept':>8} {'max |Π|':>7} {'seed palim':>10}")
+    print(f"{'data':<14} {'score':<5} {'BF':>4} {'n':>3} {'N':>6} {'status':<10} {'seconds':>8} {'load s':>6} "
+          f"{'scored':>10} {'kept':>8} {'max |Π|':>7} {'seed palim':>10}")
     for score_name in args.scores.split(","):
         for bf in (float(b) for b in args.bfs.split(",")):
             for row in rows:
-                key = (row["name"], score_name, bf, args.counts)
+                key = (row["name"], score_name, bf, args.counts, args.score_time_limit)
                 if key in done:
                     continue
                 write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
                     if args.write else None
                 res = run(row, score_name, bf, args.jobs, args.limit, write, args.counts, args.score_time_limit)
-                n_rows = int(row["N_table1"])
-                seed_palim = int(math.floor(math.log2(n_rows + math.log(bf)))) + 1
-                rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed_palim,
+                n_rows = records(data_path(row))
+                seed = seed_palim(score_name, n_rows, bf)
+                rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed,
+                       "ebnsl_final_palim": ebnsl_final_palim(score_name, n_rows, bf),
                        "counts_mode": args.counts, "score_time_limit": args.score_time_limit, **res}
                 with open(out, "a") as handle:
                     handle.write(json.dumps(rec) + "\n")
                 print(f"{row['name']:<14} {score_name:<5} {bf:>4g} {res.get('n', row['n']):>3} "
                       f"{res.get('N', row['N_table1']):>6} {res['status']:<10} {res.get('seconds', ''):>8} "
+                      f"{res.get('load_seconds', ''):>6} "
                       f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
-                      f"{seed_palim:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
+                      f"{'—' if seed is None else seed:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
                 if "reason" in res:
                     print(f"{'':<14} {res['reason']}", flush=True)
                 if "children_finished" in res:

@@ -7,7 +7,11 @@ Each ``--config NAME:KEY=VALUE,KEY=VALUE`` sets constants of :mod:`bnilp.ilp.set
 only (``SCIP/NAME=V``: a SCIP parameter of both phases; ``P2/NAME=V``: one of phase 2 only;
 ``NAME.ITEM=V`` or ``NAME.ITEM=off``: one entry of a dict constant, e.g. ``MEC_BRANCH_PRIORITY.col=off``;
 ``NAME={}``: an empty dict).
-Configurations alternate per file and per repeat, so machine load affects them alike. Prints wall and
+Configurations alternate per file and per repeat, so machine load affects them alike; their order rotates
+from one repeat to the next, and each file is first solved once untimed under the default settings: the
+process's first solve, and the first of a search route (dynamic programming, SCIP), pays one-off costs
+(imports, loading SCIP and the compiled kernels: seconds) that would otherwise fall on whichever
+configuration came first (nothing is cached on the table between solves; ``--no-warm-up`` skips it). Prints wall and
 process CPU seconds, nodes, LP iterations and the split of time (SCIP's LP and strong-branching
 clocks, the cluster handler's heuristic and sub-IP separation), then the ratio of each
 configuration's median CPU seconds (with ``--bf``: networks per CPU second, both phases) to the first
@@ -91,6 +95,12 @@ def _restore(undo: dict[str, object]) -> None:
 _MISSING = object()
 
 
+def _solve(table, args):
+    if args.bf is None:
+        return ilp.solve(table, 0.0, enumerate_ties=False, time_limit=args.time_limit)
+    return ilp.solve(table, math.log(args.bf), time_limit=args.time_limit, enumerate_by=args.enumerate)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+")
@@ -101,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also list the credible set at this Bayes factor (phase 2: networks/s)")
     parser.add_argument("--enumerate", choices=("dags", "mecs"), default="dags",
                         help="with --bf: list DAGs or one representative per class")
+    parser.add_argument("--no-warm-up", dest="warm_up", action="store_false",
+                        help="no untimed solve of each file before its timed runs")
     args = parser.parse_args(argv)
     print(f"{'file':24} {'config':10} {'status':9} {'s':>7} {'cpu s':>7} {'nodes':>6} {'LP it':>8} {'LP s':>6} "
           f"{'SB s':>6} "
@@ -109,16 +121,18 @@ def main(argv: list[str] | None = None) -> int:
         table = read_jaakkola(path)
         name = os.path.basename(path)
         times: dict[str, list[float]] = {c: [] for c, _ in args.config}
-        for _ in range(args.repeat):
-            for cname, pairs in args.config:
+        if args.warm_up:
+            t0 = time.perf_counter()
+            res = _solve(table, args)
+            print(f"{name:24} {'(warm-up)':10} {res.status[:9]:9} {time.perf_counter() - t0:>7.2f} untimed",
+                  flush=True)
+        for rep in range(args.repeat):
+            shift = rep % len(args.config)   # each configuration in turn goes first
+            for cname, pairs in args.config[shift:] + args.config[:shift]:
                 undo = _apply(pairs)
                 cpu0 = time.process_time()
                 try:
-                    if args.bf is None:
-                        res = ilp.solve(table, 0.0, enumerate_ties=False, time_limit=args.time_limit)
-                    else:
-                        res = ilp.solve(table, math.log(args.bf), time_limit=args.time_limit,
-                                        enumerate_by=args.enumerate)
+                    res = _solve(table, args)
                 finally:
                     _restore(undo)
                 cpu = time.process_time() - cpu0

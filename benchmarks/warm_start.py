@@ -36,11 +36,15 @@ def warm_start_rows(name: str, data: Dataset, samples: int = 100, time_limit: fl
     table = score_parent_sets(score, epsilon=0.0, n_jobs=n_jobs)
     palim = max(len(ps) for fam in table.families.values() for ps in fam)
     starts: dict[str, tuple[dict | None, float]] = {"none": (None, 0.0)}
+    lines, opt = [], None
     for label, search in (("greedy", greedy_search), ("proxy", proxy_search)):
         kwargs = {"samples": samples} if label == "proxy" else {}
         found = search(score, max_parents=palim, seed=0, **kwargs)
-        starts[label] = (project_network(table, found.parents), found.seconds)
-    lines, opt = [], None
+        start, why = project_network(table, found.parents)
+        if start is None:   # no DAG of the table's sets inside the found one: no warm start to try
+            lines.append(f"{name:<14} {label:<8} no start: {why}")
+            continue
+        starts[label] = (start, found.seconds)
     for label, (start, search_s) in starts.items():
         t0 = time.perf_counter()
         res = ilp.solve(table, 0.0, enumerate_ties=False, warm_start=start, time_limit=time_limit)
