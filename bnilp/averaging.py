@@ -189,7 +189,8 @@ def class_weight(w: np.ndarray, mec: MEC) -> float:
 def undirected_posteriors(mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
                           variables: Sequence[str]) -> pd.DataFrame:
     """P(u — v undirected in the CPDAG) (symmetric): class weights summed over classes. Under
-    background knowledge a class's PDAG (:attr:`bnilp.mec.MEC.pdag`) stands for its CPDAG."""
+    background knowledge a class's PDAG (:attr:`bnilp.mec.MEC.pdag`) stands for its CPDAG (the CPDAG where the
+    class is too large to apply ancestor statements to, :attr:`bnilp.mec.MEC.pdag_or_why`)."""
     w = np.asarray(weights, dtype=float)
     index = {v: i for i, v in enumerate(variables)}
     n = len(variables)
@@ -197,7 +198,7 @@ def undirected_posteriors(mecs: Sequence[MEC], weights: Sequence[float] | np.nda
     terms: list[float] = []
     for m in mecs:
         wm = class_weight(w, m)
-        und = m.pdag[1]
+        und = m.pdag_or_why[0][1]
         if wm == 0.0 or not und:
             continue
         for e in und:
@@ -249,9 +250,16 @@ def mec_table(mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray, optimu
         "score": scores,
         "ln_bf": ln_bf,
         "bf": np.exp(ln_bf),
-        "n_dags": np.array([m.n_dags for m in mecs], dtype=int),
+        "n_dags": _counts([m.n_dags for m in mecs]),
         "posterior": np.array([class_weight(w, m) for m in mecs], dtype=float),
     })
     if class_size:
-        df["class_size"] = [m.class_size for m in mecs]
+        df["class_size"] = _counts([m.class_size for m in mecs])
     return df
+
+
+def _counts(values: Sequence[int]) -> np.ndarray:
+    """DAG counts as int64, or as Python ints (dtype object) where one passes 2^63 − 1 (a class of five complete
+    8-node components holds 8!^5 ≈ 1.07e23 DAGs)."""
+    fits = all(v < 2**63 for v in values)
+    return np.array(values, dtype=np.int64 if fits else object)

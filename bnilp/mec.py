@@ -42,9 +42,10 @@ against brute force and against the source-vertex sum of He, Jia & Yu (2015),
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -500,14 +501,28 @@ def count_dags_in_mec(cpdag_or_dag: Any) -> int:
     return total
 
 
+def _lazy_product(factors: Sequence[Callable[[], Iterator[Any]]]) -> Iterator[tuple[Any, ...]]:
+    """``itertools.product`` of the iterators the ``factors`` make, in its order (the first factor slowest),
+    without holding any factor's sequence: each later factor is made again for every prefix, so memory is
+    one iterator per factor — a chain component's orientations number up to (size)! and ``itertools.product``
+    lists every factor first (13 triangles on one centre: 221,184 orientations, 0.5 GB before the first DAG)."""
+    if not factors:
+        yield ()
+        return
+    first, rest = factors[0], factors[1:]
+    for x in first():
+        for tail in _lazy_product(rest):
+            yield (x, *tail)
+
+
 def _amos(comp: frozenset[str], adj: Mapping[str, set[str]]) -> Iterator[set[Edge]]:
-    """Every acyclic moral orientation of the chordal component ``comp`` (once each)."""
+    """Every acyclic moral orientation of the chordal component ``comp`` (once each), lazily."""
     if len(comp) == 1:
         yield set()
         return
     for root in sorted(comp):
         directed, comps = _rooted(root, comp, adj)
-        for parts in itertools.product(*(list(_amos(c, adj)) for c in comps)):
+        for parts in _lazy_product([functools.partial(_amos, c, adj) for c in comps]):
             out = set(directed)
             for p in parts:
                 out |= p
@@ -535,7 +550,7 @@ def dags_in_mec(cpdag_or_dag: Any, nodes: Sequence[str] | None = None) -> Iterat
         all_nodes = list(nodes) if nodes is not None else sorted(
             {v for e in und for v in e} | {v for e in directed for v in e})
     comps, adj = _components_checked((directed, und))
-    for parts in itertools.product(*(list(_amos(c, adj)) for c in comps)):
+    for parts in _lazy_product([functools.partial(_amos, c, adj) for c in comps]):
         pa: dict[str, set[str]] = {v: set() for v in all_nodes}
         for u, v in directed:
             pa[v].add(u)
@@ -603,6 +618,18 @@ class MEC:
         if self.knowledge is None:
             return self.cpdag
         return pdag_from_shares(self.cpdag, self.knowledge_class[1])
+
+    @cached_property
+    def pdag_or_why(self) -> tuple[CpdagEdges, str | None]:
+        """(:attr:`pdag`, None), or (the CPDAG, why) where the knowledge cannot be applied to the class without
+        listing more than :data:`MAX_CLASS_LISTED` of its DAGs (ancestor statements; DAG enumeration, whose
+        credible members are listed anyway, reports such a class with the CPDAG's undirected edges)."""
+        from bnilp.errors import InputError
+
+        try:
+            return self.pdag, None
+        except InputError as exc:
+            return self.cpdag, f"{exc}; its undirected edges are the CPDAG's (the knowledge not applied to them)"
 
     def cpdag_graph(self) -> nx.DiGraph:
         """The CPDAG as a DiGraph (see :func:`cpdag`)."""
@@ -1004,14 +1031,20 @@ class TailMass:
         return self.mass * math.exp(self.ref - ref)
 
 
+#: bytes the chain-component tables of one chunk of :func:`class_tail_mass` may take (about 16·n² a class)
+TAIL_CHUNK_BYTES = 1 << 30
+
+
 def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str], ref: float, prior: str,
-                    complete_classes: bool, max_listed: int = 1_000_000, chunk: int = 200_000) -> TailMass:
+                    complete_classes: bool, max_listed: int = 1_000_000, chunk: int | None = None) -> TailMass:
     """Weights and edge shares of the classes in ``tail`` (:class:`bnilp.ilp.result.ClassTail`: one best DAG
     per class), summed without keeping the classes: W(M) = exp(s(M) − ref)·m(M) under the DAG prior (m(M)
     the admitted DAGs), exp(s(M) − ref) under the class prior, as :func:`bnilp.averaging.class_weights`.
 
-    ``chunk`` classes at a time, in compiled code where the table admits the whole class (the CPDAGs,
-    :func:`_cpdag_masks`; the chain components, :func:`_chain_component_shapes`): each component *shape*
+    ``chunk`` classes at a time (by default as many as :data:`TAIL_CHUNK_BYTES` allows at 16·n² bytes a
+    class — two int64 tables of components × n —, 200,000 at most: about 16,000 at n = 62), in compiled code
+    where the table admits the whole class (the CPDAGs, :func:`_cpdag_masks`; the chain components,
+    :func:`_chain_component_shapes`): each component *shape*
     (its undirected graph on its nodes in ascending order) is counted once — #AMO and #AMO(a → b) by
     :func:`_component_forward` — and a class's size is the product over its components (Andersson,
     Madigan & Perlman 1997), its share of a → b 1 for a directed CPDAG edge and #AMO(C; a → b)/#AMO(C)
@@ -1021,6 +1054,8 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
         raise ValueError(f"class_tail_mass works on 1 to {MASK_MAX_VARIABLES} variables, not {len(nodes)}")
     index = {v: i for i, v in enumerate(nodes)}
     n = len(nodes)
+    if chunk is None:
+        chunk = max(1_000, min(200_000, TAIL_CHUNK_BYTES // (16 * n * n)))
     out = TailMass(ref, 0.0, np.zeros((n, n)), np.zeros((n, n)), len(tail), 0)
     fam_lists = [sorted(sum(1 << index[u] for u in ps) for ps in families[v]) for v in nodes]
     fstart = np.cumsum([0] + [len(f) for f in fam_lists]).astype(np.int64)
@@ -1035,11 +1070,13 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
         dpa, und = _cpdag_masks(pm)
         whole = _whole_class_admitted(dpa, und, fam, fstart, MAX_PARENT_OPTIONS).astype(bool)
         scores = np.asarray(tail.scores[lo:hi], dtype=float)
-        _add_whole_classes(out, dpa[whole], und[whole], scores[whole], ref, prior)
-        for i in np.flatnonzero(~whole).tolist():
+        at = np.flatnonzero(whole)
+        big = set(at[_add_whole_classes(out, dpa[at], und[at], scores[at], ref, prior)].tolist())
+        for i in sorted(np.flatnonzero(~whole).tolist() + list(big)):     # in Python ints
             (score, parents), = tail.items(lo + i, lo + i + 1)
             cp = cpdag_edges(parents)
-            _, admitted, shares = _counted_class(cp, False, families, nodes, complete_classes, max_listed, lo + i + 1)
+            _, admitted, shares = _counted_class(cp, i in big, families, nodes, complete_classes, max_listed,
+                                                 lo + i + 1)
             w = math.exp(score - ref) * (admitted if prior == "dags" else 1)
             out.mass += w
             out.dags += admitted
@@ -1114,14 +1151,18 @@ def _component_counts(und: np.ndarray) -> _Components:
 
 
 def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: np.ndarray, ref: float,
-                       prior: str) -> None:
-    """:func:`class_tail_mass` for classes the table admits whole, given their CPDAG masks."""
+                       prior: str) -> np.ndarray:
+    """:func:`class_tail_mass` for classes the table admits whole, given their CPDAG masks; returns the
+    positions of those it left out, whose counts reach 2^62 (int64 would overflow: the caller counts them in
+    Python ints, as :func:`credible_classes` does)."""
     m = len(scores)
     if m == 0:
-        return
+        return np.zeros(0, dtype=np.int64)
     comps = _component_counts(und)
     if comps.big.any():
-        raise ValueError("a credible class has more than 2^62 DAGs: its count overflows")
+        fit = np.flatnonzero(~comps.big)
+        _add_whole_classes(out, dpa[fit], und[fit], scores[fit], ref, prior)
+        return np.flatnonzero(comps.big)
     size = comps.size
     w = np.exp(scores - ref) * (size if prior == "dags" else 1.0)
     out.mass += float(w.sum())
@@ -1135,6 +1176,7 @@ def _add_whole_classes(out: TailMass, dpa: np.ndarray, und: np.ndarray, scores: 
     np.add.at(out.directed, (nb, na), wc * ((total - comps.forward) / total))
     np.add.at(out.undirected, (na, nb), wc)
     np.add.at(out.undirected, (nb, na), wc)
+    return np.zeros(0, dtype=np.int64)
 
 
 def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1548,8 +1590,9 @@ def expand_classes(mecs: Sequence[MEC], families: Mapping[str, Mapping[frozenset
     (``--list-dags``), best first; with ``limit`` only the best ``limit`` of them.
 
     Classes are expanded best first (a class's admitted DAGs share its score when the score is
-    score-equivalent) and the expansion stops once ``limit`` DAGs are listed, so memory is bounded by
-    ``limit``, not by the classes' sizes (hailfinder500 BF 3 counts 5 M DAGs in 300 s)."""
+    score-equivalent), each lazily (:func:`dags_in_mec`), and the expansion stops once ``limit`` DAGs are
+    listed, so memory is bounded by ``limit``, not by the classes' sizes (hailfinder500 BF 3 counts 5 M DAGs
+    in 300 s)."""
     out: list[tuple[float, Parents]] = []
     for m in sorted(mecs, key=lambda c: -c.score):
         if limit is not None and len(out) >= limit:

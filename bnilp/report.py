@@ -15,8 +15,10 @@ With background knowledge (:mod:`bnilp.knowledge`) the report also has ``"knowle
 (``statements``, ``required_arrows`` [[u, v]], ``forbidden_arrows`` [[u, v, why]], the fields of
 :meth:`bnilp.knowledge.Knowledge.to_dict`), each edge ``"knowledge": "required"`` where the knowledge
 requires it, and each class a ``"pdag"`` (the class's DAGs that satisfy the knowledge: directed where
-they all agree); ``class_size`` then counts those DAGs. Tables, ``edges.csv``, DOT files and the
-averaged picture mark required arrows (bold blue) and explicitly forbidden ones (red, dashed in DOT).
+they all agree); ``class_size`` then counts those DAGs — null, with ``"class_size_note"`` saying why and no
+``"pdag"``, where ancestor statements would mean listing a class of more than a million DAGs. Tables,
+``edges.csv``, DOT files and the averaged picture mark required arrows (bold blue) and explicitly forbidden
+ones (red, dashed in DOT).
 
 ``ln_bf`` = OPT − score (log Bayes factor of the optimum against the class), ``n_dags`` counts the
 class members in the credible set, ``class_size`` all DAGs of the class (Markov equivalent DAGs,
@@ -58,7 +60,7 @@ from bnilp.averaging import (
 from bnilp.errors import InputError
 from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
 from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, strict_json
-from bnilp.scores.base import bf_text
+from bnilp.scores.base import bayes_factor, bf_text
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
 TOP_MECS = 20
@@ -130,6 +132,17 @@ def _edge_lists(directed: Iterable[tuple[str, str]], undirected: Iterable[Iterab
     return {"directed": [list(names[k]) for k in arcs], "undirected": [list(names[k]) for k in lines]}
 
 
+def _class_size(m: MEC) -> tuple[int | None, str | None]:
+    """(the class's size — its DAGs that satisfy the knowledge, if any —, None) or, where counting it would
+    mean listing more than :data:`~bnilp.mec.MAX_CLASS_LISTED` DAGs (ancestor statements are checked DAG by
+    DAG), (None, why): a column of the class table must not cost the report (DAG enumeration lists the credible
+    members themselves; the undirected posteriors then take the CPDAG's edges, :attr:`MEC.pdag_or_why`)."""
+    try:
+        return int(m.class_size), None
+    except InputError:
+        return None, m.pdag_or_why[1]
+
+
 def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,
                 variables: Sequence[str], prior: str,
                 extra: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
@@ -158,16 +171,19 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
     out["mecs"] = []
     for m in mecs:
         directed, undirected = m.cpdag
+        size, too_large = _class_size(m)
         out["mecs"].append({
             "score": float(m.score),
             "ln_bf": float(optimum - m.score),
             "n_dags": int(m.n_dags),
-            "class_size": int(m.class_size),
+            "class_size": size,
             "posterior": class_weight(w, m),
             "cpdag": _edge_lists(directed, undirected, order),
             "members": [int(i) for i in m.members],
         })
-        if m.knowledge is not None:      # the class under background knowledge: its PDAG
+        if too_large:
+            out["mecs"][-1]["class_size_note"] = too_large
+        elif m.knowledge is not None:    # the class under background knowledge: its PDAG
             pd_dir, pd_und = m.pdag
             out["mecs"][-1]["pdag"] = _edge_lists(pd_dir, pd_und, order)
     if mecs and all(m.shares is not None for m in mecs):   # classes counted, not listed
@@ -291,7 +307,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
             t.add_column(col, justify="right")
         for k, m in enumerate(mecs[:TOP_MECS], start=1):
             t.add_row(str(k), _fmt(m["score"]), _fmt(m["ln_bf"]), bf_text(m["ln_bf"]), str(m["n_dags"]),
-                      str(m.get("class_size", "—")), _fmt(m["posterior"]))
+                      "—" if m.get("class_size") is None else str(m["class_size"]), _fmt(m["posterior"]))
         console.print(t)
     edges = r.get("edges") or []
     if edges:
@@ -542,7 +558,7 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
         "rank": list(range(1, len(mecs) + 1)),
         "score": [m["score"] for m in mecs],
         "ln_bf": [m["ln_bf"] for m in mecs],
-        "bf": [math.exp(min(m["ln_bf"], 700.0)) for m in mecs],
+        "bf": [bayes_factor(m["ln_bf"]) for m in mecs],        # empty where e^ε overflows (as JSON's null)
         "n_dags": [m["n_dags"] for m in mecs],
         "class_size": [m.get("class_size") for m in mecs],
         "posterior": [m["posterior"] for m in mecs],

@@ -183,3 +183,31 @@ def test_report_json_text_parses_to_the_report_with_one_list_element_a_line():
     for element in report["networks"]:
         assert f"  {json.dumps(element, separators=(', ', ': '))}" in {line.rstrip(",") for line in lines}
     assert text.endswith("}\n")
+
+
+def test_a_class_too_large_to_check_ancestors_on_has_a_null_size_not_a_lost_report() -> None:
+    """With an ancestor statement a class's size under the knowledge is counted by listing it (a million DAGs
+    at most). A credible set of one DAG whose class has 2^21 (21 separate reversible edges) lost its whole
+    report to that column; now the column is null and says why."""
+    from bnilp.knowledge import Knowledge
+
+    parents: dict[str, list[str]] = {}
+    for i in range(21):
+        parents[f"a{i:02d}"], parents[f"b{i:02d}"] = [], [f"a{i:02d}"]
+    doc = {"networks": [{"score": -1.0, "parents": parents}], "optimum": -1.0}
+    got = summarise(doc, prior="dags", knowledge=Knowledge(required_ancestors=[("a00", "b00")]))
+    mec = got["mecs"][0]
+    assert mec["n_dags"] == 1 and mec["class_size"] is None and "pdag" not in mec
+    assert "2097152 DAGs, more than the 1000000" in mec["class_size_note"]
+    assert got["edges"] and got["mecs"][0]["posterior"] == 1.0
+
+
+def test_mecs_csv_leaves_the_bf_empty_where_e_to_the_ln_bf_overflows(tmp_path) -> None:
+    """``mecs.csv`` wrote e^700 (1.01e304) for a class 800 nats below the optimum, a wrong finite number; its
+    ``bf`` is now empty there, as the JSON's null, and its ``ln_bf`` says 800."""
+    doc = {"networks": [{"score": 0.0, "parents": {"a": [], "b": ["a"]}},
+                        {"score": -800.0, "parents": {"a": [], "b": []}}], "optimum": 0.0, "epsilon": 900.0}
+    write_report(tmp_path, summarise(doc))
+    table = pd.read_csv(tmp_path / "mecs.csv")
+    assert table["ln_bf"].tolist() == [0.0, 800.0]
+    assert table["bf"].iloc[0] == 1.0 and math.isnan(table["bf"].iloc[1])
