@@ -344,8 +344,12 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
     branch-and-cut). A DAG is kept where the table lacks one of the fixed DAG's parent sets (a palim, knowledge)
     or where the two scores differ by more than ``tol`` (a score that is not score-equivalent: the class's
     listed score stays the one found), or where it breaks an ancestor statement of ``data.knowledge`` (arrows
-    and tiers live in the table; adjacencies hold for every member of a class). Returns (scores, rows) best
-    first (:func:`ranked`). Up to
+    and tiers live in the table; adjacencies hold for every member of a class) — there, under background
+    knowledge, the least member that the table and the knowledge admit stands for it
+    (:func:`_least_admitted_member`; a class past :data:`CANONICAL_LISTING_MAX` DAGs, or past
+    :data:`CANONICAL_LISTING_BUDGET` DAGs listed, keeps the DAG found, as does a palim without knowledge).
+    Returns (scores, rows) best first
+    (:func:`ranked`). Up to
     :data:`~bnilp.mec.MASK_MAX_VARIABLES` variables; beyond, the rows as they are."""
     if data.n > MASK_MAX_VARIABLES or not len(rows):
         return scores, rows
@@ -360,8 +364,55 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
     new_scores = data.exact_rows(new_rows)
     use = found & (np.abs(new_scores - scores) <= tol)
     known = data.knowledge
-    if known is not None and (known.required_ancestors or known.forbidden_ancestors):
+    ancestors = known is not None and bool(known.required_ancestors or known.forbidden_ancestors)
+    if ancestors:
         for i in np.flatnonzero(use):           # the only statements a member of the class may break alone
             use[i] = known.allows(data.parents(tuple(new_rows[i].tolist())))
+    unusable = np.flatnonzero(~use) if known is not None else []
+    if len(unusable):                           # the least member the table and the knowledge admit, if small
+        lookup = {(int(data.child[k]), data.sets[k]): k for k in range(data.K)}
+        budget = CANONICAL_LISTING_BUDGET
+        for i in unusable.tolist():
+            least, listed = _least_admitted_member(data, rows[i], float(scores[i]), tol, lookup, ancestors)
+            budget -= listed
+            if least is not None:
+                new_rows[i], new_scores[i], use[i] = least, data.exact(tuple(least)), True
+            if budget <= 0:
+                break
     out_rows = np.where(use[:, None], new_rows, rows).astype(np.int32)
     return ranked(np.where(use, new_scores, scores), out_rows)
+
+
+#: under background knowledge, a class whose fixed DAG the table or the knowledge rules out is listed, up to
+#: this many DAGs, for its least admitted member (:func:`canonical_representatives`); a larger one keeps the DAG
+#: the search found, and so do all once this many DAGs were listed in one call
+CANONICAL_LISTING_MAX = 2_000
+CANONICAL_LISTING_BUDGET = 1_000_000
+
+
+def _least_admitted_member(data: _Data, row: np.ndarray, score: float, tol: float,
+                           lookup: dict[tuple[int, frozenset], int], ancestors: bool) -> tuple[list[int] | None, int]:
+    """(the class member of the DAG ``row`` whose family row is least — lexicographically, variable by variable —
+    among those the table holds, scoring within ``tol`` of ``score`` and allowed by the knowledge's ancestor
+    statements (``ancestors``; arrows and tiers live in the table), DAGs listed): fixed by the class, the table
+    and the knowledge alone, whichever member the search found; None past :data:`CANONICAL_LISTING_MAX`."""
+    from bnilp.mec import dags_in_mec
+
+    best: list[int] | None = None
+    index = {v: i for i, v in enumerate(data.names)}
+    count = 0
+    for count, dag in enumerate(dags_in_mec(data.parents(tuple(row.tolist())), data.names), start=1):
+        if count > CANONICAL_LISTING_MAX:
+            return None, count
+        ks = [lookup.get((index[v], ps)) for v, ps in dag.items()]
+        if any(k is None for k in ks):
+            continue
+        choice = [k for _, k in sorted(zip((index[v] for v in dag), ks, strict=True))]
+        if best is not None and choice >= best:
+            continue
+        if abs(data.exact(tuple(choice)) - score) > tol:
+            continue
+        if ancestors and not data.knowledge.allows(dag):
+            continue
+        best = choice
+    return best, count

@@ -26,6 +26,7 @@ import pickle
 import queue as queue_module
 import signal
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -399,13 +400,17 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
                        data.n, pairs) if steal else None
         rem = run.remaining()
         deadline = None if rem is None else time.time() + rem
-        with ProcessPoolExecutor(max_workers=jobs, context=ctx, initializer=_worker_init,
-                                 initargs=(path, _settings_snapshot(), found_q, stop,
-                                           board_path if steal else None)) as pool:
-            def submit(i: int) -> Future:
-                return pool.submit(_run_cube, i, cube_fixings(data, [state.rows[i]])[0], deadline)
+        inbox = _Inbox(found_q)
+        try:
+            with ProcessPoolExecutor(max_workers=jobs, context=ctx, initializer=_worker_init,
+                                     initargs=(path, _settings_snapshot(), found_q, stop,
+                                               board_path if steal else None)) as pool:
+                def submit(i: int) -> Future:
+                    return pool.submit(_run_cube, i, cube_fixings(data, [state.rows[i]])[0], deadline)
 
-            _gather(run, submit, jobs, found_q, stop, state, got, max_networks, watch, data, board)
+                _gather(run, submit, jobs, inbox, stop, state, got, max_networks, watch, data, board)
+        finally:
+            inbox.close()
         del board
     stats2["seconds"] = time.perf_counter() - t0
     used = list(dict.fromkeys(pair for cube in state.rows for pair, _ in cube))
@@ -426,19 +431,21 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     return "time_limit", "time limit reached"
 
 
-def _gather(run: Any, submit: Callable[[int], Future], jobs: int, found_q: Any, stop: Any, state: CubeRun,
+def _gather(run: Any, submit: Callable[[int], Future], jobs: int, inbox: _Inbox, stop: Any, state: CubeRun,
             got: Any, max_networks: int, watch: Any, data: _Data, board: _Board | None) -> None:
     """Hand out the cubes of ``state.todo`` (``submit``) to keep ``jobs`` running, split a running one for an idle
     worker (:func:`_ask_split`; ``board`` None: never), take the cubes' batches until every cube has returned
     and all it sent has arrived; stop them all at the cap, a memory stop, a signal (SIGTERM through
     ``run.sig``, Ctrl-C as KeyboardInterrupt here). Batches still missing :data:`_SETTLE_SECONDS` after the last
     cube returned (a Ctrl-C between taking a batch and counting it) leave ``state.lost`` set: the list is then
-    not complete; so do cubes never handed out (a stop), by having no status."""
+    not complete; so do cubes never handed out (a stop), by having no status. The batches come from ``inbox``,
+    whose own thread reads the workers' pipe: a Ctrl-C here never lands inside a read, and a worker killed in
+    the middle of a batch blocks that thread, not this loop, which then sees the broken pool."""
     futures: dict[int, Future] = {}
     settle: float | None = None
     while True:
         try:
-            _drain(found_q, state, got.credible, timeout=_POLL_SECONDS)
+            _drain(inbox, state, got.credible, timeout=_POLL_SECONDS)
             for i in sorted(i for i, f in futures.items() if f.done()):
                 future = futures.pop(i)
                 state.running.pop(i, None)
@@ -500,13 +507,54 @@ def _ask_split(state: CubeRun, data: _Data, board: _Board) -> None:
         board.ask(i, *split)
 
 
-def _drain(found_q: Any, state: CubeRun, table: BestPerClass, timeout: float) -> None:
-    """Take every message waiting in ``found_q`` (the first after up to ``timeout`` seconds): batches go to
+class _Inbox:
+    """The workers' messages, moved from their shared multiprocessing queue to a local one by a daemon thread.
+
+    A message larger than the pipe's buffer is read in pieces; read on the coordinator's main thread, a worker
+    killed between two pieces (out of memory, ``kill -9``) left the read waiting for ever — the coordinator holds
+    a write end itself, so no end of file comes — and a Ctrl-C landing in the read dropped the bytes read so
+    far, so the next read began inside a message. Here only this thread reads the pipe: such a worker blocks
+    it, not the coordinator (which sees the broken pool and reports it), and signals go to the main thread."""
+
+    def __init__(self, found_q: Any):
+        self.found_q = found_q
+        self.local: queue_module.Queue = queue_module.Queue()
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self._read, name="bnilp-cubes-inbox", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while not self.closed.is_set():
+            try:
+                message = self.found_q.get(timeout=_POLL_SECONDS)
+            except queue_module.Empty:
+                continue
+            except BaseException as exc:      # noqa: BLE001 - an unreadable stream: the coordinator raises it
+                self.local.put(("error", exc))
+                return
+            self.local.put(message)
+
+    def get(self, timeout: float) -> Any:
+        """The next message (waiting up to ``timeout`` seconds; 0: only one already here), or queue.Empty."""
+        message = self.local.get(timeout=timeout) if timeout > 0 else self.local.get_nowait()
+        if message[0] == "error":
+            raise RuntimeError("phase 2's workers sent a message that could not be read") from message[1]
+        return message
+
+    def close(self) -> None:
+        """End the thread once the workers are gone (a thread blocked by a worker killed mid-message stays
+        blocked: a daemon, it never holds the process at exit)."""
+        self.closed.set()
+        self.thread.join(timeout=2 * _POLL_SECONDS)
+
+
+def _drain(inbox: _Inbox, state: CubeRun, table: BestPerClass, timeout: float) -> None:
+    """Take every message waiting in ``inbox`` (the first after up to ``timeout`` seconds): batches go to
     ``table`` (and the cube's finds), splits taken on make new cubes (:meth:`CubeRun.took`)."""
     wait = timeout
     while True:
         try:
-            message = found_q.get(timeout=wait) if wait > 0 else found_q.get_nowait()
+            message = inbox.get(wait)
         except queue_module.Empty:
             return
         wait = 0.0
