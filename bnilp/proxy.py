@@ -580,7 +580,8 @@ class SearchResult:
 
     ``parents`` maps every variable to its parent names; ``score`` is the exact total score;
     ``proxy_score`` the GP prediction at the network (``None`` for greedy); ``samples`` the number
-    of training graphs scored exactly (0 for greedy); ``evaluations`` the distinct local scores
+    of graphs scored exactly — training samples, climbs' end points and refinement samples (0 for greedy);
+    ``evaluations`` the distinct local scores
     computed; ``timings`` seconds per phase; ``found_by`` where the network came from (for proxy:
     a proxy climb, a training sample or a refinement sample — the best network scored exactly);
     ``local_optimum`` whether it is proven that no single add, delete or reverse improves the
@@ -589,7 +590,9 @@ class SearchResult:
     ``"refine_rounds"`` — the ``refine`` rounds ran out before refinement converged (and no ``polish`` climbed
     on from there); ``"samples"`` — fewer
     distinct training DAGs than ``samples`` were drawn (``samples_drawn`` of them) in
-    :data:`DRAW_ATTEMPTS_PER_SAMPLE` attempts a sample.
+    :data:`DRAW_ATTEMPTS_PER_SAMPLE` attempts a sample; ``"fit_iterations"`` — with ``refine=0`` and no
+    ``polish`` the network is the proxy's alone, and the proxy's L-BFGS-B fit stopped at ``maxiter`` unconverged
+    (with refinement or polishing exact scores decide, whatever the fit).
     """
 
     method: str
@@ -644,7 +647,7 @@ class SearchResult:
 
 
 #: what :attr:`SearchResult.limits` may name
-PROXY_LIMITS = ("refine_rounds", "samples")
+PROXY_LIMITS = ("refine_rounds", "samples", "fit_iterations")
 #: random draws per requested training DAG before the draw stops short (and says so: ``"samples"``)
 DRAW_ATTEMPTS_PER_SAMPLE = 50
 #: float64 m × m matrices the fit holds at once (K, its factor, K⁻¹ and ααᵀ − K⁻¹, with slack)
@@ -985,6 +988,8 @@ def proxy_search(
         best_adj, found_by, best_score = current, f"refinement climb (converged, round {rnd})", scorer.total(current)
     if refine > 0 and not converged and not polish:       # polishing climbs on to a local optimum regardless
         limits.append("refine_rounds")
+    if refine == 0 and not polish and not gp.converged:   # the network is the proxy's alone, from an unfinished fit
+        limits.append("fit_iterations")
     if polish:
         t0 = time.perf_counter()
         _say(progress, "polishing: greedy search on exact scores from the best network")

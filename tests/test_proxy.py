@@ -294,6 +294,10 @@ def test_the_fit_says_whether_lbfgs_converged_within_its_iterations(small):
     cut = proxy_search(score, samples=10, seed=3, maxiter=1)
     assert cut.fit["iterations"] == cut.fit["maxiter"] == 1 and cut.fit["converged"] is False
     assert "ITERATIONS" in cut.fit["message"] and cut.to_dict()["fit"] == cut.fit
+    assert "fit_iterations" not in cut.limits      # refined with exact scores: the fit only steered it
+    alone = proxy_search(score, samples=10, seed=3, maxiter=1, refine=0)
+    assert "fit_iterations" in alone.limits        # the proxy's network alone, from an unfinished fit: a limit
+    assert "fit_iterations" not in proxy_search(score, samples=10, seed=3, maxiter=1, refine=0, polish=True).limits
     roomy = proxy_search(score, samples=10, seed=3, maxiter=100_000)
     assert roomy.fit["converged"] is True and roomy.fit["iterations"] < 100_000
     assert greedy_search(score).fit is None

@@ -1,8 +1,10 @@
 """``bnilp proxy-search``: greedy search on exact scores or on a Gaussian-process proxy.
 
 Exit codes: 0 = done; 2 = bad input; 3 = a limit (the result is still written, its ``limits`` say which): the
-``--refine`` round limit stopped refinement before it converged, or fewer distinct training DAGs than
-``--samples`` were drawn; 3 with no output also when the GP fit would not fit in the free memory.
+``--refine`` round limit stopped refinement before it converged, fewer distinct training DAGs than
+``--samples`` were drawn, or (``--refine 0`` without ``--polish``: the network is the proxy's alone) the proxy's
+fit stopped at ``--fit-iterations`` unconverged; 3 with no output also when the GP fit would not fit in the free
+memory.
 """
 
 from __future__ import annotations
@@ -81,12 +83,14 @@ def _summary(result: SearchResult, console: Console) -> None:
               help="Climb on the proxy's lower confidence bound: each edge coefficient minus kappa posterior sd.")
 @click.option("--expected-in-degree", "expected_in_degree", type=float, default=0.25, show_default=True,
               help="Mean in-degree of the random training DAGs.")
+@click.option("--fit-iterations", "fit_iterations", type=int, default=200, show_default=True,
+              help="L-BFGS-B iterations at most for each fit of the proxy's hyperparameters.")
 @click.option("--json", "json_out", default=None,
               help="Write the result as JSON to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on the terminal.")
 def proxy_search(data: str, method: str, samples: int, seed: int | None, refine: int | None,
                          refine_samples: int | None, polish: bool, max_parents: int | None, kappa: float,
-                         expected_in_degree: float, json_out: str | None, quiet: bool,
+                         expected_in_degree: float, fit_iterations: int, json_out: str | None, quiet: bool,
                          **opts: Any) -> None:
     """Search for a high-scoring network by proxy (Yackley, Anderson & Lane 2011) or greedily."""
     check_seed(seed)
@@ -97,7 +101,7 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
     if method == "greedy":
         ctx = click.get_current_context()
         given = [f"--{name.replace('_', '-')}" for name in ("refine", "refine_samples", "polish", "kappa", "samples",
-                                                             "expected_in_degree")
+                                                             "expected_in_degree", "fit_iterations")
                  if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
         if given:
             raise InputError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --method proxy only")
@@ -112,6 +116,8 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         raise InputError(f"--expected-in-degree must be a finite number > 0, got {expected_in_degree}")
     if not (math.isfinite(kappa) and kappa >= 0):
         raise InputError(f"--kappa must be a finite number ≥ 0, got {kappa}")
+    if fit_iterations < 1:
+        raise InputError(f"--fit-iterations must be ≥ 1, got {fit_iterations}")
     dataset = load_from_options(data, opts)
     score = score_from_options(dataset, opts)
     err = Console(stderr=True, quiet=quiet)
@@ -124,7 +130,8 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         else:
             result = run_proxy_search(score, samples=samples, refine=refine, refine_samples=refine_samples,
                                       max_parents=max_parents, expected_parents=expected_in_degree,
-                                      polish=polish, kappa=kappa, seed=seed, progress=progress)
+                                      polish=polish, kappa=kappa, seed=seed, maxiter=fit_iterations,
+                                      progress=progress)
     if json_out:
         atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
     if not quiet:
@@ -137,5 +144,9 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         if "refine_rounds" in result.limits:
             err.print(f"bnilp: limited: refinement stopped after {refine} rounds before reaching a local optimum "
                       "(raise --refine)", highlight=False, soft_wrap=True)
+        if "fit_iterations" in result.limits:
+            err.print(f"bnilp: limited: the proxy's fit stopped unconverged after {fit_iterations} iterations and "
+                      "the network is the proxy's alone (raise --fit-iterations, or refine or --polish it with "
+                      "exact scores)", highlight=False, soft_wrap=True)
         sys.exit(EXIT_LIMIT)
 
