@@ -643,3 +643,23 @@ def test_alarm_greedy_and_proxy_against_the_proven_optimum(alarm):
         assert found.score >= opt - 0.02 * abs(opt)
         start, _ = project_network(table, found.parents)
         assert solve(table, 0.0, enumerate_ties=False, warm_start=start).optimum == pytest.approx(opt, abs=1e-6)
+
+
+def test_labelled_dags_counts_every_dag_on_n_nodes():
+    from bnilp.proxy import labelled_dags
+    from tests.oracles import all_dags
+
+    assert [labelled_dags(n) for n in range(1, 5)] == [sum(1 for _ in all_dags([f"v{i}" for i in range(n)]))
+                                                      for n in range(1, 5)]
+
+
+def test_asking_for_more_training_dags_than_exist_says_so_not_raise_the_density(tmp_path):
+    """Two variables have 3 DAGs: drawing fewer than --samples is the limit "samples" (exit 3), and the hint
+    says how many exist — raising --expected-in-degree cannot help."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "two.csv"
+    x = rng.integers(0, 2, 200)
+    path.write_text("a,b\n" + "".join(f"{u},{u ^ int(rng.random() < 0.2)}\n" for u in x))
+    res = CliRunner().invoke(main, ["proxy-search", str(path), "--samples", "10", "--seed", "1", "-q"])
+    assert res.exit_code == 3
+    assert "2 variables have only 3 DAGs in all: ask for fewer --samples" in res.output

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 import click
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
@@ -29,7 +30,7 @@ from bnilp.cli.options import (
     score_options,
 )
 from bnilp.errors import InputError
-from bnilp.proxy import DEFAULT_REFINE, SearchResult, greedy_search
+from bnilp.proxy import DEFAULT_REFINE, SearchResult, allowed_matrix, greedy_search, labelled_dags
 from bnilp.proxy import proxy_search as run_proxy_search
 from bnilp.scorefile import atomic_write_text
 
@@ -139,8 +140,12 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
     if method == "proxy" and result.limits:
         err = Console(stderr=True)
         if "samples" in result.limits:
+            unconstrained = max_parents is None and bool(allowed_matrix(score)[~np.eye(dataset.n, dtype=bool)].all())
+            total = labelled_dags(dataset.n) if unconstrained and dataset.n <= 8 else None
+            hint = (f"{dataset.n} variables have only {total} DAGs in all: ask for fewer --samples"
+                    if total is not None and total < samples else "raise --expected-in-degree")
             err.print(f"bnilp: limited: only {result.samples_drawn} distinct training DAGs drawn of the {samples} "
-                      "asked (raise --expected-in-degree)", highlight=False, soft_wrap=True)
+                      f"asked ({hint})", highlight=False, soft_wrap=True)
         if "refine_rounds" in result.limits:
             err.print(f"bnilp: limited: refinement stopped after {refine} rounds before reaching a local optimum "
                       "(raise --refine)", highlight=False, soft_wrap=True)
