@@ -254,12 +254,23 @@ def mec_table(mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray, optimu
         "posterior": np.array([class_weight(w, m) for m in mecs], dtype=float),
     })
     if class_size:
-        df["class_size"] = _counts([m.class_size for m in mecs])
+        df["class_size"] = _counts([class_size_or_none(m) for m in mecs])
     return df
 
 
-def _counts(values: Sequence[int]) -> np.ndarray:
+def class_size_or_none(m: MEC) -> int | None:
+    """The class's size, or None where ancestor statements would mean listing more than
+    :data:`~bnilp.mec.MAX_CLASS_LISTED` of its DAGs (the report's ``class_size_note`` says so)."""
+    from bnilp.errors import InputError
+
+    try:
+        return m.class_size
+    except InputError:
+        return None
+
+
+def _counts(values: Sequence[int | None]) -> np.ndarray:
     """DAG counts as int64, or as Python ints (dtype object) where one passes 2^63 − 1 (a class of five complete
-    8-node components holds 8!^5 ≈ 1.07e23 DAGs)."""
-    fits = all(v < 2**63 for v in values)
+    8-node components holds 8!^5 ≈ 1.07e23 DAGs) or is unknown (None)."""
+    fits = all(v is not None and v < 2**63 for v in values)
     return np.array(values, dtype=np.int64 if fits else object)

@@ -501,18 +501,42 @@ def count_dags_in_mec(cpdag_or_dag: Any) -> int:
     return total
 
 
+#: a factor of :func:`_lazy_product` with at most this many items is kept after its first full pass
+LAZY_PRODUCT_CACHE = 4_096
+
+
 def _lazy_product(factors: Sequence[Callable[[], Iterator[Any]]]) -> Iterator[tuple[Any, ...]]:
     """``itertools.product`` of the iterators the ``factors`` make, in its order (the first factor slowest),
-    without holding any factor's sequence: each later factor is made again for every prefix, so memory is
-    one iterator per factor — a chain component's orientations number up to (size)! and ``itertools.product``
-    lists every factor first (13 triangles on one centre: 221,184 orientations, 0.5 GB before the first DAG)."""
-    if not factors:
-        yield ()
-        return
-    first, rest = factors[0], factors[1:]
-    for x in first():
-        for tail in _lazy_product(rest):
-            yield (x, *tail)
+    without listing a factor before its first item is used: a chain component's orientations number up to
+    (size)! and ``itertools.product`` lists every factor first (13 triangles on one centre: 221,184
+    orientations, 0.5 GB before the first DAG). A factor is kept once it has been run through and held at most
+    :data:`LAZY_PRODUCT_CACHE` items (then it is not made again for every prefix: 3 paths of 20 nodes, 11×
+    slower without); a larger one is made again for every prefix, so memory stays bounded."""
+    kept: dict[int, list[Any]] = {}
+
+    def source(i: int) -> Iterator[Any]:
+        if i in kept:
+            yield from kept[i]
+            return
+        store: list[Any] | None = []
+        for x in factors[i]():
+            if store is not None:
+                store.append(x)
+                if len(store) > LAZY_PRODUCT_CACHE:
+                    store = None
+            yield x
+        if store is not None:
+            kept[i] = store
+
+    def from_(i: int) -> Iterator[tuple[Any, ...]]:
+        if i == len(factors):
+            yield ()
+            return
+        for x in source(i):
+            for tail in from_(i + 1):
+                yield (x, *tail)
+
+    return from_(0)
 
 
 def _amos(comp: frozenset[str], adj: Mapping[str, set[str]]) -> Iterator[set[Edge]]:
@@ -1042,7 +1066,7 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
     the admitted DAGs), exp(s(M) − ref) under the class prior, as :func:`bnilp.averaging.class_weights`.
 
     ``chunk`` classes at a time (by default as many as :data:`TAIL_CHUNK_BYTES` allows at 16·n² bytes a
-    class — two int64 tables of components × n —, 200,000 at most: about 16,000 at n = 62), in compiled code
+    class — two int64 tables of components × n —, 200,000 at most: 17,458 at n = 62), in compiled code
     where the table admits the whole class (the CPDAGs, :func:`_cpdag_masks`; the chain components,
     :func:`_chain_component_shapes`): each component *shape*
     (its undirected graph on its nodes in ascending order) is counted once — #AMO and #AMO(a → b) by

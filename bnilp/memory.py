@@ -80,8 +80,10 @@ def cgroup_memory(proc_cgroup: str = "/proc/self/cgroup", root: str = "/sys/fs/c
     cgroup v2 (the ``0::PATH`` line): ``memory.max`` (``max`` is no limit) and ``memory.current``; v1 (the
     ``N:memory:PATH`` line): ``memory.limit_in_bytes`` and ``memory.usage_in_bytes`` under ``root/memory``.
     In use excludes the inactive file cache (``memory.stat``'s ``inactive_file``, v1 ``total_inactive_file``),
-    which the kernel reclaims before it kills anything — as ``docker stats`` counts it. A container often sees
-    its own group at the root of the mount, not at PATH: both are tried, PATH first."""
+    which the kernel reclaims before it kills anything — as ``docker stats`` counts it. The limit may sit on a
+    group above the process's own (Slurm sets it on ``job_N``, the task runs in ``job_N/step_M/user/task_0``):
+    every group from PATH up to the mount's root is read and the one leaving the least room counts. A container
+    often sees its own group at the root of the mount, not at PATH: then the root alone is read."""
     try:
         with open(proc_cgroup) as fh:
             lines = fh.read().splitlines()
@@ -104,26 +106,37 @@ def cgroup_memory(proc_cgroup: str = "/proc/self/cgroup", root: str = "/sys/fs/c
 
 
 def _group_files(base: str, path: str, limit_file: str, usage_file: str, cache_key: str) -> tuple[int, int] | None:
-    """(limit, in use less the inactive file cache) from one group's folder, or None (no limit, no files)."""
-    for folder in (os.path.join(base, path.lstrip("/")), base):
-        try:
-            with open(os.path.join(folder, limit_file)) as fh:
-                text = fh.read().strip()
-            if text == "max" or int(text) >= _NO_LIMIT:
-                return None
-            with open(os.path.join(folder, usage_file)) as fh:
-                used = int(fh.read().strip())
-        except (OSError, ValueError):
-            continue
-        cache = 0
-        with contextlib.suppress(OSError, ValueError):
-            with open(os.path.join(folder, "memory.stat")) as fh:
-                for line in fh:
-                    key, _, value = line.partition(" ")
-                    if key == cache_key:
-                        cache = int(value)
-        return int(text), max(0, used - cache)
-    return None
+    """(limit, in use less the inactive file cache) of the group from ``path`` up to ``base`` that leaves the
+    least room, or None (no limit anywhere, no files)."""
+    parts = [p for p in path.strip("/").split("/") if p]
+    own = os.path.join(base, *parts)
+    folders = [os.path.join(base, *parts[:k]) for k in range(len(parts), -1, -1)] if os.path.isdir(own) else [base]
+    best: tuple[int, int] | None = None
+    for folder in folders:
+        got = _one_group(folder, limit_file, usage_file, cache_key)
+        if got is not None and (best is None or got[0] - got[1] < best[0] - best[1]):
+            best = got
+    return best
+
+
+def _one_group(folder: str, limit_file: str, usage_file: str, cache_key: str) -> tuple[int, int] | None:
+    try:
+        with open(os.path.join(folder, limit_file)) as fh:
+            text = fh.read().strip()
+        if text == "max" or int(text) >= _NO_LIMIT:
+            return None
+        with open(os.path.join(folder, usage_file)) as fh:
+            used = int(fh.read().strip())
+    except (OSError, ValueError):
+        return None
+    cache = 0
+    with contextlib.suppress(OSError, ValueError):
+        with open(os.path.join(folder, "memory.stat")) as fh:
+            for line in fh:
+                key, _, value = line.partition(" ")
+                if key == cache_key:
+                    cache = int(value)
+    return int(text), max(0, used - cache)
 
 
 def memory_floor(share: float, at_least: int) -> int:

@@ -997,7 +997,7 @@ def proxy_search(
         best_adj, found_by, best_score = current, f"refinement climb (converged, round {rnd})", scorer.total(current)
     if refine > 0 and not converged and not polish:       # polishing climbs on to a local optimum regardless
         limits.append("refine_rounds")
-    if refine == 0 and not polish and not gp.converged:   # the network is the proxy's alone, from an unfinished fit
+    if refine == 0 and not polish and gp.iterations >= maxiter:   # the proxy's network alone, from a cut fit
         limits.append("fit_iterations")
     if polish:
         t0 = time.perf_counter()

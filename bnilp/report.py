@@ -50,6 +50,7 @@ from rich.table import Table
 from bnilp.averaging import (
     adjacency_posteriors,
     class_edge_posteriors,
+    class_size_or_none,
     class_weight,
     class_weights,
     edge_posteriors,
@@ -137,10 +138,8 @@ def _class_size(m: MEC) -> tuple[int | None, str | None]:
     mean listing more than :data:`~bnilp.mec.MAX_CLASS_LISTED` DAGs (ancestor statements are checked DAG by
     DAG), (None, why): a column of the class table must not cost the report (DAG enumeration lists the credible
     members themselves; the undirected posteriors then take the CPDAG's edges, :attr:`MEC.pdag_or_why`)."""
-    try:
-        return int(m.class_size), None
-    except InputError:
-        return None, m.pdag_or_why[1]
+    size = class_size_or_none(m)
+    return (None, m.pdag_or_why[1]) if size is None else (int(size), None)
 
 
 def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray,

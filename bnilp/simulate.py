@@ -67,10 +67,10 @@ NOISE_VAR_RANGE = (0.5, 1.5)
 POLY_RANGE = (-1.0, 1.0)
 MAX_REDRAWS = 100
 #: how a discrete child depends on its continuous parents: the seed's steps, or a logistic (softmax) link
-#: the most categories a simulated discrete variable may have (``categories`` = (lo, hi))
-MAX_CATEGORIES = 2**31 - 1
 LINKS = ("bins", "logistic")
 DEFAULT_LINK = "bins"
+#: the most categories a simulated discrete variable may have (``categories`` = (lo, hi))
+MAX_CATEGORIES = 2**31 - 1
 
 
 def _standardise(x: np.ndarray) -> np.ndarray:
@@ -112,12 +112,16 @@ DAG_PASSES = 50
 _PAIR_BYTES = 100
 
 
-def _random_dag(order: list[int], n_edges: int, max_degree: int | None,
-                rng: np.random.Generator) -> list[tuple[int, int]]:
-    """One pass: the pairs (a before b in ``order``) in a random order, each added while both ends have degree
-    below ``max_degree``, until ``n_edges``."""
+def _ordered_pairs(order: list[int]) -> list[tuple[int, int]]:
+    """Every pair (a, b) with a before b in ``order``."""
     n = len(order)
-    pairs = [(order[a], order[b]) for a in range(n) for b in range(a + 1, n)]
+    return [(order[a], order[b]) for a in range(n) for b in range(a + 1, n)]
+
+
+def _random_dag(pairs: list[tuple[int, int]], n: int, n_edges: int, max_degree: int | None,
+                rng: np.random.Generator) -> list[tuple[int, int]]:
+    """One pass: the ``pairs`` (:func:`_ordered_pairs`) in a random order, each added while both ends have degree
+    below ``max_degree``, until ``n_edges``."""
     degree = np.zeros(n, dtype=np.int64)
     edges: list[tuple[int, int]] = []
     for k in rng.permutation(len(pairs)):
@@ -270,10 +274,11 @@ def simulate(
     order = [int(v) for v in rng.permutation(n)]
     target = int(round(avg_degree * n / 2))
     cap = None if max_degree is None else int(max_degree)
-    edges = _random_dag(order, target, cap, rng)
+    pairs = _ordered_pairs(order)
+    edges = _random_dag(pairs, n, target, cap, rng)
     passes = 1
     while len(edges) < target and passes < DAG_PASSES:    # a pass can get stuck short of a reachable target
-        again = _random_dag(order, target, cap, rng)
+        again = _random_dag(pairs, n, target, cap, rng)
         passes += 1
         edges = again if len(again) > len(edges) else edges
     if len(edges) < target:

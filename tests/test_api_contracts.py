@@ -125,3 +125,13 @@ def test_report_writers_refuse_what_they_cannot_write_in_one_line(asia, tmp_path
     for call in (lambda: write_report(tmp_path / "rep", result), lambda: print_report(result)):
         with pytest.raises(InputError, match="result_json must be a result's report"):
             call()
+
+
+def test_a_bf_reads_as_people_write_it_at_every_size() -> None:
+    """``bf_text``: three significant digits below 1,000, a whole number below 10⁶ (once "1e+03"), scientific
+    above, and e^ε where e^ε overflows a float."""
+    from bnilp.scores.base import bf_text
+
+    got = [bf_text(math.log(x)) for x in (2.718281828459045, 20, 150, 1000, 2500, 1e7)]
+    assert got == ["2.72", "20", "150", "1000", "2500", "1.00e+07"]
+    assert bf_text(800.0) == "e^800.0"

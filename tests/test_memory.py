@@ -35,7 +35,23 @@ def test_a_cgroup_v1_limit_is_read_and_a_container_sees_its_group_at_the_root(tm
     assert cgroup_memory(str(proc), str(tmp_path / "fs")) == (2147483648, 400)    # /docker/abc not mounted
     _files(tmp_path / "fs/memory/docker/abc", memory__limit_in_bytes="9223372036854771712\n",
            memory__usage_in_bytes="1\n")
-    assert cgroup_memory(str(proc), str(tmp_path / "fs")) is None          # its own group: 2^63, no limit
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) == (2147483648, 400)    # its own 2^63: the group above
+    _files(tmp_path / "fs/memory", memory__limit_in_bytes="9223372036854771712\n")
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) is None          # no limit anywhere
+
+
+def test_a_limit_set_on_a_group_above_the_process_counts(tmp_path) -> None:
+    """Slurm (cgroup v2) sets a job's memory on job_N; its tasks run in job_N/step_M/user/task_0, which say
+    "max". Every group up to the root is read, and the one leaving the least room counts."""
+    proc = tmp_path / "cgroup"
+    proc.write_text("0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0\n")
+    job = tmp_path / "fs/system.slice/slurmstepd.scope/job_7"
+    _files(job, memory__max="8589934592\n", memory__current="6442450944\n")
+    _files(job / "step_0", memory__max="max\n", memory__current="6000000000\n")
+    _files(job / "step_0/user/task_0", memory__max="max\n", memory__current="5000000000\n")
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) == (8589934592, 6442450944)
+    _files(job / "step_0", memory__max="7000000000\n")       # less room below: 1.0 GB against 2.1 GB
+    assert cgroup_memory(str(proc), str(tmp_path / "fs")) == (7000000000, 6000000000)
 
 
 def test_no_cgroup_file_system_is_no_limit(tmp_path) -> None:

@@ -374,7 +374,7 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
         budget = CANONICAL_LISTING_BUDGET
         for i in unusable.tolist():
             least, listed = _least_admitted_member(data, rows[i], float(scores[i]), tol, lookup, ancestors)
-            budget -= listed
+            budget -= listed + CANONICAL_CLASS_COST
             if least is not None:
                 new_rows[i], new_scores[i], use[i] = least, data.exact(tuple(least)), True
             if budget <= 0:
@@ -388,6 +388,8 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
 #: the search found, and so do all once this many DAGs were listed in one call
 CANONICAL_LISTING_MAX = 2_000
 CANONICAL_LISTING_BUDGET = 1_000_000
+#: what a class costs the budget besides its DAGs (its CPDAG and count: about ten DAGs' worth of listing)
+CANONICAL_CLASS_COST = 10
 
 
 def _least_admitted_member(data: _Data, row: np.ndarray, score: float, tol: float,
@@ -396,12 +398,15 @@ def _least_admitted_member(data: _Data, row: np.ndarray, score: float, tol: floa
     among those the table holds, scoring within ``tol`` of ``score`` and allowed by the knowledge's ancestor
     statements (``ancestors``; arrows and tiers live in the table), DAGs listed): fixed by the class, the table
     and the knowledge alone, whichever member the search found; None past :data:`CANONICAL_LISTING_MAX`."""
-    from bnilp.mec import dags_in_mec
+    from bnilp.mec import count_dags_in_mec, dags_in_mec
 
+    parents = data.parents(tuple(row.tolist()))
+    if count_dags_in_mec(parents) > CANONICAL_LISTING_MAX:      # counted, not listed: too large to list
+        return None, 0
     best: list[int] | None = None
     index = {v: i for i, v in enumerate(data.names)}
     count = 0
-    for count, dag in enumerate(dags_in_mec(data.parents(tuple(row.tolist())), data.names), start=1):
+    for count, dag in enumerate(dags_in_mec(parents, data.names), start=1):
         if count > CANONICAL_LISTING_MAX:
             return None, count
         ks = [lookup.get((index[v], ps)) for v, ps in dag.items()]

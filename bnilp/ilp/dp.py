@@ -436,7 +436,6 @@ def dp_threads(threads: int | None = None) -> int:
     return max(1, threads or usable_cores())
 
 
-
 def bound_mode(n: int) -> bool:
     """Whether the programme over ``n`` variables runs in bound mode: above
     :data:`~bnilp.ilp.settings.DP_EXACT_MAX_VARIABLES`, F is kept in float32, rounded up — an upper bound on
