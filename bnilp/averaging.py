@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bnilp.errors import InputError
 from bnilp.mec import MEC, TailMass, mec_index
 
 PRIORS = ("dags", "mecs")
@@ -261,8 +262,6 @@ def mec_table(mecs: Sequence[MEC], weights: Sequence[float] | np.ndarray, optimu
 def class_size_or_none(m: MEC) -> int | None:
     """The class's size, or None where ancestor statements would mean listing more than
     :data:`~bnilp.mec.MAX_CLASS_LISTED` of its DAGs (the report's ``class_size_note`` says so)."""
-    from bnilp.errors import InputError
-
     try:
         return m.class_size
     except InputError:

@@ -54,7 +54,7 @@ import networkx as nx
 import numpy as np
 from numba import njit
 
-from bnilp.errors import UnsoundTableError
+from bnilp.errors import InputError, UnsoundTableError
 
 Parents = dict[str, frozenset[str]]
 Edge = tuple[str, str]
@@ -648,8 +648,6 @@ class MEC:
         """(:attr:`pdag`, None), or (the CPDAG, why) where the knowledge cannot be applied to the class without
         listing more than :data:`MAX_CLASS_LISTED` of its DAGs (ancestor statements; DAG enumeration, whose
         credible members are listed anyway, reports such a class with the CPDAG's undirected edges)."""
-        from bnilp.errors import InputError
-
         try:
             return self.pdag, None
         except InputError as exc:
@@ -1636,8 +1634,6 @@ MAX_CLASS_LISTED = 1_000_000
 
 
 def _class_too_large(size: int, what: str) -> Exception:
-    from bnilp.errors import InputError
-
     return InputError(f"{what} has {size} DAGs, more than the {MAX_CLASS_LISTED} bnilp lists to apply background "
                       "knowledge (bnilp.mec.MAX_CLASS_LISTED): its size under the knowledge is not computed")
 

@@ -371,12 +371,13 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
     unusable = np.flatnonzero(~use) if known is not None else []
     if len(unusable):                           # the least member the table and the knowledge admit, if small
         lookup = {(int(data.child[k]), data.sets[k]): k for k in range(data.K)}
+        index = {v: j for j, v in enumerate(data.names)}
         budget = CANONICAL_LISTING_BUDGET
         for i in unusable.tolist():
-            least, listed = _least_admitted_member(data, rows[i], float(scores[i]), tol, lookup, ancestors)
+            least, listed = _least_admitted_member(data, rows[i], float(scores[i]), tol, lookup, index, ancestors)
             budget -= listed + CANONICAL_CLASS_COST
             if least is not None:
-                new_rows[i], new_scores[i], use[i] = least, data.exact(tuple(least)), True
+                new_rows[i], new_scores[i], use[i] = least[0], least[1], True
             if budget <= 0:
                 break
     out_rows = np.where(use[:, None], new_rows, rows).astype(np.int32)
@@ -393,18 +394,19 @@ CANONICAL_CLASS_COST = 10
 
 
 def _least_admitted_member(data: _Data, row: np.ndarray, score: float, tol: float,
-                           lookup: dict[tuple[int, frozenset], int], ancestors: bool) -> tuple[list[int] | None, int]:
-    """(the class member of the DAG ``row`` whose family row is least — lexicographically, variable by variable —
-    among those the table holds, scoring within ``tol`` of ``score`` and allowed by the knowledge's ancestor
-    statements (``ancestors``; arrows and tiers live in the table), DAGs listed): fixed by the class, the table
-    and the knowledge alone, whichever member the search found; None past :data:`CANONICAL_LISTING_MAX`."""
+                           lookup: dict[tuple[int, frozenset], int], index: dict[str, int],
+                           ancestors: bool) -> tuple[tuple[list[int], float] | None, int]:
+    """((the class member of the DAG ``row`` whose family row is least — lexicographically, variable by variable
+    — among those the table holds, scoring within ``tol`` of ``score`` and allowed by the knowledge's ancestor
+    statements (``ancestors``; arrows and tiers live in the table), its score), DAGs listed): fixed by the class,
+    the table and the knowledge alone, whichever member the search found; None past
+    :data:`CANONICAL_LISTING_MAX`. ``lookup``: (child index, parent set) → family; ``index``: name → index."""
     from bnilp.mec import count_dags_in_mec, dags_in_mec
 
     parents = data.parents(tuple(row.tolist()))
     if count_dags_in_mec(parents) > CANONICAL_LISTING_MAX:      # counted, not listed: too large to list
         return None, 0
-    best: list[int] | None = None
-    index = {v: i for i, v in enumerate(data.names)}
+    best: tuple[list[int], float] | None = None
     count = 0
     for count, dag in enumerate(dags_in_mec(parents, data.names), start=1):
         if count > CANONICAL_LISTING_MAX:
@@ -413,11 +415,12 @@ def _least_admitted_member(data: _Data, row: np.ndarray, score: float, tol: floa
         if any(k is None for k in ks):
             continue
         choice = [k for _, k in sorted(zip((index[v] for v in dag), ks, strict=True))]
-        if best is not None and choice >= best:
+        if best is not None and choice >= best[0]:
             continue
-        if abs(data.exact(tuple(choice)) - score) > tol:
+        exact = data.exact(tuple(choice))
+        if abs(exact - score) > tol:
             continue
         if ancestors and not data.knowledge.allows(dag):
             continue
-        best = choice
+        best = (choice, exact)
     return best, count
