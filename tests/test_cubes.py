@@ -292,10 +292,16 @@ def test_a_worker_killed_in_the_middle_of_a_message_does_not_hold_the_coordinato
     run = search._Run(0.0, "dags", None, search._Signals(), time.perf_counter(), None)
     got = search._Collected(threshold=-math.inf, credible=choice_table(data, False))
     state, stop = cubes.CubeRun(rows=[[]], todo=cubes.deque([0])), threading.Event()
-    cubes._gather(run, lambda i: fut, 2, inbox, stop, state, got, 10, search._MemoryWatch(0, 10 ** 6), data, None)
+    gather = threading.Thread(target=cubes._gather, daemon=True,
+                              args=(run, lambda i: fut, 2, inbox, stop, state, got, 10,
+                                    search._MemoryWatch(0, 10 ** 6), data, None))
+    gather.start()
+    gather.join(timeout=60)        # a loop that reads the pipe itself would hang here: fail, don't hang
+    hung = gather.is_alive()
+    never.set()
+    assert not hung, "the coordinator's loop waited for the rest of a message a dead worker never sends"
     inbox.close()
     assert state.broken and stop.is_set() and inbox.thread.daemon
-    never.set()
 
 
 def test_cubes_keep_background_knowledge_and_its_rows(split_at_once):

@@ -187,7 +187,8 @@ def test_proxy_search_example_is_current(shared_data, tmp_path) -> None:
     found = json.loads(out.read_text())
     exact = field(block, "exact score")
     assert exact == as_printed(exact, found["score"])
-    assert int(field(block, "local scores computed")) == found["evaluations"]
+    # the fit stops at its iteration cap, so a tied move or two depend on the CPU's BLAS kernels (README)
+    assert abs(int(field(block, "local scores computed")) - found["evaluations"]) <= 5
     assert int(field(block, "samples")) == found["samples"]
     assert int(field(block, "edges")) == sum(len(ps) for ps in found["parents"].values())
     round_ = int(re.search(r"refinement climb \(round (\d+)\)", block).group(1))
