@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from bnilp.cli import main
 from bnilp.data import from_dataframe, load_data
 from bnilp.errors import InputError
-from bnilp.mec import credible_classes, dags_in_mec
+from bnilp.mec import credible_classes, dags_in_mec, mec_key
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import learn, solve_table
 from bnilp.scorefile import ScoreTable, write_jaakkola
@@ -566,3 +566,159 @@ def test_counted_classes_share_one_edge_object_per_pair_of_variables() -> None:
         for e in undirected:
             assert links.setdefault(e, e) is e
     assert len(mecs) > 100 and len(arrows) > 5 and links
+
+
+def _credible_classes(table: ScoreTable, eps: float) -> set:
+    return {mec_key(p) for _, p in brute_force_credible(table, eps)[1]}
+
+
+def _scaled(table: ScoreTable, scale: float) -> ScoreTable:
+    return ScoreTable(list(table.variables),
+                      {v: {ps: s * scale for ps, s in f.items()} for v, f in table.families.items()})
+
+
+@pytest.mark.parametrize("scale", [100.0, 1000.1, 1e6])
+def test_branch_and_cut_lists_every_dag_tied_at_opt_whatever_the_scale_of_the_scores(monkeypatch, scale) -> None:
+    """Scores that are all multiples of one number (a table scaled by 100, a rounded score file) let SCIP scale
+    the objective to integers and then ask each solution to beat the objective limit by a whole unit: with
+    ε = 0 phase 2 cut the root and the second DAG tied at OPT was lost, the result saying complete.
+    Phase 2 keeps the objective as it is (``misc/scaleobj`` off)."""
+    from tests.test_ilp import random_table
+
+    monkeypatch.setattr("bnilp.ilp.settings.DP_MAX_VARIABLES", 0)
+    table = _scaled(random_table(4, 5002, keep=0.6, ties=True), scale)
+    _, credible = brute_force_credible(table, 0.0)
+    assert len(credible) == 2
+    result = solve_table(table, epsilon=0.0, enumerate_by="dags")
+    assert result.complete
+    assert {as_key(n.parents) for n in result.solution.networks} == {as_key(p) for _, p in credible}
+
+
+def _nearly_equivalent_bic(seed: int) -> ScoreTable:
+    """BIC on random data, one variable's scores shifted by −1e8 (so the tie tolerance is about 0.1) and every
+    family's score moved by up to 0.02: Markov equivalent DAGs score apart by float-noise-sized amounts."""
+    import random
+
+    frame = random_discrete_frame(900 + seed, n=4, N=100)
+    base = full_table(make_score("bic", from_dataframe(frame, discrete=list(frame.columns))))
+    rng = random.Random(seed)
+    return ScoreTable(list(base.variables), {
+        v: {ps: s - (1e8 if v == base.variables[0] else 0.0) + rng.uniform(0, 0.02)
+            for ps, s in base.families[v].items()} for v in base.variables})
+
+
+@pytest.mark.parametrize("route", ["programme", "branch-and-cut"])
+def test_a_class_is_credible_by_its_best_member_even_when_its_fixed_dag_is_not(monkeypatch, route) -> None:
+    """A class stands for its DAG fixed by the CPDAG (canonical) when the two score within the tie tolerance —
+    but where the class's members straddle OPT − ε, the fixed DAG may fall below it: the class was dropped,
+    the result saying complete. The fixed DAG now stands only where it is not below both the DAG found and the
+    threshold."""
+    if route == "branch-and-cut":
+        monkeypatch.setattr("bnilp.ilp.settings.DP_MAX_VARIABLES", 0)
+    checked = 0
+    for seed in range(2):
+        table = _nearly_equivalent_bic(seed)
+        nets = brute_force_networks(table)
+        opt = nets[0][0]
+        tol = 1e-9 * abs(opt)
+        groups: dict = {}
+        for s, p in nets:
+            groups.setdefault(mec_key(p), []).append(s)
+        for scores in [ss for ss in groups.values() if len(ss) > 1 and opt - max(ss) > 2 * tol][:3]:
+            eps = opt - tol - (max(scores) + min(scores)) / 2      # the threshold between the class's members
+            result = solve_table(table, epsilon=eps, enumerate_by="mecs")
+            assert result.complete
+            assert {mec_key(n.parents) for n in result.solution.networks} == _credible_classes(table, eps)
+            checked += 1
+    assert checked == 6
+
+
+def test_a_class_recorded_below_a_raised_opt_is_judged_by_its_best_member(monkeypatch) -> None:
+    """Phase 1 by branch-and-cut may prove a DAG a hair below the true OPT (within SCIP's tolerance); phase 2
+    records a class by the member it meets above *that* threshold and cuts the whole class off. When a better
+    DAG raises OPT, the member met may fall below the final threshold while another member stays above it: the
+    class was filtered out. Such a class is now judged by its best admitted member. Table: two identical
+    columns, one's scores scaled by 1 + 5e-13 (no exact symmetry, so the symmetry rows stay off)."""
+    from bnilp.ilp import solve
+
+    monkeypatch.setattr("bnilp.ilp.settings.DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr("bnilp.ilp.settings.SYMMETRY", False)
+    short = checked = 0
+    for seed in range(2):
+        frame = random_discrete_frame(1200 + seed, n=4, N=80)
+        frame["V2"] = frame["V0"]
+        base = full_table(make_score("bic", from_dataframe(frame, discrete=list(frame.columns))))
+        table = ScoreTable(list(base.variables), {
+            v: {ps: s * (1 + 5e-13) if v == "V2" else s for ps, s in base.families[v].items()}
+            for v in base.variables})
+        nets = brute_force_networks(table)
+        opt = nets[0][0]
+        gap = opt - solve(table, 0.0, enumerate_ties=False).optimum
+        if gap <= 0:
+            continue
+        short += 1
+        groups: dict = {}
+        for s, p in nets:
+            groups.setdefault(mec_key(p), []).append(s)
+        for scores in groups.values():
+            top = sorted(set(scores))
+            if len(top) < 2 or opt - top[-1] < 1e-6 or top[-2] < top[-1] - gap:
+                continue
+            if checked == 12:
+                break
+            eps = opt - 1e-9 * abs(opt) - top[-1]         # the threshold at the class's best member
+            result = solve_table(table, epsilon=eps, enumerate_by="mecs")
+            assert result.complete
+            assert {mec_key(n.parents) for n in result.solution.networks} == _credible_classes(table, eps)
+            checked += 1
+    assert short and checked == 12
+
+
+def test_symmetry_keeps_a_credible_class_whose_mirror_image_is_just_below_the_threshold(monkeypatch) -> None:
+    """The lex-leader rows keep the search from a class C whose mirror image C′ under a pair of identical
+    columns leads its orbit; C is then recorded as the image of C′. The symmetry is accepted within a relative
+    tolerance, so C′ can lie just below OPT − ε while C lies above: C′'s DAG was cut as below the threshold and
+    C never recorded. A DAG met below the threshold now has its credible images recorded too. Table: exactly
+    score-equivalent (families are differences of one set function), the set function symmetric under
+    (V0 V2) up to 3e-12."""
+    import random
+
+    monkeypatch.setattr("bnilp.ilp.settings.DP_ENUMERATION", False)
+    names = ["V0", "V1", "V2", "V3"]
+    swap = {"V0": "V2", "V2": "V0"}
+
+    def mirror(s):
+        return frozenset(swap.get(x, x) for x in s)
+
+    checked = 0
+    for seed in range(2):
+        rng = random.Random(seed)
+        g: dict = {}
+        for k in range(5):
+            for s in map(frozenset, itertools.combinations(names, k)):
+                if s not in g:
+                    g[s] = g[mirror(s)] = -rng.uniform(0, 30) * k
+        g = {s: x + 3e-12 * rng.random() for s, x in g.items()}
+        table = ScoreTable(names, {v: {frozenset(p): g[frozenset(p) | {v}] - g[frozenset(p)] - 10.0
+                                       for k in range(4) for p in itertools.combinations(
+                                           [u for u in names if u != v], k)} for v in names})
+        nets = brute_force_networks(table)
+        opt = nets[0][0]
+        top: dict = {}
+        one: dict = {}
+        for s, p in nets:
+            top[mec_key(p)] = max(top.get(mec_key(p), -math.inf), s)
+            one.setdefault(mec_key(p), p)
+        for key, p in one.items():
+            image = mec_key({swap.get(c, c): mirror(ps) for c, ps in p.items()})
+            if image == key or top[key] <= top[image] or opt - top[key] < 1e-6:
+                continue
+            eps = opt - 1e-9 * abs(opt) - (top[key] + top[image]) / 2
+            want = _credible_classes(table, eps)
+            if key not in want or image in want:
+                continue
+            result = solve_table(table, epsilon=eps, enumerate_by="mecs")
+            assert result.solution.stats["phase2"].get("symmetry")
+            assert result.complete and {mec_key(n.parents) for n in result.solution.networks} == want
+            checked += 1
+    assert checked >= 4

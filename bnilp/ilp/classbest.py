@@ -337,13 +337,15 @@ def _rows_of_masks(masks, fam, fidx, fstart, rows):
 
 
 def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
-                              tol: float) -> tuple[np.ndarray, np.ndarray]:
+                              tol: float, floor: float = -np.inf) -> tuple[np.ndarray, np.ndarray]:
     """Each class's listed DAG replaced by one fixed by the class alone (:func:`_mcs_extensions` of its CPDAG,
     :func:`bnilp.mec._cpdag_masks`), so which DAG stands for a class — and so the order of classes whose scores
     tie — no longer depends on which DAG of it the search happened to find (processes, cubes, peeling or
     branch-and-cut). A DAG is kept where the table lacks one of the fixed DAG's parent sets (a palim, knowledge)
     or where the two scores differ by more than ``tol`` (a score that is not score-equivalent: the class's
-    listed score stays the one found), or where it breaks an ancestor statement of ``data.knowledge`` (arrows
+    listed score stays the one found), or where the fixed DAG falls below both the DAG found and ``floor`` (the
+    credible threshold: a class is credible by its best member, and float noise must not take it out), or where
+    it breaks an ancestor statement of ``data.knowledge`` (arrows
     and tiers live in the table; adjacencies hold for every member of a class) — there, under background
     knowledge, the least member that the table and the knowledge admit stands for it
     (:func:`_least_admitted_member`; a class past :data:`CANONICAL_LISTING_MAX` DAGs, or past
@@ -362,7 +364,7 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
     fstart = np.searchsorted(data.child[order], np.arange(data.n + 1)).astype(np.int64)
     new_rows, found = _rows_of_masks(fixed, fam, order.astype(np.int64), fstart, rows)
     new_scores = data.exact_rows(new_rows)
-    use = found & (np.abs(new_scores - scores) <= tol)
+    use = found & (np.abs(new_scores - scores) <= tol) & (new_scores >= np.minimum(scores, floor))
     known = data.knowledge
     ancestors = known is not None and bool(known.required_ancestors or known.forbidden_ancestors)
     if ancestors:
@@ -370,11 +372,11 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
             use[i] = known.allows(data.parents(tuple(new_rows[i].tolist())))
     unusable = np.flatnonzero(~use) if known is not None else []
     if len(unusable):                           # the least member the table and the knowledge admit, if small
-        lookup = {(int(data.child[k]), data.sets[k]): k for k in range(data.K)}
-        index = {v: j for j, v in enumerate(data.names)}
+        lookup, index = _member_index(data)
         budget = CANONICAL_LISTING_BUDGET
         for i in unusable.tolist():
-            least, listed = _least_admitted_member(data, rows[i], float(scores[i]), tol, lookup, index, ancestors)
+            least, listed = _least_admitted_member(data, rows[i], float(scores[i]), tol, lookup, index, ancestors,
+                                                   floor)
             budget -= listed + CANONICAL_CLASS_COST
             if least is not None:
                 new_rows[i], new_scores[i], use[i] = least[0], least[1], True
@@ -393,34 +395,75 @@ CANONICAL_LISTING_BUDGET = 1_000_000
 CANONICAL_CLASS_COST = 10
 
 
-def _least_admitted_member(data: _Data, row: np.ndarray, score: float, tol: float,
-                           lookup: dict[tuple[int, frozenset], int], index: dict[str, int],
-                           ancestors: bool) -> tuple[tuple[list[int], float] | None, int]:
-    """((the class member of the DAG ``row`` whose family row is least — lexicographically, variable by variable
-    — among those the table holds, scoring within ``tol`` of ``score`` and allowed by the knowledge's ancestor
-    statements (``ancestors``; arrows and tiers live in the table), its score), DAGs listed): fixed by the class,
-    the table and the knowledge alone, whichever member the search found; None past
-    :data:`CANONICAL_LISTING_MAX`. ``lookup``: (child index, parent set) → family; ``index``: name → index."""
+def _admitted_members(data: _Data, row: np.ndarray, lookup: dict[tuple[int, frozenset], int],
+                      index: dict[str, int], ancestors: bool) -> tuple[list[tuple[list[int], float]] | None, int]:
+    """((family choice, exact score) of every member of the class of the DAG ``row`` that the table holds and the
+    knowledge's ancestor statements allow (``ancestors``; arrows and tiers live in the table), DAGs listed); None
+    for a class past :data:`CANONICAL_LISTING_MAX` DAGs (counted, not listed). ``lookup``: (child index, parent
+    set) → family; ``index``: name → index."""
     from bnilp.mec import count_dags_in_mec, dags_in_mec
 
     parents = data.parents(tuple(row.tolist()))
-    if count_dags_in_mec(parents) > CANONICAL_LISTING_MAX:      # counted, not listed: too large to list
+    if count_dags_in_mec(parents) > CANONICAL_LISTING_MAX:
         return None, 0
-    best: tuple[list[int], float] | None = None
+    members: list[tuple[list[int], float]] = []
     count = 0
-    for count, dag in enumerate(dags_in_mec(parents, data.names), start=1):
-        if count > CANONICAL_LISTING_MAX:
-            return None, count
+    for dag in dags_in_mec(parents, data.names):
+        count += 1
         ks = [lookup.get((index[v], ps)) for v, ps in dag.items()]
-        if any(k is None for k in ks):
+        if any(k is None for k in ks) or (ancestors and not data.knowledge.allows(dag)):
             continue
         choice = [k for _, k in sorted(zip((index[v] for v in dag), ks, strict=True))]
-        if best is not None and choice >= best[0]:
-            continue
-        exact = data.exact(tuple(choice))
-        if abs(exact - score) > tol:
-            continue
-        if ancestors and not data.knowledge.allows(dag):
-            continue
-        best = (choice, exact)
-    return best, count
+        members.append((choice, data.exact(tuple(choice))))
+    return members, count
+
+
+def _member_index(data: _Data) -> tuple[dict[tuple[int, frozenset], int], dict[str, int]]:
+    """The look-ups :func:`_admitted_members` takes: (child index, parent set) → family, name → index."""
+    return {(int(data.child[k]), data.sets[k]): k for k in range(data.K)}, {v: j for j, v in enumerate(data.names)}
+
+
+def best_members_below(data: _Data, scores: np.ndarray, rows: np.ndarray,
+                       threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each class listed by a DAG scoring below ``threshold`` (OPT − ε − tie tolerance) re-judged by its best
+    member that the table and the knowledge admit, which then stands for it (ties to the least family row).
+
+    Invariant: a class is credible iff its best admitted member is. Branch-and-cut records a class by the first
+    member it meets and excludes the whole class by its no-good, so the other members are never met; where the
+    scores of a class's members differ by float noise (a nearly score-equivalent table) and OPT was raised after
+    the search (phase 1's DAG a hair below the true OPT, within SCIP's tolerance), the member met can fall below
+    the final threshold while another stays above it. A class past :data:`CANONICAL_LISTING_MAX` DAGs, or met once
+    :data:`CANONICAL_LISTING_BUDGET` DAGs were listed in this call, keeps the DAG found. Returns (scores, rows) best
+    first (:func:`ranked`)."""
+    below = np.flatnonzero(scores < threshold)
+    if not len(below) or data.n > MASK_MAX_VARIABLES:
+        return scores, rows
+    scores, rows = scores.copy(), rows.copy()
+    lookup, index = _member_index(data)
+    known = data.knowledge
+    ancestors = known is not None and bool(known.required_ancestors or known.forbidden_ancestors)
+    budget = CANONICAL_LISTING_BUDGET
+    for i in below.tolist():
+        members, listed = _admitted_members(data, rows[i], lookup, index, ancestors)
+        budget -= listed + CANONICAL_CLASS_COST
+        if members:
+            choice, score = min(members, key=lambda cs: (-cs[1], cs[0]))
+            if score > scores[i]:
+                rows[i], scores[i] = choice, score
+        if budget <= 0:
+            break
+    return ranked(scores, rows)
+
+
+def _least_admitted_member(data: _Data, row: np.ndarray, score: float, tol: float,
+                           lookup: dict[tuple[int, frozenset], int], index: dict[str, int],
+                           ancestors: bool, floor: float = -np.inf) -> tuple[tuple[list[int], float] | None, int]:
+    """((the class member of the DAG ``row`` whose family row is least — lexicographically, variable by variable
+    — among those the table holds, scoring within ``tol`` of ``score`` and not below both ``score`` and
+    ``floor``, and allowed by the knowledge's ancestor statements (``ancestors``; arrows and tiers live in the
+    table), its score), DAGs listed): fixed by the class, the table and the knowledge alone, whichever member the
+    search found; None past :data:`CANONICAL_LISTING_MAX` (:func:`_admitted_members`)."""
+    members, count = _admitted_members(data, row, lookup, index, ancestors)
+    least = min(score, floor)
+    fits = [(choice, exact) for choice, exact in members or () if abs(exact - score) <= tol and exact >= least]
+    return (min(fits) if fits else None), count

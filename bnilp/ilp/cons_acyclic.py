@@ -214,7 +214,10 @@ class _Acyclicity(Conshdlr):
         them at every node — each class no-good holds every adjacency indicator — so each node cost grows
         with what was found."""
         if self._below_threshold(choice):
-            return self._cut_nogood(choice, lp, whole_class=False)
+            result = self._cut_nogood(choice, lp, whole_class=False)
+            for image in self._record_images(choice):   # the lex rows may keep the search from an image's class
+                self._cut_nogood(image, lp)
+            return result
         kind = "nogood_recut"
         new = self._note(choice)
         if new:
@@ -238,9 +241,11 @@ class _Acyclicity(Conshdlr):
         return True
 
     def _record_images(self, choice: tuple[int, ...]) -> list[tuple[int, ...]]:
-        """Record the images of the just recorded ``choice`` under :attr:`symmetry` (:mod:`bnilp.ilp.symmetry`)
-        whose DAG or class is new and whose own exact score reaches :attr:`threshold` (it is ``choice``'s
-        within the symmetry's slack); return them, for their no-goods. Every image is
+        """Record the images of ``choice`` (just recorded, or met below the threshold) under :attr:`symmetry`
+        (:mod:`bnilp.ilp.symmetry`) whose DAG or class is new and whose own exact score reaches :attr:`threshold`
+        (it is ``choice``'s within the symmetry's slack, so an image of a DAG just below the threshold can be
+        credible, and the lex-leader rows may keep the search from its class); return them, for their no-goods.
+        Every image is
         recorded, inside this cube's region or not (the lex-leader rows keep the search from most of them,
         in every cube; the coordinator keeps one of a class found twice)."""
         if self.symmetry is None:

@@ -18,7 +18,7 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
 from bnilp.errors import InputError, check_count, check_seconds
 from bnilp.ilp import settings, symmetry
-from bnilp.ilp.classbest import BestPerClass, canonical_representatives, choice_table, ranked
+from bnilp.ilp.classbest import BestPerClass, best_members_below, canonical_representatives, choice_table, ranked
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
@@ -659,7 +659,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
         scores, choices = best_of_class.ranked()
         del best_of_class
         # the classes that may be listed fixed before the cap splits them from the tail, as branch-and-cut does
-        scores, choices = _canonical_head(data, scores, choices, max_networks, _tie_tol(opt))
+        scores, choices = _canonical_head(data, scores, choices, max_networks, _tie_tol(opt), got.threshold)
         got.canonical = True
         got.limit_hit = len(scores) > max_networks and stopped is None     # an early stop is the cause then
         if len(scores) > max_networks:
@@ -879,14 +879,15 @@ def _ranked_credible(credible: dict[tuple[int, ...], float] | BestPerClass, n: i
 
 
 def _canonical_head(data: _Data, scores: np.ndarray, rows: np.ndarray, max_networks: int,
-                    tol: float) -> tuple[np.ndarray, np.ndarray]:
+                    tol: float, threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """The classes that may be listed — the best ``max_networks`` and every one tied with the last of them
     within ``tol`` — represented by the DAG their class fixes (:func:`canonical_representatives`, about 30 µs
-    a class at 57 variables), re-ranked; the rest (counted past the cap, never listed) as they are."""
+    a class at 57 variables; never by one below both the DAG found and ``threshold``), re-ranked; the rest
+    (counted past the cap, never listed) as they are."""
     head = len(scores)
     if head > max_networks:
         head = int(np.count_nonzero(scores >= scores[max_networks - 1] - tol))
-    s, r = canonical_representatives(data, scores[:head], rows[:head], tol)
+    s, r = canonical_representatives(data, scores[:head], rows[:head], tol, threshold)
     if head == len(scores):
         return s, r
     return np.concatenate([s, scores[head:]]), np.concatenate([r, rows[head:]])
@@ -901,13 +902,18 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
     stats2 = stats["phase2"]
     scores, rows = _ranked_credible(got.credible, data.n)
     got.credible = {}                   # the ranked arrays hold them now
-    if classes and not got.canonical:
-        scores, rows = _canonical_head(data, scores, rows, max_networks, _tie_tol(opt))
     if len(scores) and scores[0] > opt:     # SCIP's tolerance may have picked a DAG a hair below the true OPT
         opt = float(scores[0])
         got.threshold = opt - epsilon - _tie_tol(opt)
+    if classes and not got.canonical:
+        scores, rows = _canonical_head(data, scores, rows, max_networks, _tie_tol(opt), got.threshold)
+    if classes and len(scores) and scores[-1] < got.threshold:
+        # a class recorded by a member that OPT's raise left below the threshold: judged by its best member
+        scores, rows = best_members_below(data, scores, rows, got.threshold)
     keep = scores >= got.threshold      # best first, but past a re-represented head only up to float noise
     scores, rows = scores[keep], rows[keep]
+    if len(scores) and scores[0] > opt:     # a class's fixed DAG within the tie tolerance above the DAG found
+        opt = float(scores[0])
     if not len(scores):
         scores, rows = np.array([data.exact(found.choice)]), np.array([found.choice], dtype=np.int32)
     # branch-and-cut counted past the cap (a capped listing may hold a few more, sent as the cap stopped it)

@@ -17,6 +17,10 @@ PHASE2_PARAMS: dict[str, Any] = {
     "misc/allowstrongdualreds": False,
     "misc/allowweakdualreds": False,
     "conflict/enable": False,
+    # No objective scaling: where the scores are multiples of one number (rounded score files, integer tables)
+    # SCIP scales the objective to integers and then asks every solution to beat the objective limit by a
+    # whole scaled unit, which cut DAGs tied at OPT (ε = 0) on tables scaled by 100 to 1e12 (found by review)
+    "misc/scaleobj": False,
     # Without presolving the rows stay "linear" constraints, whose knapsack separation took
     # 19 of 28 s of the nltcs root: rows not in the LP are still added by enforcement.
     "constraints/linear/sepafreq": -1,
