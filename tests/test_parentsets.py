@@ -58,6 +58,28 @@ def test_every_credible_parent_set_survives(score_name: str, seed: int, n: int, 
                     assert s == table.families[v][ps]
 
 
+def test_a_one_state_column_keeps_every_credible_parent_set() -> None:
+    """R3 bounds every proper superset by q_Π″ ≥ 2·q_Π; a one-state column (CGd's binned view of a continuous
+    column whose equal-frequency bins collapse into one: 199 zeros and a 1) leaves q and the score unchanged, so
+    a set with it ties with the set without it and is credible whenever that one is. R3 pruned it."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 200)
+    c = np.zeros(200)
+    c[-1] = 1.0
+    data = from_dataframe(pd.DataFrame({"a": a, "b": a.copy(), "c": c}), discrete=["a", "b"], continuous=["c"])
+    view = make_score("cgd", data).discrete_child_score()
+    assert view.data.arities[2] == 1 and "R3" not in view.pruning_rules(0)
+    table = full_table(view)
+    for eps in (0.0, math.log(3)):
+        _, credible = brute_force_credible(table, eps)
+        pruned = score_parent_sets(view, epsilon=eps)
+        for v, ps in {(v, ps) for _, parents in credible for v, ps in parents.items() if v != "c"}:
+            assert ps in pruned.families[v], (eps, v, sorted(ps))
+
+
 def test_every_rule_fires() -> None:
     fired: Counter = Counter()
     for score_name in ("bic", "bdeu"):

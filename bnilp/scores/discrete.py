@@ -189,8 +189,13 @@ class BIC(DiscreteScore):
         return ll - self.penalty_weight() * q * (self.arities[child] - 1)
 
     def pruning_rules(self, child: int) -> frozenset[str]:
+        """R1–R4; R3 only where every other column has two states or more (its bound needs q_Π″ ≥ 2·q_Π: a
+        one-state column — CGd's binned view of a column whose bins collapse — leaves q and the score as they
+        are, so Π ∪ {it} ties with Π, and R3 would prune it)."""
         if self.prior.kind != "none":
             return frozenset({"R1"})
+        if any(r < 2 for j, r in enumerate(self.arities) if j != child):
+            return frozenset({"R1", "R2", "R4"})
         return frozenset({"R1", "R2", "R3", "R4"})
 
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
