@@ -349,10 +349,28 @@ def walk_child(
     kept[()] = empty.score
     if expandable((), empty):
         frontier[()] = empty
+    def next_level_scores_any() -> bool:
+        """Whether the walk past the palim would score a set: a candidate whose subsets all survived and that
+        R2 (which needs only q) lets through — as the lattice's ``_any_candidate``, so a palim that cuts
+        nothing the rules would not is no limit."""
+        for base in frontier:
+            for j in candidates:
+                if j <= (base[-1] if base else -1):
+                    continue
+                parents = base + (j,)
+                subs = [frontier.get(tuple(y for y in parents if y != x)) for x in parents]
+                if any(sub is None for sub in subs):
+                    continue
+                best_subset = max(sub.best_up_to for sub in subs)
+                if not (discrete and "R2" in active and r2_penalty_bound(
+                        score.penalty_weight() * score.q_all(parents) * (r_child - 1), best_subset, epsilon)):
+                    return True
+        return False
+
     size = 0
     while frontier:
         if palim is not None and size >= palim:
-            stats.palim_reached = any(c > max(p, default=-1) for p in frontier for c in candidates)
+            stats.palim_reached = next_level_scores_any()
             break
         size += 1
         nxt: dict[tuple[int, ...], _Node] = {}

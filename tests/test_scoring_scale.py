@@ -48,6 +48,21 @@ def test_lattice_walk_keeps_what_the_one_family_walk_keeps(score_name: str, seed
                 assert kept == {frozenset(names[p] for p in ps): s for ps, s in ref.items()}, (eps, rules, child)
 
 
+@pytest.mark.parametrize("seed,n,N", [(1, 5, 30), (2, 6, 200), (4, 7, 60), (5, 6, 12)])
+def test_the_one_family_walk_says_a_palim_cut_only_where_the_lattice_does(seed: int, n: int, N: int) -> None:
+    """A palim is a limit (exit 3) only where the walk without it would score more sets: a candidate past the
+    palim whose subsets all survived and that the count-free rules let through. The one-family walk (the route
+    past 64 variables) said so for any candidate at all, so a palim that R2 made moot still read as a cut; now
+    it decides as the lattice does (BIC: R2 is the count-free rule both use)."""
+    score = make_score("bic", discrete(seed, n, N))
+    for eps in EPSILONS:
+        for palim in (1, 2, 3):
+            lattice, _ = _run_lattice(score, list(range(n)), eps, palim, None, 1, None, None)
+            for child, (_, stats) in enumerate(lattice):
+                one = walk_child(score, child, epsilon=eps, palim=palim)[1]
+                assert one.palim_reached == stats.palim_reached, (eps, palim, child)
+
+
 @pytest.mark.parametrize("table", ["dense", "wide-dense", "direct", "hashed"])
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
 def test_batched_counts_equal_one_family_counts(monkeypatch, table: str, score_name: str) -> None:
