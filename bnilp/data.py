@@ -145,14 +145,37 @@ def _split_list(cols: str | list[str] | None) -> list[str]:
     return [str(c) for c in cols]
 
 
+#: the delimiters :func:`_sniff_delimiter` tries, in the order that breaks ties
+DELIMITERS = ("\t", ",", ";", "|")
+#: the rows :func:`_sniff_delimiter` parses to see whether a delimiter gives every row one field count
+SNIFF_ROWS = 50
+
+
 def _sniff_delimiter(sample: str, path: str) -> str | None:
-    """The delimiter of the first non-empty line (tab, comma, semicolon, bar); ``None`` = whitespace."""
+    """The delimiter (tab, comma, semicolon, bar) or ``None`` = whitespace. Each candidate splits the first
+    rows as the reader will, quotes included, so a delimiter inside a quoted name (``"Weight, kg";"Sex"``)
+    does not count: the delimiter whose header has the most fields (at least 2) among those that give each of
+    the first :data:`SNIFF_ROWS` rows as many fields as the header, else (ragged rows, reported by the reader
+    with their line) the one whose header has the most fields; ties go by :data:`DELIMITERS`' order."""
     lines = [ln for ln in sample.splitlines() if ln.strip()]
     if not lines:
         raise InputError(f"{path}: the file is empty")
-    counts = {delim: lines[0].count(delim) for delim in ("\t", ",", ";", "|")}
-    best = max(counts, key=lambda d: counts[d])
-    return best if counts[best] > 0 else None
+    head = "\n".join(lines[:SNIFF_ROWS + 1])
+    if len(lines) > SNIFF_ROWS + 1 or len(sample) >= 65536:     # the last line may be cut short: not counted
+        head = "\n".join(lines[:max(1, min(SNIFF_ROWS + 1, len(lines) - 1))])
+    fields: dict[str, tuple[int, bool]] = {}
+    for delim in DELIMITERS:
+        try:
+            rows = [len(cells) for cells in csv.reader(io.StringIO(head), delimiter=delim) if cells]
+        except csv.Error:
+            continue
+        if rows and rows[0] >= 2:
+            fields[delim] = (rows[0], all(n == rows[0] for n in rows))
+    if not fields:
+        return None
+    consistent = [d for d in fields if fields[d][1]]
+    pool = consistent or list(fields)
+    return max(pool, key=lambda d: (fields[d][0], -DELIMITERS.index(d)))
 
 
 def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list[int]]:
@@ -199,6 +222,10 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
 
 #: the largest magnitude a continuous value may have: its square must stay a float (the scores' variances)
 MAX_CONTINUOUS_MAGNITUDE = 1e150
+#: the smallest standard deviation a continuous column may have (unless it is constant, and then left out): its
+#: variance, and the floor of 10⁻⁸ of it that MVP and MML put under a residual variance, must stay normal floats —
+#: a column of values near 1e-200 had a variance of 0 and MVP took the logarithm of 0
+MIN_CONTINUOUS_SD = 1e-140
 _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+(?:,[0-9]+)?")
 
 
@@ -405,6 +432,11 @@ def _build(
             if np.ptp(numeric) == 0:
                 dropped.append(name)
                 continue
+            spread = float(np.std(numeric))
+            if not spread >= MIN_CONTINUOUS_SD:
+                raise InputError(f"{source}: column {name!r} is continuous with a standard deviation of {spread:.3g}: "
+                                 f"below {MIN_CONTINUOUS_SD:g} its variance underflows the scores' arithmetic "
+                                 "(rescale the column)")
             values[:, j] = numeric
             arities.append(0)
             levels.append([])

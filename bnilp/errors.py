@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 
@@ -54,6 +55,17 @@ def check_seconds(value: object, name: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 <= value < float("inf")):
         raise InputError(f"{name} must be a finite number of seconds ≥ 0, got {value!r}")
+    return float(value)
+
+
+def check_real(value: object, name: str, minimum: float, *, above: bool = False) -> float:
+    """``value`` as a ``float`` when it is a finite real number (Python or NumPy, not ``bool`` and not a string)
+    ≥ ``minimum`` (``above``: > ``minimum``); else an :class:`InputError` naming the parameter ``name`` — checked
+    before any arithmetic, so ``bf=0`` or ``ess='1'`` is this one line and not a ``ValueError`` from ``math``."""
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+          and math.isfinite(value) and (value > minimum if above else value >= minimum))
+    if not ok:
+        raise InputError(f"{name} must be a finite number {'>' if above else '≥'} {minimum:g}, got {value!r}")
     return float(value)
 
 

@@ -21,14 +21,14 @@ import networkx as nx
 import pandas as pd
 
 from bnilp.data import Dataset, from_dataframe, load_data
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_real
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
-from bnilp.scorefile import ScoreTable
+from bnilp.scorefile import ScoreTable, check_score_range
 from bnilp.scores import StructurePrior, make_score
 from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES, bayes_factor, bf_text
 
@@ -197,6 +197,46 @@ def project_network(table: ScoreTable, parents: dict[str, Any]) -> tuple[Parents
     return out, ""
 
 
+def warm_start_unheld(table: ScoreTable, parents: dict[str, Any]) -> str:
+    """Why the score table cannot hold a warm start's network — the first variable whose parent set is not
+    among its candidates, and what keeps it out (the palim, the knowledge the table was scored with, or
+    pruning) — or "" when it can. Variables the network does not name are not judged here (the solver
+    refuses such a start as malformed)."""
+    meta = table.meta
+    palim = (meta.get("exact_for_parent_sets_up_to") or meta.get("palim")) if meta.get("palim_reached") else \
+        meta.get("palim")
+    for v in table.variables:
+        if v not in parents:
+            continue
+        ps = frozenset(parents[v])
+        if ps in table.families[v]:
+            continue
+        scored_under = Knowledge.coerce(meta["knowledge"]) if isinstance(meta.get("knowledge"), dict) else None
+        if palim is not None and len(ps) > palim:
+            why = f"larger than the palim ({palim})"
+        elif scored_under is not None and not scored_under.family_ok(v, ps):
+            why = "the background knowledge it was scored with excludes it"
+        elif meta and meta.get("prune", True):       # a table with no sidecar says nothing of how it was made
+            why = "pruned: no network within the BF it was scored for uses it"
+        else:
+            why = "not among its candidate parent sets"
+        return f"the parent set {sorted(ps)} of {v!r} is not in the score table ({why})"
+    return ""
+
+
+def _check_warm_start_network(table: ScoreTable, parents: dict[str, Any]) -> None:
+    """A warm start must be a network of the table's variables — every one of them, no other name, no directed
+    cycle — else an :class:`InputError` (a malformed start is bad input, not a hint to drop)."""
+    names = set(table.variables)
+    missing = [v for v in table.variables if v not in parents]
+    unknown = sorted(({str(v) for v in parents} | {str(p) for ps in parents.values() for p in ps}) - names)
+    if missing or unknown:
+        raise InputError(f"warm_start: variables missing {missing[:5]}, unknown {unknown[:5]}: it must give every "
+                         "variable of the score table its parents")
+    if not nx.is_directed_acyclic_graph(nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])):
+        raise InputError("warm_start: the network has a directed cycle")
+
+
 def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str, str]:
     """(``dags`` or ``mecs``, why) for a score table: ``auto`` enumerates classes exactly when the table's
     sidecar says the score is score-equivalent (:data:`bnilp.scores.base.SCORE_EQUIVALENT_SCORES`, no
@@ -276,6 +316,11 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     class's DAGs and their edge shares from its CPDAG (``list_dags`` lists them all instead); the report
     is the same as for DAG enumeration, with ``n_networks`` the number of DAGs counted.
 
+    ``warm_start`` (each variable mapped to its parents) is only a hint to the search: a network whose parent
+    sets the table does not hold (pruned, past the palim; :func:`warm_start_unheld`) or that breaks the
+    knowledge is not used, and ``report["warm_start_note"]`` says why; one that leaves out a variable, names
+    one the table lacks or has a directed cycle is an :class:`InputError`.
+
     ``count_past_cap`` (class enumeration): list on past ``max_networks`` classes (``ilp.solve``); the report
     holds the best ``max_networks`` and its class and edge posteriors, ``posterior_classes`` and
     ``posterior_dags`` cover every class found. Not with ``list_dags`` or ``knowledge``.
@@ -285,6 +330,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
                          f"{type(table).__name__}")
     if prior not in ("dags", "mecs"):
         raise InputError(f"prior must be 'dags' or 'mecs', got {prior!r}")
+    epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
+    check_score_range(table.families, "table")
     check_table_epsilon(table, epsilon)
     if optimum_only and epsilon != 0:
         raise InputError(f"optimum_only proves OPT and returns one optimal network: it takes no ε > 0 (got {epsilon})")
@@ -296,6 +343,11 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if count_past_cap:
         _check_count_past_cap(unit, why, list_dags, k)
     note = ws_note = None
+    if isinstance(warm_start, dict):    # only a hint: a network the table cannot hold is not used, and said so
+        _check_warm_start_network(table, warm_start)
+        unheld = warm_start_unheld(table, warm_start)
+        if unheld:
+            ws_note, warm_start = f"warm start not used: {unheld}", None
     if k is not None:
         note = pruning_note(table, k)
         table = restrict_table(table, k)
@@ -459,7 +511,9 @@ def learn(
 
     ``data``: a path (CSV/TSV/.dat), a DataFrame or a :class:`Dataset`. ``score``: bic, bdeu, cg,
     cgd, mvp, mml; ``score_settings`` go to the score (``ess``, ``bins``, ``degree``,
-    ``penalty_discount``). ε = ln(bf) unless ``epsilon`` is given. ``prior`` is the prior over
+    ``penalty_discount``). ε = ln(bf) unless ``epsilon`` is given; ``bf`` ≥ 1 and ``epsilon`` ≥ 0 must be finite
+    real numbers (not ``bool`` or strings), checked before anything is read (an :class:`InputError` naming
+    them). ``prior`` is the prior over
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
     prior added to the score (none, binomial, ebic). ``enumerate_by``, ``list_dags``, ``knowledge``,
     ``count_past_cap``: see
@@ -467,14 +521,15 @@ def learn(
     ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
     ``n_jobs`` processes score the parent sets and list the credible set (``jobs`` of :func:`solve_table`).
     """
-    dataset = _as_dataset(data)
-    eps = math.log(bf) if epsilon is None else float(epsilon)
     if optimum_only:
-        if epsilon not in (None, 0):
+        if epsilon is not None and check_real(epsilon, "epsilon (--epsilon)", 0) != 0:
             raise InputError(f"optimum_only returns one optimal network: it takes no ε > 0 (got {epsilon})")
         eps = 0.0
-    if not (math.isfinite(eps) and eps >= 0):
-        raise InputError(f"BF must be ≥ 1 (ε ≥ 0), got ε = {eps}")
+    elif epsilon is None:
+        eps = math.log(check_real(bf, "bf (--bf)", 1))
+    else:
+        eps = check_real(epsilon, "epsilon (--epsilon)", 0)
+    dataset = _as_dataset(data)
     sp = StructurePrior(structure_prior, dataset.n, expected_parents, ebic_gamma)
     scorer = make_score(score, dataset, prior=sp, **score_settings)
     k = Knowledge.coerce(knowledge)

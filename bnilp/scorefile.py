@@ -139,12 +139,19 @@ def format_jaakkola(table: ScoreTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+def check_score_file_names(names: list[str], where: str = "") -> None:
+    """Names a score file can hold: not empty, no whitespace (it separates the tokens), no leading ``#`` (a
+    comment line) — else an :class:`InputError` (``where``: what asks for the file, e.g. ``--scores``), which the
+    commands raise from the data's columns before any scoring."""
+    for name in names:
+        if not name or any(ch.isspace() for ch in name) or name.startswith("#"):
+            raise InputError(f"{where}{': ' if where else ''}variable name {name!r} cannot be written to a score file "
+                             "(empty, contains whitespace or starts with '#')")
+
+
 def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> None:
     """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked."""
-    for name in table.variables:
-        if not name or any(ch.isspace() for ch in name) or name.startswith("#"):
-            raise InputError(f"variable name {name!r} cannot be written to a score file "
-                             "(empty, contains whitespace or starts with '#')")
+    check_score_file_names(table.variables)
     body = format_jaakkola(table)
     atomic_write_text(path, body)
     if sidecar:
@@ -243,7 +250,36 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
         unknown = sorted(key - known)
         if unknown:
             raise InputError(f"{filename}:{line}: parent {unknown[0]!r} of {name!r} is not a declared variable")
+    check_score_range(families, filename)
     return ScoreTable(variables=variables, families=families)
+
+
+#: the most by which the best and the worst network totals of a score table may differ: the search hands SCIP each
+#: family's score less its variable's best, and SCIP takes 1e20 for infinity (``numerics/infinity``)
+MAX_SCORE_SPREAD = 1e18
+
+
+def check_score_range(families: Mapping[str, Mapping[Any, float]], where: str) -> None:
+    """Every network total and every difference of two must be a number the search can use: the sums of the
+    variables' best and of their worst local scores finite, and their difference below
+    :data:`MAX_SCORE_SPREAD`. Finite scores near ±1e308 pass the reader one by one, but their totals overflow
+    (the search sums them); an :class:`InputError` naming ``where`` (the score file, or the API's parameter)
+    says so before any search."""
+    best = [max(f.values()) for f in families.values() if f]
+    worst = [min(f.values()) for f in families.values() if f]
+    try:
+        high, low = math.fsum(best), math.fsum(worst)
+    except OverflowError:               # fsum: "intermediate overflow"
+        high = low = math.inf
+    except (TypeError, ValueError):     # not numbers: the solver's own checks name them
+        return
+    if not (math.isfinite(high) and math.isfinite(low)):
+        raise InputError(f"{where}: the local scores are too large: the sum of the variables' best or worst scores "
+                         "overflows a float (±1.8e308); rescale them")
+    if not high - low < MAX_SCORE_SPREAD:
+        raise InputError(f"{where}: the local scores spread too far: the variables' best scores sum to {high:.6g} "
+                         f"and their worst to {low:.6g}, more than {MAX_SCORE_SPREAD:g} apart (the solver takes 1e20 "
+                         "for infinity); rescale them")
 
 
 def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:

@@ -19,7 +19,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import learn, solve_table
 from bnilp.proxy import proxy_search
 from bnilp.report import print_report, write_report
-from bnilp.scorefile import read_jaakkola, write_jaakkola
+from bnilp.scorefile import ScoreTable, read_jaakkola, write_jaakkola
 from bnilp.scores import StructurePrior, make_score
 from bnilp.simulate import sample_dag, simulate
 
@@ -135,3 +135,59 @@ def test_a_bf_reads_as_people_write_it_at_every_size() -> None:
     got = [bf_text(math.log(x)) for x in (2.718281828459045, 20, 150, 1000, 2500, 1e7)]
     assert got == ["2.72", "20", "150", "1000", "2500", "1.00e+07"]
     assert bf_text(800.0) == "e^800.0"
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    (lambda: learn(ASIA, bf=0), r"bf \(--bf\) must be a finite number ≥ 1, got 0"),
+    (lambda: learn(ASIA, bf="20"), r"bf \(--bf\) must be a finite number ≥ 1, got '20'"),
+    (lambda: learn(ASIA, bf=True), r"bf \(--bf\) must be a finite number ≥ 1, got True"),
+    (lambda: learn(ASIA, bf=float("nan")), r"bf \(--bf\) must be a finite number"),
+    (lambda: learn(ASIA, epsilon="1"), r"epsilon \(--epsilon\) must be a finite number ≥ 0, got '1'"),
+    (lambda: learn(ASIA, score="bdeu", ess="1"), r"ess \(--ess\) must be a finite number ≥ 1e-100, got '1'"),
+    (lambda: learn(ASIA, score="bdeu", ess=True), r"ess \(--ess\) must be a finite number"),
+    (lambda: learn(ASIA, structure_prior="ebic", ebic_gamma=float("inf")), r"gamma \(--ebic-gamma\) must be a finite"),
+    (lambda: learn(ASIA, structure_prior="ebic", ebic_gamma=float("nan")), r"gamma \(--ebic-gamma\) must be a finite"),
+    (lambda: learn(ASIA, structure_prior="binomial", expected_parents="1"), r"expected_parents \(--expected-parents\)"),
+    (lambda: learn(ASIA, penalty_discount="2"), r"penalty_discount \(--penalty-discount\) must be a finite number > 0"),
+])
+def test_numbers_are_finite_real_numbers_in_range_before_any_arithmetic(call, words) -> None:
+    """``bf=0`` was a ``ValueError`` from ``math.log``, ``bf='20'`` and ``ess='1'`` a ``TypeError``, ``bf=True``
+    was taken as BF 1 (README: ``True`` is not a number here), ``ebic_gamma=inf`` ended in "score 'bic' gave nan"
+    after scoring: every such setting is an :class:`InputError` naming the parameter (and its flag)."""
+    with pytest.raises(InputError, match=words):
+        call()
+
+
+def test_solve_table_checks_epsilon_and_the_scores_range() -> None:
+    """``solve_table(t, epsilon='1')`` was a ``TypeError`` from a comparison; a table whose best scores sum past a
+    float ended in ``OverflowError`` inside the search. Both are an :class:`InputError` naming the parameter."""
+    table = read_jaakkola("scorefiles/zoo.BIC.20.scores")
+    for eps in ("1", True, float("inf"), -1.0):
+        with pytest.raises(InputError, match=r"epsilon \(--epsilon\) must be a finite number ≥ 0"):
+            solve_table(table, epsilon=eps)
+    huge = ScoreTable(["a", "b"], {"a": {frozenset(): -1e308}, "b": {frozenset(): -1e308}})
+    with pytest.raises(InputError, match="table: the local scores are too large"):
+        solve_table(huge)
+
+
+def test_a_warm_start_the_table_cannot_hold_is_not_used_and_the_report_says_why(asia) -> None:
+    """``solve_table(..., warm_start=...)`` with a parent set the table lacks raised an InputError from the solver
+    (and, with any knowledge, was dropped as "does not satisfy the background knowledge"): a warm start is only a
+    hint — not used, ``report["warm_start_note"]`` gives the true reason, the result is the one without it. A start
+    that is no network of the table's variables (a name unknown or left out, a cycle) is an InputError, with
+    knowledge too (it was dropped silently there)."""
+    table = score_parent_sets(make_score("bic", asia), epsilon=0.0, palim=1)
+    plain = solve_table(table)
+    start = {v: frozenset() for v in table.variables}
+    start["dysp"] = frozenset({"bronc", "either"})
+    for knowledge in (None, Knowledge(forbidden=[("asia", "smoke")])):
+        got = solve_table(table, warm_start=start, knowledge=knowledge)
+        assert got.report["warm_start_note"] == ("warm start not used: the parent set ['bronc', 'either'] of 'dysp' "
+                                                 "is not in the score table (larger than the palim (1))")
+        assert got.solution.optimum == pytest.approx(plain.solution.optimum)
+    for bad, words in (({**start, "ghost": frozenset()}, "unknown \\['ghost'\\]"),
+                       ({v: ps for v, ps in start.items() if v != "asia"}, "missing \\['asia'\\]"),
+                       ({**start, "asia": frozenset({"tub"}), "tub": frozenset({"asia"})}, "directed cycle")):
+        for knowledge in (None, Knowledge(forbidden=[("asia", "smoke")])):
+            with pytest.raises(InputError, match=f"warm_start: .*{words}"):
+                solve_table(table, warm_start=bad, knowledge=knowledge)

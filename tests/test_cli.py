@@ -242,7 +242,7 @@ def test_count_past_cap_lists_on_past_the_cap_by_branch_and_cut(runner, tmp_path
     """--count-past-cap with branch-and-cut's phase 2 (the programme off): --max-networks 3 no longer stops
     the listing; exit 3 (network_limit), the best 3 classes in the table, the JSON's totals and edge posteriors
     those of the uncapped run, the panel saying over how many. Combinations it cannot serve exit 2 with one
-    line naming their flags, the ones the options alone decide before the data are scored."""
+    line naming their flags, before the data are scored (what the options and the score's name decide)."""
     path = tmp_path / "five.csv"
     random_discrete_frame(3, n=5, N=60).to_csv(path, index=False)
     whole, capped = tmp_path / "whole.json", tmp_path / "capped.json"
@@ -261,7 +261,7 @@ def test_count_past_cap_lists_on_past_the_cap_by_branch_and_cut(runner, tmp_path
     for extra, flag, early in ((["--list-dags"], "--list-dags", True),
                                (["--enumerate", "dags"], "--enumerate dags", True),
                                (["--optimum-only"], "--optimum-only", True),
-                               (["--score", "mml"], "lists DAGs", False),
+                               (["--score", "mml"], "lists DAGs", True),
                                (["--forbid", "V0->V1"], "background knowledge", True)):
         res = runner.invoke(main, ["learn", str(path), "--count-past-cap", *extra])
         assert res.exit_code == 2 and "--count-past-cap" in res.output and flag in res.output, res.output
@@ -308,3 +308,42 @@ def test_names_with_markup_or_mathtext_are_shown_as_written_and_every_output_is_
     assert "[/]a" in res.output and "[bold]x" in res.output and "$\\frac{$" in res.output
     assert set(json.loads(out.read_text())["variables"]) == set(names)
     assert dot.exists() and any(p.suffix == ".png" for p in rep.iterdir())
+
+
+def test_a_bf_past_a_float_prints_the_scoring_summary(runner, small_csv, tmp_path) -> None:
+    """``--epsilon 710`` makes BF = e^710, past a float (the sidecar's ``bf`` is null): the scoring summary
+    formatted that None and crashed with a TypeError traceback (without -q). It prints ``BF e^710.0``."""
+    res = run(runner, "score", small_csv, "-o", tmp_path / "s.scores", "--epsilon", "710")
+    assert res.exit_code == 0, res.output
+    assert "(BF e^710.0)" in res.output
+
+
+def test_with_q_every_limit_is_said_before_exit_3(runner, tmp_path) -> None:
+    """A run both incomplete (the network cap) and cut by a palim exited 3 after the ``incomplete`` line
+    alone, so with -q the palim limit was never said: every limit gets its line on stderr, then exit 3."""
+    out = tmp_path / "r.json"
+    res = runner.invoke(main, ["learn", "-q", "--palim", "1", "--enumerate", "dags", "--max-networks", "2",
+                               "--json", str(out)])
+    assert res.exit_code == 3, res.output
+    assert "bnilp: incomplete: network limit reached" in res.stderr
+    assert "bnilp: limited: the credible set is exact only for parent sets of size ≤ 1 (palim)" in res.stderr
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "network_limit" and doc["limits"] == ["palim"]
+
+
+def test_scores_whose_totals_overflow_are_one_line_naming_the_file(runner, tmp_path) -> None:
+    """Every score −1e308 is a finite number, but two of them sum past a float: the search ended in
+    ``OverflowError: intermediate overflow in fsum``; a spread past 1e20 made SCIP refuse an infinite objective
+    coefficient. The reader refuses such a file: one line naming it, exit 2."""
+    huge = tmp_path / "huge.scores"
+    huge.write_text("2\na 1\n-1e308 0\nb 1\n-1e308 0\n")
+    res = run(runner, "solve", huge, "-q")
+    assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+    assert f"bnilp: error: {huge}: the local scores are too large" in res.output
+    wide = tmp_path / "wide.scores"
+    wide.write_text("2\na 2\n0 0\n-1e25 1 b\nb 2\n0 0\n-1e25 1 a\n")
+    res = run(runner, "solve", wide, "-q", "--bf", "1")
+    assert res.exit_code == 2 and f"bnilp: error: {wide}: the local scores spread too far" in res.output, res.output
+    fine = tmp_path / "fine.scores"
+    fine.write_text("2\na 2\n-1e300 0\n-1e300 1 b\nb 1\n-5e299 0\n")
+    assert run(runner, "solve", fine, "-q", "--bf", "1").exit_code == 0

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from bnilp.cli import main
 from bnilp.data import load_data
+from bnilp.scorefile import read_jaakkola
 
 
 def _run(*args: str):
@@ -417,3 +418,106 @@ def test_options_that_would_be_ignored_or_fail_after_the_search_are_one_line_bef
         assert words in _one_line_error(_run(*args, *(() if args[0] == "citest" else ("-q",)))), args
     assert not out.exists() and (tmp_path / "s.scores.json").read_text() == sidecar
     assert knowledge.read_text() == "forbid x -> y\n"
+
+
+def test_non_finite_time_limits_are_refused_before_scoring_naming_the_flag(chain_csv, tmp_path):
+    """``--time-limit inf`` (or nan) passed the early check and failed only after scoring, with a message naming
+    no flag: a limit must be a finite number of seconds > 0 (no limit is no flag), checked before any work — one
+    line naming the flag, exit 2, no --scores file. ``--score-time-limit`` the same."""
+    scores = tmp_path / "s.scores"
+    for flag in ("--time-limit", "--score-time-limit"):
+        for value in ("inf", "nan", "-inf"):
+            line = _one_line_error(_run("learn", str(chain_csv), "-q", "--scores", str(scores), flag, value))
+            assert f"{flag} must be a finite number of seconds > 0" in line, line
+            assert not scores.exists()
+    line = _one_line_error(_run("learn", str(chain_csv), "-q", "--prior", "ebic", "--ebic-gamma", "inf"))
+    assert "--ebic-gamma" in line and "finite" in line
+
+
+def test_what_the_score_and_the_columns_decide_is_refused_before_scoring(chain_csv, tmp_path):
+    """``--enumerate mecs`` and ``--count-past-cap`` with a score that is not score-equivalent, ``--list-dags``
+    where DAGs are enumerated (it would be ignored), and column names a score file cannot hold with
+    ``--scores``/``-o`` were refused only after scoring (the score file already written): the score's name, its
+    prior and the data's columns decide them, so they are one line, exit 2, before scoring, nothing written."""
+    scores = tmp_path / "s.scores"
+    for extra, words in ((["--score", "cgd", "--enumerate", "mecs"], "--enumerate mecs"),
+                         (["--score", "cgd", "--count-past-cap"], "--count-past-cap"),
+                         (["--score", "cgd", "--list-dags"], "--list-dags"),
+                         (["--enumerate", "dags", "--list-dags"], "--list-dags")):
+        assert words in _one_line_error(_run("learn", str(chain_csv), "-q", "--scores", str(scores), *extra)), extra
+        assert not scores.exists()
+    spaced = tmp_path / "spaced.csv"
+    pd.read_csv(chain_csv).rename(columns={"x": "body mass"}).to_csv(spaced, index=False)
+    for args, flag in ((("learn", str(spaced), "--scores", str(scores)), "--scores"),
+                       (("score", str(spaced), "-o", str(scores)), "-o")):
+        line = _one_line_error(_run(*args, "-q"))
+        assert f"{flag}: variable name 'body mass' cannot be written to a score file" in line
+        assert not scores.exists()
+    res = _run("learn", str(spaced), "--bf", "1", "-q")          # no score file asked for: the names are fine
+    assert res.exit_code == 0, res.output
+
+
+def test_an_output_inside_another_output_is_refused_before_any_work(chain_csv, tmp_path):
+    """``--json nest/r.json --dot nest`` wrote the JSON (making the folder nest) and then failed on the DOT
+    file, exit 2 after the whole run with one output left: an output that is a folder of another is refused up
+    front, one line naming both flags, nothing written. A file may go into ``--report DIR`` beside its files."""
+    nest = tmp_path / "nest"
+    for args in ((["--json", f"{nest}/r.json", "--dot", str(nest)]),
+                 (["--dot", f"{nest}/sub/b.dot", "--graphml", str(nest)]),
+                 (["--scores", str(nest), "--json", f"{nest}/r.json"])):
+        line = _one_line_error(_run("learn", str(chain_csv), "-q", *args))
+        assert "lies inside" in line and line.count("--") >= 2, line
+        assert not nest.exists()
+    rep = tmp_path / "rep"
+    res = _run("learn", str(chain_csv), "-q", "--bf", "1", "--report", str(rep), "--json", str(rep / "r.json"))
+    assert res.exit_code == 0, res.output
+    assert (rep / "r.json").exists() and (rep / "edges.csv").exists()
+
+
+def test_a_warm_start_file_the_table_cannot_hold_is_a_hint_not_used(chain_csv, tmp_path):
+    """A ``--warm-start`` JSON whose network the score table cannot hold (a parent set pruned, or past the palim)
+    ended the run with exit 2 after scoring — or, with any knowledge, was dropped as "does not satisfy the
+    background knowledge". A warm start is only a hint (README): the run goes on, and the JSON says it was not
+    used with the true reason. A file that is no network of these variables — an unknown name, a variable left
+    out, a directed cycle — is bad input, refused before scoring (no --scores file)."""
+    start = tmp_path / "w.json"
+    start.write_text(json.dumps({"parents": {"x": ["z"], "y": ["x", "z"], "z": []}}))   # y | x, z: pruned at BF 1
+    scores, out = tmp_path / "s.scores", tmp_path / "r.json"
+    cases = ((["--palim", "1"], 3, "larger than the palim (1)"),
+             (["--bf", "1"], 0, "pruned"),
+             (["--bf", "1", "--forbid", "y->x"], 0, "pruned"))
+    for extra, code, why in cases:
+        res = _run("learn", str(chain_csv), "-q", "--warm-start", str(start), "--json", str(out), *extra)
+        assert res.exit_code == code, res.output
+        doc = json.loads(out.read_text())
+        info = doc["warm_start"]
+        assert info["used"] is False and "['x', 'z'] of 'y' is not in the score table" in info["why"], info
+        assert why in info["why"], info
+        assert doc["warm_start_note"] == f"warm start not used: {info['why']}"
+        assert "background knowledge" not in info["why"]
+    for parents, words in (({"x": [], "y": ["x"], "w": []}, "unknown variable(s) 'w'"),
+                           ({"x": [], "y": ["q"], "z": []}, "unknown variable(s) 'q'"),
+                           ({"x": [], "y": ["x"]}, "no parents given for 'z'"),
+                           ({"x": ["z"], "y": ["x"], "z": ["y"]}, "the network has a directed cycle")):
+        start.write_text(json.dumps({"parents": parents}))
+        line = _one_line_error(_run("learn", str(chain_csv), "-q", "--warm-start", str(start),
+                                    "--scores", str(scores)))
+        assert f"w.json: {words}" in line, line
+        assert not scores.exists()
+    assert _run("score", str(chain_csv), "-q", "-o", str(scores)).exit_code == 0
+    start.write_text(json.dumps({"parents": {"x": [], "y": ["x"], "w": []}}))
+    assert "unknown variable(s) 'w': not among the score file's variables" in _one_line_error(
+        _run("solve", str(scores), "-q", "--warm-start", str(start)))
+
+
+def test_a_finished_score_file_is_kept_when_the_run_ends_without_a_result(tmp_path):
+    """``learn --scores`` writes the score file once scoring has finished: it is complete (as ``bnilp score``
+    writes it), so a run that then ends without a result — here background knowledge no DAG satisfies, exit 2 —
+    keeps it and its sidecar (README, Statuses and exit codes), while no other output (--json) is written."""
+    scores, out = tmp_path / "k.scores", tmp_path / "k.json"
+    res = _run("learn", "-q", "--palim", "0", "--no-prune", "--require", "asia~>tub", "--forbid", "asia->tub",
+               "--scores", str(scores), "--json", str(out))
+    assert "no DAG satisfies the background knowledge" in _one_line_error(res)
+    assert not out.exists()
+    table = read_jaakkola(scores)
+    assert len(table.variables) == 8 and table.meta["palim"] == 0 and table.meta["knowledge"]["statements"]

@@ -216,3 +216,33 @@ def test_shared_formats(shared_data) -> None:
     distinct = pd.read_csv(water_path, header=None).nunique()
     assert water.dropped == [str(c) for c in distinct.index if distinct[c] == 1]
     assert water.n == 32 - len(water.dropped)
+
+
+def test_a_delimiter_inside_quoted_names_does_not_decide_the_delimiter(tmp_path) -> None:
+    """A European spreadsheet's export: ';'-separated, with commas inside a quoted name. Counting the delimiter
+    characters of the names line, quotes ignored, picked ',' and read the file as ONE column silently; the
+    delimiter is chosen by the fields the reader makes, quotes respected, consistent over the first rows."""
+    cells = zip([60, 72, 80, 55] * 5, "ynyyn" * 4, "MFFMM" * 4, strict=True)
+    rows = ['"Weight, kg, at entry";"Smoker";"Sex"'] + [f"{w};{s};{x}" for w, s, x in cells]
+    data = load_data(write(tmp_path, "euro.csv", "\n".join(rows) + "\n"))
+    assert data.names == ["Weight, kg, at entry", "Smoker", "Sex"]
+    assert data.arities == [4, 2, 2]
+    tabs = load_data(write(tmp_path, "t.tsv", "a, b\tc\n1,5\t2\n2,5\t1\n"))   # commas in names and values
+    assert tabs.names == ["a, b", "c"]
+    quoted = load_data(write(tmp_path, "q.csv", 'a,"b;c;d"\n1,2\n2,1\n'))        # one ';'-field count would be 1
+    assert quoted.names == ["a", "b;c;d"]
+
+
+def test_a_continuous_column_whose_variance_underflows_is_refused_naming_it(tmp_path) -> None:
+    """Values near 1e-200 are distinct (not constant) but their variance is 0 in floats: MVP took ln 0
+    (``ValueError: math domain error``). Like values past ±1e150, such a column is refused at load, naming the
+    file and the column (rescale it); a column of ordinary small values (1e-30) is kept."""
+    rng = np.random.default_rng(1)
+    text = "a,b,c\n" + "".join(f"{i % 2},{rng.random() * 1e-200:.6e},{rng.random() * 1e-30:.6e}\n" for i in range(40))
+    path = write(tmp_path, "tiny.csv", text)
+    with pytest.raises(InputError, match=r"tiny\.csv: column 'b' is continuous with a standard deviation of .*rescale"):
+        load_data(path)
+    frame = pd.read_csv(path)
+    with pytest.raises(InputError, match="column 'b'"):
+        from_dataframe(frame)
+    assert from_dataframe(frame.drop(columns="b")).kinds == [DISCRETE, CONTINUOUS]

@@ -136,3 +136,23 @@ def test_bad_degree() -> None:
 
 def test_clgaussian_true_parents_of_g() -> None:
     assert_true_parents_of_g_win(MixedVariablePolynomial(load_data(CLG)))
+
+
+def test_mvp_on_values_near_1e_minus_200_is_one_line_not_a_math_domain_error(tmp_path) -> None:
+    """``bnilp learn --score mvp`` on a column of values near 1e-200 (and one near 1e-170, whose variance
+    underflows as well) ended in ``ValueError: math domain error`` at ln σ̃² = ln 0: the column is refused at load
+    (:data:`bnilp.data.MIN_CONTINUOUS_SD`) — one line naming it, exit 2."""
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+
+    rng = np.random.default_rng(1)
+    lines = ["a,b,c"]
+    for _ in range(50):
+        a = int(rng.integers(0, 2))
+        lines.append(f"{a},{rng.random() * 1e-200:.6e},{(a + rng.random()) * 1e-170:.6e}")
+    path = tmp_path / "tiny.csv"
+    path.write_text("\n".join(lines) + "\n")
+    res = CliRunner().invoke(main, ["learn", str(path), "--score", "mvp", "-q"])
+    assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+    assert "column 'b' is continuous with a standard deviation" in res.output

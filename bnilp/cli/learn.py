@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
+import networkx as nx
 from rich.console import Console
 
 from bnilp.cli import EXIT_INPUT, EXIT_LIMIT
@@ -41,9 +42,10 @@ from bnilp.pipeline import (
     project_network,
     pruned_for_less,
     solve_table,
+    warm_start_unheld,
 )
 from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
-from bnilp.scorefile import ScoreTable, atomic_write_text, read_jaakkola, write_jaakkola
+from bnilp.scorefile import ScoreTable, atomic_write_text, check_score_file_names, read_jaakkola, write_jaakkola
 from bnilp.scores.base import bf_text
 
 
@@ -194,12 +196,34 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
         score = table.network_score(parents)
         console.print(f"warm start from {spec} search: exact score {score:.6f}")
         return parents, {"source": spec, "score": score, "search_seconds": round(found.seconds, 4)}
-    parents = opts["warm_start_parents"]       # read by _check_search_options
-    try:
-        score = table.network_score(parents)
-    except (KeyError, ValueError):
-        score = None
-    return parents, {"source": spec, "score": score}
+    parents = opts["warm_start_parents"]       # read by _check_search_options, its names by _check_warm_start_names
+    why = warm_start_unheld(table, parents)
+    if why:                     # only a hint, as a searched one: not used, and the report says why
+        console.print(f"warm start from {spec} not used: {why}", highlight=False, markup=False)
+        return None, {"source": spec, "used": False, "why": why}
+    return parents, {"source": spec, "score": table.network_score(parents)}
+
+
+def _check_warm_start_names(opts: dict[str, Any], names: list[str], dropped: tuple[str, ...] = (),
+                            of: str = "the data's columns") -> None:
+    """A ``--warm-start`` file's network names the variables ``names`` (the data's columns, or a score file's
+    variables), each with its parents: an unknown name or a variable left out is an :class:`InputError` naming
+    the file, checked before scoring. A constant column the data leave out (``dropped``) is taken out of the
+    network (as a parent it keeps the start out of the table: not used)."""
+    parents = opts.get("warm_start_parents")
+    if parents is None:
+        return
+    spec = opts["warm_start"]
+    known = set(names) | set(dropped)
+    unknown = sorted(({v for v in parents} | {p for ps in parents.values() for p in ps}) - known)
+    if unknown:
+        raise InputError(f"{spec}: unknown variable(s) {', '.join(map(repr, unknown[:5]))}"
+                         f"{', …' if len(unknown) > 5 else ''}: not among {of}")
+    missing = [v for v in names if v not in parents]
+    if missing:
+        raise InputError(f"{spec}: no parents given for {', '.join(map(repr, missing[:5]))}"
+                         f"{', …' if len(missing) > 5 else ''}: a warm start gives every variable its parents")
+    opts["warm_start_parents"] = {v: ps for v, ps in parents.items() if v not in dropped}
 
 
 def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
@@ -214,7 +238,11 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
     if not (isinstance(raw, dict) and all(isinstance(ps, list) and all(isinstance(p, str) for p in ps)
                                           for ps in raw.values())):
         raise InputError(f"{spec}: 'parents' must map each variable to a list of parent names")
-    return {str(v): frozenset(ps) for v, ps in raw.items()}
+    parents = {str(v): frozenset(ps) for v, ps in raw.items()}
+    if any(v in ps for v, ps in parents.items()) or not nx.is_directed_acyclic_graph(
+            nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])):
+        raise InputError(f"{spec}: the network has a directed cycle")
+    return parents
 
 
 #: learn's and solve's output options (option key → flag); ``--report`` names a directory
@@ -224,13 +252,18 @@ OUTPUT_FLAGS = {"json_out": "--json", "report_dir": "--report", "dot_out": "--do
 
 def _check_search_options(opts: dict[str, Any]) -> None:
     """What the search's options alone decide, checked before any scoring or reading of a score file
-    (``--max-networks``, ``--time-limit``, ``--jobs``, a ``--warm-start`` file, kept as
-    ``opts["warm_start_parents"]``)."""
+    (``--max-networks``, ``--time-limit`` and ``--score-time-limit`` finite and > 0, ``--jobs``, a
+    ``--warm-start`` file, kept as ``opts["warm_start_parents"]``)."""
     if opts.get("max_networks", 1) < 1:
         raise InputError(f"--max-networks must be ≥ 1, got {opts['max_networks']}")
-    if opts.get("time_limit") is not None and not opts["time_limit"] > 0:
-        raise InputError(f"--time-limit must be > 0, got {opts['time_limit']}")
+    for key, flag in (("time_limit", "--time-limit"), ("score_time_limit", "--score-time-limit")):
+        value = opts.get(key)
+        if value is not None and not (math.isfinite(value) and value > 0):     # inf and nan too: no limit is no flag
+            raise InputError(f"{flag} must be a finite number of seconds > 0, got {value}")
     _search_jobs(opts)
+    if opts.get("list_dags") and opts.get("enumerate_by") == "dags":
+        raise InputError("--list-dags lists the DAGs of each equivalence class: --enumerate dags lists every DAG "
+                         "already")
     spec = opts.get("warm_start")
     if spec and spec not in ("proxy", "greedy"):
         opts["warm_start_parents"] = _warm_start_file(spec)
@@ -267,25 +300,28 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
             write_graphml(best, opts["graphml_out"])
     if export_error:
         click.echo(f"bnilp: error: {export_error}", err=True)
-    if not result.solution.complete and not (report.get("optimum_only") and result.solution.status == "optimal"):
+    # every limit that applies is said (with -q too), then the exit: 3 for any of them
+    incomplete = not result.solution.complete and not (report.get("optimum_only")
+                                                        and result.solution.status == "optimal")
+    if incomplete:
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
-        sys.exit(EXIT_LIMIT)
-    if export_error and not result.limits:
-        sys.exit(EXIT_INPUT)
     if "knowledge_pruning" in result.limits:
         click.echo(f"bnilp: limited: {report.get('knowledge_note')}", err=True)
-        sys.exit(EXIT_LIMIT)
     if "palim" in result.limits:
         why = limit_reason(result.table.meta)
         click.echo(f"bnilp: limited: the credible set is exact only for parent sets of size ≤ "
                    f"{report['exact_for_parent_sets_up_to']} ({why}); larger sets were not scored", err=True)
+    if incomplete or {"knowledge_pruning", "palim"} & set(result.limits):
         sys.exit(EXIT_LIMIT)
+    if export_error:
+        sys.exit(EXIT_INPUT)
 
 
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
-    warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     if opts.get("count_past_cap"):
         _check_count_past_cap(table, opts)
+    _check_list_dags(table, opts)
+    warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     with _live(console, opts.get("quiet", False)) as update:
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
@@ -297,6 +333,15 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}[/dim]", highlight=False)
     if warm_info:
+        note = result.report.get("warm_start_note")
+        if note and warm_info.get("used") is not False:     # dropped by solve_table (against the knowledge)
+            warm_info.update(used=False, why=note.removeprefix("warm start not used: "))
+            warm_info.pop("score", None)
+            if not opts.get("quiet"):
+                console.print(f"warm start from {warm_info['source']} {note.removeprefix('warm start ')}",
+                              highlight=False, markup=False)
+        elif warm_info.get("used") is False:                # the table could not hold it: said as solve_table says it
+            result.report["warm_start_note"] = f"warm start not used: {warm_info['why']}"
         if warm_info.get("score") is not None and result.solution.networks:
             warm_info["gap_to_optimum"] = result.solution.optimum - warm_info["score"]
             if not opts.get("quiet"):
@@ -330,6 +375,34 @@ def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> Non
                          "are counted by listing them")
 
 
+def _check_before_scoring(data: Any, opts: dict[str, Any], scores_out: str | None) -> None:
+    """What the data's columns and the score's name decide, refused before scoring rather than after it: names
+    a score file cannot hold (``--scores``), a ``--warm-start`` file's names, ``--enumerate mecs``,
+    ``--count-past-cap`` or ``--list-dags`` with a score that is not score-equivalent (the table's sidecar will say what
+    ``--score`` and the structure ``--prior`` say now, :func:`bnilp.pipeline.enumeration_unit`)."""
+    if scores_out:
+        check_score_file_names(data.names, "--scores")
+    _check_warm_start_names(opts, data.names, tuple(data.dropped))
+    if opts.get("optimum_only"):
+        return
+    planned = ScoreTable(list(data.names), {}, {"score": opts.get("score_name", "bic"),
+                                                "prior": split_priors(opts.get("priors"))[0]})
+    enumeration_unit(planned, opts.get("enumerate_by") or "auto")
+    if opts.get("count_past_cap"):
+        _check_count_past_cap(planned, opts)
+    _check_list_dags(planned, opts)
+
+
+def _check_list_dags(table: ScoreTable, opts: dict[str, Any]) -> None:
+    """``--list-dags`` lists the DAGs of each equivalence class: a run that lists DAGs (``--enumerate dags``, or
+    ``auto`` on a score that is not score-equivalent) would ignore it, so it is refused."""
+    if opts.get("list_dags") and not opts.get("optimum_only"):
+        unit, why = enumeration_unit(table, opts.get("enumerate_by") or "auto")
+        if unit != "mecs":
+            raise InputError(f"--list-dags lists the DAGs of each equivalence class, but this run lists every DAG "
+                             f"already ({why})")
+
+
 def _search_jobs(opts: dict[str, Any]) -> int:
     """Processes for phase 2 (``--jobs``; −1 = all cores, which ``ilp.solve`` resolves), checked here to name
     the flag."""
@@ -361,6 +434,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",),
                   inputs=read_paths(opts, {scores_path: "SCORES", f"{scores_path}.json": "SCORES's sidecar"}))
     table = read_jaakkola(scores_path)
+    _check_warm_start_names(opts, table.variables, of="the score file's variables")
     _check_table_epsilon(table, eps, console, opts.get("quiet", False))
     opts["knowledge"] = knowledge_from_options(opts)
     if table.meta.get("knowledge") and not opts.get("quiet"):
@@ -428,6 +502,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     _check_search_options(opts)
     check_outputs({**opts, "scores_out": scores_out}, OUTPUT_FLAGS, folders=("report_dir",), sidecars=("scores_out",),
                   inputs=read_paths(opts, {data_path: "DATA"}))
+    _check_before_scoring(data, opts, scores_out)
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         write_jaakkola(table, scores_out)

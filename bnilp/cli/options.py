@@ -21,10 +21,13 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     (:func:`bnilp.scorefile.check_writable`; ``folders``: keys that name a directory) — checked before the
     work, so a bad path costs no search. No two outputs are one file, counting the sidecar ``PATH.json``
     that a score file (``sidecars``: its keys) brings, and none is an input (``inputs``: path → what names
-    it): one would silently replace the other."""
+    it): one would silently replace the other. Nor does one output lie inside another (``--dot nest`` with
+    ``--json nest/r.json``): the second written would fail after the work, the first already there (a file
+    may go into the folder of ``--report DIR``, beside the files it writes)."""
     from bnilp.scorefile import check_writable
 
     written: dict[str, str] = {os.path.realpath(path): name for path, name in (inputs or {}).items()}
+    outputs: list[tuple[str, str, str]] = []     # files written: (real path, what names it, the flag it comes from)
     for key, flag in flags.items():
         if opts.get(key):
             paths = [(opts[key], flag)] + ([(f"{opts[key]}.json", f"{flag}'s sidecar")] if key in sidecars else [])
@@ -40,6 +43,13 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
                 other = written.setdefault(os.path.realpath(path), name)
                 if other != name:
                     raise InputError(f"{other} and {name} name the same file ({path}): one would replace the other")
+                if not (key in folders and path == opts[key]):      # files may go into a report folder
+                    outputs.append((os.path.realpath(path), name, flag))
+    for outer, outer_name, outer_flag in outputs:       # --dot nest with --json nest/r.json
+        for inner, inner_name, inner_flag in outputs:
+            if outer_flag != inner_flag and inner.startswith(outer.rstrip(os.sep) + os.sep):
+                raise InputError(f"{inner_name} ({inner}) lies inside {outer_name} ({outer}): one output cannot "
+                                 "be written inside another")
 
 
 def read_paths(opts: dict[str, Any], given: dict[str, str]) -> dict[str, str]:

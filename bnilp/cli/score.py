@@ -28,7 +28,8 @@ from bnilp.cli.options import (
 )
 from bnilp.data import Dataset
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
-from bnilp.scorefile import ScoreTable, write_jaakkola
+from bnilp.scorefile import ScoreTable, check_score_file_names, write_jaakkola
+from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 
 RULE_COLUMNS = tuple(sorted(ALL_RULES))
@@ -134,7 +135,7 @@ def limit_reason(meta: dict[str, Any]) -> str:
 
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     meta = table.meta
-    grid = Table(title=f"parent sets: {meta['score']}, ε = {meta['epsilon']:.6g} (BF {meta['bf']:.6g})",
+    grid = Table(title=f"parent sets: {meta['score']}, ε = {meta['epsilon']:.6g} (BF {bf_text(meta['epsilon'])})",
                  show_lines=False)
     for col in ("variable", "scored", "kept", *RULE_COLUMNS, "max |Π|", "s"):
         grid.add_column(col, justify="right" if col != "variable" else "left")
@@ -197,6 +198,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     refuse_averaging_prior(opts, "score")
     check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs=read_paths(opts, {data_path: "DATA"}))
     data = load_from_options(data_path, opts)
+    check_score_file_names(data.names, "-o")
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
         opts["knowledge"].validated(data.names)

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import digamma
 
 from bnilp.data import Dataset
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_real
 
 #: scores whose network totals are equal on Markov equivalent DAGs: BIC and BDeu (Heckerman, Geiger &
 #: Chickering 1995), CG (every family is a difference of one set function, Andrews et al. eqs. 3–4).
@@ -69,11 +69,12 @@ class StructurePrior:
     def __post_init__(self) -> None:
         if self.kind not in ("none", "binomial", "ebic"):
             raise InputError(f"unknown structure prior {self.kind!r} (none, binomial or ebic)")
-        if self.kind == "binomial" and not 0 < self.expected_parents < max(self.n_variables - 1, 1):
+        if self.kind == "binomial" and not (check_real(self.expected_parents, "expected_parents (--expected-parents)",
+                                                       0, above=True) < max(self.n_variables - 1, 1)):
             raise InputError(f"expected_parents (--expected-parents) must lie in (0, n−1) = "
                              f"(0, {self.n_variables - 1}), got {self.expected_parents}")
-        if self.kind == "ebic" and self.gamma < 0:
-            raise InputError(f"gamma (--ebic-gamma) must be ≥ 0, got {self.gamma}")
+        if self.kind == "ebic":     # a finite γ: with γ = inf the prior of k = 0 is inf · 0 = nan
+            check_real(self.gamma, "gamma (--ebic-gamma)", 0)
 
     def log_prior(self, k: int) -> float:
         if self.kind == "none":
@@ -120,9 +121,7 @@ class LocalScore(ABC):
     name: str = ""
 
     def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
-        if not (math.isfinite(penalty_discount) and penalty_discount > 0):
-            raise InputError(f"penalty_discount (--penalty-discount) must be a finite number > 0, got "
-                             f"{penalty_discount}")
+        check_real(penalty_discount, "penalty_discount (--penalty-discount)", 0, above=True)
         if not isinstance(data, Dataset):
             raise InputError(f"data must be a bnilp Dataset (bnilp.data.load_data or from_dataframe makes one), "
                              f"got {type(data).__name__}")

@@ -20,6 +20,7 @@ counts are the same integers (exact in float64).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,8 +217,8 @@ class BDeu(DiscreteScore):
 
     def __init__(self, data: Dataset, *, ess: float = 1.0, prior: StructurePrior | None = None,
                  penalty_discount: float = 1.0):
-        if not (math.isfinite(ess) and ess >= MIN_ESS):
-            raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess} (smaller, α/(q·r) "
+        if isinstance(ess, bool) or not isinstance(ess, numbers.Real) or not (math.isfinite(ess) and ess >= MIN_ESS):
+            raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess!r} (smaller, α/(q·r) "
                              "underflows to 0 and the marginal likelihood is not defined)")
         if penalty_discount != 1.0:
             raise InputError(f"score 'bdeu' takes no penalty discount (got {penalty_discount}); BDeu is a marginal "

@@ -15,7 +15,9 @@ many columns as the cell has rows, the cell falls back to the intercept-only fit
   ℓ_p = −n_p/2·(ln 2π + ln σ̃²_p + σ̂²_p/σ̃²_p) with σ̃²_p = max(σ̂²_p, 10⁻⁸·Var(Y)) — the usual
   ℓ_p = −n_p/2·(ln 2π + ln σ̂²_p + 1) unless the fit is exact, when the floor keeps ℓ finite (it is the
   maximum over σ² ≥ 10⁻⁸·Var(Y)); df_p = m_p, the number of design columns (= c·g + 1 without
-  fallbacks, c = number of continuous parents).
+  fallbacks, c = number of continuous parents). The floor is positive because the data refuse a continuous
+  column with SD below :data:`bnilp.data.MIN_CONTINUOUS_SD` (values near 1e-200 had Var(Y) = 0 in floats,
+  and ln 0 failed) — such a column is to be rescaled, not read as constant: its values differ.
 - Discrete child with d categories (eq. 21): least squares of each category's indicator on the
   design; each row's fitted values sum to 1 (intercept in the design). With m_j the smallest value of
   row j, if m_j < 1/n_p the row is shrunk towards uniform, α_j = (1/n_p − 1/d)/(m_j − 1/d), clipped to
