@@ -286,8 +286,8 @@ def ci_test(
     if not isinstance(data, Dataset):
         raise InputError(f"data must be a bnilp Dataset (bnilp.data.load_data or from_dataframe makes one), got "
                          f"{type(data).__name__}")
-    if not 0.0 < alpha < 1.0:
-        raise InputError(f"alpha (--alpha) must lie in (0, 1), got {alpha}")
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)) or not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha (--alpha) must be a number in (0, 1), got {alpha!r}")
     if combine not in COMBINE_RULES:
         raise InputError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
     if correction not in CORRECTIONS:
@@ -298,7 +298,14 @@ def ci_test(
         raise InputError(f"permutations must be an integer ≥ 1, got {permutations!r}")
     xi = _resolve(data, x, "x")
     yi = _resolve(data, y, "y")
-    given = [given] if isinstance(given, str) else list(given)     # one name, not its characters
+    if given is None:                                               # no conditioning set
+        given = []
+    elif isinstance(given, (str, numbers.Integral)) and not isinstance(given, bool):
+        given = [given]                                             # one name or index, not its characters
+    elif isinstance(given, Iterable) and not isinstance(given, (bytes, dict)):
+        given = list(given)
+    else:
+        raise InputError(f"given must be a column name or index, or a list of them, got {given!r}")
     constant = [z for z in given if isinstance(z, str) and z in data.dropped]     # conditioning on them is void
     zi = tuple(_resolve(data, z, "given") for z in given if z not in constant)
     names = data.names

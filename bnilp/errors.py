@@ -21,6 +21,11 @@ class UnsoundTableError(InputError, AssertionError):
     as one line like any bad input."""
 
 
+class NoDagError(InputError):
+    """A score table (with any background knowledge) that admits no DAG: there is no result to report. The
+    API raises it from :func:`bnilp.pipeline.solve_table`; the CLI prints one line and exits 2."""
+
+
 class LimitError(BnilpError):
     """A resource limit (memory) stopped the work before it had a result to report (CLI exit code 3)."""
 

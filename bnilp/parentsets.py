@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from bnilp.errors import InputError, LimitError, caused_by_interrupt, check_count
+from bnilp.errors import InputError, LimitError, caused_by_interrupt, check_count, check_real, check_seconds
 from bnilp.memory import free_memory, memory_floor
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore, bayes_factor
@@ -493,9 +493,14 @@ def score_parent_sets(
     ``time_limit`` that ends the deepening like the clock (``score_memory_limit_reached``); without it
     :class:`bnilp.errors.LimitError` is raised (the CLI exits 3), since no finished pass is there to keep.
     """
+    if not isinstance(score, LocalScore):
+        raise InputError(f"score must be a score object (bnilp.scores.make_score(name, data) makes one), got "
+                         f"{type(score).__name__}")
+    epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
     if time_limit is not None:
-        if not (math.isfinite(time_limit) and time_limit > 0):
+        time_limit = check_seconds(time_limit, "time_limit (--score-time-limit)")
+        if not time_limit > 0:
             raise InputError(f"time_limit (--score-time-limit) must be a number of seconds > 0, got {time_limit}")
         return _deepen(score, time_limit, dict(epsilon=epsilon, palim=palim, prune=prune, rules=rules,
                                                 n_jobs=n_jobs, scheduler=scheduler, progress=progress,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,14 +22,14 @@ import networkx as nx
 import pandas as pd
 
 from bnilp.data import Dataset, from_dataframe, load_data
-from bnilp.errors import InputError, check_real
+from bnilp.errors import InputError, NoDagError, check_real
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
-from bnilp.scorefile import ScoreTable, check_score_range
+from bnilp.scorefile import ScoreTable, check_table
 from bnilp.scores import StructurePrior, make_score
 from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES, bayes_factor, bf_text
 
@@ -67,7 +68,9 @@ class LearnResult:
         return to_digraph(self.solution.networks[0].parents)
 
     def graphs(self) -> list[nx.DiGraph]:
-        """Every collected network, best first."""
+        """Every listed network (``solution.networks``), best first. Under class enumeration
+        (``report["enumerate"] == "mecs"``) that is one representative DAG per credible equivalence class, fewer
+        than ``report["n_networks"]`` (the DAGs counted); ``list_dags=True`` lists every DAG."""
         return [to_digraph(net.parents) for net in self.solution.networks]
 
     def _network(self, network: int) -> tuple[Parents, float]:
@@ -75,16 +78,25 @@ class LearnResult:
         if not nets:
             raise InputError("no network: the score table admits no DAG")
         if not (_is_index(network) and 0 <= network < len(nets)):
-            raise InputError(f"network={network!r}: the credible set has {len(nets)} network(s), "
-                             f"indices 0..{len(nets) - 1} (0 = the best)")
+            if self.report.get("enumerate") == "mecs" and "n_dags_counted" not in self.report:
+                raise InputError(f"network={network!r}: {len(nets)} networks are listed, {len(nets)} class "
+                                 f"representatives (one DAG per equivalence class) of "
+                                 f"{self.report.get('n_networks')} DAGs; "
+                                 f"network indexes the listed networks, 0..{len(nets) - 1} (0 = the best); "
+                                 "list_dags=True (--list-dags) lists every DAG")
+            raise InputError(f"network={network!r}: {len(nets)} network(s) are listed, indices 0..{len(nets) - 1} "
+                             "(0 = the best)")
         return nets[int(network)].parents, nets[int(network)].score
 
     def fit(self, data: str | os.PathLike[str] | pd.DataFrame | Dataset | None = None, network: int = 0,
             method: str | None = None, ess: float | None = None) -> dict[str, Any]:
         """Parameters of the ``network``-th best network (0 = the best) fitted to ``data`` (default: the
-        data :func:`learn` scored), as :func:`bnilp.export.fit_parameters` documents. ``method``:
-        ``ml`` or ``bayes`` (default ``bayes`` when the score was BDeu, else ``ml``); ``ess``: the
-        Dirichlet's equivalent sample size (default: the run's ESS, else 1)."""
+        data :func:`learn` scored). ``network`` indexes the listed networks, ``solution.networks`` (what
+        :meth:`graphs` returns): under class enumeration one representative DAG per equivalence class, so
+        ``network=1`` is the best DAG of the 2nd best class; ``list_dags=True`` lists every DAG. The result is
+        as :func:`bnilp.export.fit_parameters` documents. ``method``: ``ml`` or ``bayes`` (default ``bayes``
+        when the score was BDeu, else ``ml``); ``ess``: the Dirichlet's equivalent sample size (default: the
+        run's ESS, else 1)."""
         from bnilp import export
 
         parents, score = self._network(network)
@@ -166,6 +178,14 @@ class LearnResult:
         return frame
 
 
+def exact_up_to(meta: dict[str, Any]) -> int | None:
+    """The parent-set size up to which a table cut by its palim is exact: ``exact_for_parent_sets_up_to``, else
+    its ``palim`` (0 is a size, not a missing value; the sidecar reader requires one of them with
+    ``palim_reached``)."""
+    exact = meta.get("exact_for_parent_sets_up_to")
+    return meta.get("palim") if exact is None else exact
+
+
 def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     """What the report says about how the candidate parent sets were made (from the sidecar)."""
     meta = table.meta
@@ -203,8 +223,7 @@ def warm_start_unheld(table: ScoreTable, parents: dict[str, Any]) -> str:
     pruning) — or "" when it can. Variables the network does not name are not judged here (the solver
     refuses such a start as malformed)."""
     meta = table.meta
-    palim = (meta.get("exact_for_parent_sets_up_to") or meta.get("palim")) if meta.get("palim_reached") else \
-        meta.get("palim")
+    palim = exact_up_to(meta) if meta.get("palim_reached") else meta.get("palim")
     for v in table.variables:
         if v not in parents:
             continue
@@ -304,7 +323,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     OPT, the credible set, the classes and the posteriors are those of the DAGs that satisfy it —
     families that disagree with its arrows are dropped (:func:`bnilp.knowledge.restrict_table`), the
     search adds the rest (:mod:`bnilp.ilp.knowledge_rows`), and a class is its DAGs that satisfy it.
-    When no DAG does, an :class:`InputError` says so. ``report["knowledge"]`` lists the statements,
+    When no DAG does, an :class:`InputError` says so; a table that admits no DAG even without knowledge
+    raises :class:`bnilp.errors.NoDagError` (an :class:`InputError`): there is no result to return.
+    ``report["knowledge"]`` lists the statements,
     the required and the forbidden arrows, and ``knowledge_note`` why a foreign table may be inexact.
 
     ``optimum_only``: prove OPT and return one optimal network, without listing the other optimal
@@ -331,8 +352,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if prior not in ("dags", "mecs"):
         raise InputError(f"prior must be 'dags' or 'mecs', got {prior!r}")
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
-    check_score_range(table.families, "table")
+    check_table(table, "table")
     check_table_epsilon(table, epsilon)
+    if warm_start is not None and not isinstance(warm_start, Mapping):
+        raise InputError(f"warm_start must be a dict of each variable → its parents, got {type(warm_start).__name__}")
     if optimum_only and epsilon != 0:
         raise InputError(f"optimum_only proves OPT and returns one optimal network: it takes no ε > 0 (got {epsilon})")
     unit, why = ("dags", "optimum only: one optimal network, no enumeration") if optimum_only else \
@@ -343,7 +366,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if count_past_cap:
         _check_count_past_cap(unit, why, list_dags, k)
     note = ws_note = None
-    if isinstance(warm_start, dict):    # only a hint: a network the table cannot hold is not used, and said so
+    if isinstance(warm_start, Mapping):    # only a hint: a network the table cannot hold is not used, and said so
         _check_warm_start_network(table, warm_start)
         unheld = warm_start_unheld(table, warm_start)
         if unheld:
@@ -361,6 +384,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if k is not None and solution.status == "infeasible":
         raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
                          f"({'; '.join(k.statements())})")
+    if solution.status == "infeasible":       # no result to report: the CLI says this one line (exit 2)
+        raise NoDagError("table: the score table admits no DAG (some variable lacks the empty parent set and every "
+                         "choice of the candidate parent sets makes a cycle)")
     with paused_gc():
         if unit == "mecs":
             report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None,
@@ -385,7 +411,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if note:
         report["limits"].append("knowledge_pruning")
     if table.meta.get("palim_reached"):
-        report["exact_for_parent_sets_up_to"] = table.meta.get("exact_for_parent_sets_up_to") or table.meta.get("palim")
+        report["exact_for_parent_sets_up_to"] = exact_up_to(table.meta)
         report["limits"].append("palim")
     if table.meta.get("score_time_limit_reached"):
         report["limits"].append("score_time_limit")
@@ -441,7 +467,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                             knowledge=knowledge)
     counted = ("every DAG of each class" if sound else
                "the DAGs of each class whose parent sets are all in the score table"
-               + (f" (palim {meta.get('exact_for_parent_sets_up_to') or meta['palim']})"
+               + (f" (palim {exact_up_to(meta)})"
                   if meta.get("palim_reached") else "")
                + ("" if solution.optimum_proven else
                   " (OPT not proven: the class of the best DAG found so far, which may not be credible)"))

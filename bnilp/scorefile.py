@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -233,11 +234,17 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
                 if pline != line:
                     raise InputError(f"{filename}:{line}: expected {m} parents, found {len(parents)}")
                 parents.append(parent)
+            if toks.pos < len(toks.items) and toks.items[toks.pos][1] == line:
+                extra = [tok for tok, tline in toks.items[toks.pos:toks.pos + 50] if tline == line]
+                raise InputError(f"{filename}:{line}: {len(extra)} token(s) after the {m} parent(s) of this set "
+                                 f"(first {extra[0]!r}): a parent set's line is its score, its parent count m and "
+                                 "m parent names, and nothing more")
             key = frozenset(parents)
             if len(key) != m:
                 raise InputError(f"{filename}:{line}: a parent is repeated in {parents}")
-            if name in key:
-                raise InputError(f"{filename}:{line}: {name!r} is listed as its own parent")
+            problem = _set_problem(name, key, None)
+            if problem:
+                raise InputError(f"{filename}:{line}: {problem}")
             if key in families[name]:
                 raise InputError(f"{filename}:{line}: parent set {sorted(key)} of {name!r} is listed twice")
             families[name][key] = score
@@ -247,11 +254,63 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
         raise InputError(f"{filename}:{line}: unexpected {tok!r} after the last of {n} variable sections")
     known = set(variables)
     for name, key, line in pending:
-        unknown = sorted(key - known)
-        if unknown:
-            raise InputError(f"{filename}:{line}: parent {unknown[0]!r} of {name!r} is not a declared variable")
+        problem = _set_problem(name, key, known)
+        if problem:
+            raise InputError(f"{filename}:{line}: {problem}")
     check_score_range(families, filename)
     return ScoreTable(variables=variables, families=families)
+
+
+def _set_problem(child: str, parents: frozenset[str], known: set[str] | None) -> str:
+    """What makes ``parents`` no candidate parent set of ``child`` (the child among them, a parent that is not
+    one of the ``known`` variables), or "" — the per-set checks of :func:`parse_jaakkola` and
+    :func:`check_table`."""
+    if child in parents:
+        return f"{child!r} is listed as its own parent"
+    if known is not None:
+        unknown = sorted(map(str, parents - known))
+        if unknown:
+            return f"parent {unknown[0]!r} of {child!r} is not a declared variable"
+    return ""
+
+
+def check_table(table: ScoreTable, where: str = "table") -> None:
+    """The checks :func:`parse_jaakkola` makes of a file, made of a :class:`ScoreTable` built by hand: at least one
+    variable, names that are distinct strings, a family of at least one parent set for each variable and for
+    nothing else, each set a ``frozenset`` of other variables, each score a finite real number, and totals the
+    search can sum (:func:`check_score_range`) — else an :class:`InputError` naming ``where`` (the API's
+    parameter), before any search."""
+    variables, families = table.variables, table.families
+    if not isinstance(variables, list) or not variables:
+        raise InputError(f"{where}: the score table has no variables (variables must be a non-empty list of names)")
+    bad = [v for v in variables if not isinstance(v, str) or not v]
+    if bad:
+        raise InputError(f"{where}: variable {bad[0]!r} is not a name (a non-empty string)")
+    seen: set[str] = set()
+    for v in variables:
+        if v in seen:
+            raise InputError(f"{where}: variable {v!r} is listed twice in variables")
+        seen.add(v)
+    if not isinstance(families, Mapping):
+        raise InputError(f"{where}: families must be a dict of variable → {{frozenset of parents: score}}")
+    extra = sorted(map(str, set(families) - seen))
+    if extra:
+        raise InputError(f"{where}: families has an entry for {extra[0]!r}, which is not in variables")
+    for child in variables:
+        family = families.get(child)
+        if not isinstance(family, Mapping) or not family:
+            raise InputError(f"{where}: variable {child!r} has no parent sets (a network needs one for every "
+                             "variable)")
+        for parents, score in family.items():
+            if not isinstance(parents, frozenset):
+                raise InputError(f"{where}: parent set {parents!r} of {child!r} is not a frozenset of names")
+            problem = _set_problem(child, parents, seen)
+            if problem:
+                raise InputError(f"{where}: {problem}")
+            if isinstance(score, bool) or not isinstance(score, numbers.Real) or not math.isfinite(score):
+                raise InputError(f"{where}: the score of parent set {sorted(map(str, parents))} of {child!r} must "
+                                 f"be a finite number, got {score!r}")
+    check_score_range(families, where)
 
 
 #: the most by which the best and the worst network totals of a score table may differ: the search hands SCIP each
@@ -334,8 +393,23 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
         raise InputError(f"{sidecar}: a score-file sidecar is a JSON object, not {type(meta).__name__}")
     for key in ("epsilon", "bf", "ess"):
         value = meta.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise InputError(f"{sidecar}: {key!r} must be a number or null, got {value!r}")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value)):
+            raise InputError(f"{sidecar}: {key!r} must be a finite number or null, got {value!r}")
+    odd = _non_finite(meta)      # json reads NaN and ±Infinity, which strict JSON (what bnilp writes) has not
+    if odd:
+        raise InputError(f"{sidecar}: {odd} is not a finite number (NaN or Infinity; a sidecar is strict JSON)")
+    for key in ("prune", "palim_reached", "score_time_limit_reached", "score_memory_limit_reached"):
+        value = meta.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise InputError(f"{sidecar}: {key!r} must be true or false, got {value!r}")
+    for key in ("palim", "exact_for_parent_sets_up_to"):
+        value = meta.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise InputError(f"{sidecar}: {key!r} must be an integer ≥ 0 or null, got {value!r}")
+    if meta.get("palim_reached") and meta.get("exact_for_parent_sets_up_to") is None and meta.get("palim") is None:
+        raise InputError(f"{sidecar}: 'palim_reached' is true but neither 'palim' nor 'exact_for_parent_sets_up_to' "
+                         "says up to which parent-set size the table is exact")
     known = meta.get("knowledge")
     if known is not None:
         try:
@@ -345,3 +419,15 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
         except (TypeError, ValueError, InputError) as exc:
             raise InputError(f"{sidecar}: 'knowledge' is not a knowledge record ({exc})") from None
     return meta
+
+
+def _non_finite(x: Any, path: str = "") -> str:
+    """The path of the first non-finite float in a JSON value (``'epsilon'``, ``'counts'.'A'``), or ""."""
+    if isinstance(x, float):
+        return "" if math.isfinite(x) else (path or "the value")
+    items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+    for key, value in items:
+        found = _non_finite(value, f"{path}.{key!r}" if path else repr(key))
+        if found:
+            return found
+    return ""

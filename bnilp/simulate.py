@@ -136,25 +136,47 @@ def _random_dag(pairs: list[tuple[int, int]], n: int, n_edges: int, max_degree: 
     return edges
 
 
+def _whole(value: object, name: str, minimum: int) -> int:
+    """``value`` as an ``int`` when it is a whole real number ≥ ``minimum`` (``4`` or ``4.0``; not ``bool``, NaN,
+    ∞, None or a string), else an :class:`InputError` naming the parameter ``name``."""
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+          and int(value) == value and value >= minimum)
+    if not ok:
+        raise InputError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def _real(value: object, name: str) -> float:
+    """``value`` as a finite ``float`` (not ``bool`` or a string), else an :class:`InputError` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise InputError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _check_bool(value: object, name: str) -> bool:
+    """``value`` when it is a ``bool`` (or NumPy's): ``"no"`` is a string, not False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int | None,
               discrete_fraction: float, categories: tuple[int, int]) -> tuple[int, int]:
-    if int(n_nodes) != n_nodes or n_nodes < 1:
-        raise InputError(f"n_nodes (--nodes) must be a positive integer, got {n_nodes}")
-    if int(n_samples) != n_samples or n_samples < 3:     # 2 rows standardise to ±1: read back as discrete
-        raise InputError(f"n_samples (--samples) must be an integer ≥ 3, got {n_samples}")
-    if not (math.isfinite(avg_degree) and 0 <= avg_degree <= max(n_nodes - 1, 0)):
+    n_nodes = _whole(n_nodes, "n_nodes (--nodes)", 1)
+    n_samples = _whole(n_samples, "n_samples (--samples)", 3)     # 2 rows standardise to ±1: read back as discrete
+    avg_degree = _real(avg_degree, "avg_degree (--avg-degree)")
+    if not (0 <= avg_degree <= max(n_nodes - 1, 0)):
         raise InputError(f"avg_degree (--avg-degree) must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
     if max_degree is not None:
-        if int(max_degree) != max_degree or max_degree < 1:
-            raise InputError(f"max_degree (--max-degree) must be a positive integer, got {max_degree}")
+        max_degree = _whole(max_degree, "max_degree (--max-degree)", 1)
         if avg_degree > max_degree:
             raise InputError(f"avg_degree (--avg-degree) {avg_degree} cannot exceed max_degree (--max-degree) "
                              f"{max_degree}")
-    if not (0.0 <= discrete_fraction <= 1.0):
+    if not (0.0 <= _real(discrete_fraction, "discrete_fraction (--discrete-fraction)") <= 1.0):
         raise InputError(f"discrete_fraction (--discrete-fraction) must lie in [0, 1], got {discrete_fraction}")
     try:
-        lo, hi = (int(c) for c in categories)
-    except (TypeError, ValueError):
+        lo, hi = (_whole(c, "categories (--categories)", 0) for c in categories)
+    except (TypeError, ValueError, InputError):
         raise InputError(f"categories (--categories) must be two integers lo-hi, got {categories!r}") from None
     if not 2 <= lo <= hi <= MAX_CATEGORIES:
         raise InputError(f"categories (--categories) needs 2 ≤ lo ≤ hi ≤ {MAX_CATEGORIES}, got {lo}-{hi}")
@@ -263,6 +285,7 @@ def simulate(
     ``"logistic"`` (a softmax link, the form the conditional Gaussian model implies).
     """
     lo, hi = _validate(n_nodes, n_samples, avg_degree, max_degree, discrete_fraction, categories)
+    nonlinear = _check_bool(nonlinear, "nonlinear (--nonlinear)")
     _check_link(link)
     n, N = int(n_nodes), int(n_samples)
     if check_seed(seed) is None:
@@ -338,13 +361,25 @@ def sample_dag(
     Used for the CI-test calibration nulls (``benchmarks/citest_calibration.py``).
     """
     _check_link(link)
+    nonlinear = _check_bool(nonlinear, "nonlinear")
+    if not isinstance(parents, dict) or not isinstance(kinds, dict):
+        raise InputError("parents and kinds must be dicts keyed by variable name")
+    for v, ps in parents.items():
+        if isinstance(ps, (str, bytes, dict)) or not isinstance(ps, (list, tuple, set, frozenset)):
+            raise InputError(f"parents: {v!r} maps to {ps!r}; each variable maps to a list of parent names")
     names = list(parents)
     index = {v: i for i, v in enumerate(names)}
     unknown = sorted({p for ps in parents.values() for p in ps} - set(index)) + sorted(set(names) - set(kinds))
     if unknown:
         raise InputError(f"parents/kinds: variable {unknown[0]!r} is not described")
-    if int(n_samples) != n_samples or n_samples < 3:     # 2 rows standardise to ±1: read back as discrete
-        raise InputError(f"n_samples must be an integer ≥ 3, got {n_samples}")
+    n_samples = _whole(n_samples, "n_samples", 3)     # 2 rows standardise to ±1: read back as discrete
+    if not isinstance(bins, dict):
+        bins = _whole(bins, "bins", 0)
+    if categories is not None and not isinstance(categories, dict):
+        raise InputError(f"categories must be a dict of discrete variable → number of categories, got {categories!r}")
+    for what, given in (("categories", categories or {}), ("bins", bins if isinstance(bins, dict) else {})):
+        for v, r in given.items():
+            _whole(r, f"{what}[{v!r}]", 0)
     graph = nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])
     graph.add_nodes_from(names)
     if not nx.is_directed_acyclic_graph(graph):

@@ -191,3 +191,77 @@ def test_a_warm_start_the_table_cannot_hold_is_not_used_and_the_report_says_why(
         for knowledge in (None, Knowledge(forbidden=[("asia", "smoke")])):
             with pytest.raises(InputError, match=f"warm_start: .*{words}"):
                 solve_table(table, warm_start=bad, knowledge=knowledge)
+
+
+def test_network_indexes_the_listed_networks_and_says_so_under_class_enumeration(asia) -> None:
+    """``fit(network=k)`` indexes ``solution.networks``: under class enumeration (BIC) one representative per
+    class, fewer than the DAGs counted; an index past them names both counts and ``list_dags``, and the README's
+    example (``network=1`` on ASIA BIC BF 20: 2 classes of 15 DAGs) runs."""
+    result = learn(asia, score="bic", bf=20)
+    assert result.report["enumerate"] == "mecs" and len(result.graphs()) == 2 and result.report["n_networks"] == 15
+    fitted = result.fit(ASIA, network=1, method="bayes", ess=1.0)
+    assert fitted["network"]["rank"] == 2
+    with pytest.raises(InputError, match=r"2 class representatives .* of 15 DAGs.*list_dags=True"):
+        result.fit(asia, network=2)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda d: learn(d, score="bic", ess=1.0), "score 'bic' takes no setting 'ess'"),
+    (lambda d: learn(d, score="bdeu", esss=1.0), "score 'bdeu' takes no setting 'esss'"),
+    (lambda d: make_score("bic", d, bins=3), "score 'bic' takes no setting 'bins'"),
+    (lambda d: learn(d, score="bic", score_time_limit=5), "takes no setting 'score_time_limit'"),
+    (lambda d: score_parent_sets(make_score("bic", d), epsilon="3"), "epsilon"),
+    (lambda d: score_parent_sets(make_score("bic", d), time_limit="6"), "time_limit"),
+    (lambda d: score_parent_sets("bic"), "score must be a score object"),
+    (lambda d: ci_test(d, "smoke", "lung", score="bic", alpha="0.05"), "alpha"),
+    (lambda d: ci_test(d, "smoke", "lung", score="bic", alpha=None), "alpha"),
+    (lambda d: ci_test(d, "smoke", "lung", score="bic", given=1.5), "given"),
+])
+def test_wrong_settings_and_types_are_input_errors_naming_the_parameter(asia, call, words) -> None:
+    """A setting the score does not take, or a value of the wrong type, is an ``InputError`` naming the score and
+    the parameter — never a ``TypeError``/``AttributeError`` traceback from deep inside."""
+    with pytest.raises(InputError, match=words):
+        call(asia)
+
+
+def test_solve_table_refuses_a_warm_start_that_is_not_a_mapping(asia) -> None:
+    """``warm_start`` is a mapping variable → parents; a list of pairs is an ``InputError`` naming it."""
+    table = score_parent_sets(make_score("bic", asia), epsilon=math.log(20))
+    with pytest.raises(InputError, match="warm_start must be a dict"):
+        solve_table(table, warm_start=[("asia", [])])
+
+
+@pytest.mark.parametrize("variables, families, words", [
+    (["A"], {"A": {frozenset(): -1.0, frozenset({"Z"}): 0.0}}, "parent 'Z' of 'A' is not a declared variable"),
+    (["A", "B"], {"A": {frozenset(): -1.0}}, "'B' has no parent sets"),
+    (["A"], {"A": {frozenset(): "-1"}}, "must be a finite number"),
+    (["A", "B"], {"A": {frozenset(): -1.0, frozenset({"A"}): 0.0}, "B": {frozenset(): -1.0}},
+     "'A' is listed as its own parent"),
+    (["A", "A"], {"A": {frozenset(): -1.0}}, "listed twice"),
+    ([], {}, "no variables"),
+])
+def test_solve_table_checks_a_hand_built_table_as_the_reader_checks_a_file(variables, families, words) -> None:
+    """``solve_table`` makes the score-file reader's checks of a hand-built ``ScoreTable`` (``check_table``): an
+    ``InputError`` naming ``table`` — not a KeyError/TypeError, nor a self-parent set dropped in silence."""
+    with pytest.raises(InputError, match=f"table: .*{words}"):
+        solve_table(ScoreTable(variables, families))
+
+
+def test_solve_table_raises_for_a_table_that_admits_no_dag() -> None:
+    """A table whose every choice of parent sets has a cycle has no result: ``solve_table`` raises an
+    ``InputError`` ("admits no DAG"), as the CLI exits 2 — never a LearnResult with ``complete`` True and zero
+    posteriors; ``ilp.solve``'s own SolveResult for it is not ``complete`` (README: complete is "—")."""
+    from bnilp.ilp import solve
+
+    table = ScoreTable(["A", "B"], {"A": {frozenset({"B"}): -1.0}, "B": {frozenset({"A"}): -1.0}})
+    with pytest.raises(InputError, match="admits no DAG"):
+        solve_table(table)
+    res = solve(table, 0.0)
+    assert res.status == "infeasible" and res.complete is False
+
+
+def test_mvp_degree_error_names_the_real_flag(tmp_path) -> None:
+    """The MVP score's bad ``degree`` names the CLI's flag as it is spelled, ``--mvp-degree``."""
+    frame = pd.DataFrame({"a": np.linspace(0, 1, 20), "b": np.r_[[0, 1] * 10]})
+    with pytest.raises(InputError, match=r"degree \(--mvp-degree\)"):
+        make_score("mvp", from_dataframe(frame, discrete=["b"]), degree="cubic")

@@ -526,3 +526,18 @@ def test_given_may_be_repeated_and_names_a_column_with_a_comma_whole(tmp_path):
     assert given == [["p,q"], ["p,q", "w"], ["w"]]
     res = CliRunner().invoke(main, ["citest", str(path), "x", "y", "--score", "bic", "--given", "w,p", "--json"])
     assert res.exit_code == 2 and "'p'" in res.output
+
+
+def test_given_none_is_no_conditioning_set_and_a_single_index_is_one_variable():
+    """``given=None`` means no conditioning set (as ``()``), and a single column index is one variable (as a
+    single name is) — not a ``TypeError`` from iterating it; a given of another type is an ``InputError``."""
+    data = from_dataframe(_discrete(3))
+    names = data.names
+    assert ci_test(data, names[0], names[1], given=None, score="bic").p_value == \
+        ci_test(data, names[0], names[1], score="bic").p_value
+    assert ci_test(data, names[0], names[1], given=2, score="bic").p_value == \
+        ci_test(data, names[0], names[1], given=[names[2]], score="bic").p_value
+    with pytest.raises(InputError, match="given"):
+        ci_test(data, names[0], names[1], given=2.5, score="bic")
+    with pytest.raises(InputError, match="alpha"):
+        ci_test(data, names[0], names[1], score="bic", alpha="0.05")

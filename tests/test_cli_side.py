@@ -254,7 +254,7 @@ def test_bad_options_and_files_are_refused_before_the_work_in_one_line_and_leave
         _run("solve", str(scores), "-q", "--knowledge", str(knowledge)))
     sidecar = tmp_path / "s.scores.json"
     for doc, words in (("[]", "a score-file sidecar is a JSON object"),
-                       ('{"epsilon": "x"}', "'epsilon' must be a number"),
+                       ('{"epsilon": "x"}', "'epsilon' must be a finite number"),
                        ('{"knowledge": 1}', "'knowledge' is not a knowledge record"),
                        ("{not json", "not a readable score-file sidecar")):
         sidecar.write_text(doc)
@@ -521,3 +521,30 @@ def test_a_finished_score_file_is_kept_when_the_run_ends_without_a_result(tmp_pa
     assert not out.exists()
     table = read_jaakkola(scores)
     assert len(table.variables) == 8 and table.meta["palim"] == 0 and table.meta["knowledge"]["statements"]
+
+
+def test_compare_of_a_capped_result_says_so_and_exits_3(tmp_path):
+    """``compare`` on a LEARNED result that is incomplete (``solve --max-networks 1``: complete false) or limited
+    reads its ``status``/``complete``/``limits``/``optimum_proven``, puts them in its JSON (``learned_status``,
+    ``learned_complete``, ``learned_limits``) and a NOTE in its table, and exits 3 — never a silent 0 for metrics
+    of a truncated list; a complete result still exits 0 with the fields filled in."""
+    scores, capped, full = tmp_path / "a.scores", tmp_path / "capped.json", tmp_path / "full.json"
+    assert _run("score", "instances/asia.csv", "-o", str(scores), "--bf", "20", "-q").exit_code == 0
+    res = _run("solve", str(scores), "--bf", "20", "--max-networks", "1", "--enumerate", "dags", "--json",
+               str(capped), "-q")
+    assert res.exit_code == 3, res.output
+    truth = tmp_path / "truth.json"
+    truth.write_text(json.dumps({"parents": json.loads(capped.read_text())["networks"][0]["parents"]}))
+    for extra in (("--edges-threshold", "0.5"), ()):
+        res = _run("compare", str(capped), str(truth), "--json", *extra)
+        assert res.exit_code == 3, res.output
+        m = json.loads(res.output[:res.output.rindex("}") + 1])
+        assert m["learned_status"] == "network_limit" and m["learned_complete"] is False
+        assert m["learned_limits"] == [] and "incomplete" in m["learned_note"]
+    table = _run("compare", str(capped), str(truth), "--edges-threshold", "0.5")
+    assert table.exit_code == 3 and "NOTE" in table.output and "incomplete" in table.output
+    assert _run("solve", str(scores), "--bf", "20", "--json", str(full), "-q").exit_code == 0
+    res = _run("compare", str(full), str(truth), "--json", "--edges-threshold", "0.5")
+    assert res.exit_code == 0, res.output
+    m = json.loads(res.output)
+    assert m["learned_status"] == "optimal" and m["learned_complete"] is True and m["learned_note"] is None

@@ -97,3 +97,50 @@ def test_names_with_whitespace_cannot_be_written(tmp_path) -> None:
     table = ScoreTable(["a b"], {"a b": {frozenset(): -1.0}})
     with pytest.raises(InputError, match="whitespace"):
         write_jaakkola(table, tmp_path / "x.scores")
+
+
+def test_a_token_after_a_sets_parents_is_refused_naming_its_line() -> None:
+    """A parent set's line is its score, m and m parents: a further token there (``-1 1 B C``, count 1 with two
+    names) is an error naming that line — not the next line with a misleading message."""
+    text = "3\nA 1\n-1 1 B C\nB 1\n-1 0\nC 1\n-1 0\n"
+    with pytest.raises(InputError, match=r"<string>:3: 1 token\(s\) after the 1 parent\(s\).*'C'"):
+        parse_jaakkola(text)
+    # what stays valid: sections and counts across line breaks, parents on their score's line
+    table = parse_jaakkola("2\nA\n2\n-1 1 B\n-2\n0\nB 1 -1 0\n")
+    assert table.families["A"] == {frozenset({"B"}): -1.0, frozenset(): -2.0}
+
+
+@pytest.mark.parametrize("change, drop, words", [
+    (dict(palim_reached=True), ("palim", "exact_for_parent_sets_up_to"), "'palim_reached' is true but neither"),
+    (dict(palim_reached="false"), (), "'palim_reached' must be true or false"),
+    (dict(prune="yes"), (), "'prune' must be true or false"),
+    (dict(palim=2.5), (), "'palim' must be an integer"),
+    (dict(exact_for_parent_sets_up_to="2"), (), "'exact_for_parent_sets_up_to' must be an integer"),
+    (dict(epsilon=float("nan")), (), "'epsilon' must be a finite number"),
+    (dict(bf=float("inf")), (), "'bf' must be a finite number"),
+    (dict(seconds=float("nan")), (), "'seconds' is not a finite number"),
+])
+def test_sidecar_fields_of_the_wrong_type_are_refused_naming_the_field(tmp_path, change, drop, words) -> None:
+    """The sidecar decides what a table may be used for, so its fields are checked: finite numbers (json's NaN
+    and Infinity refused), bools, integers or null for palim sizes, and a size given with ``palim_reached`` —
+    each an ``InputError`` naming the sidecar and the field, never a KeyError or a string read as truthy."""
+    path = tmp_path / "t.scores"
+    write_jaakkola(sample_table(), path)
+    meta = json.loads((tmp_path / "t.scores.json").read_text())
+    meta.update(change)
+    for key in drop:
+        meta.pop(key, None)
+    (tmp_path / "t.scores.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match=f"t.scores.json: {words}"):
+        read_jaakkola(path)
+
+
+def test_check_table_is_the_readers_check_of_a_built_table() -> None:
+    """``check_table`` refuses what the reader refuses, naming ``where``; a table the reader made passes."""
+    from bnilp.scorefile import check_table
+
+    check_table(sample_table())
+    with pytest.raises(InputError, match="^table: 'C' is listed as its own parent"):
+        check_table(ScoreTable(["C"], {"C": {frozenset({"C"}): -1.0, frozenset(): -2.0}}))
+    with pytest.raises(InputError, match="^mine: .*not a frozenset"):
+        check_table(ScoreTable(["C"], {"C": {(): -1.0}}), "mine")

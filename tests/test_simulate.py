@@ -212,3 +212,42 @@ def test_a_simulation_that_would_not_fit_in_memory_is_a_limit_not_a_traceback(mo
     monkeypatch.setattr(sim, "free_memory", lambda: 2**30)
     with pytest.raises(LimitError, match=r"simulating 100000000 rows of 20 nodes needs about 44\.7 GiB"):
         simulate(20, 10**8, 2, seed=1)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(n_nodes=float("nan")), "n_nodes"),
+    (dict(n_nodes=float("inf")), "n_nodes"),
+    (dict(n_nodes=None), "n_nodes"),
+    (dict(avg_degree="1"), "avg_degree"),
+    (dict(discrete_fraction="0.5"), "discrete_fraction"),
+    (dict(nonlinear="no"), "nonlinear"),
+    (dict(categories=(2.7, 3.9)), "categories"),
+])
+def test_simulate_refuses_values_of_the_wrong_type_naming_the_parameter(kwargs, words):
+    """``simulate``'s arguments are checked before any draw: NaN/∞/None counts, numbers given as strings, a
+    ``nonlinear`` that is not a bool (``"no"`` is not False) and fractional category bounds (not truncated) are
+    each an ``InputError`` naming the parameter."""
+    args = dict(n_nodes=4, n_samples=10, avg_degree=1, seed=1) | kwargs
+    with pytest.raises(InputError, match=words):
+        simulate(**args)
+
+
+@pytest.mark.parametrize("parents, kinds, kwargs, words", [
+    ({"a": [], "b": ["a"]}, {"a": "discrete", "b": "discrete"}, dict(n_samples=float("nan")), "n_samples"),
+    ({"a": [], "b": ["a"]}, {"a": "continuous", "b": "discrete"}, dict(bins="3"), "bins"),
+    ({"a": None}, {"a": "discrete"}, {}, "parents"),
+    ({"ab": [], "c": "ab"}, {"ab": "discrete", "c": "discrete"}, {}, "parents"),
+    ({"a": []}, {"a": "discrete"}, dict(nonlinear="no"), "nonlinear"),
+])
+def test_sample_dag_refuses_values_of_the_wrong_type_naming_the_parameter(parents, kinds, kwargs, words):
+    """``sample_dag`` checks its arguments: a NaN row count, bins as a string, a parent list that is None or a
+    string (never iterated by character) are each an ``InputError`` naming the parameter."""
+    args = dict(n_samples=10, seed=1) | kwargs
+    with pytest.raises(InputError, match=words):
+        sample_dag(parents, kinds, **args)
+
+
+def test_simulate_still_takes_whole_floats_and_numpy_numbers():
+    """Whole numbers given as floats or NumPy scalars stay accepted (what the checks above must not refuse)."""
+    data, truth = simulate(4.0, np.int64(20), np.float64(1.0), categories=(np.int64(2), 3), seed=1)
+    assert data.shape == (20, 4) and truth["settings"]["categories"] == [2, 3]

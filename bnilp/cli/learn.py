@@ -11,6 +11,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -33,7 +34,7 @@ from bnilp.cli.options import (
 )
 from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
-from bnilp.errors import InputError
+from bnilp.errors import InputError, NoDagError
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.pipeline import (
     ENUMERATE_CHOICES,
@@ -317,12 +318,22 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
         sys.exit(EXIT_INPUT)
 
 
+@contextmanager
+def _no_dag_said() -> Iterator[None]:
+    """The API's :class:`NoDagError` (which names ``table``) in the command's words: one line, exit 2."""
+    try:
+        yield
+    except NoDagError:
+        raise InputError("the score tables admit no DAG (some variable lacks the empty parent set and every choice "
+                         "makes a cycle)") from None
+
+
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
     if opts.get("count_past_cap"):
         _check_count_past_cap(table, opts)
     _check_list_dags(table, opts)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
-    with _live(console, opts.get("quiet", False)) as update:
+    with _live(console, opts.get("quiet", False)) as update, _no_dag_said():
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by") or "auto",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from typing import Any
 
 import click
@@ -16,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import check_outputs, check_seed
 from bnilp.errors import InputError
 from bnilp.metrics import (
@@ -144,16 +146,51 @@ def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool,
     """Compare a LEARNED result with the TRUE graph: AP, AR, AHP, AHR, SHD, skeleton F1 (§6)."""
     true_parents = parents_of_result(read_json(true, "true graph"), true)
     true_graph = (cpdag_graph if cpdag else dag_graph)(true_parents, true)
-    learned_graph = _learned_graph(read_json(learned, "learned result"), learned, true_graph.nodes,
-                                   edges_threshold, cpdag)
+    learned_obj = read_json(learned, "learned result")
+    learned_graph = _learned_graph(learned_obj, learned, true_graph.nodes, edges_threshold, cpdag)
     result = compare_marked(learned_graph, true_graph)
     result["mode"] = "cpdag" if cpdag else ("averaged" if edges_threshold is not None else "dag")
     if edges_threshold is not None:
         result["edges_threshold"] = edges_threshold
+    note = _learned_state(learned_obj, result)
     if as_json:
         click.echo(json.dumps(_json_safe(result), indent=1))
-        return
-    table = Table(title=escape(f"{learned} vs {true} ({result['mode']})"))
+    else:
+        _print_compare(learned, true, result, note)
+    if note:
+        click.echo(f"bnilp: {note}", err=True)
+        sys.exit(EXIT_LIMIT)
+
+
+def _learned_state(obj: Any, result: dict[str, Any]) -> str:
+    """Copy what a learned result says of itself into ``result`` (``learned_status``, ``learned_complete``,
+    ``learned_limits``, ``learned_optimum_proven``; None where LEARNED, e.g. a bare parents file, does not say) and
+    return why the comparison rests on a narrower result than it asked for — an incomplete credible set (a cap
+    or a time limit: the averaged graph is over the networks found, the best network may not be OPT) or a limit
+    of the scoring (palim, knowledge pruning) — or "" when none applies (then compare exits 0, else 3)."""
+    obj = obj if isinstance(obj, dict) else {}
+    status, complete, limits, proven = (obj.get("status"), obj.get("complete"), obj.get("limits"),
+                                        obj.get("optimum_proven"))
+    limits = [str(x) for x in limits] if isinstance(limits, list) else None
+    result.update(learned_status=status, learned_complete=complete, learned_limits=limits,
+                  learned_optimum_proven=proven, learned_note=None)
+    why = []
+    optimum_only = obj.get("optimum_only") and status == "optimal"
+    if complete is False and not optimum_only:
+        why.append(f"the learned result is incomplete (status {status}"
+                   + ("; its best network is not a proven optimum" if proven is False else "") + ")")
+    elif proven is False:
+        why.append(f"the learned result's best network is not a proven optimum (status {status})")
+    if limits:
+        why.append(f"the learned result is limited ({', '.join(limits)})")
+    if why:
+        result["learned_note"] = "; ".join(why) + ": the metrics describe the networks it found"
+    return result["learned_note"] or ""
+
+
+def _print_compare(learned: str, true: str, result: dict[str, Any], note: str) -> None:
+    table = Table(title=escape(f"{learned} vs {true} ({result['mode']})"),
+                  caption=escape(f"NOTE: {note}") if note else None)
     for col in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton F1"):
         table.add_column(col, justify="right")
     table.add_row(*(_fmt(result[k]) for k in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton_F1")))

@@ -318,7 +318,7 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
     data = _Data(table)
     stats: dict[str, Any] = {"phase1": _new_stats()}
     if any(data.start[i + 1] == data.start[i] for i in range(data.n)):
-        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=False,
                           networks=[], stats=stats, message="a variable has no candidate parent set: no DAG exists")
     if data.n == 0:
         return run.finish(optimum=0.0, bound=0.0, gap=0.0, status="optimal", complete=True,
@@ -427,7 +427,7 @@ def _unproven(run: _Run, data: _Data, stats: dict[str, Any], status: str, where:
 
 
 def _no_dag(run: _Run, stats: dict[str, Any]) -> SolveResult:
-    return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+    return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=False,
                       networks=[], stats=stats, message="the score table admits no DAG")
 
 
@@ -606,7 +606,7 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
     if status1 == "optimal" and best_choice is None:
         raise RuntimeError("SCIP reported optimal but its best solution is not a parent choice")
     if status1 == "infeasible":
-        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=True,
+        return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=False,
                           networks=[], stats=stats, message="the score table admits no DAG")
     if run.budget_stop(status1):
         run.incumbent = (best_choice, dual)

@@ -6,6 +6,7 @@ Scores: ``bic``, ``bdeu`` (discrete); ``cg``, ``cgd``, ``mvp``, ``mml`` (mixed d
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 from bnilp.data import Dataset
@@ -24,14 +25,22 @@ REGISTRY = {
 
 
 def make_score(name: str, data: Dataset, **settings: Any) -> LocalScore:
-    """Instantiate score ``name`` on ``data``; ``settings`` go to its constructor."""
+    """Instantiate score ``name`` on ``data``; ``settings`` go to its constructor. A setting the score does not
+    take (``ess`` for BIC, a typo such as ``esss``) is an :class:`InputError` naming the score, the setting and
+    the settings it takes."""
     if not isinstance(name, str):
         raise InputError(f"score must be a score name ({', '.join(REGISTRY)}), got {name!r}")
     key = name.lower()
     if key not in REGISTRY:
         raise InputError(f"unknown score {name!r} (choose from {', '.join(REGISTRY)})")
-    module, cls = REGISTRY[key].split(":")
-    return getattr(importlib.import_module(module), cls)(data, **settings)
+    module, cls_name = REGISTRY[key].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    takes = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "data")]
+    unknown = [k for k in settings if k not in takes]
+    if unknown:
+        raise InputError(f"score {key!r} takes no setting {', '.join(map(repr, unknown))} (its settings: "
+                         f"{', '.join(takes)})")
+    return cls(data, **settings)
 
 
 __all__ = ["REGISTRY", "LocalScore", "StructurePrior", "make_score"]

@@ -66,9 +66,9 @@ class MixedVariablePolynomial(LocalScore):
             try:
                 value = int(degree)
             except (TypeError, ValueError):
-                raise InputError(f"degree (--degree) must be 'log' or an integer ≥ 1, got {degree!r}") from None
+                raise InputError(f"degree (--mvp-degree) must be 'log' or an integer ≥ 1, got {degree!r}") from None
             if isinstance(degree, bool) or value < 1 or value != float(degree):
-                raise InputError(f"degree (--degree) must be 'log' or an integer ≥ 1, got {degree!r}")
+                raise InputError(f"degree (--mvp-degree) must be 'log' or an integer ≥ 1, got {degree!r}")
             self.degree = value
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.N = data.N
