@@ -298,6 +298,18 @@ def pruned_for_less(table: ScoreTable, epsilon: float) -> float | None:
     return None
 
 
+def unknown_pruning_note(table: ScoreTable, epsilon: float) -> str | None:
+    """For ε > 0, when nothing records the ε a table was pruned for (a score file without its sidecar, as
+    GOBNILP's and pygobnilp's; a table built by hand), what the completeness of its credible set rests on —
+    the search lists every network within ε *of the table*, which holds every credible network only if the
+    table was pruned for at least that ε — else None (``report["pruning_note"]``; the CLI prints it, with
+    ``-q`` too)."""
+    if epsilon <= 0 or table.meta.get("epsilon") is not None or not table.meta.get("prune", True):
+        return None
+    return (f"nothing records the BF this score table was pruned for (no sidecar): its credible set is complete "
+            f"only if the table was pruned for at least BF {bf_text(epsilon)}")
+
+
 def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
     """An :class:`InputError` when the table was pruned for a smaller ε (:func:`pruned_for_less`): its
     credible set would not be complete."""
@@ -407,6 +419,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     report["scoring"] = scoring_summary(table)
     if ws_note:
         report["warm_start_note"] = ws_note
+    unknown = unknown_pruning_note(table, epsilon)
+    if unknown:
+        report["pruning_note"] = unknown
     report["limits"] = []
     if note:
         report["limits"].append("knowledge_pruning")

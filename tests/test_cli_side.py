@@ -548,3 +548,21 @@ def test_compare_of_a_capped_result_says_so_and_exits_3(tmp_path):
     assert res.exit_code == 0, res.output
     m = json.loads(res.output)
     assert m["learned_status"] == "optimal" and m["learned_complete"] is True and m["learned_note"] is None
+
+
+def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(chain_csv, tmp_path):
+    """Nothing records the BF a score file without a sidecar (GOBNILP's, pygobnilp's) was pruned for, so a credible
+    set listed from it at BF > 1 is complete only if the file was pruned for at least that BF: the warning is on
+    stderr with -q too, and the JSON carries it as ``pruning_note``; with the sidecar (BF ≥ the one asked) there
+    is no note."""
+    scores = tmp_path / "chain.scores"
+    assert _run("score", str(chain_csv), "-o", str(scores), "--bf", "20", "-q").exit_code == 0
+    with_sidecar = tmp_path / "with.json"
+    assert _run("solve", str(scores), "--bf", "20", "-q", "--json", str(with_sidecar)).exit_code == 0
+    assert "pruning_note" not in json.loads(with_sidecar.read_text())
+    (tmp_path / "chain.scores.json").unlink()
+    out = tmp_path / "without.json"
+    result = _run("solve", str(scores), "--bf", "20", "-q", "--json", str(out))
+    assert result.exit_code == 0
+    assert "bnilp: warning: nothing records the BF this score table was pruned for" in result.stderr
+    assert "at least BF 20" in json.loads(out.read_text())["pruning_note"]

@@ -43,6 +43,7 @@ from bnilp.pipeline import (
     project_network,
     pruned_for_less,
     solve_table,
+    unknown_pruning_note,
     warm_start_unheld,
 )
 from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
@@ -446,7 +447,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                   inputs=read_paths(opts, {scores_path: "SCORES", f"{scores_path}.json": "SCORES's sidecar"}))
     table = read_jaakkola(scores_path)
     _check_warm_start_names(opts, table.variables, of="the score file's variables")
-    _check_table_epsilon(table, eps, console, opts.get("quiet", False))
+    _check_table_epsilon(table, eps)
     opts["knowledge"] = knowledge_from_options(opts)
     if table.meta.get("knowledge") and not opts.get("quiet"):
         console.print("background knowledge: the score file's sidecar records "
@@ -469,15 +470,15 @@ def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[st
     return eps
 
 
-def _check_table_epsilon(table: ScoreTable, eps: float, console: Console, quiet: bool) -> None:
+def _check_table_epsilon(table: ScoreTable, eps: float) -> None:
     """A score file pruned for a smaller ε cannot give the credible set of a larger one."""
     made_for = pruned_for_less(table, eps)
     if made_for is not None:
         raise InputError(f"the score file was pruned for ε = {made_for:.6g} (BF {bf_text(made_for)}); "
                          f"ε = {eps:.6g} needs a score file made with at least that BF")
-    if table.meta.get("epsilon") is None and eps > 0 and not quiet:
-        console.print("[yellow]warning: no sidecar says how this score file was pruned; the credible set is "
-                      "complete only if it was pruned for at least this BF[/yellow]")
+    unknown = unknown_pruning_note(table, eps)
+    if unknown:                 # on stderr with -q too, and in the JSON as pruning_note
+        click.echo(f"bnilp: warning: {unknown}", err=True)
 
 
 @click.command()
