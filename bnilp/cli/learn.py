@@ -325,8 +325,8 @@ def _no_dag_said() -> Iterator[None]:
     try:
         yield
     except NoDagError:
-        raise InputError("the score tables admit no DAG (some variable lacks the empty parent set and every choice "
-                         "makes a cycle)") from None
+        raise InputError("the score table admits no DAG (some variable lacks the empty parent set and every choice "
+                         "of the candidate parent sets makes a cycle)") from None
 
 
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
