@@ -135,8 +135,8 @@ def test_infeasible_score_file(runner, tmp_path) -> None:
     path = tmp_path / "cyc.scores"
     path.write_text("2\nA 1\n-1.0 1 B\nB 1\n-1.0 1 A\n")
     res = runner.invoke(main, ["solve", str(path)])
-    assert res.exit_code == 2 and "admit no DAG" in res.output
-    assert res.output.count("no DAG") == 1      # said once, not "admit no DAG: the score table admits no DAG"
+    assert res.exit_code == 2 and "admits no DAG" in res.output
+    assert res.output.count("no DAG") == 1      # said once, not "admits no DAG: the score table admits no DAG"
 
 
 def test_solve_refuses_a_bf_larger_than_the_file_was_pruned_for(runner, small_csv, tmp_path) -> None:
