@@ -118,7 +118,7 @@ def test_an_infeasible_table_prints_only_its_error(tmp_path) -> None:
     res = CliRunner().invoke(main, ["solve", str(path), "--json", str(out)])
     assert res.exit_code == 2
     lines = res.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("bnilp: error:") and "admit no DAG" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("bnilp: error:") and "admits no DAG" in lines[0]
     assert "complete" not in res.output and not out.exists()
 
 
