@@ -277,8 +277,8 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
     serve (``export_error``, said on its own line either way), else 0."""
     if result.solution.status == "infeasible" and not result.solution.networks:
         # no result panel and no output file: only the error (exit 2); the solver's message says no more than this
-        raise InputError("the score tables admit no DAG (some variable lacks the empty parent set and every choice "
-                         "makes a cycle)")
+        raise InputError("the score table admits no DAG (some variable lacks the empty parent set and every choice "
+                         "of the candidate parent sets makes a cycle)")
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
     out = Console() if not opts.get("quiet") else None
