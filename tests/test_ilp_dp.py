@@ -406,11 +406,12 @@ def test_the_race_needs_room_for_the_programme_after_its_budget(monkeypatch):
     table = random_table(7, 14, keep=0.12, max_size=3, pruned=True)
     hurried = solve(table, math.log(3), time_limit=14.0)
     assert "dp" not in hurried.stats and "phase1_branch_and_cut" not in hurried.stats
-    k = Knowledge(required_adjacent=(("V0", "V4"),))
+    k = Knowledge(required_adjacent=(("V4", "V5"),))      # one the table can meet (V4 | {V5}): a feasible search
     monkeypatch.setattr("bnilp.ilp.search._dp_estimate", lambda data: -1.0)
     rows = solve(restrict_table(table, k), math.log(3))
     assert "phase1_branch_and_cut" not in rows.stats and rows.stats["phase1"]["method"] == "branch-and-cut"
-    assert hurried.complete and rows.complete
+    assert hurried.complete and rows.complete and rows.status == "optimal"
+    assert all("V5" in n.parents["V4"] or "V4" in n.parents["V5"] for n in rows.networks)
 
 
 def test_the_gathered_index_of_a_subset_is_its_bits_inside_the_candidate_parents_packed_in_order():
