@@ -31,7 +31,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable, check_table
 from bnilp.scores import StructurePrior, make_score
-from bnilp.scores.base import EQUIVALENCE_PRESERVING_PRIORS, SCORE_EQUIVALENT_SCORES, bayes_factor, bf_text
+from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 
 #: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
 ENUMERATE_CHOICES = ("auto", "mecs", "dags")
@@ -264,13 +264,7 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
     if enumerate_by not in ENUMERATE_CHOICES:
         raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_CHOICES)}, got {enumerate_by!r}")
     meta = table.meta
-    if "score_equivalent" in meta:
-        equivalent: bool | None = bool(meta["score_equivalent"])
-    elif "score" in meta:
-        equivalent = (meta["score"] in SCORE_EQUIVALENT_SCORES
-                      and meta.get("prior", "none") in EQUIVALENCE_PRESERVING_PRIORS)
-    else:
-        equivalent = None
+    equivalent = score_equivalent(meta)
     what = f"{meta.get('score', 'unknown score')}" + (f" with prior {meta['prior']}" if meta.get("prior", "none")
                                                        != "none" else "")
     if enumerate_by == "dags":

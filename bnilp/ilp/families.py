@@ -13,6 +13,7 @@ from bnilp.ilp import settings
 from bnilp.ilp.result import Parents
 from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders
 from bnilp.scorefile import ScoreTable
+from bnilp.scores.base import score_equivalent
 
 
 def check_kcluster(cvec: np.ndarray, k: int) -> None:
@@ -30,6 +31,8 @@ class _Data:
     def __init__(self, table: ScoreTable):
         self.names = list(table.variables)
         self.knowledge = table.knowledge          # rows the family filter cannot say (ilp.knowledge_rows)
+        #: whether the table's record says its score is score-equivalent (None: it says nothing)
+        self.score_equivalent = score_equivalent(table.meta)
         self.n = n = len(self.names)
         index = {v: i for i, v in enumerate(self.names)}
         child, sets, scores, start = [], [], [], [0]
@@ -63,6 +66,7 @@ class _Data:
         for k in np.flatnonzero(keep):
             fams[self.names[self.child[k]]][self.sets[k]] = float(self.score[k])
         sub = _Data(ScoreTable(list(self.names), fams, knowledge=self.knowledge))
+        sub.score_equivalent = self.score_equivalent
         new_index = np.where(keep, np.cumsum(keep) - 1, -1)
         assert all(sub.sets[new_index[k]] == self.sets[k] for k in np.flatnonzero(keep))
         return sub, new_index

@@ -818,6 +818,8 @@ def _phase2_model(data: _Data, found: _Optimum, epsilon: float, stats2: dict[str
                               fixings=fixings)
     tol = max(1e-5 * max(1.0, abs(found.opt_shift) + epsilon), 2 * _tie_tol(found.opt))
     hdlr2.threshold = found.opt - epsilon - _tie_tol(found.opt)     # below it a point is recorded as no class
+    if data.score_equivalent:                       # past this below it, the whole class is (score equivalence)
+        hdlr2.class_margin = 2 * _tie_tol(found.opt)
     slack = _use_symmetry(data, model2, hdlr2, hdlr2.threshold, stats2)
     model2.setObjlimit(found.opt_shift - epsilon - tol - slack)
     model2.setPresolve(SCIP_PARAMSETTING.OFF)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,17 @@ SCORE_EQUIVALENT_SCORES = frozenset({"bic", "bdeu", "cg"})
 #: exactly one last vertex in an orientation, so Σ_v C(k_v, j) counts those cliques for every j
 #: (checked on random classes in ``tests/test_credible.py``).
 EQUIVALENCE_PRESERVING_PRIORS = frozenset({"none", "binomial", "ebic"})
+
+
+def score_equivalent(meta: Mapping[str, Any]) -> bool | None:
+    """Whether a score table's record (its sidecar, ``ScoreTable.meta``) says its score is score-equivalent — a
+    score of :data:`SCORE_EQUIVALENT_SCORES` with a prior of :data:`EQUIVALENCE_PRESERVING_PRIORS`, or an explicit
+    ``score_equivalent`` — or None where it says nothing (a file without a sidecar, a table built by hand)."""
+    if "score_equivalent" in meta:
+        return bool(meta["score_equivalent"])
+    if "score" in meta:
+        return meta["score"] in SCORE_EQUIVALENT_SCORES and meta.get("prior", "none") in EQUIVALENCE_PRESERVING_PRIORS
+    return None
 
 
 def bayes_factor(epsilon: float) -> float | None:
