@@ -275,10 +275,6 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
             export_error: str | None = None) -> None:
     """Print and write every output; then the exit: 3 for a limit, 2 for an export the search could not
     serve (``export_error``, said on its own line either way), else 0."""
-    if result.solution.status == "infeasible" and not result.solution.networks:
-        # no result panel and no output file: only the error (exit 2); the solver's message says no more than this
-        raise InputError("the score table admits no DAG (some variable lacks the empty parent set and every choice "
-                         "of the candidate parent sets makes a cycle)")
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
     out = Console() if not opts.get("quiet") else None
