@@ -337,7 +337,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                              list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
                              optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts),
                              count_past_cap=opts.get("count_past_cap", False))
-    if not opts.get("quiet") and result.solution.status != "infeasible":
+    if not opts.get("quiet"):
         console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}[/dim]", highlight=False)
     if warm_info:
