@@ -399,6 +399,51 @@ def test_when_the_race_budget_runs_out_in_phase_2_the_programme_takes_over_the_l
     check_result(table, res, eps)
 
 
+def _no_room_after_phase_1(monkeypatch) -> None:
+    """The programme's tables fit when the race begins, not once branch-and-cut's phase 1 has returned (its
+    listing took the memory): every later look at the programme's room says it does not fit."""
+    from bnilp.ilp import search
+
+    prove, memory = search._prove_optimum, search._dp_memory
+    after = []
+
+    def prove_then_fill(*args):
+        found = prove(*args)
+        after.append(True)
+        return found
+
+    monkeypatch.setattr(search, "_prove_optimum", prove_then_fill)
+    monkeypatch.setattr(search, "_dp_memory", lambda data: (False, memory(data)[1], 1) if after else memory(data))
+
+
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+@pytest.mark.parametrize("phase", ["phase1", "phase2"])
+def test_a_handover_without_room_for_the_programme_leaves_branch_and_cut_to_finish(monkeypatch, unit, phase):
+    """At the race's end the programme takes over only if its tables still fit in half the free memory (else
+    the out-of-memory killer would end the run without a word): without room, branch-and-cut runs the phase
+    again without a budget — the same complete credible set as branch-and-cut alone, and the stats say why."""
+    table = random_table(7, 12, keep=0.12, max_size=3, pruned=True)
+    eps = math.log(20)
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    alone = solve(table, eps, enumerate_by=unit)
+    monkeypatch.undo()
+    if phase == "phase1":
+        _race(monkeypatch, -1.0)                    # spent before branch-and-cut starts
+    else:
+        _race(monkeypatch, 600.0)
+        _spend_the_budget_after_phase_1(monkeypatch)
+    _no_room_after_phase_1(monkeypatch)
+    res = solve(table, eps, enumerate_by=unit)
+    assert res.status == "optimal" and res.complete
+    assert "dp" not in res.stats and res.stats["dp_handover_refused"]["phase"] == phase
+    assert res.stats["dp_handover_refused"]["free_bytes"] == 1 and phase + "_raced" in res.stats
+    assert res.stats["phase1"]["method"] == res.stats["phase2"]["method"] == "branch-and-cut"
+    assert res.optimum == pytest.approx(alone.optimum, abs=1e-9)
+    check_result(table, res, eps)
+    key = (lambda p: frozenset(p.items())) if unit == "dags" else mec_key
+    assert {key(x.parents) for x in res.networks} == {key(x.parents) for x in alone.networks}
+
+
 def test_the_race_needs_room_for_the_programme_after_its_budget(monkeypatch):
     """No race when the time limit cannot hold the budget and twice the programme's estimate after it, nor
     when knowledge needs rows (the programme could not prove OPT): branch-and-cut alone, as before."""

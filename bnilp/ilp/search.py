@@ -345,11 +345,13 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
     else:
         run.budget = None if use_dp else _race_budget(data, run)
         found = _prove_optimum(run, data, table, ws, verbose, stats)
-        if found is None:                       # the race's budget ran out in phase 1
+        if found is None and _handover_fits(run, data, stats, "phase1"):   # the race's budget ran out in phase 1
             dp = _dp_takes_over(run, data, listing, stats, "phase1")
             if not math.isfinite(dp.opt):
                 return _no_dag(run, stats)
             found = _optimum_of(data, dp, stats)
+        elif found is None:                     # no room for the programme now: branch-and-cut again, to the end
+            found = _prove_optimum(run, data, table, ws, verbose, stats, run.incumbent and run.incumbent[0])
     if isinstance(found, SolveResult):
         return found
     assert found is not None
@@ -363,7 +365,8 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
         if done is not None:
             return done
         run.proven = found
-        dp = _dp_takes_over(run, data, True, stats, "phase2")
+        if _handover_fits(run, data, stats, "phase2"):
+            dp = _dp_takes_over(run, data, True, stats, "phase2")
     run.budget = None
     if dp is not None:
         if dp.best_containing is not None:      # bound mode has no filter: peeling sees every family
@@ -438,10 +441,31 @@ def _dp_fits(data: _Data, run: _Run, before: float = 0.0) -> bool:
     863 s estimated on 2 threads, 493 s measured), peeling follows at once, and a programme stopped keeps
     what branch-and-cut had proven and listed."""
     rem = run.remaining()
-    free = free_memory()
     room = (1 if bound_mode(data.n) else 2) * _dp_estimate(data)
-    return ((rem is None or rem >= before + room)
-            and (free is None or plan_tables(data).bytes(data.n) <= free / 2))
+    return (rem is None or rem >= before + room) and _dp_memory(data)[0]
+
+
+def _dp_memory(data: _Data) -> tuple[bool, int, int | None]:
+    """(whether the programme's planned tables fit in half the free memory now, their bytes, the free bytes)."""
+    free = free_memory()
+    need = plan_tables(data).bytes(data.n)
+    return free is None or need <= free / 2, need, free
+
+
+def _handover_fits(run: _Run, data: _Data, stats: dict[str, Any], phase: str) -> bool:
+    """Whether the programme may take over at the end of the race's budget in ``phase``: its tables must still
+    fit in half the free memory, as when the race began (:func:`_dp_fits`) — branch-and-cut's listing may have
+    taken the room since, and the programme would then meet the out-of-memory killer. When they do not, the
+    race ends without it (``run.budget`` None, so branch-and-cut runs that phase again, to its end or the
+    limits), the raced statistics move to ``stats[phase + "_raced"]`` and ``stats["dp_handover_refused"]``
+    says why."""
+    fits, need, free = _dp_memory(data)
+    if not fits:
+        run.budget = None
+        stats[phase + "_raced"] = stats.pop(phase)
+        stats[phase] = _new_stats()
+        stats["dp_handover_refused"] = {"phase": phase, "bytes": need, "free_bytes": free}
+    return fits
 
 
 def _dp_estimate(data: _Data) -> float:
@@ -566,10 +590,11 @@ def _sink_timing() -> Any:
 
 
 def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, verbose: bool,
-                   stats: dict[str, Any]) -> _Optimum | SolveResult | None:
-    """Phase 1: branch-and-cut to OPT from the warm start and the greedy sink DAG. Returns what it
-    proved, or the final result when it could not (infeasible, or stopped by a limit or a signal), or
-    None when the race's budget (:attr:`_Run.budget`) ran out first."""
+                   stats: dict[str, Any], known: tuple[int, ...] | None = None) -> _Optimum | SolveResult | None:
+    """Phase 1: branch-and-cut to OPT from the warm start, ``known`` (a choice of families: the best DAG of a
+    phase 1 run before) and the greedy sink DAG. Returns what it proved, or the final result when it could not
+    (infeasible, or stopped by a limit or a signal), or None when the race's budget (:attr:`_Run.budget`) ran
+    out first."""
     stats1 = stats["phase1"]
     stats1["method"] = "branch-and-cut"
     run.report("optimize", 0, force=True)
@@ -587,8 +612,7 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
         starts.append(tuple(data.start[i] + [ps for ps, _ in table.sorted_family(v)].index(ws[v])
                             for i, v in enumerate(data.names)))
     greedy = _sink_dag(data, np.zeros(data.K))
-    if greedy is not None:
-        starts.append(greedy)
+    starts += [c for c in (known, greedy) if c is not None]
     for choice in starts:
         sol = model.createSol()
         for k in choice:
