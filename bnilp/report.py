@@ -300,7 +300,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                       f"over the networks found only.", style="bold red", markup=False)
     mecs = r.get("mecs") or []
     if mecs:
-        t = Table(title=f"Markov equivalence classes (top {min(TOP_MECS, len(mecs))} of {len(mecs)})")
+        of = (f"{len(mecs)} listed, {r['posterior_classes']} credible" if counted_all else str(len(mecs)))
+        t = Table(title=f"Markov equivalence classes (top {min(TOP_MECS, len(mecs))} of {of})")
         size_col = "class size (with knowledge)" if known else "class size"
         for col in ("#", "score", "ln BF", "BF to best", "DAGs", size_col, "posterior"):
             t.add_column(col, justify="right")
@@ -541,7 +542,7 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     for e in r.get("adjacency") or []:
         i, j = rank[e["u"]], rank[e["v"]]
         und[i, j] = und[j, i] = float(e.get("undirected_posterior", 0.0))
-    a = d + d.T
+    a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()   # clipped as in the JSON
     rows = [(variables[i], variables[j], d[i, j], a[i, j], und[i, j])
             for i in range(len(variables)) for j in range(len(variables)) if i != j and a[i, j] > 0]
     rows.sort(key=lambda t: (-t[2], -t[3], rank[t[0]], rank[t[1]]))

@@ -550,6 +550,28 @@ def test_compare_of_a_capped_result_says_so_and_exits_3(tmp_path):
     assert m["learned_status"] == "optimal" and m["learned_complete"] is True and m["learned_note"] is None
 
 
+def test_compare_of_a_list_capped_over_a_counted_set_says_what_the_metrics_rest_on(tmp_path):
+    """A class list capped where every credible class was still counted (peeling; ``--count-past-cap``): the
+    posteriors and the proven optimum compare uses cover the whole set, so its NOTE says the list is capped and
+    what the metrics rest on — not "the networks it found" — and the exit stays 3 (the learned run's limit)."""
+    scores, capped = tmp_path / "a.scores", tmp_path / "capped.json"
+    assert _run("score", "instances/asia.csv", "-o", str(scores), "--bf", "20", "-q").exit_code == 0
+    res = _run("solve", str(scores), "--bf", "20", "--max-networks", "1", "--json", str(capped))
+    assert res.exit_code == 3, res.output
+    doc = json.loads(capped.read_text())
+    assert doc["status"] == "network_limit" and doc["posterior_classes"] > doc["n_mecs"] == 1
+    assert f"(top 1 of 1 listed, {doc['posterior_classes']} credible)" in res.output
+    truth = tmp_path / "truth.json"
+    truth.write_text(json.dumps({"parents": doc["networks"][0]["parents"]}))
+    for extra in (("--edges-threshold", "0.5"), ()):
+        res = _run("compare", str(capped), str(truth), "--json", *extra)
+        assert res.exit_code == 3, res.output
+        note = json.loads(res.output[:res.output.rindex("}") + 1])["learned_note"]
+        assert note.startswith("the learned result's list is capped (the best 1 of ")
+        assert f"posteriors over all {doc['posterior_classes']} credible classes" in note
+        assert "networks it found" not in note
+
+
 def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(chain_csv, tmp_path):
     """Nothing records the BF a score file without a sidecar (GOBNILP's, pygobnilp's) was pruned for, so a credible
     set listed from it at BF > 1 is complete only if the file was pruned for at least that BF: the warning is on

@@ -169,6 +169,21 @@ def test_empty_and_single_network(tmp_path):
     np.testing.assert_equal(pd.read_csv(tmp_path / "edges.csv")["directed_posterior"].tolist(), [1.0, 0.0])
 
 
+def test_edges_csv_adjacency_is_clipped_to_one_as_in_the_json(tmp_path):
+    """edges.csv's adjacency_posterior is P(u → v) + P(v → u) clipped to [0, 1], as the JSON's (a float sum of
+    shares may pass 1 by rounding: 0.5000000000000001 twice)."""
+    solved = {"optimum": -5.0, "epsilon": 1.0, "gap": 0.0, "complete": True, "status": "optimal", "n_networks": 2,
+              "networks": [{"score": -5.0, "parents": {"a": [], "b": ["a"]}},
+                           {"score": -5.0, "parents": {"a": ["b"], "b": []}}], "message": ""}
+    r = summarise(solved)
+    r["edges"] = [{"from": "a", "to": "b", "posterior": 0.5000000000000001},
+                  {"from": "b", "to": "a", "posterior": 0.5000000000000001}]
+    assert 0.5000000000000001 + 0.5000000000000001 > 1.0
+    write_report(tmp_path, r)
+    edges = pd.read_csv(tmp_path / "edges.csv")
+    assert edges["adjacency_posterior"].tolist() == [1.0, 1.0]
+
+
 def test_report_json_text_parses_to_the_report_with_one_list_element_a_line():
     """``--json`` text: the same value as ``json.dumps(report, indent=1)`` once parsed (nested lists, empty
     containers, strings with newlines, None), each element of a top-level list on a line of its own."""

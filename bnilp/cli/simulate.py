@@ -176,7 +176,13 @@ def _learned_state(obj: Any, result: dict[str, Any]) -> str:
                   learned_optimum_proven=proven, learned_note=None)
     why = []
     optimum_only = obj.get("optimum_only") and status == "optimal"
-    if complete is False and not optimum_only:
+    listed, counted = obj.get("n_mecs"), obj.get("posterior_classes")
+    # count_past_cap (or peeling): the list is capped, the set is not — the posteriors and OPT cover every class
+    counted_all = (status == "network_limit" and proven is not False and isinstance(listed, int)
+                   and isinstance(counted, int) and counted > listed)
+    if counted_all:
+        why.append(f"the learned result's list is capped (the best {listed} of {counted} credible classes listed)")
+    elif complete is False and not optimum_only:
         why.append(f"the learned result is incomplete (status {status}"
                    + ("; its best network is not a proven optimum" if proven is False else "") + ")")
     elif proven is False:
@@ -184,7 +190,9 @@ def _learned_state(obj: Any, result: dict[str, Any]) -> str:
     if limits:
         why.append(f"the learned result is limited ({', '.join(limits)})")
     if why:
-        result["learned_note"] = "; ".join(why) + ": the metrics describe the networks it found"
+        result["learned_note"] = "; ".join(why) + (
+            f": the metrics rest on its proven optimum and its posteriors over all {counted} credible classes"
+            if counted_all and not limits else ": the metrics describe the networks it found")
     return result["learned_note"] or ""
 
 
