@@ -203,7 +203,8 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
             rows.append(line.split())
             starts.append(number)
     else:
-        reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
+        # strict: a quote never closed (or text after a closing quote) is an error, not a cell that swallows the rest
+        reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter, strict=True)
         end = 0
         try:
             for cells in reader:
@@ -211,7 +212,9 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
                 starts.append(end + 1)
                 end = reader.line_num
         except csv.Error as exc:        # e.g. a cell past the csv module's field size limit
-            raise InputError(f"{path}:{end + 1}: {exc}") from None
+            why = ("a quoted cell on this line is never closed (unexpected end of data)"
+                   if "unexpected end of data" in str(exc) else str(exc))
+            raise InputError(f"{path}:{end + 1}: {why}") from None
     blank = [not any(row) for row in rows]
     if all(blank):
         raise InputError(f"{path}: the file holds no values")
@@ -230,7 +233,7 @@ _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+(?:,[0-9]+)?")
 
 
 def _looks_like_arity_line(cells: list[str]) -> bool:
-    return bool(cells) and all(c == "-" or (c.isdigit() and int(c) > 0) for c in cells)
+    return bool(cells) and all(c == "-" or (c.isascii() and c.isdigit() and int(c) > 0) for c in cells)
 
 
 def load_data(
@@ -270,7 +273,7 @@ def load_data(
     declared_line = 0
     csv_named = path.lower().endswith(".csv")
     if rows and fmt != "csv" and _looks_like_arity_line(rows[0]) and len(rows[0]) == len(names):
-        if fmt == "dat" or path.endswith(".dat") or ("-" in rows[0] and not csv_named):
+        if fmt == "dat" or path.lower().endswith(".dat") or ("-" in rows[0] and not csv_named):
             declared, declared_line = rows[0], lines[0]
             rows, lines = rows[1:], lines[1:]
     if not rows:

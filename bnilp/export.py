@@ -83,7 +83,7 @@ import networkx as nx
 import numpy as np
 
 from bnilp.data import CONTINUOUS, DISCRETE, Dataset
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_real
 from bnilp.scorefile import atomic_write_text
 
 #: parameter estimators for discrete children (see the module docstring)
@@ -121,10 +121,7 @@ def _check_method(method: str, ess: float | None) -> float | None:
         raise InputError(f"method must be one of {', '.join(PARAMETER_METHODS)}, got {method!r}")
     if method == "ml":
         return None
-    ess = DEFAULT_ESS if ess is None else float(ess)
-    if not (math.isfinite(ess) and ess > 0):
-        raise InputError(f"ess must be a finite number > 0, got {ess}")
-    return ess
+    return DEFAULT_ESS if ess is None else check_real(ess, "ess", 0, above=True)
 
 
 def _ordered_parents(parents: Mapping[str, Iterable[str]], dataset: Dataset) -> dict[str, list[str]]:

@@ -68,6 +68,10 @@ def _umask() -> int:
     return mask
 
 
+#: the longest file name, in bytes, that check_writable lets through (NAME_MAX of Linux, macOS and NTFS)
+NAME_MAX = 255
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary path beside ``path``; on success it is renamed to ``path`` (atomic on POSIX).
@@ -79,7 +83,8 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        # the name's head only: the temporary name must not pass the file system's limit where the name does not
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise InputError(f"{path}: cannot be written ({exc.strerror or exc})") from None
     os.close(fd)
@@ -99,6 +104,10 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> None:
     ancestor a directory this process may write in. Creates nothing — for checking output paths before the
     work that fills them."""
     path = Path(path)
+    long = [part for part in path.parts if len(os.fsencode(part)) > NAME_MAX]
+    if long:                        # before any look at the path: the system refuses even to say it is not there
+        raise InputError(f"{path}: cannot be written ({long[0][:20]}… is longer than the {NAME_MAX} bytes a file "
+                         "name may have)")
     if path.exists() and path.is_dir() != folder:
         raise InputError(f"{path}: is {'a file' if folder else 'a directory'}")
     above = path if folder and path.exists() else path.parent if str(path.parent) else Path(".")

@@ -114,6 +114,26 @@ def test_a_cell_the_csv_module_cannot_read_is_one_line_naming_its_line(tmp_path)
         load_data(path)
 
 
+def test_a_quote_never_closed_is_refused_naming_its_line_not_a_cell_that_swallows_the_rest(tmp_path) -> None:
+    """A quote opened and never closed would make one cell of every later line (N = 2 of 6 rows, exit 0); text
+    after a closing quote (``"y"z``) would be glued on. Both are one line naming the row they start on."""
+    with pytest.raises(InputError, match=r"q\.csv:3: a quoted cell on this line is never closed"):
+        load_data(write(tmp_path, "q.csv", 'a,b\n1,x\n2,"y\n1,x\n2,y\n1,x\n2,y\n'))
+    with pytest.raises(InputError, match=r"z\.csv:3: ',' expected after '\"'"):
+        load_data(write(tmp_path, "z.csv", 'a,b\n1,x\n2,"y"z\n1,x\n'))
+    quoted = load_data(write(tmp_path, "ok.csv", 'a,b\n1,"x, y"\n2,"y\n z"\n1,"x, y"\n'))
+    assert quoted.N == 3 and quoted.levels[1] == ["x, y", "y\n z"]
+
+
+def test_an_arity_line_is_ascii_digits_and_dat_is_read_whatever_its_case(tmp_path) -> None:
+    """A second line of non-ASCII digits ('²', which str.isdigit accepts and int refuses) is data, not a
+    traceback; a ``.DAT`` file's arity line is an arity line, as a ``.dat`` file's is."""
+    sup = load_data(write(tmp_path, "sup.csv", "a,b\n²,1\n3,2\n"))
+    assert sup.N == 2 and sup.levels[0] == ["3", "²"]
+    upper = load_data(write(tmp_path, "up.DAT", "a b c\n2 2 2\n0 1 0\n1 0 1\n0 0 1\n1 1 0\n"))
+    assert upper.N == 4 and upper.arities == [2, 2, 2]
+
+
 def test_numeric_labels_are_one_state_only_when_they_are_one_number(tmp_path) -> None:
     """Labels are coded by their exact value: ``1`` and ``1.0`` are one state, identifiers past 2**53 that a
     float would merge are two."""

@@ -140,8 +140,9 @@ def test_fit_checks_its_arguments(asia_result, labelled_frame) -> None:
         asia_result.fit(method="mle")
     with pytest.raises(InputError, match="network=99"):
         asia_result.fit(network=99)
-    with pytest.raises(InputError, match="ess"):
-        asia_result.fit(method="bayes", ess=-1)
+    for ess in (-1, "abc", "2", True, float("nan")):      # a number > 0, not a string or a bool
+        with pytest.raises(InputError, match=r"^ess must be a finite number > 0, got "):
+            asia_result.fit(method="bayes", ess=ess)
     with pytest.raises(InputError, match="not columns of the data"):
         asia_result.fit(labelled_frame)
     other = pd.read_csv(ASIA, keep_default_na=False)

@@ -93,6 +93,22 @@ def test_reads_gobnilp_and_pygobnilp_files(shared_data) -> None:
     assert asia.variables[0] == "One"
 
 
+def test_an_output_name_past_the_file_systems_limit_is_refused_before_the_work_and_a_long_one_is_written(
+        tmp_path) -> None:
+    """check_writable (which the CLI runs on every output before the work) refuses a name longer than the file
+    system allows; a name within it is written, although the temporary file beside it adds to its length."""
+    from bnilp.scorefile import atomic_write_text, check_writable
+
+    with pytest.raises(InputError, match=r"cannot be written \(xxxxxxxxxxxxxxxxxxxx… is longer than the 255 bytes"):
+        check_writable(tmp_path / ("x" * 256 + ".scores"))
+    with pytest.raises(InputError, match="is longer than the 255 bytes"):
+        check_writable(tmp_path / ("d" * 300) / "r.json")
+    long = tmp_path / ("x" * 247 + ".scores")
+    check_writable(long)
+    atomic_write_text(long, "1\n")
+    assert long.read_text() == "1\n" and [p.name for p in tmp_path.iterdir()] == [long.name]
+
+
 def test_names_with_whitespace_cannot_be_written(tmp_path) -> None:
     table = ScoreTable(["a b"], {"a b": {frozenset(): -1.0}})
     with pytest.raises(InputError, match="whitespace"):
