@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -293,11 +294,24 @@ def load_data(
                                  f"arity line but holds {states} distinct values (if line {declared_line} is data, "
                                  "give --format csv)")
     data = _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line)
+    if not no_header and _all_numbers(names) and names not in ([str(j) for j in range(width)],
+                                                                  [str(j + 1) for j in range(width)]):
+        data.warnings.append(f"{path}:{names_line}: every name in the names line is a number ("
+                             f"{', '.join(names[:3])}{', …' if width > 3 else ''}): if the file has no names line, "
+                             "give --no-header (its first row was read as the names)")
     if no_header and _first_row_looks_like_names(frame):
         data.warnings.append(f"{path}:{lines[0]}: with --no-header the first row is data, yet each of its values "
                              "occurs only there in its column while the other rows repeat theirs: is it a names "
                              "line? (then leave out --no-header)")
     return data
+
+
+def _all_numbers(names: list[str]) -> bool:
+    """Whether every name reads as a number (a data row read as the names line, or positional names)."""
+    try:
+        return all(math.isfinite(float(name)) for name in names)
+    except ValueError:
+        return False
 
 
 def _first_row_looks_like_names(frame: pd.DataFrame) -> bool:
@@ -368,7 +382,9 @@ def _build(
             raise InputError(f"{source}:{names_line}: column {j + 1} has an empty name")
         if name in seen:
             raise InputError(f"{source}:{names_line}: duplicate column name {name!r} "
-                             f"(columns {seen[name] + 1} and {j + 1})")
+                             f"(columns {seen[name] + 1} and {j + 1})"
+                             + ("; every name is a number: if the file has no names line, give --no-header"
+                                if lines is not None and _all_numbers(names) else ""))
         seen[name] = j
     want_discrete = _split_list(discrete)
     if want_discrete == [ALL_COLUMNS] and ALL_COLUMNS not in seen:

@@ -78,6 +78,22 @@ def test_no_header_on_a_file_with_a_names_line_above_label_columns_is_warned_of(
     assert floats.warnings == []                 # values that never repeat say nothing either way
 
 
+def test_a_headerless_file_read_with_a_names_line_is_warned_of_or_hinted_at(tmp_path) -> None:
+    """Without --no-header a headerless numeric file loses its first row to the names: warned of when every name
+    is a number (not positional names 0..n-1 or 1..n, as pandas writes them); numbers that repeat, as binary
+    data's do, are duplicate names, and that error says to give --no-header."""
+    body = "".join(f"{i % 2},{(i // 2) % 2},{i * 0.37:.2f}\n" for i in range(20))
+    data = load_data(write(tmp_path, "h.csv", "0.5,1.25,3\n" + body))
+    assert data.N == 20 and len(data.warnings) == 1
+    assert data.warnings[0] == (f"{tmp_path / 'h.csv'}:1: every name in the names line is a number (0.5, 1.25, 3): "
+                                "if the file has no names line, give --no-header (its first row was read as the names)")
+    for names in ("0,1,2", "1,2,3", "a,1,2"):
+        assert load_data(write(tmp_path, "p.csv", names + "\n" + body)).warnings == []
+    with pytest.raises(InputError, match=r"b\.csv:1: duplicate column name '1' \(columns 2 and 3\); every name is a "
+                                         r"number: if the file has no names line, give --no-header"):
+        load_data(write(tmp_path, "b.csv", "0,1,1\n" + body))
+
+
 def test_numbers_with_decimal_commas_are_warned_of_not_silently_labels(tmp_path) -> None:
     data = load_data(write(tmp_path, "eu.csv", "x;y;g\n1,5;2;a\n2,25;-3;b\n-0,5;4;a\n7;5;b\n"))
     assert data.kinds[0] == DISCRETE and data.arities[0] == 4
