@@ -160,8 +160,10 @@ def check_score_file_names(names: list[str], where: str = "") -> None:
 
 
 def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> None:
-    """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked."""
+    """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked; not a table whose
+    totals the reader would refuse (:func:`check_score_range`)."""
     check_score_file_names(table.variables)
+    check_score_range(table.families, os.fspath(path))
     body = format_jaakkola(table)
     atomic_write_text(path, body)
     if sidecar:

@@ -109,6 +109,15 @@ def test_an_output_name_past_the_file_systems_limit_is_refused_before_the_work_a
     assert long.read_text() == "1\n" and [p.name for p in tmp_path.iterdir()] == [long.name]
 
 
+def test_a_table_the_reader_would_refuse_is_not_written(tmp_path) -> None:
+    """Scores spread past what the search can sum are refused by the reader; the writer refuses them too, rather
+    than leave a file that cannot be read back."""
+    table = ScoreTable(["a", "b"], {"a": {frozenset(): 1e300, frozenset({"b"}): -1e300}, "b": {frozenset(): -1.0}})
+    with pytest.raises(InputError, match=r"x\.scores: the local scores spread too far"):
+        write_jaakkola(table, tmp_path / "x.scores")
+    assert not list(tmp_path.iterdir())
+
+
 def test_names_with_whitespace_cannot_be_written(tmp_path) -> None:
     table = ScoreTable(["a b"], {"a b": {frozenset(): -1.0}})
     with pytest.raises(InputError, match="whitespace"):
