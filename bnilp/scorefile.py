@@ -101,8 +101,9 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
 def check_writable(path: str | os.PathLike[str], folder: bool = False) -> None:
     """Raise :class:`InputError` unless ``path`` (a file, or with ``folder`` a directory) could be written by
     :func:`atomic_output`: not an existing directory (file) or file (folder), and its nearest existing
-    ancestor a directory this process may write in. Creates nothing — for checking output paths before the
-    work that fills them."""
+    ancestor a directory this process may write in — tried by making and removing an empty file there (a
+    permission check alone lets root through to /proc and /sys). Leaves nothing — for checking output paths
+    before the work that fills them."""
     path = Path(path)
     long = [part for part in path.parts if len(os.fsencode(part)) > NAME_MAX]
     if long:                        # before any look at the path: the system refuses even to say it is not there
@@ -117,6 +118,13 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> None:
         raise InputError(f"{path}: cannot be written ({above} is not a directory)")
     if not os.access(above, os.W_OK | os.X_OK):
         raise InputError(f"{path}: cannot be written (no permission in {above})")
+    try:                            # root passes os.access everywhere; /proc and /sys refuse it a file all the same
+        fd, probe = tempfile.mkstemp(prefix=".bnilp-probe.", dir=above)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be written (no file can be made in {above}: "
+                         f"{exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

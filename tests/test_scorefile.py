@@ -109,6 +109,22 @@ def test_an_output_name_past_the_file_systems_limit_is_refused_before_the_work_a
     assert long.read_text() == "1\n" and [p.name for p in tmp_path.iterdir()] == [long.name]
 
 
+def test_a_folder_no_file_can_be_made_in_is_refused_before_the_work_even_for_root(tmp_path) -> None:
+    """check_writable tries the nearest existing folder with an empty file it removes: /proc refuses a file to
+    root too, whom a permission check lets through; a writable folder is left as it was."""
+    from pathlib import Path
+
+    from bnilp.scorefile import check_writable
+
+    if not Path("/proc").is_dir():
+        pytest.skip("no /proc here")
+    refused = r"/proc/nope/x\.json: cannot be written \((no file can be made|no permission) in /proc"
+    with pytest.raises(InputError, match=refused):
+        check_writable("/proc/nope/x.json")
+    check_writable(tmp_path / "new" / "r.json")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_table_the_reader_would_refuse_is_not_written(tmp_path) -> None:
     """Scores spread past what the search can sum are refused by the reader; the writer refuses them too, rather
     than leave a file that cannot be read back."""
