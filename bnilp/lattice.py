@@ -41,6 +41,7 @@ import pickle
 import secrets
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -818,13 +819,16 @@ class LokyExecutor(_PoolExecutor):
         import cloudpickle
 
         fd, path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
+        # removed by close, else when the executor is collected or the process exits (an interrupt can land
+        # where no close follows: the file was left behind in one run of an interrupted `bnilp score` out of two)
+        self.remove_file = weakref.finalize(self, _remove_file, path)
         self.run = (path, secrets.token_hex(8))
         try:
             with os.fdopen(fd, "wb") as fh:
                 cloudpickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
             self.pool = start_pool(n_jobs)
         except BaseException:
-            os.unlink(path)
+            self.remove_file()
             raise
 
     def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
@@ -835,9 +839,15 @@ class LokyExecutor(_PoolExecutor):
 
     def close(self) -> None:
         """Remove the score's file; the pool stays for a later run (its workers exit when idle)."""
-        super().close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.run[0])
+        try:
+            super().close()
+        finally:
+            self.remove_file()
+
+
+def _remove_file(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 _THREADS: dict[str, Any] = {}

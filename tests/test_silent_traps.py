@@ -227,6 +227,30 @@ def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, s
     assert list(scratch.iterdir()) == []          # the score's temporary file is gone (processes)
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_outputs_are_written_waits_until_every_one_is_whole(tmp_path, monkeypatch, signum):
+    """Ctrl-C or SIGTERM after the search, between two outputs (here while the report folder is written, the JSON
+    already there): the rest are written all the same — no JSON without its report and DOT — then the run ends
+    as interrupted (exit 130) and says so; the signal handlers are the ones before."""
+    import bnilp.cli.learn as learn_cli
+
+    write_report = learn_cli.write_report
+
+    def signalled(*args, **kwargs):
+        os.kill(os.getpid(), signum)
+        return write_report(*args, **kwargs)
+
+    monkeypatch.setattr(learn_cli, "write_report", signalled)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    res = CliRunner().invoke(main, ["learn", "--bf", "3", "-q", "--json", str(tmp_path / "r.json"), "--report",
+                                    str(tmp_path / "rep"), "--dot", str(tmp_path / "best.dot")])
+    assert res.exit_code == 130, res.output
+    assert "interrupted while the outputs were written: each was written whole first" in res.output
+    assert json.loads((tmp_path / "r.json").read_text())["status"] == "optimal"
+    assert (tmp_path / "rep" / "networks.json").is_file() and (tmp_path / "best.dot").is_file()
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
 def test_an_interrupt_wrapped_by_c_code_is_still_an_interrupt(tmp_path, monkeypatch) -> None:
     # a signal arriving while numba unpickles a cached function surfaces as SystemError chained to the
     # handler's KeyboardInterrupt (seen once in CI); it must exit 130 like any interrupt, no traceback

@@ -55,6 +55,29 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def outputs_whole():
+    """Ctrl-C and SIGTERM wait while the outputs are written: each file is written atomically, but an interrupt
+    between two of them left a partial set (a JSON without its report or DOT, a score file without its
+    sidecar). A signal that comes meanwhile is noted (its handler only records it; Python runs handlers in the
+    main thread whatever thread the system picked) and acted on once the block is done: the run then ends as
+    interrupted (exit 130), every output written whole, and says so."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: came.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if came:                # also over the exit a limit asked for: the user stopped the run
+            click.echo("bnilp: interrupted while the outputs were written: each was written whole first", err=True)
+            raise KeyboardInterrupt
+
+
 class LazyGroup(click.Group):
     """A group whose sub-commands are imported only when used."""
 

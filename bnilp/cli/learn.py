@@ -19,7 +19,7 @@ import click
 import networkx as nx
 from rich.console import Console
 
-from bnilp.cli import EXIT_INPUT, EXIT_LIMIT
+from bnilp.cli import EXIT_INPUT, EXIT_LIMIT, outputs_whole
 from bnilp.cli.options import (
     bf_options,
     check_outputs,
@@ -356,8 +356,9 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                 console.print(f"warm start ({warm_info['source']}) was {warm_info['gap_to_optimum']:.6f} "
                               "below the best network found", highlight=False)
         result.report["warm_start"] = warm_info
-    export_error = _export(result, data, opts, console) if opts.get("export_path") else None
-    _finish(result, opts, console, t0, export_error)
+    with outputs_whole():
+        export_error = _export(result, data, opts, console) if opts.get("export_path") else None
+        _finish(result, opts, console, t0, export_error)
 
 
 def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> None:
@@ -513,5 +514,6 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     _check_before_scoring(data, opts, scores_out)
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
-        write_jaakkola(table, scores_out)
+        with outputs_whole():
+            write_jaakkola(table, scores_out)
     _run(table, eps, opts, console, data, t0)

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bnilp.cli import EXIT_LIMIT
+from bnilp.cli import EXIT_LIMIT, outputs_whole
 from bnilp.cli.options import (
     bf_options,
     check_outputs,
@@ -203,7 +203,8 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     if opts["knowledge"] is not None:
         opts["knowledge"].validated(data.names)
     table = score_data(data, opts, eps, console, quiet)
-    write_jaakkola(table, out)
+    with outputs_whole():
+        write_jaakkola(table, out)
     if not quiet:
         console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {out}.json")
     k = limited_to(table.meta)
