@@ -27,7 +27,8 @@ class NoDagError(InputError):
 
 
 class LimitError(BnilpError):
-    """A resource limit (memory) stopped the work before it had a result to report (CLI exit code 3)."""
+    """A limit stopped the work before it had a result to report (CLI exit code 3): a resource (memory), or a
+    score table pruned without the required knowledge that then admits no DAG under it (``knowledge_pruning``)."""
 
 
 def caused_by_interrupt(exc: BaseException | None) -> bool:

@@ -22,7 +22,7 @@ import networkx as nx
 import pandas as pd
 
 from bnilp.data import Dataset, from_dataframe, load_data
-from bnilp.errors import InputError, NoDagError, check_real
+from bnilp.errors import InputError, LimitError, NoDagError, check_real
 from bnilp.ilp import Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
@@ -329,7 +329,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     OPT, the credible set, the classes and the posteriors are those of the DAGs that satisfy it —
     families that disagree with its arrows are dropped (:func:`bnilp.knowledge.restrict_table`), the
     search adds the rest (:mod:`bnilp.ilp.knowledge_rows`), and a class is its DAGs that satisfy it.
-    When no DAG does, an :class:`InputError` says so; a table that admits no DAG even without knowledge
+    When no DAG does, an :class:`InputError` says so — a :class:`bnilp.errors.LimitError` (``knowledge_pruning``)
+    where the table was pruned without the knowledge's required statements, whose sets the pruning may have
+    removed (the CLI exits 3: score with the knowledge); a table that admits no DAG even without knowledge
     raises :class:`bnilp.errors.NoDagError` (an :class:`InputError`): there is no result to return.
     ``report["knowledge"]`` lists the statements,
     the required and the forbidden arrows, and ``knowledge_note`` why a foreign table may be inexact.
@@ -379,7 +381,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
             ws_note, warm_start = f"warm start not used: {unheld}", None
     if k is not None:
         note = pruning_note(table, k)
-        table = restrict_table(table, k)
+        try:
+            table = restrict_table(table, k)
+        except InputError as exc:
+            raise _no_dag_under(k, note, str(exc)) from None
         admitted = _admitted_warm_start(table, k, warm_start)
         if warm_start is not None and admitted is None:
             ws_note = "warm start not used: it does not satisfy the background knowledge"
@@ -388,8 +393,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
                      warm_start=warm_start, progress=progress, enumerate_by=unit,
                      enumerate_ties=not optimum_only, jobs=jobs, count_past_cap=count_past_cap)
     if k is not None and solution.status == "infeasible":
-        raise InputError(f"knowledge: no DAG satisfies the background knowledge with these candidate parent sets "
-                         f"({'; '.join(k.statements())})")
+        raise _no_dag_under(k, note, "knowledge: no DAG satisfies the background knowledge with these candidate "
+                                     f"parent sets ({'; '.join(k.statements())})")
     if solution.status == "infeasible":       # no result to report: the CLI says this one line (exit 2)
         raise NoDagError("table: the score table admits no DAG (some variable lacks the empty parent set and every "
                          "choice of the candidate parent sets makes a cycle)")
@@ -427,6 +432,17 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if table.meta.get("score_memory_limit_reached"):
         report["limits"].append("score_memory_limit")
     return LearnResult(table, solution, report)
+
+
+def _no_dag_under(k: Knowledge, note: str | None, why: str) -> InputError | LimitError:
+    """No DAG of the table satisfies the knowledge: bad input where the table holds every set the knowledge could
+    need, else (``note``: :func:`bnilp.knowledge.pruning_note`, a table pruned without its required statements) the
+    ``knowledge_pruning`` limit — the pruning may have removed the sets those statements need."""
+    if note is None:
+        return InputError(why)
+    return LimitError(f"knowledge_pruning: {why}, but the score table was pruned without the knowledge's required "
+                      "arrows, adjacencies or ancestor relations and may lack the parent sets they need (score the "
+                      "data with --knowledge for an exact result)")
 
 
 def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | None) -> None:

@@ -20,10 +20,11 @@ from click.testing import CliRunner
 from bnilp import Knowledge, learn
 from bnilp.cli import main
 from bnilp.data import from_dataframe
-from bnilp.errors import InputError
+from bnilp.errors import InputError, LimitError
 from bnilp.knowledge import from_options, parse_knowledge
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import solve_table
+from bnilp.scorefile import read_jaakkola
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame
 from tests.oracles import all_dags, satisfies_knowledge
@@ -312,6 +313,24 @@ def test_infeasible_knowledge_is_a_clear_error() -> None:
     res = CliRunner().invoke(main, ["learn", "--require", "lung->either", "--require", "either->dysp",
                                     "--forbid", "lung~>dysp", "-q"])
     assert res.exit_code == 2 and "no DAG satisfies" in res.output
+
+
+def test_no_dag_under_knowledge_in_a_table_pruned_without_it_is_the_knowledge_pruning_limit(tmp_path) -> None:
+    """A score file pruned without a required statement may have lost every set the statement needs: solving it
+    under the statement and finding no DAG is that limit (exit 3, 'score with --knowledge'), not bad input — the
+    data scored under the same statement has a network (here the ASIA data, BF 20)."""
+    scores = tmp_path / "a.scores"
+    made = CliRunner().invoke(main, ["score", "instances/asia.csv", "-o", str(scores), "--bf", "20", "-q"])
+    assert made.exit_code == 0, made.output
+    table = read_jaakkola(scores)
+    for statement in ("asia~>dysp", "asia->lung"):
+        k = from_options(require=[statement])
+        with pytest.raises(LimitError, match=r"^knowledge_pruning: knowledge: no .*score the data with --knowledge"):
+            solve_table(table, epsilon=math.log(20), knowledge=k)
+        res = CliRunner().invoke(main, ["solve", str(scores), "--bf", "20", "--require", statement, "-q"])
+        assert res.exit_code == 3 and res.output.startswith("bnilp: limited: knowledge_pruning: "), res.output
+        scored = CliRunner().invoke(main, ["learn", "--bf", "20", "--require", statement, "-q"])
+        assert scored.exit_code == 0, scored.output
 
 
 def test_score_file_records_knowledge_and_solve_applies_it(tmp_path) -> None:
