@@ -358,6 +358,18 @@ def test_in_degree_priors_keep_score_equivalence() -> None:
             assert len(totals) == 1
 
 
+def test_a_structure_prior_on_one_variable_is_zero() -> None:
+    """With one variable the empty family is the only one (π(0) = 1, ln π = 0): the binomial prior's
+    p = r/(n − 1) divided by zero before."""
+    for kind in ("none", "binomial", "ebic"):
+        prior = StructurePrior(kind, 1, expected_parents=0.5)
+        assert prior.log_prior(0) == 0.0
+    frame = random_discrete_frame(6, n=1, N=50)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    plain = make_score("bic", data).local(0, ())
+    assert make_score("bic", data, prior=StructurePrior("binomial", 1, expected_parents=0.5)).local(0, ()) == plain
+
+
 def _table_lacking_a_class_member():
     """(table, families without one parent set a credible DAG needs, ε, that DAG's class representative)."""
     frame = random_discrete_frame(11, n=4, N=400)

@@ -89,9 +89,9 @@ class StructurePrior:
             check_real(self.gamma, "gamma (--ebic-gamma)", 0)
 
     def log_prior(self, k: int) -> float:
-        if self.kind == "none":
-            return 0.0
         m = self.n_variables - 1
+        if self.kind == "none" or m == 0:       # one variable: the empty family is the only one, π(0) = 1
+            return 0.0
         if self.kind == "binomial":
             p = self.expected_parents / m
             return k * math.log(p) + (m - k) * math.log1p(-p)

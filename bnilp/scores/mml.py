@@ -102,8 +102,8 @@ def gaussian_length(v: np.ndarray, floor: float) -> float:
 def regression_length(v: np.ndarray, x: np.ndarray, floor: float) -> float:
     """Eq. 3.13 with the T×K design ``x`` as given, −T ln ε dropped; 3.12 if degenerate. Degeneracy is decided,
     and ln|XᵀX| computed, on the design with unit-length columns (ln|XᵀX| = ln|DAD| + 2 Σ ln dᵢ for
-    A = XᵀX and D = diag(A)^−½): a parent measured on a scale of 1e−7 or 1e7 is no more degenerate than on a
-    scale of 1, only its ½ ln|A| term moves."""
+    A = XᵀX and D = diag(A)^−½), and so is the least-squares fit (the same residuals): a parent measured on a
+    scale of 1e−7 or 1e17 is no more degenerate than on a scale of 1, only its ½ ln|A| term moves."""
     t, k = x.shape
     if t <= k:
         return gaussian_length(v, floor)
@@ -114,8 +114,9 @@ def regression_length(v: np.ndarray, x: np.ndarray, floor: float) -> float:
     eig = np.linalg.eigvalsh(a / np.outer(d, d))
     if eig[0] <= 1e-12 * float(eig[-1]):
         return gaussian_length(v, floor)
-    alpha = np.linalg.lstsq(x, v, rcond=None)[0]
-    rss = float(((v - x @ alpha) ** 2).sum())
+    unit = x / d                                # least squares on the unit-length design too: the raw one's
+    alpha = np.linalg.lstsq(unit, v, rcond=None)[0]     # column scales 1e13 apart made lstsq drop the small column
+    rss = float(((v - unit @ alpha) ** 2).sum())
     s2 = max(rss / (t - k), floor)
     log_det = float(np.log(eig).sum()) + 2.0 * float(np.log(d).sum())
     return (0.5 * math.log(t / 2.0) + 0.5 * log_det + (k + 1) / 2 * log_kappa(k + 1)

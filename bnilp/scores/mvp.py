@@ -87,17 +87,17 @@ class MixedVariablePolynomial(LocalScore):
         """[1, powers 1..g of each within-cell standardised, non-constant parent] for the cell rows ``x``."""
         n_p = x.shape[0]
         g = self.cell_degree(n_p)
-        cols = [np.ones(n_p)]
+        zs = []
         if g >= 1:
             for i, j in enumerate(cont):
                 col = x[:, i]
                 sd = float(col.std())
-                if sd <= CONSTANT_TOL * max(self.sd[j], 1e-300):
-                    continue
-                z = (col - col.mean()) / sd
-                cols.append(np.cumprod(np.broadcast_to(z[:, None], (n_p, g)), axis=1))
-        design = np.column_stack(cols)
-        return design[:, :1] if design.shape[1] >= n_p else design
+                if sd > CONSTANT_TOL * max(self.sd[j], 1e-300):
+                    zs.append((col - col.mean()) / sd)
+        if 1 + len(zs) * g >= n_p:          # as many columns as rows: the intercept alone (decided before the
+            return np.ones((n_p, 1))        # powers are built: a fixed degree of 10^8 asked for gigabytes)
+        return np.column_stack([np.ones(n_p)] + [np.cumprod(np.broadcast_to(z[:, None], (n_p, g)), axis=1)
+                                                 for z in zs])
 
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
         """(ℓ, df) summed over the cells of the discrete parents."""
