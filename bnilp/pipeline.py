@@ -23,7 +23,7 @@ import pandas as pd
 
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError, LimitError, NoDagError, check_real
-from bnilp.ilp import Parents, SolveResult, solve, to_digraph
+from bnilp.ilp import Network, Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
@@ -512,10 +512,10 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
             solution = replace(solution, complete=False,
                                status="network_limit" if solution.status == "optimal" else solution.status,
                                message="; ".join(filter(None, (solution.message, note))))
+        # the DAGs listed are the result's networks too (graphs(), fit(network=i), the exports), not only the JSON's
+        solution = replace(solution, networks=[Network(s, dag) for s, dag in expand_classes(
+            mecs, table.families, table.variables, knowledge, limit=max_networks)])
         doc = solution.to_dict()
-        doc["networks"] = [{"score": s, "parents": {v: sorted(ps) for v, ps in dag.items()}}
-                           for s, dag in expand_classes(mecs, table.families, table.variables, knowledge,
-                                                        limit=max_networks)]
         doc["n_networks"] = len(doc["networks"])
         report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge)
         report["n_dags_counted"] = total

@@ -203,6 +203,11 @@ def test_network_indexes_the_listed_networks_and_says_so_under_class_enumeration
     assert fitted["network"]["rank"] == 2
     with pytest.raises(InputError, match=r"2 class representatives .* of 15 DAGs.*list_dags=True"):
         result.fit(asia, network=2)
+    every = learn(asia, score="bic", bf=20, list_dags=True)          # as the message says: every DAG listed
+    assert len(every.solution.networks) == len(every.graphs()) == every.report["n_networks"] == 15
+    assert [{v: sorted(ps) for v, ps in n.parents.items()} for n in every.solution.networks] == \
+        [n["parents"] for n in every.report["networks"]]
+    assert every.fit(ASIA, network=14)["network"] == {"rank": 15, "score": every.solution.networks[14].score, "of": 15}
 
 
 @pytest.mark.parametrize("call, words", [
