@@ -385,7 +385,7 @@ def parse_knowledge(text: str, filename: str = "<knowledge>") -> Knowledge:
 
 def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:      # a byte-order mark (Windows editors) is not text
             text = fh.read()
     except OSError as exc:
         raise InputError(f"{path}: cannot read the knowledge file ({exc.strerror})") from None

@@ -21,7 +21,7 @@ from bnilp import Knowledge, learn
 from bnilp.cli import main
 from bnilp.data import from_dataframe
 from bnilp.errors import InputError, LimitError
-from bnilp.knowledge import from_options, parse_knowledge
+from bnilp.knowledge import from_options, parse_knowledge, read_knowledge
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import solve_table
 from bnilp.scorefile import read_jaakkola
@@ -302,6 +302,12 @@ def test_cli_exit_2_with_one_line(tmp_path) -> None:
     assert len(lines) == 1 and "k.txt:3:" in lines[0] and "tier" in lines[0]
     res = runner.invoke(main, ["learn", "--require", "smoke->nothing", "-q"])
     assert res.exit_code == 2 and "unknown variable 'nothing'" in res.output
+
+
+def test_a_knowledge_file_may_open_with_a_byte_order_mark(tmp_path) -> None:
+    path = tmp_path / "k.txt"
+    path.write_text("require smoke -> lung\n", encoding="utf-8-sig")
+    assert read_knowledge(path).required == (("smoke", "lung"),)
 
 
 def test_infeasible_knowledge_is_a_clear_error() -> None:
