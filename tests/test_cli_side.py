@@ -572,6 +572,33 @@ def test_compare_of_a_list_capped_over_a_counted_set_says_what_the_metrics_rest_
         assert "networks it found" not in note
 
 
+@pytest.mark.parametrize("args, flag", [
+    (("score", "instances/asia.csv", "--bins", "5"), "--bins"),
+    (("score", "instances/asia.csv", "--score", "bdeu", "--mvp-degree", "2"), "--mvp-degree"),
+    (("score", "instances/asia.csv", "--ess", "7"), "--ess"),
+    (("learn", "--ess", "7", "--export", "x.bif"), "--ess"),           # BIC exports ML parameters by default
+    (("score", "instances/asia.csv", "--expected-parents", "3"), "--expected-parents"),
+    (("score", "instances/asia.csv", "--prior", "binomial", "--ebic-gamma", "0.9"), "--ebic-gamma"),
+    (("citest", "instances/asia.csv", "smoke", "lung", "--expected-parents", "2"), "--expected-parents"),
+])
+def test_a_score_setting_the_run_would_ignore_is_refused(tmp_path, args, flag) -> None:
+    """A setting of another score or prior than the run's would silently not apply: one line naming it, exit 2,
+    before any scoring and with no output file."""
+    out = ("-o", str(tmp_path / "x.scores")) if args[0] == "score" else ()
+    quiet = () if args[0] == "citest" else ("-q",)
+    res = _run(*[a if a != "x.bif" else str(tmp_path / "x.bif") for a in args], *out, *quiet)
+    assert _one_line_error(res).startswith(f"bnilp: error: {flag} is "), res.output
+    assert "would ignore it" in res.output and not list(tmp_path.iterdir())
+
+
+def test_the_settings_a_run_uses_are_taken(tmp_path) -> None:
+    for args in (("--score", "bdeu", "--ess", "2"), ("--prior", "binomial", "--expected-parents", "2"),
+                 ("--prior", "ebic", "--ebic-gamma", "0.9"), ("--score", "cgd", "--bins", "4")):
+        assert _run("score", "instances/asia.csv", "-o", str(tmp_path / "x.scores"), "-q", *args).exit_code == 0
+    res = _run("learn", "--ess", "7", "--parameters", "bayes", "--export", str(tmp_path / "x.bif"), "-q")
+    assert res.exit_code == 0, res.output
+
+
 def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(chain_csv, tmp_path):
     """Nothing records the BF a score file without a sidecar (GOBNILP's, pygobnilp's) was pruned for, so a credible
     set listed from it at BF > 1 is complete only if the file was pruned for at least that BF: the warning is on

@@ -200,8 +200,35 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
                      fmt=opts.get("fmt", "auto"), integer_codes=integer_codes)
 
 
+def _check_ignored_settings(opts: dict[str, Any]) -> None:
+    """A score or prior setting given on the command line that the run would ignore is refused (``--bins`` with
+    ``--score bic``, ``--expected-parents`` without ``--prior binomial``, …): it would silently not apply.
+    ``--ess`` also sets ``--parameters bayes`` for ``--export``, so it is used there whatever the score."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+
+    def given(key: str) -> bool:
+        return ctx.get_parameter_source(key) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+    name, prior = opts.get("score_name", "bic"), split_priors(opts.get("priors"))[0]
+    bayes_export = bool(opts.get("export_path")) and (
+        opts.get("parameter_method") or ("bayes" if name == "bdeu" else "ml")) == "bayes"
+    for key, flag, used, why in (
+            ("ess", "--ess", name == "bdeu" or bayes_export, "BDeu's (--score bdeu) and --parameters bayes's"),
+            ("bins", "--bins", name == "cgd", "CGd's (--score cgd)"),
+            ("mvp_degree", "--mvp-degree", name == "mvp", "MVP's (--score mvp)"),
+            ("expected_parents", "--expected-parents", prior == "binomial", "the binomial prior's (--prior binomial)"),
+            ("ebic_gamma", "--ebic-gamma", prior == "ebic", "the EBIC prior's (--prior ebic)")):
+        if given(key) and not used:
+            raise InputError(f"{flag} is {why} setting: this run would ignore it")
+
+
 def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
-    """Build the score named by --score with only the settings it takes."""
+    """Build the score named by --score with only the settings it takes (one it would ignore is refused)."""
+    _check_ignored_settings(opts)
     name = opts.get("score_name", "bic")
     prior = StructurePrior(split_priors(opts.get("priors"))[0], data.n, opts.get("expected_parents", 1.0),
                            opts.get("ebic_gamma", 0.5))
