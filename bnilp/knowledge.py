@@ -86,10 +86,10 @@ def _pairs(items: Iterable[Sequence[str]] | None, what: str) -> tuple[Edge, ...]
 class Knowledge:
     """Background knowledge over variable names (see the module doc for the meaning of each field).
 
-    ``tiers``: a list of lists of names, earliest first; ``strict_tiers``: indices of tiers with no
-    arrows inside (``tier!`` in a file, ``!`` before a tier in ``--tiers``). ``where`` maps a
-    statement key ``(field, a, b)`` or ``("tier", name)`` to where it was written (``file:line``) for
-    error messages; it does not take part in equality.
+    ``tiers``: a list of lists of names, earliest first; ``strict_tiers``: indices (from 0; a dict of the fields,
+    :meth:`to_dict`'s form, numbers them from 1) of tiers with no arrows inside (``tier!`` in a file, ``!``
+    before a tier in ``--tiers``). ``where`` maps a statement key ``(field, a, b)`` or ``("tier", name)`` to
+    where it was written (``file:line``) for error messages; it does not take part in equality.
     """
 
     required: tuple[Edge, ...] = ()
@@ -228,8 +228,9 @@ class Knowledge:
                 seen[v] = i
         for i in sorted(self.strict_tiers):
             if not 0 <= i < len(self.tiers):
-                raise InputError(f"knowledge: strict tier {i + 1} does not exist ({len(self.tiers)} tiers; a dict "
-                                 "numbers strict_tiers from 1, as Knowledge.to_dict writes them)")
+                raise InputError(f"knowledge: strict tier {i + 1} does not exist ({len(self.tiers)} tiers; "
+                                 f"Knowledge(strict_tiers=...) counts tiers from 0 — index {i} here —, a dict from "
+                                 "1, as Knowledge.to_dict writes them)")
         forbidden = self.forbidden_arrows()
         for a, b in self.required:
             if (a, b) in forbidden:

@@ -586,7 +586,7 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")
     if palim is not None:
-        palim = check_count(palim, "palim", 0)
+        palim = check_count(palim, "palim (--palim)", 0)
     rule_set = frozenset(rules) if rules is not None else None
     if rule_set is not None and rule_set - ALL_RULES:
         raise InputError(f"unknown pruning rules {sorted(rule_set - ALL_RULES)}")

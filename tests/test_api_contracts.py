@@ -59,7 +59,7 @@ def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> No
         (lambda: ci_test(frame, "smoke", "lung"), "data must be a bnilp Dataset"),
         (lambda: learn(ASIA, max_networks=2.5), "max_networks must be an integer ≥ 1, got 2.5"),
         (lambda: learn(ASIA, max_networks=True), "max_networks must be an integer ≥ 1, got True"),
-        (lambda: learn(ASIA, palim=1.5), "palim must be an integer ≥ 0, got 1.5"),
+        (lambda: learn(ASIA, palim=1.5), "palim (--palim) must be an integer ≥ 0, got 1.5"),
         (lambda: learn(ASIA, time_limit=-1), "time_limit must be a finite number of seconds ≥ 0, got -1"),
         (lambda: learn(ASIA, time_limit="5"), "time_limit must be a finite number of seconds ≥ 0, got '5'"),
         (lambda: learn(ASIA, time_limit=math.nan), "time_limit must be a finite number of seconds ≥ 0, got nan"),

@@ -555,6 +555,9 @@ def test_cli_learn_warm_start_is_reported_and_never_changes_the_optimum(tmp_path
     bad.write_text('{"nothing": 1}')
     res = runner.invoke(main, ["learn", str(data), "--warm-start", str(bad)])
     assert res.exit_code == 2 and "not a network JSON" in res.output
+    bad.write_text('[{"parents": {}}]')                  # a list, not an object: said in the JSON's terms
+    res = runner.invoke(main, ["learn", str(data), "--warm-start", str(bad)])
+    assert res.exit_code == 2 and "a JSON object with 'parents'" in res.output and "indices" not in res.output
 
 
 def test_cli_refinement_cut_short_exits_3_and_says_so(tmp_path: Path):

@@ -235,8 +235,11 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
         with open(spec, encoding="utf-8") as handle:
             doc = json.load(handle)
         raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
+    except (KeyError, IndexError, TypeError):
+        raise InputError(f"{spec}: not a network JSON with 'parents': a JSON object with 'parents' (each variable → "
+                         "its parents) or 'networks' (a result JSON: its first network's) is needed") from None
     if not (isinstance(raw, dict) and all(isinstance(ps, list) and all(isinstance(p, str) for p in ps)
                                           for ps in raw.values())):
         raise InputError(f"{spec}: 'parents' must map each variable to a list of parent names")

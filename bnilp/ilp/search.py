@@ -966,7 +966,7 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
                                   + f" (there may be more; the list is not the top {n_found})")
     if stopped is not None:
         n_seen = stats2.get("classes_found", n_found)      # peeling's classes, more than the cap may keep
-        found_words = (f"only {n_found} networks within epsilon were found" if n_seen <= n_found else
+        found_words = (f"only {n_found} {unit} within epsilon were found" if n_seen <= n_found else
                        f"only {n_seen} {unit} within epsilon were found, the best {n_found} of them kept")
         return run.finish(optimum=opt, bound=bound, gap=0.0, status=stopped[0], complete=False,
                           networks=networks, stats=stats, unlisted=got.tail,
