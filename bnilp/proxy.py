@@ -101,7 +101,7 @@ from scipy.optimize import minimize
 from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
-from bnilp.errors import InputError, LimitError, check_seed
+from bnilp.errors import InputError, LimitError, check_count, check_real, check_seed
 from bnilp.memory import free_memory
 from bnilp.scores.base import LocalScore
 
@@ -690,6 +690,7 @@ def greedy_search(
     ``seed`` is only recorded. ``start`` maps variable names to parent names (default: empty).
     """
     began = time.perf_counter()
+    check_seed(seed)
     data = score.data
     n = data.n
     kmax = _check_max_parents(max_parents, n)
@@ -846,15 +847,16 @@ def proxy_search(
         raise InputError(f"samples (--samples) must be an integer ≥ 2, got {samples!r}")
     if isinstance(refine, bool) or not isinstance(refine, int | np.integer) or refine < 0:
         raise InputError(f"refine (--refine) must be an integer ≥ 0, got {refine!r}")
-    if not (math.isfinite(expected_parents) and expected_parents > 0):
-        raise InputError(f"expected_parents must be > 0, got {expected_parents}")
-    if not (math.isfinite(kappa) and kappa >= 0):
-        raise InputError(f"kappa (--kappa) must be a finite number ≥ 0, got {kappa}")
+    check_real(expected_parents, "expected_parents (--expected-in-degree)", 0, above=True)
+    check_real(kappa, "kappa (--kappa)", 0)
     if isinstance(radius, bool) or not isinstance(radius, int | np.integer) or radius < 1:
         raise InputError(f"radius must be an integer ≥ 1, got {radius!r}")
-    per_round = max(5, samples) if refine_samples is None else int(refine_samples)
-    if per_round < 1:
-        raise InputError(f"refine_samples must be ≥ 1, got {refine_samples}")
+    check_count(maxiter, "maxiter", 1)
+    for flag, value in (("polish (--polish)", polish), ("edge_slope", edge_slope)):
+        if not isinstance(value, bool | np.bool_):
+            raise InputError(f"{flag} must be True or False, got {value!r}")
+    per_round = max(5, samples) if refine_samples is None else check_count(refine_samples,
+                                                                           "refine_samples (--refine-samples)", 1)
     if check_seed(seed) is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
     rng = np.random.default_rng(seed)

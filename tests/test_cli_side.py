@@ -599,6 +599,25 @@ def test_the_settings_a_run_uses_are_taken(tmp_path) -> None:
     assert res.exit_code == 0, res.output
 
 
+@pytest.mark.parametrize("args, words", [
+    (("learn", "--foo"), "No such option '--foo'"),
+    (("learn", "--bf", "abc"), "Invalid value for '--bf': 'abc' is not a valid float"),
+    (("proxy-search", "instances/asia.csv", "--samples", "abc"), "Invalid value for '--samples'"),
+    (("score",), "Missing argument 'DATA'"),
+    (("nosuch",), "No such command 'nosuch'"),
+    (("proxy-search", "instances/asia.csv", "--refine", "0", "--refine-samples", "5"), "--refine 0 runs none"),
+])
+def test_click_s_usage_errors_are_one_line_too(args, words) -> None:
+    """An unknown option, a value of the wrong type, a missing argument: the same one line and exit 2 as every
+    other bad input (click printed its usage block and a hint over four lines)."""
+    assert words in _one_line_error(_run(*args))
+
+
+def test_bnilp_alone_shows_its_help() -> None:
+    res = _run()
+    assert res.exit_code == 2 and "Usage:" in res.output and "learn" in res.output
+
+
 def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(chain_csv, tmp_path):
     """Nothing records the BF a score file without a sidecar (GOBNILP's, pygobnilp's) was pruned for, so a credible
     set listed from it at BF > 1 is complete only if the file was pruned for at least that BF: the warning is on

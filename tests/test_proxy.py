@@ -499,6 +499,16 @@ def test_proxy_rejects_bad_arguments(small):
                    {"kappa": -1.0}, {"refine_samples": 0}, {"radius": 0}):
         with pytest.raises(InputError):
             proxy_search(score, **kwargs)
+    # wrong types are InputErrors naming the parameter, not accepted (maxiter=2.5 and polish='no' reached the
+    # result) nor a TypeError from math
+    for kwargs, name in (({"maxiter": 0}, "maxiter"), ({"maxiter": 2.5}, "maxiter"), ({"polish": "no"}, "polish"),
+                         ({"edge_slope": 1}, "edge_slope"), ({"expected_parents": True}, "expected_parents"),
+                         ({"expected_parents": "0.3"}, "expected_parents"), ({"kappa": "1"}, "kappa"),
+                         ({"refine_samples": 2.7}, "refine_samples")):
+        with pytest.raises(InputError, match=rf"^{name}\b"):
+            proxy_search(score, samples=10, **kwargs)
+    with pytest.raises(InputError, match=r"^seed must be an integer ≥ 0, got 'abc'"):
+        greedy_search(score, seed="abc")
 
 
 # ---------------------------------------------------------------------------------------------

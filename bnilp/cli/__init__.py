@@ -78,6 +78,10 @@ def outputs_whole():
             raise KeyboardInterrupt
 
 
+#: click ≥ 8.2 raises this usage error for a group called without a command (it shows the help)
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class LazyGroup(click.Group):
     """A group whose sub-commands are imported only when used."""
 
@@ -90,6 +94,29 @@ class LazyGroup(click.Group):
             return None
         module, attr = target.split(":")
         return getattr(importlib.import_module(module), attr)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        """Click's own usage errors (an unknown option, a value of the wrong type, a missing argument) are bad input
+        like any other: one line, ``bnilp: error: …`` naming the command's help, exit 2 (click prints its usage
+        block and a hint over four lines)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            if isinstance(exc, _NO_ARGS_IS_HELP):      # `bnilp` alone: its help, as click shows it
+                exc.show()
+                sys.exit(exc.exit_code)
+            where = exc.ctx.command_path if exc.ctx is not None else "bnilp"
+            click.echo(f"bnilp: error: {exc.format_message()} (see {where} --help)", err=True)
+            sys.exit(EXIT_INPUT)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:

@@ -111,6 +111,8 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         raise InputError(f"--refine must be ≥ 0, got {refine}")
     if refine_samples is not None and refine_samples < 1:
         raise InputError(f"--refine-samples must be ≥ 1, got {refine_samples}")
+    if refine_samples is not None and refine == 0:
+        raise InputError("--refine-samples sets the moves each refinement round scores: --refine 0 runs none")
     if max_parents is not None and max_parents < 0:
         raise InputError(f"--max-parents must be ≥ 0, got {max_parents}")
     if not (math.isfinite(expected_in_degree) and expected_in_degree > 0):
