@@ -444,6 +444,56 @@ def test_a_handover_without_room_for_the_programme_leaves_branch_and_cut_to_fini
     assert {key(x.parents) for x in res.networks} == {key(x.parents) for x in alone.networks}
 
 
+def _offset_table(n: int, offset: float):
+    """A random table (parent sets of up to two of the others, scores within 15 nats of each other) with every
+    score shifted by ``offset``: the same networks' order, |OPT| ≈ n·|offset|."""
+    import itertools
+    import random
+
+    from bnilp.scorefile import ScoreTable
+
+    rng = random.Random(1)
+    names = [f"V{i}" for i in range(n)]
+    families = {}
+    for v in names:
+        others = [u for u in names if u != v]
+        families[v] = {frozenset(ps): offset - 5 * (1 + k) * rng.random() - 0.5 * k
+                       for k in range(3) for ps in itertools.combinations(others, k) if not k or rng.random() <= 0.4}
+    return ScoreTable(names, families)
+
+
+def test_peeling_s_float_slack_is_tied_to_the_proven_rounding_not_to_the_scores_size(monkeypatch):
+    """The programme runs only where its float sums are within 1e-10·|OPT|, so its filter and peeling need no
+    more slack than that: at |OPT| ≈ 7e7 a slack of 1e-7·|OPT| (7 nats) made peeling list every DAG within 7 nats
+    of a 4-DAG credible set at ε = 0 (it did not end in 15 s); now the same set as branch-and-cut's, at once."""
+    table = _offset_table(14, -5e6)
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    alone = solve(table, 0.0)
+    monkeypatch.undo()
+    res = solve(table, 0.0, time_limit=60)
+    assert res.stats["phase2"]["method"] == "peeling" and res.status == "optimal" and res.complete
+    assert as_set(x.parents for x in res.networks) == as_set(x.parents for x in alone.networks)
+    assert res.stats["phase2"]["dags_listed"] < 100
+
+
+def test_bound_mode_is_left_to_branch_and_cut_where_float32_cannot_tell_the_networks_apart(monkeypatch):
+    """Bound mode's slack n·2^−23·Σ max|s| is 117 nats at |OPT| ≈ 7e7: its peeling would have to go through every
+    DAG within it (it did not prove OPT in 20 s). There the race does not start and branch-and-cut proves OPT
+    alone; on the same table unshifted (slack 1e-4) the race hands over to bound mode as before."""
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 3)
+    monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 3)
+    monkeypatch.setattr(ilp.settings, "DP_RACE_MAX_VARIABLES", 14)
+    monkeypatch.setattr("bnilp.ilp.search._dp_estimate", lambda data: -1.0)    # the budget spent at once
+    far = solve(_offset_table(14, -5e6), 0.0, time_limit=60)
+    assert "dp" not in far.stats and far.stats["phase1"]["method"] == "branch-and-cut"
+    assert far.status == "optimal" and far.complete
+    near = solve(_offset_table(14, 0.0), 0.0, time_limit=60)
+    assert near.stats["dp"]["mode"].startswith("bound") and near.status == "optimal" and near.complete
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    alone = solve(_offset_table(14, 0.0), 0.0)
+    assert as_set(x.parents for x in near.networks) == as_set(x.parents for x in alone.networks)
+
+
 def test_the_race_needs_room_for_the_programme_after_its_budget(monkeypatch):
     """No race when the time limit cannot hold the budget and twice the programme's estimate after it, nor
     when knowledge needs rows (the programme could not prove OPT): branch-and-cut alone, as before."""

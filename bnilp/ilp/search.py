@@ -75,8 +75,11 @@ def _early_stop(scip_status: str, sig: _Signals) -> tuple[str, str]:
 def _dp_margin(opt: float) -> float:
     """Slack for the dynamic programme's float sums (F, R and best-through-family add up to n scores in
     another order than fsum): its filter and its peeling bound keep what lies this far below the threshold,
-    and the exact fsum score decides."""
-    return 1e-7 * max(1.0, abs(opt))
+    and the exact fsum score decides. The programme runs only where each such sum is within 1e-10·|OPT|
+    (:func:`_dp_sums_trusted`); a quantity made of at most three of them is within 3e-10·|OPT|, so half the tie
+    tolerance covers it. (It was 1e-7·|OPT|: at |OPT| ≈ 7e7 peeling then listed every DAG within 7 nats of a
+    credible set of 4 at ε = 0, and did not end.)"""
+    return 5e-10 * max(1.0, abs(opt))
 
 
 def _tie_tol(opt: float) -> float:
@@ -480,7 +483,7 @@ def _race_budget(data: _Data, run: _Run) -> float | None:
     knowledge rows, where the programme fits after the budget of ``DP_RACE_BUDGET_FACTOR`` × its estimated
     time. The budget covers both phases of branch-and-cut."""
     if (settings.DP_MAX_VARIABLES == 0 or not settings.DP_MAX_VARIABLES < data.n <= settings.DP_RACE_MAX_VARIABLES
-            or needs_rows(data) or not _dp_sums_trusted(data)):
+            or needs_rows(data) or not _dp_sums_trusted(data) or not _bound_mode_resolves(data)):
         return None
     budget = settings.DP_RACE_BUDGET_FACTOR * _dp_estimate(data)
     return time.perf_counter() + budget if _dp_fits(data, run, budget) else None
@@ -505,12 +508,22 @@ def _dp_applies(data: _Data, run: _Run) -> bool:
     ``DP_LARGE_TABLE_MAX_VARIABLES`` on tables with at least ``DP_LARGE_TABLE_FAMILIES`` parent sets, when
     the time limit leaves room for it (stopped by the limit, it leaves the credible set unlisted) and its
     tables fit in half the free memory."""
-    if not _dp_sums_trusted(data):
+    if not (_dp_sums_trusted(data) and _bound_mode_resolves(data)):
         return False
     if 0 < data.n <= settings.DP_MAX_VARIABLES:
         return True
     return (settings.DP_MAX_VARIABLES > 0 and data.n <= settings.DP_LARGE_TABLE_MAX_VARIABLES
             and data.K >= settings.DP_LARGE_TABLE_FAMILIES and _dp_fits(data, run))
+
+
+def _bound_mode_resolves(data: _Data) -> bool:
+    """Whether float32 can tell the networks apart where the programme would run in bound mode: its slack
+    n·2^−23·Σ_v max_Π |s(v, Π)| (an upper bound on n·2^−23·max|F32|, :func:`bnilp.ilp.dp.solve_dp`) at most
+    :data:`~bnilp.ilp.settings.DP_BOUND_MAX_SLACK` nats; always where it runs in exact mode."""
+    if not bound_mode(data.n) or data.K == 0 or not data._finite:
+        return True
+    bounds = np.maximum.reduceat(np.abs(data.score), data.start[:-1][np.diff(data.start) > 0])
+    return data.n * 2.0 ** -23 * float(bounds.sum()) <= settings.DP_BOUND_MAX_SLACK
 
 
 def _dp_sums_trusted(data: _Data) -> bool:

@@ -77,6 +77,13 @@ DP_RACE_BUDGET_FACTOR = 0.5
 #: credible set by peeling under it.
 DP_EXACT_MAX_VARIABLES = 29
 
+#: Bound mode only where float32 can tell the networks apart: its slack δ = n·2^−23·Σ_v max|s(v, ·)| (F32
+#: exceeds F by up to one float32 rounding per variable added) at most this many nats — the programme must
+#: peel every DAG within δ of its bound to prove OPT. wdbc BF 20 (31 variables): δ = 0.044. A table of
+#: |OPT| ≈ 7e7 had δ ≈ 117 and its peeling did not end in 20 s where branch-and-cut proved OPT in 0.3 s; past
+#: this slack the search is branch-and-cut's.
+DP_BOUND_MAX_SLACK = 1.0
+
 #: Threads of the programme's passes (F and R layer by layer, the filter child by child; its compiled loops
 #: hold no GIL); 0: one per core.
 DP_THREADS = 0
