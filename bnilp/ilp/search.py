@@ -522,8 +522,12 @@ def _bound_mode_resolves(data: _Data) -> bool:
     :data:`~bnilp.ilp.settings.DP_BOUND_MAX_SLACK` nats; always where it runs in exact mode."""
     if not bound_mode(data.n) or data.K == 0 or not data._finite:
         return True
-    bounds = np.maximum.reduceat(np.abs(data.score), data.start[:-1][np.diff(data.start) > 0])
-    return data.n * 2.0 ** -23 * float(bounds.sum()) <= settings.DP_BOUND_MAX_SLACK
+    return data.n * 2.0 ** -23 * _score_magnitude(data) <= settings.DP_BOUND_MAX_SLACK
+
+
+def _score_magnitude(data: _Data) -> float:
+    """M = Σ_v max_Π |s(v, Π)|: no partial sum of one family per variable exceeds it."""
+    return float(np.maximum.reduceat(np.abs(data.score), data.start[:-1][np.diff(data.start) > 0]).sum())
 
 
 def _dp_sums_trusted(data: _Data) -> bool:
@@ -536,8 +540,7 @@ def _dp_sums_trusted(data: _Data) -> bool:
     objectives — solves those instead (the programme picked a non-optimal DAG and peeled credible ones away)."""
     if data.K == 0 or not data._finite:
         return True
-    bounds = np.maximum.reduceat(np.abs(data.score), data.start[:-1][np.diff(data.start) > 0])
-    magnitude = float(bounds.sum())
+    magnitude = _score_magnitude(data)
     empty = np.flatnonzero(~data.pbool.any(axis=1))             # each variable's family with no parents
     if data.offset < 0:
         lo = -data.offset
