@@ -79,7 +79,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     On an exception the temporary file is removed and ``path`` is left as it was.
     """
     path = Path(path)
-    check_writable(path)            # a directory there, or no permission: one line, before any work
+    check_writable(path, probe=False)   # a directory there, no permission: one line (mkstemp below tries the folder)
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -98,12 +98,12 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
         raise
 
 
-def check_writable(path: str | os.PathLike[str], folder: bool = False) -> None:
+def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bool = True) -> None:
     """Raise :class:`InputError` unless ``path`` (a file, or with ``folder`` a directory) could be written by
     :func:`atomic_output`: not an existing directory (file) or file (folder), and its nearest existing
     ancestor a directory this process may write in — tried by making and removing an empty file there (a
-    permission check alone lets root through to /proc and /sys). Leaves nothing — for checking output paths
-    before the work that fills them."""
+    permission check alone lets root through to /proc and /sys; ``probe`` False skips that try, for a caller that
+    makes its own file there at once). Leaves nothing — for checking output paths before the work that fills them."""
     path = Path(path)
     long = [part for part in path.parts if len(os.fsencode(part)) > NAME_MAX]
     if long:                        # before any look at the path: the system refuses even to say it is not there
@@ -118,13 +118,15 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> None:
         raise InputError(f"{path}: cannot be written ({above} is not a directory)")
     if not os.access(above, os.W_OK | os.X_OK):
         raise InputError(f"{path}: cannot be written (no permission in {above})")
+    if not probe:
+        return
     try:                            # root passes os.access everywhere; /proc and /sys refuse it a file all the same
-        fd, probe = tempfile.mkstemp(prefix=".bnilp-probe.", dir=above)
+        fd, tried = tempfile.mkstemp(prefix=".bnilp-probe.", dir=above)
     except OSError as exc:
         raise InputError(f"{path}: cannot be written (no file can be made in {above}: "
                          f"{exc.strerror or exc})") from None
     os.close(fd)
-    os.unlink(probe)
+    os.unlink(tried)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
