@@ -38,6 +38,7 @@ import contextlib
 import math
 import os
 import pickle
+import queue
 import secrets
 import tempfile
 import time
@@ -87,6 +88,7 @@ from bnilp.scores.subsets import (
     split_prefixes,
     subset_task,
 )
+from bnilp.threads import DaemonThreads
 
 #: families per block for scores without batched counts (CG, MVP, MML: one call per family)
 GENERIC_BLOCK = 512
@@ -758,6 +760,8 @@ class _PoolExecutor:
     slots: int
     pool: Any
     queued: list[tuple[_Task, WalkSpec, Block]]
+    #: one item per future done since the last drain (:meth:`wait_any`)
+    finished: queue.SimpleQueue
 
     def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
         raise NotImplementedError
@@ -793,12 +797,26 @@ class _PoolExecutor:
                 return True
         return False
 
-    def wait_any(self, tasks: list) -> None:
-        from concurrent.futures import FIRST_COMPLETED, wait
+    def _watch(self, future: Any) -> Any:
+        """A pool's ``Future`` that puts a token in :attr:`finished` when it is done (or cancelled)."""
+        future.add_done_callback(self._wake)
+        return future
 
+    def _wake(self, future: Any) -> None:
+        self.finished.put(None)
+
+    def wait_any(self, tasks: list) -> None:
+        """Until one of ``tasks`` is done (or the coordinator took one back and evaluated it): a get from
+        :attr:`finished` (drained first, so a completion after the look at the tasks still wakes it), which an
+        interrupt leaves without any lock held. ``concurrent.futures.wait`` took the futures' locks in a Python
+        loop: an interrupt between two left one held and the worker finishing that future blocked for ever
+        (1 in ~11,000 interrupts of a wait in a stress loop; see :mod:`bnilp.threads` for the threads' tasks)."""
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.finished.get_nowait()
         if any(t.done() for t in tasks) or self._steal():
             return
-        wait([t.future for t in tasks if not t.local], return_when=FIRST_COMPLETED)
+        self.finished.get()
 
     def close(self) -> None:
         """After an error: blocks not started are not run. The pool stays for a later run."""
@@ -813,6 +831,7 @@ class LokyExecutor(_PoolExecutor):
     def __init__(self, score: LocalScore, n_jobs: int) -> None:
         self.score, self.slots = score, n_jobs
         self.queued = []                  # blocks held only until a worker has them
+        self.finished = queue.SimpleQueue()
         # a file, not an argument: a pickled score in the task or initializer arguments is written into
         # the pipe of a starting worker, which blocks the coordinator until the worker has imported bnilp
         # (cloudpickle, as loky's own task arguments: a score class defined in __main__ travels too)
@@ -832,7 +851,7 @@ class LokyExecutor(_PoolExecutor):
             raise
 
     def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
-        return self.pool.submit(_worker_block, self.run, spec, block)
+        return self._watch(self.pool.submit(_worker_block, self.run, spec, block))
 
     def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
         return self.pool.submit(_worker_subsets, self.run, task, *args)
@@ -853,15 +872,12 @@ def _remove_file(path: str) -> None:
 _THREADS: dict[str, Any] = {}
 
 
-def start_threads(n_jobs: int):
+def start_threads(n_jobs: int) -> DaemonThreads:
     """The pool of ``n_jobs`` − 1 threads of :class:`ThreadExecutor`, kept for a later run in this process."""
-    from concurrent.futures import ThreadPoolExecutor
-
     if _THREADS.get("n") != n_jobs:
         if _THREADS.get("pool") is not None:
             _THREADS["pool"].shutdown(wait=False)
-        _THREADS.update(pool=ThreadPoolExecutor(max_workers=max(1, n_jobs - 1), thread_name_prefix="bnilp-blocks"),
-                        n=n_jobs)
+        _THREADS.update(pool=DaemonThreads(max(1, n_jobs - 1), "bnilp-blocks"), n=n_jobs)
     return _THREADS["pool"]
 
 
@@ -872,14 +888,14 @@ class ThreadExecutor(_PoolExecutor):
 
     def __init__(self, score: LocalScore, n_jobs: int) -> None:
         self.score, self.slots = score, n_jobs
-        self.queued = []
+        self.queued, self.finished = [], queue.SimpleQueue()
         self.pool = start_threads(n_jobs)
 
     def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
-        return self.pool.submit(evaluate_block, self.score, spec, block)
+        return self.pool.submit(evaluate_block, self.score, spec, block, notify=self.finished)
 
     def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
-        return self.pool.submit(_score_subsets, self.score, task, *args)
+        return self.pool.submit(_score_subsets, self.score, task, *args, notify=self.finished)
 
 
 def block_cost(block: Block) -> int:

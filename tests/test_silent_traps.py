@@ -227,6 +227,108 @@ def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, s
     assert list(scratch.iterdir()) == []          # the score's temporary file is gone (processes)
 
 
+def _interrupt_at_line(k: int):
+    """A trace function that raises KeyboardInterrupt at the ``k``-th line the main thread runs (in any frame):
+    a signal's handler runs between two Python lines, so this puts an interrupt at each such place in turn."""
+    seen = 0
+
+    def trace(frame, event, arg):
+        nonlocal seen
+        if event == "line":
+            seen += 1
+            if seen == k:
+                raise KeyboardInterrupt
+        return trace
+
+    return trace
+
+
+def test_an_interrupt_anywhere_in_the_wait_for_blocks_leaves_the_workers_free(monkeypatch) -> None:
+    """The coordinator's wait for a block (``wait_any``), interrupted at each of its Python lines in turn: the
+    worker still finishes its block, so the pool serves the next run and the interpreter's exit is not held up.
+    (A ``concurrent.futures.Future`` guards its state with a ``Condition`` whose ``__exit__`` is Python code:
+    an interrupt there left the lock held and the worker blocked on it for ever — a CI run hung so.)"""
+    from bnilp import lattice
+
+    monkeypatch.setattr(lattice, "evaluate_block", lambda score, spec, block: time.sleep(0.05))
+    block = lattice.Block.__new__(lattice.Block)
+    block.sub_rows = None
+    interrupted, k = 0, 1
+    while True:
+        executor = lattice.ThreadExecutor(None, 2)     # the same state each time: the k-th line is the same one
+        task = executor.submit(None, block)
+        while not (task.future.running() or task.future.done()):   # with the worker: nothing to take back
+            time.sleep(0.001)
+        sys.settrace(_interrupt_at_line(k))
+        try:
+            executor.wait_any([task])
+        except KeyboardInterrupt:
+            interrupted += 1
+        else:
+            break
+        finally:
+            sys.settrace(None)
+        for _ in range(500):            # the worker is not blocked: the block is done within 5 s (0.05 s)
+            if task.future.done():
+                break
+            time.sleep(0.01)
+        assert task.future.done(), f"an interrupt at line {k} of the wait left the worker blocked"
+        k += 1
+    assert interrupted >= 3 and task.future.done()
+
+
+def test_a_stuck_worker_thread_does_not_hold_up_the_exit() -> None:
+    """The block threads are daemon threads: a run interrupted while a worker is busy ends at once (the
+    interpreter joins ``ThreadPoolExecutor`` threads at exit, waiting for whatever they run)."""
+    code = ("import threading; from bnilp.lattice import start_threads; "
+            "start_threads(2).submit(threading.Event().wait); print('submitted')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and proc.stdout.strip() == "submitted", proc.stderr
+
+
+def test_an_interrupt_that_escaped_an_exec_still_exits_130(tmp_path, shared_data) -> None:
+    """``python -m bnilp``: an interrupt that escaped an ``exec`` of a string (here while reading the data; in
+    real runs the code numba and dataclasses generate) still ends the run with exit 130 and one line, not by
+    SIGINT (CPython noted it as unhandled, though the CLI handled it)."""
+    (tmp_path / "run_trapped.py").write_text(
+        "import runpy, sys\n"
+        "import bnilp.cli.score\n"
+        "def trapped(*args, **kwargs):\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "bnilp.cli.score.load_from_options = trapped\n"
+        "sys.argv = ['bnilp', *sys.argv[1:]]\n"
+        "runpy.run_module('bnilp', run_name='__main__')\n")
+    data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
+    proc = subprocess.run([sys.executable, "-m", "run_trapped", "score", str(data), "-q", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])},
+                          preexec_fn=_default_signals)
+    assert proc.returncode == 130 and proc.stderr.strip() == "bnilp: interrupted", (proc.returncode, proc.stderr)
+    assert not out.exists()
+
+
+def test_an_interrupt_that_surfaced_as_an_import_error_is_still_an_interrupt(tmp_path, shared_data) -> None:
+    """Ctrl-C while a command's modules are imported: numba turns the interrupt into an unchained
+    ``ImportError`` ("failed to import"); the run still ends with the one line and exit 130, no traceback."""
+    (tmp_path / "run_trapped.py").write_text(
+        "import importlib.abc, signal, sys\n"
+        "class Trap(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'bnilp.cli.score':\n"
+        "            try:\n"
+        "                signal.raise_signal(signal.SIGINT)\n"
+        "            except KeyboardInterrupt:\n"
+        "                pass\n"
+        "            raise ImportError('numba._devicearray failed to import')\n"
+        "sys.meta_path.insert(0, Trap())\n"
+        "from bnilp.cli import main\n"
+        "main(['score', *sys.argv[1:]], prog_name='bnilp')\n")
+    data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
+    proc = subprocess.run([sys.executable, str(tmp_path / "run_trapped.py"), str(data), "-q", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, preexec_fn=_default_signals)
+    assert proc.returncode == 130 and proc.stderr.strip() == "bnilp: interrupted", (proc.returncode, proc.stderr)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_the_outputs_are_written_waits_until_every_one_is_whole(tmp_path, monkeypatch, signum):
     """Ctrl-C or SIGTERM after the search, between two outputs (here while the report folder is written, the JSON

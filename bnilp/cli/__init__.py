@@ -13,6 +13,7 @@ import importlib
 import signal
 import sys
 import threading
+from typing import NoReturn
 
 import click
 
@@ -36,23 +37,43 @@ EXIT_LIMIT = 3
 EXIT_INTERRUPTED = 130
 
 
+#: set by the handlers of :func:`_signals_as_interrupt` when Ctrl-C or SIGTERM came
+_SIGNALLED = threading.Event()
+
+
 def _raise_interrupt(signum, frame) -> None:
+    _SIGNALLED.set()
     raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
-def _terminate_as_interrupt():
+def _signals_as_interrupt():
     """SIGTERM raises KeyboardInterrupt like Ctrl-C, so ``finally`` blocks run (worker pools stop, the
-    score's temporary file is removed, no partial output is left). The search installs its own handler
-    (``bnilp.ilp.search``: status ``interrupted`` with what was found) and restores this one after."""
+    score's temporary file is removed, no partial output is left); both handlers note that a signal came
+    (:data:`_SIGNALLED`: an interrupt during an import can surface as an unchained ``ImportError``, numba's
+    "failed to import"). SIGINT keeps an ignored disposition (``nohup``, a background job of a script). The
+    search installs its own handler (``bnilp.ilp.search``: status ``interrupted`` with what was found) and
+    restores this one after."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _exit(code: int) -> NoReturn:
+    """``sys.exit(code)``, after clearing CPython's note of an unhandled KeyboardInterrupt: an interrupt that
+    escaped an ``exec`` of a string (the code dataclasses, namedtuples and numba generate) sets it even when a
+    caller catches the interrupt, and ``python -m bnilp`` then ends by SIGINT (status −2) instead of ``code``
+    (CPython 3.11 ``Py_RunMain``: ``exit_sigint``); the next ``exec`` of a string clears it."""
+    exec("pass", {})
+    sys.exit(code)
 
 
 @contextlib.contextmanager
@@ -116,26 +137,26 @@ class LazyGroup(click.Group):
         except click.exceptions.Abort:
             click.echo("Aborted!", err=True)
             sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
+        _exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
-            with _terminate_as_interrupt():
+            with _signals_as_interrupt():
                 return super().invoke(ctx)
         except LimitError as exc:
             click.echo(f"bnilp: limited: {exc}", err=True)
-            sys.exit(EXIT_LIMIT)
+            _exit(EXIT_LIMIT)
         except BnilpError as exc:
             click.echo(f"bnilp: error: {exc}", err=True)
-            sys.exit(EXIT_INPUT)
+            _exit(EXIT_INPUT)
         except KeyboardInterrupt:
             click.echo("bnilp: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            _exit(EXIT_INTERRUPTED)
         except Exception as exc:
-            if not caused_by_interrupt(exc):
+            if not (caused_by_interrupt(exc) or _SIGNALLED.is_set()):
                 raise
             click.echo("bnilp: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            _exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

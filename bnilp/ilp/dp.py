@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +47,7 @@ from numba import njit
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.memory import free_memory, usable_cores
+from bnilp.threads import DaemonThreads
 
 
 @njit(cache=True, nogil=True)
@@ -631,7 +631,7 @@ class _Passes:
         edges = np.searchsorted(layer[blocks], np.arange(self.n - self.low + 2))
         return [blocks[lo:hi] for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
 
-    def _by_layers(self, pool: ThreadPoolExecutor, layers: list[np.ndarray], run: Callable[[np.ndarray], None],
+    def _by_layers(self, pool: DaemonThreads, layers: list[np.ndarray], run: Callable[[np.ndarray], None],
                    before: float) -> None:
         """``run`` over the ``layers`` in turn, each in slices (:meth:`_slices`) split among the threads (the
         compiled passes hold no GIL); ``steps`` goes from ``before`` to ``before`` + 1."""
@@ -643,7 +643,7 @@ class _Passes:
                 if len(parts) == 1:
                     run(parts[0])
                 else:
-                    list(pool.map(run, parts))
+                    pool.map(run, parts)
                 done += last - first
                 self.steps = before + done / count
                 work = (last - first) * self.n << self.low
@@ -662,7 +662,7 @@ class _Passes:
         def run(part: np.ndarray) -> None:
             _forward(self.n, self.block_bits, bps, *self.tables, f, sink, part)
 
-        with ThreadPoolExecutor(self.threads) as pool:
+        with DaemonThreads(self.threads, "bnilp-dp") as pool:
             self._by_layers(pool, self._layers(), run, 0.0)
         return f, sink
 
@@ -674,7 +674,7 @@ class _Passes:
         def run(part: np.ndarray) -> None:
             _backward(self.n, self.block_bits, bps, *self.tables, r, part[::-1].copy())
 
-        with ThreadPoolExecutor(self.threads) as pool:
+        with DaemonThreads(self.threads, "bnilp-dp") as pool:
             self._by_layers(pool, self._layers()[::-1], run, 1.0)
         return r
 
@@ -688,10 +688,10 @@ class _Passes:
             _best_containing(n, v, self.pmask, self.score, self.start, f, r, self.dbits, self.gather, best)
 
         children = [v for v in range(n) if self.start[v + 1] > self.start[v]]
-        with ThreadPoolExecutor(self.threads) as pool:
+        with DaemonThreads(self.threads, "bnilp-dp") as pool:
             for first in range(0, len(children), self.threads):
                 batch = children[first:first + self.threads]
-                list(pool.map(run, batch))
+                pool.map(run, batch)
                 self.steps = 2.0 + (first + len(batch)) / len(children)
                 if first + len(batch) < len(children):      # after the last batch the filter is done: keep it
                     self._check(len(batch) << (n - 1))
