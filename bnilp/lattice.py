@@ -88,7 +88,7 @@ from bnilp.scores.subsets import (
     split_prefixes,
     subset_task,
 )
-from bnilp.threads import DaemonThreads
+from bnilp.threads import DaemonThreads, interrupts_where_safe
 
 #: families per block for scores without batched counts (CG, MVP, MML: one call per family)
 GENERIC_BLOCK = 512
@@ -783,7 +783,7 @@ class _PoolExecutor:
             for i in range(len(tasks) - 1, -1, -1):
                 if not futures[i].running() and not futures[i].done() and futures[i].cancel():
                     local[i] = subset_task(self.score.count_context(), tasks[i], *args)
-            return [local[i] if i in local else futures[i].result() for i in range(len(tasks))]
+            return [local[i] if i in local else self._result(futures[i]) for i in range(len(tasks))]
         finally:
             for f in futures:
                 f.cancel()
@@ -804,6 +804,13 @@ class _PoolExecutor:
 
     def _wake(self, future: Any) -> None:
         self.finished.put(None)
+
+    def _result(self, future: Any) -> Any:
+        """A watched future's result, waited for on :attr:`finished` (a Ctrl-C comes at once; in
+        ``Future.result`` it would wait for the result: :func:`bnilp.threads.interrupt_where_safe`)."""
+        while not future.done():
+            self.finished.get()
+        return future.result()
 
     def wait_any(self, tasks: list) -> None:
         """Until one of ``tasks`` is done (or the coordinator took one back and evaluated it): a get from
@@ -854,7 +861,7 @@ class LokyExecutor(_PoolExecutor):
         return self._watch(self.pool.submit(_worker_block, self.run, spec, block))
 
     def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
-        return self.pool.submit(_worker_subsets, self.run, task, *args)
+        return self._watch(self.pool.submit(_worker_subsets, self.run, task, *args))
 
     def close(self) -> None:
         """Remove the score's file; the pool stays for a later run (its workers exit when idle)."""
@@ -1268,7 +1275,8 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
                     state.blocks.append(_light(block))
                     busy += 1
 
-    with memory_watch(deadline), contextlib.ExitStack() as closing, lost_workers_as_limits():
+    with (interrupts_where_safe(), memory_watch(deadline), contextlib.ExitStack() as closing,
+          lost_workers_as_limits()):
         closing.callback(executor.close)
         while live or waiting:
             if deadline is not None:

@@ -10,14 +10,25 @@ finishing that future then blocks for ever, and so does the interpreter's exit, 
 interrupting the wait hit it once in ~11,000 interrupts). Here who runs a call is settled by one
 non-blocking acquire of the :class:`Job`'s gate (atomic, in C), outcomes travel through
 ``queue.SimpleQueue`` (C, its ``get`` interruptible without a lock left held), and the threads are daemons.
+
+Where ``concurrent.futures`` futures remain (the loky processes' tasks), the interrupt itself waits:
+:func:`interrupt_where_safe`, the CLI's handler of Ctrl-C and SIGTERM and the walk's while the default
+handler is in place, raises ``KeyboardInterrupt`` only once the main thread is out of that code (and out
+of finalizers, where it would be printed and dropped).
 """
 
 from __future__ import annotations
 
+import _thread
+import contextlib
+import os
 import queue
+import signal
 import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import CancelledError
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from types import FrameType
 from typing import Any
 
 
@@ -53,6 +64,8 @@ class Job:
         :attr:`notify` until it is complete (a token taken from a shared queue is one that another job put:
         whoever waits there looks at its jobs' flags before it waits)."""
         if self.cancelled:
+            from concurrent.futures import CancelledError  # not at import: the CLI's handler is here
+
             raise CancelledError
         while not self.complete:
             self.notify.get()
@@ -118,3 +131,86 @@ def _serve(todo: queue.SimpleQueue) -> None:
             job.complete = True
             job.notify.put(None)
         del job
+
+
+#: where the coordinator's calls take locks that a worker thread (a pool's result handler) takes too: the
+#: ``Future`` methods, the executors' ``submit`` and their queues (loky's are vendored by joblib)
+LOCKING_LIBRARIES = (f"{os.sep}concurrent{os.sep}futures{os.sep}", f"{os.sep}loky{os.sep}")
+#: functions run by the garbage collector, whose exceptions Python prints ("Exception ignored in") and drops
+FINALIZERS = ("__del__",)
+
+
+def unsafe_to_interrupt(frame: FrameType | None) -> bool:
+    """Whether ``frame`` or a caller of it runs code of :data:`LOCKING_LIBRARIES` (an interrupt can leave a
+    lock held that a worker needs), a :data:`FINALIZERS` method or a ``weakref.finalize`` callback (the
+    interrupt would be printed and lost: a run interrupted in numba's ``ObjectRef.__del__`` went on to its
+    end)."""
+    while frame is not None:
+        code = frame.f_code
+        if (code.co_name in FINALIZERS or any(part in code.co_filename for part in LOCKING_LIBRARIES)
+                or code.co_filename == weakref.__file__):
+            return True
+        frame = frame.f_back
+    return False
+
+
+#: how long the signal put off by :func:`interrupt_where_safe` waits before it is sent again
+RETRY_SECONDS = 0.001
+#: the queue of the thread that sends the signals put off (None until :func:`start_retries`)
+_RETRIES: queue.SimpleQueue | None = None
+
+
+def start_retries() -> None:
+    """The daemon thread of :func:`interrupt_where_safe` (started outside any handler: starting a thread
+    takes locks)."""
+    global _RETRIES
+    if _RETRIES is None:
+        todo: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=_retry, args=(todo,), name="bnilp-interrupts", daemon=True).start()
+        _RETRIES = todo
+
+
+def _forget_retries() -> None:
+    global _RETRIES
+    _RETRIES = None             # a forked child has not the thread
+
+
+os.register_at_fork(after_in_child=_forget_retries)
+
+
+def _retry(todo: queue.SimpleQueue) -> None:
+    while True:
+        signum = todo.get()
+        time.sleep(RETRY_SECONDS)
+        _thread.interrupt_main(signum)
+
+
+def interrupt_where_safe(signum: int, frame: FrameType | None) -> None:
+    """A signal handler: ``KeyboardInterrupt``, but never where :func:`unsafe_to_interrupt` — there the
+    signal is put off: :func:`start_retries`'s thread sends it again (``_thread.interrupt_main(signum)``) after
+    :data:`RETRY_SECONDS`, until the main thread is out. An interrupt raised in the Python ``__exit__`` of a
+    ``Future``'s ``Condition`` leaves the lock held, and the thread that completes the future blocks on it for
+    ever (so does the interpreter's exit, which joins that thread). A wait in such code (``Future.result``)
+    ends first: the interrupt then comes with the result. The signal goes through a ``SimpleQueue`` (its
+    ``put`` may be called from a handler) because a handler that sent it again itself would run again inside
+    itself, right after that call."""
+    if _RETRIES is not None and unsafe_to_interrupt(frame):
+        _RETRIES.put(signum)
+        return
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupts_where_safe() -> Iterator[None]:
+    """On the main thread, while Ctrl-C has Python's default handler: :func:`interrupt_where_safe` instead
+    (a handler of the caller's, the CLI's included, is left as it is)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    start_retries()
+    signal.signal(signal.SIGINT, interrupt_where_safe)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

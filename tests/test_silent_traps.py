@@ -190,11 +190,17 @@ def _default_signals() -> None:
 
 def _parallel_scoring_started(proc: subprocess.Popen, scratch: Path, workers: str) -> bool:
     """The run's workers are busy: the loky pool has the score's file (``processes``), or a thread beside
-    the main one counts blocks (``threads``; Linux: /proc/PID/task)."""
+    the main one has run for 0.2 s of CPU (``threads``: it counts blocks; the others wait; Linux:
+    /proc/PID/task/TID/stat, user and system time in clock ticks)."""
     if workers == "processes":
         return bool(list(scratch.glob("bnilp-score-*")))
-    with contextlib.suppress(FileNotFoundError):
-        return len(os.listdir(f"/proc/{proc.pid}/task")) >= 2
+    ticks = os.sysconf("SC_CLK_TCK")
+    with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+        for tid in os.listdir(f"/proc/{proc.pid}/task"):
+            if int(tid) != proc.pid:
+                fields = Path(f"/proc/{proc.pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[11]) + int(fields[12]) >= 0.2 * ticks:
+                    return True
     return False
 
 
@@ -327,6 +333,33 @@ def test_an_interrupt_that_surfaced_as_an_import_error_is_still_an_interrupt(tmp
     proc = subprocess.run([sys.executable, str(tmp_path / "run_trapped.py"), str(data), "-q", "-o", str(out)],
                           capture_output=True, text=True, timeout=120, preexec_fn=_default_signals)
     assert proc.returncode == 130 and proc.stderr.strip() == "bnilp: interrupted", (proc.returncode, proc.stderr)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_process_shuts_down_ends_it_with_the_runs_exit_code(tmp_path, shared_data, signum):
+    """The run is complete (its score file written) but the interpreter's exit waits for a thread (as it
+    joins loky's): Ctrl-C or SIGTERM then ends the process at once with the run's own exit code, no
+    "Exception ignored" traceback."""
+    data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
+    (tmp_path / "run_held.py").write_text(
+        "import runpy, sys, threading\n"
+        "threading.Thread(target=threading.Event().wait).start()   # not a daemon: the exit joins it\n"
+        f"sys.argv = ['bnilp', 'score', {str(data)!r}, '-q', '-o', {str(out)!r}]\n"
+        "runpy.run_module('bnilp', run_name='__main__')\n")
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "run_held.py")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
+    deadline = time.monotonic() + 120
+    while not Path(f"{out}.json").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert proc.poll() is None, "the exit was not held up: nothing to test"
+    proc.send_signal(signum)
+    try:
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and stderr.strip() == "", (proc.returncode, stderr)
+    assert out.exists()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import signal
+import sys
 import threading
 import time
-from concurrent.futures import CancelledError
+from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
 
 import pytest
 
-from bnilp.threads import DaemonThreads
+from bnilp.threads import DaemonThreads, interrupt_where_safe, interrupts_where_safe, unsafe_to_interrupt
 
 
 def test_map_gives_the_values_in_item_order_whatever_order_they_finish_in() -> None:
@@ -72,3 +75,108 @@ def test_an_error_leaving_the_pool_does_not_wait_for_a_running_job() -> None:
         raise KeyboardInterrupt
     assert time.perf_counter() - t0 < 2
     release.set()
+
+
+def _signal_at_line(k: int, signum: int, sent: list[int]):
+    """A trace function that sends ``signum`` to this process at the ``k``-th line the main thread runs (in
+    any frame called after it is set; noted in ``sent``): a signal handled at each such place in turn."""
+    seen = 0
+
+    def trace(frame, event, arg):
+        nonlocal seen
+        if event == "line":
+            seen += 1
+            if seen == k:
+                sent.append(k)
+                signal.raise_signal(signum)
+        return trace
+
+    return trace
+
+
+def _lock_is_free(future: Future) -> bool:
+    """Whether another thread (as a pool's result handler would) can take the future's lock."""
+    got: list[bool] = []
+
+    def take() -> None:
+        if future._condition.acquire(timeout=0.2):
+            future._condition.release()
+            got.append(True)
+
+    thread = threading.Thread(target=take)
+    thread.start()
+    thread.join()
+    return bool(got)
+
+
+def _lines_left_locked(call: Callable[[Future], object]) -> tuple[list[int], int]:
+    """``call`` on a fresh ``Future``, with Ctrl-C at its k-th line for k = 1, 2, … until the call has fewer
+    lines: the lines after which the future's lock stayed held, and the number of interrupts (each must come,
+    within a second of the call's end at the latest)."""
+    held, interrupts, k = [], 0, 1
+    while True:
+        future: Future = Future()
+        sent: list[int] = []
+        sys.settrace(_signal_at_line(k, signal.SIGINT, sent))
+        try:
+            try:
+                call(future)
+            finally:
+                sys.settrace(None)
+            deadline = time.monotonic() + 1.0
+            while sent and time.monotonic() < deadline:     # a signal put off comes here
+                pass
+        except KeyboardInterrupt:
+            interrupts += 1
+        else:
+            assert not sent, f"the signal at line {k} never came"
+            return held, interrupts
+        if not _lock_is_free(future):
+            held.append(k)
+        k += 1
+
+
+CALLS = {"done": Future.done, "cancel": Future.cancel, "running": Future.running,
+         "set_running_or_notify_cancel": Future.set_running_or_notify_cancel}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_ctrl_c_inside_a_future_call_comes_after_it_and_leaves_the_lock_free(name: str) -> None:
+    """Python's own handler, Ctrl-C at each line of a ``Future`` call in turn, leaves the future's lock held
+    after some of them (the ``Condition``'s ``__exit__`` is Python code); :func:`interrupt_where_safe`
+    lets the interrupt in only after the call, every time, with the lock free."""
+    with interrupts_where_safe():
+        assert signal.getsignal(signal.SIGINT) is interrupt_where_safe
+        held, interrupts = _lines_left_locked(CALLS[name])
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert interrupts >= 2 and held == []
+    held_by_default, _ = _lines_left_locked(CALLS[name])
+    assert held_by_default, "Python's handler left no lock held: the check above proves nothing"
+
+
+def test_the_handler_raises_at_once_outside_the_pools_code() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        interrupt_where_safe(signal.SIGINT, sys._getframe())
+    assert not unsafe_to_interrupt(sys._getframe())
+    seen: list[bool] = []
+    done = Future()
+    done.set_result(None)
+    done.add_done_callback(lambda f: seen.append(unsafe_to_interrupt(sys._getframe())))   # called from _base.py
+    assert seen == [True]
+
+
+def test_ctrl_c_inside_a_finalizer_comes_after_it_instead_of_being_lost() -> None:
+    """Python prints and drops an exception raised in ``__del__``: with its own handler a Ctrl-C that lands in
+    one is lost and the run goes on; :func:`interrupt_where_safe` lets it in after the finalizer."""
+
+    class Dropped:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGINT)
+            for _ in range(3):       # the handler's chances inside the finalizer
+                pass
+
+    with interrupts_where_safe(), pytest.raises(KeyboardInterrupt):
+        Dropped()                    # freed at once: its __del__ runs here
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            pass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -19,6 +20,7 @@ import click
 
 from bnilp import __version__
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
+from bnilp.threads import interrupt_where_safe, start_retries
 
 #: command name -> "module:attribute"
 COMMANDS = {
@@ -42,8 +44,10 @@ _SIGNALLED = threading.Event()
 
 
 def _raise_interrupt(signum, frame) -> None:
+    """KeyboardInterrupt, where it is safe (:func:`bnilp.threads.interrupt_where_safe`: not in a pool's locking code
+    nor a finalizer)."""
     _SIGNALLED.set()
-    raise KeyboardInterrupt
+    interrupt_where_safe(signum, frame)
 
 
 @contextlib.contextmanager
@@ -57,6 +61,7 @@ def _signals_as_interrupt():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    start_retries()
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt)}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
@@ -65,6 +70,20 @@ def _signals_as_interrupt():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _end_on_signal(code: int) -> None:
+    """Once the run's outcome is settled (its outputs written, its line printed): Ctrl-C or SIGTERM while the
+    interpreter shuts down (joining a pool's threads) ends the process at once with ``code`` — not an
+    "Exception ignored in threading._shutdown" traceback after a complete run. An ignored SIGINT stays so."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, lambda signum, frame: os._exit(code))
 
 
 def _exit(code: int) -> NoReturn:
@@ -122,6 +141,14 @@ class LazyGroup(click.Group):
         block and a hint over four lines)."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            self._main(args, prog_name, complete_var, **extra)
+        except SystemExit as exc:
+            if args is None:        # the process itself (the console script, python -m bnilp), not a caller's call
+                _end_on_signal(exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1)
+            raise
+
+    def _main(self, args, prog_name, complete_var, **extra) -> NoReturn:
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
         except click.UsageError as exc:
