@@ -24,6 +24,7 @@ from bnilp.errors import InputError
 from bnilp.ilp import STATUSES
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame, signal_once_listed, tied_forests
+from tests.trace_helpers import at_line
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -233,20 +234,8 @@ def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, s
     assert list(scratch.iterdir()) == []          # the score's temporary file is gone (processes)
 
 
-def _interrupt_at_line(k: int):
-    """A trace function that raises KeyboardInterrupt at the ``k``-th line the main thread runs (in any frame):
-    a signal's handler runs between two Python lines, so this puts an interrupt at each such place in turn."""
-    seen = 0
-
-    def trace(frame, event, arg):
-        nonlocal seen
-        if event == "line":
-            seen += 1
-            if seen == k:
-                raise KeyboardInterrupt
-        return trace
-
-    return trace
+def _raise_interrupt() -> None:
+    raise KeyboardInterrupt
 
 
 def test_an_interrupt_anywhere_in_the_wait_for_blocks_leaves_the_workers_free(monkeypatch) -> None:
@@ -265,7 +254,7 @@ def test_an_interrupt_anywhere_in_the_wait_for_blocks_leaves_the_workers_free(mo
         task = executor.submit(None, block)
         while not (task.future.running() or task.future.done()):   # with the worker: nothing to take back
             time.sleep(0.001)
-        sys.settrace(_interrupt_at_line(k))
+        sys.settrace(at_line(k, _raise_interrupt))
         try:
             executor.wait_any([task])
         except KeyboardInterrupt:

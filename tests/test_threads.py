@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import threading
@@ -12,6 +13,7 @@ from concurrent.futures import CancelledError, Future
 import pytest
 
 from bnilp.threads import DaemonThreads, interrupt_where_safe, interrupts_where_safe, unsafe_to_interrupt
+from tests.trace_helpers import at_line
 
 
 def test_map_gives_the_values_in_item_order_whatever_order_they_finish_in() -> None:
@@ -77,21 +79,9 @@ def test_an_error_leaving_the_pool_does_not_wait_for_a_running_job() -> None:
     release.set()
 
 
-def _signal_at_line(k: int, signum: int, sent: list[int]):
-    """A trace function that sends ``signum`` to this process at the ``k``-th line the main thread runs (in
-    any frame called after it is set; noted in ``sent``): a signal handled at each such place in turn."""
-    seen = 0
-
-    def trace(frame, event, arg):
-        nonlocal seen
-        if event == "line":
-            seen += 1
-            if seen == k:
-                sent.append(k)
-                signal.raise_signal(signum)
-        return trace
-
-    return trace
+def _send_interrupt(sent: list[bool]) -> None:
+    sent.append(True)
+    signal.raise_signal(signal.SIGINT)
 
 
 def _lock_is_free(future: Future) -> bool:
@@ -116,8 +106,8 @@ def _lines_left_locked(call: Callable[[Future], object]) -> tuple[list[int], int
     held, interrupts, k = [], 0, 1
     while True:
         future: Future = Future()
-        sent: list[int] = []
-        sys.settrace(_signal_at_line(k, signal.SIGINT, sent))
+        sent: list[bool] = []
+        sys.settrace(at_line(k, functools.partial(_send_interrupt, sent)))
         try:
             try:
                 call(future)
