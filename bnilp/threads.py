@@ -138,17 +138,23 @@ def _serve(todo: queue.SimpleQueue) -> None:
 LOCKING_LIBRARIES = (f"{os.sep}concurrent{os.sep}futures{os.sep}", f"{os.sep}loky{os.sep}")
 #: functions run by the garbage collector, whose exceptions Python prints ("Exception ignored in") and drops
 FINALIZERS = ("__del__",)
+#: the ``threading`` methods that take or give back a lock in Python code without waiting long and without
+#: calling out (the ``Condition`` of an ``Event``, of a ``queue.Queue``, any ``with condition:``);
+#: ``Condition.wait`` is not one: an interrupt in its wait comes at once, and its ``finally`` takes the lock back
+LOCK_STEPS = ("__enter__", "__exit__", "_release_save", "_acquire_restore", "_is_owned", "notify", "notify_all",
+              "set", "clear")
 
 
 def unsafe_to_interrupt(frame: FrameType | None) -> bool:
-    """Whether ``frame`` or a caller of it runs code of :data:`LOCKING_LIBRARIES` (an interrupt can leave a
-    lock held that a worker needs), a :data:`FINALIZERS` method or a ``weakref.finalize`` callback (the
-    interrupt would be printed and lost: a run interrupted in numba's ``ObjectRef.__del__`` went on to its
-    end)."""
+    """Whether ``frame`` or a caller of it is a :data:`LOCK_STEPS` method of ``threading`` or runs code of
+    :data:`LOCKING_LIBRARIES` (an interrupt there can leave a lock held that another thread needs), a
+    :data:`FINALIZERS` method or a ``weakref.finalize`` callback (the interrupt would be printed and lost: a
+    run interrupted in numba's ``ObjectRef.__del__`` went on to its end)."""
     while frame is not None:
         code = frame.f_code
         if (code.co_name in FINALIZERS or any(part in code.co_filename for part in LOCKING_LIBRARIES)
-                or code.co_filename == weakref.__file__):
+                or code.co_filename == weakref.__file__
+                or (code.co_filename == threading.__file__ and code.co_name in LOCK_STEPS)):
             return True
         frame = frame.f_back
     return False

@@ -24,7 +24,7 @@ from bnilp.errors import InputError
 from bnilp.ilp import STATUSES
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame, signal_once_listed, tied_forests
-from tests.trace_helpers import at_line
+from tests.trace_helpers import at_event
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -254,7 +254,7 @@ def test_an_interrupt_anywhere_in_the_wait_for_blocks_leaves_the_workers_free(mo
         task = executor.submit(None, block)
         while not (task.future.running() or task.future.done()):   # with the worker: nothing to take back
             time.sleep(0.001)
-        sys.settrace(at_line(k, _raise_interrupt))
+        sys.settrace(at_event(k, _raise_interrupt))
         try:
             executor.wait_any([task])
         except KeyboardInterrupt:

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import functools
+import queue
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
+from typing import Any
 
 import pytest
 
 from bnilp.threads import DaemonThreads, interrupt_where_safe, interrupts_where_safe, unsafe_to_interrupt
-from tests.trace_helpers import at_line
+from tests.trace_helpers import at_event
 
 
 def test_map_gives_the_values_in_item_order_whatever_order_they_finish_in() -> None:
@@ -84,13 +86,13 @@ def _send_interrupt(sent: list[bool]) -> None:
     signal.raise_signal(signal.SIGINT)
 
 
-def _lock_is_free(future: Future) -> bool:
-    """Whether another thread (as a pool's result handler would) can take the future's lock."""
+def _lock_is_free(lock) -> bool:
+    """Whether another thread (as a pool's result handler would) can take ``lock``."""
     got: list[bool] = []
 
     def take() -> None:
-        if future._condition.acquire(timeout=0.2):
-            future._condition.release()
+        if lock.acquire(timeout=0.2):
+            lock.release()
             got.append(True)
 
     thread = threading.Thread(target=take)
@@ -99,18 +101,20 @@ def _lock_is_free(future: Future) -> bool:
     return bool(got)
 
 
-def _lines_left_locked(call: Callable[[Future], object]) -> tuple[list[int], int]:
-    """``call`` on a fresh ``Future``, with Ctrl-C at its k-th line for k = 1, 2, … until the call has fewer
-    lines: the lines after which the future's lock stayed held, and the number of interrupts (each must come,
-    within a second of the call's end at the latest)."""
+def _entries_left_locked(make: Callable[[], Any], call: Callable[[Any], object],
+                       lock_of: Callable[[Any], Any]) -> tuple[list[int], int]:
+    """``call`` on a fresh ``make()``, with Ctrl-C on entering its k-th function for k = 1, 2, … until it enters
+    fewer (where Python runs handlers, among them a ``Condition``'s ``__exit__``): the k after which the object's
+    lock (``lock_of``) stayed held, and the number of interrupts (each must come, within a second of the call's
+    end at the latest)."""
     held, interrupts, k = [], 0, 1
     while True:
-        future: Future = Future()
+        thing = make()
         sent: list[bool] = []
-        sys.settrace(at_line(k, functools.partial(_send_interrupt, sent)))
+        sys.settrace(at_event(k, functools.partial(_send_interrupt, sent), "call"))
         try:
             try:
-                call(future)
+                call(thing)
             finally:
                 sys.settrace(None)
             deadline = time.monotonic() + 1.0
@@ -119,28 +123,37 @@ def _lines_left_locked(call: Callable[[Future], object]) -> tuple[list[int], int
         except KeyboardInterrupt:
             interrupts += 1
         else:
-            assert not sent, f"the signal at line {k} never came"
+            assert not sent, f"the signal at call {k} never came"
             return held, interrupts
-        if not _lock_is_free(future):
+        if not _lock_is_free(lock_of(thing)):
             held.append(k)
         k += 1
 
 
-CALLS = {"done": Future.done, "cancel": Future.cancel, "running": Future.running,
-         "set_running_or_notify_cancel": Future.set_running_or_notify_cancel}
+#: calls the coordinator makes on objects whose lock another thread takes too: a pool's futures, the
+#: ``Event`` and ``queue.Queue`` of a client's event loop or a pool's threads
+CALLS = {
+    "Future.done": (Future, Future.done, lambda f: f._condition),
+    "Future.cancel": (Future, Future.cancel, lambda f: f._condition),
+    "Future.running": (Future, Future.running, lambda f: f._condition),
+    "Future.set_running_or_notify_cancel": (Future, Future.set_running_or_notify_cancel, lambda f: f._condition),
+    "Event.set": (threading.Event, threading.Event.set, lambda e: e._cond),
+    "Event.clear": (threading.Event, threading.Event.clear, lambda e: e._cond),
+    "Queue.put": (queue.Queue, lambda q: q.put(1), lambda q: q.mutex),
+}
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-def test_ctrl_c_inside_a_future_call_comes_after_it_and_leaves_the_lock_free(name: str) -> None:
-    """Python's own handler, Ctrl-C at each line of a ``Future`` call in turn, leaves the future's lock held
-    after some of them (the ``Condition``'s ``__exit__`` is Python code); :func:`interrupt_where_safe`
+def test_ctrl_c_inside_a_locking_call_comes_after_it_and_leaves_the_lock_free(name: str) -> None:
+    """Python's own handler, Ctrl-C on entering each function of the call in turn, leaves the object's lock held
+    after some of them (a ``Condition``'s ``__enter__`` and ``__exit__`` are Python code); :func:`interrupt_where_safe`
     lets the interrupt in only after the call, every time, with the lock free."""
     with interrupts_where_safe():
         assert signal.getsignal(signal.SIGINT) is interrupt_where_safe
-        held, interrupts = _lines_left_locked(CALLS[name])
+        held, interrupts = _entries_left_locked(*CALLS[name])
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert interrupts >= 2 and held == []
-    held_by_default, _ = _lines_left_locked(CALLS[name])
+    held_by_default, _ = _entries_left_locked(*CALLS[name])
     assert held_by_default, "Python's handler left no lock held: the check above proves nothing"
 
 
