@@ -24,6 +24,7 @@ import contextlib
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 import weakref
@@ -200,16 +201,48 @@ def interrupt_where_safe(signum: int, frame: FrameType | None) -> None:
     ends first: the interrupt then comes with the result. The signal goes through a ``SimpleQueue`` (its
     ``put`` may be called from a handler) because a handler that sent it again itself would run again inside
     itself, right after that call."""
+    global _LAST_SIGNUM
     if _RETRIES is not None and unsafe_to_interrupt(frame):
         _RETRIES.put(signum)
         return
+    _LAST_SIGNUM = signum
     raise KeyboardInterrupt
+
+
+#: the signal behind the last KeyboardInterrupt :func:`interrupt_where_safe` raised (Python's handler: SIGINT)
+_LAST_SIGNUM: int = signal.SIGINT
+
+
+@contextlib.contextmanager
+def dropped_interrupts_sent_again() -> Iterator[None]:
+    """While it lasts (on the main thread), a ``KeyboardInterrupt`` that Python would print and drop — raised in
+    a finalizer, a weakref callback, a generator closed by the garbage collector: ``sys.unraisablehook``'s
+    "Exception ignored in" — is sent again to the main thread (:func:`start_retries`'s thread) instead, so the run
+    stops as asked; any other such exception goes to the hook as before. :func:`unsafe_to_interrupt` keeps an
+    interrupt out of ``__del__`` methods and ``weakref.finalize``; this catches the others."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    start_retries()
+    previous = sys.unraisablehook
+
+    def send_again(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _RETRIES is not None:
+            _RETRIES.put(_LAST_SIGNUM)
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = send_again
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
 
 
 @contextlib.contextmanager
 def interrupts_where_safe() -> Iterator[None]:
-    """On the main thread, while Ctrl-C has Python's default handler: :func:`interrupt_where_safe` instead
-    (a handler of the caller's, the CLI's included, is left as it is)."""
+    """On the main thread, while Ctrl-C has Python's default handler: :func:`interrupt_where_safe` instead, and
+    :func:`dropped_interrupts_sent_again` (a handler of the caller's, the CLI's included, is left as it is)."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         yield
@@ -217,6 +250,7 @@ def interrupts_where_safe() -> Iterator[None]:
     start_retries()
     signal.signal(signal.SIGINT, interrupt_where_safe)
     try:
-        yield
+        with dropped_interrupts_sent_again():
+            yield
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)

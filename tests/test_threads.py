@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from typing import Any
@@ -183,3 +184,52 @@ def test_ctrl_c_inside_a_finalizer_comes_after_it_instead_of_being_lost() -> Non
         deadline = time.monotonic() + 1.0
         while time.monotonic() < deadline:
             pass
+
+
+@pytest.mark.parametrize("dropped_in", ["weakref callback", "generator closed by the collector"])
+def test_ctrl_c_that_python_would_drop_is_sent_again(dropped_in: str) -> None:
+    """A Ctrl-C raised where Python prints and drops exceptions ("Exception ignored in") and that no frame rule
+    keeps out — a weakref callback of the caller's, a generator's ``finally`` run when it is collected — comes
+    again after it (:func:`dropped_interrupts_sent_again`); with Python's hook it is lost."""
+
+    class Thing:
+        pass
+
+    def raise_interrupt(*_) -> None:
+        signal.raise_signal(signal.SIGINT)
+        for _ in range(3):          # the handler's chances inside
+            pass
+
+    def generator():
+        try:
+            yield
+        finally:
+            raise_interrupt()
+
+    def drop() -> None:
+        if dropped_in == "weakref callback":
+            thing = Thing()
+            ref = weakref.ref(thing, raise_interrupt)
+            del thing
+            assert ref() is None
+        else:
+            started = generator()
+            next(started)
+            del started              # closed at once: its finally runs here
+
+    def spin() -> None:
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            pass
+
+    with interrupts_where_safe(), pytest.raises(KeyboardInterrupt):
+        drop()
+        spin()
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None     # Python's would print it; lost either way
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        drop()
+        spin()                                       # no KeyboardInterrupt: Python's handling dropped it
+    finally:
+        sys.unraisablehook = hook

@@ -20,7 +20,7 @@ import click
 
 from bnilp import __version__
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
-from bnilp.threads import interrupt_where_safe, start_retries
+from bnilp.threads import dropped_interrupts_sent_again, interrupt_where_safe, start_retries
 
 #: command name -> "module:attribute"
 COMMANDS = {
@@ -55,9 +55,10 @@ def _signals_as_interrupt():
     """SIGTERM raises KeyboardInterrupt like Ctrl-C, so ``finally`` blocks run (worker pools stop, the
     score's temporary file is removed, no partial output is left); both handlers note that a signal came
     (:data:`_SIGNALLED`: an interrupt during an import can surface as an unchained ``ImportError``, numba's
-    "failed to import"). SIGINT keeps an ignored disposition (``nohup``, a background job of a script). The
-    search installs its own handler (``bnilp.ilp.search``: status ``interrupted`` with what was found) and
-    restores this one after."""
+    "failed to import"), and one that Python would drop in a finalizer is sent again
+    (:func:`~bnilp.threads.dropped_interrupts_sent_again`). SIGINT keeps an ignored disposition (``nohup``, a
+    background job of a script). The search installs its own handler (``bnilp.ilp.search``: status
+    ``interrupted`` with what was found) and restores this one after."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -66,7 +67,8 @@ def _signals_as_interrupt():
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
     try:
-        yield
+        with dropped_interrupts_sent_again():
+            yield
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
