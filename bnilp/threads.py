@@ -165,6 +165,8 @@ def unsafe_to_interrupt(frame: FrameType | None) -> bool:
 RETRY_SECONDS = 0.001
 #: the queue of the thread that sends the signals put off (None until :func:`start_retries`)
 _RETRIES: queue.SimpleQueue | None = None
+#: the signal behind the last KeyboardInterrupt :func:`interrupt_where_safe` raised (Python's handler: SIGINT)
+_LAST_SIGNUM: int = signal.SIGINT
 
 
 def start_retries() -> None:
@@ -208,9 +210,6 @@ def interrupt_where_safe(signum: int, frame: FrameType | None) -> None:
     _LAST_SIGNUM = signum
     raise KeyboardInterrupt
 
-
-#: the signal behind the last KeyboardInterrupt :func:`interrupt_where_safe` raised (Python's handler: SIGINT)
-_LAST_SIGNUM: int = signal.SIGINT
 
 
 @contextlib.contextmanager

@@ -302,6 +302,23 @@ def test_an_interrupt_that_escaped_an_exec_still_exits_130(tmp_path, shared_data
     assert not out.exists()
 
 
+def test_a_signal_to_an_earlier_command_does_not_make_a_later_error_an_interrupt(tmp_path, shared_data,
+                                                                               monkeypatch) -> None:
+    """In one process (a caller's script, a notebook), a command after an interrupted one that fails with an
+    ordinary error reports that error, not "interrupted": the note that a signal came belongs to its command."""
+    import bnilp.cli
+    import bnilp.cli.score
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("an ordinary failure")
+
+    bnilp.cli._SIGNALLED.set()                 # as an interrupted command before this one left it
+    monkeypatch.setattr(bnilp.cli.score, "load_from_options", broken)
+    result = CliRunner().invoke(main, ["score", str(shared_data / "pygobnilp" / "discrete.dat"), "-q",
+                                       "-o", str(tmp_path / "a.scores")])
+    assert isinstance(result.exception, RuntimeError) and result.exit_code != 130, result.output
+
+
 def test_an_interrupt_that_surfaced_as_an_import_error_is_still_an_interrupt(tmp_path, shared_data) -> None:
     """Ctrl-C while a command's modules are imported: numba turns the interrupt into an unchained
     ``ImportError`` ("failed to import"); the run still ends with the one line and exit 130, no traceback."""

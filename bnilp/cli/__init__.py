@@ -63,6 +63,7 @@ def _signals_as_interrupt():
         yield
         return
     start_retries()
+    _SIGNALLED.clear()          # a signal of an earlier command in this process is not this one's
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt)}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
