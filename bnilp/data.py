@@ -336,8 +336,10 @@ def from_dataframe(
     discrete: str | list[str] | None = None,
     continuous: str | list[str] | None = None,
     source: str = "<DataFrame>",
+    integer_codes: bool = False,
 ) -> Dataset:
-    """A :class:`Dataset` from a pandas DataFrame (categorical/object/bool columns are discrete)."""
+    """A :class:`Dataset` from a pandas DataFrame (categorical/object/bool columns are discrete;
+    ``integer_codes`` as for :func:`load_data`)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: df must be a pandas DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
@@ -358,7 +360,7 @@ def from_dataframe(
         raise InputError(f"{source}: row {row}, column {str(col)!r}: missing value")
     frame = df.astype(str)
     frame.columns = range(len(names))
-    return _build(frame, names, source, None, discrete, continuous, None, hints)
+    return _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes)
 
 
 def _build(

@@ -17,7 +17,8 @@
   regression Y = b_0j + Σ_m b_mj·Z_m + e, e ~ N(0, σ²_j), fitted to the n_j rows of j, with the ML
   variance σ²_j = RSS_j / n_j. A configuration with no rows has no parameters (null); one with fewer
   than k + 1 rows or collinear parents gets the minimum-norm least-squares solution and is flagged
-  ``degenerate`` (σ² can be 0 there). Always ML: ``method`` concerns discrete children.
+  ``degenerate`` (σ² can be 0 there), as is an exact fit (σ² at most :data:`EXACT_FIT` of the child's mean
+  square: Y a linear function of Z in those rows, to rounding). Always ML: ``method`` concerns discrete children.
 - *Discrete child with a continuous parent* (possible under CG, CGd, MVP, MML): not parameterised
   (``cpt`` is null and ``unparameterised`` says why) — a CPT needs discrete parents, and the scores'
   conditionals (a ratio of mixtures under CG, a logistic-type model under MVP) are not CPTs.
@@ -100,6 +101,9 @@ MAX_TABLE_CELLS = 10_000_000
 SCHEMA = ("bnilp.network", 1)
 
 _UNSAFE = re.compile(r"[^\w.+-]")
+#: a regression whose ML variance is at most this share of the child's mean square is an exact fit up to
+#: rounding (residuals of (64·machine ε)·|y|): flagged degenerate, since σ² is then 0 and the density has none
+EXACT_FIT = (64 * np.finfo(float).eps) ** 2
 #: characters XML 1.0 cannot hold, even escaped
 _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 #: a keyword and what a BIF reader takes for a number, inside a name (pgmpy's reader finds ``table 1`` in
@@ -120,6 +124,8 @@ def _check_method(method: str, ess: float | None) -> float | None:
     if method not in PARAMETER_METHODS:
         raise InputError(f"method must be one of {', '.join(PARAMETER_METHODS)}, got {method!r}")
     if method == "ml":
+        if ess is not None:
+            raise InputError(f"ess={ess!r} is method='bayes''s setting: method='ml' would ignore it")
         return None
     return DEFAULT_ESS if ess is None else check_real(ess, "ess", 0, above=True)
 
@@ -225,8 +231,9 @@ def _fit_gaussian(dataset: Dataset, child: str, parents: list[str]) -> dict[str,
         beta, _, rank, _ = np.linalg.lstsq(z[rows], y[rows], rcond=None)
         resid = y[rows] - z[rows] @ beta
         variance = float(resid @ resid) / n
+        exact = variance <= EXACT_FIT * float(y[rows] @ y[rows]) / n     # an exact linear function, to rounding
         regressions.append({"n": n, "intercept": float(beta[0]), "coefficients": [float(b) for b in beta[1:]],
-                            "variance": variance, "degenerate": bool(rank < z.shape[1] or variance <= 0)})
+                            "variance": variance, "degenerate": bool(rank < z.shape[1] or exact)})
     return {"type": CONTINUOUS, "parents": list(parents), "discrete_parents": disc, "continuous_parents": cont,
             "configurations": configs, "regressions": regressions}
 
@@ -301,6 +308,36 @@ def check_xml_text(states: Mapping[str, Sequence[str]]) -> None:
             if bad:
                 raise InputError(f"XMLBIF cannot hold the control character U+{ord(bad.group()):04X} of the {kind} "
                                  f"{text!r} (XML 1.0 has none; export .bif, which renames it, or .json)")
+
+
+def xml_text(text: str) -> str:
+    """``text`` escaped for XML 1.0 element content or attributes: ``& < > "`` and a carriage return as
+    ``&#13;`` (a raw one reads back as a line feed: XML parsers normalise line ends)."""
+    return escape(text, {'"': "&quot;", "\r": "&#13;"})
+
+
+def xml_visible(text: str) -> str:
+    """``text`` with each character XML 1.0 cannot hold written as ``\\uXXXX`` (for lines that only
+    describe, such as a file's header: a dropped column's name, the data file's path)."""
+    return _XML_FORBIDDEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def xml_safe_names(names: Iterable[str]) -> dict[str, str]:
+    """Names XML 1.0 can hold (GraphML node ids): each character it cannot hold written as ``\\uXXXX``,
+    a clash with another name resolved by ``_2``, ``_3`` … (names that need no change keep priority)."""
+    names = list(names)
+    out = {nm: nm for nm in names if not _XML_FORBIDDEN.search(nm)}
+    used = set(out)
+    for nm in names:
+        if nm in out:
+            continue
+        base = xml_visible(nm)
+        token, k = base, 2
+        while token in used:
+            token, k = f"{base}_{k}", k + 1
+        used.add(token)
+        out[nm] = token
+    return {nm: out[nm] for nm in names}
 
 
 def _safe_names(names: Iterable[str]) -> dict[str, str]:
@@ -391,15 +428,15 @@ def xmlbif_text(fitted: Mapping[str, Any]) -> str:
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            "<!-- XMLBIF 0.3 (http://www.cs.cmu.edu/~fgcozman/Research/InterchangeFormat/) -->",
            '<BIF VERSION="0.3">', "<NETWORK>", "<NAME>bnilp</NAME>"]
-    out += [f"<PROPERTY>{escape('bnilp = ' + ln)}</PROPERTY>" for ln in _header(fitted)]
+    out += [f"<PROPERTY>{xml_text(xml_visible('bnilp = ' + ln))}</PROPERTY>" for ln in _header(fitted)]
     for v, e in variables.items():
-        out += ['<VARIABLE TYPE="nature">', f"  <NAME>{escape(v)}</NAME>"]
-        out += [f"  <OUTCOME>{escape(s)}</OUTCOME>" for s in e["states"]]
+        out += ['<VARIABLE TYPE="nature">', f"  <NAME>{xml_text(v)}</NAME>"]
+        out += [f"  <OUTCOME>{xml_text(s)}</OUTCOME>" for s in e["states"]]
         out.append("</VARIABLE>")
     for v in fitted["order"]:
         e = variables[v]
-        out += ["<DEFINITION>", f"  <FOR>{escape(v)}</FOR>"]
-        out += [f"  <GIVEN>{escape(p)}</GIVEN>" for p in e["parents"]]
+        out += ["<DEFINITION>", f"  <FOR>{xml_text(v)}</FOR>"]
+        out += [f"  <GIVEN>{xml_text(p)}</GIVEN>" for p in e["parents"]]
         cpt = np.asarray(e["cpt"], dtype=float)
         out += ["  <TABLE>" + " ".join(map(_num, cpt.ravel())) + "</TABLE>", "</DEFINITION>"]
     out += ["</NETWORK>", "</BIF>"]

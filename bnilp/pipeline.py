@@ -30,7 +30,7 @@ from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable, check_table
-from bnilp.scores import StructurePrior, make_score
+from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 
 #: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
@@ -133,7 +133,7 @@ class LearnResult:
             if self.dataset is None:
                 raise InputError("data: this result does not hold its data (it came from a score table); pass data=")
             return self.dataset
-        return _as_dataset(data)
+        return _as_dataset(data, self.table.meta.get("score"))
 
     def export(self, path: str | os.PathLike[str], data: str | os.PathLike[str] | pd.DataFrame | Dataset | None = None,
                network: int = 0, method: str | None = None, ess: float | None = None) -> dict[str, Any]:
@@ -580,7 +580,7 @@ def learn(
         eps = math.log(check_real(bf, "bf (--bf)", 1))
     else:
         eps = check_real(epsilon, "epsilon (--epsilon)", 0)
-    dataset = _as_dataset(data)
+    dataset = _as_dataset(data, score)
     sp = StructurePrior(structure_prior, dataset.n, expected_parents, ebic_gamma)
     scorer = make_score(score, dataset, prior=sp, **score_settings)
     k = Knowledge.coerce(knowledge)
@@ -599,11 +599,15 @@ def _is_index(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def _as_dataset(data: str | os.PathLike[str] | pd.DataFrame | Dataset) -> Dataset:
+def _as_dataset(data: str | os.PathLike[str] | pd.DataFrame | Dataset, score: Any = None) -> Dataset:
+    """``data`` as a :class:`Dataset`. A path or DataFrame is typed as the command line types it for ``score``:
+    with a discrete-only score (:data:`bnilp.scores.DISCRETE_ONLY_SCORES`) columns of integer codes are discrete
+    whatever their number of values (``integer_codes`` of :func:`bnilp.data.load_data`)."""
     if isinstance(data, Dataset):
         return data
+    codes = isinstance(score, str) and score.lower() in DISCRETE_ONLY_SCORES
     if isinstance(data, pd.DataFrame):
-        return from_dataframe(data)
+        return from_dataframe(data, integer_codes=codes)
     if not isinstance(data, (str, os.PathLike)):
         raise InputError(f"data must be a file path, a pandas DataFrame or a bnilp Dataset, got {type(data).__name__}")
-    return load_data(data)
+    return load_data(data, integer_codes=codes)

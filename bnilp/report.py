@@ -369,10 +369,20 @@ def write_dot(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str]
 
 
 def write_graphml(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str]) -> None:
-    """Write one network as GraphML (atomic)."""
+    """Write one network as GraphML (atomic). A name holding a character XML 1.0 cannot hold (a control
+    character) gets a node id that spells it ``\\uXXXX`` (:func:`bnilp.export.xml_safe_names`) and keeps its
+    exact name, JSON-encoded, in the node's ``name`` data; the graph's ``renamed`` data lists the changes."""
+    from bnilp.export import xml_safe_names
+
+    ids = xml_safe_names(parents)
     g = nx.DiGraph()
-    g.add_nodes_from(parents)
-    g.add_edges_from((p, v) for v, ps in parents.items() for p in ps)
+    g.add_nodes_from(ids[v] for v in parents)
+    renamed = {v: t for v, t in ids.items() if v != t}
+    for v, t in renamed.items():
+        g.nodes[t]["name"] = json.dumps(v)
+    if renamed:
+        g.graph["renamed"] = "; ".join(f"{json.dumps(v)} -> {json.dumps(t)}" for v, t in renamed.items())
+    g.add_edges_from((ids[p], ids[v]) for v, ps in parents.items() for p in ps)
     atomic_write_text(path, "\n".join(nx.generate_graphml(g)) + "\n")
 
 
@@ -421,8 +431,11 @@ def _matrix(edges: Sequence[Mapping[str, Any]], variables: Sequence[str]) -> np.
 
 def _plain(name: Any) -> str:
     """A variable name as matplotlib text, shown as written: ``$`` would open mathtext (and a name like
-    ``$\\frac{$`` made the whole report fail)."""
-    return str(name).replace("$", r"\$")
+    ``$\\frac{$`` made the whole report fail); a control character, which no font has a glyph for (matplotlib
+    warned on stderr), is spelled ``\\uXXXX`` as in XML outputs."""
+    from bnilp.export import xml_visible
+
+    return xml_visible(str(name)).replace("$", r"\$")
 
 
 def plot_heatmap(result_json: Mapping[str, Any], path: str | os.PathLike[str]) -> None:

@@ -310,6 +310,21 @@ def test_names_with_markup_or_mathtext_are_shown_as_written_and_every_output_is_
     assert dot.exists() and any(p.suffix == ".png" for p in rep.iterdir())
 
 
+def test_a_control_character_in_a_name_is_spelled_out_in_the_pictures(tmp_path) -> None:
+    """No font has a glyph for U+0001: matplotlib warned on stderr for each picture of the report. The
+    pictures spell it ``\\u0001``, so they are drawn with no warning."""
+    import warnings
+
+    from bnilp.report import summarise, write_report
+
+    solved = {"optimum": -5.0, "epsilon": 0.0, "gap": math.inf, "complete": True, "status": "optimal",
+              "n_networks": 1, "networks": [{"score": -5.0, "parents": {"a\x01": [], "b": ["a\x01"]}}], "message": ""}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_report(tmp_path, summarise(solved))
+    assert (tmp_path / "heatmap.png").exists() and (tmp_path / "averaged.png").exists()
+
+
 def test_a_bf_past_a_float_prints_the_scoring_summary(runner, small_csv, tmp_path) -> None:
     """``--epsilon 710`` makes BF = e^710, past a float (the sidecar's ``bf`` is null): the scoring summary
     formatted that None and crashed with a TypeError traceback (without -q). It prints ``BF e^710.0``."""

@@ -257,6 +257,26 @@ def test_names_no_format_holds_are_refused_or_kept_out_of_the_syntax(tmp_path) -
     assert all(ln.startswith("// ") for ln in lines[:lines.index("network bnilp {")])
 
 
+def test_xmlbif_headers_spell_out_what_xml_cannot_hold_and_names_keep_carriage_returns(tmp_path) -> None:
+    """What XMLBIF only describes (a dropped column's name, the data file's path) may hold a control character:
+    it is spelled ``\\u0001`` and the file stays well-formed; a carriage return in a name or state is written
+    ``&#13;`` and reads back exactly (a raw one reads back as a line feed)."""
+    from xml.etree import ElementTree
+
+    df = pd.DataFrame({"p\rq": ["x\ry", "t", "t", "x\ry"], "r": ["u", "v", "v", "u"]})
+    data = from_dataframe(df, discrete=["p\rq", "r"])
+    fitted = fit_parameters(data, {"p\rq": [], "r": ["p\rq"]})
+    fitted["absent"] = {"k\x01": "constant column (one value): left out of the network"}
+    fitted["source"] = "src\x01.csv"
+    write_xmlbif(fitted, tmp_path / "n.xmlbif")
+    root = ElementTree.parse(tmp_path / "n.xmlbif").getroot()
+    properties = " ".join(e.text for e in root.iter("PROPERTY"))
+    assert "k\\u0001" in properties and "src\\u0001.csv" in properties
+    assert [e.text for e in root.iter("NAME")][1:] == ["p\rq", "r"]
+    assert [e.text for e in root.iter("OUTCOME")][:2] == ["t", "x\ry"]
+    assert [e.text for e in root.iter("GIVEN")] == ["p\rq"]
+
+
 def test_bif_refuses_continuous_variables_naming_them(tmp_path) -> None:
     rng = np.random.default_rng(1)
     df = pd.DataFrame({"D": rng.choice(["a", "b"], 200), "X": rng.normal(size=200), "Y": rng.normal(size=200)})
@@ -294,6 +314,22 @@ def test_json_holds_linear_gaussian_regressions_per_discrete_parent_configuratio
         assert reg["variance"] == pytest.approx(rss / rows.sum(), rel=1e-10)
     assert json.loads(json_text(fitted))["variables"]["E"]["cpt"] is None
     assert "unparameterised" in fitted["variables"]["E"]
+
+
+def test_an_exact_linear_fit_is_degenerate_and_an_ess_ml_would_ignore_is_refused() -> None:
+    """A child that is a linear function of its parent (Z2 = 2·Z1 + 1) has σ² = 0 up to rounding (~1e-30 from
+    least squares, not 0): flagged ``degenerate``, as the exact 0 was; a small true noise is not. ``ess`` with
+    ``method="ml"`` would be ignored: refused naming it (the CLI refuses ``--ess`` there likewise)."""
+    rng = np.random.default_rng(5)
+    z1 = rng.normal(scale=3.0, size=200)
+    df = pd.DataFrame({"Z1": z1, "Z2": 2 * z1 + 1, "Z3": z1 + rng.normal(scale=1e-6, size=200)})
+    data = from_dataframe(df, continuous=["Z1", "Z2", "Z3"])
+    fitted = fit_parameters(data, {"Z1": [], "Z2": ["Z1"], "Z3": ["Z1"]})
+    (exact,), (noisy,) = fitted["variables"]["Z2"]["regressions"], fitted["variables"]["Z3"]["regressions"]
+    assert exact["degenerate"] and exact["variance"] < 1e-20
+    assert not noisy["degenerate"] and noisy["variance"] == pytest.approx(1e-12, rel=0.3)
+    with pytest.raises(InputError, match="ess=5 is method='bayes''s setting"):
+        fit_parameters(data, {"Z1": []}, method="ml", ess=5)
 
 
 def test_cli_learn_exports_json_of_a_mixed_network_and_refuses_bif(tmp_path) -> None:

@@ -149,6 +149,18 @@ def test_write_dot_and_graphml(tmp_path):
     assert set(g.edges) == {("x y", 'q"uote'), ("x y", "z"), ('q"uote', "z")}
 
 
+def test_graphml_spells_out_names_xml_cannot_hold_and_keeps_them_exactly(tmp_path):
+    """XML 1.0 cannot hold a control character even escaped: such a name's node id spells it ``\\u0001``
+    (a clash with another name gets ``_2``), its ``name`` data holds it JSON-encoded, the graph's ``renamed``
+    data lists the change, and the file reads back; a carriage return stays exact."""
+    pa = {"p\x01": frozenset(), "p\\u0001": frozenset({"p\x01"}), "c\rr": frozenset({"p\x01"})}
+    write_graphml(pa, tmp_path / "n.graphml")
+    g = nx.read_graphml(tmp_path / "n.graphml")
+    assert set(g.edges) == {("p\\u0001_2", "p\\u0001"), ("p\\u0001_2", "c\rr")}
+    assert json.loads(g.nodes["p\\u0001_2"]["name"]) == "p\x01" and "name" not in g.nodes["c\rr"]
+    assert g.graph["renamed"] == '"p\\u0001" -> "p\\\\u0001_2"'
+
+
 def test_empty_and_single_network(tmp_path):
     solved = {"optimum": -5.0, "epsilon": 0.0, "gap": math.inf, "complete": True, "status": "optimal", "n_networks": 1,
               "networks": [{"score": -5.0, "parents": {"a": [], "b": ["a"]}}], "message": ""}

@@ -12,10 +12,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import bnilp
 import bnilp.scores.batch as batch
 from bnilp.cli import main
 from bnilp.data import from_dataframe, load_data
 from bnilp.parentsets import _run_lattice, score_parent_sets, walk_child
+from bnilp.scorefile import read_jaakkola
 from bnilp.scores import StructurePrior, make_score
 from tests import oracles
 from tests.conftest import random_discrete_frame
@@ -428,6 +430,22 @@ def test_integer_codes_are_discrete_for_a_discrete_only_score(coded_csv) -> None
     assert data.kinds == ["discrete"] * 3 and data.arities[:2] == [15, 15]
     assert any("integer codes" in note and note.startswith("x:") for note in data.notes)
     assert load_data(coded_csv, discrete="all").kinds == ["discrete"] * 3
+
+
+def test_the_python_api_types_integer_codes_as_the_command_line_does(coded_csv, tmp_path) -> None:
+    """``learn(path)`` and ``learn(DataFrame)`` with a discrete-only score, and fitting a network solved from
+    a score file on the data's path, read columns of integer codes as discrete, as ``bnilp score`` did; a mixed
+    score keeps inferring them continuous."""
+    by_path = bnilp.learn(coded_csv)
+    by_frame = bnilp.learn(pd.read_csv(coded_csv), score="bdeu")
+    assert by_path.dataset.kinds == by_frame.dataset.kinds == ["discrete"] * 3
+    assert bnilp.learn(coded_csv, score="cg").dataset.kinds == ["continuous", "continuous", "discrete"]
+    out = tmp_path / "c.scores"
+    assert CliRunner().invoke(main, ["score", str(coded_csv), "-o", str(out), "-q"]).exit_code == 0
+    result = bnilp.solve_table(read_jaakkola(out))
+    fitted = result.fit(data=coded_csv)
+    assert {v: e["type"] for v, e in fitted["variables"].items()} == dict.fromkeys("xyz", "discrete")
+    assert fitted["variables"]["x"]["states"] == [str(k) for k in range(15)]
 
 
 def test_score_bic_on_integer_codes_says_so(runner, coded_csv, tmp_path) -> None:

@@ -139,14 +139,15 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         error = f"--export-network {k}: only {n} network(s){each} were collected; nothing exported"
         result.report["export"] = {"path": opts["export_path"], "network": k, "error": error}
         return error
+    from bnilp.export import default_method, export_format
+
+    method = opts.get("parameter_method") or default_method(result.table.meta.get("score"))
     try:
-        fitted = result.export(opts["export_path"], data, network=k - 1, method=opts.get("parameter_method"),
-                               ess=opts.get("ess"))
+        fitted = result.export(opts["export_path"], data, network=k - 1, method=method,
+                               ess=opts.get("ess") if method == "bayes" else None)
     except InputError as exc:          # what only the fitted network shows: the search's outputs still count
         result.report["export"] = {"path": opts["export_path"], "network": k, "error": str(exc)}
         return str(exc)
-    from bnilp.export import export_format
-
     info = {"path": opts["export_path"], "format": export_format(opts["export_path"]), "network": k,
             "score": fitted["network"]["score"], "parameters": fitted["parameters"],
             "absent": fitted["absent"]}

@@ -12,7 +12,7 @@ import click
 from bnilp.data import Dataset, load_data
 from bnilp.errors import InputError
 from bnilp.memory import usable_cores
-from bnilp.scores import REGISTRY, LocalScore, StructurePrior, make_score
+from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
 
 
 def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = (),
@@ -174,9 +174,6 @@ def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
     return (structure[0] if structure else "none"), (averaging[0] if averaging else "dags")
 
 
-#: scores that take discrete data only: with them and no type options, integer-coded columns are discrete
-DISCRETE_ONLY_SCORES = ("bic", "bdeu")
-
 
 def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
     """Load DATA with the type options; with a discrete-only score and none of --discrete/--continuous,
@@ -203,7 +200,8 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
 def _check_ignored_settings(opts: dict[str, Any]) -> None:
     """A score or prior setting given on the command line that the run would ignore is refused (``--bins`` with
     ``--score bic``, ``--expected-parents`` without ``--prior binomial``, …): it would silently not apply.
-    ``--ess`` also sets ``--parameters bayes`` for ``--export``, so it is used there whatever the score."""
+    ``--ess`` is used by ``--score bdeu`` and by ``--export`` with ``--parameters bayes`` (the default after
+    BDeu); given for neither, it is refused."""
     from click.core import ParameterSource
 
     ctx = click.get_current_context(silent=True)

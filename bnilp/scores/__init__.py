@@ -23,6 +23,10 @@ REGISTRY = {
     "mml": "bnilp.scores.mml:MinimumMessageLength",
 }
 
+#: scores that take discrete data only: with them and no type options, integer-coded columns are discrete
+#: (:func:`bnilp.data.load_data`'s ``integer_codes``), on the command line and in the Python API alike
+DISCRETE_ONLY_SCORES = ("bic", "bdeu")
+
 
 def make_score(name: str, data: Dataset, **settings: Any) -> LocalScore:
     """Instantiate score ``name`` on ``data``; ``settings`` go to its constructor. A setting the score does not
