@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from bnilp.errors import InputError, LimitError, caused_by_interrupt, check_count, check_real, check_seconds
-from bnilp.memory import free_memory, memory_floor
+from bnilp.memory import free_memory, memory_floor, worker_count
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore, bayes_factor
 from bnilp.scores.discrete import DiscreteScore
@@ -498,6 +498,8 @@ def score_parent_sets(
                          f"{type(score).__name__}")
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
+    if scheduler is None or scheduler == "local":           # workers on this machine: at most its cores
+        n_jobs = worker_count(n_jobs)
     if time_limit is not None:
         time_limit = check_seconds(time_limit, "time_limit (--score-time-limit)")
         if not time_limit > 0:

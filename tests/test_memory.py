@@ -94,3 +94,34 @@ def test_one_thread_per_core_means_the_cores_this_process_may_run_on():
     finally:
         os.sched_setaffinity(0, allowed)
     assert usable_cores() == len(allowed)
+
+
+def test_more_jobs_than_cores_start_one_worker_a_core(monkeypatch, tmp_path):
+    """``--jobs 100000`` with a score evaluated in Python started a loky process for each job it could before
+    memory ran out (436 processes, 24 GiB, in a review): workers on this machine are capped to its usable
+    cores, and −1 is all of them; the scores do not change."""
+    import numpy as np
+    import pandas as pd
+
+    from bnilp import lattice
+    from bnilp.data import from_dataframe
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+
+    monkeypatch.setattr(memory, "usable_cores", lambda: 2)
+    assert [memory.worker_count(j) for j in (1, 2, 3, 100_000, -1)] == [1, 2, 2, 2, 2]
+    started: list[int] = []
+    for name in ("start_pool", "start_threads"):
+        start = getattr(lattice, name)
+        monkeypatch.setattr(lattice, name, lambda n_jobs, start=start: started.append(n_jobs) or start(n_jobs))
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=120)
+    data = from_dataframe(pd.DataFrame({"x": x, "y": x + rng.normal(size=120), "d": rng.integers(0, 2, 120)}),
+                          continuous=["x", "y"], discrete=["d"])
+    for name in ("cg", "bic"):
+        subset = data if name == "cg" else from_dataframe(pd.DataFrame({"d": rng.integers(0, 2, 120),
+                                                                        "e": rng.integers(0, 3, 120)}))
+        one = score_parent_sets(make_score(name, subset), epsilon=3.0, n_jobs=1)
+        many = score_parent_sets(make_score(name, subset), epsilon=3.0, n_jobs=100_000)
+        assert many.families == one.families
+    assert started and max(started) == 2

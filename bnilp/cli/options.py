@@ -11,7 +11,7 @@ import click
 
 from bnilp.data import Dataset, load_data
 from bnilp.errors import InputError
-from bnilp.memory import usable_cores
+from bnilp.memory import worker_count
 from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
 
 
@@ -184,7 +184,7 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
         raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {opts['n_jobs']}")
     if opts.get("palim") is not None and opts["palim"] < 0:
         raise InputError(f"--palim must be ≥ 0, got {opts['palim']}")
-    n_jobs = usable_cores() if opts.get("n_jobs", 1) == -1 else opts.get("n_jobs", 1)
+    n_jobs = worker_count(opts.get("n_jobs", 1))
     compiled = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES
     if n_jobs > 1 and not opts.get("scheduler") and not compiled:
         from bnilp.lattice import start_pool

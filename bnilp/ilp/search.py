@@ -29,7 +29,7 @@ from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult, to_digrap
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
 from bnilp.mec import MASK_MAX_VARIABLES
-from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, usable_cores
+from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, worker_count
 from bnilp.scorefile import ScoreTable
 
 logger = logging.getLogger("bnilp.ilp")
@@ -140,8 +140,7 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     jobs = check_count(jobs, "jobs", 1, also=(-1,))
     max_networks = check_count(max_networks, "max_networks", 1)
     time_limit = check_seconds(time_limit, "time_limit")
-    if jobs == -1:
-        jobs = usable_cores()
+    jobs = worker_count(jobs)
     sig = _Signals()
     with _sigterm_interrupts(sig):
         return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
