@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, not_utf8
 
 DISCRETE = "discrete"
 CONTINUOUS = "continuous"
@@ -189,7 +189,9 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
             text = handle.read()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
+    except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():

@@ -31,6 +31,17 @@ class LimitError(BnilpError):
     score table pruned without the required knowledge that then admits no DAG under it (``knowledge_pruning``)."""
 
 
+def not_utf8(path: object, exc: UnicodeDecodeError, what: str = "") -> InputError:
+    """The one-line error for a file that is not UTF-8 text: ``path:line:column`` of the first byte that does not
+    decode (the column in characters), the byte, and ``what`` the file should be (``"the knowledge file"``)."""
+    raw = exc.object
+    line_start = raw.rfind(b"\n", 0, exc.start) + 1
+    line = raw.count(b"\n", 0, exc.start) + 1
+    column = len(raw[line_start:exc.start].decode("utf-8", "replace")) + 1
+    said = f"{what} is not UTF-8 text" if what else "not UTF-8 text"
+    return InputError(f"{path}:{line}:{column}: {said} (byte {raw[exc.start]:#04x}; save it as UTF-8)")
+
+
 def caused_by_interrupt(exc: BaseException | None) -> bool:
     """Whether a ``KeyboardInterrupt`` lies in ``exc``'s cause/context chain. An interrupt that arrives
     while compiled code calls back into Python (numba's dispatcher, loading a cached function or

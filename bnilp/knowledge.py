@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, not_utf8
 
 Edge = tuple[str, str]
 Parents = Mapping[str, Iterable[str]]
@@ -206,15 +206,21 @@ class Knowledge:
         return out[:1] if first else out
 
     # ---- validation ---------------------------------------------------------------------------
-    def validated(self, variables: Sequence[str]) -> Knowledge:
-        """Self, after checking names and the contradictions listed in the module doc."""
+    def validated(self, variables: Sequence[str], dropped: Sequence[str] = ()) -> Knowledge:
+        """Self, after checking names and the contradictions listed in the module doc. ``dropped``: the data's
+        constant columns, left out of the network — a statement naming one says so (not "unknown")."""
         names = set(variables)
+
+        def unknown(src: str, v: str, statement: str) -> InputError:
+            why = "a constant column (one value), left out of the network:" if v in dropped else "unknown variable"
+            return InputError(f"{src}: {why} {v!r} in {statement}")
+
         for f in _PAIR_FIELDS:
             for a, b in getattr(self, f):
                 src = self._src((f, a, b))
                 for v in (a, b):
                     if v not in names:
-                        raise InputError(f"{src}: unknown variable {v!r} in '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}'")
+                        raise unknown(src, v, f"'{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}'")
                 if a == b:
                     raise InputError(f"{src}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' relates a variable to itself")
         seen: dict[str, int] = {}
@@ -222,7 +228,7 @@ class Knowledge:
             for v in t:
                 src = self._src(("tier", v))
                 if v not in names:
-                    raise InputError(f"{src}: unknown variable {v!r} in tier {i + 1}")
+                    raise unknown(src, v, f"tier {i + 1}")
                 if v in seen and seen[v] != i:
                     raise InputError(f"{src}: {v!r} is in tier {seen[v] + 1} and tier {i + 1}")
                 seen[v] = i
@@ -391,9 +397,7 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
     except OSError as exc:
         raise InputError(f"{path}: cannot read the knowledge file ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
-        line = exc.object[:exc.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: the knowledge file is not UTF-8 text (byte {exc.object[exc.start]:#04x})") \
-            from None
+        raise not_utf8(path, exc, "the knowledge file") from None
     return parse_knowledge(text, os.fspath(path))
 
 
@@ -482,7 +486,7 @@ def restrict_table(table: Any, knowledge: Knowledge) -> Any:
     left with no family is a one-line :class:`InputError`."""
     from bnilp.scorefile import ScoreTable
 
-    knowledge.validated(table.variables)
+    knowledge.validated(table.variables, table.meta.get("dropped_constant", ()))
     forbidden = knowledge.forbidden_arrows()
     required = knowledge.required_parents()
     families = {}

@@ -53,8 +53,11 @@ def _checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
     for child, ps in parents.items():
         if isinstance(ps, str) or not isinstance(ps, Iterable):
             raise InputError(f"{what}: parents of {child!r} must be a list of variable names")
-        ps = frozenset(str(p) for p in ps)
-        out[str(child)] = ps
+        listed = [str(p) for p in ps]
+        twice = next((p for i, p in enumerate(listed) if p in listed[:i]), None)
+        if twice is not None:               # a hand-written file's slip: the graph would silently drop it
+            raise InputError(f"{what}: {twice!r} is listed twice among the parents of {child!r}")
+        out[str(child)] = frozenset(listed)
     for child, ps in out.items():
         unknown = sorted(ps - out.keys())
         if unknown:

@@ -847,7 +847,7 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
     if k is None or k.empty():
         return None
     names = score.data.names
-    k.validated(names)
+    k.validated(names, score.data.dropped)
     index = {v: i for i, v in enumerate(names)}
     banned: dict[int, set[int]] = {}
     for a, b in k.forbidden_arrows():

@@ -380,6 +380,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         if unheld:
             ws_note, warm_start = f"warm start not used: {unheld}", None
     if k is not None:
+        k.validated(table.variables, table.meta.get("dropped_constant", ()))   # a name it lacks is no pruning limit
         note = pruning_note(table, k)
         try:
             table = restrict_table(table, k)
@@ -585,7 +586,7 @@ def learn(
     scorer = make_score(score, dataset, prior=sp, **score_settings)
     k = Knowledge.coerce(knowledge)
     if k is not None:
-        k.validated(dataset.names)
+        k.validated(dataset.names, dataset.dropped)
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
                          enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k, optimum_only=optimum_only,

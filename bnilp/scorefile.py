@@ -21,6 +21,8 @@ import json
 import math
 import numbers
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, not_utf8
 
 Families = dict[str, dict[frozenset[str], float]]
 #: the sidecar's field holding the SHA-256 of the score file's text it was written with
@@ -72,15 +74,31 @@ def _umask() -> int:
 NAME_MAX = 255
 
 
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is (or links to) something that exists and is neither a regular file nor a directory:
+    a device (``/dev/null``, ``/dev/stdout``), a FIFO or a socket — written into, not replaced."""
+    try:
+        mode = os.stat(path).st_mode          # follows links
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary path beside ``path``; on success it is renamed to ``path`` (atomic on POSIX).
 
-    On an exception the temporary file is removed and ``path`` is left as it was.
+    On an exception the temporary file is removed and ``path`` is left as it was. A symbolic link stays: the
+    file it points to is replaced. A device, FIFO or socket (:func:`is_stream`) gets the whole file copied into
+    it once it is complete (the temporary file then lies in the system's temporary folder): renaming a file over
+    ``/dev/null`` replaced the device with a regular file, and a reader of ``/dev/stdout`` or a FIFO got nothing.
     """
     path = Path(path)
+    stream = is_stream(path)
+    if not stream and path.is_symlink():
+        path = Path(os.path.realpath(path))
     check_writable(path, probe=False)   # a directory there, no permission: one line (mkstemp below tries the folder)
-    folder = path.parent if str(path.parent) else Path(".")
+    folder = Path(tempfile.gettempdir()) if stream else path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         # the name's head only: the temporary name must not pass the file system's limit where the name does not
@@ -90,12 +108,25 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     os.close(fd)
     try:
         yield tmp
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        if stream:
+            _copy_into(tmp, path)
+            os.unlink(tmp)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _copy_into(source: str, stream: Path) -> None:
+    """``source``'s bytes written into the device or FIFO ``stream`` (an error, one line naming it)."""
+    try:
+        with open(source, "rb") as src, open(stream, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    except OSError as exc:
+        raise InputError(f"{stream}: cannot be written ({exc.strerror or exc})") from None
 
 
 def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bool = True) -> None:
@@ -111,6 +142,10 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bo
                          "name may have)")
     if path.exists() and path.is_dir() != folder:
         raise InputError(f"{path}: is {'a file' if folder else 'a directory'}")
+    if not folder and is_stream(path):      # a device or FIFO: written into (atomic_output), not made beside
+        if not os.access(path, os.W_OK):
+            raise InputError(f"{path}: cannot be written (no permission)")
+        return
     above = path if folder and path.exists() else path.parent if str(path.parent) else Path(".")
     while not above.exists() and above != above.parent:
         above = above.parent
@@ -369,7 +404,9 @@ def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
+    except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
     table = parse_jaakkola(text, str(path))
     sidecar = Path(f"{path}.json")
@@ -417,10 +454,15 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not math.isfinite(value)):
             raise InputError(f"{sidecar}: {key!r} must be a finite number or null, got {value!r}")
+    for key, low, strict in (("epsilon", 0, False), ("bf", 1, False), ("ess", 0, True)):
+        value = meta.get(key)
+        if value is not None and (value <= low if strict else value < low):
+            raise InputError(f"{sidecar}: {key!r} must be {'>' if strict else '≥'} {low}, got {value!r}")
     odd = _non_finite(meta)      # json reads NaN and ±Infinity, which strict JSON (what bnilp writes) has not
     if odd:
         raise InputError(f"{sidecar}: {odd} is not a finite number (NaN or Infinity; a sidecar is strict JSON)")
-    for key in ("prune", "palim_reached", "score_time_limit_reached", "score_memory_limit_reached"):
+    for key in ("prune", "palim_reached", "score_time_limit_reached", "score_memory_limit_reached",
+                "score_equivalent"):
         value = meta.get(key)
         if value is not None and not isinstance(value, bool):
             raise InputError(f"{sidecar}: {key!r} must be true or false, got {value!r}")

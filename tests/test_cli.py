@@ -135,7 +135,7 @@ def test_infeasible_score_file(runner, tmp_path) -> None:
     path = tmp_path / "cyc.scores"
     path.write_text("2\nA 1\n-1.0 1 B\nB 1\n-1.0 1 A\n")
     res = runner.invoke(main, ["solve", str(path)])
-    assert res.exit_code == 2 and "admits no DAG" in res.output
+    assert res.exit_code == 2 and f"{path}: the score table admits no DAG" in res.output.replace("\n", "")
     assert res.output.count("no DAG") == 1      # said once, not "admits no DAG: the score table admits no DAG"
 
 
@@ -308,6 +308,22 @@ def test_names_with_markup_or_mathtext_are_shown_as_written_and_every_output_is_
     assert "[/]a" in res.output and "[bold]x" in res.output and "$\\frac{$" in res.output
     assert set(json.loads(out.read_text())["variables"]) == set(names)
     assert dot.exists() and any(p.suffix == ".png" for p in rep.iterdir())
+
+
+def test_a_closing_tag_in_a_name_or_path_is_printed_as_written(runner, tmp_path) -> None:
+    """A column ``rate[/s]`` scored last made the progress line's markup fail (``MarkupError`` traceback, exit 1,
+    no score file), and proxy-search's edge line likewise; ``[v2]`` in an output path vanished from "wrote …"."""
+    frame = random_discrete_frame(3, n=3, N=200)
+    data = tmp_path / "units.csv"
+    frame.set_axis(["A", "B", "rate[/s]"], axis=1).to_csv(data, index=False)
+    out = tmp_path / "net[v2].scores"
+    res = run(runner, "score", str(data), "-o", str(out), "--discrete", "all")
+    assert res.exit_code == 0 and out.exists(), res.output
+    assert "rate[/s]" in res.output and f"wrote {out}" in res.output.replace("\n", "")
+    res = run(runner, "proxy-search", str(data), "--method", "greedy", "--discrete", "all")
+    assert res.exit_code == 0, res.output
+    res = run(runner, "learn", str(data), "--discrete", "all", "--palim", "1", "--bf", "3")
+    assert res.exit_code == 3 and "exact for parent sets of size ≤ 1 (palim)" in res.output, res.output
 
 
 def test_a_control_character_in_a_name_is_spelled_out_in_the_pictures(tmp_path) -> None:

@@ -250,12 +250,21 @@ def test_bad_options_and_files_are_refused_before_the_work_in_one_line_and_leave
     assert _run("learn", str(chain_csv), "-q", "--bf", "3", "--scores", str(scores)).exit_code == 0
     knowledge = tmp_path / "k.txt"
     knowledge.write_bytes(b"require x -> y\nforbid \xff -> z\n")
-    assert "k.txt:2: the knowledge file is not UTF-8" in _one_line_error(
+    assert "k.txt:2:8: the knowledge file is not UTF-8" in _one_line_error(
         _run("solve", str(scores), "-q", "--knowledge", str(knowledge)))
+    for command, name, text in (("score", "latin1.csv", b"a,b\nx,y\ny,x\ncaf\xe9,x\n"),
+                                ("solve", "latin1.scores", b"2\na 1\n-1.0 0\nb \xe9 1\n-1.0 0\n")):
+        (tmp_path / name).write_bytes(text)   # Latin-1: a byte offset in the whole file was all the error said
+        args = ["-o", str(tmp_path / "l.scores")] if command == "score" else []
+        assert f"{name}:4:{4 if command == 'score' else 3}: not UTF-8 text (byte 0xe9" in _one_line_error(
+            _run(command, str(tmp_path / name), "-q", *args))
     sidecar = tmp_path / "s.scores.json"
     for doc, words in (("[]", "a score-file sidecar is a JSON object"),
                        ('{"epsilon": "x"}', "'epsilon' must be a finite number"),
                        ('{"knowledge": 1}', "'knowledge' is not a knowledge record"),
+                       ('{"epsilon": -1.0}', "'epsilon' must be ≥ 0, got -1.0"),   # was used as pruned for ε = −1
+                       ('{"bf": 0.5}', "'bf' must be ≥ 1"), ('{"ess": 0}', "'ess' must be > 0"),
+                       ('{"score_equivalent": "false"}', "'score_equivalent' must be true or false"),
                        ("{not json", "not a readable score-file sidecar")):
         sidecar.write_text(doc)
         assert "s.scores.json: " + words in _one_line_error(_run("solve", str(scores), "-q"))
@@ -299,6 +308,13 @@ def test_compare_refuses_self_loops_and_cycles_and_keeps_a_threshold_met_up_to_r
     cyclic.write_text(json.dumps({"parents": {"A": ["C"], "B": ["A"], "C": ["B"]}}))
     assert "cycle" in _one_line_error(_run("compare", str(true), str(cyclic)))
     assert "cycle" in _one_line_error(_run("compare", str(cyclic), str(true)))
+    twice = tmp_path / "twice.json"       # read as one edge, silently
+    twice.write_text(json.dumps({"parents": {"A": [], "B": ["A", "A"], "C": ["B"]}}))
+    assert "'A' is listed twice among the parents of 'B'" in _one_line_error(_run("compare", str(twice), str(true)))
+    stringly = tmp_path / "stringly.json"  # "false" is a true string: the incomplete result's note was never said
+    stringly.write_text(json.dumps({"parents": {"A": [], "B": ["A"], "C": ["B"]}, "complete": "false"}))
+    assert "stringly.json: 'complete' must be true or false, got 'false'" in _one_line_error(
+        _run("compare", str(stringly), str(true)))
     rounded = tmp_path / "rounded.json"
     rounded.write_text(json.dumps({"variables": ["A", "B", "C"], "edges": [
         {"from": "A", "to": "B", "posterior": 0.7}, {"from": "B", "to": "A", "posterior": 0.2},

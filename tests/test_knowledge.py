@@ -13,6 +13,7 @@ import itertools
 import json
 import math
 import random
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -302,6 +303,26 @@ def test_cli_exit_2_with_one_line(tmp_path) -> None:
     assert len(lines) == 1 and "k.txt:3:" in lines[0] and "tier" in lines[0]
     res = runner.invoke(main, ["learn", "--require", "smoke->nothing", "-q"])
     assert res.exit_code == 2 and "unknown variable 'nothing'" in res.output
+
+
+def test_a_statement_naming_a_constant_column_says_it_was_left_out(tmp_path) -> None:
+    """A constant column is in the file but not in the network: "unknown variable" misled (with -q the
+    constant-column warning is not printed). The CLI, ``learn`` and a table scored from such data say why."""
+    frame = random_discrete_frame(3, n=3, N=200)
+    frame["K"] = "same"
+    path = tmp_path / "c.csv"
+    frame.to_csv(path, index=False)
+    said = "a constant column (one value), left out of the network: 'K'"
+    for flags in (["--require", "K->V0"], ["--tiers", "K;V0,V1"], ["--forbid", "V1->K"]):
+        res = CliRunner().invoke(main, ["learn", str(path), "-q", *flags])
+        assert res.exit_code == 2 and said in res.output and len(res.output.strip().splitlines()) == 1
+    with pytest.raises(InputError, match=re.escape(said)):
+        learn(frame, knowledge=Knowledge(required=[("K", "V0")]))
+    assert CliRunner().invoke(main, ["score", str(path), "-q", "-o", str(tmp_path / "c.scores")]).exit_code == 0
+    with pytest.raises(InputError, match=re.escape(said)):
+        solve_table(read_jaakkola(tmp_path / "c.scores"), epsilon=0.0, knowledge=Knowledge(required=[("K", "V0")]))
+    with pytest.raises(InputError, match="unknown variable 'Z'"):
+        learn(frame, knowledge=Knowledge(required=[("Z", "V0")]))
 
 
 def test_a_knowledge_file_may_open_with_a_byte_order_mark(tmp_path) -> None:

@@ -185,3 +185,34 @@ def test_check_table_is_the_readers_check_of_a_built_table() -> None:
         check_table(ScoreTable(["C"], {"C": {frozenset({"C"}): -1.0, frozenset(): -2.0}}))
     with pytest.raises(InputError, match="^mine: .*not a frozenset"):
         check_table(ScoreTable(["C"], {"C": {(): -1.0}}), "mine")
+
+
+def test_links_devices_and_fifos_are_written_through_not_replaced(tmp_path) -> None:
+    """Renaming the finished file over the output path replaced ``/dev/null`` by a regular file, a FIFO's reader
+    got nothing, and a symbolic link became a file beside its unchanged target. Now a link's target is replaced
+    (the link stays) and a device or FIFO gets the whole file written into it."""
+    import os
+    import stat
+    import threading
+
+    from bnilp.scorefile import atomic_write_text, check_writable
+
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    atomic_write_text(link, "new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+
+    atomic_write_text("/dev/null", "nothing\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    check_writable("/dev/null")
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    atomic_write_text(fifo, "through the pipe\n")
+    reader.join(10)
+    assert got == ["through the pipe\n"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "pipe.json", "target.json"]

@@ -286,7 +286,8 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
         print_report(report, out)
         exact = report.get("exact_for_parent_sets_up_to")
         if exact is not None:
-            out.print(f"[yellow]exact for parent sets of size ≤ {exact} ({limit_reason(result.table.meta)})[/yellow]")
+            out.print(f"exact for parent sets of size ≤ {exact} ({limit_reason(result.table.meta)})", style="yellow",
+                      markup=False)
     else:
         click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
                    f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}")
@@ -320,21 +321,25 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
 
 
 @contextmanager
-def _no_dag_said() -> Iterator[None]:
-    """The API's :class:`NoDagError` (which names ``table``) in the command's words: one line, exit 2."""
+def _no_dag_said(source: str) -> Iterator[None]:
+    """The API's :class:`NoDagError` (which names ``table``) in the command's words, naming the score table's
+    ``source`` (its file, or the data it was scored from): one line, exit 2."""
     try:
         yield
     except NoDagError:
-        raise InputError("the score table admits no DAG (some variable lacks the empty parent set and every choice "
-                         "of the candidate parent sets makes a cycle)") from None
+        raise InputError(f"{source}: the score table admits no DAG (some variable lacks the empty parent set and "
+                         "every choice of the candidate parent sets makes a cycle)") from None
 
 
-def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float) -> None:
+def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float,
+         source: str) -> None:
+    """Search, report and write the outputs; ``source`` (the score file, or the data scored) names the table in
+    its errors."""
     if opts.get("count_past_cap"):
         _check_count_past_cap(table, opts)
     _check_list_dags(table, opts)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
-    with _live(console, opts.get("quiet", False)) as update, _no_dag_said():
+    with _live(console, opts.get("quiet", False)) as update, _no_dag_said(source):
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by") or "auto",
@@ -342,8 +347,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                              optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts),
                              count_past_cap=opts.get("count_past_cap", False))
     if not opts.get("quiet"):
-        console.print(f"[dim]enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
-                      f"{result.report['enumerate_reason']}[/dim]", highlight=False)
+        console.print(f"enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
+                      f"{result.report['enumerate_reason']}", style="dim", highlight=False, markup=False)
     if warm_info:
         note = result.report.get("warm_start_note")
         if note and warm_info.get("used") is not False:     # dropped by solve_table (against the knowledge)
@@ -358,7 +363,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
             warm_info["gap_to_optimum"] = result.solution.optimum - warm_info["score"]
             if not opts.get("quiet"):
                 console.print(f"warm start ({warm_info['source']}) was {warm_info['gap_to_optimum']:.6f} "
-                              "below the best network found", highlight=False)
+                              "below the best network found", highlight=False, markup=False)
         result.report["warm_start"] = warm_info
     with outputs_whole():
         export_error = _export(result, data, opts, console) if opts.get("export_path") else None
@@ -454,7 +459,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         console.print("background knowledge: the score file's sidecar records "
                       f"{len(table.meta['knowledge']['statements'])} statement(s): applied (with any given here)",
                       highlight=False)
-    _run(table, eps, opts, console, None, t0)
+    _run(table, eps, opts, console, None, t0, scores_path)
 
 
 def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[str, Any]) -> float:
@@ -509,7 +514,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     _check_export(data, opts)
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
-        opts["knowledge"].validated(data.names)
+        opts["knowledge"].validated(data.names, data.dropped)
     if opts.get("count_past_cap"):
         _check_count_past_cap(None, opts)
     _check_search_options(opts)
@@ -520,4 +525,4 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     if scores_out:
         with outputs_whole():
             write_jaakkola(table, scores_out)
-    _run(table, eps, opts, console, data, t0)
+    _run(table, eps, opts, console, data, t0, data_path)

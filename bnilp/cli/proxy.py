@@ -61,7 +61,8 @@ def _summary(result: SearchResult, console: Console) -> None:
         table.add_row("seed", str(result.seed))
     console.print(table)
     if edges:
-        console.print("edges: " + ", ".join(f"{p} -> {c}" for p, c in edges), highlight=False, soft_wrap=True)
+        console.print("edges: " + ", ".join(f"{p} -> {c}" for p, c in edges), highlight=False, soft_wrap=True,
+                      markup=False)
 
 
 @click.command("proxy-search")

@@ -70,7 +70,8 @@ def _progress(console: Console, total: int | None, quiet: bool):
     if quiet:
         yield lambda stats: None
         return
-    with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+    with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.description}", markup=False),   # a name such as rate[/s] is no markup
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task("", total=total)
 
@@ -201,12 +202,13 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     check_score_file_names(data.names, "-o")
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
-        opts["knowledge"].validated(data.names)
+        opts["knowledge"].validated(data.names, data.dropped)
     table = score_data(data, opts, eps, console, quiet)
     with outputs_whole():
         write_jaakkola(table, out)
     if not quiet:
-        console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {out}.json")
+        console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {out}.json", markup=False,
+                      highlight=False)
     k = limited_to(table.meta)
     if k is not None:
         why = limit_reason(table.meta)

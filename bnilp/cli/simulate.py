@@ -152,7 +152,7 @@ def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool,
     result["mode"] = "cpdag" if cpdag else ("averaged" if edges_threshold is not None else "dag")
     if edges_threshold is not None:
         result["edges_threshold"] = edges_threshold
-    note = _learned_state(learned_obj, result)
+    note = _learned_state(learned_obj, result, learned)
     if as_json:
         click.echo(json.dumps(_json_safe(result), indent=1))
     else:
@@ -162,13 +162,16 @@ def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool,
         sys.exit(EXIT_LIMIT)
 
 
-def _learned_state(obj: Any, result: dict[str, Any]) -> str:
+def _learned_state(obj: Any, result: dict[str, Any], where: str) -> str:
     """Copy what a learned result says of itself into ``result`` (``learned_status``, ``learned_complete``,
     ``learned_limits``, ``learned_optimum_proven``; None where LEARNED, e.g. a bare parents file, does not say) and
     return why the comparison rests on a narrower result than it asked for — an incomplete credible set (a cap
     or a time limit: the averaged graph is over the networks found, the best network may not be OPT) or a limit
     of the scoring (palim, knowledge pruning) — or "" when none applies (then compare exits 0, else 3)."""
     obj = obj if isinstance(obj, dict) else {}
+    for key in ("complete", "optimum_proven", "optimum_only"):      # "false" (a string) would read as true
+        if obj.get(key) is not None and not isinstance(obj[key], bool):
+            raise InputError(f"{where}: {key!r} must be true or false, got {obj[key]!r}")
     status, complete, limits, proven = (obj.get("status"), obj.get("complete"), obj.get("limits"),
                                         obj.get("optimum_proven"))
     limits = [str(x) for x in limits] if isinstance(limits, list) else None
