@@ -476,6 +476,16 @@ def knowledge_report(k: Knowledge) -> dict[str, Any]:
     return out
 
 
+def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool, knowledge: Knowledge | None) -> int:
+    """The DAGs of the classes past the cap (``tail``), counted as the listed ones are: under ``knowledge`` only
+    those that satisfy it (:func:`bnilp.mec.credible_classes`; the table was restricted to its arrows, so the
+    compiled count of whole classes, which knows no knowledge, took the cut classes for unsound pruning)."""
+    if knowledge is None:
+        return class_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound).dags
+    return sum(m.n_dags for m in credible_classes(tail.items(0, len(tail)), table.families, table.variables,
+                                                  complete_classes=sound, knowledge=knowledge))
+
+
 def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prior: str,
                   list_dags: bool, knowledge: Knowledge | None = None, knowledge_sound: bool = True,
                   max_networks: int | None = None) -> tuple[dict[str, Any], SolveResult]:
@@ -497,12 +507,13 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                   if meta.get("palim_reached") else "")
                + ("" if solution.optimum_proven else
                   " (OPT not proven: the class of the best DAG found so far, which may not be credible)"))
+    if knowledge is not None:
+        counted += " that satisfy the background knowledge"
     listed = "all DAGs" if list_dags else "one representative per class"
     if list_dags:
         total = int(sum(m.n_dags for m in mecs))
         if solution.unlisted is not None and len(solution.unlisted):     # classes found past the cap: counted
-            total += class_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
-                                     complete_classes=sound).dags
+            total += _tail_dags(solution.unlisted, table, solution.optimum, prior, sound, knowledge)
         # every credible class found (the cap cut only the listing), or a count over those found so far
         exact = solution.status == "optimal" or (solution.status == "network_limit" and solution.unlisted is not None)
         of = f"the {total:,}" if exact else f"at least {total:,}"

@@ -130,6 +130,26 @@ def test_exact_under_random_knowledge(seed: int) -> None:
             check_against_oracle(result, opt, want, classes, data.names)
 
 
+@pytest.mark.parametrize("statement", [dict(forbidden=[("V1", "V2")]), dict(tiers=[["V0", "V1"], ["V2"], ["V3", "V4"]]),
+                                       dict(required=[("V0", "V3")])])
+def test_listing_dags_past_the_cap_counts_the_rest_under_the_knowledge(statement: dict) -> None:
+    """``list_dags`` with a cap counts the classes past it: on a table scored without the knowledge and cut to its
+    arrows, the compiled count of whole classes took them for unsound pruning (``UnsoundTableError``, exit 2).
+    They are counted under the knowledge: the total is the oracle's credible DAGs that satisfy it."""
+    frame = random_discrete_frame(702, n=5, N=80)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    score = make_score("bic", data)
+    k, eps = Knowledge(**statement), math.log(150)
+    opt, want, _ = oracle(full_table(score), k, eps)
+    table = score_parent_sets(score, epsilon=eps)
+    classes = solve_table(table, epsilon=eps, knowledge=k, enumerate_by="mecs").report["n_mecs"]
+    assert classes > 3 and len(want) > 3
+    capped = solve_table(table, epsilon=eps, knowledge=k, enumerate_by="mecs", list_dags=True, max_networks=3)
+    assert capped.report["n_dags_counted"] == len(want) and capped.report["n_dags_counted_exact"] is True
+    assert capped.report["n_networks"] == 3 and capped.solution.status == "network_limit"
+    assert capped.report["counted"].endswith("that satisfy the background knowledge")
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_foreign_table_with_forbidding_knowledge_is_exact(seed: int) -> None:
     """A table pruned without the knowledge stays exact for forbidding statements and tiers (a pruned
