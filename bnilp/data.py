@@ -287,15 +287,19 @@ def load_data(
             raise InputError(f"{path}:{line}: expected {width} fields, found {len(row)}")
     frame = pd.DataFrame(rows, columns=range(width), dtype=str)
     kinds_hint: dict[str, str] = {}
+    declared_states: dict[str, int] = {}
     if declared is not None:
         for j, (name, token) in enumerate(zip(names, declared, strict=True)):
             kinds_hint[name] = CONTINUOUS if token == "-" else DISCRETE
+            if token != "-":
+                declared_states[name] = int(token)
             states = len(pd.unique(frame[j])) if token != "-" else 0
             if states > int(token if token != "-" else 0):
                 raise InputError(f"{path}:{declared_line}: column {name!r} is declared with {token} states in the "
                                  f"arity line but holds {states} distinct values (if line {declared_line} is data, "
                                  "give --format csv)")
-    data = _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line)
+    data = _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line,
+                  declared_states)
     if not no_header and _all_numbers(names) and names not in ([str(j) for j in range(width)],
                                                                   [str(j + 1) for j in range(width)]):
         data.warnings.append(f"{path}:{names_line}: every name in the names line is a number ("
@@ -376,9 +380,10 @@ def _build(
     hints: dict[str, str],
     integer_codes: bool = False,
     names_line: int = 1,
+    declared_states: dict[str, int] | None = None,
 ) -> Dataset:
     """Validate names and cells, decide kinds, code the columns (``lines``: each row's line in the file, for
-    messages; None for a DataFrame)."""
+    messages; None for a DataFrame). ``declared_states``: a ``.dat`` file's arities (:func:`_with_declared`)."""
     where = (lambda r: f"{source}:{lines[r]}") if lines is not None else (lambda r: f"{source}: row {r}")
     seen: dict[str, int] = {}
     for j, name in enumerate(names):
@@ -465,6 +470,10 @@ def _build(
             levels.append([])
         else:
             labels, inverse = _code_labels(cells, numeric)
+            if declared_states and declared_states.get(name, 0) > len(labels):
+                labels, inverse = _with_declared(labels, inverse, numeric, declared_states[name])
+                notes.append(f"{name}: {len(labels)} states declared in the arity line, "
+                             f"{len(np.unique(inverse))} observed (every declared state counts in r, as GOBNILP's)")
             if len(labels) < 2:
                 dropped.append(name)
                 continue
@@ -520,6 +529,19 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
     raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
                      f"rows): a probable missing value, and bnilp needs complete data (remove or impute those rows); "
                      f"give --discrete {name} if {tokens[0]!r} is a state")
+
+
+def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,
+                   r: int) -> tuple[list[str], np.ndarray]:
+    """The states of a column whose ``.dat`` arity line declares ``r`` of them, more than it holds: GOBNILP and
+    pygobnilp count every declared state in r (the BIC penalty's r − 1, BDeu's α/(q·r)), so the scores agree
+    with theirs. Codes 0..r−1 written as integers make the states ``0``..``r−1`` (a code's state is itself);
+    other labels keep theirs, followed by ``unobserved 1``, ``unobserved 2`` …"""
+    if not np.isnan(numeric).any() and np.all(numeric == np.round(numeric)) and numeric.min() >= 0 \
+            and numeric.max() < r:
+        return [str(k) for k in range(r)], numeric.astype(np.int64)
+    extra = [f"unobserved {k}" for k in range(1, r - len(labels) + 1)]
+    return labels + extra, inverse
 
 
 def _code_labels(cells: np.ndarray, numeric: np.ndarray) -> tuple[list[str], np.ndarray]:

@@ -80,6 +80,56 @@ def test_a_one_state_column_keeps_every_credible_parent_set() -> None:
             assert ps in pruned.families[v], (eps, v, sorted(ps))
 
 
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+@pytest.mark.parametrize("seed,N", [(0, 30), (1, 200)])
+def test_declared_states_never_observed_count_in_r_and_pruning_stays_sound(tmp_path, score_name, seed, N) -> None:
+    """A ``.dat`` arity line may declare states the data never shows: they count in r (as GOBNILP's scores
+    count them), so the scores equal the counting oracle's with the declared arities, and every rule alone and
+    together still keeps every parent set a credible DAG uses (brute force over all DAGs)."""
+    from tests.oracles import family_counts
+
+    frame = random_discrete_frame(300 + seed, n=4, N=N)
+    observed = [int(frame[c].nunique()) for c in frame.columns]
+    declared = [r + (1 if j % 2 == 0 else 0) for j, r in enumerate(observed)]    # V0 and V2 hold one state unseen
+    codes = frame.apply(lambda col: col.astype("category").cat.codes)
+    path = tmp_path / "d.dat"
+    path.write_text(" ".join(frame.columns) + "\n" + " ".join(map(str, declared)) + "\n"
+                    + "\n".join(" ".join(map(str, row)) for row in codes.itertuples(index=False)) + "\n")
+    data = load_data(path)
+    assert data.arities == declared and sum("declared in the arity line" in note for note in data.notes) == 2
+    score = make_score(score_name, data)
+    table = full_table(score)
+    for v, family in table.families.items():
+        child = data.index(v)
+        for ps, s in family.items():
+            cell = family_counts(data.codes, declared, child, tuple(sorted(data.index(p) for p in ps)))
+            want = (cell["ll"] - 0.5 * math.log(N) * cell["q"] * (declared[child] - 1) if score_name == "bic"
+                    else cell["bdeu"])        # BIC: LL − ½ ln N · q·(r − 1), r and q the declared arities
+            assert s == pytest.approx(want, abs=1e-9)
+    sound = set().union(*(score.pruning_rules(i) for i in range(data.n)))
+    for eps in EPSILONS:
+        _, credible = brute_force_credible(table, eps)
+        used = {(v, ps) for _, parents in credible for v, ps in parents.items()}
+        for rules in [*({r} for r in sorted(sound)), sound]:
+            pruned = score_parent_sets(score, epsilon=eps, rules=rules)
+            assert all(ps in pruned.families[v] for v, ps in used), (eps, sorted(rules))
+
+
+def test_scores_of_a_dat_file_with_unobserved_declared_states_equal_pygobnilps(shared_data) -> None:
+    """pygobnilp's own score file for its ``alarm_100.dat`` (column Eight declared with 4 states, 3 seen): every
+    parent set of size ≤ 2 both files hold has the same BIC score (Eight's families were ½·ln 100 per missing
+    parameter apart while r was the observed states)."""
+    from bnilp.scorefile import read_jaakkola
+
+    theirs = read_jaakkola(shared_data / "pygobnilp" / "scores" / "alarm_100.BIC.palim10.pruned.jaa")
+    ours = score_parent_sets(make_score("bic", load_data(shared_data / "pygobnilp" / "alarm_100.dat")), epsilon=0.0,
+                             palim=2, prune=False)
+    common = [(v, ps) for v, family in theirs.families.items() for ps in family if len(ps) <= 2]
+    assert sum("Eight" in ps or v == "Eight" for v, ps in common) > 5
+    for v, ps in common:
+        assert ours.families[v][ps] == pytest.approx(theirs.families[v][ps], abs=1e-9), (v, sorted(ps))
+
+
 def test_every_rule_fires() -> None:
     fired: Counter = Counter()
     for score_name in ("bic", "bdeu"):
