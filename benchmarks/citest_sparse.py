@@ -23,7 +23,7 @@ from scipy import stats
 from bnilp.citest import ci_test
 from bnilp.data import from_dataframe
 
-SETTINGS = ((100, 1), (200, 2), (1000, 3), (2000, 2))
+SETTINGS = ((100, 1), (200, 2), (1000, 3), (600, 2), (1000, 2), (1500, 2), (2000, 2), (4000, 2))
 
 
 def _pearson_p(frame: pd.DataFrame, zs: list[str]) -> float:

@@ -66,9 +66,13 @@ def test_bic_pvalues_uniform_under_independence():
 
 
 def test_bic_rejects_under_dependence_and_is_symmetric():
+    """With the χ² reference p is below 1e-6; under ``auto`` these tables (fewer than 20 rows a cell) are
+    permuted, and no permuted data set reaches the statistic: p = 1/200, the least 199 permutations give."""
     for s in range(5):
-        r = ci_test(from_dataframe(_discrete(s, dependent=True)), "x", "y", ["z"], score="bic",
-                    both_directions=True)
+        data = from_dataframe(_discrete(s, dependent=True))
+        auto = ci_test(data, "x", "y", ["z"], score="bic")
+        assert auto.null == "local-permutation" and auto.dependent and auto.p_value == pytest.approx(1 / 200)
+        r = ci_test(data, "x", "y", ["z"], score="bic", both_directions=True, null="chi2")
         assert r.dependent and r.p_value < 1e-6
         a, b = r.directions
         assert (a.child, a.parent, b.child, b.parent) == ("x", "y", "y", "x")
@@ -465,9 +469,9 @@ def test_discrete_tests_count_df_over_the_table_as_observed(score):
 
 
 def test_auto_refers_a_sparse_all_discrete_table_to_the_stratified_permutation():
-    """Under null="auto" an all-discrete G² with fewer than 5 rows a cell of its observed tables (where its χ²
-    reference over-rejects: 23 % at α = 0.05 with 2.5 rows a cell, benchmarks/citest_sparse.py) is referred to
-    the permutation distribution within the strata; with enough rows it keeps χ²."""
+    """Under null="auto" an all-discrete G² with fewer than 20 rows a cell of its observed tables (where its χ²
+    reference over-rejects: 23 % at α = 0.05 with 2.5 rows a cell, 10 % at 7.4, benchmarks/citest_sparse.py) is
+    referred to the permutation distribution within the strata; with enough rows (24.7 here) it keeps χ²."""
     from bnilp.citest import SPARSE_ROWS_PER_CELL, rows_per_cell
 
     rng = np.random.default_rng(2)
