@@ -94,6 +94,18 @@ class Dataset:
         """Groups of discrete columns that are one-to-one recodings of each other (:func:`twin_columns`)."""
         return twin_columns(self)
 
+    def columns(self, names: list[str]) -> Dataset:
+        """The same rows with only the columns ``names`` (in the data's order; the dropped constant columns and
+        the notes on the kept ones stay)."""
+        wanted = set(names)
+        keep = [j for j, nm in enumerate(self.names) if nm in wanted]
+        return Dataset(names=[self.names[j] for j in keep], kinds=[self.kinds[j] for j in keep],
+                       codes=np.ascontiguousarray(self.codes[:, keep]),
+                       values=np.ascontiguousarray(self.values[:, keep]),
+                       arities=[self.arities[j] for j in keep], levels=[self.levels[j] for j in keep],
+                       source=self.source, dropped=list(self.dropped),
+                       notes=[nt for nt in self.notes if nt.split(":", 1)[0] in wanted], warnings=list(self.warnings))
+
     def discrete_indices(self) -> list[int]:
         return [j for j, k in enumerate(self.kinds) if k == DISCRETE]
 

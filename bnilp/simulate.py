@@ -169,9 +169,6 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
         raise InputError(f"avg_degree (--avg-degree) must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
     if max_degree is not None:
         max_degree = _whole(max_degree, "max_degree (--max-degree)", 1)
-        if avg_degree > max_degree:
-            raise InputError(f"avg_degree (--avg-degree) {avg_degree} cannot exceed max_degree (--max-degree) "
-                             f"{max_degree}")
     if not (0.0 <= _real(discrete_fraction, "discrete_fraction (--discrete-fraction)") <= 1.0):
         raise InputError(f"discrete_fraction (--discrete-fraction) must lie in [0, 1], got {discrete_fraction}")
     try:

@@ -175,6 +175,19 @@ def test_citest_json_and_table(chain_csv):
     assert table.exit_code == 0 and "independent" in table.output
 
 
+def test_citest_bic_ignores_a_continuous_column_outside_the_test(chain_csv, tmp_path):
+    """``--score bic`` refused the whole file ("needs discrete data") for a continuous column not in the test,
+    and its hint (--discrete) could not help: the test reads its own columns only, with the same result."""
+    frame = pd.read_csv(chain_csv)
+    frame["w"] = np.random.default_rng(1).normal(size=len(frame))
+    wider = tmp_path / "wider.csv"
+    frame.to_csv(wider, index=False)
+    alone, beside = (json.loads(_run("citest", str(path), "x", "y", "--given", "z", "--score", "bic", "--json").output)
+                     for path in (chain_csv, wider))
+    assert beside["statistic"] == alone["statistic"] and beside["p_value"] == alone["p_value"]
+    assert "needs discrete" in _one_line_error(_run("citest", str(wider), "x", "w", "--score", "bic"))
+
+
 def test_citest_bad_input(chain_csv, tmp_path):
     assert "unknown variable" in _one_line_error(_run("citest", str(chain_csv), "x", "w", "--score", "bic"))
     _one_line_error(_run("citest", str(chain_csv), "x", "y", "--given", "q", "--score", "bic"))

@@ -201,6 +201,11 @@ def test_a_reachable_edge_target_is_met_and_an_unreachable_one_refused() -> None
         assert not any("degree cap" in note for note in truth.get("notes", []))
     with pytest.raises(InputError, match=r"asks for 2 edges, more than 1, .*--max-degree"):
         simulate(3, 20, 1, 1, seed=1)
+    # an average above the cap whose rounded target is reachable (1.2 on 4 nodes: 2 edges, a matching) is no error
+    _, truth = simulate(4, 20, 1.2, 1, seed=1)
+    parents = truth["parents"]
+    assert sum(len(p) for p in parents.values()) == 2
+    assert all(len(parents[v]) + sum(v in p for p in parents.values()) <= 1 for v in parents)
     with pytest.raises(InputError, match=r"categories \(--categories\) needs 2 ≤ lo ≤ hi ≤ 2147483647"):
         simulate(5, 20, 2, 2, categories=(2, 10**22), seed=1)
 

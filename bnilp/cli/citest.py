@@ -20,6 +20,7 @@ from bnilp.citest import (
 )
 from bnilp.cli.options import check_seed, data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
+from bnilp.scores import DISCRETE_ONLY_SCORES
 
 
 @click.command()
@@ -63,6 +64,8 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
     for name in (x, y, *z):
         if name not in data.dropped:
             data.index(name)
+    if opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES:   # a column outside the test may be continuous
+        data = data.columns([x, y, *z])
     try:
         score = score_from_options(data, opts)
     except ModuleNotFoundError as exc:
