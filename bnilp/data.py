@@ -139,14 +139,16 @@ def twin_columns(data: Dataset) -> list[list[str]]:
     networks for k such children).
 
     Test: relabel each column's codes by the order of their first appearance (a canonical form of
-    its partition together with its arity); two columns are twins iff their canonical forms are equal.
+    its partition); two columns are twins iff their canonical forms and their arities are equal. The
+    arity is the column's r, which a ``.dat`` file may declare above the states observed (r counts in
+    every score's penalty and prior, so columns split alike but declared with 2 and 3 states score apart).
     O(n·N log N) time, 4 bytes a discrete cell while it runs; groups of two or more, in column order.
     """
-    groups: dict[bytes, list[str]] = {}
+    groups: dict[tuple[int, bytes], list[str]] = {}
     for j in data.discrete_indices():
         _, first, inverse = np.unique(data.codes[:, j], return_index=True, return_inverse=True)
         canonical = np.argsort(np.argsort(first)).astype(np.int32)[inverse]
-        groups.setdefault(canonical.tobytes(), []).append(data.names[j])
+        groups.setdefault((data.arities[j], canonical.tobytes()), []).append(data.names[j])
     return [g for g in groups.values() if len(g) > 1]
 
 

@@ -466,6 +466,24 @@ def test_twins_score_alike_in_every_role(name) -> None:
                 score.local(t, tuple(sorted((child, *extra)))), abs=1e-9)
 
 
+def test_columns_split_alike_but_declared_with_other_arities_are_no_twins(tmp_path) -> None:
+    """A .dat arity counts in r (the penalty, BDeu's α/(q·r)), so A (declared 2 states) and B (declared 3)
+    split the rows alike yet score apart: not twins. A and C (both declared 2) are; the claim is checked by
+    scoring each in every role against the other."""
+    rows = ["0 0 0 1", "0 0 0 1", "0 0 0 0", "0 0 0 1", "1 1 1 0", "1 1 1 1", "1 1 1 0", "1 1 1 0"]
+    path = tmp_path / "declared.dat"
+    path.write_text("A B C D\n2 3 2 2\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    data = load_data(str(path))
+    assert data.arities[:3] == [2, 3, 2] and data.twins == [["A", "C"]]
+    for name in ("bic", "bdeu"):
+        score = make_score(name, data)
+        a, b, c, d = range(4)
+        assert score.local(a, ()) == pytest.approx(score.local(c, ()), abs=1e-12)
+        assert score.local(d, (a,)) == pytest.approx(score.local(d, (c,)), abs=1e-12)
+        assert abs(score.local(a, ()) - score.local(b, ())) > 0.5        # the pair the old test called twins
+        assert abs(score.local(d, (a,)) - score.local(d, (b,))) > 0.5
+
+
 def test_learn_warns_about_twins_and_records_them_in_the_json(tmp_path) -> None:
     path, out = tmp_path / "twins.csv", tmp_path / "r.json"
     _twin_frame().drop(columns="F").to_csv(path, index=False)
