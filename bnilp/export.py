@@ -16,7 +16,8 @@
   linear Gaussian, CG network): per configuration j of D (q = ∏ r_d, 1 without D), the least-squares
   regression Y = b_0j + Σ_m b_mj·Z_m + e, e ~ N(0, σ²_j), fitted to the n_j rows of j, with the ML
   variance σ²_j = RSS_j / n_j. A configuration with no rows has no parameters (null); one with fewer
-  than k + 1 rows or collinear parents gets the minimum-norm least-squares solution and is flagged
+  than k + 1 rows or collinear parents gets the minimum-norm least-squares slopes (on the centred,
+  unit-length columns the fit is solved on: :func:`centred_least_squares`) and is flagged
   ``degenerate`` (σ² can be 0 there), as is an exact fit (σ² at most :data:`EXACT_FIT` of the child's mean
   square: Y a linear function of Z in those rows, to rounding). Always ML: ``method`` concerns discrete children.
 - *Discrete child with a continuous parent* (possible under CG, CGd, MVP, MML): not parameterised
@@ -210,6 +211,32 @@ def _fit_discrete(dataset: Dataset, child: str, parents: list[str], ess: float |
     return entry
 
 
+def centred_least_squares(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, bool]:
+    """Least squares of y on [1, z] solved on centred, unit-length columns: (intercept, slopes, residuals,
+    full rank).
+
+    y − ȳ = Σ_m c_m·(z_m − z̄_m)/‖z_m − z̄_m‖ + e is the same fit as y = b_0 + Σ_m b_m·z_m + e with
+    b_m = c_m/‖z_m − z̄_m‖ and b_0 = ȳ − Σ_m b_m·z̄_m (the intercept's normal equation makes the residuals
+    sum to 0; the centred form of the normal equations, e.g. Seber & Lee, *Linear Regression Analysis*,
+    2003), but its design's condition number no longer grows with the columns'
+    offsets and scales: on [1, z] as read, a parent at 10⁷ ± 1 (a timestamp, a frequency in Hz) or at
+    10⁻¹⁵ put the condition number past lstsq's cut-off, and the fit dropped the slope as collinear. A column
+    constant in these rows (norm 0) stays 0 and makes the design rank-deficient; there, and with fewer
+    rows than k + 1, the slopes are the minimum-norm solution on the unit-length columns.
+    """
+    y_mean = float(y.mean())
+    if z.shape[1] == 0:
+        return y_mean, np.zeros(0), y - y_mean, True
+    z_mean = z.mean(axis=0)
+    centred = z - z_mean
+    norms = np.sqrt(np.einsum("ij,ij->j", centred, centred))
+    unit = centred / np.where(norms > 0, norms, 1.0)
+    c, _, rank, _ = np.linalg.lstsq(unit, y - y_mean, rcond=None)
+    slopes = np.where(norms > 0, c / np.where(norms > 0, norms, 1.0), 0.0)
+    residuals = (y - y_mean) - unit @ c
+    return y_mean - float(z_mean @ slopes), slopes, residuals, bool(rank == z.shape[1])
+
+
 def _fit_gaussian(dataset: Dataset, child: str, parents: list[str]) -> dict[str, Any]:
     y = dataset.values[:, dataset.index(child)]
     disc = [p for p in parents if dataset.is_discrete(dataset.index(p))]
@@ -217,7 +244,7 @@ def _fit_gaussian(dataset: Dataset, child: str, parents: list[str]) -> dict[str,
     codes, q, configs = _config_codes(dataset, disc)
     if q * (len(cont) + 2) > MAX_TABLE_CELLS:
         raise InputError(f"{child!r}: {q} regressions is more than an export holds")
-    z = np.column_stack([np.ones(dataset.N)] + [dataset.values[:, dataset.index(p)] for p in cont])
+    z = np.column_stack([dataset.values[:, dataset.index(p)] for p in cont]) if cont else np.empty((dataset.N, 0))
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(q + 1))
     regressions = []
@@ -228,12 +255,11 @@ def _fit_gaussian(dataset: Dataset, child: str, parents: list[str]) -> dict[str,
             regressions.append({"n": 0, "intercept": None, "coefficients": None, "variance": None,
                                 "degenerate": True})
             continue
-        beta, _, rank, _ = np.linalg.lstsq(z[rows], y[rows], rcond=None)
-        resid = y[rows] - z[rows] @ beta
+        intercept, slopes, resid, full_rank = centred_least_squares(z[rows], y[rows])
         variance = float(resid @ resid) / n
         exact = variance <= EXACT_FIT * float(y[rows] @ y[rows]) / n     # an exact linear function, to rounding
-        regressions.append({"n": n, "intercept": float(beta[0]), "coefficients": [float(b) for b in beta[1:]],
-                            "variance": variance, "degenerate": bool(rank < z.shape[1] or exact)})
+        regressions.append({"n": n, "intercept": intercept, "coefficients": [float(b) for b in slopes],
+                            "variance": variance, "degenerate": bool(not full_rank or exact)})
     return {"type": CONTINUOUS, "parents": list(parents), "discrete_parents": disc, "continuous_parents": cont,
             "configurations": configs, "regressions": regressions}
 

@@ -332,6 +332,32 @@ def test_an_exact_linear_fit_is_degenerate_and_an_ess_ml_would_ignore_is_refused
         fit_parameters(data, {"Z1": []}, method="ml", ess=5)
 
 
+@pytest.mark.parametrize("offset, scale", [(1e7, 1.0), (1e8, 1.0), (0.0, 1e-15), (1e3, 1e-5), (-5e9, 30.0)])
+def test_regressions_do_not_depend_on_the_parents_offset_or_scale(offset, scale) -> None:
+    """Least squares is equivariant: with Z′ = offset + scale·Z the slopes are b/scale and the residuals
+    unchanged. Oracle: the fit on the well-conditioned (Z′ − offset)/scale (normal equations), mapped back.
+    On [1, Z′] as read, a parent at 10⁷ ± 1 or 10⁻¹⁵ passed lstsq's cut-off: slope ~0, σ² ~ Var(Y),
+    ``degenerate`` (a review's timestamps)."""
+    rng = np.random.default_rng(3)
+    N = 300
+    d = rng.choice(["a", "b"], N)
+    z1, z2 = rng.normal(size=N), rng.normal(size=N)
+    y = 3 + 2 * z1 - z2 + np.where(d == "a", 1.0, 0.0) + 0.1 * rng.normal(size=N)
+    zs1, zs2 = offset + scale * z1, offset + scale * z2
+    data = from_dataframe(pd.DataFrame({"D": d, "Z1": zs1, "Z2": zs2, "Y": y}), discrete=["D"])
+    fitted = fit_parameters(data, {"D": [], "Z1": [], "Z2": [], "Y": ["D", "Z1", "Z2"]})
+    for (label,), reg in zip(fitted["variables"]["Y"]["configurations"], fitted["variables"]["Y"]["regressions"],
+                             strict=True):
+        rows = d == label
+        X = np.column_stack([np.ones(rows.sum()), (zs1[rows] - offset) / scale, (zs2[rows] - offset) / scale])
+        b = np.linalg.solve(X.T @ X, X.T @ y[rows])
+        rss = float(((y[rows] - X @ b) ** 2).sum())
+        assert not reg["degenerate"]
+        np.testing.assert_allclose(reg["coefficients"], b[1:] / scale, rtol=1e-6)
+        assert reg["intercept"] == pytest.approx(b[0] - offset * (b[1] + b[2]) / scale, rel=1e-6, abs=1e-6)
+        assert reg["variance"] == pytest.approx(rss / rows.sum(), rel=1e-6)
+
+
 def test_cli_learn_exports_json_of_a_mixed_network_and_refuses_bif(tmp_path) -> None:
     rng = np.random.default_rng(3)
     N = 300
