@@ -165,15 +165,29 @@ def test_tiers_example_is_current() -> None:
 
 def test_required_arrow_example_is_current() -> None:
     text = readme()
-    u, v, optimum, bf = re.search(r"`--require '(\w+)->(\w+)'`\) gives the textbook network exactly\s+"
-                                  r"\(OPT −(\d+\.\d+), the only DAG within BF (\d+)\)", text).groups()
+    u, v, optimum, bf, alone, classes = re.search(
+        r"`--require '(\w+)->(\w+)'` added to the tiers\) gives the textbook network\s+exactly \(OPT −(\d+\.\d+), "
+        r"the only DAG within BF (\d+); the requirement alone leaves (\d+) DAGs in (\d+) classes\)", text).groups()
     _, tiers = tiers_example()
     result = bnilp.learn(ASIA, bf=float(bf), knowledge=bnilp.Knowledge(required=[(u, v)], tiers=tiers))
     assert "-" + optimum == as_printed(optimum, result.solution.optimum)
     assert result.report["n_networks"] == 1
+    without_tiers = bnilp.learn(ASIA, bf=float(bf), knowledge=bnilp.Knowledge(required=[(u, v)]))
+    assert (without_tiers.report["n_networks"], without_tiers.report["n_mecs"]) == (int(alone), int(classes))
     textbook = re.search(r"\| optimal network \| ([^|]+) \|", text).group(1).strip().split(", ")
     learned = {(p, child) for child, ps in result.solution.networks[0].parents.items() for p in ps}
     assert learned == {tuple(edge.split("→")) for edge in textbook}
+
+
+def test_side_by_side_table_shows_the_learned_optimal_networks() -> None:
+    """The ASIA table's "optimal network" row: without knowledge the class's fixed representative, with the
+    tiers the same network (a review found the no-knowledge cell stale: lung→smoke)."""
+    row = re.search(r"\| optimal network \| [^|]+ \| ([^|(]+)[^|]*\| the same network", readme())
+    shown = {tuple(edge.split("→")) for edge in row.group(1).strip().split(", ")}
+    _, tiers = tiers_example()
+    for knowledge in (None, bnilp.Knowledge(tiers=tiers)):
+        result = bnilp.learn(ASIA, bf=20.0, knowledge=knowledge)
+        assert {(p, c) for c, ps in result.solution.networks[0].parents.items() for p in ps} == shown
 
 
 def test_proxy_search_example_is_current(shared_data, tmp_path) -> None:
