@@ -972,8 +972,10 @@ def admitted_fractions(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Se
 
 
 def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any], nodes: Sequence[str],
-                     complete_classes: bool, max_listed: int = 1_000_000, knowledge: Any = None) -> list[MEC]:
-    """One :class:`MEC` per representative (best first), with ``counted`` and ``shares`` set.
+                     complete_classes: bool, max_listed: int = 1_000_000, knowledge: Any = None,
+                     first: int = 1) -> list[MEC]:
+    """One :class:`MEC` per representative (best first), with ``counted`` and ``shares`` set; errors name a
+    class by its rank among all classes found, ``first`` for the first of these (past a cap: listed + 1).
 
     ``families[v]``: the parent sets the problem admits for v (a score table's families). With a
     score-equivalent score every DAG of a credible class is credible, so when the table was pruned
@@ -1007,7 +1009,7 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
             m.counted = size
         else:
             size, m.counted, m.shares = _counted_class(m.cpdag, compiled and bool(whole[i]), families, nodes,
-                                                       complete_classes, max_listed, i + 1)
+                                                       complete_classes, max_listed, first + i)
         m.__dict__["class_size"] = size         # the cached property, counted with the shares
         out.append(m)
     return out
@@ -1058,7 +1060,8 @@ TAIL_CHUNK_BYTES = 1 << 30
 
 
 def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str], ref: float, prior: str,
-                    complete_classes: bool, max_listed: int = 1_000_000, chunk: int | None = None) -> TailMass:
+                    complete_classes: bool, max_listed: int = 1_000_000, chunk: int | None = None,
+                    first: int = 1) -> TailMass:
     """Weights and edge shares of the classes in ``tail`` (:class:`bnilp.ilp.result.ClassTail`: one best DAG
     per class), summed without keeping the classes: W(M) = exp(s(M) − ref)·m(M) under the DAG prior (m(M)
     the admitted DAGs), exp(s(M) − ref) under the class prior, as :func:`bnilp.averaging.class_weights`.
@@ -1071,7 +1074,8 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
     :func:`_component_forward` — and a class's size is the product over its components (Andersson,
     Madigan & Perlman 1997), its share of a → b 1 for a directed CPDAG edge and #AMO(C; a → b)/#AMO(C)
     inside component C. A class the table may not wholly admit is counted as :func:`credible_classes`
-    counts it (:func:`_counted_class`, with the same checks)."""
+    counts it (:func:`_counted_class`, with the same checks; errors name it by its rank among all classes
+    found, ``first`` for the tail's first: the classes listed + 1)."""
     if not 0 < len(nodes) <= MASK_MAX_VARIABLES:
         raise ValueError(f"class_tail_mass works on 1 to {MASK_MAX_VARIABLES} variables, not {len(nodes)}")
     index = {v: i for i, v in enumerate(nodes)}
@@ -1098,7 +1102,7 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
             (score, parents), = tail.items(lo + i, lo + i + 1)
             cp = cpdag_edges(parents)
             _, admitted, shares = _counted_class(cp, i in big, families, nodes, complete_classes, max_listed,
-                                                 lo + i + 1)
+                                                 first + lo + i)
             w = math.exp(score - ref) * (admitted if prior == "dags" else 1)
             out.mass += w
             out.dags += admitted

@@ -476,14 +476,16 @@ def knowledge_report(k: Knowledge) -> dict[str, Any]:
     return out
 
 
-def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool, knowledge: Knowledge | None) -> int:
+def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool, knowledge: Knowledge | None,
+               first: int) -> int:
     """The DAGs of the classes past the cap (``tail``), counted as the listed ones are: under ``knowledge`` only
     those that satisfy it (:func:`bnilp.mec.credible_classes`; the table was restricted to its arrows, so the
     compiled count of whole classes, which knows no knowledge, took the cut classes for unsound pruning)."""
     if knowledge is None:
-        return class_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound).dags
+        return class_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound,
+                               first=first).dags
     return sum(m.n_dags for m in credible_classes(tail.items(0, len(tail)), table.families, table.variables,
-                                                  complete_classes=sound, knowledge=knowledge))
+                                                  complete_classes=sound, knowledge=knowledge, first=first))
 
 
 def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prior: str,
@@ -513,7 +515,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
     if list_dags:
         total = int(sum(m.n_dags for m in mecs))
         if solution.unlisted is not None and len(solution.unlisted):     # classes found past the cap: counted
-            total += _tail_dags(solution.unlisted, table, solution.optimum, prior, sound, knowledge)
+            total += _tail_dags(solution.unlisted, table, solution.optimum, prior, sound, knowledge, len(mecs) + 1)
         # every credible class found (the cap cut only the listing), or a count over those found so far
         exact = solution.status == "optimal" or (solution.status == "network_limit" and solution.unlisted is not None)
         of = f"the {total:,}" if exact else f"at least {total:,}"
@@ -539,7 +541,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         tail = None
         if solution.unlisted is not None and len(solution.unlisted) and knowledge is None:
             tail = class_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
-                                   complete_classes=sound)
+                                   complete_classes=sound, first=len(mecs) + 1)
             found = "credible classes" if solution.status == "network_limit" else "credible classes found"
             listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge posteriors "
                       f"over all {len(mecs) + tail.classes:,} {found}")

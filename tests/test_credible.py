@@ -398,6 +398,27 @@ def test_a_class_the_table_cannot_hold_whole_is_loud_unless_a_palim_explains_it(
     assert sum(cls.shares.values()) == pytest.approx(n_edges, abs=1e-9)
 
 
+def test_a_class_past_the_cap_that_the_table_cannot_hold_is_named_by_its_rank() -> None:
+    """Counted past ``max_networks`` (``count_past_cap``), a class lacking a member's parent set is as loud as a
+    listed one, and the error names it by its rank among all the classes (3 here), not by its place past the
+    cap (it said "class 1")."""
+    frame = random_discrete_frame(29, n=4, N=300)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    eps = math.log(20)
+    table = score_parent_sets(make_score("bic", data), epsilon=eps)
+    whole = solve_table(table, epsilon=eps, enumerate_by="mecs")
+    assert [m["class_size"] for m in whole.report["mecs"]] == [4, 3, 4, 4]
+    members = [list(dags_in_mec(n.parents)) for n in whole.solution.networks]
+    used = {(v, ps) for dags in members[:2] for dag in dags for v, ps in dag.items()}
+    used |= set(whole.solution.networks[2].parents.items())     # the class's representative stays findable
+    v, ps = next((v, ps) for dag in members[2] for v, ps in dag.items() if (v, ps) not in used)
+    families = {u: dict(fams) for u, fams in table.families.items()}
+    del families[v][ps]
+    with pytest.raises(AssertionError, match="^class 3 has 4 DAGs but the score table admits only"):
+        solve_table(ScoreTable(table.variables, families, dict(table.meta)), epsilon=eps, enumerate_by="mecs",
+                    max_networks=2, count_past_cap=True)
+
+
 def test_an_edited_score_file_under_its_sidecar_is_one_line_not_a_traceback(tmp_path) -> None:
     """The same table written back with its sidecar (which says: pruned soundly for this ε) — what a user who
     edits a score file, or writes a sidecar for a foreign one, hands ``solve``: one line, exit 2, no JSON; and
