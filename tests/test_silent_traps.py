@@ -369,6 +369,28 @@ def test_a_signal_while_the_process_shuts_down_ends_it_with_the_runs_exit_code(t
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_in_the_interpreters_last_teardown_leaves_the_runs_exit_code(tmp_path, shared_data, signum):
+    """After the exit handlers CPython resets Python-handled signals to their default and clears the modules
+    (about a second with SCIP and numba loaded): a signal there killed a complete run (status −signum). Here a
+    finalizer in that teardown (the script's module is cleared there) sends it to its own process."""
+    data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
+    (tmp_path / "run_late.py").write_text(
+        "import os, runpy, signal, sys, time\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        f"        os.kill(os.getpid(), {int(signum)})\n"
+        "        time.sleep(0.2)\n"
+        "        print('past the signal', file=sys.stderr)\n"
+        "late = Late()\n"
+        f"sys.argv = ['bnilp', 'score', {str(data)!r}, '-q', '-o', {str(out)!r}]\n"
+        "runpy.run_module('bnilp', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, str(tmp_path / "run_late.py")], capture_output=True, text=True,
+                          timeout=120, preexec_fn=_default_signals)
+    assert proc.returncode == 0 and proc.stderr.strip() == "past the signal", (proc.returncode, proc.stderr)
+    assert out.exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_the_outputs_are_written_waits_until_every_one_is_whole(tmp_path, monkeypatch, signum):
     """Ctrl-C or SIGTERM after the search, between two outputs (here while the report folder is written, the JSON
     already there): the rest are written all the same — no JSON without its report and DOT — then the run ends

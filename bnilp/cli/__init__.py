@@ -8,12 +8,14 @@ memory without a time limit), there is no result and nothing is written.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import os
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from typing import NoReturn
 
 import click
@@ -75,18 +77,47 @@ def _signals_as_interrupt():
             signal.signal(sig, handler)
 
 
+@dataclass
+class _Settled:
+    """This process's run, once its outcome is settled (:func:`_end_on_signal`)."""
+
+    code: int | None = None
+
+
+_SETTLED = _Settled()
+
+
 def _end_on_signal(code: int) -> None:
     """Once the run's outcome is settled (its outputs written, its line printed): Ctrl-C or SIGTERM while the
-    interpreter shuts down (joining a pool's threads) ends the process at once with ``code`` — not an
-    "Exception ignored in threading._shutdown" traceback after a complete run. An ignored SIGINT stays so."""
+    interpreter shuts down (joining a pool's threads, running the exit handlers) ends the process at once with
+    ``code`` — not an "Exception ignored in threading._shutdown" traceback after a complete run — and in the
+    last teardown, where Python runs no handler, is ignored (:func:`_ignore_signals_once_settled`). An ignored
+    SIGINT stays so."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
     if threading.current_thread() is not threading.main_thread():
         return
+    _SETTLED.code = code
     for sig in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, lambda signum, frame: os._exit(code))
+
+
+def _ignore_signals_once_settled() -> None:
+    """An exit handler, registered when this module is imported so that it runs after the others (they run last
+    registered first): CPython's finalisation (``Py_FinalizeEx``, 3.11) resets every signal with a Python handler
+    to ``SIG_DFL`` right after the exit handlers (``_PySignal_Fini``) and only then clears the modules — about a
+    second here, with SCIP's models and numba's dispatchers — so a SIGTERM or Ctrl-C there killed a complete run
+    (status −15 or −2, found by a review). An ignored signal stays ignored through it: the process ends with the
+    run's own exit code."""
+    if _SETTLED.code is None or threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+
+
+atexit.register(_ignore_signals_once_settled)
 
 
 def _exit(code: int) -> NoReturn:
