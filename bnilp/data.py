@@ -29,8 +29,6 @@ from bnilp.errors import InputError, not_utf8
 
 DISCRETE = "discrete"
 CONTINUOUS = "continuous"
-#: type hint of a DataFrame column of strings: discrete, unless numbers with a few stray tokens
-TEXT = "text"
 
 #: an all-integer column with at most this many distinct values is taken as discrete
 MAX_INFERRED_LEVELS = 10
@@ -358,8 +356,10 @@ def from_dataframe(
     source: str = "<DataFrame>",
     integer_codes: bool = False,
 ) -> Dataset:
-    """A :class:`Dataset` from a pandas DataFrame (categorical/object/bool columns are discrete;
-    ``integer_codes`` as for :func:`load_data`)."""
+    """A :class:`Dataset` from a pandas DataFrame (categorical and bool columns are discrete; every other column,
+    text and object columns included, is typed by its values as :func:`load_data` types the CSV of the frame —
+    a text column of numbers such as ``"0.125"`` is numbers, as pandas 3 leaves a column read with one ``?`` and
+    then cleaned; labels are discrete; ``integer_codes`` as for :func:`load_data`)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: df must be a pandas DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
@@ -372,8 +372,6 @@ def from_dataframe(
         dtype = df[col].dtype
         if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
             hints[name] = DISCRETE
-        elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
-            hints[name] = TEXT
     if df.isna().any().any():
         col = next(c for c in df.columns if df[c].isna().any())
         row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
@@ -448,8 +446,6 @@ def _build(
                                 f"{example!r}): taken as labels, one state per "
                                 "distinct value; bnilp reads decimal points (convert the file, or give "
                                 f"--discrete {name} to keep it as labels)")
-        elif name in hints:
-            kind, why = DISCRETE, "strings"
         elif not np.isfinite(numeric).all():   # 'inf', '-Infinity': numbers no state should be; one-line error below
             kind, why = CONTINUOUS, "numeric"
         elif np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS:

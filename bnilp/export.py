@@ -20,7 +20,7 @@
   unit-length columns the fit is solved on: :func:`centred_least_squares`) and is flagged
   ``degenerate`` (σ² can be 0 there), as is an exact fit (σ² at most :data:`EXACT_FIT` of the child's mean
   square: Y a linear function of Z in those rows, to rounding). Always ML: ``method`` concerns discrete children.
-- *Discrete child with a continuous parent* (possible under CG, CGd, MVP, MML): not parameterised
+- *Discrete child with a continuous parent* (possible under CG, CGd, MVP; MML allows none): not parameterised
   (``cpt`` is null and ``unparameterised`` says why) — a CPT needs discrete parents, and the scores'
   conditionals (a ratio of mixtures under CG, a logistic-type model under MVP) are not CPTs.
 

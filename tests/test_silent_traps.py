@@ -22,6 +22,7 @@ from bnilp.cli import main
 from bnilp.data import MANY_STATES, from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.ilp import STATUSES
+from bnilp.pipeline import learn as bnilp_learn
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame, signal_once_listed, tied_forests
 from tests.trace_helpers import at_event
@@ -445,6 +446,25 @@ def test_every_status_is_listed_in_the_readme_with_its_exit_code() -> None:
     section = text[text.index("### Statuses"):]
     for status in STATUSES:
         assert re.search(rf"`{status}`.*exit \*\*?\d", section), status
+
+
+@pytest.mark.parametrize("as_text", [lambda c: c.astype(str), lambda c: c.astype(object),
+                                     lambda c: c.astype(str).astype("string")])
+def test_a_dataframe_column_of_numbers_held_as_text_is_typed_as_its_csv(tmp_path, as_text) -> None:
+    """A text or object column of numbers (pandas 3 reads a column with one '?' as text; dropping that row leaves
+    it text) is typed by its values, as the CSV of the frame is: continuous here, so CG learns y ← x; it was
+    discrete with 190 states and the edge was lost. An 'inf' among them is the CSV's error."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=200)
+    frame = pd.DataFrame({"x": as_text(pd.Series(x.round(3))), "y": 2 * x + rng.normal(size=200)})
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    from_frame, from_csv = from_dataframe(frame), load_data(str(path))
+    assert from_frame.kinds == from_csv.kinds == ["continuous", "continuous"]
+    np.testing.assert_array_equal(from_frame.values, from_csv.values)
+    assert bnilp_learn(frame, score="cg", bf=20).solution.networks[0].parents["y"] == frozenset({"x"})
+    with pytest.raises(InputError, match="column 'a' is continuous but holds 'inf'"):
+        from_dataframe(pd.DataFrame({"a": pd.Series([0.5, 1.5, 2.25, np.inf] * 15, dtype=object)}))
 
 
 def _twin_frame(seed: int = 5, N: int = 300) -> pd.DataFrame:
