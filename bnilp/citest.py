@@ -164,6 +164,11 @@ def _resolve(data: Dataset, var: str | int, what: str) -> int:
         var = int(var)
         if not 0 <= var < data.n:
             raise InputError(f"{what}: column index {var} is out of range 0..{data.n - 1}")
+        named = str(var)
+        if named != data.names[var] and (named in data.names or named in data.dropped):
+            # a frame made from an array has columns named 0..n−1; a dropped constant column shifts the indices
+            raise InputError(f"{what}={var} is ambiguous: column index {var} is {data.names[var]!r} (of the columns "
+                             f"kept), but a column is named {named!r}; pass the name as a string")
         return var
     name = str(var)
     if name in data.dropped:

@@ -545,3 +545,21 @@ def test_given_none_is_no_conditioning_set_and_a_single_index_is_one_variable():
         ci_test(data, names[0], names[1], given=2.5, score="bic")
     with pytest.raises(InputError, match="alpha"):
         ci_test(data, names[0], names[1], score="bic", alpha="0.05")
+
+
+def test_an_index_that_another_column_is_named_after_is_refused_not_shifted():
+    """A frame made from an array names its columns 0..n−1; with column 0 constant (dropped), index 1 is the
+    column named '2' of those kept. ``ci_test(data, 1, 2)`` silently tested '2' and '3' (independent) where the
+    user meant columns 1 and 2 (dependent); now such an index is refused, and the names give the test meant."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 300)
+    b = a ^ (rng.random(300) < 0.1)
+    data = from_dataframe(pd.DataFrame(np.c_[np.zeros(300, int), a, b, rng.integers(0, 2, 300)]))
+    assert data.names == ["1", "2", "3"]
+    with pytest.raises(InputError, match=r"x=1 is ambiguous: column index 1 is '2'.*named '1'"):
+        ci_test(data, 1, 2, score="bic")
+    assert ci_test(data, "1", "2", score="bic").dependent
+    with pytest.raises(InputError, match="x=0 is ambiguous"):      # '0' is the dropped column
+        ci_test(data, 0, 1, score="bic")
+    whole = from_dataframe(pd.DataFrame(np.c_[a, b, rng.integers(0, 2, 300)]))     # nothing dropped: no shift
+    assert ci_test(whole, 0, 1, score="bic").p_value == ci_test(whole, "0", "1", score="bic").p_value
