@@ -310,3 +310,9 @@ def test_synopsis_names_each_commands_options_exactly(name) -> None:
     expanded = named.union(*(opts for text, opts in placeholders.items() if text in " ".join(lines[name])))
     aliases = {"--help", "--quiet", "--output"}   # -q and -o are the forms the README uses
     assert command_options(name) - aliases <= expanded | {"-q", "-o"}
+
+
+def test_count_past_cap_variable_limit_is_the_one_the_code_applies() -> None:
+    from bnilp.mec import MASK_MAX_VARIABLES
+    said = re.search(r"works on\s+at most (\d+) variables \(`MASK_MAX_VARIABLES`", readme())
+    assert said is not None and int(said.group(1)) == MASK_MAX_VARIABLES
