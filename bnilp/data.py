@@ -17,6 +17,7 @@ import io
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
@@ -367,18 +368,37 @@ def from_dataframe(
         first = next(i for i, nm in enumerate(names) if names.index(nm) < i)
         raise InputError(f"{source}: duplicate column name {names[first]!r} (columns {names.index(names[first]) + 1} "
                          f"and {first + 1})")
+    if df.shape[1] == 0:
+        raise InputError(f"{source}: no columns")
+    if df.shape[0] == 0:
+        raise InputError(f"{source}: no data rows")
     hints = {}
     for name, col in zip(names, df.columns, strict=True):
         dtype = df[col].dtype
         if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
             hints[name] = DISCRETE
+    rows = _row_names(df.index)
     if df.isna().any().any():
         col = next(c for c in df.columns if df[c].isna().any())
         row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
-        raise InputError(f"{source}: row {row}, column {str(col)!r}: missing value")
+        raise InputError(f"{source}: {rows(row)}, column {str(col)!r}: missing value")
     frame = df.astype(str)
     frame.columns = range(len(names))
-    return _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes)
+    for j in range(len(names)):           # as a CSV's cells are read: ' a' and 'a' are one state, as in its CSV
+        frame[j] = frame[j].str.strip()
+    return _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes, row_names=rows)
+
+
+def _row_names(index: pd.Index) -> Callable[[int], str]:
+    """A DataFrame row for messages: its position, and its index label where that differs (a filtered or
+    re-indexed frame: ``df.loc[label]`` finds it)."""
+    default = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+
+    def name(r: int) -> str:
+        label = index[r]
+        label = label.item() if isinstance(label, np.generic) else label     # 12, not np.int64(12)
+        return f"row {r}" if default else f"row {r} (index {label!r})"
+    return name
 
 
 def _build(
@@ -393,10 +413,17 @@ def _build(
     integer_codes: bool = False,
     names_line: int = 1,
     declared_states: dict[str, int] | None = None,
+    row_names: Callable[[int], str] | None = None,
 ) -> Dataset:
     """Validate names and cells, decide kinds, code the columns (``lines``: each row's line in the file, for
-    messages; None for a DataFrame). ``declared_states``: a ``.dat`` file's arities (:func:`_with_declared`)."""
-    where = (lambda r: f"{source}:{lines[r]}") if lines is not None else (lambda r: f"{source}: row {r}")
+    messages; None for a DataFrame, whose rows ``row_names`` names). ``declared_states``: a ``.dat`` file's
+    arities (:func:`_with_declared`)."""
+    if lines is not None:
+        def where(r: int) -> str:
+            return f"{source}:{lines[r]}"
+    else:
+        def where(r: int) -> str:
+            return f"{source}: {row_names(r) if row_names is not None else f'row {r}'}"
     seen: dict[str, int] = {}
     for j, name in enumerate(names):
         if not name:

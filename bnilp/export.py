@@ -230,9 +230,10 @@ def centred_least_squares(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarr
     z_mean = z.mean(axis=0)
     centred = z - z_mean
     norms = np.sqrt(np.einsum("ij,ij->j", centred, centred))
-    unit = centred / np.where(norms > 0, norms, 1.0)
+    scale = np.where(norms > 0, norms, 1.0)        # a constant column stays 0 (its slope 0)
+    unit = centred / scale
     c, _, rank, _ = np.linalg.lstsq(unit, y - y_mean, rcond=None)
-    slopes = np.where(norms > 0, c / np.where(norms > 0, norms, 1.0), 0.0)
+    slopes = np.where(norms > 0, c / scale, 0.0)
     residuals = (y - y_mean) - unit @ c
     return y_mean - float(z_mean @ slopes), slopes, residuals, bool(rank == z.shape[1])
 

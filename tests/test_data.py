@@ -282,3 +282,29 @@ def test_a_continuous_column_whose_variance_underflows_is_refused_naming_it(tmp_
     with pytest.raises(InputError, match="column 'b'"):
         from_dataframe(frame)
     assert from_dataframe(frame.drop(columns="b")).kinds == [DISCRETE, CONTINUOUS]
+
+
+def test_a_dataframe_labels_cells_as_its_csv_does(tmp_path) -> None:
+    """A CSV's cells are read stripped, so ``' u'`` and ``'u'`` are one state there; the frame of the same
+    values gave two states (and another score). Both ways now read the same states and counts."""
+    frame = pd.DataFrame({"a": [" u", "u", "v ", "v"] * 5, "b": ["0", "1"] * 10, "x": [" 1.5", "2.25 "] * 10})
+    path = tmp_path / "f.csv"
+    frame.to_csv(path, index=False)
+    from_frame, from_csv = from_dataframe(frame), load_data(str(path))
+    assert from_frame.levels == from_csv.levels and from_frame.levels[0] == ["u", "v"]
+    assert np.array_equal(from_frame.codes, from_csv.codes) and from_frame.kinds == from_csv.kinds
+
+
+@pytest.mark.parametrize("frame,pattern", [
+    (pd.DataFrame(), r"<DataFrame>: no columns"),
+    (pd.DataFrame({"a": [], "b": []}), r"<DataFrame>: no data rows"),          # was "every column is constant"
+    (pd.DataFrame({"a": [1.0, 2.0, None]}), r"<DataFrame>: row 2, column 'a': missing value"),
+    (pd.DataFrame({"a": [1.0, 2.0, None]}, index=[10, 11, 12]), r"<DataFrame>: row 2 \(index 12\), column 'a'"),
+    (pd.DataFrame({"a": ["1.5", "inf", "2"]}, index=list("xyz")),
+     r"<DataFrame>: row 1 \(index 'y'\): column 'a' is continuous but holds 'inf'"),
+])
+def test_a_bad_dataframe_is_one_line_naming_the_row_by_position_and_index_label(frame, pattern) -> None:
+    """A frame's rows are named by position and, where the index is not 0..N−1 (a filtered frame), by the
+    label ``df.loc`` finds them with; an empty frame says so as an empty CSV does."""
+    with pytest.raises(InputError, match=pattern):
+        from_dataframe(frame)
