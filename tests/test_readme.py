@@ -316,3 +316,23 @@ def test_count_past_cap_variable_limit_is_the_one_the_code_applies() -> None:
     from bnilp.mec import MASK_MAX_VARIABLES
     said = re.search(r"works on\s+at most (\d+) variables \(`MASK_MAX_VARIABLES`", readme())
     assert said is not None and int(said.group(1)) == MASK_MAX_VARIABLES
+
+
+def test_every_command_the_readme_shows_runs_as_written() -> None:
+    """Every `bnilp COMMAND ...` the README shows uses only that command's options, and one given with its
+    arguments (a data or score file) gives every required option: six `bnilp score` commands lacked `-o` and
+    failed with exit 2 ("Missing option '-o'")."""
+    text = readme()
+    shown = 0
+    for match in re.finditer(r"`(bnilp ([a-z-]+)(?: [^`]*)?)`", text):
+        command_text, name = match.group(1), match.group(2)
+        command = main.get_command(click.Context(main), name)
+        assert command is not None, f"README shows an unknown command: {command_text!r}"
+        used = flags([command_text])
+        assert used <= command_options(name) | {"--help"}, (command_text, used - command_options(name))
+        words = command_text.split()[2:]
+        if words and not words[0].startswith("-"):          # a whole command line, not a fragment naming a flag
+            shown += 1
+            required = [p.opts for p in command.params if isinstance(p, click.Option) and p.required]
+            assert all(set(opts) & used for opts in required), (command_text, required)
+    assert shown >= 10
