@@ -45,18 +45,18 @@ def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, 
     if s.size == 0:
         return np.zeros(0)
     if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
+        raise InputError(f"prior must be one of {PRIORS}, not {prior!r}")
     ref = float(np.max(s)) if optimum is None else max(float(optimum), float(np.max(s)))
     if prior == "dags":
         w = np.exp(s - ref)
     else:
         if mec_ids is None:
-            raise ValueError("prior='mecs' needs mec_ids (the class of every network)")
+            raise InputError("prior='mecs' needs mec_ids (the class of every network)")
         ids = np.asarray(mec_ids)
         if ids.shape != s.shape:
-            raise ValueError(f"mec_ids has {ids.size} entries for {s.size} networks")
+            raise InputError(f"mec_ids has {ids.size} entries for {s.size} networks")
         if ids.size and ids.min() < 0:
-            raise ValueError("every network needs a class id ≥ 0")
+            raise InputError("every network needs a class id ≥ 0")
         _, inv = np.unique(ids, return_inverse=True)
         best = np.full(inv.max() + 1, -np.inf)
         np.maximum.at(best, inv, s)
@@ -94,7 +94,7 @@ def _class_mass(mecs: Sequence[MEC], optimum: float | None, prior: str,
     """Unnormalised class weights relative to exp(ref), ref = max(OPT, best class score), their total with
     the tail's, and the tail's own (0 without one)."""
     if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
+        raise InputError(f"prior must be one of {PRIORS}, not {prior!r}")
     s = np.array([m.score for m in mecs], dtype=float)
     if not mecs and tail is None:
         return np.zeros(0), 0.0, 0.0
@@ -117,7 +117,7 @@ def class_edge_posteriors(mecs: Sequence[MEC], class_w: Sequence[float] | np.nda
     terms: list[float] = []
     for m, wm in zip(mecs, np.asarray(class_w, dtype=float).tolist(), strict=True):
         if m.shares is None:
-            raise ValueError("class_edge_posteriors needs MEC.shares (see bnilp.mec.credible_classes)")
+            raise InputError("class_edge_posteriors needs MEC.shares (see bnilp.mec.credible_classes)")
         pairs.extend(flat[e] for e in m.shares)
         terms.extend(wm * p for p in m.shares.values())
     mat = np.bincount(np.asarray(pairs, dtype=np.int64), weights=np.asarray(terms, dtype=float),
@@ -168,7 +168,7 @@ def edge_posteriors(networks: Iterable[Any], weights: Sequence[float] | np.ndarr
     n = len(variables)
     net, flat = _edge_arrays(networks, variables)
     if net.size and net.max() >= w.size:
-        raise ValueError(f"{net.max() + 1} networks but {w.size} weights")
+        raise InputError(f"{net.max() + 1} networks but {w.size} weights")
     mat = np.bincount(flat, weights=w[net], minlength=n * n).reshape(n, n)
     mat = np.clip(mat, 0.0, 1.0)
     return pd.DataFrame(mat, index=list(variables), columns=list(variables))

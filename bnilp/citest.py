@@ -73,7 +73,7 @@ import numpy as np
 from scipy.stats import chi2
 
 from bnilp.data import Dataset
-from bnilp.errors import InputError, check_seed
+from bnilp.errors import InputError, check_flag, check_seed
 from bnilp.scores import LocalScore, make_score
 
 #: scores whose likelihood-ratio statistic and df are symmetric in the two tested variables
@@ -151,6 +151,7 @@ class CITestResult:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready values (``independent`` = not ``dependent`` added)."""
         out = asdict(self)
         out["given"] = list(self.given)
         out["independent"] = not self.dependent
@@ -333,7 +334,7 @@ def ci_test(
             scorer = make_score(score, data, **score_settings)
         except ModuleNotFoundError as exc:
             raise InputError(f"score {score!r} is not available in this installation ({exc})") from None
-    if both_directions is None:
+    if check_flag(both_directions, "both_directions", optional=True) is None:
         both_directions = scorer.name not in SCORE_EQUIVALENT
 
     def chi2_test(sc: LocalScore) -> tuple[list[DirectionResult], float]:

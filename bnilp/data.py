@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import InputError, not_utf8
+from bnilp.errors import InputError, check_path, not_utf8
 
 DISCRETE = "discrete"
 CONTINUOUS = "continuous"
@@ -72,10 +72,12 @@ class Dataset:
 
     @property
     def n(self) -> int:
+        """The number of variables (columns kept)."""
         return len(self.names)
 
     @property
     def N(self) -> int:  # noqa: N802 - the conventional name for the number of rows
+        """The number of rows (samples)."""
         return int(self.codes.shape[0])
 
     def is_discrete(self, j: int) -> bool:
@@ -275,7 +277,11 @@ def load_data(
     with no type options) takes a column of integers in 0..:data:`MAX_INTEGER_CODE` as discrete
     whatever its number of distinct values.
     """
-    path = os.fspath(path)
+    if isinstance(path, pd.DataFrame):
+        raise InputError("load_data reads a file: from_dataframe(df) reads a DataFrame")
+    path = check_path(path, "path")
+    if fmt not in ("auto", "csv", "dat"):
+        raise InputError(f"fmt (--format) must be auto, csv or dat, got {fmt!r}")
     rows, lines = _read_table(path, delimiter)
     names_line = lines[0]
     if no_header:
@@ -284,8 +290,6 @@ def load_data(
         names = rows[0]
         rows, lines = rows[1:], lines[1:]
     declared: list[str] | None = None
-    if fmt not in ("auto", "csv", "dat"):
-        raise InputError(f"unknown data format {fmt!r} (auto, csv or dat)")
     declared_line = 0
     csv_named = path.lower().endswith(".csv")
     if rows and fmt != "csv" and _looks_like_arity_line(rows[0]) and len(rows[0]) == len(names):
@@ -372,11 +376,13 @@ def from_dataframe(
         raise InputError(f"{source}: no columns")
     if df.shape[0] == 0:
         raise InputError(f"{source}: no data rows")
-    hints = {}
+    hints, orders = {}, {}
     for name, col in zip(names, df.columns, strict=True):
         dtype = df[col].dtype
         if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
             hints[name] = DISCRETE
+        if isinstance(dtype, pd.CategoricalDtype):
+            orders[name] = [str(c).strip() for c in dtype.categories]
     rows = _row_names(df.index)
     if df.isna().any().any():
         col = next(c for c in df.columns if df[c].isna().any())
@@ -386,7 +392,8 @@ def from_dataframe(
     frame.columns = range(len(names))
     for j in range(len(names)):           # as a CSV's cells are read: ' a' and 'a' are one state, as in its CSV
         frame[j] = frame[j].str.strip()
-    return _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes, row_names=rows)
+    return _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes, row_names=rows,
+                  level_orders=orders)
 
 
 def _row_names(index: pd.Index) -> Callable[[int], str]:
@@ -414,10 +421,12 @@ def _build(
     names_line: int = 1,
     declared_states: dict[str, int] | None = None,
     row_names: Callable[[int], str] | None = None,
+    level_orders: dict[str, list[str]] | None = None,
 ) -> Dataset:
     """Validate names and cells, decide kinds, code the columns (``lines``: each row's line in the file, for
     messages; None for a DataFrame, whose rows ``row_names`` names). ``declared_states``: a ``.dat`` file's
-    arities (:func:`_with_declared`)."""
+    arities (:func:`_with_declared`). ``level_orders``: a categorical column's categories, whose order the
+    observed states keep (else states are sorted)."""
     if lines is not None:
         def where(r: int) -> str:
             return f"{source}:{lines[r]}"
@@ -507,6 +516,8 @@ def _build(
             levels.append([])
         else:
             labels, inverse = _code_labels(cells, numeric)
+            if level_orders and name in level_orders:
+                labels, inverse = _in_category_order(labels, inverse, level_orders[name])
             if declared_states and declared_states.get(name, 0) > len(labels):
                 labels, inverse = _with_declared(labels, inverse, numeric, declared_states[name])
                 notes.append(f"{name}: {len(labels)} states declared in the arity line, "
@@ -603,6 +614,16 @@ def _code_labels(cells: np.ndarray, numeric: np.ndarray) -> tuple[list[str], np.
         return [first[c] for c in range(len(uniq))], inverse.astype(np.int64)
     uniq, inverse = np.unique(cells, return_inverse=True)
     return [str(u) for u in uniq], inverse.astype(np.int64)
+
+
+def _in_category_order(labels: list[str], inverse: np.ndarray, order: list[str]) -> tuple[list[str], np.ndarray]:
+    """The states of a categorical column in its categories' order (``["lo", "mid", "hi"]``, not sorted), the
+    codes renumbered alike; a state the categories lack (none should) keeps its place after them."""
+    position = {c: k for k, c in enumerate(order)}
+    new = sorted(range(len(labels)), key=lambda k: (position.get(labels[k], len(order)), k))
+    code = np.empty(len(labels), dtype=np.int64)
+    code[new] = np.arange(len(labels))
+    return [labels[k] for k in new], code[inverse]
 
 
 def _exact_number(text: str) -> Decimal:

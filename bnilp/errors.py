@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 
 class BnilpError(Exception):
@@ -89,3 +94,32 @@ def check_real(value: object, name: str, minimum: float, *, above: bool = False)
 def check_seed(value: object, name: str = "seed") -> int | None:
     """A random seed: None or an integer ≥ 0 (NumPy's generators take no negative seed)."""
     return None if value is None else check_count(value, name, 0)
+
+
+def check_flag(value: object, name: str, *, optional: bool = False) -> bool | None:
+    """``value`` as a ``bool`` when it is one (Python or NumPy's; ``optional``: also None, "decide for me"); else an
+    :class:`InputError` naming ``name`` — ``"no"`` or ``0`` is not False (a string flag silently turned a mode on)."""
+    if optional and value is None:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False{' (or None)' if optional else ''}, got {value!r}")
+    return bool(value)
+
+
+def check_path(value: object, name: str) -> str:
+    """``value`` as a path string when it is a ``str`` or ``os.PathLike`` (not empty); else an :class:`InputError`
+    naming ``name`` (``None`` or a number was a ``TypeError`` from deep inside ``open``/``pathlib``)."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise InputError(f"{name} must be a file path (str or os.PathLike), got {type(value).__name__}")
+    path = os.fspath(value)
+    if not isinstance(path, str) or not path:
+        raise InputError(f"{name} must be a non-empty file path, got {value!r}")
+    return path
+
+
+def check_callback(value: object, name: str = "progress") -> Callable[..., Any] | None:
+    """``value`` when it is None or callable; else an :class:`InputError` naming ``name`` (the walk or the
+    search called it and failed with a ``TypeError`` far from the cause)."""
+    if value is not None and not callable(value):
+        raise InputError(f"{name} must be a function or None, got {type(value).__name__}")
+    return value

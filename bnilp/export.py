@@ -85,7 +85,8 @@ import networkx as nx
 import numpy as np
 
 from bnilp.data import CONTINUOUS, DISCRETE, Dataset
-from bnilp.errors import InputError, check_real
+from bnilp.errors import InputError, check_path, check_real
+from bnilp.metrics import checked_parents
 from bnilp.scorefile import atomic_write_text
 
 #: parameter estimators for discrete children (see the module docstring)
@@ -126,7 +127,7 @@ def _check_method(method: str, ess: float | None) -> float | None:
         raise InputError(f"method must be one of {', '.join(PARAMETER_METHODS)}, got {method!r}")
     if method == "ml":
         if ess is not None:
-            raise InputError(f"ess={ess!r} is method='bayes''s setting: method='ml' would ignore it")
+            raise InputError(f"ess={ess!r} goes with method='bayes' only: method='ml' would ignore it")
         return None
     return DEFAULT_ESS if ess is None else check_real(ess, "ess", 0, above=True)
 
@@ -272,8 +273,11 @@ def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], metho
     ``ess``, default :data:`DEFAULT_ESS`), linear-Gaussian regressions per discrete-parent configuration
     for continuous children. Returns the structure of the module docstring.
     """
+    if not isinstance(dataset, Dataset):
+        raise InputError(f"dataset must be a bnilp Dataset (bnilp.data.load_data or from_dataframe makes one), got "
+                         f"{type(dataset).__name__}")
     ess = _check_method(method, ess)
-    ordered = _ordered_parents(parents, dataset)
+    ordered = _ordered_parents(checked_parents(parents, "parents"), dataset)
     variables: dict[str, Any] = {}
     for v in ordered:
         if dataset.is_discrete(dataset.index(v)):
@@ -301,14 +305,25 @@ def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], metho
 
 def export_format(path: str | os.PathLike[str]) -> str:
     """The format a path asks for by its extension (:data:`EXPORT_FORMATS`)."""
-    ext = Path(path).suffix.lower()
+    ext = Path(check_path(path, "path")).suffix.lower()
     if ext not in EXPORT_FORMATS:
         raise InputError(f"{os.fspath(path)}: unknown export format {ext or '(no extension)'!r} "
                          f"(use {', '.join(EXPORT_FORMATS)})")
     return EXPORT_FORMATS[ext]
 
 
+def check_fitted(fitted: object) -> None:
+    """An :class:`InputError` unless ``fitted`` is what :func:`fit_parameters` returns (the schema's name in
+    ``format`` and a ``variables`` mapping): a writer given another dict failed with a ``KeyError``."""
+    if not (isinstance(fitted, Mapping) and fitted.get("format") == SCHEMA[0]
+            and isinstance(fitted.get("variables"), Mapping)):
+        raise InputError(f"fitted must be the dict fit_parameters (or LearnResult.fit) returns, got "
+                         f"{type(fitted).__name__}" + (f" with keys {sorted(map(str, fitted))[:6]}"
+                                                        if isinstance(fitted, Mapping) else ""))
+
+
 def continuous_variables(fitted: Mapping[str, Any]) -> list[str]:
+    check_fitted(fitted)
     return [v for v, e in fitted["variables"].items() if e["type"] != DISCRETE]
 
 
@@ -497,6 +512,7 @@ def _pretty(x: Any, level: int = 0) -> str:
 
 def json_text(fitted: Mapping[str, Any]) -> str:
     """The fitted network as strict JSON (the schema of the module docstring)."""
+    check_fitted(fitted)
     return _pretty(_jsonable(dict(fitted))) + "\n"
 
 
@@ -560,7 +576,9 @@ def to_pgmpy(fitted: Mapping[str, Any]) -> Any:
 def model_string(parents: Mapping[str, Iterable[str]], order: Iterable[str] | None = None) -> str:
     """bnlearn's model string ``[A][B|A][C|A:B]``: nodes in a topological order (ties by ``order``,
     default the keys' order), parents in that order too. Mutual parents (u among v's and v among
-    u's) stand for an undirected CPDAG edge (module docstring)."""
+    u's) stand for an undirected CPDAG edge (module docstring). Every parent must be a variable (a key) and
+    none its own parent (:func:`bnilp.metrics.checked_parents`); the directed part must be acyclic."""
+    parents = checked_parents(parents, "parents")
     bad = [v for v in parents if not v or _MODEL_FORBIDDEN & set(v)]
     if bad:
         raise InputError(f"model string: variable names may not contain [ ] | : (or be empty): {bad}")
@@ -576,19 +594,27 @@ def model_string(parents: Mapping[str, Iterable[str]], order: Iterable[str] | No
 def cpdag_parents(variables: Iterable[str], directed: Iterable[Iterable[str]],
                   undirected: Iterable[Iterable[str]]) -> dict[str, frozenset[str]]:
     """The parent map of a CPDAG for :func:`model_string`: u → v makes u a parent of v; u — v makes
-    each a parent of the other."""
+    each a parent of the other. An edge naming a variable not in ``variables``, or a loop, is an
+    :class:`InputError`."""
     out: dict[str, set[str]] = {v: set() for v in variables}
-    for u, v in directed:
-        out[v].add(u)
-    for u, v in undirected:
-        out[v].add(u)
-        out[u].add(v)
+    for what, edges in (("directed", directed), ("undirected", undirected)):
+        for u, v in edges:
+            if u not in out or v not in out or u == v:
+                why = "is a loop" if u == v else "names a variable not in variables"
+                raise InputError(f"{what}: the edge ({u!r}, {v!r}) {why}")
+            out[v].add(u)
+            if what == "undirected":
+                out[u].add(v)
     return {v: frozenset(ps) for v, ps in out.items()}
 
 
 def parse_model_string(text: str) -> dict[str, frozenset[str]]:
     """Parse a bnlearn model string into variable → parents (every node a key, in string order).
-    Mutual parents are an undirected edge (CPDAG strings); whitespace between brackets is ignored."""
+    Mutual parents are an undirected edge (CPDAG strings); whitespace between brackets is ignored. A node
+    among its own parents, or a directed cycle (``[a|b][b|c][c|a]``: neither a DAG nor a CPDAG), is an
+    :class:`InputError`."""
+    if not isinstance(text, str):
+        raise InputError(f"text must be a model string (str), got {type(text).__name__}")
     out: dict[str, frozenset[str]] = {}
     pos = 0
     stripped = text.strip()
@@ -610,4 +636,11 @@ def parse_model_string(text: str) -> dict[str, frozenset[str]]:
     undeclared = sorted({p for ps in out.values() for p in ps} - set(out))
     if undeclared:
         raise InputError(f"model string: parents {undeclared} have no node of their own")
+    loop = next((v for v, ps in out.items() if v in ps), None)
+    if loop is not None:
+        raise InputError(f"model string: node {loop!r} is among its own parents")
+    try:
+        topological_order(out)
+    except InputError as exc:
+        raise InputError(f"model string: {exc}") from None
     return out

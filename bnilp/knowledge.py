@@ -38,13 +38,14 @@ background knowledge").
 
 from __future__ import annotations
 
+import numbers
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from bnilp.errors import InputError, not_utf8
+from bnilp.errors import InputError, check_path, not_utf8
 
 Edge = tuple[str, str]
 Parents = Mapping[str, Iterable[str]]
@@ -64,7 +65,13 @@ _KEYWORD = {f: kw for (kw, _), f in STATEMENTS.items()}
 _PAIR_RE = re.compile(r"^(.+?)\s*(->|--|~>)\s*(.+)$")
 
 
-def _pairs(items: Iterable[Sequence[str]] | None, what: str) -> tuple[Edge, ...]:
+def _pairs(items: Iterable[Sequence[str]] | str | None, what: str) -> tuple[Edge, ...]:
+    """A field's pairs: a list of ``(a, b)`` or ``'a -> b'`` strings (one string alone is one statement: its
+    letters are no pairs); anything else is an :class:`InputError` naming the field."""
+    if isinstance(items, str):
+        items = [items]
+    if items is not None and not isinstance(items, Iterable):
+        raise InputError(f"knowledge: {what} must be a list of pairs, got {type(items).__name__}")
     out = []
     for it in items or ():
         if isinstance(it, str):
@@ -75,7 +82,7 @@ def _pairs(items: Iterable[Sequence[str]] | None, what: str) -> tuple[Edge, ...]
                 raise InputError(f"knowledge: {what}: {it!r} uses '{m.group(2)}'; a {what} pair is written "
                                  f"'a {_OPERATOR[what]} b'")
             it = (m.group(1).strip(), m.group(3).strip())
-        if len(it) != 2:
+        if not isinstance(it, Sequence) or len(it) != 2:
             raise InputError(f"knowledge: {what}: a pair is two names, got {it!r}")
         a, b = it
         out.append((str(a), str(b)))
@@ -105,20 +112,28 @@ class Knowledge:
     def __post_init__(self) -> None:
         for f in _PAIR_FIELDS:
             object.__setattr__(self, f, _pairs(getattr(self, f), f))
-        if any(isinstance(t, str) for t in self.tiers or ()):     # a string would be a tier of its characters
-            raise InputError(f"knowledge: tiers is a list of lists of names, got a string in {list(self.tiers)!r}")
+        if not isinstance(self.tiers or (), Iterable) or isinstance(self.tiers, str) \
+                or not all(isinstance(t, Iterable) and not isinstance(t, str) for t in self.tiers or ()):
+            # a string would be a tier of its characters
+            raise InputError(f"knowledge: tiers is a list of lists of names, got {self.tiers!r}")
+        strict = self.strict_tiers or ()
+        if isinstance(strict, str) or not isinstance(strict, Iterable) \
+                or not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in strict):
+            raise InputError(f"knowledge: strict_tiers is a set of tier indices (integers), got {self.strict_tiers!r}")
         tiers = tuple(tuple(str(v) for v in t) for t in (self.tiers or ()))
         object.__setattr__(self, "tiers", tiers)
         object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in self.strict_tiers))
 
     # ---- derived relations ------------------------------------------------------------------
     def empty(self) -> bool:
+        """No statement and no tier: the knowledge constrains nothing."""
         return not (any(getattr(self, f) for f in _PAIR_FIELDS) or self.tiers)
 
     def _src(self, key: tuple[str, ...]) -> str:
         return self.where.get(key, "knowledge")
 
     def tier_of(self) -> dict[str, int]:
+        """Each tiered variable → its tier's index (0 = earliest); untiered variables are absent."""
         return {v: i for i, t in enumerate(self.tiers) for v in t}
 
     def forbidden_arrows(self) -> dict[Edge, str]:
@@ -298,6 +313,8 @@ class Knowledge:
         return lines
 
     def to_dict(self) -> dict[str, Any]:
+        """The knowledge as a dict of its non-empty fields (pairs as lists; ``strict_tiers`` numbered from 1),
+        the form ``learn(knowledge=...)`` and :meth:`coerce` take back."""
         out: dict[str, Any] = {f: [list(e) for e in getattr(self, f)] for f in _PAIR_FIELDS if getattr(self, f)}
         if self.tiers:
             out["tiers"] = [list(t) for t in self.tiers]
@@ -391,6 +408,9 @@ def parse_knowledge(text: str, filename: str = "<knowledge>") -> Knowledge:
 
 
 def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
+    """The :class:`Knowledge` of a knowledge file (the format of the module docstring); a file that cannot be
+    read or parsed is an :class:`InputError` naming its line."""
+    path = check_path(path, "knowledge")
     try:
         with open(path, encoding="utf-8-sig") as fh:      # a byte-order mark (Windows editors) is not text
             text = fh.read()

@@ -182,9 +182,12 @@ def meek_closure(directed: set[Edge], undirected: set[frozenset[str]],
 def _topological_order(pa: Parents) -> list[str]:
     indeg = {v: len(ps) for v, ps in pa.items()}
     children: dict[str, list[str]] = {v: [] for v in pa}
-    for v, ps in pa.items():
-        for p in ps:
-            children[p].append(v)
+    try:
+        for v, ps in pa.items():
+            for p in ps:
+                children[p].append(v)
+    except KeyError as exc:
+        raise InputError(f"parents: parent {exc.args[0]!r} is not a variable (a key) of the parent map") from None
     stack = sorted((v for v, d in indeg.items() if d == 0), reverse=True)
     order = []
     while stack:
@@ -195,7 +198,7 @@ def _topological_order(pa: Parents) -> list[str]:
             if indeg[c] == 0:
                 stack.append(c)
     if len(order) != len(pa):
-        raise ValueError("the parent map has a directed cycle")
+        raise InputError("parents: the parent map has a directed cycle")
     return order
 
 
@@ -273,8 +276,12 @@ def _undirected_part(obj: Any) -> tuple[list[str], set[frozenset[str]]]:
     if isinstance(obj, Mapping):
         _, und = cpdag_edges(obj)
         return list(obj), und
-    _, und = obj
-    und = {frozenset(e) for e in und}
+    try:
+        _, und = obj
+        und = {frozenset(e) for e in und}
+    except (TypeError, ValueError):
+        raise InputError(f"expected a DAG's parent map, a CPDAG as (directed, undirected) edge sets, a CPDAG DiGraph "
+                         f"or a MEC, got {type(obj).__name__}") from None
     nodes = sorted({v for e in und for v in e})
     return nodes, und
 
@@ -484,7 +491,7 @@ def _components_checked(obj: Any) -> tuple[list[frozenset[str]], dict[str, set[s
     comps = [c for c in _chain_components(nodes, adj) if len(c) > 1]
     for c in comps:
         if not _is_chordal(c, adj):
-            raise ValueError(f"chain component {sorted(c)} is not chordal: not a CPDAG")
+            raise InputError(f"chain component {sorted(c)} is not chordal: not a CPDAG")
     return comps, adj
 
 
@@ -614,6 +621,7 @@ class MEC:
 
     @property
     def n_dags(self) -> int:
+        """The class's DAGs: counted from its CPDAG (``counted``) or, when they were listed, the members."""
         return len(self.members) if self.counted is None else self.counted
 
     @property
@@ -884,7 +892,7 @@ def class_counts(cpdag_or_dag: Any) -> tuple[int, dict[Edge, float]]:
     for c in _chain_components(nodes, adj):
         edges = frozenset(frozenset((a, b)) for a in c for b in adj[a] if a < b)
         if edges not in _SHARES_CACHE and not _is_chordal(c, adj):
-            raise ValueError(f"chain component {sorted(c)} is not chordal: not a CPDAG")
+            raise InputError(f"chain component {sorted(c)} is not chordal: not a CPDAG")
         total, forward = _component_forward(c, adj, edges)
         size *= total
         for (a, b), k in forward.items():
@@ -1230,7 +1238,7 @@ def _shape_counts(shape: np.ndarray) -> tuple[int, dict[tuple[int, int], int]]:
     comp = frozenset(names)
     edges = frozenset(frozenset((x, y)) for x in names for y in adj[x] if x < y)
     if edges not in _SHARES_CACHE and not _is_chordal(comp, adj):
-        raise ValueError("a chain component is not chordal: not a CPDAG")
+        raise InputError("a chain component is not chordal: not a CPDAG")
     total, forward = _component_forward(comp, adj, edges)
     return total, {(int(a), int(b)): c for (a, b), c in forward.items()}
 

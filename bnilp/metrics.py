@@ -32,7 +32,7 @@ from typing import Any
 
 import networkx as nx
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_flag
 
 Parents = Mapping[str, Iterable[str]]
 
@@ -46,7 +46,10 @@ class MarkedGraph:
     arrowheads: frozenset[tuple[str, str]]
 
 
-def _checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
+def checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
+    """``parents`` (each variable → a list of its parents) as frozensets, checked: a mapping whose values are
+    lists of names (a string is refused: its letters are no parents), no parent listed twice, every parent a
+    variable (a key), none its own parent; else an :class:`InputError` beginning with ``what``."""
     if not isinstance(parents, Mapping):
         raise InputError(f"{what}: 'parents' must map each variable to a list of parents")
     out: dict[str, frozenset[str]] = {}
@@ -69,7 +72,7 @@ def _checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
 
 def dag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
     """Every edge p → c of the parent map with its arrowhead at c; a cycle is an :class:`InputError`."""
-    pa = _checked_parents(parents, what)
+    pa = checked_parents(parents, what)
     directed = {(p, c) for c, ps in pa.items() for p in ps}
     both = {frozenset(e) for e in directed if (e[1], e[0]) in directed}
     if both:
@@ -90,7 +93,7 @@ def cpdag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
     """The CPDAG of a DAG: compelled edges keep their arrowhead, reversible ones have none."""
     from bnilp.mec import cpdag_edges
 
-    pa = _checked_parents(parents, what)
+    pa = checked_parents(parents, what)
     _check_acyclic(pa, what, "a CPDAG needs a DAG")
     directed, undirected = cpdag_edges(pa)
     adj = {frozenset(e) for e in directed} | set(undirected)
@@ -154,7 +157,7 @@ def compare_graphs(learned_parents: Parents, true_parents: Parents, *, cpdag: bo
     """Compare a learned DAG with the true DAG (both as ``{variable: [parents]}``, every variable a
     key). ``cpdag=True`` compares their CPDAGs instead. Returns :func:`compare_marked`'s dict with
     ``"mode"`` (``"dag"`` or ``"cpdag"``) added."""
-    build = cpdag_graph if cpdag else dag_graph
+    build = cpdag_graph if check_flag(cpdag, "cpdag") else dag_graph
     out = compare_marked(build(learned_parents, "learned graph"), build(true_parents, "true graph"))
     out["mode"] = "cpdag" if cpdag else "dag"
     return out
@@ -229,5 +232,5 @@ def parents_of_result(obj: Any, where: str) -> dict[str, list[str]]:
             raise InputError(f"{where}: no 'parents' object (nor 'networks'[0].parents)")
     else:
         raise InputError(f"{where}: expected a JSON object with 'parents'")
-    checked = _checked_parents(parents, where)
+    checked = checked_parents(parents, where)
     return {c: sorted(ps) for c, ps in checked.items()}

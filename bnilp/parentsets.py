@@ -30,10 +30,19 @@ from typing import Any
 
 import numpy as np
 
-from bnilp.errors import InputError, LimitError, caused_by_interrupt, check_count, check_real, check_seconds
+from bnilp.errors import (
+    InputError,
+    LimitError,
+    caused_by_interrupt,
+    check_callback,
+    check_count,
+    check_flag,
+    check_real,
+    check_seconds,
+)
 from bnilp.memory import free_memory, memory_floor, worker_count
 from bnilp.scorefile import ScoreTable
-from bnilp.scores.base import LocalScore, bayes_factor
+from bnilp.scores.base import LocalScore, bayes_factor, check_score
 from bnilp.scores.discrete import DiscreteScore
 from bnilp.scores.subsets import COUNT_MODES
 
@@ -493,9 +502,9 @@ def score_parent_sets(
     ``time_limit`` that ends the deepening like the clock (``score_memory_limit_reached``); without it
     :class:`bnilp.errors.LimitError` is raised (the CLI exits 3), since no finished pass is there to keep.
     """
-    if not isinstance(score, LocalScore):
-        raise InputError(f"score must be a score object (bnilp.scores.make_score(name, data) makes one), got "
-                         f"{type(score).__name__}")
+    check_score(score)
+    check_flag(prune, "prune")
+    check_callback(progress)
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
     if scheduler is None or scheduler == "local":           # workers on this machine: at most its cores
@@ -589,9 +598,10 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")
     if palim is not None:
         palim = check_count(palim, "palim (--palim)", 0)
-    rule_set = frozenset(rules) if rules is not None else None
+    rule_set = frozenset([rules] if isinstance(rules, str) else rules) if rules is not None else None
     if rule_set is not None and rule_set - ALL_RULES:
-        raise InputError(f"unknown pruning rules {sorted(rule_set - ALL_RULES)}")
+        raise InputError(f"rules: unknown pruning rules {sorted(map(str, rule_set - ALL_RULES))} "
+                         f"(known: {', '.join(sorted(ALL_RULES))})")
     if not prune:
         rule_set = frozenset()
     plan = _knowledge_plan(score, knowledge)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,19 +22,21 @@ import networkx as nx
 import pandas as pd
 
 from bnilp.data import Dataset, from_dataframe, load_data
-from bnilp.errors import InputError, LimitError, NoDagError, check_real
+from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real
 from bnilp.ilp import Network, Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
-from bnilp.scorefile import ScoreTable, check_table
+from bnilp.scorefile import ScoreTable, check_is_table, check_table
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 
 #: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
 ENUMERATE_CHOICES = ("auto", "mecs", "dags")
+#: the Bayes factor `learn` (API and command line) uses when neither bf nor epsilon is given
+DEFAULT_LEARN_BF = 20.0
 
 
 @dataclass
@@ -120,7 +122,7 @@ class LearnResult:
         for name in meta.get("dropped_constant", []):
             fitted["absent"].setdefault(name, "constant column (one value): left out of the network")
         fitted["score"] = meta.get("score")
-        fitted["network"] = {"rank": network + 1, "score": score, "of": len(self.solution.networks)}
+        fitted["network"] = {"rank": int(network) + 1, "score": score, "of": len(self.solution.networks)}
         try:
             fitted["model_string"] = export.model_string(parents, self.table.variables)
         except InputError as exc:               # names bnlearn's syntax cannot hold: every format but it still works
@@ -247,6 +249,9 @@ def _check_warm_start_network(table: ScoreTable, parents: dict[str, Any]) -> Non
     """A warm start must be a network of the table's variables — every one of them, no other name, no directed
     cycle — else an :class:`InputError` (a malformed start is bad input, not a hint to drop)."""
     names = set(table.variables)
+    bad = next((v for v, ps in parents.items() if isinstance(ps, str) or not isinstance(ps, Iterable)), None)
+    if bad is not None:                         # a string's letters are no parents
+        raise InputError(f"warm_start: the parents of {bad!r} must be a list of names, got {parents[bad]!r}")
     missing = [v for v in table.variables if v not in parents]
     unknown = sorted(({str(v) for v in parents} | {str(p) for ps in parents.values() for p in ps}) - names)
     if missing or unknown:
@@ -321,6 +326,12 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
                 count_past_cap: bool = False) -> LearnResult:
     """OPT and every network within ε of it, grouped and averaged.
 
+    ``time_limit``: seconds for the whole search (None: none); reaching it leaves ``complete`` False and the
+    status ``time_limit``, with what was found. ``max_networks``: the most networks (classes, under class
+    enumeration) listed; past it the status is ``network_limit``. ``prior``: the prior over structures for the
+    posteriors, uniform over ``dags`` or over ``mecs`` (averaging.md). ``progress``: called with a dict
+    (``phase``, ``networks``, ``elapsed`` and the phase's figures) at most every 0.25 s.
+
     ``jobs`` (−1: one per core): processes for phase 2 when branch-and-cut lists the set (from 30 variables,
     past its first :data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS`; :mod:`bnilp.ilp.cubes`); the set is the
     same for any value.
@@ -354,12 +365,13 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     holds the best ``max_networks`` and its class and edge posteriors, ``posterior_classes`` and
     ``posterior_dags`` cover every class found. Not with ``list_dags`` or ``knowledge``.
     """
-    if not isinstance(table, ScoreTable):
-        raise InputError(f"table must be a ScoreTable (bnilp.scorefile.read_jaakkola reads one), got "
-                         f"{type(table).__name__}")
+    check_is_table(table)
     if prior not in ("dags", "mecs"):
         raise InputError(f"prior must be 'dags' or 'mecs', got {prior!r}")
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
+    list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
+                                                           count_past_cap=count_past_cap)
+    check_callback(progress)
     check_table(table, "table")
     check_table_epsilon(table, epsilon)
     if warm_start is not None and not isinstance(warm_start, Mapping):
@@ -555,7 +567,7 @@ def learn(
     data: str | os.PathLike[str] | pd.DataFrame | Dataset,
     *,
     score: str = "bic",
-    bf: float = 20.0,
+    bf: float | None = None,
     epsilon: float | None = None,
     palim: int | None = None,
     time_limit: float | None = None,
@@ -576,7 +588,9 @@ def learn(
 
     ``data``: a path (CSV/TSV/.dat), a DataFrame or a :class:`Dataset`. ``score``: bic, bdeu, cg,
     cgd, mvp, mml; ``score_settings`` go to the score (``ess``, ``bins``, ``degree``,
-    ``penalty_discount``). ε = ln(bf) unless ``epsilon`` is given; ``bf`` ≥ 1 and ``epsilon`` ≥ 0 must be finite
+    ``penalty_discount``). ε = ln(bf) (``bf`` :data:`DEFAULT_LEARN_BF` when neither is given) or ``epsilon``, not
+    both (an :class:`InputError`, as the command line refuses ``--bf`` with ``--epsilon``); ``bf`` ≥ 1 and
+    ``epsilon`` ≥ 0 must be finite
     real numbers (not ``bool`` or strings), checked before anything is read (an :class:`InputError` naming
     them). ``prior`` is the prior over
     structures for averaging (uniform over ``dags`` or ``mecs``); ``structure_prior`` the per-family
@@ -586,12 +600,18 @@ def learn(
     ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
     ``n_jobs`` processes score the parent sets and list the credible set (``jobs`` of :func:`solve_table`).
     """
+    list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
+                                                           count_past_cap=count_past_cap)
+    check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
+    check_real(ebic_gamma, "ebic_gamma (--ebic-gamma)", 0)
+    if bf is not None and epsilon is not None:
+        raise InputError(f"give bf or epsilon, not both (got bf={bf!r}, epsilon={epsilon!r})")
     if optimum_only:
         if epsilon is not None and check_real(epsilon, "epsilon (--epsilon)", 0) != 0:
             raise InputError(f"optimum_only returns one optimal network: it takes no ε > 0 (got {epsilon})")
         eps = 0.0
     elif epsilon is None:
-        eps = math.log(check_real(bf, "bf (--bf)", 1))
+        eps = math.log(check_real(DEFAULT_LEARN_BF if bf is None else bf, "bf (--bf)", 1))
     else:
         eps = check_real(epsilon, "epsilon (--epsilon)", 0)
     dataset = _as_dataset(data, score)
@@ -606,6 +626,11 @@ def learn(
                          jobs=n_jobs, count_past_cap=count_past_cap)
     result.dataset = dataset
     return result
+
+
+def _check_flags(**flags: object) -> list[bool]:
+    """Each of ``flags`` as a ``bool`` (:func:`bnilp.errors.check_flag`: ``"no"`` is not False), in order."""
+    return [bool(check_flag(value, name)) for name, value in flags.items()]
 
 
 def _is_index(value: Any) -> bool:

@@ -101,9 +101,9 @@ from scipy.optimize import minimize
 from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
-from bnilp.errors import InputError, LimitError, check_count, check_real, check_seed
+from bnilp.errors import InputError, LimitError, check_callback, check_count, check_flag, check_real, check_seed
 from bnilp.memory import free_memory
-from bnilp.scores.base import LocalScore
+from bnilp.scores.base import LocalScore, check_score
 
 Progress = Callable[[str], None]
 
@@ -624,17 +624,20 @@ class SearchResult:
     fit: dict[str, Any] | None = None
 
     def edges(self) -> list[tuple[str, str]]:
+        """Every arrow (parent, child), by child then parent in the data's column order."""
         order = {v: k for k, v in enumerate(self.variables or sorted(self.parents))}
         return sorted(((p, c) for c, ps in self.parents.items() for p in ps),
                       key=lambda e: (order[e[1]], order[e[0]]))
 
     def to_networkx(self) -> nx.DiGraph:
+        """The network as a ``networkx.DiGraph`` (parent → child), every variable a node, isolated ones too."""
         graph = nx.DiGraph()
         graph.add_nodes_from(self.variables or self.parents)
         graph.add_edges_from(self.edges())
         return graph
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready values: parents as sorted lists, and every field of the dataclass."""
         order = {v: k for k, v in enumerate(self.variables or sorted(self.parents))}
         return {
             "method": self.method,
@@ -688,8 +691,12 @@ def greedy_search(
 
     Deterministic (ties go to the first move in add, delete, reverse and row-major order);
     ``seed`` is only recorded. ``start`` maps variable names to parent names (default: empty).
+    ``max_parents``: the most parents a variable may get (default: no limit but the variables'); ``progress``:
+    called with a one-line message (str) as the search goes.
     """
     began = time.perf_counter()
+    check_score(score)
+    check_callback(progress)
     check_seed(seed)
     data = score.data
     n = data.n
@@ -843,6 +850,8 @@ def proxy_search(
     when ``None``) fixes every random choice.
     """
     began = time.perf_counter()
+    check_score(score)
+    check_callback(progress)
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 2:
         raise InputError(f"samples (--samples) must be an integer ≥ 2, got {samples!r}")
     if isinstance(refine, bool) or not isinstance(refine, int | np.integer) or refine < 0:
@@ -852,9 +861,8 @@ def proxy_search(
     if isinstance(radius, bool) or not isinstance(radius, int | np.integer) or radius < 1:
         raise InputError(f"radius must be an integer ≥ 1, got {radius!r}")
     check_count(maxiter, "maxiter", 1)
-    for flag, value in (("polish (--polish)", polish), ("edge_slope", edge_slope)):
-        if not isinstance(value, bool | np.bool_):
-            raise InputError(f"{flag} must be True or False, got {value!r}")
+    check_flag(polish, "polish (--polish)")
+    check_flag(edge_slope, "edge_slope")
     per_round = max(5, samples) if refine_samples is None else check_count(refine_samples,
                                                                            "refine_samples (--refine-samples)", 1)
     if check_seed(seed) is None:

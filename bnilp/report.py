@@ -153,13 +153,13 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
     (:func:`bnilp.averaging.tail_posteriors`), added to theirs.
     """
     if prior not in PRIOR_TEXT:
-        raise ValueError(f"prior must be one of {sorted(PRIOR_TEXT)}, not {prior!r}")
+        raise InputError(f"prior must be one of {sorted(PRIOR_TEXT)}, not {prior!r}")
     variables = list(variables)
     order = _PairOrder(variables)
     nets = list(result_dict.get("networks") or [])
     w = np.asarray(weights, dtype=float)
     if w.size != len(nets):
-        raise ValueError(f"{w.size} weights for {len(nets)} networks")
+        raise InputError(f"{w.size} weights for {len(nets)} networks")
     out = dict(result_dict)
     out["variables"] = variables
     out["n_mecs"] = len(mecs)

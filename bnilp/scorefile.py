@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bnilp.errors import InputError, not_utf8
+from bnilp.errors import InputError, check_path, not_utf8
 
 Families = dict[str, dict[frozenset[str], float]]
 #: the sidecar's field holding the SHA-256 of the score file's text it was written with
@@ -52,6 +52,7 @@ class ScoreTable:
     knowledge: Any = None
 
     def n_parent_sets(self) -> int:
+        """The number of candidate parent sets over all variables."""
         return sum(len(f) for f in self.families.values())
 
     def sorted_family(self, child: str) -> list[tuple[frozenset[str], float]]:
@@ -93,7 +94,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     it once it is complete (the temporary file then lies in the system's temporary folder): renaming a file over
     ``/dev/null`` replaced the device with a regular file, and a reader of ``/dev/stdout`` or a FIFO got nothing.
     """
-    path = Path(path)
+    path = Path(check_path(path, "path"))
     stream = is_stream(path)
     if not stream and path.is_symlink():
         path = Path(os.path.realpath(path))
@@ -207,6 +208,8 @@ def check_score_file_names(names: list[str], where: str = "") -> None:
 def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> None:
     """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked; not a table whose
     totals the reader would refuse (:func:`check_score_range`)."""
+    check_is_table(table)
+    path = check_path(path, "path")
     check_score_file_names(table.variables)
     check_score_range(table.families, os.fspath(path))
     body = format_jaakkola(table)
@@ -330,12 +333,20 @@ def _set_problem(child: str, parents: frozenset[str], known: set[str] | None) ->
     return ""
 
 
+def check_is_table(table: object, where: str = "table") -> None:
+    """An :class:`InputError` naming ``where`` unless ``table`` is a :class:`ScoreTable`."""
+    if not isinstance(table, ScoreTable):
+        raise InputError(f"{where} must be a ScoreTable (bnilp.scorefile.read_jaakkola reads one), got "
+                         f"{type(table).__name__}")
+
+
 def check_table(table: ScoreTable, where: str = "table") -> None:
     """The checks :func:`parse_jaakkola` makes of a file, made of a :class:`ScoreTable` built by hand: at least one
     variable, names that are distinct strings, a family of at least one parent set for each variable and for
     nothing else, each set a ``frozenset`` of other variables, each score a finite real number, and totals the
     search can sum (:func:`check_score_range`) — else an :class:`InputError` naming ``where`` (the API's
     parameter), before any search."""
+    check_is_table(table, where)
     variables, families = table.variables, table.families
     if not isinstance(variables, list) or not variables:
         raise InputError(f"{where}: the score table has no variables (variables must be a non-empty list of names)")
@@ -399,7 +410,7 @@ def check_score_range(families: Mapping[str, Mapping[Any, float]], where: str) -
 
 def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
     """Read a Jaakkola score file (and its JSON sidecar into ``meta`` if there is one)."""
-    path = Path(path)
+    path = Path(check_path(path, "path"))
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:

@@ -59,7 +59,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import InputError, LimitError, check_seed
+from bnilp.errors import InputError, LimitError, check_flag, check_seed
 from bnilp.memory import free_memory
 
 COEF_RANGE = (0.5, 1.5)
@@ -151,13 +151,6 @@ def _real(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise InputError(f"{name} must be a finite number, got {value!r}")
     return float(value)
-
-
-def _check_bool(value: object, name: str) -> bool:
-    """``value`` when it is a ``bool`` (or NumPy's): ``"no"`` is a string, not False."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int | None,
@@ -282,7 +275,7 @@ def simulate(
     ``"logistic"`` (a softmax link, the form the conditional Gaussian model implies).
     """
     lo, hi = _validate(n_nodes, n_samples, avg_degree, max_degree, discrete_fraction, categories)
-    nonlinear = _check_bool(nonlinear, "nonlinear (--nonlinear)")
+    nonlinear = check_flag(nonlinear, "nonlinear (--nonlinear)")
     _check_link(link)
     n, N = int(n_nodes), int(n_samples)
     if check_seed(seed) is None:
@@ -358,7 +351,7 @@ def sample_dag(
     Used for the CI-test calibration nulls (``benchmarks/citest_calibration.py``).
     """
     _check_link(link)
-    nonlinear = _check_bool(nonlinear, "nonlinear")
+    nonlinear = check_flag(nonlinear, "nonlinear")
     if not isinstance(parents, dict) or not isinstance(kinds, dict):
         raise InputError("parents and kinds must be dicts keyed by variable name")
     for v, ps in parents.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -270,3 +271,101 @@ def test_mvp_degree_error_names_the_real_flag(tmp_path) -> None:
     frame = pd.DataFrame({"a": np.linspace(0, 1, 20), "b": np.r_[[0, 1] * 10]})
     with pytest.raises(InputError, match=r"degree \(--mvp-degree\)"):
         make_score("mvp", from_dataframe(frame, discrete=["b"]), degree="cubic")
+
+
+@pytest.fixture(scope="module")
+def asia_table(asia):
+    return score_parent_sets(make_score("bic", asia), epsilon=math.log(3))
+
+
+def _api_misuses(asia, asia_table, tmp_path):
+    """(call, words of the one-line InputError) for each misuse a review found raising a TypeError/KeyError/
+    ValueError from deep inside, or worse, silently read as something else."""
+    from bnilp import averaging, export, ilp, mec
+    from bnilp.metrics import compare_graphs
+    from bnilp.proxy import greedy_search
+
+    bic = make_score("bic", asia)
+    parents = {v: () for v in asia.names}
+    fitted = export.fit_parameters(asia, parents)
+    return [
+        # on/off flags: a string is not False (optimum_only="no" ran optimum-only, list_dags="no" listed every DAG)
+        (lambda: learn(ASIA, optimum_only="no"), "optimum_only must be True or False, got 'no'"),
+        (lambda: learn(ASIA, list_dags="no"), "list_dags must be True or False"),
+        (lambda: learn(ASIA, count_past_cap=1), "count_past_cap must be True or False, got 1"),
+        (lambda: solve_table(asia_table, epsilon=1.0, list_dags="False"), "list_dags must be True or False"),
+        (lambda: score_parent_sets(bic, epsilon=1.0, prune="False"), "prune must be True or False"),
+        (lambda: ci_test(asia, "smoke", "lung", both_directions="no"), "both_directions must be True or False"),
+        (lambda: compare_graphs(parents, parents, cpdag="x"), "cpdag must be True or False"),
+        (lambda: ilp.solve(asia_table, 1.0, enumerate_ties="yes"), "enumerate_ties must be True or False"),
+        # numbers and their pairing, checked before anything is read
+        (lambda: learn(ASIA, bf=20, epsilon=1.0), "give bf or epsilon, not both"),
+        (lambda: learn(ASIA, ebic_gamma="x"), "ebic_gamma (--ebic-gamma) must be a finite number"),
+        (lambda: learn(ASIA, expected_parents=-1), "expected_parents (--expected-parents) must be a finite number"),
+        (lambda: learn(ASIA, structure_prior="flat"), "structure_prior (--prior) must be none, binomial or ebic"),
+        (lambda: ilp.solve(asia_table, "a"), "epsilon must be a finite number"),
+        (lambda: ilp.solve(None, 1.0), "table must be a ScoreTable"),
+        # paths, callbacks, score objects
+        (lambda: load_data(None), "path must be a file path"),
+        (lambda: load_data(pd.read_csv(ASIA)), "from_dataframe(df) reads a DataFrame"),
+        (lambda: load_data(ASIA, fmt="xls"), "fmt (--format) must be auto, csv or dat, got 'xls'"),
+        (lambda: read_jaakkola(None), "path must be a file path"),
+        (lambda: write_jaakkola(asia_table, 123), "path must be a file path"),
+        (lambda: write_jaakkola(None, tmp_path / "x.scores"), "table must be a ScoreTable"),
+        (lambda: export.write_bif(fitted, None), "path must be a file path"),
+        (lambda: solve_table(asia_table, epsilon=1.0, progress="bar"), "progress must be a function or None"),
+        (lambda: score_parent_sets(bic, epsilon=1.0, progress=1), "progress must be a function or None"),
+        (lambda: greedy_search(bic, progress=1), "progress must be a function or None"),
+        (lambda: greedy_search(None), "score must be a score object"),
+        (lambda: proxy_search(pd.read_csv(ASIA)), "score must be a score object"),
+        # fitted networks and graphs
+        (lambda: export.fit_parameters(pd.read_csv(ASIA), parents), "dataset must be a bnilp Dataset"),
+        (lambda: export.fit_parameters(asia, None), "'parents' must map each variable"),
+        (lambda: export.json_text({"a": 1}), "fitted must be the dict fit_parameters"),
+        (lambda: export.bif_text({}), "fitted must be the dict fit_parameters"),
+        (lambda: export.model_string({"a": ["a"]}), "'a' is its own parent"),
+        (lambda: export.model_string({"a": ["c"]}), "parent 'c' of 'a' is not a variable"),
+        (lambda: export.parse_model_string("[a|b][b|c][c|a]"), "the directed part has a cycle"),
+        (lambda: export.parse_model_string("[a|a]"), "node 'a' is among its own parents"),
+        (lambda: export.parse_model_string(None), "text must be a model string"),
+        (lambda: export.cpdag_parents(["a", "b"], [("a", "z")], []), "names a variable not in variables"),
+        (lambda: mec.cpdag_edges({"a": ["b"], "b": ["a"]}), "directed cycle"),
+        (lambda: mec.cpdag_edges({"a": ["c"]}), "parent 'c' is not a variable"),
+        (lambda: mec.count_dags_in_mec(5), "expected a DAG's parent map"),
+        (lambda: averaging.weights([1.0], 1.0, prior="x"), "prior must be one of"),
+        # a string where names are expected is one name, or refused: never its letters
+        (lambda: Knowledge(required=5), "required must be a list of pairs"),
+        (lambda: Knowledge(tiers=5), "tiers is a list of lists of names"),
+        (lambda: Knowledge(strict_tiers="x"), "strict_tiers is a set of tier indices"),
+        (lambda: learn(ASIA, knowledge=""), "knowledge must be a non-empty file path"),
+        (lambda: score_parent_sets(bic, epsilon=1.0, rules="R9"), r"unknown pruning rules \['R9'\]"),
+        (lambda: solve_table(asia_table, epsilon=1.0, warm_start={**parents, "asia": "tub"}),
+         "the parents of 'asia' must be a list of names"),
+    ]
+
+
+def test_every_api_misuse_is_one_input_error_naming_the_parameter(asia, asia_table, tmp_path) -> None:
+    """Wrong flags, paths, callbacks, objects and graphs are each an ``InputError`` whose message names the
+    parameter — not a ``TypeError``/``KeyError``/``ValueError`` from inside, and never silently taken
+    (a string flag turned a mode on; a string of names was split into letters; a cyclic model string parsed)."""
+    for call, words in _api_misuses(asia, asia_table, tmp_path):
+        with pytest.raises(InputError, match=words if "\\[" in words else re.escape(words)):
+            call()
+
+
+def test_a_string_is_one_name_where_a_list_is_expected(asia) -> None:
+    """``Knowledge(required="smoke->lung")`` is that one statement (it was split into letters: "expected
+    'a -> b', got 's'"), and ``rules="R1"`` is the rule R1."""
+    assert Knowledge(required="smoke->lung").required == (("smoke", "lung"),)
+    table = score_parent_sets(make_score("bic", asia), epsilon=1.0, rules="R1")
+    assert table.meta["rules"] == ["R1"]
+
+
+def test_a_categorical_keeps_its_categories_order_and_a_fit_returns_plain_ints(asia) -> None:
+    """An ordered categorical's states are its categories' order (they were sorted: hi before lo), its codes
+    renumbered alike; ``fit(network=np.int64(0))`` reports a plain ``int`` rank."""
+    levels = pd.Categorical(["lo", "hi", "mid", "lo"] * 25, categories=["lo", "mid", "hi"], ordered=True)
+    data = from_dataframe(pd.DataFrame({"a": levels, "b": [0, 1] * 50}))
+    assert data.levels[0] == ["lo", "mid", "hi"] and list(data.codes[:4, 0]) == [0, 2, 1, 0]
+    rank = learn(ASIA, bf=3).fit(network=np.int64(0))["network"]["rank"]
+    assert type(rank) is int and rank == 1

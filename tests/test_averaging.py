@@ -18,6 +18,7 @@ from bnilp.averaging import (
     undirected_posteriors,
     weights,
 )
+from bnilp.errors import InputError
 from bnilp.mec import group_by_mec, mec_index
 from tests.oracles import all_dags
 
@@ -216,11 +217,11 @@ def test_weights_inputs():
     # the optimum only shifts the exponent: huge offsets do not underflow
     np.testing.assert_allclose(weights([-1e6, -1e6 - 1], -1e6), weights([0.0, -1.0], 0.0))
     assert weights([], 0.0).size == 0
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match="prior must be one of"):
         weights([1.0], 1.0, prior="uniform")
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match="needs mec_ids"):
         weights([1.0], 1.0, prior="mecs")
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match="mec_ids has 1 entries for 2 networks"):
         weights([1.0, 2.0], 2.0, prior="mecs", mec_ids=[0])
 
 

@@ -328,7 +328,7 @@ def test_an_exact_linear_fit_is_degenerate_and_an_ess_ml_would_ignore_is_refused
     (exact,), (noisy,) = fitted["variables"]["Z2"]["regressions"], fitted["variables"]["Z3"]["regressions"]
     assert exact["degenerate"] and exact["variance"] < 1e-20
     assert not noisy["degenerate"] and noisy["variance"] == pytest.approx(1e-12, rel=0.3)
-    with pytest.raises(InputError, match="ess=5 is method='bayes''s setting"):
+    with pytest.raises(InputError, match="ess=5 goes with method='bayes' only"):
         fit_parameters(data, {"Z1": []}, method="ml", ess=5)
 
 

@@ -37,6 +37,7 @@ from bnilp.data import default_path
 from bnilp.errors import InputError, NoDagError
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.pipeline import (
+    DEFAULT_LEARN_BF,
     ENUMERATE_CHOICES,
     LearnResult,
     enumeration_unit,
@@ -504,7 +505,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     t0 = time.perf_counter()
     console = Console(stderr=True)
     eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
-        epsilon_from(bf, epsilon, default_bf=20.0)
+        epsilon_from(bf, epsilon, default_bf=DEFAULT_LEARN_BF)
     if data_path is None:
         data_path = str(default_path("asia.csv"))
         if not opts.get("quiet"):

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from bnilp.errors import InputError
 from bnilp.ilp.families import _Data
 from bnilp.mec import _topological_order
 
@@ -22,7 +23,7 @@ def topological_order(data: _Data, choice: tuple[int, ...]) -> list[int] | None:
     or None when the choice has a cycle."""
     try:
         return _topological_order({v: np.flatnonzero(data.pbool[k]).tolist() for v, k in enumerate(choice)})
-    except ValueError:
+    except InputError:              # the choice's directed cycle
         return None
 
 

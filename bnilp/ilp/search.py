@@ -16,7 +16,7 @@ import networkx as nx
 import numpy as np
 from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
-from bnilp.errors import InputError, check_count, check_seconds
+from bnilp.errors import InputError, check_callback, check_count, check_flag, check_real, check_seconds
 from bnilp.ilp import settings, symmetry
 from bnilp.ilp.classbest import BestPerClass, best_members_below, canonical_representatives, choice_table, ranked
 from bnilp.ilp.cons_acyclic import _choice
@@ -30,7 +30,7 @@ from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, worker_count
-from bnilp.scorefile import ScoreTable
+from bnilp.scorefile import ScoreTable, check_is_table
 
 logger = logging.getLogger("bnilp.ilp")
 
@@ -131,6 +131,11 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     :func:`bnilp.mec.class_tail_mass`), so that DAG counts and posteriors cover every class found. The status
     is then ``network_limit`` and ``complete`` is False (the list is capped) although every credible class was
     found and counted; the message says of how many classes."""
+    check_is_table(table)
+    epsilon = check_real(epsilon, "epsilon", 0)
+    enumerate_ties, count_past_cap = check_flag(enumerate_ties, "enumerate_ties"), check_flag(count_past_cap,
+                                                                                                "count_past_cap")
+    check_callback(progress)
     if count_past_cap and enumerate_by != "mecs":
         raise InputError(f"count_past_cap counts equivalence classes: it needs enumerate_by='mecs', "
                          f"not {enumerate_by!r}")

@@ -80,13 +80,13 @@ class StructurePrior:
 
     def __post_init__(self) -> None:
         if self.kind not in ("none", "binomial", "ebic"):
-            raise InputError(f"unknown structure prior {self.kind!r} (none, binomial or ebic)")
+            raise InputError(f"structure_prior (--prior) must be none, binomial or ebic, got {self.kind!r}")
         if self.kind == "binomial" and not (check_real(self.expected_parents, "expected_parents (--expected-parents)",
                                                        0, above=True) < max(self.n_variables - 1, 1)):
             raise InputError(f"expected_parents (--expected-parents) must lie in (0, n−1) = "
                              f"(0, {self.n_variables - 1}), got {self.expected_parents}")
         if self.kind == "ebic":     # a finite γ: with γ = inf the prior of k = 0 is inf · 0 = nan
-            check_real(self.gamma, "gamma (--ebic-gamma)", 0)
+            check_real(self.gamma, "ebic_gamma (--ebic-gamma)", 0)
 
     def log_prior(self, k: int) -> float:
         m = self.n_variables - 1
@@ -209,3 +209,12 @@ class LocalScore(ABC):
         out.update(self.prior.settings())
         out["score_equivalent"] = self.score_equivalent
         return out
+
+
+def check_score(score: object, name: str = "score") -> LocalScore:
+    """``score`` when it is a :class:`LocalScore`; else an :class:`InputError` naming ``name`` (None or a
+    DataFrame failed later with an ``AttributeError``)."""
+    if not isinstance(score, LocalScore):
+        raise InputError(f"{name} must be a score object (bnilp.scores.make_score(name, data) makes one), got "
+                         f"{type(score).__name__}")
+    return score

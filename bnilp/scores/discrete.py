@@ -72,7 +72,8 @@ class DiscreteScore(LocalScore):
         if cont:
             raise InputError(f"{data.source}: score {self.name!r} needs discrete data, but "
                              f"{', '.join(cont[:5])} {'is' if len(cont) == 1 else 'are'} continuous "
-                             "(use a score for mixed data, e.g. --score cg, or --discrete COLS)")
+                             "(use a score for mixed data, e.g. score='cg' / --score cg, or type the columns: "
+                             "load_data(path, discrete=...) / --discrete COLS)")
         self.N = data.N
         rows, counts = np.unique(data.codes, axis=0, return_counts=True)
         if rows.shape[0] < 0.8 * self.N:
