@@ -250,6 +250,24 @@ MIN_CONTINUOUS_SD = 1e-140
 _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+(?:,[0-9]+)?")
 
 
+def _check_dat_arity_line(cells: list[str], names: list[str], path: str, line: int, fmt: str) -> None:
+    """A ``.dat`` file's second line is its arity line (GOBNILP's format): one whose cells are all integers or
+    ``-`` but not all positive arities (``2 0 3``) was read as a data row, inventing states — an error naming
+    the cell. With ``--format dat`` the line must be an arity line; a ``.dat`` named file of other values on
+    its second line (pygobnilp's continuous ``gaussian.dat``) is data."""
+    if _looks_like_arity_line(cells) and len(cells) == len(names):
+        return
+    integers = all(c == "-" or re.fullmatch(r"[+-]?[0-9]+", c) for c in cells)
+    if not (fmt == "dat" or integers):
+        return
+    if len(cells) != len(names):
+        raise InputError(f"{path}:{line}: the arity line has {len(cells)} fields for {len(names)} columns")
+    j = next(j for j, c in enumerate(cells) if not (c == "-" or (c.isascii() and c.isdigit() and int(c) > 0)))
+    raise InputError(f"{path}:{line}: arity line, column {names[j]!r}: {cells[j]!r} is no arity (a positive integer, "
+                     "or '-' for a continuous column)" + ("; give --format csv if the file has no arity line"
+                                                          if fmt != "dat" else ""))
+
+
 def _looks_like_arity_line(cells: list[str]) -> bool:
     return bool(cells) and all(c == "-" or (c.isascii() and c.isdigit() and int(c) > 0) for c in cells)
 
@@ -292,6 +310,8 @@ def load_data(
     declared: list[str] | None = None
     declared_line = 0
     csv_named = path.lower().endswith(".csv")
+    if rows and (fmt == "dat" or (fmt == "auto" and path.lower().endswith(".dat"))):
+        _check_dat_arity_line(rows[0], names, path, lines[0], fmt)
     if rows and fmt != "csv" and _looks_like_arity_line(rows[0]) and len(rows[0]) == len(names):
         if fmt == "dat" or path.lower().endswith(".dat") or ("-" in rows[0] and not csv_named):
             declared, declared_line = rows[0], lines[0]

@@ -626,13 +626,22 @@ def parse_model_string(text: str) -> dict[str, frozenset[str]]:
         if m is None:
             raise InputError(f"model string: cannot parse at character {pos + 1}: {stripped[pos:pos + 20]!r}")
         node = m.group(1)
+        if ":" in node:                     # model_string never writes it: [a:b] is no node
+            raise InputError(f"model string: node {node!r} at character {pos + 1} holds ':' (parents follow '|')")
         if node in out:
             raise InputError(f"model string: node {node!r} appears twice")
-        ps = [p for p in (m.group(2) or "").split(":") if p] if m.group(2) is not None else []
-        if m.group(2) is not None and not ps:
+        ps = m.group(2).split(":") if m.group(2) is not None else []
+        if m.group(2) is not None and not any(ps):
             raise InputError(f"model string: node {node!r} has '|' but no parents")
+        if "" in ps:
+            raise InputError(f"model string: node {node!r} has an empty parent name ({m.group(0)!r})")
+        twice = next((p for i, p in enumerate(ps) if p in ps[:i]), None)
+        if twice is not None:
+            raise InputError(f"model string: {twice!r} is listed twice among the parents of {node!r}")
         out[node] = frozenset(ps)
         pos = m.end()
+    if not out:
+        raise InputError("model string: no node (a model string is '[a][b|a]…')")
     undeclared = sorted({p for ps in out.values() for p in ps} - set(out))
     if undeclared:
         raise InputError(f"model string: parents {undeclared} have no node of their own")

@@ -16,13 +16,16 @@ spellings), and rejects a malformed or truncated file with ``file:line`` and wha
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import numbers
 import os
+import re
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -75,9 +78,25 @@ def _umask() -> int:
 NAME_MAX = 255
 
 
+def open_descriptor(path: str | os.PathLike[str]) -> int | None:
+    """The descriptor of this process a path names — ``/dev/stdout`` (1), ``/dev/stderr`` (2), ``/dev/fd/N`` or
+    ``/proc/self/fd/N`` (N) — else None. Such a path is written into that open descriptor, whatever it leads
+    to: with stdout redirected to a log (``>> log``) the name resolves to the log file, and replacing that file
+    (or reopening it for writing, which truncates) destroyed what the log held."""
+    text = os.fspath(path)
+    named = {"/dev/stdout": 1, "/dev/stderr": 2}.get(text)
+    if named is not None:
+        return named
+    match = re.fullmatch(r"/(?:dev|proc/self)/fd/([0-9]+)", text)
+    return int(match.group(1)) if match else None
+
+
 def is_stream(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is (or links to) something that exists and is neither a regular file nor a directory:
-    a device (``/dev/null``, ``/dev/stdout``), a FIFO or a socket — written into, not replaced."""
+    """Whether ``path`` names an open descriptor (:func:`open_descriptor`) or is (or links to) something that
+    exists and is neither a regular file nor a directory: a device (``/dev/null``), a FIFO or a socket —
+    written into, not replaced."""
+    if open_descriptor(path) is not None:
+        return True
     try:
         mode = os.stat(path).st_mode          # follows links
     except (OSError, ValueError):
@@ -110,15 +129,44 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     try:
         yield tmp
         if stream:
-            _copy_into(tmp, path)
+            descriptor = open_descriptor(path)
+            if descriptor is None:
+                _copy_into(tmp, path)
+            else:
+                _write_descriptor(tmp, descriptor, path)
             os.unlink(tmp)
         else:
-            os.chmod(tmp, 0o666 & ~_umask())
+            os.chmod(tmp, _mode_for(path))
             os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions a file written at ``path`` gets: those of the file it replaces (a private ``chmod 600``
+    result stays private), else what ``open`` would give under the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _write_descriptor(source: str, descriptor: int, name: Path) -> None:
+    """``source``'s bytes written into the open ``descriptor`` (after what Python's own stdout/stderr buffers
+    hold), appending where it appends; an error is one line naming ``name``."""
+    for handle in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            handle.flush()
+    try:
+        with open(source, "rb") as src:
+            while chunk := src.read(1 << 20):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(descriptor, view):]
+    except OSError as exc:
+        raise InputError(f"{name}: cannot be written ({exc.strerror or exc})") from None
 
 
 def _copy_into(source: str, stream: Path) -> None:
@@ -214,7 +262,7 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
     check_score_range(table.families, os.fspath(path))
     body = format_jaakkola(table)
     atomic_write_text(path, body)
-    if sidecar:
+    if sidecar and not is_stream(path):        # /dev/null, stdout, a pipe: no file to put a sidecar beside
         meta = dict(table.meta)
         meta["n_variables"] = len(table.variables)
         meta["n_parent_sets"] = table.n_parent_sets()
@@ -229,7 +277,9 @@ class _Tokens:
     def __init__(self, text: str, filename: str):
         self.filename = filename
         self.items: list[tuple[str, int]] = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        # lines end at \n, \r\n or \r only, as editors count them (str.splitlines also breaks at \f, \v,
+        # \x85, \u2028: a form feed put every later error a line off, a \v split a family's line)
+        for lineno, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
             stripped = line.strip()
             if not stripped or stripped.startswith("#"):
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -378,3 +379,35 @@ def test_scores_whose_totals_overflow_are_one_line_naming_the_file(runner, tmp_p
     fine = tmp_path / "fine.scores"
     fine.write_text("2\na 2\n-1e300 0\n-1e300 1 b\nb 1\n-5e299 0\n")
     assert run(runner, "solve", fine, "-q", "--bf", "1").exit_code == 0
+
+
+def test_json_to_stdout_appends_to_a_redirected_log_and_stdout_holds_the_json_alone(small_csv, tmp_path) -> None:
+    """``(echo before; bnilp learn … --json /dev/stdout; echo after) >> log`` left the log holding only the JSON:
+    ``/dev/stdout`` resolved to the log file, which the output replaced ("after" went to the deleted file). Now the
+    JSON is written into the open descriptor, after "before"; and the summary line goes to stderr, so that stdout
+    holds the JSON alone (``| jq`` reads it)."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "log"
+    command = (f"(echo before; {sys.executable} -m bnilp learn {small_csv} -q --bf 3 --json /dev/stdout; "
+               f"echo after) >> {log}")
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0] == "before" and lines[-1] == "after"
+    report = json.loads("\n".join(lines[1:-1]))
+    assert report["complete"] and f"networks {report['n_networks']}" in done.stderr
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--json", "", "--json: an empty path"),
+    ("--dot", "", "--dot: an empty path"),
+    ("--export", "{tmp}/adir.bif/", "--export: .*adir.bif/ ends in '/'"),
+])
+def test_an_empty_or_folder_output_path_is_refused_naming_its_flag(runner, small_csv, tmp_path, flag, value,
+                                                                      words) -> None:
+    """``--json ""`` was silently ignored (exit 0, no file) and ``--export adir.bif/`` wrote a file named adir.bif."""
+    result = runner.invoke(main, ["learn", str(small_csv), "-q", flag, value.format(tmp=tmp_path)])
+    assert result.exit_code == 2 and re.search(words, result.output)
+    assert not (tmp_path / "adir.bif").exists()

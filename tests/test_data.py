@@ -308,3 +308,18 @@ def test_a_bad_dataframe_is_one_line_naming_the_row_by_position_and_index_label(
     label ``df.loc`` finds them with; an empty frame says so as an empty CSV does."""
     with pytest.raises(InputError, match=pattern):
         from_dataframe(frame)
+
+
+def test_a_dat_files_second_line_is_its_arity_line_or_an_error_naming_the_cell(tmp_path) -> None:
+    """``2 0 3`` on a .dat file's second line was read as a data row (N one more, states invented); it is an
+    error naming the column. A .dat whose second line holds other values (pygobnilp's continuous gaussian.dat)
+    stays data, but not with ``--format dat``, which says the arity line is there."""
+    bad = write(tmp_path, "bad.dat", "A B C\n2 0 3\n0 0 1\n1 1 2\n")
+    with pytest.raises(InputError, match=r"bad\.dat:2: arity line, column 'B': '0' is no arity.*--format csv"):
+        load_data(bad)
+    assert load_data(bad, fmt="csv").N == 3
+    floats = write(tmp_path, "g.dat", "A B\n0.5 1.5\n0.25 1\n1 2.5\n")
+    assert load_data(floats).N == 3
+    with pytest.raises(InputError, match=r"g\.dat:2: arity line, column 'A': '0.5' is no arity"):
+        load_data(floats, fmt="dat")
+    assert load_data(write(tmp_path, "ok.dat", "A B\n2 3\n0 0\n1 2\n")).arities == [2, 3]

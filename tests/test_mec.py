@@ -13,6 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from bnilp.errors import InputError
 from bnilp.mec import (
     MEC,
     _class_cpdags,
@@ -208,13 +209,13 @@ def test_chickering_equals_meek_on_random_dags(seed):
 
 
 def test_cycle_is_rejected():
-    with pytest.raises(ValueError, match="cycle"):
+    with pytest.raises(InputError, match="cycle"):
         cpdag_edges({"a": frozenset({"b"}), "b": frozenset({"a"})})
 
 
 def test_not_chordal_is_rejected():
     cycle = {frozenset(("a", "b")), frozenset(("b", "c")), frozenset(("c", "d")), frozenset(("d", "a"))}
-    with pytest.raises(ValueError, match="chordal"):
+    with pytest.raises(InputError, match="chordal"):
         count_dags_in_mec((set(), cycle))
 
 

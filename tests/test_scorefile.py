@@ -216,3 +216,56 @@ def test_links_devices_and_fifos_are_written_through_not_replaced(tmp_path) -> N
     reader.join(10)
     assert got == ["through the pipe\n"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "pipe.json", "target.json"]
+
+
+def test_a_named_descriptor_is_written_into_not_replaced_or_truncated(tmp_path) -> None:
+    """``/dev/stdout`` with stdout redirected to a log resolved to the log file, and the output replaced it: what
+    the log held was lost (and later lines went to the deleted file). A path naming a descriptor (/dev/stdout,
+    /dev/stderr, /dev/fd/N, /proc/self/fd/N) is now written into that descriptor, appending where it appends."""
+    import os
+
+    from bnilp.scorefile import atomic_write_text, is_stream, open_descriptor
+
+    assert [open_descriptor(p) for p in ("/dev/stdout", "/dev/stderr", "/dev/fd/7", "/proc/self/fd/3", "/dev/null",
+                                         "out.json")] == [1, 2, 7, 3, None, None]
+    log = tmp_path / "log"
+    log.write_text("before\n")
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+    try:
+        assert is_stream(f"/dev/fd/{fd}")
+        atomic_write_text(f"/dev/fd/{fd}", '{"a": 1}\n')
+        os.write(fd, b"after\n")
+    finally:
+        os.close(fd)
+    assert log.read_text() == 'before\n{"a": 1}\nafter\n'
+
+
+def test_a_score_file_into_a_device_gets_no_sidecar_and_a_replaced_file_keeps_its_mode(tmp_path, monkeypatch) -> None:
+    """``score -o /dev/null`` (the README's example) wrote ``/dev/null.json`` as root and failed ("no permission in
+    /dev") as anyone else: a device or pipe gets no sidecar. A ``chmod 600`` output replaced by a run became 644."""
+    import os
+    import stat
+
+    import bnilp.scorefile as sf
+
+    table = ScoreTable(["A", "B"], {"A": {frozenset(): -1.0}, "B": {frozenset(): -2.0}})
+    written: list[str] = []
+    real = sf.atomic_write_text
+    monkeypatch.setattr(sf, "atomic_write_text", lambda path, text: (written.append(os.fspath(path)), real(path, text)))
+    write_jaakkola(table, "/dev/null")
+    assert written == ["/dev/null"]
+    private = tmp_path / "t.scores"
+    private.write_text("old\n")
+    private.chmod(0o600)
+    write_jaakkola(table, private)
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600 and read_jaakkola(private).variables == ["A", "B"]
+
+
+def test_a_form_feed_or_vertical_tab_does_not_shift_lines_or_split_a_family(tmp_path) -> None:
+    """The reader split lines with ``str.splitlines``, which also breaks at \\f, \\v, \\x85 and \\u2028: an error
+    after a form feed named the wrong line, and a \\v between a score and its parents gave "expected 1 parents,
+    found 0". Lines end at \\n, \\r\\n and \\r only; the rest is whitespace."""
+    table = parse_jaakkola("2\nA 2\n-1.0 1\x0bB\n-2.0 0\nB 1\n-3.0 0\n", "t.scores")
+    assert table.families["A"][frozenset({"B"})] == -1.0
+    with pytest.raises(InputError, match=r"^t\.scores:5: expected a local score"):
+        parse_jaakkola("2\nA 1\n-1.0 0\x0c\nB 1\nx 0\n", "t.scores")

@@ -31,6 +31,7 @@ from bnilp.cli.options import (
     read_paths,
     score_options,
     split_priors,
+    writes_stdout,
 )
 from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
@@ -282,7 +283,8 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
     serve (``export_error``, said on its own line either way), else 0."""
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
-    out = Console() if not opts.get("quiet") else None
+    to_stderr = writes_stdout(*(opts.get(key) for key in OUTPUT_FLAGS))     # stdout holds that output alone
+    out = Console(stderr=to_stderr) if not opts.get("quiet") else None
     if out is not None:
         print_report(report, out)
         exact = report.get("exact_for_parent_sets_up_to")
@@ -291,7 +293,7 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
                       markup=False)
     else:
         click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
-                   f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}")
+                   f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}", err=to_stderr)
     if opts.get("json_out"):
         atomic_write_text(opts["json_out"], report_json_text(report))
     if opts.get("report_dir"):

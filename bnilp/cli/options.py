@@ -24,13 +24,18 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     it): one would silently replace the other. Nor does one output lie inside another (``--dot nest`` with
     ``--json nest/r.json``): the second written would fail after the work, the first already there (a file
     may go into the folder of ``--report DIR``, beside the files it writes)."""
-    from bnilp.scorefile import check_writable
+    from bnilp.scorefile import check_writable, is_stream
 
     written: dict[str, str] = {os.path.realpath(path): name for path, name in (inputs or {}).items()}
     outputs: list[tuple[str, str, str]] = []     # files written: (real path, what names it, the flag it comes from)
     for key, flag in flags.items():
+        if opts.get(key) == "":
+            raise InputError(f"{flag}: an empty path (give a file name)")
+        if opts.get(key) and key not in folders and str(opts[key]).endswith(("/", os.sep)):
+            raise InputError(f"{flag}: {opts[key]} ends in '/': it names a folder, give a file name")
         if opts.get(key):
-            paths = [(opts[key], flag)] + ([(f"{opts[key]}.json", f"{flag}'s sidecar")] if key in sidecars else [])
+            paths = [(opts[key], flag)] + ([(f"{opts[key]}.json", f"{flag}'s sidecar")]
+                                           if key in sidecars and not is_stream(opts[key]) else [])
             if key in folders:                  # a report directory: the files it will hold are outputs too
                 from bnilp.report import REPORT_FILES
 
@@ -50,6 +55,14 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
             if outer_flag != inner_flag and inner.startswith(outer.rstrip(os.sep) + os.sep):
                 raise InputError(f"{inner_name} ({inner}) lies inside {outer_name} ({outer}): one output cannot "
                                  "be written inside another")
+
+
+def writes_stdout(*paths: Any) -> bool:
+    """Whether one of the output ``paths`` is this process's standard output (``--json /dev/stdout``): the
+    command then says what it says on stderr, so that stdout holds that output alone (``| jq`` reads it)."""
+    from bnilp.scorefile import open_descriptor
+
+    return any(isinstance(p, str) and p and open_descriptor(p) == 1 for p in paths)
 
 
 def read_paths(opts: dict[str, Any], given: dict[str, str]) -> dict[str, str]:

@@ -28,6 +28,7 @@ from bnilp.cli.options import (
     refuse_averaging_prior,
     score_from_options,
     score_options,
+    writes_stdout,
 )
 from bnilp.errors import InputError
 from bnilp.proxy import DEFAULT_REFINE, SearchResult, allowed_matrix, greedy_search, labelled_dags
@@ -139,7 +140,7 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
     if json_out:
         atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
     if not quiet:
-        _summary(result, Console())
+        _summary(result, Console(stderr=writes_stdout(json_out)))     # stdout holds the JSON alone
     if method == "proxy" and result.limits:
         err = Console(stderr=True)
         if "samples" in result.limits:

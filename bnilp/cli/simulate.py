@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bnilp.cli import EXIT_LIMIT
-from bnilp.cli.options import check_outputs, check_seed
+from bnilp.cli.options import check_outputs, check_seed, writes_stdout
 from bnilp.errors import InputError
 from bnilp.metrics import (
     compare_marked,
@@ -101,7 +101,8 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
         raise
     if quiet:
         return
-    console = Console(markup=False, highlight=False)
+    to_stderr = writes_stdout(output, truth_path)       # stdout holds that output alone
+    console = Console(markup=False, highlight=False, stderr=to_stderr)
     n_disc = len(truth["discrete"])
     console.print(f"wrote {output}: {samples} rows, {nodes} variables ({n_disc} discrete, "
                   f"{nodes - n_disc} continuous), {'nonlinear' if nonlinear else 'linear'}")
@@ -109,7 +110,7 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
     for note in truth["notes"]:
         console.print(f"note: {note}")
     if truth["discrete"]:
-        click.echo(f"discrete columns: --discrete {','.join(truth['discrete'])}")
+        click.echo(f"discrete columns: --discrete {','.join(truth['discrete'])}", err=to_stderr)
 
 
 def _learned_graph(obj: Any, where: str, true_nodes: frozenset[str], threshold: float | None, cpdag: bool):
