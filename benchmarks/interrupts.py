@@ -20,6 +20,7 @@ import os
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -109,7 +110,7 @@ def main() -> None:
                 outcomes[label].append(seconds)
             for label, times in sorted(outcomes.items()):
                 times.sort()
-                median, worst = times[len(times) // 2], times[-1]
+                median, worst = statistics.median(times), times[-1]     # an even count: the mean of the middle two
                 print(f"| {workers} | {name} | {label} | {len(times)} | {median:.2f}, {worst:.2f} |", flush=True)
 
 
