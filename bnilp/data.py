@@ -17,6 +17,7 @@ import io
 import math
 import os
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -154,11 +155,20 @@ def twin_columns(data: Dataset) -> list[list[str]]:
 
 
 def _split_list(cols: str | list[str] | None) -> list[str]:
+    """Names from a comma-separated list (``--discrete a,b``), read as a CSV row so that a name holding a comma
+    can be given in double quotes (``'"Weight, kg",Sex'``), or from a list as given."""
     if cols is None:
         return []
     if isinstance(cols, str):
-        return [c.strip() for c in cols.split(",") if c.strip()]
+        return [c.strip() for c in next(csv.reader([cols], skipinitialspace=True), []) if c.strip()]
     return [str(c) for c in cols]
+
+
+def flag_value(name: str) -> str:
+    """``name`` as it goes after ``--discrete``/``--continuous`` on a shell command line: in double quotes for the
+    list when it holds a comma or a quote (:func:`_split_list`), then quoted for the shell where needed."""
+    item = f'"{name.replace(chr(34), chr(34) * 2)}"' if ("," in name or '"' in name) else name
+    return shlex.quote(item)
 
 
 #: the delimiters :func:`_sniff_delimiter` tries, in the order that breaks ties
@@ -501,7 +511,7 @@ def _build(
                 warnings.append(f"{source}: column {name!r} reads like numbers with decimal commas ("
                                 f"{example!r}): taken as labels, one state per "
                                 "distinct value; bnilp reads decimal points (convert the file, or give "
-                                f"--discrete {name} to keep it as labels)")
+                                f"--discrete {flag_value(name)} to keep it as labels)")
         elif not np.isfinite(numeric).all():   # 'inf', '-Infinity': numbers no state should be; one-line error below
             kind, why = CONTINUOUS, "numeric"
         elif np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS:
@@ -596,7 +606,7 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
     shown = ", ".join(repr(t) for t in tokens)
     raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
                      f"rows): a probable missing value, and bnilp needs complete data (remove or impute those rows); "
-                     f"give --discrete {name} if {tokens[0]!r} is a state")
+                     f"give --discrete {flag_value(name)} if {tokens[0]!r} is a state")
 
 
 def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,

@@ -323,3 +323,17 @@ def test_a_dat_files_second_line_is_its_arity_line_or_an_error_naming_the_cell(t
     with pytest.raises(InputError, match=r"g\.dat:2: arity line, column 'A': '0.5' is no arity"):
         load_data(floats, fmt="dat")
     assert load_data(write(tmp_path, "ok.dat", "A B\n2 3\n0 0\n1 2\n")).arities == [2, 3]
+
+
+def test_a_name_holding_a_comma_can_be_given_in_quotes_and_the_hint_quotes_it(tmp_path) -> None:
+    """``"Weight, kg";"Sex"`` is two names, but ``--discrete`` split its list on commas: the name could not be
+    given, and bnilp's own hint (``give --discrete Weight, kg``) failed. The list is read as a CSV row, and the
+    hint writes the name as it must be typed."""
+    path = write(tmp_path, "w.csv", '"Weight, kg";"Sex"\n' + "".join(f"{v};{s}\n" for v, s in
+                                                                      [("1", "f"), ("2", "m"), ("3", "f")] * 10))
+    data = load_data(path, discrete='"Weight, kg", Sex')
+    assert data.kinds == [DISCRETE, DISCRETE]
+    tokens = write(tmp_path, "t.csv", '"Weight, kg";"Sex"\n' + "".join(f"{v / 7:.4f};f\n" for v in range(40))
+                   + "heavy;m\n")
+    with pytest.raises(InputError, match=r"""give --discrete '"Weight, kg"' if 'heavy' is a state"""):
+        load_data(tokens)
