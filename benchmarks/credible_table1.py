@@ -28,6 +28,7 @@ from pathlib import Path
 from common import data_path, table1
 
 from bnilp.data import load_data
+from bnilp.ilp import DEFAULT_MAX_NETWORKS
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import ENUMERATE_CHOICES, solve_table
 from bnilp.scorefile import read_jaakkola, write_jaakkola
@@ -55,7 +56,7 @@ def main() -> None:
     parser.add_argument("--bf", default="3,20,150")
     parser.add_argument("--only", default="")
     parser.add_argument("--time-limit", type=float, default=900.0)
-    parser.add_argument("--max-networks", type=int, default=150_000)
+    parser.add_argument("--max-networks", type=int, default=DEFAULT_MAX_NETWORKS)
     parser.add_argument("--enumerate", dest="mode", choices=ENUMERATE_CHOICES, default="mecs")
     parser.add_argument("--count-past-cap", action="store_true",
                         help="class mode lists on past --max-networks classes (counted compactly); the totals of "

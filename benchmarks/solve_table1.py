@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bf", type=float, nargs="*", default=[1.0, 3.0],
                         help="Bayes factors for the credible sets (1 = all optimal networks)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per solve")
-    parser.add_argument("--max-networks", type=int, default=150_000)
+    parser.add_argument("--max-networks", type=int, default=ilp.DEFAULT_MAX_NETWORKS)
     parser.add_argument("--repeat", type=int, default=1, help="repeat each solve, report the fastest")
     parser.add_argument("--param", action="append", default=[], type=_parse_param,
                         help="SCIP parameter NAME=VALUE for both phases (repeatable)")

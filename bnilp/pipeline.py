@@ -23,7 +23,7 @@ import pandas as pd
 
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real
-from bnilp.ilp import Network, Parents, SolveResult, solve, to_digraph
+from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve, to_digraph
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
@@ -320,7 +320,7 @@ def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
 
 
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
-                max_networks: int = 150_000, prior: str = "dags", warm_start: Parents | None = None,
+                max_networks: int = DEFAULT_MAX_NETWORKS, prior: str = "dags", warm_start: Parents | None = None,
                 progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False,
                 knowledge: Knowledge | Any = None, optimum_only: bool = False, jobs: int = 1,
                 count_past_cap: bool = False) -> LearnResult:
@@ -571,7 +571,7 @@ def learn(
     epsilon: float | None = None,
     palim: int | None = None,
     time_limit: float | None = None,
-    max_networks: int = 150_000,
+    max_networks: int = DEFAULT_MAX_NETWORKS,
     prior: str = "dags",
     structure_prior: str = "none",
     expected_parents: float = 1.0,

@@ -36,6 +36,7 @@ from bnilp.cli.options import (
 from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError, NoDagError
+from bnilp.ilp import DEFAULT_MAX_NETWORKS
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.pipeline import (
     DEFAULT_LEARN_BF,
@@ -66,7 +67,7 @@ def solve_options(func):
         click.option("--list-dags", is_flag=True,
                      help="With class enumeration, also list the DAGs of every class, best first, at most "
                           "--max-networks of them (past that the result is marked incomplete)."),
-        click.option("--max-networks", type=int, default=150_000, show_default=True,
+        click.option("--max-networks", type=int, default=DEFAULT_MAX_NETWORKS, show_default=True,
                      help="Stop collecting after this many networks (the result is then marked incomplete)."),
         click.option("--count-past-cap", is_flag=True,
                      help="With class enumeration, do not stop at --max-networks classes: list on until the set "
@@ -344,7 +345,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     with _live(console, opts.get("quiet", False)) as update, _no_dag_said(source):
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
-                             max_networks=opts.get("max_networks", 150_000), prior=split_priors(opts.get("priors"))[1],
+                             max_networks=opts.get("max_networks", DEFAULT_MAX_NETWORKS),
+                             prior=split_priors(opts.get("priors"))[1],
                              warm_start=warm, progress=update, enumerate_by=opts.get("enumerate_by") or "auto",
                              list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
                              optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts),

@@ -126,6 +126,7 @@ Layout (one module per SCIP plugin, as GOBNILP splits its C sources): :mod:`~bni
 from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
 from bnilp.ilp.search import solve
 from bnilp.ilp.settings import (
+    DEFAULT_MAX_NETWORKS,
     ENUMERATE_UNITS,
     MEC_ROW_FORM,
     MEC_ROWS_IN_LP,
@@ -134,5 +135,5 @@ from bnilp.ilp.settings import (
     STATUSES,
 )
 
-__all__ = ["ENUMERATE_UNITS", "MEC_ROW_FORM", "MEC_ROWS_IN_LP", "PHASE2_PARAMS", "SCIP_PARAMS", "STATUSES",
-           "Network", "Parents", "SolveResult", "solve", "to_digraph"]
+__all__ = ["DEFAULT_MAX_NETWORKS", "ENUMERATE_UNITS", "MEC_ROW_FORM", "MEC_ROWS_IN_LP", "PHASE2_PARAMS", "SCIP_PARAMS",
+           "STATUSES", "Network", "Parents", "SolveResult", "solve", "to_digraph"]

@@ -106,7 +106,7 @@ def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
 
 
 def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None = None,
-          max_networks: int = 150_000, warm_start: Parents | None = None,
+          max_networks: int = settings.DEFAULT_MAX_NETWORKS, warm_start: Parents | None = None,
           enumerate_ties: bool = True, progress: Callable[[dict], None] | None = None,
           verbose: bool = False, enumerate_by: str = "dags", jobs: int = 1,
           count_past_cap: bool = False) -> SolveResult:

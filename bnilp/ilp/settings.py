@@ -174,6 +174,9 @@ SYMMETRY_RTOL = 1e-12
 
 #: what phase 2 enumerates: every credible DAG, or one representative per credible Markov equivalence class
 ENUMERATE_UNITS = ("dags", "mecs")
+#: the most networks (classes under class enumeration) listed unless asked otherwise (``max_networks``,
+#: ``--max-networks``): the seed's cap of 150,000 DAGs (Liao et al. 2019, Table 1)
+DEFAULT_MAX_NETWORKS = 150_000
 
 #: phase 2 (branch-and-cut, or peeling between its chunks, counting at most max_networks classes there: the
 #: rest go to the compact tail) stops with status "memory_limit" (exit 3, what it found kept and reported) when
