@@ -605,6 +605,11 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
     if not prune:
         rule_set = frozenset()
     plan = _knowledge_plan(score, knowledge)
+    if plan is not None and palim is not None:      # the walk kept the required set itself, past the palim
+        over = next(((v, ps) for v, ps in plan.required.items() if len(ps) > palim), None)
+        if over is not None:                        # as restrict_table says it of a table scored with this palim
+            raise InputError(f"knowledge: no candidate parent set of {over[0]!r} agrees with the knowledge (it must "
+                             f"contain {sorted(over[1])}; palim {palim})")
     palim_default = False
     fallback = _palim_by_default(score, prune, rule_set) if palim is None else None
     if fallback is not None:

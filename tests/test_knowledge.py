@@ -522,3 +522,23 @@ def test_a_warm_start_against_the_knowledge_is_dropped_not_an_error() -> None:
     got = solve_table(table, epsilon=0.0, knowledge=k, warm_start=start)
     assert got.complete and "warm_start_note" in got.report
     assert all(arrow[0] not in net.parents[arrow[1]] for net in got.solution.networks)
+
+
+def test_more_required_parents_than_the_palim_is_refused_on_both_routes() -> None:
+    """``learn --palim 1`` with two arrows required into one child returned that child with both parents (a set
+    past the palim, in a run reported exact for sets of size ≤ 1): the walk kept the required base set whatever
+    its size. Scoring with the knowledge now refuses it with the words ``solve`` uses for a table scored with
+    that palim; with a palim that holds them, no family of the result passes it."""
+    data = from_dataframe(random_discrete_frame(3, n=4, N=300))
+    a, b, c = data.names[:3]
+    k = {"required": [(a, c), (b, c)]}
+    said = re.escape(f"no candidate parent set of {c!r} agrees with the knowledge (it must contain {sorted([a, b])}; "
+                     "palim 1)")
+    with pytest.raises(InputError, match=said):
+        learn(data, palim=1, knowledge=k)
+    table = score_parent_sets(make_score("bic", data), epsilon=math.log(20), palim=1)
+    with pytest.raises((InputError, LimitError), match=said):
+        solve_table(table, epsilon=math.log(20), knowledge=k)
+    result = learn(data, palim=2, knowledge=k)
+    assert all(len(ps) <= 2 for net in result.solution.networks for ps in net.parents.values())
+    assert all({a, b} <= set(net.parents[c]) for net in result.solution.networks)
