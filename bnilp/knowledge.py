@@ -259,8 +259,9 @@ class Knowledge:
                                  f"{forbidden[(a, b)]}")
         for a, b in self.required_adjacent:
             if (a, b) in forbidden and (b, a) in forbidden:
+                why = list(dict.fromkeys((forbidden[(a, b)], forbidden[(b, a)])))   # one statement may forbid both
                 raise InputError(f"{self._src(('required_adjacent', a, b))}: 'require {a} -- {b}' contradicts "
-                                 f"{forbidden[(a, b)]} and {forbidden[(b, a)]}")
+                                 f"{' and '.join(why)}")
         for req, forb, op in (("required_adjacent", "forbidden_adjacent", "--"),
                               ("required_ancestors", "forbidden_ancestors", "~>")):
             banned = set(getattr(self, forb))

@@ -274,11 +274,12 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     console.print(Panel(head, title="bnilp credible set"))
     known = r.get("knowledge")
     if known:
-        n_forb = len(known.get("forbidden_arrows", []))
-        console.print(f"background knowledge ({len(known['statements'])} statements; every number is over the DAGs "
-                      f"that satisfy it): {'; '.join(known['statements'])}\n  required arrows: "
+        n_forb, n_said = len(known.get("forbidden_arrows", [])), len(known["statements"])
+        tiers = " (with those the tiers imply)" if any(s.startswith("tier") for s in known["statements"]) else ""
+        console.print(f"background knowledge ({n_said} statement{'s' if n_said != 1 else ''}; every number is over the "
+                      f"DAGs that satisfy it): {'; '.join(known['statements'])}\n  required arrows: "
                       f"{', '.join(f'{u} → {v}' for u, v in known.get('required_arrows', [])) or 'none'}; "
-                      f"forbidden arrows: {n_forb} (with those the tiers imply)", highlight=False, markup=False)
+                      f"forbidden arrows: {n_forb}{tiers}", highlight=False, markup=False)
         if r.get("knowledge_note"):
             console.print(r["knowledge_note"], style="yellow", markup=False)
     nets = r.get("networks") or []

@@ -542,3 +542,23 @@ def test_more_required_parents_than_the_palim_is_refused_on_both_routes() -> Non
     result = learn(data, palim=2, knowledge=k)
     assert all(len(ps) <= 2 for net in result.solution.networks for ps in net.parents.values())
     assert all({a, b} <= set(net.parents[c]) for net in result.solution.networks)
+
+
+def test_a_contradiction_names_each_statement_once_and_the_panel_counts_in_words() -> None:
+    """``require a -- b`` against ``forbid b -- a`` printed the forbidding statement twice ("contradicts forbid …
+    and forbid …" of one line); the report said "1 statements" and spoke of tiers where there were none."""
+    with pytest.raises(InputError) as caught:
+        parse_knowledge("require a -- b\nforbid b -- a\n", "k.txt").validated(["a", "b", "c"])
+    assert str(caught.value).count("forbid") == 1
+    from io import StringIO
+
+    from rich.console import Console
+
+    from bnilp.report import print_report
+
+    data = from_dataframe(random_discrete_frame(3, n=3, N=200))
+    a, b = data.names[:2]
+    out = StringIO()
+    print_report(learn(data, bf=3, knowledge={"forbidden": [(a, b)]}).report, Console(file=out, width=200))
+    text = out.getvalue()
+    assert "(1 statement;" in text and "forbidden arrows: 1" in text and "tiers imply" not in text
