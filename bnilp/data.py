@@ -251,6 +251,8 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     return rows[lo:hi], starts[lo:hi]
 
 
+#: how a data file is read (``fmt``, ``--format``): by its name and second line, as CSV, or as GOBNILP's .dat
+DATA_FORMATS = ("auto", "csv", "dat")
 #: the largest magnitude a continuous value may have: its square must stay a float (the scores' variances)
 MAX_CONTINUOUS_MAGNITUDE = 1e150
 #: the smallest standard deviation a continuous column may have (unless it is constant, and then left out): its
@@ -274,8 +276,8 @@ def _check_dat_arity_line(cells: list[str], names: list[str], path: str, line: i
         raise InputError(f"{path}:{line}: the arity line has {len(cells)} fields for {len(names)} columns")
     j = next(j for j, c in enumerate(cells) if not (c == "-" or (c.isascii() and c.isdigit() and int(c) > 0)))
     raise InputError(f"{path}:{line}: arity line, column {names[j]!r}: {cells[j]!r} is no arity (a positive integer, "
-                     "or '-' for a continuous column)" + ("; give --format csv if the file has no arity line"
-                                                          if fmt != "dat" else ""))
+                     "or '-' for a continuous column)"
+                     + ("; give fmt='csv' (--format csv) if the file has no arity line" if fmt != "dat" else ""))
 
 
 def _looks_like_arity_line(cells: list[str]) -> bool:
@@ -308,8 +310,8 @@ def load_data(
     if isinstance(path, pd.DataFrame):
         raise InputError("load_data reads a file: from_dataframe(df) reads a DataFrame")
     path = check_path(path, "path")
-    if fmt not in ("auto", "csv", "dat"):
-        raise InputError(f"fmt (--format) must be auto, csv or dat, got {fmt!r}")
+    if fmt not in DATA_FORMATS:
+        raise InputError(f"fmt (--format) must be one of {', '.join(DATA_FORMATS)}, got {fmt!r}")
     rows, lines = _read_table(path, delimiter)
     names_line = lines[0]
     if no_header:
@@ -344,7 +346,7 @@ def load_data(
             if states > int(token if token != "-" else 0):
                 raise InputError(f"{path}:{declared_line}: column {name!r} is declared with {token} states in the "
                                  f"arity line but holds {states} distinct values (if line {declared_line} is data, "
-                                 "give --format csv)")
+                                 "give fmt='csv' (--format csv))")
     data = _build(frame, names, path, lines, discrete, continuous, missing, kinds_hint, integer_codes, names_line,
                   declared_states)
     if not no_header and _all_numbers(names) and names not in ([str(j) for j in range(width)],
@@ -470,8 +472,8 @@ def _build(
         if name in seen:
             raise InputError(f"{source}:{names_line}: duplicate column name {name!r} "
                              f"(columns {seen[name] + 1} and {j + 1})"
-                             + ("; every name is a number: if the file has no names line, give --no-header"
-                                if lines is not None and _all_numbers(names) else ""))
+                             + ("; every name is a number: if the file has no names line, give no_header=True "
+                                "(--no-header)" if lines is not None and _all_numbers(names) else ""))
         seen[name] = j
     want_discrete = _split_list(discrete)
     if want_discrete == [ALL_COLUMNS] and ALL_COLUMNS not in seen:

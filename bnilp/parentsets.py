@@ -309,7 +309,7 @@ def walk_child(
     candidates = [j for j in range(data.n) if score.allowed_parent(child, j) and j not in banned]
     if palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
         raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
-                         f"give --palim (it has {len(candidates)} candidate parents)")
+                         f"give palim (--palim) (it has {len(candidates)} candidate parents)")
     w = score.penalty_weight() if discrete else 0.0
     arities = data.arities
     r_child = arities[child]
@@ -699,7 +699,7 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
                       if score.allowed_parent(child, j) and j not in banned and j not in fixed]
         if child_palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
             raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
-                             f"give --palim (it has {len(candidates)} candidate parents)")
+                             f"give palim (--palim) (it has {len(candidates)} candidate parents)")
         walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active), fixed), candidates,
                                 child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
@@ -818,7 +818,8 @@ def lost_workers_as_limits() -> Iterator[None]:
         yield
     except lost as exc:
         raise LimitError(f"scoring stopped: a worker process ended unexpectedly ({type(exc).__name__}), most often "
-                         "killed by the operating system for memory; fewer --jobs or a --palim need less") from None
+                         "killed by the operating system for memory; fewer n_jobs (--jobs) or a palim (--palim) need "
+                         "less") from None
 
 
 @dataclass

@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 import pandas as pd
 
+from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real
 from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve, to_digraph
@@ -366,8 +367,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     ``posterior_dags`` cover every class found. Not with ``list_dags`` or ``knowledge``.
     """
     check_is_table(table)
-    if prior not in ("dags", "mecs"):
-        raise InputError(f"prior must be 'dags' or 'mecs', got {prior!r}")
+    if prior not in AVERAGING_PRIORS:
+        raise InputError(f"prior must be one of {', '.join(AVERAGING_PRIORS)}, got {prior!r}")
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
                                                            count_past_cap=count_past_cap)
@@ -455,7 +456,7 @@ def _no_dag_under(k: Knowledge, note: str | None, why: str) -> InputError | Limi
         return InputError(why)
     return LimitError(f"knowledge_pruning: {why}, but the score table was pruned without the knowledge's required "
                       "arrows, adjacencies or ancestor relations and may lack the parent sets they need (score the "
-                      "data with --knowledge for an exact result)")
+                      "data with the knowledge, score_parent_sets(knowledge=…) / --knowledge, for an exact result)")
 
 
 def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | None) -> None:

@@ -909,7 +909,7 @@ def proxy_search(
             record(adj, scorer.total(adj), "training sample")
     if len(graphs) < 2:
         raise InputError(f"{data.source}: only the empty graph was drawn in {attempts} random DAGs at "
-                         f"--expected-in-degree {expected_parents:g}; raise it")
+                         f"expected_parents (--expected-in-degree) {expected_parents:g}; raise it")
     limits = ["samples"] if len(graphs) < samples else []
     timings["sample"] += time.perf_counter() - t0
 
@@ -1045,7 +1045,7 @@ def _check_fit_memory(samples: int, n: int) -> None:
     free = free_memory()
     if free is not None and need > free:
         raise LimitError(f"fitting the proxy to {samples:,} training graphs needs about {need / 2**30:.1f} GiB, "
-                         f"{free / 2**30:.1f} GiB free: lower --samples")
+                         f"{free / 2**30:.1f} GiB free: lower samples (--samples)")
 
 
 __all__ = [

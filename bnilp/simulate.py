@@ -179,7 +179,8 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
     free = free_memory()
     if free is not None and need > free // 2:
         raise LimitError(f"simulating {n_samples} rows of {n_nodes} nodes needs about {need / 2**30:.1f} GiB, more "
-                         f"than half the {free / 2**30:.1f} GiB of free memory (fewer --samples or --nodes)")
+                         f"than half the {free / 2**30:.1f} GiB of free memory (fewer n_samples/n_nodes, "
+                         "--samples/--nodes)")
     return lo, hi
 
 

@@ -302,7 +302,7 @@ def _api_misuses(asia, asia_table, tmp_path):
         (lambda: learn(ASIA, bf=20, epsilon=1.0), "give bf or epsilon, not both"),
         (lambda: learn(ASIA, ebic_gamma="x"), "ebic_gamma (--ebic-gamma) must be a finite number"),
         (lambda: learn(ASIA, expected_parents=-1), "expected_parents (--expected-parents) must be a finite number"),
-        (lambda: learn(ASIA, structure_prior="flat"), "structure_prior (--prior) must be none, binomial or ebic"),
+        (lambda: learn(ASIA, structure_prior="flat"), "structure_prior (--prior) must be one of none, binomial, ebic"),
         (lambda: ilp.solve(asia_table, "a"), "epsilon must be a finite number"),
         (lambda: ilp.solve(None, 1.0), "table must be a ScoreTable"),
         # paths, callbacks, score objects

@@ -372,7 +372,7 @@ def test_no_dag_under_knowledge_in_a_table_pruned_without_it_is_the_knowledge_pr
     table = read_jaakkola(scores)
     for statement in ("asia~>dysp", "asia->lung"):
         k = from_options(require=[statement])
-        with pytest.raises(LimitError, match=r"^knowledge_pruning: knowledge: no .*score the data with --knowledge"):
+        with pytest.raises(LimitError, match=r"^knowledge_pruning: knowledge: no .*score the data with the knowledge"):
             solve_table(table, epsilon=math.log(20), knowledge=k)
         res = CliRunner().invoke(main, ["solve", str(scores), "--bf", "20", "--require", statement, "-q"])
         assert res.exit_code == 3 and res.output.startswith("bnilp: limited: knowledge_pruning: "), res.output

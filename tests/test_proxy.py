@@ -401,7 +401,7 @@ def test_a_gp_fit_beyond_the_free_memory_is_a_limit_before_any_work(small, tmp_p
     out = tmp_path / "p.json"
     res = CliRunner().invoke(main, ["proxy-search", str(simulate(tmp_path / "d.csv")), "--samples", "400",
                                     "--seed", "1", "--json", str(out)])
-    assert res.exit_code == 3 and "lower --samples" in res.output and not out.exists()
+    assert res.exit_code == 3 and "lower samples (--samples)" in res.output and not out.exists()
 
 
 def test_vicinity_posterior_interpolates_and_matches_the_kernel_form():

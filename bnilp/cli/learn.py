@@ -19,6 +19,7 @@ import click
 import networkx as nx
 from rich.console import Console
 
+from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.cli import EXIT_INPUT, EXIT_LIMIT, outputs_whole
 from bnilp.cli.options import (
     bf_options,
@@ -36,6 +37,7 @@ from bnilp.cli.options import (
 from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError, NoDagError
+from bnilp.export import PARAMETER_METHODS
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.pipeline import (
@@ -96,7 +98,7 @@ def export_options(func):
                      "or .json."),
         click.option("--export-network", type=int, default=None, metavar="K",
                      help="Export the K-th best network of the credible set instead (1 = the best)."),
-        click.option("--parameters", "parameter_method", type=click.Choice(["ml", "bayes"]), default=None,
+        click.option("--parameters", "parameter_method", type=click.Choice(PARAMETER_METHODS), default=None,
                      help="Parameters of the export: maximum likelihood or BDeu-consistent Dirichlet with --ess "
                      "(default: bayes when --score bdeu, else ml)."),
     ]):
@@ -111,7 +113,7 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
             if opts.get(key) is not None:
                 raise InputError(f"{name} needs --export PATH")
         return
-    from bnilp.export import check_discrete, check_xml_text, export_format
+    from bnilp.export import check_discrete, check_xml_text, default_method, export_format
 
     fmt = export_format(opts["export_path"])
     check_discrete(data, fmt)
@@ -122,7 +124,7 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
         raise InputError(f"--export-network must lie in 1..--max-networks ({opts.get('max_networks')}), got {k}")
     if k is not None and k > 1 and opts.get("optimum_only"):
         raise InputError(f"--optimum-only returns one network: --export-network {k} cannot be exported")
-    method = opts.get("parameter_method") or ("bayes" if opts.get("score_name") == "bdeu" else "ml")
+    method = opts.get("parameter_method") or default_method(opts.get("score_name"))
     ess = opts.get("ess", 1.0)
     if method == "bayes" and not (math.isfinite(ess) and ess > 0):
         raise InputError(f"--ess must be a finite number > 0 for --parameters bayes, got {ess}")
@@ -443,7 +445,7 @@ def _search_jobs(opts: dict[str, Any]) -> int:
               help="Processes for listing the credible set when branch-and-cut lists it (from 30 variables; "
                    "-1 = all cores): past its first seconds the search splits into parts by adjacency; the "
                    "set is the same for any value.")
-@click.option("--prior", "priors", type=click.Choice(["dags", "mecs"]), multiple=True,
+@click.option("--prior", "priors", type=click.Choice(AVERAGING_PRIORS), multiple=True,
               help="Prior over structures for averaging: uniform over DAGs (default) or over MECs.")
 @knowledge_options
 def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:

@@ -9,10 +9,12 @@ from typing import Any
 
 import click
 
-from bnilp.data import Dataset, load_data
+from bnilp.averaging import PRIORS as AVERAGING_PRIORS
+from bnilp.data import DATA_FORMATS, Dataset, load_data
 from bnilp.errors import InputError
 from bnilp.memory import worker_count
 from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
+from bnilp.scores.base import STRUCTURE_PRIORS
 
 
 def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = (),
@@ -88,7 +90,7 @@ def data_options(func: Callable) -> Callable:
         click.option("--continuous", "continuous_cols", metavar="COLS",
                      help="Comma-separated columns to treat as continuous."),
         click.option("--missing", metavar="TOKENS", help="Extra tokens meaning 'missing' (e.g. '?'); an error."),
-        click.option("--format", "fmt", type=click.Choice(["auto", "csv", "dat"]), default="auto", show_default=True,
+        click.option("--format", "fmt", type=click.Choice(DATA_FORMATS), default="auto", show_default=True,
                      help="Data format: CSV/TSV or GOBNILP .dat (names line, arities line with '-' for continuous)."),
     ]):
         func = opt(func)
@@ -103,7 +105,7 @@ def score_options(func: Callable) -> Callable:
         click.option("--mvp-degree", default="log", show_default=True,
                      help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer."),
         click.option("--bins", type=int, default=3, show_default=True, help="CGd: equal-frequency bins."),
-        click.option("--prior", "priors", type=click.Choice(["none", "binomial", "ebic", "dags", "mecs"]),
+        click.option("--prior", "priors", type=click.Choice([*STRUCTURE_PRIORS, *AVERAGING_PRIORS]),
                      multiple=True, help="Structure prior added to every local score (none, binomial, ebic; "
                      "default none) and/or, for learn, the prior over structures for averaging (dags, mecs; "
                      "default dags). Repeat to give both, e.g. --prior binomial --prior mecs."),
@@ -166,8 +168,6 @@ def epsilon_from(bf: float | None, epsilon: float | None, default_bf: float) -> 
     return math.log(bf)
 
 
-STRUCTURE_PRIORS = ("none", "binomial", "ebic")
-AVERAGING_PRIORS = ("dags", "mecs")
 
 
 def refuse_averaging_prior(opts: dict[str, Any], command: str) -> None:
@@ -224,9 +224,11 @@ def _check_ignored_settings(opts: dict[str, Any]) -> None:
     def given(key: str) -> bool:
         return ctx.get_parameter_source(key) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
+    from bnilp.export import default_method
+
     name, prior = opts.get("score_name", "bic"), split_priors(opts.get("priors"))[0]
     bayes_export = bool(opts.get("export_path")) and (
-        opts.get("parameter_method") or ("bayes" if name == "bdeu" else "ml")) == "bayes"
+        opts.get("parameter_method") or default_method(name)) == "bayes"
     for key, flag, used, why in (
             ("ess", "--ess", name == "bdeu" or bayes_export, "BDeu's (--score bdeu) and --parameters bayes's"),
             ("bins", "--bins", name == "cgd", "CGd's (--score cgd)"),

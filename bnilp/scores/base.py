@@ -28,6 +28,8 @@ SCORE_EQUIVALENT_SCORES = frozenset({"bic", "bdeu", "cg"})
 #: exactly one last vertex in an orientation, so Σ_v C(k_v, j) counts those cliques for every j
 #: (checked on random classes in ``tests/test_credible.py``).
 EQUIVALENCE_PRESERVING_PRIORS = frozenset({"none", "binomial", "ebic"})
+#: the structure priors a local score may add (``structure_prior``, ``--prior``): :class:`StructurePrior`
+STRUCTURE_PRIORS = ("none", "binomial", "ebic")
 
 
 def score_equivalent(meta: Mapping[str, Any]) -> bool | None:
@@ -79,8 +81,9 @@ class StructurePrior:
     gamma: float = 0.5
 
     def __post_init__(self) -> None:
-        if self.kind not in ("none", "binomial", "ebic"):
-            raise InputError(f"structure_prior (--prior) must be none, binomial or ebic, got {self.kind!r}")
+        if self.kind not in STRUCTURE_PRIORS:
+            raise InputError(f"structure_prior (--prior) must be one of {', '.join(STRUCTURE_PRIORS)}, "
+                             f"got {self.kind!r}")
         if self.kind == "binomial" and not (check_real(self.expected_parents, "expected_parents (--expected-parents)",
                                                        0, above=True) < max(self.n_variables - 1, 1)):
             raise InputError(f"expected_parents (--expected-parents) must lie in (0, n−1) = "
