@@ -88,11 +88,10 @@ from bnilp.data import CONTINUOUS, DISCRETE, Dataset
 from bnilp.errors import InputError, check_path, check_real
 from bnilp.metrics import checked_parents
 from bnilp.scorefile import atomic_write_text
+from bnilp.scores.discrete import DEFAULT_ESS
 
 #: parameter estimators for discrete children (see the module docstring)
 PARAMETER_METHODS = ("ml", "bayes")
-#: equivalent sample size of ``bayes`` when no run supplies one (BDeu's default ESS)
-DEFAULT_ESS = 1.0
 #: file extension → export format
 EXPORT_FORMATS = {".bif": "bif", ".xmlbif": "xmlbif", ".xml": "xmlbif", ".json": "json"}
 #: formats that hold discrete networks only

@@ -75,7 +75,7 @@ from bnilp.scores.batch import (
     mask_hash_lookup,
     mask_probe,
 )
-from bnilp.scores.discrete import BDeu, DiscreteScore
+from bnilp.scores.discrete import DEFAULT_ESS, BDeu, DiscreteScore
 from bnilp.scores.subsets import (
     SUBSET_TABLE_MAX_PARTITION_BYTES,
     SUBSET_TABLE_MAX_SLOTS,
@@ -122,7 +122,7 @@ class WalkSpec:
     kind: str                 # "bic", "bdeu" (batched counts) or "generic"
     r_child: int = 0
     w: float = 0.0
-    ess: float = 1.0
+    ess: float = DEFAULT_ESS
     #: parents in every set of this child (required arrows): the walk is the lattice of S ⊆ candidates,
     #: scoring the families S ∪ fixed; every rule then compares only sets that contain ``fixed``
     fixed: tuple[int, ...] = ()
@@ -1223,7 +1223,7 @@ def walk_spec(score: LocalScore, child: int, epsilon: float, active: frozenset[s
     if isinstance(score, DiscreteScore):
         kind = "bdeu" if isinstance(score, BDeu) else "bic"
         return WalkSpec(child, epsilon, active, kind, int(score.data.arities[child]), score.penalty_weight(),
-                        getattr(score, "ess", 1.0), fixed)
+                        getattr(score, "ess", DEFAULT_ESS), fixed)
     return WalkSpec(child, epsilon, active, "generic", fixed=fixed)
 
 

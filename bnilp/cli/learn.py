@@ -54,6 +54,7 @@ from bnilp.pipeline import (
 from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
 from bnilp.scorefile import ScoreTable, atomic_write_text, check_score_file_names, read_jaakkola, write_jaakkola
 from bnilp.scores.base import bf_text
+from bnilp.scores.discrete import DEFAULT_ESS
 
 
 def solve_options(func):
@@ -125,7 +126,7 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
     if k is not None and k > 1 and opts.get("optimum_only"):
         raise InputError(f"--optimum-only returns one network: --export-network {k} cannot be exported")
     method = opts.get("parameter_method") or default_method(opts.get("score_name"))
-    ess = opts.get("ess", 1.0)
+    ess = opts.get("ess", DEFAULT_ESS)
     if method == "bayes" and not (math.isfinite(ess) and ess > 0):
         raise InputError(f"--ess must be a finite number > 0 for --parameters bayes, got {ess}")
 

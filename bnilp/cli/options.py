@@ -15,6 +15,7 @@ from bnilp.errors import InputError
 from bnilp.memory import worker_count
 from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
 from bnilp.scores.base import STRUCTURE_PRIORS
+from bnilp.scores.discrete import DEFAULT_ESS
 
 
 def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = (),
@@ -101,7 +102,7 @@ def score_options(func: Callable) -> Callable:
     """--score and its settings, structure priors."""
     for opt in reversed([
         click.option("--score", "score_name", type=click.Choice(sorted(REGISTRY)), default="bic", show_default=True),
-        click.option("--ess", type=float, default=1.0, show_default=True, help="BDeu equivalent sample size."),
+        click.option("--ess", type=float, default=DEFAULT_ESS, show_default=True, help="BDeu equivalent sample size."),
         click.option("--mvp-degree", default="log", show_default=True,
                      help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer."),
         click.option("--bins", type=int, default=3, show_default=True, help="CGd: equal-frequency bins."),
@@ -247,7 +248,7 @@ def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
                            opts.get("ebic_gamma", 0.5))
     settings: dict[str, Any] = {"prior": prior, "penalty_discount": opts.get("penalty_discount", 1.0)}
     if name == "bdeu":
-        settings["ess"] = opts.get("ess", 1.0)
+        settings["ess"] = opts.get("ess", DEFAULT_ESS)
     if name == "cgd":
         settings["bins"] = opts.get("bins", 3)
     if name == "mvp":

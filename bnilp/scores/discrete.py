@@ -32,6 +32,9 @@ from bnilp.errors import InputError
 from bnilp.scores.base import LocalScore, StructurePrior
 from bnilp.scores.batch import CountContext, canonical_family_counts, log_rising_sum
 
+#: BDeu's equivalent sample size unless given (``ess``, ``--ess``); also the Dirichlet's of ``bayes`` parameters
+DEFAULT_ESS = 1.0
+
 
 @dataclass(frozen=True)
 class ParentConfig:
@@ -216,7 +219,7 @@ class BDeu(DiscreteScore):
 
     name = "bdeu"
 
-    def __init__(self, data: Dataset, *, ess: float = 1.0, prior: StructurePrior | None = None,
+    def __init__(self, data: Dataset, *, ess: float = DEFAULT_ESS, prior: StructurePrior | None = None,
                  penalty_discount: float = 1.0):
         if isinstance(ess, bool) or not isinstance(ess, numbers.Real) or not (math.isfinite(ess) and ess >= MIN_ESS):
             raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess!r} (smaller, α/(q·r) "
