@@ -21,6 +21,7 @@ import _thread
 import contextlib
 import logging
 import math
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -807,19 +808,24 @@ def lost_workers_as_limits() -> Iterator[None]:
     a worker that left."""
     from concurrent.futures import BrokenExecutor, CancelledError
 
-    lost: tuple[type[BaseException], ...] = (BrokenExecutor, CancelledError)
-    try:
-        from distributed.scheduler import KilledWorker
-
-        lost += (KilledWorker,)
-    except ImportError:
-        pass
     try:
         yield
-    except lost as exc:
+    except Exception as exc:
+        if not (isinstance(exc, (BrokenExecutor, CancelledError)) or _killed_dask_worker(exc)):
+            raise
         raise LimitError(f"scoring stopped: a worker process ended unexpectedly ({type(exc).__name__}), most often "
                          "killed by the operating system for memory; fewer n_jobs (--jobs) or a palim (--palim) need "
                          "less") from None
+
+
+def _killed_dask_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` is Dask's ``KilledWorker``, looked up only where Dask is loaded (a Dask cluster ran the
+    walk): importing ``distributed`` on every run took 0.5 s of each first pass, and a memory stop that landed in
+    that import left it half made — the fallback pass then failed with an ``AttributeError`` (said as
+    "interrupted", exit 130, no file) and so did every later scoring call of the process."""
+    scheduler = sys.modules.get("distributed.scheduler")
+    killed = getattr(scheduler, "KilledWorker", None)
+    return killed is not None and isinstance(exc, killed)
 
 
 @dataclass

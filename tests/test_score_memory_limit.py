@@ -160,3 +160,27 @@ def test_freed_memory_goes_back_to_the_system_where_the_c_library_can() -> None:
     if platform.libc_ver()[0] == "glibc":
         assert _malloc_trim() is not None
     return_freed_memory()
+
+
+def test_scoring_imports_dask_only_where_a_dask_cluster_runs_it() -> None:
+    """Every walk imported ``distributed`` (0.5 s of each first pass) to know Dask's ``KilledWorker``; a memory
+    stop that landed in that import left the module half made, and the fallback pass (and every later scoring
+    call of the process) failed with an ``AttributeError``, said as "interrupted". The type is now looked up
+    only where Dask is loaded, and a killed Dask worker is still a limit."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import numpy as np, pandas as pd; from bnilp.data import from_dataframe; "
+            "from bnilp.scores import make_score; from bnilp.parentsets import score_parent_sets; "
+            "rows = np.random.default_rng(0).integers(0, 2, (200, 4)); "
+            "d = from_dataframe(pd.DataFrame(rows, columns=list('abcd'))); "
+            "score_parent_sets(make_score('bic', d), epsilon=1.0, n_jobs=2); print('distributed' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "False", done.stderr
+    KilledWorker = pytest.importorskip("distributed.scheduler").KilledWorker  # noqa: N806 - the class's own name
+    killed = KilledWorker.__new__(KilledWorker)
+    with pytest.raises(LimitError, match="a worker process ended unexpectedly \\(KilledWorker\\)"):
+        with parentsets.lost_workers_as_limits():
+            raise killed
+    with pytest.raises(ValueError, match="unrelated"), parentsets.lost_workers_as_limits():
+        raise ValueError("unrelated")
