@@ -308,7 +308,7 @@ def _api_misuses(asia, asia_table, tmp_path):
         # paths, callbacks, score objects
         (lambda: load_data(None), "path must be a file path"),
         (lambda: load_data(pd.read_csv(ASIA)), "from_dataframe(df) reads a DataFrame"),
-        (lambda: load_data(ASIA, fmt="xls"), "fmt (--format) must be auto, csv or dat, got 'xls'"),
+        (lambda: load_data(ASIA, fmt="xls"), "fmt (--format) must be one of auto, csv, dat, got 'xls'"),
         (lambda: read_jaakkola(None), "path must be a file path"),
         (lambda: write_jaakkola(asia_table, 123), "path must be a file path"),
         (lambda: write_jaakkola(None, tmp_path / "x.scores"), "table must be a ScoreTable"),
@@ -369,3 +369,18 @@ def test_a_categorical_keeps_its_categories_order_and_a_fit_returns_plain_ints(a
     assert data.levels[0] == ["lo", "mid", "hi"] and list(data.codes[:4, 0]) == [0, 2, 1, 0]
     rank = learn(ASIA, bf=3).fit(network=np.int64(0))["network"]["rank"]
     assert type(rank) is int and rank == 1
+
+
+def test_best_graph_and_to_pgmpy_with_data_are_there_as_issue_14_named_them() -> None:
+    """``res.best_graph()`` is a networkx DiGraph of every variable with the best network's arrows, and
+    ``res.to_pgmpy(df)`` fits the given data (both named in issue 14, neither run by a test before)."""
+    import networkx as nx
+
+    result = learn(ASIA, bf=3)
+    graph = result.best_graph()
+    best = result.solution.networks[0].parents
+    assert isinstance(graph, nx.DiGraph) and set(graph.nodes) == set(best)
+    assert set(graph.edges) == {(p, v) for v, ps in best.items() for p in ps}
+    pytest.importorskip("pgmpy")
+    model = result.to_pgmpy(pd.read_csv(ASIA))
+    assert model.check_model() and set(model.edges()) == set(graph.edges)

@@ -411,3 +411,26 @@ def test_an_empty_or_folder_output_path_is_refused_naming_its_flag(runner, small
     result = runner.invoke(main, ["learn", str(small_csv), "-q", flag, value.format(tmp=tmp_path)])
     assert result.exit_code == 2 and re.search(words, result.output)
     assert not (tmp_path / "adir.bif").exists()
+
+
+def test_the_interface_issues_named_is_there_as_named(runner, small_csv, tmp_path) -> None:
+    """Names the issues gave that no test ran: the sidecar's ``data``, ``arities`` and ``ess`` (issue 2),
+    ``--prior binomial --prior mecs`` and ``--penalty-discount`` on a run that succeeds (issues 4, 5), the JSON's
+    ``enumerate_reason`` (issue 11), ``--missing`` on the command line (issue 15)."""
+    out = tmp_path / "s.scores"
+    assert run(runner, "score", small_csv, "--score", "bdeu", "--ess", "2", "--bf", "3", "-o", out, "-q").exit_code == 0
+    meta = json.loads(out.with_name("s.scores.json").read_text())
+    assert meta["data"].endswith("small.csv") and meta["ess"] == 2
+    assert set(meta["arities"]) == set(read_jaakkola(out).variables) and all(r >= 2 for r in meta["arities"].values())
+    report = tmp_path / "r.json"
+    done = run(runner, "learn", small_csv, "--bf", "3", "--prior", "binomial", "--prior", "mecs",
+               "--penalty-discount", "2", "--json", report, "-q")
+    assert done.exit_code == 0, done.output
+    doc = json.loads(report.read_text())
+    assert doc["prior"] == "mecs" and doc["enumerate"] == "mecs" and "score-equivalent" in doc["enumerate_reason"]
+    holes = tmp_path / "holes.csv"
+    holes.write_text(small_csv.read_text().replace("\n1,", "\n?,", 1))
+    stray = run(runner, "learn", holes, "--bf", "3", "-q")
+    assert stray.exit_code == 2 and "holds numbers" in stray.output and "'?'" in stray.output   # a stray token
+    given = run(runner, "learn", holes, "--bf", "3", "--missing", "?", "-q")
+    assert given.exit_code == 2 and "missing value '?'" in given.output   # now read as missing: still an error

@@ -557,6 +557,7 @@ def test_cli_learn_warm_start_is_reported_and_never_changes_the_optimum(tmp_path
             assert info["source"] == spec
             assert info["gap_to_optimum"] == pytest.approx(doc["optimum"] - info["score"])
             assert info["gap_to_optimum"] >= -1e-9
+            assert info["search_seconds"] >= 0          # issue 6's field: the warm start's own search time
         else:
             assert "warm_start" not in doc
     assert optima["greedy"] == pytest.approx(optima[None], abs=1e-9)
