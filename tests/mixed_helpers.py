@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import time
 
 import numpy as np
 
@@ -101,4 +102,5 @@ class WorkerKillingCG(ConditionalGaussian):
     def local(self, child, parents):
         if os.getpid() != self.builder_pid:
             os._exit(1)
+        time.sleep(0.005)       # the coordinator is slower than a worker's start, so a worker surely takes a block
         return super().local(child, parents)
