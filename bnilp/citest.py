@@ -90,6 +90,12 @@ COMBINE_RULES = ("simes", "either")
 NULL_DISTRIBUTIONS = ("auto", "chi2", "local-permutation")
 #: permutations drawn at most for a local-permutation p-value (p resolution 1/(B + 1) = 0.005)
 DEFAULT_PERMUTATIONS = 199
+#: the test's defaults, one place for the API and ``bnilp ci-test``: significance level, the two-direction
+#: rule, the small-sample correction and the reference distribution
+DEFAULT_ALPHA = 0.01
+DEFAULT_COMBINE = "simes"
+DEFAULT_CORRECTION = "bartlett"
+DEFAULT_NULL = "auto"
 #: rows at most in a local-permutation group (neighbours in the continuous conditioning variables)
 LOCAL_GROUP_SIZE = 4
 #: below this ln p, :func:`chi2_log_sf` sums the tail series instead of trusting ``chi2.logsf`` (which underflows
@@ -138,8 +144,8 @@ class CITestResult:
     p_value: float
     dependent: bool
     directions: list[DirectionResult] = field(default_factory=list)
-    combine: str = "simes"
-    correction: str = "bartlett"
+    combine: str = DEFAULT_COMBINE
+    correction: str = DEFAULT_CORRECTION
     #: the reference distribution used: ``chi2`` or ``local-permutation`` (``auto`` resolved)
     null: str = "chi2"
     #: permuted data sets drawn (0 for χ²)
@@ -236,7 +242,7 @@ def chi2_log_sf(x: float, k: float) -> float:
 
 
 def _one_direction(score: LocalScore, child: int, parent: int, given: tuple[int, ...],
-                   alpha: float, correction: str = "bartlett") -> DirectionResult:
+                   alpha: float, correction: str = DEFAULT_CORRECTION) -> DirectionResult:
     try:
         ll1, df1 = score.lr_loglik_df(child, tuple(sorted((parent, *given))))
         ll0, df0 = score.lr_loglik_df(child, tuple(sorted(given)))
@@ -264,11 +270,11 @@ def ci_test(
     y: str | int,
     given: Iterable[str | int] = (),
     score: str | LocalScore = "cg",
-    alpha: float = 0.01,
+    alpha: float = DEFAULT_ALPHA,
     both_directions: bool | None = None,
-    combine: str = "simes",
-    correction: str = "bartlett",
-    null: str = "auto",
+    combine: str = DEFAULT_COMBINE,
+    correction: str = DEFAULT_CORRECTION,
+    null: str = DEFAULT_NULL,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int | None = 0,
     **score_settings: Any,
@@ -438,7 +444,7 @@ def local_permutation_p_value(observed: float, statistic_p: Any, data: Dataset, 
     return (1 + exceed) / (1 + permutations), permutations
 
 
-def combined_log_p_value(log_p_values: list[float], combine: str = "simes") -> float:
+def combined_log_p_value(log_p_values: list[float], combine: str = DEFAULT_COMBINE) -> float:
     """:func:`combined_p_value` on logarithms: ln min(1, min_i m·p_(i)/i), no underflow."""
     ls = sorted(log_p_values)
     if combine == "either" or len(ls) == 1:
@@ -447,7 +453,7 @@ def combined_log_p_value(log_p_values: list[float], combine: str = "simes") -> f
     return min(0.0, min(np.log(m / (i + 1)) + lp for i, lp in enumerate(ls)))
 
 
-def combined_p_value(p_values: list[float], combine: str = "simes") -> float:
+def combined_p_value(p_values: list[float], combine: str = DEFAULT_COMBINE) -> float:
     """One p-value from the directions' p-values p_(1) ≤ … ≤ p_(m): Simes (1986), min_i m·p_(i)/i, or the
     seed's ``either`` rule, p_(1) (reject when any direction rejects). One direction: its own p."""
     ps = sorted(p_values)

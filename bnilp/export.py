@@ -81,11 +81,11 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-import networkx as nx
 import numpy as np
 
 from bnilp.data import CONTINUOUS, DISCRETE, Dataset
 from bnilp.errors import InputError, check_path, check_real
+from bnilp.graphs import check_acyclic, topological_order
 from bnilp.metrics import checked_parents
 from bnilp.scorefile import atomic_write_text
 from bnilp.scores.discrete import DEFAULT_ESS
@@ -148,26 +148,8 @@ def _ordered_parents(parents: Mapping[str, Iterable[str]], dataset: Dataset) -> 
         if v in ps:
             raise InputError(f"parents: {v!r} is its own parent")
         out[v] = sorted(ps, key=dataset.index)
-    graph = nx.DiGraph([(p, v) for v, ps in out.items() for p in ps])
-    if not nx.is_directed_acyclic_graph(graph):
-        raise InputError(f"parents: not a DAG (cycle {nx.find_cycle(graph)})")
+    check_acyclic(out, "parents")
     return out
-
-
-def topological_order(parents: Mapping[str, Iterable[str]], order: Iterable[str] | None = None) -> list[str]:
-    """A topological order of the directed part of ``parents`` (u → v where u is a parent of v and v is
-    not a parent of u); ties are broken by ``order`` (default: the keys' order)."""
-    names = list(order) if order is not None else list(parents)
-    rank = {v: i for i, v in enumerate(names)}
-    for v in parents:
-        rank.setdefault(v, len(rank))
-    graph = nx.DiGraph()
-    graph.add_nodes_from(parents)
-    graph.add_edges_from((p, v) for v, ps in parents.items() for p in ps if v not in set(parents.get(p, ())))
-    try:
-        return list(nx.lexicographical_topological_sort(graph, key=lambda v: rank[v]))
-    except nx.NetworkXUnfeasible:
-        raise InputError(f"parents: the directed part has a cycle ({nx.find_cycle(graph)})") from None
 
 
 def _config_codes(dataset: Dataset, parents: list[str]) -> tuple[np.ndarray, int, list[list[str]]]:

@@ -35,12 +35,15 @@ the scheduler or ``counts``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import pickle
 import queue
 import secrets
+import signal
 import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
@@ -608,6 +611,20 @@ def _init_worker() -> None:
                   np.array([2.0]))
 
 
+def _init_local_dask_worker(coordinator: int) -> None:
+    """:func:`_init_worker` on a worker of :func:`start_local_cluster`; in a worker process of its own (not
+    the ``coordinator``'s threads), Ctrl-C is ignored too. A terminal sends SIGINT to its whole foreground
+    process group, workers included: the coordinator takes it — the run stops, exit 130, and the cluster is
+    closed — while a worker that took it cancelled its event loop and printed its tracebacks after "bnilp:
+    interrupted". Nor does it warn when a block it runs is cancelled (the coordinator cancels what is left
+    when a run stops early). (Run in the worker's event loop, which is its main thread; a cluster given by
+    address is the user's and is left as it is.)"""
+    _init_worker()
+    if os.getpid() != coordinator and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+
+
 def _worker_block(run: tuple[str, str], spec: WalkSpec, block: Block) -> BlockResult:
     """Evaluate ``block`` with the score of ``run`` = (file, random token of the run): read from the file
     on the run's first block in this worker (the token, not the path, tells runs apart: a path can be
@@ -714,7 +731,7 @@ def start_local_cluster(workers: int, processes: bool = False):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
                                dashboard_address=None)
     client = Client(cluster)
-    client.run(_init_worker)
+    client.run(_init_local_dask_worker, os.getpid())
     if not held.get("atexit"):
         atexit.register(stop_local_cluster)
     held.update(workers=workers, processes=processes, cluster=cluster, client=client, atexit=True)
@@ -726,11 +743,25 @@ def stop_local_cluster() -> None:
     client, cluster = _LOCAL_DASK.pop("client", None), _LOCAL_DASK.pop("cluster", None)
     _LOCAL_DASK.pop("workers", None)
     _LOCAL_DASK.pop("processes", None)
-    with contextlib.suppress(Exception):
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+    if client is None and cluster is None:
+        return
+    # closing after an interrupt cancels the tasks still running: distributed warns of each cancellation
+    # and of a busy worker it has to kill — its own doing, said after "bnilp: interrupted"
+    # (distributed's configuration gives its loggers levels of their own, so each is quieted)
+    quiet = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+             if name == "distributed" or name.startswith("distributed.")]
+    levels = [log.level for log in quiet]
+    for log in quiet:
+        log.setLevel(logging.ERROR)
+    try:
+        with contextlib.suppress(Exception):
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+    finally:
+        for log, level in zip(quiet, levels, strict=True):
+            log.setLevel(level)
 
 
 class _Task:

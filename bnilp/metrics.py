@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
 from bnilp.errors import InputError, check_flag
+from bnilp.graphs import check_acyclic
 
 Parents = Mapping[str, Iterable[str]]
 
@@ -78,15 +77,8 @@ def dag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
     if both:
         u, v = sorted(next(iter(both)))
         raise InputError(f"{what}: {u!r} and {v!r} are each other's parents")
-    _check_acyclic(pa, what, "the metrics compare DAGs")
+    check_acyclic(pa, what, "the metrics compare DAGs")
     return MarkedGraph(frozenset(pa), frozenset(frozenset(e) for e in directed), frozenset(directed))
-
-
-def _check_acyclic(pa: Mapping[str, frozenset[str]], what: str, why: str) -> None:
-    g = nx.DiGraph([(p, c) for c, ps in pa.items() for p in ps])
-    if not nx.is_directed_acyclic_graph(g):
-        cycle = " → ".join(u for u, _ in nx.find_cycle(g))
-        raise InputError(f"{what}: the graph has a cycle ({cycle}); {why}")
 
 
 def cpdag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
@@ -94,7 +86,7 @@ def cpdag_graph(parents: Parents, what: str = "graph") -> MarkedGraph:
     from bnilp.mec import cpdag_edges
 
     pa = checked_parents(parents, what)
-    _check_acyclic(pa, what, "a CPDAG needs a DAG")
+    check_acyclic(pa, what, "a CPDAG needs a DAG")
     directed, undirected = cpdag_edges(pa)
     adj = {frozenset(e) for e in directed} | set(undirected)
     return MarkedGraph(frozenset(pa), frozenset(adj), frozenset(directed))

@@ -43,7 +43,7 @@ from bnilp.errors import (
 )
 from bnilp.memory import free_memory, memory_floor, worker_count
 from bnilp.scorefile import ScoreTable
-from bnilp.scores.base import LocalScore, bayes_factor, check_score
+from bnilp.scores.base import LocalScore, bayes_factor, check_score, tie_tolerance
 from bnilp.scores.discrete import DiscreteScore
 from bnilp.scores.subsets import COUNT_MODES
 
@@ -176,7 +176,7 @@ class ScoringMemoryLimit(Exception):
 
 def _tol(value):
     """Slack that makes every rule keep borderline sets (floating-point safety); scalars or arrays."""
-    return 1e-9 * np.maximum(1.0, np.abs(value))
+    return tie_tolerance(value)
 
 
 def r1_dominated(score: float, best_subset: float, epsilon: float) -> bool:
@@ -476,6 +476,11 @@ def score_parent_sets(
     that the table is sound for the credible set of the DAGs that satisfy it (:func:`_knowledge_plan`):
     forbidden parents are never scored, every kept set holds the child's required parents, and the
     sidecar (``meta["knowledge"]``) records the statements.
+
+    ``palim``: the largest parent set scored (``None``: no limit beyond what the rules prove). ``rules``:
+    the pruning rules to apply, a subset of :data:`ALL_RULES` (default: every rule the score says is sound for
+    the child, ``LocalScore.pruning_rules``). ``progress``: called with a :class:`WalkStats` as each child's
+    walk (or block) finishes.
 
     ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
     for some child (mixed scores, structure priors) and no ``palim`` is given,

@@ -24,7 +24,8 @@ import pandas as pd
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real
-from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve, to_digraph
+from bnilp.graphs import check_acyclic, to_digraph
+from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
@@ -32,7 +33,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable, check_is_table, check_table
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
-from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
+from bnilp.scores.base import DEFAULT_EBIC_GAMMA, DEFAULT_EXPECTED_PARENTS, bayes_factor, bf_text, score_equivalent
 
 #: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
 ENUMERATE_CHOICES = ("auto", "mecs", "dags")
@@ -258,8 +259,7 @@ def _check_warm_start_network(table: ScoreTable, parents: dict[str, Any]) -> Non
     if missing or unknown:
         raise InputError(f"warm_start: variables missing {missing[:5]}, unknown {unknown[:5]}: it must give every "
                          "variable of the score table its parents")
-    if not nx.is_directed_acyclic_graph(nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])):
-        raise InputError("warm_start: the network has a directed cycle")
+    check_acyclic(parents, "warm_start")
 
 
 def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str, str]:
@@ -575,8 +575,8 @@ def learn(
     max_networks: int = DEFAULT_MAX_NETWORKS,
     prior: str = "dags",
     structure_prior: str = "none",
-    expected_parents: float = 1.0,
-    ebic_gamma: float = 0.5,
+    expected_parents: float = DEFAULT_EXPECTED_PARENTS,
+    ebic_gamma: float = DEFAULT_EBIC_GAMMA,
     n_jobs: int = 1,
     enumerate_by: str = "auto",
     list_dags: bool = False,
@@ -600,6 +600,15 @@ def learn(
     :func:`solve_table` (the knowledge also shapes the scoring walk, :func:`score_parent_sets`).
     ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
     ``n_jobs`` processes score the parent sets and list the credible set (``jobs`` of :func:`solve_table`).
+    ``palim``: the largest parent set scored (``None``: no limit beyond what the pruning rules prove; scores
+    that need one get :func:`bnilp.parentsets.default_palim`, recorded in the report). ``time_limit``
+    (seconds) and ``max_networks`` (DAGs, or classes under class enumeration, at most) bound the search;
+    reaching one leaves :attr:`LearnResult.complete` False, and ``solution.status`` names it. ``expected_parents``
+    (r of ``structure_prior="binomial"``) and ``ebic_gamma`` (γ of ``"ebic"``) are the structure priors'
+    settings.
+
+    Returns a :class:`LearnResult`: the solution (optimum, networks, classes), the posteriors and the
+    report dictionary that the command line writes as JSON.
     """
     list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
                                                            count_past_cap=count_past_cap)

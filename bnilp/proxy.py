@@ -102,13 +102,22 @@ from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
 from bnilp.errors import InputError, LimitError, check_callback, check_count, check_flag, check_real, check_seed
+from bnilp.graphs import check_acyclic, to_digraph
 from bnilp.memory import free_memory
-from bnilp.scores.base import LocalScore, check_score
+from bnilp.scores.base import LocalScore, check_score, tie_tolerance
 
 Progress = Callable[[str], None]
 
 #: refinement rounds at most, by default (they stop earlier at a local optimum)
 DEFAULT_REFINE = 1000
+#: the search's defaults, one place for the API and ``bnilp proxy-search``: training DAGs scored exactly
+#: (``samples``, ``--samples``), their mean in-degree (``expected_parents``, ``--expected-in-degree``), the
+#: hyperparameter fit's L-BFGS-B iterations (``maxiter``, ``--fit-iterations``) and the lower-confidence-bound
+#: weight (``kappa``, ``--kappa``)
+DEFAULT_SAMPLES = 100
+DEFAULT_EXPECTED_IN_DEGREE = 0.25
+DEFAULT_MAXITER = 200
+DEFAULT_KAPPA = 0.0
 
 _LOG_W_BOUNDS = (math.log(1e-8), math.log(1e4))
 _LOG_NOISE_BOUNDS = (math.log(1e-6), math.log(10.0))
@@ -319,7 +328,7 @@ def fit_gp(
     learn_mean: bool = True,
     edge_slope: bool = True,
     optimize: bool = True,
-    maxiter: int = 200,
+    maxiter: int = DEFAULT_MAXITER,
 ) -> GraphGP:
     """Fit the graph-kernel GP to training bit strings ``B`` and exact ``scores``.
 
@@ -565,15 +574,16 @@ def _start_adjacency(score: LocalScore, start: Mapping[str, Iterable[str]] | Non
     adj = np.zeros((data.n, data.n), dtype=bool)
     if start is None:
         return adj
-    for child, parents in start.items():
-        j = data.index(str(child))
+    given = {str(child): [str(p) for p in parents] for child, parents in start.items()}
+    for child, parents in given.items():
+        j = data.index(child)
         for p in parents:
-            i = data.index(str(p))
+            i = data.index(p)
             if not allowed[i, j]:
                 raise InputError(f"start network: {p!r} may not be a parent of {child!r}")
             adj[i, j] = True
     if not is_dag(adj):
-        raise InputError("start network has a directed cycle")
+        check_acyclic(given, "start network")
     if (adj.sum(axis=0) > max_parents).any():
         raise InputError(f"start network has a variable with more than {max_parents} parents")
     return adj
@@ -631,10 +641,7 @@ class SearchResult:
 
     def to_networkx(self) -> nx.DiGraph:
         """The network as a ``networkx.DiGraph`` (parent → child), every variable a node, isolated ones too."""
-        graph = nx.DiGraph()
-        graph.add_nodes_from(self.variables or self.parents)
-        graph.add_edges_from(self.edges())
-        return graph
+        return to_digraph(self.parents, nodes=self.variables or None)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready values: parents as sorted lists, and every field of the dataclass."""
@@ -820,17 +827,17 @@ def vicinity_posterior(coef: np.ndarray, weights: np.ndarray, moves: np.ndarray,
 def proxy_search(
     score: LocalScore,
     *,
-    samples: int = 100,
+    samples: int = DEFAULT_SAMPLES,
     refine: int = DEFAULT_REFINE,
     refine_samples: int | None = None,
     radius: int = 1,
     max_parents: int | None = None,
-    expected_parents: float = 0.25,
+    expected_parents: float = DEFAULT_EXPECTED_IN_DEGREE,
     edge_slope: bool = True,
     seed: int | None = None,
-    maxiter: int = 200,
+    maxiter: int = DEFAULT_MAXITER,
     polish: bool = False,
-    kappa: float = 0.0,
+    kappa: float = DEFAULT_KAPPA,
     progress: Progress | None = None,
 ) -> SearchResult:
     """Search by proxy: score ``samples`` random DAGs exactly, fit the GP, climb on it, refine.
@@ -848,6 +855,12 @@ def proxy_search(
     round-0 climb use a lower confidence bound (c_ij − κ·sd(c_ij), :class:`GraphGP`). ``polish``
     finishes with exact greedy hill climbing from the best network. ``seed`` (drawn and recorded
     when ``None``) fixes every random choice.
+
+    ``max_parents``: at most this many parents per variable in every graph drawn, proposed or climbed
+    (``None``: no limit). ``expected_parents``: the mean in-degree of the random training DAGs.
+    ``edge_slope=False`` fixes the GP's mean slope β at 0 (the seed's constant mean). ``maxiter``: L-BFGS-B
+    iterations at most in each fit of the GP's hyperparameters (:func:`fit_gp`). ``progress``: called with a
+    message (a string) as each phase begins.
     """
     began = time.perf_counter()
     check_score(score)
@@ -1035,7 +1048,7 @@ def proxy_search(
 
 def _tie_margin(score: float) -> float:
     """Scores this close are one score (the same network totalled in another order)."""
-    return 1e-9 * (1.0 + abs(score))
+    return float(tie_tolerance(score))
 
 
 def _check_fit_memory(samples: int, n: int) -> None:

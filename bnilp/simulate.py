@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from bnilp.errors import InputError, LimitError, check_flag, check_seed
+from bnilp.graphs import check_acyclic, to_digraph
 from bnilp.memory import free_memory
 
 COEF_RANGE = (0.5, 1.5)
@@ -371,10 +372,8 @@ def sample_dag(
     for what, given in (("categories", categories or {}), ("bins", bins if isinstance(bins, dict) else {})):
         for v, r in given.items():
             _whole(r, f"{what}[{v!r}]", 0)
-    graph = nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])
-    graph.add_nodes_from(names)
-    if not nx.is_directed_acyclic_graph(graph):
-        raise InputError("parents: the graph has a cycle")
+    check_acyclic(parents, "parents")
+    graph = to_digraph(parents, nodes=names)
     order = [index[v] for v in nx.lexicographical_topological_sort(graph, key=index.__getitem__)]
     bad = [v for v in names if kinds[v] not in ("discrete", "continuous")]
     if bad:

@@ -384,3 +384,50 @@ def test_best_graph_and_to_pgmpy_with_data_are_there_as_issue_14_named_them() ->
     pytest.importorskip("pgmpy")
     model = result.to_pgmpy(pd.read_csv(ASIA))
     assert model.check_model() and set(model.edges()) == set(graph.edges)
+
+
+def test_every_setting_the_command_line_and_the_api_share_has_one_default() -> None:
+    """A setting both the Python API and a command take has the same default in both — each is one named
+    constant imported where needed (they were literals written twice: BIC's penalty discount, CGd's bins,
+    MVP's degree, the priors' r and γ, ci-test's α/combine/correction/null, the proxy search's samples,
+    in-degree, fit iterations and κ)."""
+    import inspect
+
+    import click
+
+    from bnilp import citest, proxy
+    from bnilp.cli import main
+    from bnilp.scores.cg import ConditionalGaussianDiscretized
+    from bnilp.scores.discrete import BIC, BDeu
+    from bnilp.scores.mvp import MixedVariablePolynomial
+
+    def cli_default(command: str, flag: str) -> object:
+        cmd = main.get_command(click.Context(main), command)
+        return next(p for p in cmd.params if flag in p.opts).default
+
+    def api_default(func, name: str) -> object:
+        return inspect.signature(func).parameters[name].default
+
+    shared = [("--bins", ConditionalGaussianDiscretized.__init__, "bins"),
+              ("--mvp-degree", MixedVariablePolynomial.__init__, "degree"),
+              ("--penalty-discount", BIC.__init__, "penalty_discount"),
+              ("--ess", BDeu.__init__, "ess"),
+              ("--expected-parents", learn, "expected_parents"),
+              ("--ebic-gamma", learn, "ebic_gamma")]
+    rows = [(command, flag, func, name) for command in ("learn", "score", "citest", "proxy-search")
+            for flag, func, name in shared]
+    rows += [("learn", "--max-networks", learn, "max_networks"),
+             ("citest", "--alpha", citest.ci_test, "alpha"),
+             ("citest", "--combine", citest.ci_test, "combine"),
+             ("citest", "--correction", citest.ci_test, "correction"),
+             ("citest", "--null", citest.ci_test, "null"),
+             ("citest", "--permutations", citest.ci_test, "permutations"),
+             ("proxy-search", "--samples", proxy.proxy_search, "samples"),
+             ("proxy-search", "--expected-in-degree", proxy.proxy_search, "expected_parents"),
+             ("proxy-search", "--fit-iterations", proxy.proxy_search, "maxiter"),
+             ("proxy-search", "--kappa", proxy.proxy_search, "kappa")]
+    for command, flag, func, name in rows:
+        assert cli_default(command, flag) == api_default(func, name), (command, flag, name)
+    prior = StructurePrior()
+    assert (prior.expected_parents, prior.gamma) == (api_default(learn, "expected_parents"),
+                                                     api_default(learn, "ebic_gamma"))

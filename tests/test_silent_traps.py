@@ -235,6 +235,52 @@ def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, s
     assert list(scratch.iterdir()) == []          # the score's temporary file is gone (processes)
 
 
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux: /proc/PID/task/*/children)."""
+    out: list[int] = []
+    with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            out += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+    return out
+
+
+def test_ctrl_c_at_a_terminal_stops_a_local_dask_run_with_one_line(tmp_path, shared_data) -> None:
+    """A terminal's Ctrl-C goes to its whole foreground process group, the workers of ``--scheduler local``
+    included: the run ends as interrupted with the one line and nothing else — the workers ignore it (they
+    printed their event loops' KeyboardInterrupt tracebacks after "bnilp: interrupted"), no warning of the
+    cancelled blocks — and no process of the run is left."""
+    pytest.importorskip("distributed")
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("needs /proc to find the worker processes")
+    out = tmp_path / "alarm.scores"
+    proc = subprocess.Popen([sys.executable, "-m", "bnilp", "score", str(shared_data / "liao2019_ebnsl" / "alarm.csv"),
+                             "--no-header", "--bf", "3", "--score", "cg", "--palim", "2", "--scheduler", "local",
+                             "--jobs", "2", "-q", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=_default_signals)
+    deadline = time.monotonic() + 90
+    workers: list[int] = []
+    while time.monotonic() < deadline and proc.poll() is None and not workers:
+        workers = [c for c in _children(proc.pid)
+                   if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")]
+        time.sleep(0.1)
+    assert workers, "no worker process started"
+    time.sleep(3.0)                                 # the worker has its blocks
+    assert proc.poll() is None, "the run ended before the signal: nothing to test"
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and stderr.strip() == "bnilp: interrupted", (proc.returncode, stderr)
+    assert not out.exists()
+    time.sleep(1.0)
+    assert not [w for w in workers if Path(f"/proc/{w}").exists()
+                and "spawn_main" in Path(f"/proc/{w}/cmdline").read_text(errors="replace")]
+
+
 def _raise_interrupt() -> None:
     raise KeyboardInterrupt
 

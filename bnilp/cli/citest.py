@@ -13,6 +13,10 @@ from rich.table import Table
 from bnilp.citest import (
     COMBINE_RULES,
     CORRECTIONS,
+    DEFAULT_ALPHA,
+    DEFAULT_COMBINE,
+    DEFAULT_CORRECTION,
+    DEFAULT_NULL,
     DEFAULT_PERMUTATIONS,
     NULL_DISTRIBUTIONS,
     SEQUENTIAL_EXCEEDANCES,
@@ -21,6 +25,7 @@ from bnilp.citest import (
 from bnilp.cli.options import check_seed, data_options, load_from_options, score_from_options, score_options
 from bnilp.errors import InputError
 from bnilp.scores import DISCRETE_ONLY_SCORES
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT
 
 
 @click.command()
@@ -30,13 +35,13 @@ from bnilp.scores import DISCRETE_ONLY_SCORES
 @click.option("--given", multiple=True, metavar="Z1,Z2",
               help="Conditioning set, comma-separated; may be repeated (a value that is a column's whole name, "
                    "commas and all, is that column).")
-@click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance level.")
-@click.option("--combine", type=click.Choice(list(COMBINE_RULES)), default="simes", show_default=True,
+@click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True, help="Significance level.")
+@click.option("--combine", type=click.Choice(list(COMBINE_RULES)), default=DEFAULT_COMBINE, show_default=True,
               help="Two directions (MVP, CGd) into one decision: Simes (size ≤ α) or the seed's 'either rejects'.")
-@click.option("--correction", type=click.Choice(list(CORRECTIONS)), default="bartlett", show_default=True,
+@click.option("--correction", type=click.Choice(list(CORRECTIONS)), default=DEFAULT_CORRECTION, show_default=True,
               help="Small-sample correction where the score gives G's null mean (Gaussian children of CG, "
                    "CGd, MVP): Bartlett's, or none (the plain G of the seed and Tetrad).")
-@click.option("--null", "null", type=click.Choice(list(NULL_DISTRIBUTIONS)), default="auto", show_default=True,
+@click.option("--null", "null", type=click.Choice(list(NULL_DISTRIBUTIONS)), default=DEFAULT_NULL, show_default=True,
               help="Reference distribution: auto permutes Y within groups of neighbouring rows where a tested "
                    "variable is discrete and GIVEN has a continuous variable (the score's model of the discrete "
                    "variable may be misspecified there), χ² elsewhere; chi2 always (the seed's test).")
@@ -55,7 +60,8 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
     Where a tested variable is discrete and GIVEN holds a continuous variable, the p-value is a local
     permutation test's (--null)."""
     check_seed(seed)
-    if any(p != "none" for p in opts.get("priors") or ()) or opts.get("penalty_discount", 1.0) != 1.0:
+    discount = opts.get("penalty_discount", DEFAULT_PENALTY_DISCOUNT)
+    if any(p != "none" for p in opts.get("priors") or ()) or discount != DEFAULT_PENALTY_DISCOUNT:
         raise InputError("--prior and --penalty-discount change scores, not the likelihood-ratio test: citest "
                          "takes neither")
     data = load_from_options(data_path, opts)

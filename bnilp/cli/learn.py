@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
-import networkx as nx
 from rich.console import Console
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
@@ -38,6 +37,7 @@ from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError, NoDagError
 from bnilp.export import PARAMETER_METHODS
+from bnilp.graphs import check_acyclic
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.pipeline import (
@@ -251,9 +251,10 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
                                           for ps in raw.values())):
         raise InputError(f"{spec}: 'parents' must map each variable to a list of parent names")
     parents = {str(v): frozenset(ps) for v, ps in raw.items()}
-    if any(v in ps for v, ps in parents.items()) or not nx.is_directed_acyclic_graph(
-            nx.DiGraph([(p, v) for v, ps in parents.items() for p in ps])):
-        raise InputError(f"{spec}: the network has a directed cycle")
+    loop = next((v for v, ps in parents.items() if v in ps), None)
+    if loop is not None:
+        raise InputError(f"{spec}: the network has a directed cycle ({loop!r} is its own parent)")
+    check_acyclic(parents, spec)
     return parents
 
 

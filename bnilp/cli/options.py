@@ -14,8 +14,10 @@ from bnilp.data import DATA_FORMATS, Dataset, load_data
 from bnilp.errors import InputError
 from bnilp.memory import worker_count
 from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
-from bnilp.scores.base import STRUCTURE_PRIORS
+from bnilp.scores.base import DEFAULT_EBIC_GAMMA, DEFAULT_EXPECTED_PARENTS, DEFAULT_PENALTY_DISCOUNT, STRUCTURE_PRIORS
+from bnilp.scores.cg import DEFAULT_BINS
 from bnilp.scores.discrete import DEFAULT_ESS
+from bnilp.scores.mvp import DEFAULT_MVP_DEGREE
 
 
 def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = (),
@@ -103,17 +105,17 @@ def score_options(func: Callable) -> Callable:
     for opt in reversed([
         click.option("--score", "score_name", type=click.Choice(sorted(REGISTRY)), default="bic", show_default=True),
         click.option("--ess", type=float, default=DEFAULT_ESS, show_default=True, help="BDeu equivalent sample size."),
-        click.option("--mvp-degree", default="log", show_default=True,
+        click.option("--mvp-degree", default=DEFAULT_MVP_DEGREE, show_default=True,
                      help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer."),
-        click.option("--bins", type=int, default=3, show_default=True, help="CGd: equal-frequency bins."),
+        click.option("--bins", type=int, default=DEFAULT_BINS, show_default=True, help="CGd: equal-frequency bins."),
         click.option("--prior", "priors", type=click.Choice([*STRUCTURE_PRIORS, *AVERAGING_PRIORS]),
                      multiple=True, help="Structure prior added to every local score (none, binomial, ebic; "
                      "default none) and/or, for learn, the prior over structures for averaging (dags, mecs; "
                      "default dags). Repeat to give both, e.g. --prior binomial --prior mecs."),
-        click.option("--expected-parents", type=float, default=1.0, show_default=True,
+        click.option("--expected-parents", type=float, default=DEFAULT_EXPECTED_PARENTS, show_default=True,
                      help="Binomial prior: expected number of parents r."),
-        click.option("--ebic-gamma", type=float, default=0.5, show_default=True, help="EBIC prior: γ."),
-        click.option("--penalty-discount", type=float, default=1.0, show_default=True,
+        click.option("--ebic-gamma", type=float, default=DEFAULT_EBIC_GAMMA, show_default=True, help="EBIC prior: γ."),
+        click.option("--penalty-discount", type=float, default=DEFAULT_PENALTY_DISCOUNT, show_default=True,
                      help="Multiplies the ½·ln N complexity penalty (BIC, CG, MVP)."),
     ]):
         func = opt(func)
@@ -244,9 +246,11 @@ def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
     """Build the score named by --score with only the settings it takes (one it would ignore is refused)."""
     _check_ignored_settings(opts)
     name = opts.get("score_name", "bic")
-    prior = StructurePrior(split_priors(opts.get("priors"))[0], data.n, opts.get("expected_parents", 1.0),
-                           opts.get("ebic_gamma", 0.5))
-    settings: dict[str, Any] = {"prior": prior, "penalty_discount": opts.get("penalty_discount", 1.0)}
+    prior = StructurePrior(split_priors(opts.get("priors"))[0], data.n,
+                           opts.get("expected_parents", DEFAULT_EXPECTED_PARENTS),
+                           opts.get("ebic_gamma", DEFAULT_EBIC_GAMMA))
+    settings: dict[str, Any] = {"prior": prior,
+                                "penalty_discount": opts.get("penalty_discount", DEFAULT_PENALTY_DISCOUNT)}
     if name == "bdeu":
         settings["ess"] = opts.get("ess", DEFAULT_ESS)
     if name == "cgd":

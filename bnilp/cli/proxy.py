@@ -31,7 +31,17 @@ from bnilp.cli.options import (
     writes_stdout,
 )
 from bnilp.errors import InputError
-from bnilp.proxy import DEFAULT_REFINE, SearchResult, allowed_matrix, greedy_search, labelled_dags
+from bnilp.proxy import (
+    DEFAULT_EXPECTED_IN_DEGREE,
+    DEFAULT_KAPPA,
+    DEFAULT_MAXITER,
+    DEFAULT_REFINE,
+    DEFAULT_SAMPLES,
+    SearchResult,
+    allowed_matrix,
+    greedy_search,
+    labelled_dags,
+)
 from bnilp.proxy import proxy_search as run_proxy_search
 from bnilp.scorefile import atomic_write_text
 
@@ -72,7 +82,7 @@ def _summary(result: SearchResult, console: Console) -> None:
 @score_options
 @click.option("--method", type=click.Choice(["proxy", "greedy"]), default="proxy", show_default=True,
               help="proxy: greedy search on a GP fitted to exactly scored random DAGs; greedy: exact scores.")
-@click.option("--samples", type=int, default=100, show_default=True,
+@click.option("--samples", type=int, default=DEFAULT_SAMPLES, show_default=True,
               help="Training graphs scored exactly (the empty graph and random DAGs).")
 @click.option("--seed", type=int, default=None, help="Random seed (drawn and reported when omitted).")
 @click.option("--refine", type=int, default=None,
@@ -82,11 +92,12 @@ def _summary(result: SearchResult, console: Console) -> None:
               help="Moves scored exactly per refinement round [default: --samples, at least 5].")
 @click.option("--polish", is_flag=True, help="Finish with exact greedy search from the proxy's network.")
 @click.option("--max-parents", type=int, default=None, help="At most K parents per variable.")
-@click.option("--kappa", type=float, default=0.0, show_default=True,
+@click.option("--kappa", type=float, default=DEFAULT_KAPPA, show_default=True,
               help="Climb on the proxy's lower confidence bound: each edge coefficient minus kappa posterior sd.")
-@click.option("--expected-in-degree", "expected_in_degree", type=float, default=0.25, show_default=True,
+@click.option("--expected-in-degree", "expected_in_degree", type=float, default=DEFAULT_EXPECTED_IN_DEGREE,
+              show_default=True,
               help="Mean in-degree of the random training DAGs.")
-@click.option("--fit-iterations", "fit_iterations", type=int, default=200, show_default=True,
+@click.option("--fit-iterations", "fit_iterations", type=int, default=DEFAULT_MAXITER, show_default=True,
               help="L-BFGS-B iterations at most for each fit of the proxy's hyperparameters.")
 @click.option("--json", "json_out", default=None,
               help="Write the result as JSON to this file.")

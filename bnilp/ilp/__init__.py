@@ -123,7 +123,8 @@ Layout (one module per SCIP plugin, as GOBNILP splits its C sources): :mod:`~bni
 :mod:`~bnilp.ilp.result` (what is returned).
 """
 
-from bnilp.ilp.result import Network, Parents, SolveResult, to_digraph
+from bnilp.graphs import to_digraph
+from bnilp.ilp.result import Network, Parents, SolveResult
 from bnilp.ilp.search import solve
 from bnilp.ilp.settings import (
     DEFAULT_MAX_NETWORKS,

@@ -41,6 +41,7 @@ from bnilp.ilp import settings
 from bnilp.ilp.classbest import BestPerClass
 from bnilp.ilp.families import _Data
 from bnilp.memory import keep_grown_loky_workers
+from bnilp.scores.base import tie_tolerance
 
 #: seconds the coordinator waits for a message before it looks at the cubes again
 _POLL_SECONDS = 0.2
@@ -91,7 +92,7 @@ def split_pairs(data: _Data, budget: float, k: int | None = None,
     n = data.n
     adj, apart = pair_costs(data) if costs is None else costs
     cost = np.maximum(adj, apart)
-    tol = 1e-9 * max(1.0, abs(budget))
+    tol = float(tie_tolerance(budget))
     iu, jv = np.triu_indices(n, 1)
     ok = (adj[iu, jv] <= budget + tol) & (apart[iu, jv] <= budget + tol)
     cand = [(u, v) for _, u, v in sorted(zip(cost[iu, jv][ok].tolist(), iu[ok].tolist(), jv[ok].tolist(),

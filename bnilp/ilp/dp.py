@@ -47,6 +47,7 @@ from numba import njit
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.memory import free_memory, usable_cores
+from bnilp.scores.base import tie_tolerance
 from bnilp.threads import DaemonThreads
 
 
@@ -701,7 +702,7 @@ class _Passes:
         """Bound mode: OPT and an optimal DAG, the best of the DAGs peeled at or above the threshold of
         :func:`solve_dp` (F32(V) − δ, or ``floor`` if higher, less the tie tolerance)."""
         upper = float(f[-1])
-        margin = 1e-9 * max(1.0, abs(upper))       # the peeling's float sums against the exact fsum
+        margin = float(tie_tolerance(upper))        # the peeling's float sums against the exact fsum
         threshold = upper - self.n * 2.0 ** -23 * _max_abs_finite(f) - margin
         if self.floor is not None:
             threshold = max(threshold, self.floor - margin)

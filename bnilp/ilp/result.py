@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 Parents = dict[str, frozenset[str]]
@@ -125,10 +124,3 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def to_digraph(parents: Parents) -> nx.DiGraph:
-    """The network as a DiGraph: every variable a node, an edge parent → child per arrow."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(parents)
-    for child, ps in parents.items():
-        graph.add_edges_from((p, child) for p in sorted(ps))
-    return graph

@@ -12,11 +12,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
 import numpy as np
 from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 
 from bnilp.errors import InputError, check_callback, check_count, check_flag, check_real, check_seconds
+from bnilp.graphs import check_acyclic
 from bnilp.ilp import settings, symmetry
 from bnilp.ilp.classbest import BestPerClass, best_members_below, canonical_representatives, choice_table, ranked
 from bnilp.ilp.cons_acyclic import _choice
@@ -25,12 +25,13 @@ from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
 from bnilp.ilp.model import _build, _new_stats
-from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult, to_digraph
+from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, worker_count
 from bnilp.scorefile import ScoreTable, check_is_table
+from bnilp.scores.base import tie_tolerance
 
 logger = logging.getLogger("bnilp.ilp")
 
@@ -85,7 +86,7 @@ def _dp_margin(opt: float) -> float:
 def _tie_tol(opt: float) -> float:
     """Float noise allowed below OPT − ε (the tests' oracle uses the same): score-equivalent DAGs
     whose file scores differ only by rounding (e.g. 1e-8 in 8-decimal files) stay in the set."""
-    return 1e-9 * max(1.0, abs(opt))
+    return float(tie_tolerance(opt))
 
 
 def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
@@ -100,8 +101,7 @@ def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
     for v, ps in ws.items():
         if ps not in table.families[v]:
             raise InputError(f"warm start: parent set {sorted(ps)} of {v!r} is not in the score table")
-    if not nx.is_directed_acyclic_graph(to_digraph(ws)):
-        raise InputError("warm start: the network has a directed cycle")
+    check_acyclic(ws, "warm start")
     return ws
 
 

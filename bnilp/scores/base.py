@@ -30,6 +30,21 @@ SCORE_EQUIVALENT_SCORES = frozenset({"bic", "bdeu", "cg"})
 EQUIVALENCE_PRESERVING_PRIORS = frozenset({"none", "binomial", "ebic"})
 #: the structure priors a local score may add (``structure_prior``, ``--prior``): :class:`StructurePrior`
 STRUCTURE_PRIORS = ("none", "binomial", "ebic")
+#: the score settings' defaults, one place for the API and the command line: the multiplier of BIC's ½·ln N
+#: penalty (``penalty_discount``, ``--penalty-discount``), the binomial prior's expected parents r and the EBIC
+#: prior's γ (:class:`StructurePrior`)
+DEFAULT_PENALTY_DISCOUNT = 1.0
+DEFAULT_EXPECTED_PARENTS = 1.0
+DEFAULT_EBIC_GAMMA = 0.5
+#: relative float tolerance between log-scores (:func:`tie_tolerance`)
+TIE_RTOL = 1e-9
+
+
+def tie_tolerance(value):
+    """TIE_RTOL·max(1, |value|): two log-scores this close are one score — the same families totalled in
+    another order, or a threshold computed in floats (a network at OPT − ε − this is credible; a pruning
+    rule keeps a set this close to its bound). Scalars or arrays."""
+    return TIE_RTOL * np.maximum(1.0, np.abs(value))
 
 
 def score_equivalent(meta: Mapping[str, Any]) -> bool | None:
@@ -77,8 +92,8 @@ class StructurePrior:
 
     kind: str = "none"
     n_variables: int = 1
-    expected_parents: float = 1.0
-    gamma: float = 0.5
+    expected_parents: float = DEFAULT_EXPECTED_PARENTS
+    gamma: float = DEFAULT_EBIC_GAMMA
 
     def __post_init__(self) -> None:
         if self.kind not in STRUCTURE_PRIORS:
@@ -135,7 +150,8 @@ class LocalScore(ABC):
 
     name: str = ""
 
-    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None,
+                 penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         check_real(penalty_discount, "penalty_discount (--penalty-discount)", 0, above=True)
         if not isinstance(data, Dataset):
             raise InputError(f"data must be a bnilp Dataset (bnilp.data.load_data or from_dataframe makes one), "

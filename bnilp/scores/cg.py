@@ -66,10 +66,12 @@ from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import LocalScore, StructurePrior, residual_deviance_mean
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, residual_deviance_mean
 from bnilp.scores.discrete import BIC
 
 #: eigenvalue threshold below which a cell's correlation matrix counts as singular (collinear columns in it)
+#: CGd's equal-frequency bins per continuous variable (``bins``, ``--bins``)
+DEFAULT_BINS = 3
 EIG_TOL = 1e-9
 
 
@@ -161,7 +163,8 @@ class ConditionalGaussian(LocalScore):
 
     name = "cg"
 
-    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None,
+                 penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.N = data.N
         if self.N < 2:
@@ -297,8 +300,8 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
 
     name = "cgd"
 
-    def __init__(self, data: Dataset, *, bins: int = 3, prior: StructurePrior | None = None,
-                 penalty_discount: float = 1.0):
+    def __init__(self, data: Dataset, *, bins: int = DEFAULT_BINS, prior: StructurePrior | None = None,
+                 penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 2:
             raise InputError(f"bins (--bins) must be an integer ≥ 2, got {bins!r}")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)

@@ -29,7 +29,7 @@ from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior
 from bnilp.scores.batch import CountContext, canonical_family_counts, log_rising_sum
 
 #: BDeu's equivalent sample size unless given (``ess``, ``--ess``); also the Dirichlet's of ``bayes`` parameters
@@ -69,7 +69,8 @@ class FamilyStats:
 class DiscreteScore(LocalScore):
     """Shared counting for BIC and BDeu (every variable must be discrete)."""
 
-    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0):
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None,
+                 penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         cont = [nm for nm, k in zip(data.names, data.kinds, strict=True) if k != "discrete"]
         if cont:
@@ -220,11 +221,11 @@ class BDeu(DiscreteScore):
     name = "bdeu"
 
     def __init__(self, data: Dataset, *, ess: float = DEFAULT_ESS, prior: StructurePrior | None = None,
-                 penalty_discount: float = 1.0):
+                 penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         if isinstance(ess, bool) or not isinstance(ess, numbers.Real) or not (math.isfinite(ess) and ess >= MIN_ESS):
             raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess!r} (smaller, α/(q·r) "
                              "underflows to 0 and the marginal likelihood is not defined)")
-        if penalty_discount != 1.0:
+        if penalty_discount != DEFAULT_PENALTY_DISCOUNT:
             raise InputError(f"score 'bdeu' takes no penalty discount (got {penalty_discount}); BDeu is a marginal "
                              "likelihood with no BIC penalty to scale")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)

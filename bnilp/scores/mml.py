@@ -56,7 +56,7 @@ import numpy as np
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import LocalScore, StructurePrior
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior
 from bnilp.scores.cg import PartitionCache
 
 #: best known lattice quantiser constants κ_d, d = 1..8 (Conway & Sloane, table 2.3)
@@ -128,9 +128,9 @@ class MinimumMessageLength(LocalScore):
 
     name = "mml"
 
-    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None, penalty_discount: float = 1.0,
-                 intercept: bool = True):
-        if penalty_discount != 1.0:
+    def __init__(self, data: Dataset, *, prior: StructurePrior | None = None,
+                 penalty_discount: float = DEFAULT_PENALTY_DISCOUNT, intercept: bool = True):
+        if penalty_discount != DEFAULT_PENALTY_DISCOUNT:
             raise InputError(f"score 'mml' takes no penalty discount (got {penalty_discount}); "
                              "MML has no BIC penalty to scale")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)

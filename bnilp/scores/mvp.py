@@ -43,10 +43,12 @@ from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import LocalScore, StructurePrior, residual_deviance_mean
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, residual_deviance_mean
 from bnilp.scores.cg import PartitionCache
 
 #: σ̂² floor as a fraction of the child's overall variance
+#: MVP's polynomial degree (``degree``, ``--mvp-degree``): ⌊ln n_p⌋ per partition
+DEFAULT_MVP_DEGREE = "log"
 VARIANCE_FLOOR = 1e-8
 #: a parent whose within-cell SD is below this fraction of its overall SD counts as constant there
 CONSTANT_TOL = 1e-12
@@ -58,8 +60,8 @@ class MixedVariablePolynomial(LocalScore):
 
     name = "mvp"
 
-    def __init__(self, data: Dataset, *, degree: str | int = "log", prior: StructurePrior | None = None,
-                 penalty_discount: float = 1.0):
+    def __init__(self, data: Dataset, *, degree: str | int = DEFAULT_MVP_DEGREE, prior: StructurePrior | None = None,
+                 penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         if isinstance(degree, str) and degree.strip().lower() == "log":
             self.degree: str | int = "log"
         else:

@@ -1,0 +1,72 @@
+"""Shared graph helpers: a parent map as a ``networkx.DiGraph``, its directed cycle, its topological order.
+
+A *parent map* gives each variable the names of its parents; its graph has an edge p → v for each parent p
+of v. The helpers live here once, light (networkx only), so that the metrics, the exports, the simulator,
+the CLI and the search all read a network the same way and name a cycle with the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import networkx as nx
+
+from bnilp.errors import InputError
+
+#: a parent map: each variable → the names of its parents
+ParentMap = Mapping[str, Iterable[str]]
+
+
+def to_digraph(parents: ParentMap, nodes: Iterable[str] | None = None) -> nx.DiGraph:
+    """The network as a DiGraph: every variable a node (``nodes`` first, in their order, then the parent
+    map's keys), an edge parent → child per arrow (by child, parents sorted)."""
+    graph = nx.DiGraph()
+    if nodes is not None:
+        graph.add_nodes_from(nodes)
+    graph.add_nodes_from(parents)
+    for child, ps in parents.items():
+        graph.add_edges_from((p, child) for p in sorted(ps))
+    return graph
+
+
+def directed_cycle(parents: ParentMap) -> list[str] | None:
+    """The nodes of one directed cycle of the parent map's graph, in the cycle's order (``[a, b]`` for
+    a → b → a), or ``None`` when the graph is a DAG."""
+    graph = to_digraph(parents)
+    if nx.is_directed_acyclic_graph(graph):
+        return None
+    return [u for u, _ in nx.find_cycle(graph)]
+
+
+def cycle_text(cycle: list[str]) -> str:
+    """A cycle as the words the messages use: ``a → b → a``."""
+    return " → ".join([*cycle, cycle[0]])
+
+
+def check_acyclic(parents: ParentMap, what: str, why: str = "") -> None:
+    """An :class:`InputError` when the parent map has a directed cycle, naming it::
+
+        {what}: the network has a directed cycle (a → b → a)[; {why}]
+    """
+    cycle = directed_cycle(parents)
+    if cycle is not None:
+        raise InputError(f"{what}: the network has a directed cycle ({cycle_text(cycle)})"
+                         + (f"; {why}" if why else ""))
+
+
+def topological_order(parents: ParentMap, order: Iterable[str] | None = None) -> list[str]:
+    """A topological order of the directed part of ``parents`` (u → v where u is a parent of v and v is
+    not a parent of u: a CPDAG's undirected edge u — v is both ways round and orders nothing); ties are
+    broken by ``order`` (default: the keys' order). Kahn (1962) with a lexicographic queue."""
+    names = list(order) if order is not None else list(parents)
+    rank = {v: i for i, v in enumerate(names)}
+    for v in parents:
+        rank.setdefault(v, len(rank))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(parents)
+    graph.add_edges_from((p, v) for v, ps in parents.items() for p in ps if v not in set(parents.get(p, ())))
+    try:
+        return list(nx.lexicographical_topological_sort(graph, key=lambda v: rank[v]))
+    except nx.NetworkXUnfeasible:
+        raise InputError(f"parents: the directed part has a cycle ({cycle_text([u for u, _ in nx.find_cycle(graph)])})"
+                         ) from None
