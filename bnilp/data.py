@@ -218,6 +218,7 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
         raise not_utf8(path, exc) from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
+    as_read = text                      # a quoted cell keeps its CR or CRLF as written (pandas' reader does too)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
@@ -232,7 +233,9 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
             starts.append(number)
     else:
         # strict: a quote never closed (or text after a closing quote) is an error, not a cell that swallows the rest
-        reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter, strict=True)
+        # (the lines as read: csv ends a record at CR, LF or CRLF outside quotes, and counts them as the
+        # normalised text does)
+        reader = csv.reader(io.StringIO(as_read, newline=""), delimiter=delimiter, strict=True)
         end = 0
         try:
             for cells in reader:

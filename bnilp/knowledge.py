@@ -370,14 +370,15 @@ def descendants(parents: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
 
 
 # ---- the file format and the command-line forms -----------------------------------------------------
-def parse_knowledge(text: str, filename: str = "<knowledge>") -> Knowledge:
-    """Parse a knowledge file (module doc); every error is one line ``file:line: what``."""
+def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool = True) -> Knowledge:
+    """Parse a knowledge file (module doc); every error is one line ``file:line: what``. ``comments=False``
+    (the command-line flags' values): ``#`` is part of a name, not the start of a comment."""
     kw: dict[str, list[Edge]] = {f: [] for f in _PAIR_FIELDS}
     tiers: list[tuple[str, ...]] = []
     strict: set[int] = set()
     where: dict[tuple[str, ...], str] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = (raw.split("#", 1)[0] if comments else raw).strip()
         if not line:
             continue
         src = f"{filename}:{lineno}"
@@ -425,13 +426,21 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
 def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[str] = (),
                  forbid: Iterable[str] = (), tiers: str | None = None) -> Knowledge | None:
     """The knowledge of ``--knowledge FILE``, ``--require 'a->b'`` (repeatable; ``a--b``, ``a~>b`` too),
-    ``--forbid`` and ``--tiers 'a,b;c;!d,e'`` (``!``: no arrows within that tier), combined."""
+    ``--forbid`` and ``--tiers 'a,b;c;!d,e'`` (``!``: no arrows within that tier), combined. A flag's value is
+    one statement (or the tiers): ``#`` in it is part of a name (only the file has comments), and a line
+    break is an :class:`InputError`."""
     opts = Knowledge()
+    for flag, values in [("require", require), ("forbid", forbid)] + ([("tiers", [tiers])] if tiers else []):
+        for value in values:
+            if len(f"{value}x".splitlines()) > 1:
+                raise InputError(f"--{flag} {value!r}: a line break in the value; give one statement per --{flag}"
+                                 if flag != "tiers" else f"--tiers {value!r}: a line break in the value; tiers "
+                                 "are separated by ';'")
     for flag, values in (("require", require), ("forbid", forbid)):
         for value in values:
             where = f"--{flag} {value!r}"
             try:
-                one = parse_knowledge(f"{flag} {value}", where)
+                one = parse_knowledge(f"{flag} {value}", where, comments=False)
             except InputError as exc:
                 raise InputError(str(exc).replace(f"{where}:1:", f"{where}:", 1)) from None
             opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS},
@@ -439,7 +448,7 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
     if tiers is not None:
         parts = [p.strip() for p in tiers.split(";")]
         text = "\n".join(("tier! " + p[1:].strip()) if p.startswith("!") else f"tier {p}" for p in parts)
-        t = parse_knowledge(text, "--tiers")
+        t = parse_knowledge(text, "--tiers", comments=False)
         for k in list(t.where):
             t.where[k] = f"--tiers {tiers!r}"
         opts = opts.merged(t)

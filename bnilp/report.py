@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,9 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from bnilp.averaging import (
     adjacency_posteriors,
@@ -62,6 +63,7 @@ from bnilp.errors import InputError
 from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
 from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, strict_json
 from bnilp.scores.base import bayes_factor, bf_text
+from bnilp.terminal import plain_console
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
 TOP_MECS = 20
@@ -233,12 +235,13 @@ def _fmt(x: Any, digits: int = 4) -> str:
     return str(x)
 
 
+
 def print_report(result_json: Mapping[str, Any], console: Console | None = None) -> None:
     """Print the credible-set summary, the MEC table and the edge posteriors with rich."""
     if not isinstance(result_json, Mapping):
         raise InputError(f"result_json must be a result's report (LearnResult.report), got "
                          f"{type(result_json).__name__}")
-    console = console or Console()
+    console = console or plain_console()
     r = result_json
     eps = r.get("epsilon")
     n_nets = r.get("n_networks", len(r.get("networks") or []))
@@ -320,8 +323,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         if known:
             t.add_column("knowledge")
         for e in edges[:TOP_EDGES]:
-            t.add_row(escape(str(e["from"])), escape(str(e["to"])), _fmt(e["posterior"]),
-                      *([escape(e.get("knowledge", ""))] if known else []))
+            t.add_row(Text(str(e["from"])), Text(str(e["to"])), _fmt(e["posterior"]),
+                      *([Text(e.get("knowledge", ""))] if known else []))
         console.print(t)
     adj = r.get("adjacency") or []
     if adj:
@@ -331,7 +334,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         t.add_column("P(u — v)", justify="right")
         t.add_column("P(undirected in PDAG)" if known else "P(undirected in CPDAG)", justify="right")
         for e in adj[:TOP_EDGES]:
-            t.add_row(escape(str(e["u"])), escape(str(e["v"])), _fmt(e["posterior"]),
+            t.add_row(Text(str(e["u"])), Text(str(e["v"])), _fmt(e["posterior"]),
                       _fmt(e.get("undirected_posterior")))
         console.print(t)
     console.print(f"Note: posteriors are conditional on the credible set (Occam's window), prior: {prior}.")
@@ -418,7 +421,11 @@ def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],
 
 
 def _save_figure(fig: Any, path: Path) -> None:
-    with atomic_output(path) as tmp:
+    """The figure as a PNG, written atomically. A character of a name that the font lacks is drawn as a box
+    (the name stays readable in the JSON and the tables) without matplotlib's warning on stderr, which ``-q``
+    does not silence."""
+    with atomic_output(path) as tmp, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
 
 
@@ -501,7 +508,8 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
         nx.draw_networkx_edges(nx.DiGraph([(u, v) for u, v, _ in forbidden]), pos, ax=ax, style="dashed",
                                edge_color="red", arrows=True, arrowstyle="-[", node_size=node_size, width=1.0)
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color="#dde8f5", edgecolors="#34495e", node_size=node_size)
-    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9 if n <= 20 else 7, labels={v: _plain(v) for v in g.nodes})
+    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9 if n <= 20 else 7, labels={v: _plain(v) for v in g.nodes},
+                            clip_on=False)        # a label past the axes widens the picture (bbox "tight")
     for mutual, rad in ((False, 0.0), (True, 0.15)):
         group = [(u, v, d["p"]) for u, v, d in g.edges(data=True) if g.has_edge(v, u) == mutual]
         if not group:

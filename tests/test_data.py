@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -337,3 +339,21 @@ def test_a_name_holding_a_comma_can_be_given_in_quotes_and_the_hint_quotes_it(tm
                    + "heavy;m\n")
     with pytest.raises(InputError, match=r"""give --discrete '"Weight, kg"' if 'heavy' is a state"""):
         load_data(tokens)
+
+
+def test_a_line_break_inside_a_quoted_cell_is_kept_as_written(tmp_path) -> None:
+    """A quoted name or state holding CR or CRLF was read with LF (the file's line ends were normalised before
+    the CSV was parsed): names and states changed in every output, though XMLBIF keeps a CR as ``&#13;``.
+    They are now kept as pandas reads them; line numbers in errors count CR, LF and CRLF alike."""
+    path = tmp_path / "cr.csv"
+    rows = [["x\ry", "z\r\nw", "c"]] + [["s\rt" if i % 2 else "u", "p\r\nq" if i % 3 else "v", str(i % 2)]
+                                        for i in range(60)]
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\r\n").writerows(rows)
+    data = load_data(path)
+    assert data.names == ["x\ry", "z\r\nw", "c"] == pd.read_csv(path).columns.tolist()
+    assert set(data.levels[0]) == {"s\rt", "u"} and set(data.levels[1]) == {"p\r\nq", "v"}
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b'a,b\r\n"1\r\n2",3\r\n4,5,6\r\n')
+    with pytest.raises(InputError, match=r"bad\.csv:4: "):
+        load_data(bad)

@@ -562,3 +562,29 @@ def test_a_contradiction_names_each_statement_once_and_the_panel_counts_in_words
     print_report(learn(data, bf=3, knowledge={"forbidden": [(a, b)]}).report, Console(file=out, width=200))
     text = out.getvalue()
     assert "(1 statement;" in text and "forbidden arrows: 1" in text and "tiers imply" not in text
+
+
+def test_a_hash_in_a_flags_value_is_part_of_the_name_and_a_line_break_is_refused(tmp_path) -> None:
+    """Only the knowledge file has comments: ``--require 'c->a#b'`` named ``a`` (the value went through the
+    file's parser, which cut it at ``#``), forcing the arrow c → a into a run that said exit 0; the same for
+    ``--forbid`` and ``--tiers``. A line break in a value made two statements of one flag — refused."""
+    frame = random_discrete_frame(seed=7, n=3, N=300).set_axis(["a", "a#b", "c"], axis=1)
+    csv = tmp_path / "d.csv"
+    frame.to_csv(csv, index=False)
+    got = from_options(require=["c->a#b"], forbid=["a#b -> c"], tiers="!a#b, a; c")
+    assert got.required == (("c", "a#b"),) and got.forbidden == (("a#b", "c"),)
+    assert got.tiers == (("a#b", "a"), ("c",)) and got.strict_tiers == frozenset({0})
+    runner = CliRunner()
+    for flag, value, field in (("--require", "c->a#b", "required"), ("--forbid", "c->a#b", "forbidden"),
+                               ("--tiers", "a#b;c", "tiers")):
+        out = tmp_path / "r.json"
+        res = runner.invoke(main, ["learn", str(csv), "-q", flag, value, "--json", str(out)])
+        assert res.exit_code == 0, res.output
+        stated = json.loads(out.read_text())["knowledge"][field]
+        assert stated == ([["a#b"], ["c"]] if field == "tiers" else [["c", "a#b"]]), stated
+    for flag, value in (("--require", "c->a\nforbid a->c"), ("--forbid", "c->a\rb->c"), ("--tiers", "a;c\nb")):
+        res = runner.invoke(main, ["learn", str(csv), "-q", flag, value])
+        assert res.exit_code == 2 and "a line break in the value" in res.output, res.output
+    with pytest.raises(InputError, match="one statement per --require"):
+        from_options(require=["c->a\u2028a->c"])
+    assert parse_knowledge("require c -> a  # a comment in a file\n").required == (("c", "a"),)

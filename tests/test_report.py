@@ -238,3 +238,73 @@ def test_mecs_csv_leaves_the_bf_empty_where_e_to_the_ln_bf_overflows(tmp_path) -
     table = pd.read_csv(tmp_path / "mecs.csv")
     assert table["ln_bf"].tolist() == [0.0, 800.0]
     assert table["bf"].iloc[0] == 1.0 and math.isnan(table["bf"].iloc[1])
+
+
+def test_names_are_printed_as_written_no_emoji_codes_and_no_doubled_backslash(tmp_path, capsys) -> None:
+    """A column named ``:warning:`` printed as ⚠ (rich's emoji codes, on even without markup) and one named ``x\\``
+    as ``x\\\\`` in the tables (``rich.markup.escape`` doubles a trailing backslash) — in learn's report, score's
+    table, the type line and citest's table. Every terminal line now shows the names as the JSON has them."""
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+    from tests.conftest import random_discrete_frame
+
+    names = ["x\\", ":warning:", "ok"]
+    csv = tmp_path / "d.csv"
+    random_discrete_frame(seed=1, n=3, N=200).set_axis(names, axis=1).to_csv(csv, index=False)
+    runner = CliRunner()
+    runs = {"learn": ["learn", str(csv)], "score": ["score", str(csv), "-o", str(tmp_path / "d.scores")],
+            "citest": ["citest", str(csv), "x\\", ":warning:", "--score", "bic"]}
+    for what, args in runs.items():
+        res = runner.invoke(main, args, env={"COLUMNS": "200"})
+        assert res.exit_code == 0, (what, res.output)
+        shown = res.output
+        assert "⚠" not in shown and ":warning:" in shown, (what, shown)
+        assert "x\\\\" not in shown and re.search(r"(^|[ │])x\\( |$|,)", shown, re.M), (what, shown)
+    from bnilp import learn
+
+    capsys.readouterr()
+    print_report(learn(csv, bf=3).report)           # the API's report, printed on its own console
+    shown = capsys.readouterr().out
+    assert "⚠" not in shown and ":warning: ← x\\" in shown and "x\\\\" not in shown, shown
+
+
+def test_the_averaged_picture_shows_every_label_whole_and_missing_glyphs_warn_nobody(tmp_path, monkeypatch) -> None:
+    """averaged.png clipped node labels at the axes (``smoking_status`` drawn as ``smoking_stat``: networkx clips
+    labels, so ``bbox_inches="tight"`` made no room); each label's whole extent is now inside the saved
+    picture. A character no font has (here U+10FFFD, private use) is drawn as a box without matplotlib's
+    "Glyph … missing from font" warning, which reached stderr under ``-q``."""
+    import warnings
+
+    from bnilp import report
+
+    names = ["smoking_status_long_name", "lung_cancer_stage", "x\U0010fffd", "dyspnoea_level"]
+    res = {"variables": names, "edges": [{"from": names[0], "to": names[1], "posterior": 0.9},
+                                         {"from": names[2], "to": names[3], "posterior": 0.6}]}
+    saved = []
+    original = report._save_figure
+
+    def keep(fig, path):
+        saved.append(fig)
+        original(fig, path)
+
+    monkeypatch.setattr(report, "_save_figure", keep)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report.plot_averaged(res, tmp_path / "averaged.png")
+    assert not [w for w in caught if "Glyph" in str(w.message)], [str(w.message) for w in caught]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = saved[0]
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    with warnings.catch_warnings():                # measuring draws the box again
+        warnings.simplefilter("ignore")
+        whole = fig.get_tightbbox(renderer)
+    labels = [t for t in fig.axes[0].texts if t.get_text() in names]
+    assert len(labels) == len(names)
+    for t in labels:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            box = t.get_window_extent(renderer).transformed(fig.dpi_scale_trans.inverted())
+        assert (box.x0 >= whole.x0 - 1e-6 and box.x1 <= whole.x1 + 1e-6
+                and box.y0 >= whole.y0 - 1e-6 and box.y1 <= whole.y1 + 1e-6), (t.get_text(), box, whole)

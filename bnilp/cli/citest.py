@@ -6,9 +6,8 @@ import json
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from bnilp.citest import (
     COMBINE_RULES,
@@ -26,6 +25,7 @@ from bnilp.cli.options import check_seed, data_options, load_from_options, score
 from bnilp.errors import InputError
 from bnilp.scores import DISCRETE_ONLY_SCORES
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT
+from bnilp.terminal import plain_console
 
 
 @click.command()
@@ -85,21 +85,21 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
         click.echo(json.dumps(result.to_dict(), indent=1))
         return
     cond = f" | {', '.join(result.given)}" if result.given else ""
-    table = Table(title=escape(f"{result.x} ⟂ {result.y}{cond}  ({result.score}, α = {alpha:g})"))
+    table = Table(title=Text(f"{result.x} ⟂ {result.y}{cond}  ({result.score}, α = {alpha:g})"))
     permuted = result.null == "local-permutation"
     for col in ("child", "parent", "statistic", "df", "Bartlett E[G]/df",
                 "χ² p-value" if permuted else "p-value", "χ² rejects" if permuted else "rejects"):
         table.add_column(col, justify="right")
     for d in result.directions:
-        table.add_row(escape(d.child), escape(d.parent), f"{d.statistic:.4g}", f"{d.df:g}", f"{d.bartlett:.4f}",
+        table.add_row(Text(d.child), Text(d.parent), f"{d.statistic:.4g}", f"{d.df:g}", f"{d.bartlett:.4f}",
                       f"{d.p_value:.4g}", "yes" if d.dependent else "no")
-    console = Console()
+    console = plain_console()
     console.print(table)
     verdict = "dependent" if result.dependent else "independent (not rejected)"
     how = f" ({result.combine} combination of both directions)" if len(result.directions) > 1 else ""
     if result.null == "local-permutation":
-        console.print(f"χ² p = {result.chi2_p_value:.4g}{how}; local permutation of {escape(result.y)} "
-                      f"({result.permutations} permuted data sets, seed {seed})")
+        console.print(Text(f"χ² p = {result.chi2_p_value:.4g}{how}; local permutation of {result.y} "
+                           f"({result.permutations} permuted data sets, seed {seed})"))
         how = ""
     console.print(f"decision: {verdict}, p = {result.p_value:.4g}{how}")
     for note in result.notes:

@@ -55,6 +55,7 @@ from bnilp.report import print_report, report_json_text, write_dot, write_graphm
 from bnilp.scorefile import ScoreTable, atomic_write_text, check_score_file_names, read_jaakkola, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.discrete import DEFAULT_ESS
+from bnilp.terminal import plain_console
 
 
 def solve_options(func):
@@ -289,7 +290,7 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
     to_stderr = writes_stdout(*(opts.get(key) for key in OUTPUT_FLAGS))     # stdout holds that output alone
-    out = Console(stderr=to_stderr) if not opts.get("quiet") else None
+    out = plain_console(stderr=to_stderr) if not opts.get("quiet") else None
     if out is not None:
         print_report(report, out)
         exact = report.get("exact_for_parent_sets_up_to")
@@ -454,7 +455,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     """Prove the optimal network of a GOBNILP/Jaakkola score file; with --bf, every network within
     that Bayes factor of it (default --bf 1: the optimal networks, ties included)."""
     t0 = time.perf_counter()
-    console = Console(stderr=True)
+    console = plain_console(stderr=True)
     eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
         epsilon_from(bf, epsilon, default_bf=1.0)
     _check_search_options(opts)
@@ -511,7 +512,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     """Score DATA, prove the optimal network and find every network within --bf (default 20) of it,
     with equivalence classes and edge posteriors. Without DATA: the bundled ASIA instance."""
     t0 = time.perf_counter()
-    console = Console(stderr=True)
+    console = plain_console(stderr=True)
     eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
         epsilon_from(bf, epsilon, default_bf=DEFAULT_LEARN_BF)
     if data_path is None:

@@ -44,6 +44,7 @@ from bnilp.proxy import (
 )
 from bnilp.proxy import proxy_search as run_proxy_search
 from bnilp.scorefile import atomic_write_text
+from bnilp.terminal import plain_console
 
 
 def _summary(result: SearchResult, console: Console) -> None:
@@ -136,7 +137,7 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         raise InputError(f"--fit-iterations must be ≥ 1, got {fit_iterations}")
     dataset = load_from_options(data, opts)
     score = score_from_options(dataset, opts)
-    err = Console(stderr=True, quiet=quiet)
+    err = plain_console(stderr=True, quiet=quiet)
     with err.status("searching") as status:
         def progress(message: str) -> None:
             status.update(message)
@@ -151,9 +152,9 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
     if json_out:
         atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
     if not quiet:
-        _summary(result, Console(stderr=writes_stdout(json_out)))     # stdout holds the JSON alone
+        _summary(result, plain_console(stderr=writes_stdout(json_out)))     # stdout holds the JSON alone
     if method == "proxy" and result.limits:
-        err = Console(stderr=True)
+        err = plain_console(stderr=True)
         if "samples" in result.limits:
             unconstrained = max_parents is None and bool(allowed_matrix(score)[~np.eye(dataset.n, dtype=bool)].all())
             total = labelled_dags(dataset.n) if unconstrained and dataset.n <= 8 else None

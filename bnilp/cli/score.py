@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from bnilp.cli import EXIT_LIMIT, outputs_whole
 from bnilp.cli.options import (
@@ -31,6 +31,7 @@ from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.scorefile import ScoreTable, check_score_file_names, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
+from bnilp.terminal import plain_console
 
 RULE_COLUMNS = tuple(sorted(ALL_RULES))
 
@@ -84,10 +85,10 @@ def _progress(console: Console, total: int | None, quiet: bool):
 def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Console, quiet: bool) -> ScoreTable:
     """Score and prune with the options of the command line; prints what was inferred and done."""
     for warning in data.warnings:  # shown even with -q
-        console.print(f"[yellow]warning: {escape(warning)}[/yellow]")
+        console.print(Text(f"warning: {warning}", style="yellow"))
     many = [note for note in data.notes if note.endswith(" states")]
     if quiet and many:  # a likely mistake is shown even with -q
-        console.print(f"[yellow]types inferred (many states): {escape('; '.join(many))}[/yellow]")
+        console.print(Text(f"types inferred (many states): {'; '.join(many)}", style="yellow"))
     if not quiet:
         groups: dict[str, list[str]] = {}
         for note in data.notes:
@@ -95,14 +96,13 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
             groups.setdefault(why, []).append(name)
         for why, names in groups.items():
             shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
-            console.print(f"[dim]types inferred: {escape(why)}: {escape(shown)}[/dim]")
+            console.print(Text(f"types inferred: {why}: {shown}", style="dim"))
         for name in data.dropped:
-            console.print(f"[yellow]warning: column {escape(repr(name))} is constant: left out of the network[/yellow]")
+            console.print(Text(f"warning: column {name!r} is constant: left out of the network", style="yellow"))
         for group in data.twins:
-            twins = escape(", ".join(map(repr, group)))
-            console.print(f"[yellow]warning: columns {twins} are one-to-one recodings of each "
-                          "other: they score alike in every role, so networks come in tied twins with them "
-                          "exchanged and credible sets multiply (drop all but one to avoid it)[/yellow]")
+            console.print(Text(f"warning: columns {', '.join(map(repr, group))} are one-to-one recodings of each "
+                               "other: they score alike in every role, so networks come in tied twins with them "
+                               "exchanged and credible sets multiply (drop all but one to avoid it)", style="yellow"))
     score = score_from_options(data, opts)
     deepening = opts.get("score_time_limit") is not None   # children are walked once per depth
     with _progress(console, None if deepening else data.n, quiet) as update:
@@ -142,7 +142,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         grid.add_column(col, justify="right" if col != "variable" else "left")
     for name, st in meta["per_variable"].items():
         pr = st["pruned"]
-        grid.add_row(escape(name), str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
+        grid.add_row(Text(name), str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
                      str(st["max_kept_size"]), f"{st['seconds']:.2f}")
     console.print(grid)
     console.print(f"N = {meta['N']}, {len(table.variables)} variables: scored {meta['scored']}, "
@@ -163,10 +163,9 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         console.print(f"[yellow]scoring memory limit ({meta['deepening'][-1].get('stopped')}): the walk finished "
                       f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]")
     elif meta.get("score_deeper_pass_refused"):
-        refused = escape(str(meta["score_deeper_pass_refused"]))
-        console.print(f"[yellow]scoring stopped deepening ({refused}): the walk finished "
-                      f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only[/yellow]",
-                      highlight=False)
+        console.print(Text(f"scoring stopped deepening ({meta['score_deeper_pass_refused']}): the walk finished "
+                           f"parent sets up to size {limited_to(meta)}; results are exact for those sizes only",
+                           style="yellow"))
     elif meta.get("palim_reached"):
         k = limited_to(meta)
         console.print(f"[yellow]palim {k} cut the walk: results are exact for parent sets of size "
@@ -194,7 +193,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     (ε = ln BF; --bf 1 keeps what optimal networks can use). Exits 3 after writing the file when a palim
     or --score-time-limit left larger parent sets unscored (the file is exact up to that size).
     """
-    console = Console(stderr=True)
+    console = plain_console(stderr=True)
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     refuse_averaging_prior(opts, "score")
     check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs=read_paths(opts, {data_path: "DATA"}))

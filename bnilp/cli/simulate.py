@@ -13,9 +13,8 @@ import sys
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import check_outputs, check_seed, writes_stdout
@@ -31,6 +30,7 @@ from bnilp.metrics import (
 from bnilp.scorefile import atomic_write_text
 from bnilp.simulate import DEFAULT_LINK, LINKS
 from bnilp.simulate import simulate as simulate_data
+from bnilp.terminal import plain_console
 
 
 def _json_safe(obj: Any) -> Any:
@@ -102,7 +102,7 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
     if quiet:
         return
     to_stderr = writes_stdout(output, truth_path)       # stdout holds that output alone
-    console = Console(markup=False, highlight=False, stderr=to_stderr)
+    console = plain_console(markup=False, highlight=False, stderr=to_stderr)
     n_disc = len(truth["discrete"])
     console.print(f"wrote {output}: {samples} rows, {nodes} variables ({n_disc} discrete, "
                   f"{nodes - n_disc} continuous), {'nonlinear' if nonlinear else 'linear'}")
@@ -201,12 +201,12 @@ def _learned_state(obj: Any, result: dict[str, Any], where: str) -> str:
 
 
 def _print_compare(learned: str, true: str, result: dict[str, Any], note: str) -> None:
-    table = Table(title=escape(f"{learned} vs {true} ({result['mode']})"),
-                  caption=escape(f"NOTE: {note}") if note else None)
+    table = Table(title=Text(f"{learned} vs {true} ({result['mode']})"),
+                  caption=Text(f"NOTE: {note}") if note else None)
     for col in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton F1"):
         table.add_column(col, justify="right")
     table.add_row(*(_fmt(result[k]) for k in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton_F1")))
-    console = Console()
+    console = plain_console()
     console.print(table)
     adj = result["adjacencies"]
     console.print(f"adjacencies: {adj['true_positive']} correct, {adj['false_positive']} extra, "
