@@ -59,7 +59,7 @@ def oracle(data, child: int, parents: tuple[int, ...], degree) -> tuple[float, f
                 ll += math.log(alpha * fitted[j, y[j]] + (1 - alpha) / d)
             df += X.shape[1] * (d - 1)
         else:
-            y = data.values[rows, child]
+            y = data.values[rows, child] / data.values[:, child].std()      # in units of its SD
             resid = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
             s2 = float(np.mean(resid ** 2))
             ll += -n_p / 2 * (math.log(2 * math.pi) + math.log(s2) + 1)
@@ -167,3 +167,29 @@ def test_mvp_on_values_near_1e_minus_200_is_one_line_not_a_math_domain_error(tmp
     res = CliRunner().invoke(main, ["learn", str(path), "--score", "mvp", "-q"])
     assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
     assert "column 'b' is continuous with a standard deviation" in res.output
+
+
+def test_mvp_is_the_same_in_any_units_of_a_continuous_child_one_row_cells_included() -> None:
+    """Y → a·Y + b leaves every MVP local score of Y unchanged. A cell of one row contributes no likelihood
+    (paper, Tetrad) while every other cell's Gaussian ℓ_p shifted by −n_p·ln|a| on raw values, so parent sets
+    with more one-row cells gained ln|a| each: on 60 rows with 8 one-row cells of D, D → Y appeared when Y
+    went from metres to millimetres (s(Y|D) − s(Y|∅) −3.03 vs +52.23 = −3.03 + 8·ln 1000). The child is now
+    scored in units of its SD."""
+    import pandas as pd
+
+    from bnilp.data import from_dataframe
+
+    rng = np.random.default_rng(0)
+    d = np.array(["a"] * 26 + ["b"] * 26 + [f"s{i}" for i in range(8)])
+    rng.shuffle(d)
+    y, x = rng.normal(size=60), rng.normal(size=60)
+    gains = []
+    for a, b in ((1.0, 0.0), (1000.0, 0.0), (-0.01, 5e4), (-7.0, -3.0)):
+        data = from_dataframe(pd.DataFrame({"D": d, "Y": a * y + b, "X": 3.0 * x - 1.0}),
+                              continuous=["Y", "X"])
+        score = MixedVariablePolynomial(data)
+        local = [score.local(1, ps) for ps in ((), (0,), (2,), (0, 2))]
+        gains.append(local)
+        assert score.local(1, (0,)) < score.local(1, ())       # Y is independent of D: no gain in any units
+    for other in gains[1:]:
+        assert other == pytest.approx(gains[0], rel=1e-9, abs=1e-9)

@@ -12,18 +12,23 @@ terms), solved by least squares (``np.linalg.lstsq``, SVD-based). If the design 
 many columns as the cell has rows, the cell falls back to the intercept-only fit.
 
 - Continuous child (eq. 19–20): σ̂²_p = RSS_p / n_p,
-  ℓ_p = −n_p/2·(ln 2π + ln σ̃²_p + σ̂²_p/σ̃²_p) with σ̃²_p = max(σ̂²_p, 10⁻⁸·Var(Y)) — the usual
+  ℓ_p = −n_p/2·(ln 2π + ln σ̃²_p + σ̂²_p/σ̃²_p) with σ̃²_p = max(σ̂²_p, 10⁻⁸) (Y standardised, below) — the usual
   ℓ_p = −n_p/2·(ln 2π + ln σ̂²_p + 1) unless the fit is exact, when the floor keeps ℓ finite (it is the
-  maximum over σ² ≥ 10⁻⁸·Var(Y)); df_p = m_p, the number of design columns (= c·g + 1 without
-  fallbacks, c = number of continuous parents). The floor is positive because the data refuse a continuous
-  column with SD below :data:`bnilp.data.MIN_CONTINUOUS_SD` (values near 1e-200 had Var(Y) = 0 in floats,
-  and ln 0 failed) — such a column is to be rescaled, not read as constant: its values differ.
+  maximum over σ² ≥ 10⁻⁸); df_p = m_p, the number of design columns (= c·g + 1 without
+  fallbacks, c = number of continuous parents). SD(Y) is a positive float because the data refuse a
+  continuous column with SD below :data:`bnilp.data.MIN_CONTINUOUS_SD` (values near 1e-200 had Var(Y) = 0 in
+  floats, and ln 0 failed) — such a column is to be rescaled, not read as constant: its values differ.
 - Discrete child with d categories (eq. 21): least squares of each category's indicator on the
   design; each row's fitted values sum to 1 (intercept in the design). With m_j the smallest value of
   row j, if m_j < 1/n_p the row is shrunk towards uniform, α_j = (1/n_p − 1/d)/(m_j − 1/d), clipped to
   [0, 1] (when n_p ≤ d the target 1/n_p ≥ 1/d cannot be reached and the row becomes uniform),
   p̂_j = α_j·ŷ_j + (1 − α_j)/d; ℓ_p = Σ_j ln p̂_j(y_j); df_p = m_p·(d − 1).
-- Cells with n_p ≤ 1 contribute ℓ_p = 0 and the intercept-only df (1, or d − 1).
+- Cells with n_p ≤ 1 contribute ℓ_p = 0 and the intercept-only df (1, or d − 1) (paper, Tetrad).
+- A continuous child is scored in units of its standard deviation, Y/SD(Y) (the seed standardises its data
+  before scoring). On raw values the score depended on Y's units: rescaling Y by a shifts every other cell's
+  ℓ_p by −n_p·ln|a| but a one-row cell's 0 by nothing, so parent sets with more one-row cells gained ln|a|
+  each (D → Y appeared on 60 rows when Y went from metres to millimetres: 8 one-row cells, 8·ln 1000). On the
+  standardised child every transformation a·Y + b gives the same scores; the floor of σ̃² is then 10⁻⁸.
 - ℓ = Σ_p ℓ_p, df = Σ_p df_p over the non-empty cells; s = ℓ − ½·c_pen·df·ln N.
 - CI tests (:meth:`MixedVariablePolynomial.lr_loglik_df`) count one more parameter per non-empty
   cell for a continuous child, its variance σ̂²_p, which the score's penalty does not (paper, Tetrad),
@@ -115,9 +120,9 @@ class MixedVariablePolynomial(LocalScore):
         if self.discrete[child]:
             d = self.arities[child]
             ys = self.codes[child][part.order]
-        else:
-            ys = self.values[child][part.order]
-            floor = VARIANCE_FLOOR * self.sd[child] ** 2
+        else:                                # in units of its SD: the score is the same in any units
+            ys = self.values[child][part.order] / (self.sd[child] or 1.0)
+            floor = VARIANCE_FLOOR
         ll = 0.0
         df = 0.0
         for start, n_p in zip(part.starts.tolist(), part.counts.tolist(), strict=True):
