@@ -287,11 +287,15 @@ def _undirected_part(obj: Any) -> tuple[list[str], set[frozenset[str]]]:
 
 
 def _chain_components(nodes: Iterable[str], adj: Mapping[str, set[str]]) -> list[frozenset[str]]:
-    """Connected components of the undirected graph ``adj`` restricted to ``nodes``."""
+    """Connected components of the undirected graph ``adj`` restricted to ``nodes``, ordered by their least
+    name: the order does not depend on string hashing (it orders the product of the components' orientations,
+    so the DAGs a class lists come in one order in every run, ``PYTHONHASHSEED`` whatever it is)."""
     todo = set(nodes)
     out = []
-    while todo:
-        start = todo.pop()
+    for start in sorted(todo):
+        if start not in todo:
+            continue
+        todo.discard(start)
         comp = {start}
         stack = [start]
         while stack:
