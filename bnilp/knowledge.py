@@ -283,9 +283,11 @@ class Knowledge:
                                  f"tiers ({a} is in tier {tier[a] + 1}, {b} in tier {tier[b] + 1}, and every "
                                  "variable is in a tier)")
         # a cycle among required arrows and required ancestor relations (both are directed paths):
-        # added in the order they were written, the statement that closes one is named
+        # added in the order they were written (``where`` records them so: a file's lines, then the flags as
+        # given), the statement that closes one is named
+        written = {key: k for k, key in enumerate(self.where)}
         stated = sorted(((self._src((f, a, b)), f, a, b) for f in ("required", "required_ancestors")
-                         for a, b in getattr(self, f)), key=lambda t: _line_order(t[0]))
+                         for a, b in getattr(self, f)), key=lambda t: written.get(t[1:], len(written)))
         paths: dict[str, set[str]] = {}
         for src, f, a, b in stated:
             if a in descendants({v: {u for u, ws in paths.items() if v in ws} for v in names}).get(b, ()):
@@ -305,7 +307,8 @@ class Knowledge:
             raise InputError(f"{other._src(('tier', other.tiers[0][0]))}: tiers given twice (give them in one place)")
         kw: dict[str, Any] = {f: getattr(self, f) + getattr(other, f) for f in _PAIR_FIELDS}
         src = self if self.tiers else other
-        return Knowledge(**kw, tiers=src.tiers, strict_tiers=src.strict_tiers, where={**other.where, **self.where})
+        where = {**self.where, **{k: w for k, w in other.where.items() if k not in self.where}}   # in written order
+        return Knowledge(**kw, tiers=src.tiers, strict_tiers=src.strict_tiers, where=where)
 
     def statements(self) -> list[str]:
         """K as the lines of a knowledge file (the sidecar and the JSON report record these)."""
@@ -342,12 +345,6 @@ class Knowledge:
             raise InputError(f"knowledge must be a Knowledge, a dict of its fields or a file path, got "
                              f"{type(obj).__name__}")
         return read_knowledge(obj)
-
-
-def _line_order(src: str) -> tuple[str, int]:
-    """Sort key of a statement's place ``file:line`` (file, then line number)."""
-    head, _, tail = src.rpartition(":")
-    return (head, int(tail)) if tail.isdigit() else (src, 0)
 
 
 def descendants(parents: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
@@ -447,6 +444,13 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
                                          where={k: f"--{flag} {value!r}" for k in one.where}))
     if tiers is not None:
         parts = [p.strip() for p in tiers.split(";")]
+        for k, part in enumerate(parts, 1):
+            names = part[1:] if part.startswith("!") else part
+            if not names.strip():
+                raise InputError(f"--tiers {tiers!r}: tier {k} is empty (tiers are separated by ';')")
+            if any(not v.strip() for v in names.split(",")):
+                raise InputError(f"--tiers {tiers!r}: tier {k} ({part!r}) has an empty name (names are separated by "
+                                 "',')")
         text = "\n".join(("tier! " + p[1:].strip()) if p.startswith("!") else f"tier {p}" for p in parts)
         t = parse_knowledge(text, "--tiers", comments=False)
         for k in list(t.where):

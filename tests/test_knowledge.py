@@ -588,3 +588,25 @@ def test_a_hash_in_a_flags_value_is_part_of_the_name_and_a_line_break_is_refused
     with pytest.raises(InputError, match="one statement per --require"):
         from_options(require=["c->a\u2028a->c"])
     assert parse_knowledge("require c -> a  # a comment in a file\n").required == (("c", "a"),)
+
+
+def test_the_flag_that_closes_a_cycle_is_the_later_one_and_an_empty_tier_is_named() -> None:
+    """Of two ``--require`` flags that close a directed cycle, the one given second is named (the flags were
+    ordered by their text, so ``--require 'c->a' --require 'a->c'`` named the first); a knowledge file's
+    statements come before the flags. ``--tiers 'a;;b'`` said "--tiers:2: expected 'tier a, b, ...', got
+    'tier'" — the internal line it was turned into; now the tier and the flag's value are named."""
+    for first, second in (("c->a", "a->c"), ("a->c", "c->a"), ("a~>c", "c~>a")):
+        with pytest.raises(InputError, match=rf"^--require '{second}': .* closes a directed cycle"):
+            from_options(require=[first, second]).validated(["a", "c"])
+    for tiers, words in (("a;;c", "tier 2 is empty"), ("a;c;", "tier 3 is empty"), ("!;c", "tier 1 is empty"),
+                         ("a,,b;c", "tier 1 ('a,,b') has an empty name")):
+        with pytest.raises(InputError, match=rf"^--tiers '{re.escape(tiers)}': {re.escape(words)}"):
+            from_options(tiers=tiers)
+
+
+def test_a_knowledge_files_statements_come_before_the_flags_when_a_cycle_is_named(tmp_path) -> None:
+    """With ``--knowledge`` holding ``require c -> a`` and ``--require 'a->c'``, the flag closes the cycle."""
+    path = tmp_path / "k.txt"
+    path.write_text("require c -> a\n")
+    with pytest.raises(InputError, match=r"^--require 'a->c': .* closes a directed cycle"):
+        from_options(path, require=["a->c"]).validated(["a", "c"])
