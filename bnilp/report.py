@@ -341,10 +341,11 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
 
 
 def _known(r: Mapping[str, Any]) -> tuple[set[tuple[str, str]], list[tuple[str, str, str]]]:
-    """(required arrows, forbidden arrows written as statements — not the ones tiers imply) of a report."""
+    """(required arrows, forbidden arrows stated as such — ``forbid a -> b`` — of a report): not the ones that
+    tiers, a forbidden adjacency or an ancestor relation imply (``forbidden_arrows`` lists those too)."""
     k = r.get("knowledge") or {}
     required = {(u, v) for u, v in k.get("required_arrows", [])}
-    forbidden = [(u, v, why) for u, v, why in k.get("forbidden_arrows", []) if not why.startswith("tier")]
+    forbidden = [(u, v, why) for u, v, why in k.get("forbidden_arrows", []) if why.startswith(f"forbid {u} -> {v} (")]
     return required, forbidden
 
 

@@ -610,3 +610,19 @@ def test_a_knowledge_files_statements_come_before_the_flags_when_a_cycle_is_name
     path.write_text("require c -> a\n")
     with pytest.raises(InputError, match=r"^--require 'a->c': .* closes a directed cycle"):
         from_options(path, require=["a->c"]).validated(["a", "c"])
+
+
+def test_the_pictures_draw_the_forbidden_arrows_stated_not_the_ones_implied(tmp_path) -> None:
+    """averaged.dot and averaged.png draw the arrows stated ``forbid a -> b`` (README: "stated forbidden
+    arrows"); they drew every arrow the knowledge rules out — both arrows of ``forbid a -- b``, b → a of
+    ``require a ~> b``, a → b of ``forbid a ~> b`` — though the JSON's ``forbidden_arrows`` lists those."""
+    from bnilp.report import _known, write_report
+
+    k = Knowledge(forbidden=[("dysp", "xray")], forbidden_adjacent=[("asia", "smoke")],
+                  required_ancestors=[("smoke", "dysp")], forbidden_ancestors=[("tub", "bronc")])
+    r = learn("instances/asia.csv", bf=20, knowledge=k).report
+    listed = {tuple(f[:2]) for f in r["knowledge"]["forbidden_arrows"]}
+    assert {("dysp", "xray"), ("asia", "smoke"), ("smoke", "asia"), ("dysp", "smoke"), ("tub", "bronc")} <= listed
+    assert [f[:2] for f in _known(r)[1]] == [("dysp", "xray")]
+    dot = write_report(tmp_path, r)["averaged.dot"].read_text()
+    assert dot.count("color=red, style=dashed") == 1 and '"dysp" -> "xray" [color=red, style=dashed' in dot
