@@ -66,7 +66,7 @@ import dataclasses
 import math
 import numbers
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -143,7 +143,7 @@ class CITestResult:
     df: float
     p_value: float
     dependent: bool
-    directions: list[DirectionResult] = field(default_factory=list)
+    directions: tuple[DirectionResult, ...] = ()
     combine: str = DEFAULT_COMBINE
     correction: str = DEFAULT_CORRECTION
     #: the reference distribution used: ``chi2`` or ``local-permutation`` (``auto`` resolved)
@@ -154,12 +154,19 @@ class CITestResult:
     chi2_p_value: float | None = None
     #: what the user should know about the reference used (e.g. a local permutation over more continuous
     #: conditioning variables than it is calibrated for)
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # tuples, as a frozen result's fields: lists could be changed in place and made hash() fail
+        for name in ("given", "directions", "notes"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready values (``independent`` = not ``dependent`` added)."""
         out = asdict(self)
         out["given"] = list(self.given)
+        out["directions"] = list(out["directions"])
+        out["notes"] = list(self.notes)
         out["independent"] = not self.dependent
         return out
 

@@ -19,7 +19,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from pathlib import Path
@@ -70,6 +70,25 @@ class Dataset:
     notes: list[str] = field(default_factory=list)
     #: likely mistakes in reading the file that no rule can settle (shown even with ``-q``, kept in sidecars)
     warnings: list[str] = field(default_factory=list)
+
+    def __eq__(self, other: object) -> bool:
+        """Every field equal, the arrays element by element (NaN equal to NaN; the generated ``==`` compared
+        arrays: "truth value … ambiguous")."""
+        if not isinstance(other, Dataset):
+            return NotImplemented
+        return (all(getattr(self, f.name) == getattr(other, f.name) for f in fields(self)
+                    if f.name not in ("codes", "values"))
+                and np.array_equal(self.codes, other.codes)
+                and np.array_equal(self.values, other.values, equal_nan=True))
+
+    __hash__ = None         # mutable, as the generated dataclass is
+
+    def __repr__(self) -> str:
+        """A summary (the generated repr printed both arrays)."""
+        discrete = sum(k == DISCRETE for k in self.kinds)
+        return (f"Dataset({self.source!r}: {self.N} rows, {self.n} variables ({discrete} discrete, "
+                f"{self.n - discrete} continuous), names={self.names[:8]!r}{'…' if self.n > 8 else ''}"
+                f"{f', dropped={self.dropped!r}' if self.dropped else ''})")
 
     @property
     def n(self) -> int:

@@ -43,6 +43,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any
 
 from bnilp.errors import InputError, check_path, not_utf8
@@ -136,14 +137,16 @@ class Knowledge:
         """Each tiered variable → its tier's index (0 = earliest); untiered variables are absent."""
         return {v: i for i, t in enumerate(self.tiers) for v in t}
 
-    def forbidden_arrows(self) -> dict[Edge, str]:
+    def forbidden_arrows(self) -> Mapping[Edge, str]:
         """Every arrow a → b that no DAG of D(K) has, with the reason (statement and its place);
-        computed once per Knowledge (it is immutable) — :meth:`allows` runs it for every DAG of a class."""
+        computed once per Knowledge (it is immutable) — :meth:`allows` runs it for every DAG of a class. A
+        read-only view of that one computation: a caller that cleared the dict it was given made the same
+        Knowledge allow the arrows it forbids in every later solve."""
         cached = self.__dict__.get("_forbidden_arrows")
         if cached is None:
             cached = self._derive_forbidden_arrows()
             object.__setattr__(self, "_forbidden_arrows", cached)
-        return cached
+        return MappingProxyType(cached)          # (the dict itself is kept: a view does not pickle)
 
     def _derive_forbidden_arrows(self) -> dict[Edge, str]:
         out: dict[Edge, str] = {}

@@ -693,6 +693,13 @@ def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, boo
         raise InputError(f"scheduler (--scheduler) {scheduler}: cannot connect ({exc})") from None
 
 
+def _not_a_busy_worker_killed(record: logging.LogRecord) -> bool:
+    """A logging filter: drops the nanny's "Worker process still alive after 4.0 seconds, killing" — what closing
+    this process's own cluster says when a worker is inside a block after an interrupt (the nanny's thread may
+    log it after :func:`stop_local_cluster` has returned)."""
+    return not str(record.msg).startswith("Worker process still alive after")
+
+
 def start_local_cluster(workers: int, processes: bool = False):
     """The Dask client of a LocalCluster of ``workers`` single-thread workers (``--scheduler local``),
     started now unless one of that shape with that many live workers is running in this process.
@@ -732,6 +739,9 @@ def start_local_cluster(workers: int, processes: bool = False):
                                dashboard_address=None)
     client = Client(cluster)
     client.run(_init_local_dask_worker, os.getpid())
+    nanny = logging.getLogger("distributed.nanny")
+    if _not_a_busy_worker_killed not in nanny.filters:
+        nanny.addFilter(_not_a_busy_worker_killed)
     if not held.get("atexit"):
         atexit.register(stop_local_cluster)
     held.update(workers=workers, processes=processes, cluster=cluster, client=client, atexit=True)

@@ -51,6 +51,14 @@ class LearnResult:
     #: the data the table was scored from (set by :func:`learn`; the export methods default to it)
     dataset: Dataset | None = None
 
+    def __repr__(self) -> str:
+        """A summary (the generated repr printed every network, the score table and the data: megabytes)."""
+        sol = self.solution
+        return (f"LearnResult(status={sol.status!r}, optimum={sol.optimum!r}, complete={sol.complete}, "
+                f"dags={self.report.get('n_networks', len(sol.networks))}, mecs={self.report.get('n_mecs')}, "
+                f"networks_listed={len(sol.networks)}, variables={len(self.table.variables)}, "
+                f"score={self.table.meta.get('score')!r}, bf={self.report.get('bf')!r})")
+
     @property
     def complete(self) -> bool:
         """The search proved OPT and listed the whole credible set *of the score table* (see :attr:`limits`)."""

@@ -54,6 +54,12 @@ class ScoreTable:
     #: background knowledge the search must also enforce (:func:`bnilp.knowledge.restrict_table` sets it)
     knowledge: Any = None
 
+    def __repr__(self) -> str:
+        """A summary (the generated repr printed every family: megabytes for a large table)."""
+        sets = sum(len(f) for f in self.families.values())
+        return (f"ScoreTable({len(self.variables)} variables, {sets} parent sets, score={self.meta.get('score')!r}, "
+                f"epsilon={self.meta.get('epsilon')!r})")
+
     def n_parent_sets(self) -> int:
         """The number of candidate parent sets over all variables."""
         return sum(len(f) for f in self.families.values())

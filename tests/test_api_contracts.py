@@ -4,6 +4,7 @@ credible set of an ε it was not pruned for."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -431,3 +432,41 @@ def test_every_setting_the_command_line_and_the_api_share_has_one_default() -> N
     prior = StructurePrior()
     assert (prior.expected_parents, prior.gamma) == (api_default(learn, "expected_parents"),
                                                      api_default(learn, "ebic_gamma"))
+
+
+def test_the_objects_a_user_holds_compare_print_briefly_and_cannot_be_corrupted(asia) -> None:
+    """Found by a review of the API's objects:
+
+    - ``==`` on a ``Dataset``, a ``LearnResult``, a ``SolveResult`` with classes past the cap (its
+      ``ClassTail``) raised "truth value of an array is ambiguous" — copies (pickle, joblib) compare equal;
+    - ``repr`` printed every network, the whole table and the data (4.4 MB for 10,000 networks) — now a line;
+    - ``Knowledge.forbidden_arrows()`` handed out its cache: clearing it made the same (frozen) Knowledge allow
+      the arrows it forbids in later solves — now a read-only view;
+    - a ``CITestResult`` (frozen) could not be hashed and its lists could be changed — now tuples."""
+    import copy
+    import pickle
+
+    from bnilp.knowledge import Knowledge
+
+    capped = learn(asia, bf=1e4, max_networks=2, count_past_cap=True)
+    assert capped.solution.unlisted is not None and len(capped.solution.unlisted) > 0
+    for obj in (capped, capped.solution, capped.dataset, capped.table, capped.solution.unlisted):
+        for twin in (copy.deepcopy(obj), pickle.loads(pickle.dumps(obj))):
+            assert twin == obj
+    assert capped.dataset != capped.dataset.columns(capped.dataset.names[:3])
+    many = learn(asia, bf=1e6, enumerate_by="dags", max_networks=500)
+    assert len(many.solution.networks) == 500
+    for obj in (many, many.solution, many.table, many.dataset):
+        assert len(repr(obj)) < 400, (type(obj).__name__, len(repr(obj)))
+    assert "status='network_limit'" in repr(many) and "networks=500" in repr(many.solution)
+
+    k = Knowledge(forbidden=[("smoke", "lung"), ("lung", "smoke")])
+    arrows = k.forbidden_arrows()
+    with pytest.raises(TypeError):
+        arrows[("smoke", "lung")] = "edited"
+    assert not k.allows({v: frozenset() for v in asia.names} | {"lung": frozenset({"smoke"})})
+    assert pickle.loads(pickle.dumps(k)).forbidden_arrows() == arrows
+
+    res = ci_test(asia, "smoke", "lung", score="bic")
+    assert hash(res) == hash(copy.deepcopy(res)) and isinstance(res.notes, tuple)
+    assert isinstance(res.directions, tuple) and json.loads(json.dumps(res.to_dict()))["directions"]

@@ -125,7 +125,7 @@ def test_a_constant_conditioning_column_is_left_out_with_a_note_and_a_constant_t
     assert data.dropped == ["c"]
     plain, given = ci_test(data, "x", "y", score="bic"), ci_test(data, "x", "y", ["c"], score="bic")
     assert given.p_value == plain.p_value and given.given == ()
-    assert given.notes == ["conditioning on 'c', a constant column (dropped when loading), changes nothing: left out"]
+    assert given.notes == ("conditioning on 'c', a constant column (dropped when loading), changes nothing: left out",)
     with pytest.raises(InputError, match="'c' is constant"):
         ci_test(data, "c", "y", score="bic")
 
@@ -498,7 +498,7 @@ def test_a_local_permutation_over_several_continuous_z_carries_a_note(tmp_path):
     one = ci_test(data, "x", "y", ["z1"], score="cg", permutations=19)
     two = ci_test(data, "x", "y", ["z1", "z2"], score="cg", permutations=19)
     assert one.null == two.null == "local-permutation"
-    assert one.notes == [] and "calibrated for one continuous" in two.notes[0]
+    assert one.notes == () and "calibrated for one continuous" in two.notes[0]
     path = tmp_path / "m.csv"
     frame.rename(columns={"y": "y[bold]"}).to_csv(path, index=False)
     res = CliRunner().invoke(main, ["citest", str(path), "x", "y[bold]", "--given", "z1,z2", "--discrete", "x,y[bold]",

@@ -36,6 +36,16 @@ class ClassTail:
     def __len__(self) -> int:
         return len(self.scores)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal scores, choices and families (the generated ``==`` compared arrays: "truth value … ambiguous")."""
+        if not isinstance(other, ClassTail):
+            return NotImplemented
+        return (np.array_equal(self.scores, other.scores) and np.array_equal(self.choices, other.choices)
+                and list(self.sets) == list(other.sets) and list(self.children) == list(other.children))
+
+    def __repr__(self) -> str:
+        return f"ClassTail({len(self)} classes)"
+
     def items(self, lo: int, hi: int) -> list[tuple[float, Parents]]:
         """Classes ``lo`` to ``hi`` − 1 as (score, parent map of the best DAG)."""
         sets, children = self.sets, self.children
@@ -61,6 +71,12 @@ class SolveResult:
     enumerated: str = "dags"
     #: class enumeration past the cap (peeling, or ``count_past_cap``): the classes found but not in ``networks``
     unlisted: ClassTail | None = None
+
+    def __repr__(self) -> str:
+        """A summary (the generated repr printed every network: megabytes for a large credible set)."""
+        return (f"SolveResult(status={self.status!r}, optimum={self.optimum!r}, gap={self.gap!r}, "
+                f"epsilon={self.epsilon!r}, complete={self.complete}, enumerated={self.enumerated!r}, "
+                f"networks={len(self.networks)}{'' if self.unlisted is None else f', unlisted={len(self.unlisted)}'})")
 
     @property
     def optimum_proven(self) -> bool:
