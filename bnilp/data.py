@@ -538,7 +538,8 @@ def _build(
                                 f"--discrete {flag_value(name)} to keep it as labels)")
         elif not np.isfinite(numeric).all():   # 'inf', '-Infinity': numbers no state should be; one-line error below
             kind, why = CONTINUOUS, "numeric"
-        elif np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS:
+        elif (np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS
+              and _exact_distinct(cells, numeric) <= MAX_INFERRED_LEVELS):
             kind, why = DISCRETE, f"integers with ≤ {MAX_INFERRED_LEVELS} distinct values"
         elif integer_codes and np.all(numeric == np.round(numeric)) and numeric.min() >= 0 \
                 and numeric.max() <= MAX_INTEGER_CODE:
@@ -558,6 +559,11 @@ def _build(
                                  f"±{MAX_CONTINUOUS_MAGNITUDE:g} overflow the scores' sums of squares (rescale the "
                                  "column)")
             if np.ptp(numeric) == 0:
+                if _exact_distinct(cells, numeric) > 1:      # the values differ, past a float's 16 digits
+                    apart = sorted(pd.unique(cells), key=_exact_number)
+                    raise InputError(f"{source}: column {name!r} is continuous, and its values differ only past a "
+                                     f"float's precision ({str(apart[0])!r} … {str(apart[-1])!r}): they would be "
+                                     "read as one value (shift or rescale the column, or give it as discrete)")
                 dropped.append(name)
                 continue
             spread = float(np.std(numeric))
@@ -644,6 +650,15 @@ def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,
         return [str(k) for k in range(r)], numeric.astype(np.int64)
     extra = [f"unobserved {k}" for k in range(1, r - len(labels) + 1)]
     return labels + extra, inverse
+
+
+def _exact_distinct(cells: np.ndarray, numeric: np.ndarray) -> int:
+    """The number of distinct numbers in ``cells`` (all numbers, ``numeric`` their floats), compared exactly:
+    integers past 2**53 that one float holds are counted apart (counted as floats, 88 distinct integers near
+    2**60 were "integers with ≤ 10 distinct values")."""
+    floats = len(np.unique(numeric))
+    strings = pd.unique(cells)
+    return floats if len(strings) == floats else len({_exact_number(s) for s in strings})
 
 
 def _code_labels(cells: np.ndarray, numeric: np.ndarray) -> tuple[list[str], np.ndarray]:

@@ -357,3 +357,24 @@ def test_a_line_break_inside_a_quoted_cell_is_kept_as_written(tmp_path) -> None:
     bad.write_bytes(b'a,b\r\n"1\r\n2",3\r\n4,5,6\r\n')
     with pytest.raises(InputError, match=r"bad\.csv:4: "):
         load_data(bad)
+
+
+def test_integers_past_2_53_are_counted_and_compared_exactly(tmp_path) -> None:
+    """88 distinct integers near 2**60 were counted as floats — two values — and inferred "integers with ≤ 10
+    distinct values", a discrete column of 88 states; given as continuous, their floats were all one and the
+    column was dropped as constant, with a real dependency. Distinct values are now counted exactly: the column
+    is continuous, and a continuous column whose values differ only past a float's precision is an error naming
+    it (as a column of values near 1e-200 is). Three such integers are three states."""
+    rng = np.random.default_rng(6)
+    k = rng.integers(0, 100, 200)
+    y = k + rng.normal(size=200)
+    path = tmp_path / "big.csv"
+    path.write_text("K,Y\n" + "".join(f"{2 ** 60 + int(a)},{b:.6f}\n" for a, b in zip(k, y, strict=True)))
+    for continuous in (None, "K"):
+        with pytest.raises(InputError, match="'K' is continuous, and its values differ only past a float's precision"):
+            load_data(path, continuous=continuous)
+    with pytest.raises(InputError, match="differ only past a float's precision"):
+        from_dataframe(pd.DataFrame({"K": (2 ** 60 + k).astype(np.int64), "Y": y}))
+    few = from_dataframe(pd.DataFrame({"K": (2 ** 60 + k % 3).astype(np.int64), "Y": y}))
+    assert few.kinds == [DISCRETE, CONTINUOUS] and few.arities[0] == 3
+    assert from_dataframe(pd.DataFrame({"K": np.full(200, 2 ** 60), "Y": y})).dropped == ["K"]
