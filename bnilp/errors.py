@@ -84,11 +84,16 @@ def check_real(value: object, name: str, minimum: float, *, above: bool = False)
     """``value`` as a ``float`` when it is a finite real number (Python or NumPy, not ``bool`` and not a string)
     ≥ ``minimum`` (``above``: > ``minimum``); else an :class:`InputError` naming the parameter ``name`` — checked
     before any arithmetic, so ``bf=0`` or ``ess='1'`` is this one line and not a ``ValueError`` from ``math``."""
-    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
-          and math.isfinite(value) and (value > minimum if above else value >= minimum))
+    try:            # an int past a float's range (bf=10**400) raised OverflowError in isfinite
+        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+              and math.isfinite(value) and (value > minimum if above else value >= minimum))
+    except OverflowError:
+        ok = False
     if not ok:
-        raise InputError(f"{name} must be a finite number {'>' if above else '≥'} {minimum:g}, got {value!r}")
-    return float(value)
+        shown = (repr(value) if not isinstance(value, int) or abs(value) < 10 ** 30
+                 else f"an integer of {len(str(abs(value)))} digits")
+        raise InputError(f"{name} must be a finite number {'>' if above else '≥'} {minimum:g}, got {shown}")
+    return float(value) + 0.0       # (−0.0 reads 0.0: the JSON echoed "epsilon": -0.0)
 
 
 def check_seed(value: object, name: str = "seed") -> int | None:

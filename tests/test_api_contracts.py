@@ -470,3 +470,17 @@ def test_the_objects_a_user_holds_compare_print_briefly_and_cannot_be_corrupted(
     res = ci_test(asia, "smoke", "lung", score="bic")
     assert hash(res) == hash(copy.deepcopy(res)) and isinstance(res.notes, tuple)
     assert isinstance(res.directions, tuple) and json.loads(json.dumps(res.to_dict()))["directions"]
+
+
+def test_numbers_at_the_edges_of_a_float_are_one_line_and_zero_has_no_sign(asia) -> None:
+    """``learn(bf=10**400)`` raised OverflowError from the check itself; ``--epsilon=-0`` wrote
+    ``"epsilon": -0.0``; a discrete-only score on six continuous columns named five and no "…"."""
+    from bnilp.errors import check_real
+
+    with pytest.raises(InputError, match="bf .* must be a finite number ≥ 1, got an integer of 401 digits"):
+        learn(asia, bf=10 ** 400)
+    assert math.copysign(1.0, check_real(-0.0, "epsilon", 0)) == 1.0
+    assert math.copysign(1.0, learn(asia, epsilon=-0.0).report["epsilon"]) == 1.0
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(30, 6)), columns=list("PQRSTU"))
+    with pytest.raises(InputError, match=r"P, Q, R, S, T, … \(6 in all\) are continuous"):
+        make_score("bic", from_dataframe(frame))

@@ -75,7 +75,8 @@ class DiscreteScore(LocalScore):
         cont = [nm for nm, k in zip(data.names, data.kinds, strict=True) if k != "discrete"]
         if cont:
             raise InputError(f"{data.source}: score {self.name!r} needs discrete data, but "
-                             f"{', '.join(cont[:5])} {'is' if len(cont) == 1 else 'are'} continuous "
+                             f"{', '.join(cont[:5])}{f', … ({len(cont)} in all)' if len(cont) > 5 else ''} "
+                             f"{'is' if len(cont) == 1 else 'are'} continuous "
                              "(use a score for mixed data, e.g. score='cg' / --score cg, or type the columns: "
                              "load_data(path, discrete=...) / --discrete COLS)")
         self.N = data.N
