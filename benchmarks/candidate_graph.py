@@ -27,9 +27,9 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, vstack
 
+from bnilp.graphs import to_digraph
 from bnilp.ilp import solve
 from bnilp.ilp.families import _Data
-from bnilp.ilp.result import to_digraph
 from bnilp.ilp.sepa_cluster import _separate
 from bnilp.scorefile import read_jaakkola
 

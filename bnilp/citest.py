@@ -78,6 +78,8 @@ from bnilp.scores import LocalScore, make_score
 
 #: scores whose likelihood-ratio statistic and df are symmetric in the two tested variables
 SCORE_EQUIVALENT = frozenset({"bic", "cg"})
+#: the scores the test takes: those with a log-likelihood and its parameter count (BDeu and MML have neither)
+LIKELIHOOD_SCORES = ("bic", "cg", "cgd", "mvp")
 #: scores whose statistic on all-discrete variables is the multinomial G²: its df are counted over the table as
 #: observed (:func:`observed_df`)
 MULTINOMIAL_G2_SCORES = frozenset({"bic", "cg", "cgd"})
@@ -255,7 +257,7 @@ def _one_direction(score: LocalScore, child: int, parent: int, given: tuple[int,
         ll0, df0 = score.lr_loglik_df(child, tuple(sorted(given)))
     except NotImplementedError:
         raise InputError(f"score {score.name!r} has no log-likelihood/df decomposition; "
-                         "use a likelihood-based score (bic, cg, cgd, mvp)") from None
+                         f"use a likelihood-based score ({', '.join(LIKELIHOOD_SCORES)})") from None
     stat = max(2.0 * (float(ll1) - float(ll0)), 0.0)
     k = float(df1) - float(df0)
     if score.name in MULTINOMIAL_G2_SCORES and all(score.data.is_discrete(v) for v in (child, parent, *given)):

@@ -17,8 +17,10 @@ from bnilp.citest import (
     DEFAULT_CORRECTION,
     DEFAULT_NULL,
     DEFAULT_PERMUTATIONS,
+    LIKELIHOOD_SCORES,
     NULL_DISTRIBUTIONS,
     SEQUENTIAL_EXCEEDANCES,
+    SPARSE_ROWS_PER_CELL,
     ci_test,
 )
 from bnilp.cli.options import check_seed, data_options, load_from_options, score_from_options, score_options
@@ -44,7 +46,9 @@ from bnilp.terminal import plain_console
 @click.option("--null", "null", type=click.Choice(list(NULL_DISTRIBUTIONS)), default=DEFAULT_NULL, show_default=True,
               help="Reference distribution: auto permutes Y within groups of neighbouring rows where a tested "
                    "variable is discrete and GIVEN has a continuous variable (the score's model of the discrete "
-                   "variable may be misspecified there), χ² elsewhere; chi2 always (the seed's test).")
+                   "variable may be misspecified there), or where every variable is discrete and the cells "
+                   f"average fewer than {SPARSE_ROWS_PER_CELL:g} rows (χ² is off there), χ² elsewhere; chi2 "
+                   "always (the seed's test).")
 @click.option("--permutations", type=int, default=DEFAULT_PERMUTATIONS, show_default=True,
               help="Most permuted data sets for a local-permutation p-value (stops after "
                    f"{SEQUENTIAL_EXCEEDANCES} exceedances).")
@@ -57,8 +61,8 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
     """Test X ⟂ Y | GIVEN on DATA: 2(ℓ(X | Y,Z) − ℓ(X | Z)) against χ², both directions for a
     score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule).
     Where the score gives G's null mean (a Gaussian child), G·df/E[G] is referred to χ²_df (Bartlett).
-    Where a tested variable is discrete and GIVEN holds a continuous variable, the p-value is a local
-    permutation test's (--null)."""
+    Where a tested variable is discrete and GIVEN holds a continuous variable, or every variable is discrete
+    and the cells are sparse, the p-value is a local permutation test's (--null)."""
     check_seed(seed)
     discount = opts.get("penalty_discount", DEFAULT_PENALTY_DISCOUNT)
     if any(p != "none" for p in opts.get("priors") or ()) or discount != DEFAULT_PENALTY_DISCOUNT:
@@ -107,3 +111,16 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
 
 
 citest.params[[p.name for p in citest.params].index("score_name")].default = "cg"
+
+
+def _citest_help_tells_the_truth() -> None:
+    """citest shares the score options, but takes only the likelihood scores and none of the settings that change
+    a score without changing its likelihood: those stay (refused with their reason) but leave the help."""
+    for param in citest.params:
+        if param.name == "score_name":
+            param.type = click.Choice(list(LIKELIHOOD_SCORES))
+        elif param.name in ("ess", "priors", "expected_parents", "ebic_gamma", "penalty_discount"):
+            param.hidden = True
+
+
+_citest_help_tells_the_truth()
