@@ -735,8 +735,10 @@ def start_local_cluster(workers: int, processes: bool = False):
                                   "distributed.admin.tick.interval": "1s",
                                   "distributed.admin.system-monitor.interval": "5s"}
     with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}):
+        # no dashboard; the scheduler's HTTP server (health, metrics) on a free port of this host only: by
+        # default it takes 8787, and where that is taken (another cluster, a test's) distributed warned on stderr
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                               dashboard_address=None)
+                               dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
     client = Client(cluster)
     client.run(_init_local_dask_worker, os.getpid())
     nanny = logging.getLogger("distributed.nanny")

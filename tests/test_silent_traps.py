@@ -580,3 +580,28 @@ def test_learn_warns_about_twins_and_records_them_in_the_json(tmp_path) -> None:
     assert "'V1', 'T' are one-to-one recodings" in " ".join(res.output.split())
     doc = json.loads(out.read_text())
     assert doc["scoring"]["twin_columns"] == [["V1", "T"]]
+
+
+def test_a_local_cluster_says_nothing_when_port_8787_is_taken() -> None:
+    """The scheduler of ``--scheduler local`` served its HTTP endpoints on 8787, the dashboard's port: with another
+    cluster (or a test's) holding it, distributed warned "Port 8787 is already in use … Hosting the HTTP server on
+    port N instead" on stderr, into the run's output. It now takes a free port of this host."""
+    pytest.importorskip("distributed")
+    import socket
+    import warnings
+
+    from bnilp.lattice import start_local_cluster, stop_local_cluster
+
+    holder = socket.socket()
+    try:
+        with contextlib.suppress(OSError):          # taken already is taken all the same
+            holder.bind(("0.0.0.0", 8787))
+            holder.listen()
+        for processes in (False, True):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                start_local_cluster(1, processes=processes)
+                stop_local_cluster()
+            assert not [w for w in caught if "already in use" in str(w.message)], [str(w.message) for w in caught]
+    finally:
+        holder.close()
