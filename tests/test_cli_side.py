@@ -663,3 +663,42 @@ def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(ch
     assert result.exit_code == 0
     assert "bnilp: warning: nothing records the BF this score table was pruned for" in result.stderr
     assert "at least BF 20" in json.loads(out.read_text())["pruning_note"]
+
+
+def test_citest_help_offers_only_what_citest_takes(tmp_path) -> None:
+    """``citest --help`` listed bdeu and mml among --score's choices and showed --ess, --prior, --expected-parents,
+    --ebic-gamma and --penalty-discount with defaults, though citest refuses all of them; they are refused still
+    (with their reasons) but are no longer offered. Its --null help states the sparse all-discrete case."""
+    shown = _run("citest", "--help").output
+    assert "[bic|cg|cgd|mvp]" in shown
+    for flag in ("--ess", "--prior", "--expected-parents", "--ebic-gamma", "--penalty-discount"):
+        assert flag not in shown, flag
+    assert "every variable is discrete" in " ".join(shown.split())
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"x": [0, 1] * 30, "y": [0, 0, 1] * 20}).to_csv(data, index=False)
+    assert "citest takes neither" in _one_line_error(_run("citest", str(data), "x", "y", "--prior", "binomial"))
+    assert "bdeu" in _one_line_error(_run("citest", str(data), "x", "y", "--score", "bdeu"))
+
+
+def test_a_warm_start_the_dynamic_programme_never_takes_is_said_unused(tmp_path, monkeypatch) -> None:
+    """Up to 22 variables the dynamic programme proves OPT and branch-and-cut, which alone takes a start, never
+    runs: the JSON said nothing (as if used). Now ``used`` is false with why, the start's score and gap stay;
+    with branch-and-cut it is used. ``-q`` no longer prints the start's score line."""
+    from bnilp.ilp import settings
+
+    data = tmp_path / "d.csv"
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 2, 400)
+    pd.DataFrame({"a": a, "b": (a + (rng.random(400) < 0.2)) % 2, "c": rng.integers(0, 2, 400)}).to_csv(
+        data, index=False)
+    out = tmp_path / "r.json"
+    res = _run("learn", str(data), "-q", "--warm-start", "greedy", "--json", str(out))
+    assert res.exit_code == 0 and "warm start from greedy search" not in res.output, res.output
+    info = json.loads(out.read_text())["warm_start"]
+    assert info["used"] is False and "dynamic programme proved OPT" in info["why"], info
+    assert info["gap_to_optimum"] >= -1e-9
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr(settings, "DP_LARGE_TABLE_MAX_VARIABLES", 0, raising=False)
+    assert _run("learn", str(data), "-q", "--warm-start", "greedy", "--json", str(out)).exit_code == 0
+    doc = json.loads(out.read_text())
+    assert "used" not in doc["warm_start"] and doc["stats"]["phase1"]["method"] == "branch-and-cut", doc["warm_start"]

@@ -61,7 +61,8 @@ from bnilp.terminal import plain_console
 def solve_options(func):
     """--time-limit, --max-networks, --prior, outputs, --quiet."""
     for opt in reversed([
-        click.option("--time-limit", type=float, default=None, help="Seconds for the search (both phases)."),
+        click.option("--time-limit", type=float, default=None,
+                     help="Seconds for the search (both phases). Default: no limit."),
         click.option("--enumerate", "enumerate_by", type=click.Choice(list(ENUMERATE_CHOICES)), default=None,
                      help="List every credible DAG, or one per equivalence class with its DAGs counted "
                           "(default auto: classes for score-equivalent scores)."),
@@ -72,17 +73,21 @@ def solve_options(func):
                      help="With class enumeration, also list the DAGs of every class, best first, at most "
                           "--max-networks of them (past that the result is marked incomplete)."),
         click.option("--max-networks", type=int, default=DEFAULT_MAX_NETWORKS, show_default=True,
-                     help="Stop collecting after this many networks (the result is then marked incomplete)."),
+                     help="Stop collecting after this many networks — classes, under class enumeration (the "
+                          "default for score-equivalent scores) — and mark the result incomplete."),
         click.option("--count-past-cap", is_flag=True,
                      help="With class enumeration, do not stop at --max-networks classes: list on until the set "
                           "is complete (or a limit stops it), report the best --max-networks classes and count "
-                          "every class found into the DAG counts and posteriors."),
+                          "every class found into the DAG counts and posteriors. Where the dynamic programme "
+                          "lists the set (peeling) every class is counted already: it changes nothing there."),
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
-                     help="Hand SCIP a first network: from greedy or proxy search (learn only: they need the "
-                          "data), or a JSON with 'parents'."),
+                     help="Hand branch-and-cut a first network: from greedy or proxy search (learn only: they need "
+                          "the data), or a JSON with 'parents'. Where the dynamic programme proves OPT (up to 22 "
+                          "variables) it is not used, and the JSON says so."),
         click.option("--json", "json_out", help="Write the result as JSON."),
         click.option("--report", "report_dir",
-                     help="Write edges.csv, mecs.csv, networks.json, DOT files and PNG pictures here."),
+                     help="Write edges.csv, mecs.csv, networks.json, DOT and GraphML files and PNG pictures "
+                          "here."),
         click.option("--dot", "dot_out", help="Write the best network as DOT."),
         click.option("--graphml", "graphml_out",
                      help="Write the best network as GraphML."),
@@ -99,7 +104,8 @@ def export_options(func):
                      help="Write the best network with fitted parameters: .bif, .xmlbif/.xml (discrete only) "
                      "or .json."),
         click.option("--export-network", type=int, default=None, metavar="K",
-                     help="Export the K-th best network of the credible set instead (1 = the best)."),
+                     help="Export the K-th network listed instead (1 = the best): under class enumeration the K-th "
+                          "class's representative (--list-dags lists every DAG)."),
         click.option("--parameters", "parameter_method", type=click.Choice(PARAMETER_METHODS), default=None,
                      help="Parameters of the export: maximum likelihood or BDeu-consistent Dirichlet with --ess "
                      "(default: bayes when --score bdeu, else ml)."),
@@ -204,7 +210,8 @@ def _warm_start(spec: str | None, table: ScoreTable, data: Any, opts: dict[str, 
             console.print(f"warm start from {spec} search not used: {why}", highlight=False, markup=False)
             return None, {"source": spec, "used": False, "why": why, "search_seconds": round(found.seconds, 4)}
         score = table.network_score(parents)
-        console.print(f"warm start from {spec} search: exact score {score:.6f}")
+        if not opts.get("quiet"):
+            console.print(f"warm start from {spec} search: exact score {score:.6f}")
         return parents, {"source": spec, "score": score, "search_seconds": round(found.seconds, 4)}
     parents = opts["warm_start_parents"]       # read by _check_search_options, its names by _check_warm_start_names
     why = warm_start_unheld(table, parents)
@@ -363,7 +370,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         note = result.report.get("warm_start_note")
         if note and warm_info.get("used") is not False:     # dropped by solve_table (against the knowledge)
             warm_info.update(used=False, why=note.removeprefix("warm start not used: "))
-            warm_info.pop("score", None)
+            if result.solution.stats.get("warm_start_used") is not False:   # (unused by the programme: a network
+                warm_info.pop("score", None)                                 # still, with its gap to OPT)
             if not opts.get("quiet"):
                 console.print(f"warm start from {warm_info['source']} {note.removeprefix('warm start ')}",
                               highlight=False, markup=False)
@@ -506,7 +514,7 @@ def _check_table_epsilon(table: ScoreTable, eps: float) -> None:
 @solve_options
 @export_options
 @knowledge_options
-@click.option("--scores", "scores_out", help="Also save the score file here.")
+@click.option("--scores", "scores_out", help="Also save the score file here (and its .json sidecar).")
 def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores_out: str | None,
           **opts: Any) -> None:
     """Score DATA, prove the optimal network and find every network within --bf (default 20) of it,

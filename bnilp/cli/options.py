@@ -116,7 +116,7 @@ def score_options(func: Callable) -> Callable:
                      help="Binomial prior: expected number of parents r."),
         click.option("--ebic-gamma", type=float, default=DEFAULT_EBIC_GAMMA, show_default=True, help="EBIC prior: γ."),
         click.option("--penalty-discount", type=float, default=DEFAULT_PENALTY_DISCOUNT, show_default=True,
-                     help="Multiplies the ½·ln N complexity penalty (BIC, CG, MVP)."),
+                     help="Multiplies the ½·ln N complexity penalty (BIC, CG, CGd, MVP)."),
     ]):
         func = opt(func)
     return func

@@ -85,7 +85,9 @@ def _summary(result: SearchResult, console: Console) -> None:
               help="proxy: greedy search on a GP fitted to exactly scored random DAGs; greedy: exact scores.")
 @click.option("--samples", type=int, default=DEFAULT_SAMPLES, show_default=True,
               help="Training graphs scored exactly (the empty graph and random DAGs).")
-@click.option("--seed", type=int, default=None, help="Random seed (drawn and reported when omitted).")
+@click.option("--seed", type=int, default=None,
+              help="Random seed of the proxy search (drawn and reported when omitted); greedy search is "
+                   "deterministic: there it is only recorded.")
 @click.option("--refine", type=int, default=None,
               help=f"[default: {DEFAULT_REFINE}] At most this many refinement rounds (score the moves the "
                    "proxy rates best, refit, climb); they stop at a local optimum. 0 = the seed's pure proxy search.")

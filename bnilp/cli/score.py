@@ -46,8 +46,9 @@ def walk_options(func):
                         help="How discrete BIC/BDeu families are counted: 'subsets' counts each variable subset "
                              "once and shares it between the families that use it (up to "
                              f"{SUBSET_TABLE_MAX_VARIABLES} variables and {SUBSET_TABLE_MAX_SUBSETS:,} subsets), "
-                             "'families' counts every family on its own, 'auto' the first where it applies. "
-                             "The score file is the same.")(func)
+                             "'families' counts every family on its own, 'auto' counts subsets where that pays "
+                             "(BDeu; BIC on many distinct rows and not too many variables — the sidecar's "
+                             "counts.reason says which and why). The score file is the same.")(func)
     func = click.option("--scheduler", metavar="ADDRESS",
                         help="Run the scoring on a Dask cluster at ADDRESS ('local' starts a LocalCluster of "
                              "--jobs - 1 single-thread workers, default all cores: threads of this process for BIC "
@@ -190,7 +191,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     """Score candidate parent sets of DATA and write a GOBNILP/Jaakkola score file.
 
     Keeps every parent set that a network within the Bayes factor --bf of the optimum can use
-    (ε = ln BF; --bf 1 keeps what optimal networks can use). Exits 3 after writing the file when a palim
+    (ε = ln BF; --bf 1, the default, keeps what optimal networks can use). Exits 3 after writing the file when a palim
     or --score-time-limit left larger parent sets unscored (the file is exact up to that size).
     """
     console = plain_console(stderr=True)

@@ -349,6 +349,8 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
         return _no_dag(run, stats)
     if dp is not None and not needs_rows(data):
         found: _Optimum | SolveResult | None = _optimum_of(data, dp, stats)
+        if ws is not None:      # only branch-and-cut's phase 1 takes a start: say it went unused
+            stats["warm_start_used"] = False
     else:
         run.budget = None if use_dp else _race_budget(data, run)
         found = _prove_optimum(run, data, table, ws, verbose, stats)
