@@ -500,8 +500,9 @@ def score_parent_sets(
     one needs no larger sets (the complete result) or time runs out; then the last finished pass is
     returned, exact for parent sets up to its palim, and ``meta`` says so (``palim_reached``,
     ``exact_for_parent_sets_up_to``, ``score_time_limit_reached``). A deeper pass that cannot run (an
-    :class:`InputError`, e.g. ``counts='subsets'`` past its table's size) ends the deepening the same way,
-    its message in ``meta["score_deeper_pass_refused"]`` (the time limit is then not what stopped it).
+    :class:`InputError`, e.g. ``counts='subsets'`` past its table's size) or that a lost worker process ends (a
+    :class:`~bnilp.errors.LimitError`, :func:`lost_workers_as_limits`) ends the deepening the same way, its
+    message in ``meta["score_deeper_pass_refused"]`` (the time limit is then not what stopped it).
 
     Memory: the walk stops when the system's free memory falls below :func:`scoring_memory_floor`
     (:func:`memory_watch`; data wider than :data:`MAX_MASK_VARIABLES` are not watched). With
@@ -563,8 +564,8 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
             passes.append({**record, "seconds": round(time.perf_counter() - started, 4), "finished": False,
                            "stopped": str(exc)})
             break
-        except InputError as exc:           # e.g. counts='subsets' no longer fits: keep what is exact
-            if last is None:
+        except (InputError, LimitError) as exc:     # counts='subsets' no longer fits, or a worker process died
+            if last is None:                        # under the pass (lost_workers_as_limits): keep what is exact
                 raise
             refused = str(exc)
             passes.append({**record, "seconds": round(time.perf_counter() - started, 4), "finished": False,

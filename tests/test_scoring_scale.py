@@ -549,3 +549,29 @@ def test_past_the_mask_width_the_local_cluster_is_the_shared_one_sized_by_jobs()
         assert score_parent_sets(make_score("bic", data), palim=1, n_jobs=2, scheduler="local").families == one
         clients.append(lattice._LOCAL_DASK["client"])
     assert clients[0] is clients[1] and len(clients[0].scheduler_info()["workers"]) == 1
+
+
+def test_a_worker_lost_in_a_deeper_pass_keeps_the_passes_finished_before_it() -> None:
+    """Under ``time_limit`` (``--score-time-limit``) a worker process that dies in pass p ends the deepening as a
+    deeper pass that cannot run does: the table of pass p − 1 is returned, exact for parent sets up to its size,
+    the death named in ``score_deeper_pass_refused`` — it discarded every finished pass (no file). The kept
+    table equals the unlimited walk's sets of that size."""
+    import bnilp.lattice as lattice
+    from tests.mixed_helpers import WorkerKillingCG
+
+    class DeepKiller(WorkerKillingCG):
+        def local(self, child, parents):      # pass 1 (sets of size ≤ 1) survives; pass 2 loses its worker
+            if len(parents) < 2:
+                return super(WorkerKillingCG, self).local(child, parents)
+            return super().local(child, parents)
+
+    data = random_mixed(np.random.default_rng(4), "dcdcdcdc", 300)
+    table = score_parent_sets(DeepKiller(data), epsilon=math.log(20), palim=3, n_jobs=2, time_limit=600)
+    lattice.stop_pool()
+    meta = table.meta
+    assert "a worker process ended unexpectedly" in meta["score_deeper_pass_refused"], meta
+    assert meta["exact_for_parent_sets_up_to"] == 1 and meta["palim_reached"] and not meta["score_time_limit_reached"]
+    assert [p["finished"] for p in meta["deepening"]] == [True, False]
+    full = score_parent_sets(make_score("cg", data), epsilon=math.log(20), palim=3)
+    for v in data.names:
+        assert table.families[v] == {ps: s for ps, s in full.families[v].items() if len(ps) <= 1}, v
