@@ -459,6 +459,8 @@ def test_the_objects_a_user_holds_compare_print_briefly_and_cannot_be_corrupted(
     for obj in (many, many.solution, many.table, many.dataset):
         assert len(repr(obj)) < 400, (type(obj).__name__, len(repr(obj)))
     assert "status='network_limit'" in repr(many) and "networks=500" in repr(many.solution)
+    score = make_score("bdeu", asia, ess=2.0)           # the score's settings, not an address
+    assert repr(score).startswith("BDeu('bdeu', penalty_discount=1.0, prior='none', ess=2.0; Dataset(")
 
     k = Knowledge(forbidden=[("smoke", "lung"), ("lung", "smoke")])
     arrows = k.forbidden_arrows()

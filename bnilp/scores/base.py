@@ -222,6 +222,12 @@ class LocalScore(ABC):
         :data:`EQUIVALENCE_PRESERVING_PRIORS`): the condition for enumerating classes, not DAGs."""
         return self.name in SCORE_EQUIVALENT_SCORES and self.prior.kind in EQUIVALENCE_PRESERVING_PRIORS
 
+    def __repr__(self) -> str:
+        """The score, its settings and its data in one line (Python's default showed only an address)."""
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.settings().items()       # the values, not the prose
+                          if k not in ("score", "score_equivalent") and (not isinstance(v, str) or len(v) <= 12))
+        return f"{type(self).__name__}({self.name!r}, {shown}; {self.data!r})"
+
     def settings(self) -> dict[str, Any]:
         """How the score was configured (for the score file's sidecar and reports)."""
         out: dict[str, Any] = {"score": self.name, "penalty_discount": self.penalty_discount}

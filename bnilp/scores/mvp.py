@@ -238,10 +238,11 @@ class MixedVariablePolynomial(LocalScore):
         out.update({
             "degree": self.degree,
             "standardize": "each continuous parent inside each partition (population SD); "
-                           "constant parents give no column",
+                           "constant parents give no column; a continuous child over the whole column "
+                           "((y - central value) / SD: the score is the same in any units)",
             "small_partitions": "design with >= n_p columns falls back to intercept only; "
                                 "n_p <= 1 contributes no likelihood",
-            "variance_floor": f"{VARIANCE_FLOOR:g} * Var(child)",
+            "variance_floor": f"{VARIANCE_FLOOR:g} (the standardised child's variance is 1)",
             "discrete_child": "linear probability fit, eq. 21 shrink to min 1/n_p (alpha clipped to [0,1])",
             "df": "per non-empty partition: design columns (continuous), columns * (d - 1) (discrete)",
             "pruning": "R1 only",
