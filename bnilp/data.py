@@ -538,8 +538,9 @@ def _build(
                                 f"--discrete {flag_value(name)} to keep it as labels)")
         elif not np.isfinite(numeric).all():   # 'inf', '-Infinity': numbers no state should be; one-line error below
             kind, why = CONTINUOUS, "numeric"
-        elif (np.all(numeric == np.round(numeric)) and len(np.unique(numeric)) <= MAX_INFERRED_LEVELS
-              and _exact_distinct(cells, numeric) <= MAX_INFERRED_LEVELS):
+        elif (np.all(numeric == np.round(numeric))
+              and (floats := len(np.unique(numeric))) <= MAX_INFERRED_LEVELS
+              and _exact_distinct(cells, floats) <= MAX_INFERRED_LEVELS):
             kind, why = DISCRETE, f"integers with ≤ {MAX_INFERRED_LEVELS} distinct values"
         elif integer_codes and np.all(numeric == np.round(numeric)) and numeric.min() >= 0 \
                 and numeric.max() <= MAX_INTEGER_CODE:
@@ -559,7 +560,7 @@ def _build(
                                  f"±{MAX_CONTINUOUS_MAGNITUDE:g} overflow the scores' sums of squares (rescale the "
                                  "column)")
             if np.ptp(numeric) == 0:
-                if _exact_distinct(cells, numeric) > 1:      # the values differ, past a float's 16 digits
+                if _exact_distinct(cells, 1) > 1:      # one float, but the values differ past its 16 digits
                     apart = sorted(pd.unique(cells), key=_exact_number)
                     raise InputError(f"{source}: column {name!r} is continuous, and its values differ only past a "
                                      f"float's precision ({str(apart[0])!r} … {str(apart[-1])!r}): they would be "
@@ -652,11 +653,10 @@ def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,
     return labels + extra, inverse
 
 
-def _exact_distinct(cells: np.ndarray, numeric: np.ndarray) -> int:
-    """The number of distinct numbers in ``cells`` (all numbers, ``numeric`` their floats), compared exactly:
+def _exact_distinct(cells: np.ndarray, floats: int) -> int:
+    """The number of distinct numbers in ``cells`` (all numbers, ``floats`` distinct as floats), compared exactly:
     integers past 2**53 that one float holds are counted apart (counted as floats, 88 distinct integers near
     2**60 were "integers with ≤ 10 distinct values")."""
-    floats = len(np.unique(numeric))
     strings = pd.unique(cells)
     return floats if len(strings) == floats else len({_exact_number(s) for s in strings})
 
