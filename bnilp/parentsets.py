@@ -101,9 +101,10 @@ class Deadline:
 
 @dataclass
 class _Watch:
-    """A :func:`memory_watch`: whether it may still interrupt, and the free bytes it saw when it did."""
+    """A :func:`memory_watch`: whether it may interrupt (only while the block runs), and the free bytes it saw
+    when it did."""
 
-    active: bool = True
+    active: bool = False
     fired: int | None = None
 
 
@@ -117,7 +118,9 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
     (``_thread.interrupt_main``), and the ``KeyboardInterrupt`` that arrives in the block becomes
     :class:`ScoringMemoryLimit`, also where the code it lands in re-raises it wrapped (numba's dispatcher
     makes it a ``SystemError``: BDeu on flag failed so); one that is still pending when the block ends is
-    let in and dropped here, never later. The interrupt arrives between Python steps, so a single call into
+    let in and dropped here, never later; none is sent before the block begins (on a loaded machine the main
+    thread can still be in ``Thread.start`` when the first look finds memory short: an interrupt there escaped
+    as a bare ``KeyboardInterrupt``). The interrupt arrives between Python steps, so a single call into
     compiled code finishes first (a level's build is many such calls, each well under a second).
     :meth:`Deadline.check` still looks between blocks too (and alone where the walk does not run on the main
     thread)."""
@@ -134,15 +137,18 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
             free = free_memory()
             if free is not None and free < floor:
                 with lock:
-                    if state.active:
-                        state.fired = free
-                        _thread.interrupt_main()
+                    if not state.active:    # the block has not begun (or has ended): no interrupt outside it
+                        continue
+                    state.fired = free
+                    _thread.interrupt_main()
                 return
 
     thread = threading.Thread(target=watch, name="bnilp-memory-watch", daemon=True)
     thread.start()
     try:
         try:
+            with lock:
+                state.active = True
             yield
         finally:
             with lock:

@@ -109,6 +109,34 @@ def test_the_watch_stops_a_long_step_that_never_checks(monkeypatch) -> None:
     time.sleep(0.2)      # a stray interrupt would raise KeyboardInterrupt here
 
 
+def test_the_watch_interrupts_only_inside_its_block_even_when_its_thread_starts_slowly(monkeypatch) -> None:
+    """On a loaded machine the main thread can still be starting the watching thread when that thread's first
+    look finds memory short: the interrupt must wait for the block (it landed in ``Thread.start``, outside the
+    block, and ended a CI run's pytest with a bare KeyboardInterrupt)."""
+    import threading
+    import time
+    import types
+
+    class SlowStart(threading.Thread):
+        def start(self) -> None:
+            super().start()
+            time.sleep(0.2)      # the main thread is held here past the thread's first looks
+
+    monkeypatch.setattr(parentsets, "threading", types.SimpleNamespace(
+        Thread=SlowStart, Lock=threading.Lock, Event=threading.Event,
+        current_thread=threading.current_thread, main_thread=threading.main_thread))
+    monkeypatch.setattr(parentsets, "MEMORY_CHECK_SECONDS", 0.01)
+    monkeypatch.setattr(parentsets, "free_memory", lambda: 1)
+    try:
+        with pytest.raises(parentsets.ScoringMemoryLimit), \
+                parentsets.memory_watch(parentsets.Deadline(math.inf, 2)):
+            for _ in range(500):
+                time.sleep(0.01)
+    except KeyboardInterrupt:
+        pytest.fail("the watch's interrupt arrived outside its block")
+    time.sleep(0.2)      # a stray interrupt would raise KeyboardInterrupt here
+
+
 def test_the_watch_is_silent_while_memory_lasts(monkeypatch) -> None:
     import time
 
