@@ -15,6 +15,14 @@ from click.testing import CliRunner
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
+def slow_after(cases, quick: int) -> list:
+    """Parametrize cases of which the first ``quick`` run in the README's quick command and the rest are marked
+    slow (``.ci/run`` runs both): the quick suite keeps each oracle's cheap instances, CI all of them."""
+    return [case if i < quick else pytest.param(*(case if isinstance(case, tuple) else (case,)),
+                                                 marks=pytest.mark.slow)
+            for i, case in enumerate(cases)]
+
+
 @pytest.fixture
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bnilp.ilp.families import _Data
+from tests.conftest import slow_after
 from tests.oracles import brute_force_credible
 from tests.test_ilp import EPSILONS, random_table
 
@@ -25,7 +26,7 @@ def _kept(table, data, eps):
     return gap, credible, keep
 
 
-@pytest.mark.parametrize("n,seed", [(n, s) for n in (3, 4, 5) for s in range(5)])
+@pytest.mark.parametrize("n,seed", slow_after([(n, s) for n in (3, 4, 5) for s in range(5)], 11))
 def test_the_reduced_cost_filter_keeps_every_family_of_every_credible_dag(n, seed):
     table = random_table(n, 700 * n + seed, keep=0.7, ties=seed == 3, pruned=seed == 2)
     data = _Data(table)

@@ -59,6 +59,7 @@ def _mixed(seed: int, N: int = 400, dependent: bool = False, chain: bool = False
     return pd.DataFrame({"x": x, "y": y, "z": [f"s{v}" for v in z]})
 
 
+@pytest.mark.slow
 def test_bic_pvalues_uniform_under_independence():
     p = [ci_test(from_dataframe(_discrete(s)), "x", "y", ["z"], score="bic").p_value for s in range(200)]
     assert stats.kstest(p, "uniform").pvalue > 1e-3

@@ -24,7 +24,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import learn, solve_table
 from bnilp.scorefile import ScoreTable, write_jaakkola
 from bnilp.scores import StructurePrior, make_score
-from tests.conftest import random_discrete_frame, signal_once_listed, tied_forests
+from tests.conftest import random_discrete_frame, signal_once_listed, slow_after, tied_forests
 from tests.oracles import brute_force_credible, brute_force_networks, is_acyclic
 from tests.test_parentsets import full_table
 
@@ -52,7 +52,7 @@ def as_key(parents: dict) -> tuple:
 
 
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
-@pytest.mark.parametrize("seed,n,N", [(0, 4, 50), (1, 5, 200), (2, 5, 1000), (3, 4, 3000)])
+@pytest.mark.parametrize("seed,n,N", slow_after([(0, 4, 50), (1, 5, 200), (2, 5, 1000), (3, 4, 3000)], 2))
 def test_credible_set_mecs_and_posteriors_equal_brute_force(score_name: str, seed: int, n: int, N: int) -> None:
     frame = random_discrete_frame(500 + seed, n=n, N=N)
     data = from_dataframe(frame, discrete=list(frame.columns))
@@ -229,7 +229,7 @@ def test_score_equivalent_classes_share_one_score(shared_data) -> None:
 
 @pytest.mark.parametrize("prior", ["dags", "mecs"])
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
-@pytest.mark.parametrize("seed,n,N", [(0, 4, 50), (1, 5, 200), (2, 5, 1000), (4, 5, 80)])
+@pytest.mark.parametrize("seed,n,N", slow_after([(0, 4, 50), (1, 5, 200), (2, 5, 1000), (4, 5, 80)], 2))
 def test_class_enumeration_equals_brute_force(score_name: str, seed: int, n: int, N: int, prior: str) -> None:
     """One representative per credible class, DAGs counted from the CPDAG: the same classes, the same
     DAG count per class and the same edge posteriors (both priors) as enumerating every DAG."""
@@ -707,6 +707,7 @@ def test_a_class_recorded_below_a_raised_opt_is_judged_by_its_best_member(monkey
     assert short and checked == 12
 
 
+@pytest.mark.slow
 def test_symmetry_keeps_a_credible_class_whose_mirror_image_is_just_below_the_threshold(monkeypatch) -> None:
     """The lex-leader rows keep the search from a class C whose mirror image C′ under a pair of identical
     columns leads its orbit; C is then recorded as the image of C′. The symmetry is accepted within a relative

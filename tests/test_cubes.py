@@ -13,6 +13,7 @@ from bnilp.ilp import cubes, solve
 from bnilp.ilp.classbest import choice_table
 from bnilp.ilp.families import _Data
 from bnilp.mec import mec_key
+from tests.conftest import slow_after
 from tests.oracles import brute_force_credible, brute_force_networks
 from tests.test_ilp import as_set, check_result, random_table
 
@@ -103,7 +104,7 @@ def test_cubes_stop_at_the_network_cap(split_at_once):
     assert "there may be more" in classes.message       # classes sent as the cap stopped the cubes count for nothing
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs", slow_after([1, 2], 1))
 def test_a_cap_equal_to_the_credible_set_is_no_limit_and_one_below_it_is(split_at_once, jobs):
     """Branch-and-cut, serial and in cubes, stops only when it has found more than ``max_networks``: a cap equal
     to the brute-force credible count (DAGs, then classes) lists the whole set, status optimal, complete; a cap

@@ -15,6 +15,7 @@ from bnilp import ilp
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.ilp.sepa_subip import cluster_violation, subip_clusters
+from tests.conftest import slow_after
 from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum
 from tests.test_ilp import as_set, dense_table, random_table
 
@@ -152,7 +153,7 @@ def test_auto_runs_the_subip_from_its_size_on_and_stays_exact(monkeypatch):
         subip_mode(5, False)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", slow_after(range(6), 3))
 def test_kcluster_rows_never_cut_off_a_dag(seed):
     """Σ_{v∈C} Σ_{|W∩C|≥k} x(v,W) ≤ |C| − k, in whichever form ``cluster_row`` writes it, holds on every DAG
     of a dense random table, for every cluster C and every 1 ≤ k < |C|."""
@@ -212,7 +213,7 @@ def test_the_kcluster_separator_reports_only_violated_cuts_and_misses_no_violate
             assert cuts
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", slow_after(range(4), 2))
 def test_kcluster_cuts_keep_the_search_exact(monkeypatch, seed):
     """With 2-, 3- and 4-cluster cuts separated at every call of both phases, OPT and the credible sets still
     equal brute force (n = 5), and OPT the programme's on dense tables (n = 10, 12) where they are cut."""
@@ -338,7 +339,7 @@ def test_branch_enumeration_honours_the_network_limit(monkeypatch):
     assert res.status == "network_limit" and not res.complete and len(res.networks) == 5
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", slow_after(range(12), 6))
 def test_ancestor_propagation_never_forbids_a_dag_of_the_node(seed):
     """At random nodes (random families removed, some children fixed to one family) every family that
     :func:`ancestor_fixings` forbids is used by no DAG the node still admits, and it reports an empty
@@ -366,7 +367,7 @@ def test_ancestor_propagation_never_forbids_a_dag_of_the_node(seed):
     assert fired > 0, "the propagator must fire on these nodes"
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", slow_after(range(4), 2))
 def test_ancestor_propagation_keeps_the_search_exact(monkeypatch, seed):
     """With the propagator at every node, OPT and the credible sets (both enumeration modes) equal brute
     force (n = 5) and OPT equals DP (n = 10); the propagator fixed families on the way."""

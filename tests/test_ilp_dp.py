@@ -16,6 +16,7 @@ from bnilp.ilp.dp import DPStopped, Peeler, solve_dp
 from bnilp.ilp.families import _Data, _fsum_rows
 from bnilp.knowledge import Knowledge, restrict_table
 from bnilp.mec import mec_key
+from tests.conftest import slow_after
 from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum, satisfies_knowledge
 from tests.test_ilp import EPSILONS, as_set, check_result, random_table
 
@@ -151,7 +152,7 @@ def test_more_variables_than_every_dp_limit_use_branch_and_cut(monkeypatch):
     assert as_set(x.parents for x in res.networks) == as_set(p for _, p in expected)
 
 
-@pytest.mark.parametrize("n,seed", [(n, s) for n in (1, 2, 3, 4, 5) for s in range(6)])
+@pytest.mark.parametrize("n,seed", slow_after([(n, s) for n in (1, 2, 3, 4, 5) for s in range(6)], 26))
 def test_peeling_lists_every_credible_dag_once_even_when_resumed_at_every_step(n, seed):
     """Canonical sink peeling under the DP bound meets each DAG with s ≥ T exactly once; stopping and
     resuming after every few family trials and every 3 DAGs changes nothing."""
@@ -527,7 +528,7 @@ def test_the_gathered_index_of_a_subset_is_its_bits_inside_the_candidate_parents
             assert _gather(gather, v, np.int64(s)) == expected
 
 
-@pytest.mark.parametrize("n,seed", [(n, s) for n in (3, 4, 5) for s in range(4)])
+@pytest.mark.parametrize("n,seed", slow_after([(n, s) for n in (3, 4, 5) for s in range(4)], 9))
 @pytest.mark.parametrize("per_child", [1, 2, 4])
 def test_tables_over_fewer_parents_keep_opt_exact_and_the_filter_sound(monkeypatch, n, seed, per_child):
     """With the table budget too small for 2^|C_v| entries, bps_v is indexed by the parents most frequent

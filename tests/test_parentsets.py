@@ -19,7 +19,7 @@ from bnilp.errors import InputError
 from bnilp.parentsets import ALL_RULES, score_parent_sets, walk_child
 from bnilp.scorefile import ScoreTable
 from bnilp.scores import make_score
-from tests.conftest import random_discrete_frame
+from tests.conftest import random_discrete_frame, slow_after
 from tests.oracles import brute_force_credible
 
 EPSILONS = [0.0, math.log(3), math.log(20), math.log(150)]
@@ -39,7 +39,7 @@ def full_table(score) -> ScoreTable:
 
 
 @pytest.mark.parametrize("score_name", ["bic", "bdeu"])
-@pytest.mark.parametrize("seed,n,N", CASES)
+@pytest.mark.parametrize("seed,n,N", slow_after(CASES, 4))
 def test_every_credible_parent_set_survives(score_name: str, seed: int, n: int, N: int) -> None:
     frame = random_discrete_frame(100 + seed, n=n, N=N)
     data = from_dataframe(frame, discrete=list(frame.columns))
