@@ -70,7 +70,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import chi2
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError, check_flag, check_seed
@@ -237,6 +236,10 @@ def chi2_log_sf(x: float, k: float) -> float:
     exact, for integer a), summed until a term adds less than 1e-16: the tail is reached only with t well
     above a, where the terms fall geometrically.
     """
+    # imported here, not at the top: scipy.stats takes over a second to import, and the CLI's help imports this
+    # module for its defaults
+    from scipy.stats import chi2
+
     log_p = float(chi2.logsf(x, k))
     if log_p > _LOG_SF_FLOOR:
         return log_p
