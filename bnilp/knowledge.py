@@ -98,6 +98,10 @@ class Knowledge:
     :meth:`to_dict`'s form, numbers them from 1) of tiers with no arrows inside (``tier!`` in a file, ``!``
     before a tier in ``--tiers``). ``where`` maps a statement key ``(field, a, b)`` or ``("tier", name)`` to
     where it was written (``file:line``) for error messages; it does not take part in equality.
+
+    Two knowledges are equal when they state the same: the order of the statements, a statement repeated and the
+    order of the names in a tier do not count (they decide only which statement a message names first); the
+    order of the tiers does.
     """
 
     required: tuple[Edge, ...] = ()
@@ -124,6 +128,18 @@ class Knowledge:
         tiers = tuple(tuple(str(v) for v in t) for t in (self.tiers or ()))
         object.__setattr__(self, "tiers", tiers)
         object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in self.strict_tiers))
+
+    def _content(self) -> tuple:
+        return (tuple(frozenset(getattr(self, f)) for f in _PAIR_FIELDS),
+                tuple(frozenset(t) for t in self.tiers), self.strict_tiers)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Knowledge):
+            return NotImplemented
+        return self._content() == other._content()
+
+    def __hash__(self) -> int:
+        return hash(self._content())
 
     # ---- derived relations ------------------------------------------------------------------
     def empty(self) -> bool:

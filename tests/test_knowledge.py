@@ -458,6 +458,26 @@ def test_a_table_scored_under_knowledge_is_solved_under_it_and_the_users_too() -
         solve_table(tiered, epsilon=eps, knowledge=Knowledge(tiers=[["xray"], ["asia"]]))
 
 
+def test_knowledge_is_equal_whatever_the_order_of_its_statements() -> None:
+    """Equality (and the hash) is what the knowledge states: not the order of its statements, a repeated statement
+    or the order of names within a tier; the order of the tiers and which are strict do count."""
+    a = Knowledge(required=[("smoke", "lung"), ("asia", "tub")], forbidden_adjacent=[("asia", "dysp")],
+                  tiers=[["asia", "smoke"], ["xray"]], strict_tiers={0})
+    b = Knowledge(required=[("asia", "tub"), ("smoke", "lung"), ("asia", "tub")],
+                  forbidden_adjacent=[("asia", "dysp")], tiers=[["smoke", "asia"], ["xray"]], strict_tiers={0})
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a.required != b.required          # the order kept for messages
+    assert a != Knowledge(required=a.required, forbidden_adjacent=a.forbidden_adjacent,
+                          tiers=[["xray"], ["asia", "smoke"]], strict_tiers={0})
+    assert a != Knowledge(required=a.required, forbidden_adjacent=a.forbidden_adjacent, tiers=a.tiers)
+    assert a != Knowledge(required=a.required, forbidden=[("asia", "dysp")], tiers=a.tiers, strict_tiers={0})
+    assert Knowledge(required=[("a", "b")]) != Knowledge(required=[("b", "a")])
+    pairs = [line for line in a.statements() if not line.startswith("tier")]
+    tiers = [line for line in a.statements() if line.startswith("tier")]
+    assert parse_knowledge("\n".join(pairs[::-1] + tiers)) == a
+    assert a != "knowledge" and Knowledge() == Knowledge(where={("required", "a", "b"): "f:1"})
+
+
 def test_the_same_tiers_in_another_order_within_a_tier_are_the_same_tiers() -> None:
     _, score = _asia_score()
     eps = math.log(3)
