@@ -665,6 +665,16 @@ def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(ch
     assert "at least BF 20" in json.loads(out.read_text())["pruning_note"]
 
 
+def test_every_option_says_what_it_takes() -> None:
+    """Options that take a file, a folder, a range or a degree showed click's ``TEXT``: each names its kind now."""
+    from bnilp.cli import COMMANDS
+
+    for command in COMMANDS:
+        shown = _run(command, "--help").output
+        assert " TEXT " not in shown, (command, [line for line in shown.splitlines() if " TEXT " in line])
+    assert "--report DIR" in _run("learn", "--help").output and "-o, --output FILE" in _run("score", "--help").output
+
+
 def test_citest_help_offers_only_what_citest_takes(tmp_path) -> None:
     """``citest --help`` listed bdeu and mml among --score's choices and showed --ess, --prior, --expected-parents,
     --ebic-gamma and --penalty-discount with defaults, though citest refuses all of them; they are refused still

@@ -84,12 +84,12 @@ def solve_options(func):
                      help="Hand branch-and-cut a first network: from greedy or proxy search (learn only: they need "
                           "the data), or a JSON with 'parents'. Where the dynamic programme proves OPT (up to 22 "
                           "variables) it is not used, and the JSON says so."),
-        click.option("--json", "json_out", help="Write the result as JSON."),
-        click.option("--report", "report_dir",
+        click.option("--json", "json_out", metavar="FILE", help="Write the result as JSON."),
+        click.option("--report", "report_dir", metavar="DIR",
                      help="Write edges.csv, mecs.csv, networks.json, DOT and GraphML files and PNG pictures "
                           "here."),
-        click.option("--dot", "dot_out", help="Write the best network as DOT."),
-        click.option("--graphml", "graphml_out",
+        click.option("--dot", "dot_out", metavar="FILE", help="Write the best network as DOT."),
+        click.option("--graphml", "graphml_out", metavar="FILE",
                      help="Write the best network as GraphML."),
         click.option("-q", "--quiet", is_flag=True, help="Only the result, no progress."),
     ]):
@@ -100,7 +100,7 @@ def solve_options(func):
 def export_options(func):
     """--export, --export-network, --parameters (learn only: fitting parameters needs the data)."""
     for opt in reversed([
-        click.option("--export", "export_path",
+        click.option("--export", "export_path", metavar="FILE",
                      help="Write the best network with fitted parameters: .bif, .xmlbif/.xml (discrete only) "
                      "or .json."),
         click.option("--export-network", type=int, default=None, metavar="K",
@@ -514,7 +514,7 @@ def _check_table_epsilon(table: ScoreTable, eps: float) -> None:
 @solve_options
 @export_options
 @knowledge_options
-@click.option("--scores", "scores_out", help="Also save the score file here (and its .json sidecar).")
+@click.option("--scores", "scores_out", metavar="FILE", help="Also save the score file here (and its .json sidecar).")
 def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores_out: str | None,
           **opts: Any) -> None:
     """Score DATA, prove the optimal network and find every network within --bf (default 20) of it,

@@ -105,7 +105,7 @@ def score_options(func: Callable) -> Callable:
     for opt in reversed([
         click.option("--score", "score_name", type=click.Choice(sorted(REGISTRY)), default="bic", show_default=True),
         click.option("--ess", type=float, default=DEFAULT_ESS, show_default=True, help="BDeu equivalent sample size."),
-        click.option("--mvp-degree", default=DEFAULT_MVP_DEGREE, show_default=True,
+        click.option("--mvp-degree", default=DEFAULT_MVP_DEGREE, show_default=True, metavar="log|N",
                      help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer."),
         click.option("--bins", type=int, default=DEFAULT_BINS, show_default=True, help="CGd: equal-frequency bins."),
         click.option("--prior", "priors", type=click.Choice([*STRUCTURE_PRIORS, *AVERAGING_PRIORS]),

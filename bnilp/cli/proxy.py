@@ -102,7 +102,7 @@ def _summary(result: SearchResult, console: Console) -> None:
               help="Mean in-degree of the random training DAGs.")
 @click.option("--fit-iterations", "fit_iterations", type=int, default=DEFAULT_MAXITER, show_default=True,
               help="L-BFGS-B iterations at most for each fit of the proxy's hyperparameters.")
-@click.option("--json", "json_out", default=None,
+@click.option("--json", "json_out", default=None, metavar="FILE",
               help="Write the result as JSON to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on the terminal.")
 def proxy_search(data: str, method: str, samples: int, seed: int | None, refine: int | None,

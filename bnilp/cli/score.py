@@ -179,7 +179,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
 
 @click.command()
 @click.argument("data_path", metavar="DATA")
-@click.option("-o", "--output", "out", required=True,
+@click.option("-o", "--output", "out", required=True, metavar="FILE",
               help="Score file to write (a JSON sidecar OUT.json is written beside it).")
 @score_options
 @bf_options

@@ -67,7 +67,7 @@ def _parse_categories(text: str) -> tuple[int, int]:
               help="Largest degree of any node (0 = no limit).")
 @click.option("--discrete-fraction", type=float, default=0.5, show_default=True,
               help="Fraction of the variables that are discrete.")
-@click.option("--categories", default="2-5", show_default=True,
+@click.option("--categories", default="2-5", show_default=True, metavar="LO-HI",
               help="Categories of a discrete variable (uniform in LO-HI); also the temporary bins of a "
                    "continuous parent of a discrete child.")
 @click.option("--nonlinear", is_flag=True, help="Continuous children depend on random cubic polynomials.")
@@ -76,9 +76,9 @@ def _parse_categories(text: str) -> tuple[int, int]:
                    "bins, the seed's) or a softmax link linear in the parents (the form the CG model implies).")
 @click.option("--seed", type=int, default=None,
               help="Random seed (default: a fresh one, recorded in the truth).")
-@click.option("-o", "--output", "output", required=True,
+@click.option("-o", "--output", "output", required=True, metavar="FILE",
               help="Data CSV to write.")
-@click.option("--truth", "truth_path", required=True,
+@click.option("--truth", "truth_path", required=True, metavar="FILE",
               help="True graph JSON to write ({'parents': ..., 'kinds': ..., ...}).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing.")
 def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discrete_fraction: float,
