@@ -666,13 +666,25 @@ def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(ch
 
 
 def test_every_option_says_what_it_takes() -> None:
-    """Options that take a file, a folder, a range or a degree showed click's ``TEXT``: each names its kind now."""
+    """Options that take a file, a folder, a range or a degree showed click's ``TEXT``: each names its kind now, and
+    a number's help states the range the command enforces."""
     from bnilp.cli import COMMANDS
 
     for command in COMMANDS:
         shown = _run(command, "--help").output
         assert " TEXT " not in shown, (command, [line for line in shown.splitlines() if " TEXT " in line])
     assert "--report DIR" in _run("learn", "--help").output and "-o, --output FILE" in _run("score", "--help").output
+    stated = {  # the ranges each command enforces (an InputError naming the flag), stated in its help too
+        "citest": ["Significance level, in (0, 1)", "equal-frequency bins (≥ 2)"],
+        "score": ["sample size (> 0)", "r, in (0, n − 1)", "γ (≥ 0)", "MVP; > 0)", "BF ≥ 1)", "--bf; ≥ 0)",
+                  "an integer ≥ 1"],
+        "proxy-search": ["random DAGs; ≥ 2)", "posterior sd (≥ 0)", "training DAGs (> 0)"],
+        "simulate": ["Average degree, in [0, nodes − 1]", "discrete, in [0, 1]"],
+        "compare": ["at this threshold, in (0, 1]"]}
+    for command, words in stated.items():
+        shown = " ".join(_run(command, "--help").output.split())
+        for said in words:
+            assert said in shown, (command, said)
 
 
 def test_citest_help_offers_only_what_citest_takes(tmp_path) -> None:

@@ -37,7 +37,7 @@ from bnilp.terminal import plain_console
 @click.option("--given", multiple=True, metavar="Z1,Z2",
               help="Conditioning set, comma-separated; may be repeated (a value that is a column's whole name, "
                    "commas and all, is that column).")
-@click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True, help="Significance level.")
+@click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True, help="Significance level, in (0, 1).")
 @click.option("--combine", type=click.Choice(list(COMBINE_RULES)), default=DEFAULT_COMBINE, show_default=True,
               help="Two directions (MVP, CGd) into one decision: Simes (size ≤ α) or the seed's 'either rejects'.")
 @click.option("--correction", type=click.Choice(list(CORRECTIONS)), default=DEFAULT_CORRECTION, show_default=True,

@@ -104,19 +104,22 @@ def score_options(func: Callable) -> Callable:
     """--score and its settings, structure priors."""
     for opt in reversed([
         click.option("--score", "score_name", type=click.Choice(sorted(REGISTRY)), default="bic", show_default=True),
-        click.option("--ess", type=float, default=DEFAULT_ESS, show_default=True, help="BDeu equivalent sample size."),
+        click.option("--ess", type=float, default=DEFAULT_ESS, show_default=True,
+                     help="BDeu equivalent sample size (> 0)."),
         click.option("--mvp-degree", default=DEFAULT_MVP_DEGREE, show_default=True, metavar="log|N",
-                     help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer."),
-        click.option("--bins", type=int, default=DEFAULT_BINS, show_default=True, help="CGd: equal-frequency bins."),
+                     help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer ≥ 1."),
+        click.option("--bins", type=int, default=DEFAULT_BINS, show_default=True,
+                     help="CGd: equal-frequency bins (≥ 2)."),
         click.option("--prior", "priors", type=click.Choice([*STRUCTURE_PRIORS, *AVERAGING_PRIORS]),
                      multiple=True, help="Structure prior added to every local score (none, binomial, ebic; "
                      "default none) and/or, for learn, the prior over structures for averaging (dags, mecs; "
                      "default dags). Repeat to give both, e.g. --prior binomial --prior mecs."),
         click.option("--expected-parents", type=float, default=DEFAULT_EXPECTED_PARENTS, show_default=True,
-                     help="Binomial prior: expected number of parents r."),
-        click.option("--ebic-gamma", type=float, default=DEFAULT_EBIC_GAMMA, show_default=True, help="EBIC prior: γ."),
+                     help="Binomial prior: expected number of parents r, in (0, n − 1)."),
+        click.option("--ebic-gamma", type=float, default=DEFAULT_EBIC_GAMMA, show_default=True,
+                     help="EBIC prior: γ (≥ 0)."),
         click.option("--penalty-discount", type=float, default=DEFAULT_PENALTY_DISCOUNT, show_default=True,
-                     help="Multiplies the ½·ln N complexity penalty (BIC, CG, CGd, MVP)."),
+                     help="Multiplies the ½·ln N complexity penalty (BIC, CG, CGd, MVP; > 0)."),
     ]):
         func = opt(func)
     return func
@@ -151,9 +154,9 @@ def knowledge_from_options(opts: dict[str, Any]) -> Any:
 def bf_options(func: Callable) -> Callable:
     """--bf / --epsilon (ε = ln BF)."""
     func = click.option("--epsilon", type=float, default=None,
-                        help="ε = ln(BF) directly (instead of --bf).")(func)
+                        help="ε = ln(BF) directly (instead of --bf; ≥ 0).")(func)
     func = click.option("--bf", type=float, default=None,
-                        help="Bayes factor: keep every network within BF of the optimum (ε = ln BF).")(func)
+                        help="Bayes factor: keep every network within BF of the optimum (ε = ln BF; BF ≥ 1).")(func)
     return func
 
 

@@ -84,7 +84,7 @@ def _summary(result: SearchResult, console: Console) -> None:
 @click.option("--method", type=click.Choice(["proxy", "greedy"]), default="proxy", show_default=True,
               help="proxy: greedy search on a GP fitted to exactly scored random DAGs; greedy: exact scores.")
 @click.option("--samples", type=int, default=DEFAULT_SAMPLES, show_default=True,
-              help="Training graphs scored exactly (the empty graph and random DAGs).")
+              help="Training graphs scored exactly (the empty graph and random DAGs; ≥ 2).")
 @click.option("--seed", type=int, default=None,
               help="Random seed of the proxy search (drawn and reported when omitted); greedy search is "
                    "deterministic: there it is only recorded.")
@@ -96,10 +96,10 @@ def _summary(result: SearchResult, console: Console) -> None:
 @click.option("--polish", is_flag=True, help="Finish with exact greedy search from the proxy's network.")
 @click.option("--max-parents", type=int, default=None, help="At most K parents per variable.")
 @click.option("--kappa", type=float, default=DEFAULT_KAPPA, show_default=True,
-              help="Climb on the proxy's lower confidence bound: each edge coefficient minus kappa posterior sd.")
+              help="Climb on the proxy's lower confidence bound: each edge coefficient minus kappa posterior sd (≥ 0).")
 @click.option("--expected-in-degree", "expected_in_degree", type=float, default=DEFAULT_EXPECTED_IN_DEGREE,
               show_default=True,
-              help="Mean in-degree of the random training DAGs.")
+              help="Mean in-degree of the random training DAGs (> 0).")
 @click.option("--fit-iterations", "fit_iterations", type=int, default=DEFAULT_MAXITER, show_default=True,
               help="L-BFGS-B iterations at most for each fit of the proxy's hyperparameters.")
 @click.option("--json", "json_out", default=None, metavar="FILE",

@@ -62,11 +62,11 @@ def _parse_categories(text: str) -> tuple[int, int]:
 @click.option("--nodes", type=int, required=True, help="Number of variables.")
 @click.option("--samples", type=int, required=True, help="Number of rows.")
 @click.option("--avg-degree", type=float, default=2.0, show_default=True,
-              help="Average degree; the DAG gets round(avg_degree·nodes/2) edges.")
+              help="Average degree, in [0, nodes − 1]; the DAG gets round(avg_degree·nodes/2) edges.")
 @click.option("--max-degree", type=int, default=5, show_default=True,
               help="Largest degree of any node (0 = no limit).")
 @click.option("--discrete-fraction", type=float, default=0.5, show_default=True,
-              help="Fraction of the variables that are discrete.")
+              help="Fraction of the variables that are discrete, in [0, 1].")
 @click.option("--categories", default="2-5", show_default=True, metavar="LO-HI",
               help="Categories of a discrete variable (uniform in LO-HI); also the temporary bins of a "
                    "continuous parent of a discrete child.")
@@ -140,7 +140,7 @@ def _fmt(x: Any) -> str:
 @click.argument("learned")
 @click.argument("true")
 @click.option("--edges-threshold", type=float, default=None,
-              help="Compare the posterior-averaged graph of the result's 'edges' at this threshold.")
+              help="Compare the posterior-averaged graph of the result's 'edges' at this threshold, in (0, 1].")
 @click.option("--cpdag", is_flag=True, help="Compare the CPDAGs (equivalence classes) of both DAGs.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool, as_json: bool) -> None:
