@@ -418,7 +418,9 @@ def from_dataframe(
     """A :class:`Dataset` from a pandas DataFrame (categorical and bool columns are discrete; every other column,
     text and object columns included, is typed by its values as :func:`load_data` types the CSV of the frame —
     a text column of numbers such as ``"0.125"`` is numbers, as pandas 3 leaves a column read with one ``?`` and
-    then cleaned; labels are discrete; ``integer_codes`` as for :func:`load_data`)."""
+    then cleaned; labels are discrete; ``integer_codes`` as for :func:`load_data`). The variables are named by
+    ``str(label)`` of the column labels (integer labels 0, 1, … give names '0', '1', …, as a score file's are);
+    labels equal as strings are refused as duplicates."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: df must be a pandas DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]

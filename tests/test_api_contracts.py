@@ -82,6 +82,16 @@ def test_duplicate_column_names_in_a_dataframe_are_named_not_a_crash() -> None:
     frame = pd.DataFrame([[1, 2, 3], [2, 3, 1], [1, 1, 1]], columns=["x", "x", "y"])
     with pytest.raises(InputError, match=r"duplicate column name 'x' \(columns 1 and 2\)"):
         from_dataframe(frame)
+    frame.columns = [1, "1", 2]        # equal as strings, the names variables have
+    with pytest.raises(InputError, match=r"duplicate column name '1' \(columns 1 and 2\)"):
+        from_dataframe(frame)
+
+
+def test_a_dataframes_column_labels_name_its_variables_as_strings() -> None:
+    """As the README says: integer labels give the names '0', '1', … (a score file's names are strings too)."""
+    frame = pd.DataFrame({0: [0, 1] * 20, 1: [0, 1] * 20, 2: [0, 0, 1, 1] * 10})
+    assert from_dataframe(frame).names == ["0", "1", "2"]
+    assert set(learn(frame, bf=3).best_graph().nodes) == {"0", "1", "2"}
 
 
 def test_knowledge_of_the_wrong_shape_is_refused_and_an_int_is_no_file_descriptor(tmp_path) -> None:
