@@ -734,19 +734,26 @@ def start_local_cluster(workers: int, processes: bool = False):
     quiet = {} if processes else {"distributed.worker.profile.enabled": False,
                                   "distributed.admin.tick.interval": "1s",
                                   "distributed.admin.system-monitor.interval": "5s"}
-    with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}):
-        # no dashboard; the scheduler's HTTP server (health, metrics) on a free port of this host only: by
-        # default it takes 8787, and where that is taken (another cluster, a test's) distributed warned on stderr
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                               dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-    client = Client(cluster)
-    client.run(_init_local_dask_worker, os.getpid())
+    # quieted and closed at exit from the start: Ctrl-C can come while the cluster starts (seconds on a loaded
+    # machine), and its close then is the same as after a run
     nanny = logging.getLogger("distributed.nanny")
     if _not_a_busy_worker_killed not in nanny.filters:
         nanny.addFilter(_not_a_busy_worker_killed)
     if not held.get("atexit"):
         atexit.register(stop_local_cluster)
-    held.update(workers=workers, processes=processes, cluster=cluster, client=client, atexit=True)
+        held["atexit"] = True
+    with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}):
+        # no dashboard; the scheduler's HTTP server (health, metrics) on a free port of this host only: by
+        # default it takes 8787, and where that is taken (another cluster, a test's) distributed warned on stderr
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                               dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    held.update(workers=workers, processes=processes, cluster=cluster)
+    try:
+        held["client"] = client = Client(cluster)
+        client.run(_init_local_dask_worker, os.getpid())
+    except BaseException:
+        stop_local_cluster()
+        raise
     return client
 
 

@@ -46,6 +46,7 @@ from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore, bayes_factor, check_score, tie_tolerance
 from bnilp.scores.discrete import DiscreteScore
 from bnilp.scores.subsets import COUNT_MODES
+from bnilp.threads import retries_pending
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +98,25 @@ class Deadline:
             free = free_memory()
             if free is not None and free < self.memory_floor:
                 raise ScoringMemoryLimit(free, self.memory_floor)
+
+
+#: how long :func:`memory_watch` waits at most for an interrupt put off (:func:`~bnilp.threads.retries_pending`)
+PUT_OFF_WAIT_SECONDS = 30.0
+
+
+def _let_interrupt_arrive() -> None:
+    """Take an interrupt of :func:`memory_watch` that is still to come: one set for the main thread arrives at its
+    next Python step (0.1 s is ample); one that the CLI's handler put off (it landed in a lock step or a finalizer)
+    comes when :mod:`bnilp.threads`' thread sends it again — waited for, up to :data:`PUT_OFF_WAIT_SECONDS`."""
+    with contextlib.suppress(KeyboardInterrupt):
+        for _ in range(100):
+            time.sleep(0.001)
+        if retries_pending():
+            give_up = time.monotonic() + PUT_OFF_WAIT_SECONDS
+            while retries_pending() and time.monotonic() < give_up:
+                time.sleep(0.001)
+            for _ in range(100):
+                time.sleep(0.001)
 
 
 @dataclass
@@ -155,9 +175,7 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
                 state.active = False
             stop.set()
             if state.fired is not None:     # let a pending interrupt arrive here, not in the caller
-                with contextlib.suppress(KeyboardInterrupt):
-                    for _ in range(100):
-                        time.sleep(0.001)
+                _let_interrupt_arrive()
     except BaseException as exc:
         if state.fired is None or not caused_by_interrupt(exc):
             raise

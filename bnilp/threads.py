@@ -167,6 +167,23 @@ RETRY_SECONDS = 0.001
 _RETRIES: queue.SimpleQueue | None = None
 #: the signal behind the last KeyboardInterrupt :func:`interrupt_where_safe` raised (Python's handler: SIGINT)
 _LAST_SIGNUM: int = signal.SIGINT
+#: one entry for each signal put off, and one for each sent again (``list.append`` is atomic and takes no lock,
+#: which a signal handler must not): :func:`retries_pending` compares their lengths
+_PUT_OFF: list[int] = []
+_SENT_AGAIN: list[int] = []
+
+
+def retries_pending() -> bool:
+    """Whether a signal put off by :func:`interrupt_where_safe` (or :func:`dropped_interrupts_sent_again`) has not
+    yet been sent again: a wait that must see an interrupt arrive waits for this too (on a loaded machine the
+    sending thread can run long after :data:`RETRY_SECONDS`)."""
+    return len(_SENT_AGAIN) < len(_PUT_OFF)
+
+
+def _put_off(signum: int) -> None:
+    _PUT_OFF.append(signum)
+    if _RETRIES is not None:
+        _RETRIES.put(signum)
 
 
 def start_retries() -> None:
@@ -182,6 +199,8 @@ def start_retries() -> None:
 def _forget_retries() -> None:
     global _RETRIES
     _RETRIES = None             # a forked child has not the thread
+    _PUT_OFF.clear()
+    _SENT_AGAIN.clear()
 
 
 os.register_at_fork(after_in_child=_forget_retries)
@@ -192,6 +211,7 @@ def _retry(todo: queue.SimpleQueue) -> None:
         signum = todo.get()
         time.sleep(RETRY_SECONDS)
         _thread.interrupt_main(signum)
+        _SENT_AGAIN.append(signum)
 
 
 def interrupt_where_safe(signum: int, frame: FrameType | None) -> None:
@@ -205,7 +225,7 @@ def interrupt_where_safe(signum: int, frame: FrameType | None) -> None:
     itself, right after that call."""
     global _LAST_SIGNUM
     if _RETRIES is not None and unsafe_to_interrupt(frame):
-        _RETRIES.put(signum)
+        _put_off(signum)
         return
     _LAST_SIGNUM = signum
     raise KeyboardInterrupt
@@ -227,7 +247,7 @@ def dropped_interrupts_sent_again() -> Iterator[None]:
 
     def send_again(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt) and _RETRIES is not None:
-            _RETRIES.put(_LAST_SIGNUM)
+            _put_off(_LAST_SIGNUM)
         else:
             previous(unraisable)
 

@@ -137,6 +137,37 @@ def test_the_watch_interrupts_only_inside_its_block_even_when_its_thread_starts_
     time.sleep(0.2)      # a stray interrupt would raise KeyboardInterrupt here
 
 
+def __del__(seconds: float) -> None:  # noqa: N807 - a finalizer's name: no interrupt lands in it, it is put off
+    import time
+
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_an_interrupt_put_off_and_sent_late_still_arrives_inside_the_watch(monkeypatch) -> None:
+    """Under the command line's handler an interrupt that lands in a lock step or a finalizer is put off and sent
+    again by another thread; on a loaded machine that thread can run long after its 1 ms. The watch waited
+    0.1 s and the interrupt escaped to the caller as a bare KeyboardInterrupt (exit 130, not the limit's 3):
+    it waits now while a put-off interrupt is still to be sent."""
+    import time
+
+    from bnilp import threads
+
+    monkeypatch.setattr(threads, "RETRY_SECONDS", 0.3)     # the sending thread runs late
+    monkeypatch.setattr(parentsets, "MEMORY_CHECK_SECONDS", 0.01)
+    monkeypatch.setattr(parentsets, "free_memory", lambda: 1)
+    try:
+        with threads.interrupts_where_safe():
+            with pytest.raises(parentsets.ScoringMemoryLimit), \
+                    parentsets.memory_watch(parentsets.Deadline(math.inf, 2)):
+                __del__(0.2)          # the watch fires in here: the interrupt is put off
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pytest.fail("the watch's interrupt arrived after its block")
+    assert not threads.retries_pending()
+
+
 def test_the_watch_is_silent_while_memory_lasts(monkeypatch) -> None:
     import time
 

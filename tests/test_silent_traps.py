@@ -245,6 +245,16 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _ignores_sigint(pid: int) -> bool:
+    """Whether process ``pid`` ignores SIGINT (its ``SigIgn`` mask in /proc; a worker of ``--scheduler local`` is
+    set up so once the cluster is up — seconds after it starts on a loaded machine)."""
+    try:
+        line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("SigIgn:"))
+    except (FileNotFoundError, ProcessLookupError, StopIteration):
+        return False
+    return bool(int(line.split()[1], 16) >> (signal.SIGINT - 1) & 1)
+
+
 def test_ctrl_c_at_a_terminal_stops_a_local_dask_run_with_one_line(tmp_path, shared_data) -> None:
     """A terminal's Ctrl-C goes to its whole foreground process group, the workers of ``--scheduler local``
     included: the run ends as interrupted with the one line and nothing else — the workers ignore it (they
@@ -259,14 +269,14 @@ def test_ctrl_c_at_a_terminal_stops_a_local_dask_run_with_one_line(tmp_path, sha
                              "--jobs", "2", "-q", "-o", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=_default_signals)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 180
     workers: list[int] = []
-    while time.monotonic() < deadline and proc.poll() is None and not workers:
+    while time.monotonic() < deadline and proc.poll() is None and not (workers and all(map(_ignores_sigint, workers))):
         workers = [c for c in _children(proc.pid)
                    if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")]
         time.sleep(0.1)
-    assert workers, "no worker process started"
-    time.sleep(3.0)                                 # the worker has its blocks
+    assert workers and all(map(_ignores_sigint, workers)), "no worker process started and set up"
+    time.sleep(1.0)                                 # the worker has its blocks (the cluster was up: a wait, no race)
     assert proc.poll() is None, "the run ended before the signal: nothing to test"
     os.killpg(proc.pid, signal.SIGINT)
     try:
