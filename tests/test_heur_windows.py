@@ -5,13 +5,13 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import time
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from bnilp import ilp
+from bnilp.ilp import heur_sinks
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_sinks import _SinkHeur
 from bnilp.ilp.heur_windows import MAX_WINDOW, _block_dp, window_search, window_starts
@@ -160,9 +160,11 @@ def test_window_search_time_share_shrinks_with_each_search_that_missed(monkeypat
     monkeypatch.setattr(ilp.settings, "WINDOW_SEARCH_MIN_VARIABLES", 23)
     monkeypatch.setattr(ilp.settings, "WINDOW_SEARCH_AFTER", 5.0)
     monkeypatch.setattr(ilp.settings, "WINDOW_SEARCH_SHARE", 0.2)
+    now = 1000.0          # the plugin's clock stands still: a stall between two lines moves nothing
+    monkeypatch.setattr(heur_sinks, "time", SimpleNamespace(perf_counter=lambda: now))
     stats = _new_stats()
     heur = _SinkHeur(SimpleNamespace(data=SimpleNamespace(n=23)), stats, lambda: None)
-    heur.t_start = time.perf_counter() - 10.0
+    heur.t_start = now - 10.0
     stats["window_search_seconds"] = 1.0
     assert heur._window_allowed((1, 2, 3))
     stats["window_search_misses"] = 1
@@ -175,9 +177,9 @@ def test_window_search_time_share_shrinks_with_each_search_that_missed(monkeypat
     heur.hdlr.data.n = 22
     assert not heur._window_allowed((4, 5, 6))
     heur.hdlr.data.n = 23
-    heur.t_start = time.perf_counter() - 4.0
+    heur.t_start = now - 4.0
     stats["window_search_seconds"] = 0.0
     assert not heur._window_allowed((4, 5, 6))
     monkeypatch.setattr(ilp.settings, "WINDOW_SEARCH", False)
-    heur.t_start = time.perf_counter() - 10.0
+    heur.t_start = now - 10.0
     assert not heur._window_allowed((4, 5, 6))

@@ -1031,11 +1031,11 @@ def test_a_race_lost_in_phase_2_hands_over_to_the_programme_in_bound_mode(monkey
 
 def test_bound_mode_races_where_the_time_limit_leaves_room_for_its_estimate_once(monkeypatch):
     """The race needs the budget and twice the programme's estimate within the time limit, but in bound mode
-    (past DP_EXACT_MAX_VARIABLES) once: with an estimate of 4 s (budget 2 s) and a 9 s limit, only bound mode
-    races."""
+    (past DP_EXACT_MAX_VARIABLES) once: with an estimate of 40 s (budget 20 s) and a 90 s limit, only bound mode
+    races (it needs 60 s: a loaded machine's 30 s of start-up still leave it room; the table solves in a second)."""
     from bnilp.ilp import search
 
-    _race(monkeypatch, 4.0)
+    _race(monkeypatch, 40.0)
     budgets = []
     race_budget = search._race_budget
 
@@ -1045,9 +1045,9 @@ def test_bound_mode_races_where_the_time_limit_leaves_room_for_its_estimate_once
 
     monkeypatch.setattr(search, "_race_budget", recorded)
     table = random_table(7, 14, keep=0.12, max_size=3, pruned=True)
-    exact = solve(table, math.log(3), time_limit=9.0)
+    exact = solve(table, math.log(3), time_limit=90.0)
     monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 6)
-    bound = solve(table, math.log(3), time_limit=9.0)
+    bound = solve(table, math.log(3), time_limit=90.0)
     assert budgets[0] is None and budgets[1] is not None
     assert exact.complete and bound.complete
     assert as_set(x.parents for x in exact.networks) == as_set(x.parents for x in bound.networks)

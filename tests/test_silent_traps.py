@@ -138,7 +138,7 @@ def _tied_forest_table(path: Path, n: int = 7) -> Path:
     return path
 
 
-@pytest.mark.slow     # 24 s for the two
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_during_enumeration_gives_status_interrupted(tmp_path, signum) -> None:
     """Branch-and-cut's phase 2 (a required adjacency is a row, so the dynamic programme only filters the
@@ -146,10 +146,24 @@ def test_a_signal_during_enumeration_gives_status_interrupted(tmp_path, signum) 
     n = 7
     table = _tied_forest_table(tmp_path / "forest.scores", n=n)
     out = tmp_path / "o.json"
-    proc = subprocess.Popen([sys.executable, "-m", "bnilp", "solve", str(table), "--bf", "1", "-q",
-                             "--require", "v0--v1", "--json", str(out)],
+    listing = tmp_path / "listing"     # made when phase 2 has listed a network (the listing runs for minutes)
+    (tmp_path / "run_marked.py").write_text(
+        "import pathlib, runpy, sys\n"
+        "from bnilp.ilp import search\n"
+        "report = search._Run.report\n"
+        "def marked(self, phase, networks, *args, **kwargs):\n"
+        f"    if phase == 'enumerate' and networks > 0: pathlib.Path({str(listing)!r}).touch()\n"
+        "    return report(self, phase, networks, *args, **kwargs)\n"
+        "search._Run.report = marked\n"
+        f"sys.argv = ['bnilp', 'solve', {str(table)!r}, '--bf', '1', '-q', '--require', 'v0--v1', "
+        f"'--json', {str(out)!r}]\n"
+        "runpy.run_module('bnilp', run_name='__main__')\n")
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "run_marked.py")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
-    time.sleep(8.0)  # start-up and phase 1 take about a second; the listing then runs for minutes
+    deadline = time.monotonic() + 180   # start-up and phase 1: a second on a quiet machine, 20 s on a loaded one
+    while not listing.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert listing.exists() and proc.poll() is None, "phase 2 never listed a network"
     proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 3, stderr
@@ -404,18 +418,21 @@ def test_a_signal_while_the_process_shuts_down_ends_it_with_the_runs_exit_code(t
     joins loky's): Ctrl-C or SIGTERM then ends the process at once with the run's own exit code, no
     "Exception ignored" traceback."""
     data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
+    settled = tmp_path / "settled"      # made once the command has ended (its outcome settled), before the exit
     (tmp_path / "run_held.py").write_text(
-        "import runpy, sys, threading\n"
+        "import pathlib, runpy, sys, threading\n"
         "threading.Thread(target=threading.Event().wait).start()   # not a daemon: the exit joins it\n"
         f"sys.argv = ['bnilp', 'score', {str(data)!r}, '-q', '-o', {str(out)!r}]\n"
-        "runpy.run_module('bnilp', run_name='__main__')\n")
+        "try:\n"
+        "    runpy.run_module('bnilp', run_name='__main__')\n"
+        "finally:\n"
+        f"    pathlib.Path({str(settled)!r}).touch()\n")
     proc = subprocess.Popen([sys.executable, str(tmp_path / "run_held.py")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
     deadline = time.monotonic() + 120
-    while not Path(f"{out}.json").exists() and time.monotonic() < deadline and proc.poll() is None:
+    while not settled.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    time.sleep(0.5)
-    assert proc.poll() is None, "the exit was not held up: nothing to test"
+    assert settled.exists() and proc.poll() is None, "the exit was not held up: nothing to test"
     proc.send_signal(signum)
     try:
         _, stderr = proc.communicate(timeout=30)
