@@ -15,6 +15,7 @@ from bnilp import ilp
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.ilp.sepa_subip import cluster_violation, subip_clusters
+from bnilp.scorefile import ScoreTable
 from tests.conftest import slow_after
 from tests.oracles import brute_force_credible, brute_force_networks, dp_optimum
 from tests.test_ilp import as_set, dense_table, random_table
@@ -189,18 +190,37 @@ def test_the_kcluster_separator_finds_a_violated_triangle_that_every_cluster_cut
     assert cluster_violation(data, x, cuts[0], 2) == pytest.approx(0.5)
 
 
+def _with_half_clique(table: ScoreTable, clique: list[int]) -> ScoreTable:
+    """``table`` with, for each member v of ``clique``, the families ``{}`` and ``clique ∖ {v}`` (−1 where new)."""
+    names = table.variables
+    families = {v: dict(table.families[v]) for v in names}
+    for i in clique:
+        families[names[i]].setdefault(frozenset(names[j] for j in clique if j != i), -1.0)
+        families[names[i]].setdefault(frozenset(), -1.0)
+    return ScoreTable(names, families)
+
+
 @pytest.mark.parametrize("seed", range(10))
-def test_the_kcluster_separator_reports_only_violated_cuts_and_misses_no_violated_triangle(seed):
-    """On random fractional points every k-cluster cut returned is a valid one (|C| > k: the local search
-    starts from triples, which for k ≥ 3 must first grow) and violated (checked against the row
-    ``cluster_row`` writes), and where some triangle (|C| = 3, k = 2) is violated at least one cut is found."""
+def test_the_kcluster_separator_reports_only_violated_cuts_and_finds_a_planted_one(seed):
+    """On a random fractional point where k + 1 variables C take the other k as parents with weight ½ and no
+    parents with ½ (a "½-clique": every cluster cut holds — each subset S of C has |S|·½ ≤ |S| − 1 — while the
+    k-cluster cut on C, Σ_{v∈C} x(v, C ∖ {v}) ≤ |C| − k = 1, is violated by (k + 1)/2 − 1), the separator finds a
+    violated k-cluster cut, for k = 2 (from a triple) and k ≥ 3 (grown from one), and every cut it returns is
+    valid (|C| > k) and violated (checked against the row ``cluster_row`` writes)."""
     from bnilp.ilp.sepa_cluster import kcluster_cuts
-    data = _Data(random_table(6, 8100 + seed, keep=0.8, max_size=3))
-    x = _random_point(data, np.random.default_rng(seed), 3)
-    triangle = max(cluster_violation(data, x, np.isin(np.arange(data.n), c), 2)
-                   for c in itertools.combinations(range(data.n), 3))
+    rng = np.random.default_rng(seed)
+    base = random_table(6, 8100 + seed, keep=0.8, max_size=3)
     for k in (2, 3, 4, 5):
+        clique = sorted(rng.choice(6, k + 1, replace=False).tolist())
+        data = _Data(_with_half_clique(base, clique))
+        x = _random_point(data, rng, 3)
+        for i in clique:
+            planted = frozenset(data.names[j] for j in clique if j != i)
+            for fam in range(data.start[i], data.start[i + 1]):
+                x[fam] = 0.5 if data.sets[fam] in (planted, frozenset()) else 0.0
+        assert cluster_violation(data, x, np.isin(np.arange(data.n), clique), k) == pytest.approx((k + 1) / 2 - 1)
         cuts = kcluster_cuts(data, x, k, max_cuts=10**6)
+        assert cuts, (k, clique)
         for cvec in cuts:
             assert cvec.sum() > k
             viol = cluster_violation(data, x, cvec, k)
@@ -209,8 +229,6 @@ def test_the_kcluster_separator_reports_only_violated_cuts_and_misses_no_violate
             total = x[fams].sum()
             assert (rhs is not None and total - rhs == pytest.approx(viol)) or \
                    (lhs is not None and lhs - total == pytest.approx(viol))
-        if k == 2 and triangle > settings._CUT_TOL:
-            assert cuts
 
 
 @pytest.mark.parametrize("seed", slow_after(range(4), 2))
@@ -276,13 +294,33 @@ def test_fourb_separator_reports_exactly_the_violated_quadruples(seed):
 
 
 def test_fourb_cuts_keep_the_search_exact(monkeypatch):
-    monkeypatch.setattr(settings, "FOURB", True)
+    """4B rows (separated where the cluster separators find nothing) enter branch-and-cut's LP — on a
+    6-variable table with ties, in its phase 2 — and change no answer: the credible sets equal brute force
+    (n = 5) and the programme's own listing (n = 6: peeling, no LP), the optimum the programme's."""
+    def fourb_rows(res) -> int:
+        return sum(res.stats.get(phase, {}).get("cuts", {}).get("fourb", 0) for phase in ("phase1", "phase2"))
+
+    monkeypatch.setattr(settings, "FOURB", True)     # branch-and-cut alone in this file: the rows meet every family
+    rows = 0
     for seed in range(3):
         table = random_table(5, 6200 + seed, keep=0.8, ties=seed == 0)
         opt, expected = brute_force_credible(table, math.log(20))
         res = ilp.solve(table, math.log(20))
         assert res.optimum == pytest.approx(opt, abs=1e-9)
         assert as_set(n.parents for n in res.networks) == as_set(p for _, p in expected)
+        rows += fourb_rows(res)
+    table = random_table(6, 6200, keep=0.8, ties=True)
+    res = ilp.solve(table, math.log(20))
+    rows += fourb_rows(res)
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 6)       # the programme proves OPT and peels the set
+    monkeypatch.setattr(settings, "FOURB", False)
+    oracle = ilp.solve(table, math.log(20))
+    assert oracle.stats["phase2"]["method"] == "peeling"
+    assert res.optimum == pytest.approx(oracle.optimum, abs=1e-9) == pytest.approx(dp_optimum(table), abs=1e-9)
+    assert as_set(n.parents for n in res.networks) == as_set(n.parents for n in oracle.networks)
+    assert rows > 0, "no 4B row entered the LP: the test would prove nothing"
+    monkeypatch.setattr(settings, "FOURB", True)
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
     dense = dense_table(12, 1, candidates=8, max_size=3)
     assert ilp.solve(dense, enumerate_ties=False).optimum == pytest.approx(dp_optimum(dense), abs=1e-9)
 
@@ -397,6 +435,26 @@ def test_search_switches_keep_the_credible_sets(monkeypatch, switch, value):
     for seed in range(2):
         table = random_table(5, 4000 + seed, keep=0.7, ties=seed == 0)
         assert_brute_force_sets(table)
+
+
+def test_the_subip_fallback_alone_separates_and_keeps_the_credible_sets(monkeypatch):
+    """SUBIP_MODE "fallback" calls the sub-IP only where the heuristic separator found nothing — which on small
+    tables it never does (the switch's case above never reached it): with the heuristic finding nothing at all,
+    the fallback does every separation, and OPT and the credible sets are still brute force's."""
+    from bnilp.ilp import sepa_cluster
+
+    monkeypatch.setattr(settings, "SUBIP_MODE", "fallback")
+    monkeypatch.setattr(settings, "SUBIP_PHASE2", True)
+    monkeypatch.setattr(settings, "SUBIP_DEPTH_FREQ", 1)
+    monkeypatch.setattr(sepa_cluster, "_separate", lambda data, x, max_cuts=50: [])
+    rows = 0
+    for seed in range(2):
+        table = random_table(5, 4000 + seed, keep=0.7, ties=seed == 0)
+        assert_brute_force_sets(table)
+        res = ilp.solve(table, math.log(20))      # phase 1 solves at an integral root; phase 2 separates
+        assert res.stats["phase2"]["subip_mode"] == "fallback" and res.stats["phase2"]["subip_calls"] > 0
+        rows += res.stats["phase2"]["cuts"].get("subip", 0)
+    assert rows > 0, "the sub-IP added no cut: the fallback was never needed"
 
 
 @pytest.mark.parametrize("seed", range(4))

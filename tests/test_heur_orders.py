@@ -111,14 +111,16 @@ def test_order_search_rejects_cycles_and_keeps_unusable_choices(search):
     assert search(data, empty, usable) == (empty, None)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", [4, 7, 8, 11, 14, 16])
 def test_branch_and_cut_with_order_search_stays_exact(monkeypatch, seed):
     """Phase 1 by branch-and-cut (programme off) with the local search on: OPT equals DP's, on hard
-    random tables of 7–9 variables."""
+    random tables of 8–9 variables — those of seeds 0–39 on which SCIP calls the sink heuristic, so the search
+    runs (on the others the LP's roundings never reach it: the test was plain branch-and-cut there)."""
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
     monkeypatch.setattr(ilp.settings, "SINK_ORDER_SEARCH", True)
     table = random_table(7 + seed % 3, 4200 + seed, keep=0.3, max_size=3)
     res = ilp.solve(table, 0.0, enumerate_ties=False)
+    assert res.stats["phase1"]["order_search_seconds"] > 0, "the order search never ran"
     assert res.status == "optimal"
     assert res.optimum == pytest.approx(dp_optimum(table), abs=1e-9)
     assert is_acyclic(res.networks[0].parents)

@@ -297,7 +297,7 @@ def test_single_variable():
 @pytest.mark.skipif(not (DATA / "liao2019_ebnsl" / "scores" / "wine.BIC.3").exists(),
                     reason="shared data not available")
 def test_wine_bic_bf3_has_308_networks(optimum_by):
-    # Liao et al. (AAAI 2019) Table 1: wine, BIC, BF 3 -> 308 networks; OPT from the BIC scorer.
+    # Liao et al. (AAAI 2019) Table 1: wine, BIC, BF 3 -> 308 networks; OPT the oracle programme's (KNOWN).
     table = read_jaakkola(DATA / "liao2019_ebnsl" / "scores" / "wine.BIC.3")
     res = solve(table, math.log(3))
     assert res.optimum == pytest.approx(-1258.4459086098502, abs=1e-6)
@@ -317,9 +317,20 @@ def test_asia_matches_dynamic_programming():
 
 
 SCOREFILES = Path(__file__).resolve().parents[1] / "scorefiles"
-# BIC optima (no palim) and Liao et al. (AAAI 2019) Table 1 credible-set sizes at BF 3.
+# BIC optima (no palim) of the score files here — the oracle programme's (tests.oracles.dp_optimum, written
+# apart from bnilp: test_the_known_optima_are_the_oracle_programmes) — and Liao et al. (AAAI 2019) Table 1
+# credible-set sizes at BF 3.
 KNOWN = [("tic-tac-toe", -9396.375857561688, 192), ("wine", -1258.4459086098502, 308),
          ("voting", -4642.631029711634, 27), ("zoo", -612.261239327658, 49)]
+
+
+@pytest.mark.slow     # 23 s for the four
+@pytest.mark.parametrize("name,opt,n_bf3", KNOWN)
+def test_the_known_optima_are_the_oracle_programmes(name, opt, n_bf3):
+    path = SCOREFILES / f"{name}.BIC.20.scores"
+    if not path.exists():
+        pytest.skip(f"{path.name} not generated yet")
+    assert dp_optimum(read_jaakkola(path)) == pytest.approx(opt, abs=1e-6)
 
 
 @pytest.mark.parametrize("name,opt,n_bf3", KNOWN)

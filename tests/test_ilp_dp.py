@@ -183,20 +183,25 @@ def _peel_everything(data: _Data, forward: np.ndarray, threshold: float, orphans
     return rows, peeler.steps
 
 
-@pytest.mark.parametrize("n,seed", [(n, s) for n in (3, 4, 5, 6) for s in range(5)])
+@pytest.mark.parametrize("n,seed", [(3, 0), (3, 1), (3, 2), (3, 3), (3, 4), (4, 0), (4, 1), (4, 2), (4, 4), (4, 5),
+                                    (5, 0), (5, 1), (5, 2), (5, 3), (5, 4), (6, 1), (6, 2), (6, 4), (6, 8), (6, 9)])
 def test_a_branch_with_a_vertex_no_family_can_give_a_child_is_dropped_and_no_dag_with_it(n, seed):
     """Peeling marks the vertices above a peeled sink, not its parents, as non-sinks of what is left: each
     must keep a child among the vertices still to peel. Where no family of those vertices contains it the
-    branch is dead and is dropped; on random tables (few families, so the rule fires) the DAGs listed are
-    the same with and without the rule, and the rule never costs steps."""
-    table = random_table(n, 90 * n + seed, keep=0.3)
+    branch is dead and is dropped; on random tables with few families the DAGs listed are the same with and
+    without the rule, the rule never costs steps, and it saves some at one ε at least (the cases: the first
+    five seeds of 0–9 per n on which it fires; with keep 0.3 it fired on 7 of 20 and the rest proved nothing)."""
+    table = random_table(n, 90 * n + seed, keep=0.15)
     data = _Data(table)
     dp = solve_dp(data, containing=True)
+    saved = False
     for eps in (0.0, 3.0, 1e6):
         threshold = dp.opt - eps - 1e-6
         with_rule, steps = _peel_everything(data, dp.forward, threshold, True)
         without, steps_without = _peel_everything(data, dp.forward, threshold, False)
         assert with_rule == without and steps <= steps_without
+        saved = saved or steps < steps_without
+    assert saved, "the rule never fired"
 
 
 def test_peeling_a_star_no_longer_walks_the_dead_branches_of_its_leaves():
