@@ -632,3 +632,19 @@ def test_a_local_cluster_says_nothing_when_port_8787_is_taken() -> None:
             assert not [w for w in caught if "already in use" in str(w.message)], [str(w.message) for w in caught]
     finally:
         holder.close()
+
+
+def test_closing_the_local_cluster_after_an_interrupt_logs_nothing_of_its_own_shutdown() -> None:
+    """The scheduler's thread can log "cannot schedule new futures after shutdown" after the close after an
+    interrupt has returned (a CI run printed it after "bnilp: interrupted"): a filter on its logger drops exactly
+    that line, as the nanny's "still alive, killing"; other records pass."""
+    import logging
+
+    from bnilp.lattice import _no_schedule_after_shutdown, _not_a_busy_worker_killed
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("distributed.scheduler", logging.ERROR, __file__, 1, msg, None, None)
+
+    assert not _no_schedule_after_shutdown(record("cannot schedule new futures after shutdown"))
+    assert _no_schedule_after_shutdown(record("a real scheduler error"))
+    assert not _not_a_busy_worker_killed(record("Worker process still alive after 4.0 seconds, killing"))
