@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit
 
 from bnilp.errors import InputError, UnsoundTableError
+from bnilp.graphs import dag_order
 
 Parents = dict[str, frozenset[str]]
 Edge = tuple[str, str]
@@ -179,29 +180,6 @@ def meek_closure(directed: set[Edge], undirected: set[frozenset[str]],
                     break
 
 
-def _topological_order(pa: Parents) -> list[str]:
-    indeg = {v: len(ps) for v, ps in pa.items()}
-    children: dict[str, list[str]] = {v: [] for v in pa}
-    try:
-        for v, ps in pa.items():
-            for p in ps:
-                children[p].append(v)
-    except KeyError as exc:
-        raise InputError(f"parents: parent {exc.args[0]!r} is not a variable (a key) of the parent map") from None
-    stack = sorted((v for v, d in indeg.items() if d == 0), reverse=True)
-    order = []
-    while stack:
-        v = stack.pop()
-        order.append(v)
-        for c in children[v]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                stack.append(c)
-    if len(order) != len(pa):
-        raise InputError("parents: the parent map has a directed cycle")
-    return order
-
-
 def cpdag_edges(parents: Mapping[str, Iterable[str]]) -> CpdagEdges:
     """The CPDAG of a DAG as ``(directed {(u, v)}, undirected {frozenset({u, v})})``.
 
@@ -210,7 +188,7 @@ def cpdag_edges(parents: Mapping[str, Iterable[str]]) -> CpdagEdges:
     CPDAG) or reversible (undirected). Equal to the Meek closure of the v-structures.
     """
     pa = as_parents(parents)
-    order = _topological_order(pa)
+    order = dag_order(pa)
     pos = {v: i for i, v in enumerate(order)}
     compelled: dict[Edge, bool] = {}
     for y in order:

@@ -98,6 +98,25 @@ def test_topological_order_orders_the_directed_part_and_breaks_ties_by_the_given
         graphs.topological_order(CYCLE)
 
 
+def test_dag_order_puts_parents_first_and_rejects_cycles_and_strangers() -> None:
+    """The search's fast order (``dag_order``, no networkx): on random DAGs every parent comes before its child
+    and the order is a permutation of the keys; a cycle or a parent that is not a key is an
+    InputError."""
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        n = int(rng.integers(1, 12))
+        perm = [f"v{i}" for i in rng.permutation(n)]
+        parents = {v: [u for u in perm[:i] if rng.random() < 0.4] for i, v in enumerate(perm)}
+        order = graphs.dag_order(parents)
+        pos = {v: i for i, v in enumerate(order)}
+        assert sorted(order) == sorted(parents)
+        assert all(pos[p] < pos[v] for v, ps in parents.items() for p in ps)
+    with pytest.raises(InputError, match="directed cycle"):
+        graphs.dag_order(CYCLE)
+    with pytest.raises(InputError, match="'z' is not a variable"):
+        graphs.dag_order({"a": ["z"]})
+
+
 def test_the_tie_tolerance_is_relative_beyond_one_and_absolute_below() -> None:
     """TIE_RTOL·max(1, |x|), for scalars and arrays: the one tolerance the search, the dynamic programme, the
     cube split, the pruning rules and the proxy search compare log-scores with."""

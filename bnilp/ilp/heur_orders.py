@@ -14,15 +14,15 @@ import math
 import numpy as np
 
 from bnilp.errors import InputError
+from bnilp.graphs import dag_order
 from bnilp.ilp.families import _Data
-from bnilp.mec import _topological_order
 
 
 def topological_order(data: _Data, choice: tuple[int, ...]) -> list[int] | None:
     """The variables of the parent choice ``choice`` (one family index per variable) parents first,
     or None when the choice has a cycle."""
     try:
-        return _topological_order({v: np.flatnonzero(data.pbool[k]).tolist() for v, k in enumerate(choice)})
+        return dag_order({v: np.flatnonzero(data.pbool[k]).tolist() for v, k in enumerate(choice)})
     except InputError:              # the choice's directed cycle
         return None
 
