@@ -2,7 +2,7 @@
 
 Each child's walk is the one of :func:`bnilp.parentsets.walk_child` (same rules, same kept sets,
 same scores): parent sets of size k+1 are generated from the surviving sets of size k, but a whole
-level at a time and in arrays. A parent set is a bit mask (so n ≤ :data:`bnilp.parentsets.MAX_MASK_VARIABLES`); a
+level at a time and in arrays. A parent set is a bit mask of ⌈n / 64⌉ words (any n); a
 candidate Π ∪ {j} (j above Π's last parent) is generated only if every one of its k+1 subsets of
 size k survived (one look-up per dropped parent in the frontier's hash table, in the compiled
 :func:`_candidates`), and carries the best score of those subsets, so R1 needs no more lookups.
@@ -77,6 +77,11 @@ from bnilp.scores.batch import (
     mask_hash_index,
     mask_hash_lookup,
     mask_probe,
+    mask_words,
+    words_hash_index,
+    words_hash_lookup,
+    words_of,
+    words_probe,
 )
 from bnilp.scores.discrete import DEFAULT_ESS, BDeu, DiscreteScore
 from bnilp.scores.subsets import (
@@ -99,8 +104,8 @@ GENERIC_BLOCK = 512
 MAX_BLOCK_CANDIDATES = 1 << 18
 #: R1 decisions this close (relative) to the threshold are taken on the one-family score
 R1_RECHECK = 1e-6
-#: parent indices in frontiers and blocks (n ≤ MAX_MASK_VARIABLES = 64 fits a byte)
-PARENT_DTYPE = np.int8
+#: parent indices in frontiers and blocks: a byte up to this many variables, else two
+PARENT_BYTE_VARIABLES = 127
 #: children walked at once per worker process (each holds its frontier; more keep workers busy)
 ACTIVE_CHILDREN_PER_SLOT = 4
 #: blocks waiting or running at once per worker process (generated on demand: coordinator memory)
@@ -299,22 +304,40 @@ def _table_counts(table: SubsetTable, spec: WalkSpec, bases: np.ndarray, block: 
 # the coordinator: one state per child
 
 
-@njit(cache=True, nogil=True)
-def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand):
-    """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 whose every
-    k-subset is in the frontier: (base row − lo, j, rows of the k+1 subsets (t = k: Π itself), best score,
-    largest q⁺ and c⁺ over the subsets)."""
+@njit(cache=True, nogil=True, inline="always")
+def _candidate_arrays(parents, lo, hi, cand):
+    """Room for every candidate of the frontier rows lo..hi−1 (the arrays :func:`_candidates` returns)."""
     k = parents.shape[1]
     total = 0
     for b in range(lo, hi):
         last = parents[b, k - 1] if k else -1
         total += cand.size - np.searchsorted(cand, last, side="right")
-    base_local = np.empty(total, dtype=np.int64)
-    new = np.empty(total, dtype=np.int64)
-    sub_rows = np.empty((total, k + 1), dtype=np.int64)
-    best_subset = np.empty(total)
-    qplus_max = np.empty(total, dtype=np.int64)
-    cplus_max = np.empty(total, dtype=np.int64)
+    return (np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), np.empty((total, k + 1), dtype=np.int64),
+            np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _take(out, m, b, lo, j, best, qplus, cplus):
+    """Record candidate m (base row b, new parent j; its subsets' rows already in ``out[2][m]``)."""
+    base_local, new, sub_rows, best_subset, qplus_max, cplus_max = out
+    k = sub_rows.shape[1] - 1
+    sub_rows[m, k] = b
+    bs, qp, cp = best[b], qplus[b], cplus[b]
+    for t in range(k):
+        r = sub_rows[m, t]
+        bs, qp, cp = max(bs, best[r]), max(qp, qplus[r]), max(cp, cplus[r])
+    base_local[m], new[m], best_subset[m], qplus_max[m], cplus_max[m] = b - lo, j, bs, qp, cp
+
+
+@njit(cache=True, nogil=True)
+def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand):
+    """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 whose every
+    k-subset is in the frontier: (base row − lo, j, rows of the k+1 subsets (t = k: Π itself), best score,
+    largest q⁺ and c⁺ over the subsets). One-word masks (n ≤ 64): ``masks`` (m,) uint64, ``keys, rows,
+    bits`` their table (:func:`bnilp.scores.batch.mask_hash_build`); :func:`_candidates_words` past 64."""
+    k = parents.shape[1]
+    out = _candidate_arrays(parents, lo, hi, cand)
+    sub_rows = out[2]
     m = 0
     for b in range(lo, hi):
         last = parents[b, k - 1] if k else -1
@@ -328,16 +351,42 @@ def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, ca
                     ok = False
                     break
                 sub_rows[m, t] = found
-            if not ok:
-                continue
-            sub_rows[m, k] = b
-            bs, qp, cp = best[b], qplus[b], cplus[b]
+            if ok:
+                _take(out, m, b, lo, j, best, qplus, cplus)
+                m += 1
+    return out[0][:m], out[1][:m], out[2][:m], out[3][:m], out[4][:m], out[5][:m]
+
+
+@njit(cache=True, nogil=True)
+def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand):
+    """:func:`_candidates` for masks of W > 1 words (n > 64): ``masks`` (m, W) uint64, variable v bit v mod 64 of
+    word v // 64, ``keys, rows, bits`` their table (:func:`bnilp.scores.batch.words_hash_build`)."""
+    k = parents.shape[1]
+    out = _candidate_arrays(parents, lo, hi, cand)
+    sub_rows = out[2]
+    query = np.empty(masks.shape[1], dtype=np.uint64)
+    m = 0
+    for b in range(lo, hi):
+        last = parents[b, k - 1] if k else -1
+        for i in range(np.searchsorted(cand, last, side="right"), cand.size):
+            j = cand[i]
+            query[:] = masks[b]
+            query[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            ok = True
             for t in range(k):
-                r = sub_rows[m, t]
-                bs, qp, cp = max(bs, best[r]), max(qp, qplus[r]), max(cp, cplus[r])
-            base_local[m], new[m], best_subset[m], qplus_max[m], cplus_max[m] = b - lo, j, bs, qp, cp
-            m += 1
-    return base_local[:m], new[:m], sub_rows[:m], best_subset[:m], qplus_max[:m], cplus_max[:m]
+                p = np.int64(parents[b, t])
+                flip = np.uint64(1) << np.uint64(p & 63)
+                query[p >> 6] ^= flip
+                found = words_probe(keys, rows, bits, query)
+                query[p >> 6] ^= flip
+                if found < 0:
+                    ok = False
+                    break
+                sub_rows[m, t] = found
+            if ok:
+                _take(out, m, b, lo, j, best, qplus, cplus)
+                m += 1
+    return out[0][:m], out[1][:m], out[2][:m], out[3][:m], out[4][:m], out[5][:m]
 
 
 def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -356,8 +405,8 @@ def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class _Level:
     """A frontier: the surviving parent sets of one size, in lexicographic order, with their statistics."""
 
-    parents: np.ndarray        # (m, k) PARENT_DTYPE
-    masks: np.ndarray          # (m,) uint64
+    parents: np.ndarray        # (m, k) int8 (int16 past PARENT_BYTE_VARIABLES variables)
+    masks: np.ndarray          # (m, W) uint64: :func:`bnilp.scores.batch.words_of` of ``parents``
     best: np.ndarray           # best score over the set and its subsets
     ll: np.ndarray
     q: np.ndarray
@@ -368,18 +417,27 @@ class _Level:
     _bits: int = field(init=False)
     _keys: np.ndarray = field(init=False)
     _rows: np.ndarray = field(init=False)
+    probe_masks: np.ndarray = field(init=False)     # what :func:`_candidates` (or ``_candidates_words``) takes
 
     def __post_init__(self) -> None:
         self.stats = (self.ll, self.nh)      # what a block's subsets need; one object per level
-        self._keys, self._rows, self._bits = mask_hash_index(self.masks)
+        if self.masks.shape[1] == 1:         # one word (n ≤ 64): the plain masks' table, :func:`_candidates`
+            self.probe_masks = np.ascontiguousarray(self.masks[:, 0])
+            self._keys, self._rows, self._bits = mask_hash_index(self.probe_masks)
+        else:
+            self.probe_masks = self.masks
+            self._keys, self._rows, self._bits = words_hash_index(self.masks)
 
     @property
     def size(self) -> int:
-        return int(self.masks.size)
+        return int(self.masks.shape[0])
 
     def lookup(self, masks: np.ndarray) -> np.ndarray:
-        """Rows of ``masks`` in the frontier (−1 where absent)."""
-        return mask_hash_lookup(self._keys, self._rows, self._bits, np.ascontiguousarray(masks, dtype=np.uint64))
+        """Rows of the (q, W) ``masks`` in the frontier (−1 where absent)."""
+        masks = np.ascontiguousarray(masks, dtype=np.uint64)
+        if masks.shape[1] == 1:
+            return mask_hash_lookup(self._keys, self._rows, self._bits, np.ascontiguousarray(masks[:, 0]))
+        return words_hash_lookup(self._keys, self._rows, self._bits, masks)
 
 
 class _ChildWalk:
@@ -390,6 +448,8 @@ class _ChildWalk:
         self.score, self.spec, self.palim, self.stats = score, spec, palim, stats
         self.candidates = np.asarray(candidates, dtype=np.int64)
         self.arities = np.asarray(score.data.arities, dtype=np.int64)
+        self.words = mask_words(score.data.n)
+        self.parent_dtype = np.int8 if score.data.n <= PARENT_BYTE_VARIABLES else np.int16
         self.kept: dict[tuple[int, ...], float] = {}
         self.max_unpruned = max_unpruned
         self.t0 = 0.0
@@ -422,7 +482,8 @@ class _ChildWalk:
             self.stats.pruned["R3"] += 1
             self.level = None
             return
-        self.level = _Level(np.zeros((1, 0), dtype=PARENT_DTYPE), np.zeros(1, dtype=np.uint64), np.array([value]),
+        self.level = _Level(np.zeros((1, 0), dtype=self.parent_dtype), np.zeros((1, self.words), dtype=np.uint64),
+                            np.array([value]),
                             np.array([ll]), np.array([q_fixed]), np.array([nh]), np.array([max(qplus, 1)]),
                             np.array([cplus]))
 
@@ -477,9 +538,10 @@ class _ChildWalk:
         level, spec = self.level, self.spec
         k = level.parents.shape[1]
         base_parents = level.parents[lo:hi]
-        base_local, new, sub_rows, best_subset, qplus_max, cplus_max = _candidates(
-            level.parents, level.masks, level._keys, level._rows, level._bits, level.best, level.qplus, level.cplus,
-            lo, hi, self.candidates)
+        base_local, new, sub_rows, best_subset, qplus_max, cplus_max = (
+            _candidates if self.words == 1 else _candidates_words)(
+            level.parents, level.probe_masks, level._keys, level._rows, level._bits, level.best, level.qplus,
+            level.cplus, lo, hi, self.candidates)
         if new.size == 0:
             return []
         q_all = level.q[sub_rows[:, k]] * self.arities[new]
@@ -528,10 +590,9 @@ class _ChildWalk:
             if res.kept_rows.size:
                 self.stats.max_size = self.size + len(self.spec.fixed)
             rows = res.next_rows
-            nxt = full[rows].astype(PARENT_DTYPE)
+            nxt = full[rows].astype(self.parent_dtype)
             parents.append(nxt)
-            masks.append(np.bitwise_or.reduce(np.left_shift(np.uint64(1), nxt.astype(np.uint64)), axis=1)
-                         if nxt.size else np.zeros(0, dtype=np.uint64))
+            masks.append(words_of(nxt, self.words))
             best.append(np.maximum(res.next_score, block.best_subset[rows]))
             ll.append(res.next_ll)
             q.append(block.q_all[rows])

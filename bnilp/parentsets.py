@@ -56,8 +56,6 @@ SUPERSET_RULES = frozenset({"R2", "R3", "R4", "R5", "R6"})
 DEFAULT_FAMILY_BUDGET = 250_000
 #: refuse an unpruned, unlimited walk past this many parent sets per child
 MAX_UNPRUNED_SETS = 1 << 16
-#: the lattice engine stores parent sets as 64-bit masks; wider data use the one-family walk
-MAX_MASK_VARIABLES = 64
 
 
 #: a scoring walk stops (:class:`ScoringMemoryLimit`) when the memory the system has left
@@ -317,7 +315,9 @@ def walk_child(
     rules: Iterable[str] | None = None,
     banned: frozenset[int] = frozenset(),
 ) -> tuple[dict[tuple[int, ...], float], WalkStats]:
-    """All parent sets of ``child`` that survive the rules (a dict sorted-tuple → local score).
+    """All parent sets of ``child`` that survive the rules (a dict sorted-tuple → local score): the reference
+    walk, one family at a time, that the lattice engine (:mod:`bnilp.lattice`, which scores every data set)
+    reproduces set for set and score for score (``tests/test_scoring_scale.py``).
 
     ``rules`` restricts the rules used (default: every rule the score says is sound for this
     child); an empty set keeps every parent set up to ``palim``. ``banned``: parents that are never
@@ -443,15 +443,6 @@ def walk_child(
     return kept, stats
 
 
-def _walk_named(score: LocalScore, child: int, epsilon: float, palim: int | None,
-                rules: frozenset[str] | None,
-                plan: _Plan | None = None) -> tuple[dict[frozenset[str], float], WalkStats]:
-    banned, rules, palim = _planned(plan, child, rules, palim)
-    kept, stats = walk_child(score, child, epsilon=epsilon, palim=palim, rules=rules, banned=banned)
-    names = score.data.names
-    return {frozenset(names[p] for p in ps): s for ps, s in kept.items()}, stats
-
-
 def default_palim(n_variables: int, budget: int = DEFAULT_FAMILY_BUDGET) -> int:
     """Largest K with n·Σ_{k≤K} C(n−1, k) ≤ ``budget`` (at least 1): every set up to K gets scored."""
     total, k = n_variables, 0
@@ -510,10 +501,9 @@ def score_parent_sets(
     for some child (mixed scores, structure priors) and no ``palim`` is given,
     :func:`default_palim` is used and recorded in ``meta`` (the result is then exact for
     parent sets of at most that size). ``n_jobs`` runs blocks of parent sets (within and across
-    children) on ``n_jobs`` processes (:func:`bnilp.lattice.start_pool`; joblib per child for data
-    wider than :data:`MAX_MASK_VARIABLES`); ``scheduler`` (a Dask address, or ``"local"``) runs them
-    on a Dask cluster. ``counts`` (:data:`bnilp.scores.subsets.COUNT_MODES`): ``auto`` counts each
-    variable subset once and shares it between the families that use it where that applies and pays
+    children) on ``n_jobs`` processes (:func:`bnilp.lattice.start_pool`); ``scheduler`` (a Dask address, or
+    ``"local"``) runs them on a Dask cluster. ``counts`` (:data:`bnilp.scores.subsets.COUNT_MODES`): ``auto``
+    counts each variable subset once and shares it between the families that use it where that applies and pays
     (:func:`bnilp.lattice.plan_subset_table`: discrete BDeu, or BIC on at least
     :data:`bnilp.lattice.SUBSET_TABLE_MIN_ROWS` distinct rows; at most
     :data:`bnilp.scores.subsets.SUBSET_TABLE_MAX_SUBSETS` subsets; ``meta["counts"]`` says what was done
@@ -529,7 +519,7 @@ def score_parent_sets(
     message in ``meta["score_deeper_pass_refused"]`` (the time limit is then not what stopped it).
 
     Memory: the walk stops when the system's free memory falls below :func:`scoring_memory_floor`
-    (:func:`memory_watch`; data wider than :data:`MAX_MASK_VARIABLES` are not watched). With
+    (:func:`memory_watch`). With
     ``time_limit`` that ends the deepening like the clock (``score_memory_limit_reached``); without it
     :class:`bnilp.errors.LimitError` is raised (the CLI exits 3), since no finished pass is there to keep.
     """
@@ -653,16 +643,8 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
                     [score.data.names[i] for i in sorted(plan.unpruned)], plan.palim)
     t0 = time.perf_counter()
     children = list(range(score.data.n))
-    if score.data.n <= MAX_MASK_VARIABLES:
-        results, counting = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress,
-                                         plan, counts, deadline, depth)
-    elif counts == "subsets":
-        raise InputError(f"counts='subsets' does not apply here: more than {MAX_MASK_VARIABLES} variables")
-    elif depth is not None:
-        raise InputError(f"a scoring time limit needs at most {MAX_MASK_VARIABLES} variables")
-    else:
-        results = _run(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan)
-        counting = {"mode": "families", "reason": f"more than {MAX_MASK_VARIABLES} variables"}
+    results, counting = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan,
+                                     counts, deadline, depth)
     names = score.data.names
     if plan is not None:
         results = [({ps: s for ps, s in fam.items() if plan.required.get(names[i], frozenset()) <= ps}, st)
@@ -791,45 +773,6 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
             "table_seconds": round(table.seconds, 4), "walk_seconds": round(time.perf_counter() - t0, 4)}
 
 
-def _run(score: LocalScore, children: list[int], epsilon: float, palim: int | None,
-         rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
-         progress: Callable[[WalkStats], None] | None,
-         plan: _Plan | None = None) -> list[tuple[dict[frozenset[str], float], WalkStats]]:
-    """The per-child walks, serially or through joblib (optionally on Dask); results in child order."""
-    if n_jobs == 1 and scheduler is None:
-        out = []
-        for i in children:
-            res = _walk_named(score, i, epsilon, palim, rules, plan)
-            if progress:
-                progress(res[1])
-            out.append(res)
-        return out
-    from joblib import Parallel, delayed, parallel_config
-
-    tasks = (delayed(_walk_named)(score, i, epsilon, palim, rules, plan) for i in children)
-    if scheduler is not None:
-        from bnilp.lattice import connect_dask
-
-        client, shared = connect_dask(scheduler, n_jobs, processes=not isinstance(score, DiscreteScore))
-        try:
-            with parallel_config(backend="dask", client=client), lost_workers_as_limits():
-                out = Parallel(n_jobs=-1)(tasks)
-        finally:
-            if not shared:
-                client.close()
-        if progress:
-            for _, st in out:
-                progress(st)
-        return out
-    out = []
-    with lost_workers_as_limits():
-        for res in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
-            if progress:
-                progress(res[1])
-            out.append(res)
-    return out
-
-
 @contextlib.contextmanager
 def lost_workers_as_limits() -> Iterator[None]:
     """A worker process that dies under the walk (the kernel's out-of-memory killer, a crash) ends the run
@@ -883,10 +826,10 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
     - forbidden arrows (tiers, forbidden adjacencies, forbidden ancestor relations): G' has a subset
       of G's arrows and paths, so G' ∈ D(K) whenever G is — banned parents are simply never
       candidates (never scored), and every rule stays sound;
-    - required parents R_v: the lattice walk (n ≤ 64) is the lattice of the sets Π ⊇ R_v — R_v is the
+    - required parents R_v: the lattice walk is the lattice of the sets Π ⊇ R_v — R_v is the
       fixed base of every set (``WalkSpec.fixed``), so every rule compares Π only with subsets Π' with
       R_v ⊆ Π' ⊂ Π, and G' (Π' at v) keeps every required arrow: G' ∈ D(K), and all rules stay sound
-      and active. (On the one-family walk for n > 64, such a child is walked without rules, as next.)
+      and active.
     - a required adjacency at v, a required ancestor relation: dropping a parent can break them, so
       G' may lie outside D(K) and OPT_K may be lower than s(G'). Such a child v (every child, when K
       requires an ancestor relation) is walked with no pruning rule — every set up to the palim is
@@ -905,12 +848,11 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
     for a, b in k.forbidden_arrows():
         banned.setdefault(index[b], set()).add(index[a])
     required = k.required_parents()
-    lattice = len(names) <= MAX_MASK_VARIABLES
-    unpruned = set() if lattice else {index[v] for v in required}
+    unpruned = set()
     unpruned |= {index[v] for e in k.required_adjacent for v in e}
     if k.required_ancestors:
         unpruned = set(range(len(names)))
-    fixed = {index[v]: tuple(sorted(index[p] for p in ps)) for v, ps in required.items()} if lattice else {}
+    fixed = {index[v]: tuple(sorted(index[p] for p in ps)) for v, ps in required.items()}
     return _Plan(k, {i: frozenset(b) for i, b in banned.items()}, frozenset(unpruned), required, fixed=fixed)
 
 

@@ -464,19 +464,44 @@ def test_score_bic_on_integer_codes_says_so(runner, coded_csv, tmp_path) -> None
 
 def test_frontier_lookup_finds_every_set_and_only_those() -> None:
     """The frontier's hash table (open addressing) maps each stored mask to its row and any other mask
-    to −1, also when many masks collide (masks differing only in high bits)."""
+    to −1, also when many masks collide (masks differing only in high bits) and for masks of several words
+    (data past 64 variables; masks differing only in a later word)."""
     from bnilp.lattice import _Level
 
     rng = np.random.default_rng(0)
-    for masks in (rng.choice(1 << 40, size=5000, replace=False).astype(np.uint64),
-                  (np.arange(3000, dtype=np.uint64) << np.uint64(40)),
-                  np.zeros(1, dtype=np.uint64)):
-        m = masks.size
+    one = rng.choice(1 << 40, size=5000, replace=False).astype(np.uint64)
+    high = np.arange(3000, dtype=np.uint64) << np.uint64(40)
+    cases = [(one[:, None], np.setdiff1d(rng.integers(0, 1 << 41, 2000).astype(np.uint64), one)[:, None]),
+             (high[:, None], np.setdiff1d(rng.integers(0, 1 << 41, 2000).astype(np.uint64), high)[:, None]),
+             (np.zeros((1, 1), dtype=np.uint64), np.ones((1, 1), dtype=np.uint64))]
+    for words in (2, 3):
+        masks = np.zeros((3000, words), dtype=np.uint64)
+        masks[:, -1] = high                                  # alike in every word but the last
+        others = masks.copy()
+        others[:, 0] = np.uint64(1)
+        cases.append((masks, np.concatenate((others, masks[:, ::-1]))[: 4000]))
+    for masks, others in cases:
+        m = masks.shape[0]
         level = _Level(np.zeros((m, 0), dtype=np.int8), masks, *(np.zeros(m) for _ in range(4)),
                        np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64))
         assert (level.lookup(masks) == np.arange(m)).all()
-        others = np.setdiff1d(rng.integers(0, 1 << 41, 2000).astype(np.uint64), masks)
-        assert (level.lookup(others) == -1).all()
+        stored = {tuple(r) for r in masks.tolist()}
+        absent = np.array([r for r in others.tolist() if tuple(r) not in stored], dtype=np.uint64)
+        assert absent.shape[0] > 0 and (level.lookup(absent) == -1).all()
+
+
+def test_masks_of_parent_sets_set_one_bit_per_parent_in_its_word() -> None:
+    """``words_of``: variable v is bit v mod 64 of word v // 64, for indices up to the int16 range."""
+    from bnilp.scores.batch import mask_words, words_of
+
+    assert [mask_words(n) for n in (1, 64, 65, 128, 129, 300)] == [1, 1, 2, 2, 3, 5]
+    parents = np.array([[0, 63, 64], [1, 127, 299]], dtype=np.int16)
+    got = words_of(parents, 5)
+    want = np.zeros((2, 5), dtype=np.uint64)
+    for r, row in enumerate(parents.tolist()):
+        for v in row:
+            want[r, v // 64] |= np.uint64(1) << np.uint64(v % 64)
+    assert (got == want).all() and words_of(np.zeros((3, 0), dtype=np.int8), 2).tolist() == [[0, 0]] * 3
 
 
 @pytest.mark.parametrize("counts", ["families", "subsets"])
@@ -532,21 +557,37 @@ def test_jobs_and_scheduler_errors_are_one_line_on_every_path(runner, tmp_path, 
         assert words in res.output and not out.exists(), extra
 
 
-def test_past_the_mask_width_the_local_cluster_is_the_shared_one_sized_by_jobs() -> None:
-    """Data wider than the lattice's bit masks is walked child by child through joblib; with
-    ``scheduler='local'`` that too runs on the process's one LocalCluster (``n_jobs`` − 1 workers, kept for
-    later runs) — each run had started a cluster of its own, never closed, of two workers whatever ``n_jobs``."""
+@pytest.mark.parametrize("n", [66, 130])
+def test_data_wider_than_one_mask_word_take_the_lattice_walk(n: int) -> None:
+    """Past 64 variables a parent set's mask takes ⌈n / 64⌉ words (and past 127 its indices two bytes): the
+    lattice walk still keeps exactly the sets and scores of the one-family walk (``walk_child``), for BIC and
+    BDeu, on one thread and two, and (66 variables) on the process's LocalCluster (``n_jobs`` − 1 workers, kept
+    for later runs).
+    (Such data took the one-family walk, about a hundred times slower, without the memory watch or
+    ``time_limit``.)"""
     pytest.importorskip("distributed")
     import bnilp.lattice as lattice
-    from bnilp.parentsets import MAX_MASK_VARIABLES
 
-    n = MAX_MASK_VARIABLES + 2
     frame = random_discrete_frame(5, n=n, N=40)
     data = from_dataframe(frame, discrete=list(frame.columns))
-    one = score_parent_sets(make_score("bic", data), palim=1).families
+    children = [0, 1, 62, 63, 64, 65, n - 1]
+    for name in ("bic", "bdeu"):
+        score = make_score(name, data)
+        eps = math.log(20)
+        ref = {data.names[c]: {frozenset(data.names[p] for p in ps): s
+                               for ps, s in walk_child(score, c, epsilon=eps, palim=2)[0].items()}
+               for c in children}          # the reference walk is slow: children in each word and at its ends
+        assert any(len(ps) == 2 for fam in ref.values() for ps in fam), name      # the second level is walked
+        for jobs in (1, 2):
+            families = score_parent_sets(score, epsilon=eps, palim=2, n_jobs=jobs).families
+            assert {v: families[v] for v in ref} == ref, (name, jobs)
+    if n > 100:
+        return
     clients = []
     for _ in range(2):
-        assert score_parent_sets(make_score("bic", data), palim=1, n_jobs=2, scheduler="local").families == one
+        families = score_parent_sets(make_score("bdeu", data), epsilon=math.log(20), palim=2, n_jobs=2,
+                                     scheduler="local").families
+        assert {v: families[v] for v in ref} == ref
         clients.append(lattice._LOCAL_DASK["client"])
     assert clients[0] is clients[1] and len(clients[0].scheduler_info()["workers"]) == 1
 

@@ -130,6 +130,84 @@ def mask_probe(keys: np.ndarray, rows: np.ndarray, bits: int, query) -> int:
 
 
 
+#: bits of a mask word: a parent set of the lattice's frontier is ⌈n / 64⌉ words, variable v bit v mod 64 of word
+#: v // 64 (one word, the plain mask, up to 64 variables)
+WORD_BITS = 64
+
+
+def mask_words(n: int) -> int:
+    """Words of a parent set's mask over ``n`` variables (at least one)."""
+    return max(1, -(-n // WORD_BITS))
+
+
+def words_of(parents: np.ndarray, words: int) -> np.ndarray:
+    """The (m, ``words``) uint64 masks of the parent sets in the rows of ``parents`` (variable indices)."""
+    p = np.asarray(parents, dtype=np.int64)
+    out = np.zeros((p.shape[0], words), dtype=np.uint64)
+    if p.size:
+        bit = np.left_shift(np.uint64(1), (p % WORD_BITS).astype(np.uint64))
+        for w in range(words):
+            out[:, w] = np.bitwise_or.reduce(np.where(p // WORD_BITS == w, bit, np.uint64(0)), axis=1)
+    return out
+
+
+def words_hash_index(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(keys, rows, bits) of an open-addressing table of the (m, W) uint64 ``masks``, at most half full: the
+    multi-word form of :func:`mask_hash_index` (for W = 1 the same hash)."""
+    bits = max(4, int(2 * max(masks.shape[0], 1) - 1).bit_length())
+    keys, rows = words_hash_build(np.ascontiguousarray(masks, dtype=np.uint64), bits)
+    return keys, rows, bits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _words_slot(row, bits):
+    """Home slot of a multi-word mask: Fibonacci hashing of the words folded by xor-multiply."""
+    acc = np.uint64(0)
+    for w in range(row.size):
+        acc = (acc ^ row[w]) * HASH_MULT
+    return np.int64(acc >> np.uint64(64 - bits))
+
+
+@njit(cache=True, nogil=True)
+def words_hash_build(masks: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Open-addressing table (linear probing, 2^bits slots ≥ 2·m) of the (m, W) ``masks`` → row."""
+    size = 1 << bits
+    keys = np.zeros((size, masks.shape[1]), dtype=np.uint64)
+    rows = np.full(size, -1, dtype=np.int64)
+    for i in range(masks.shape[0]):
+        h = _words_slot(masks[i], bits)
+        while rows[h] >= 0:
+            h = (h + 1) & (size - 1)
+        keys[h] = masks[i]
+        rows[h] = i
+    return keys, rows
+
+
+@njit(cache=True, nogil=True)
+def words_hash_lookup(keys: np.ndarray, rows: np.ndarray, bits: int, queries: np.ndarray) -> np.ndarray:
+    out = np.empty(queries.shape[0], dtype=np.int64)
+    for i in range(queries.shape[0]):
+        out[i] = words_probe(keys, rows, bits, queries[i])
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def words_probe(keys: np.ndarray, rows: np.ndarray, bits: int, query) -> int:
+    """The row stored for the W-word ``query`` in the table of :func:`words_hash_build`, −1 if absent."""
+    h = _words_slot(query, bits)
+    size_mask = (np.int64(1) << bits) - 1
+    while rows[h] >= 0:
+        same = True
+        for w in range(query.size):
+            if keys[h, w] != query[w]:
+                same = False
+                break
+        if same:
+            return rows[h]
+        h = (h + 1) & size_mask
+    return -1
+
+
 def _scratch(key_space: int, rows: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Slot table for keys 0..key_space−1: direct (index = key) when that is at most
     :data:`DIRECT_KEYS_PER_ROW` per row, else an open-addressing hash of ≥ 2·rows entries (at most
