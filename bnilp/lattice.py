@@ -334,7 +334,7 @@ def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, ca
     """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 whose every
     k-subset is in the frontier: (base row − lo, j, rows of the k+1 subsets (t = k: Π itself), best score,
     largest q⁺ and c⁺ over the subsets). One-word masks (n ≤ 64): ``masks`` (m,) uint64, ``keys, rows,
-    bits`` their table (:func:`bnilp.scores.batch.mask_hash_build`); :func:`_candidates_words` past 64."""
+    bits`` their table (:func:`bnilp.scores.batch.mask_hash_index`); :func:`_candidates_words` past 64."""
     k = parents.shape[1]
     out = _candidate_arrays(parents, lo, hi, cand)
     sub_rows = out[2]

@@ -88,26 +88,11 @@ HASH_MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
 def mask_hash_index(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """(keys, rows, bits) of :func:`mask_hash_build` over ``masks`` (non-negative), at most half full."""
-    bits = max(4, int(2 * max(masks.size, 1) - 1).bit_length())
-    keys, rows = mask_hash_build(np.ascontiguousarray(masks, dtype=np.uint64), bits)
-    return keys, rows, bits
-
-
-@njit(cache=True, nogil=True)
-def mask_hash_build(masks: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """Open-addressing table (linear probing, size 2^bits ≥ 2·len(masks)) of ``masks`` → row."""
-    size = 1 << bits
-    keys = np.zeros(size, dtype=np.uint64)
-    rows = np.full(size, -1, dtype=np.int64)
-    shift = np.uint64(64 - bits)
-    for i in range(masks.size):
-        h = np.int64((masks[i] * HASH_MULT) >> shift)
-        while rows[h] >= 0:
-            h = (h + 1) & (size - 1)
-        keys[h] = masks[i]
-        rows[h] = i
-    return keys, rows
+    """(keys, rows, bits) of an open-addressing table (linear probing, at most half full) of the one-word
+    ``masks`` (m,) → row: :func:`words_hash_build` of one word (the same slots), its keys flat for
+    :func:`mask_probe`."""
+    keys, rows, bits = words_hash_index(np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1, 1))
+    return np.ascontiguousarray(keys[:, 0]), rows, bits
 
 
 @njit(cache=True, nogil=True)
@@ -120,7 +105,7 @@ def mask_hash_lookup(keys: np.ndarray, rows: np.ndarray, bits: int, queries: np.
 
 @njit(cache=True, nogil=True, inline="always")
 def mask_probe(keys: np.ndarray, rows: np.ndarray, bits: int, query) -> int:
-    """The row stored for ``query`` in the table of :func:`mask_hash_build`, −1 if absent (linear probing)."""
+    """The row stored for ``query`` in the table of :func:`mask_hash_index`, −1 if absent (linear probing)."""
     h = np.int64((query * HASH_MULT) >> np.uint64(64 - bits))
     while rows[h] >= 0:
         if keys[h] == query:
