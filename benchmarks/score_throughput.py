@@ -19,8 +19,13 @@ Parts (``--parts``):
   BIC BF 20, ``--bign-jobs`` (2), ``--bign-counts`` (auto: the subset table): seconds and peak resident
   memory of the scoring process (and its peak before scoring: imports and the simulated data with its
   temporaries) and of its workers; past ``--bign-limit`` seconds, "not finished".
+- ``wide``: data wider than one mask word (``--wide-n`` variables, default 200, × ``--wide-rows`` rows, default
+  50; the ``simulated`` DAG, 2–4 states), BIC BF 3, ``--wide-palims`` (2,3), one process: the whole file by the
+  lattice walk (seconds, sets scored and kept, sets per second) and, on its first ``--children`` variables, the
+  one-family walk against the lattice walk (sets per second, speed-up) — wider data took the one-family walk
+  before the thirty-fifth session.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/score_throughput.py [--parts throughput,jobs,alarm,bign]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/score_throughput.py [--parts throughput,jobs,alarm,bign,wide]
 """
 
 from __future__ import annotations
@@ -199,6 +204,31 @@ def simulated(n: int, N: int, seed: int = 1) -> Dataset:
                    levels, source="simulated")
 
 
+def wide(args) -> None:
+    eps = math.log(3)
+    data = simulated(args.wide_n, args.wide_rows)
+    warm_up(data, eps)
+    children = list(range(min(args.children, data.n)))
+    print(f"{data.n} variables × {data.N} rows (simulated), BIC BF 3, one process; one-family walk vs lattice on "
+          f"the first {len(children)} variables, then the whole file")
+    print("| palim | one-family sets/s | lattice sets/s | speed-up | whole file: sets scored | kept | s | sets/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for palim in (int(p) for p in args.wide_palims.split(",")):
+        score = make_score("bic", data)
+        t0 = time.perf_counter()
+        n_old = sum(walk_child(score, c, epsilon=eps, palim=palim)[1].scored for c in children)
+        s_old = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        res, _ = _run_lattice(make_score("bic", data), children, eps, palim, None, 1, None, None)
+        s_new = time.perf_counter() - t0
+        n_new = sum(st.scored for _, st in res)
+        t0 = time.perf_counter()
+        table = score_parent_sets(make_score("bic", data), epsilon=eps, palim=palim)
+        s_all, scored = time.perf_counter() - t0, table.meta["scored"]
+        print(f"| {palim} | {n_old / s_old:,.0f} | {n_new / s_new:,.0f} | {(n_new / s_new) / (n_old / s_old):.1f}× | "
+              f"{scored:,} | {table.meta['kept']:,} | {s_all:.1f} | {scored / s_all:,.0f} |", flush=True)
+
+
 def _peak_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as handle:
         return next(int(line.split()[1]) for line in handle if line.startswith("VmHWM"))
@@ -277,10 +307,13 @@ def main() -> None:
                         help="jobs part: then this many rounds of the three configurations, medians")
     parser.add_argument("--bign-jobs", type=int, default=2, help="--jobs of the 10^6-row part")
     parser.add_argument("--bign-counts", default="auto", help="counts mode of the 10^6-row part")
+    parser.add_argument("--wide-n", type=int, default=200, help="variables of the wide part")
+    parser.add_argument("--wide-rows", type=int, default=50, help="rows of the wide part")
+    parser.add_argument("--wide-palims", default="2,3", help="palims of the wide part")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores")
     for part in args.parts.split(","):
-        {"throughput": throughput, "jobs": jobs, "alarm": alarm, "bign": bign}[part](args)
+        {"throughput": throughput, "jobs": jobs, "alarm": alarm, "bign": bign, "wide": wide}[part](args)
 
 
 if __name__ == "__main__":
