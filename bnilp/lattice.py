@@ -305,11 +305,14 @@ def _table_counts(table: SubsetTable, spec: WalkSpec, bases: np.ndarray, block: 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _candidate_arrays(parents, lo, hi, cand):
-    """Room for every candidate of the frontier rows lo..hi−1 (the arrays :func:`_candidates` returns)."""
+def _candidate_arrays(parents, lo, hi, cand, closed):
+    """Room for every candidate of the frontier rows lo..hi−1 not ``closed`` (the arrays :func:`_candidates`
+    returns)."""
     k = parents.shape[1]
     total = 0
     for b in range(lo, hi):
+        if closed[b]:
+            continue
         last = parents[b, k - 1] if k else -1
         total += cand.size - np.searchsorted(cand, last, side="right")
     return (np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), np.empty((total, k + 1), dtype=np.int64),
@@ -330,16 +333,18 @@ def _take(out, m, b, lo, j, best, qplus, cplus):
 
 
 @njit(cache=True, nogil=True)
-def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand):
-    """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 whose every
-    k-subset is in the frontier: (base row − lo, j, rows of the k+1 subsets (t = k: Π itself), best score,
-    largest q⁺ and c⁺ over the subsets). One-word masks (n ≤ 64): ``masks`` (m,) uint64, ``keys, rows,
-    bits`` their table (:func:`bnilp.scores.batch.mask_hash_index`); :func:`_candidates_words` past 64."""
+def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand, closed):
+    """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 not ``closed``
+    whose every k-subset is in the frontier: (base row − lo, j, rows of the k+1 subsets (t = k: Π itself),
+    best score, largest q⁺ and c⁺ over the subsets). One-word masks (n ≤ 64): ``masks`` (m,) uint64, ``keys,
+    rows, bits`` their table (:func:`bnilp.scores.batch.mask_hash_index`); :func:`_candidates_words` past 64."""
     k = parents.shape[1]
-    out = _candidate_arrays(parents, lo, hi, cand)
+    out = _candidate_arrays(parents, lo, hi, cand, closed)
     sub_rows = out[2]
     m = 0
     for b in range(lo, hi):
+        if closed[b]:
+            continue
         last = parents[b, k - 1] if k else -1
         for i in range(np.searchsorted(cand, last, side="right"), cand.size):
             j = cand[i]
@@ -358,15 +363,17 @@ def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, ca
 
 
 @njit(cache=True, nogil=True)
-def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand):
+def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand, closed):
     """:func:`_candidates` for masks of W > 1 words (n > 64): ``masks`` (m, W) uint64, variable v bit v mod 64 of
     word v // 64, ``keys, rows, bits`` their table (:func:`bnilp.scores.batch.words_hash_build`)."""
     k = parents.shape[1]
-    out = _candidate_arrays(parents, lo, hi, cand)
+    out = _candidate_arrays(parents, lo, hi, cand, closed)
     sub_rows = out[2]
     query = np.empty(masks.shape[1], dtype=np.uint64)
     m = 0
     for b in range(lo, hi):
+        if closed[b]:
+            continue
         last = parents[b, k - 1] if k else -1
         for i in range(np.searchsorted(cand, last, side="right"), cand.size):
             j = cand[i]
@@ -387,6 +394,33 @@ def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, 
                 _take(out, m, b, lo, j, best, qplus, cplus)
                 m += 1
     return out[0][:m], out[1][:m], out[2][:m], out[3][:m], out[4][:m], out[5][:m]
+
+
+def _count_free_pruned(spec: WalkSpec, q_all: np.ndarray, best_subset: np.ndarray, qplus: np.ndarray,
+                       cplus: np.ndarray, pruned: dict[str, int] | None = None,
+                       weights: np.ndarray | None = None) -> np.ndarray:
+    """Which candidates the rules that need no counts prune before they are counted: R2 from q, R5 from q⁺,
+    R6 from c⁺ (the candidate's own q, and the largest q⁺ and c⁺ of its subsets, which lower-bound its own),
+    each against ``best_subset``; ``pruned`` (a walk's counts) adds each rule's firings (R2's first), each
+    weighing ``weights`` (default 1)."""
+    fired = np.zeros(np.shape(q_all), dtype=bool)
+    if spec.kind == "generic":
+        return fired
+
+    def apply(rule: str, fire: np.ndarray) -> None:
+        fire &= ~fired
+        if pruned is not None:
+            pruned[rule] += int(fire.sum() if weights is None else weights[fire].sum())
+        fired[fire] = True
+
+    r_c, eps = spec.r_child, spec.epsilon
+    if "R2" in spec.active:
+        apply("R2", r2_penalty_bound(spec.w * q_all * (r_c - 1), best_subset, eps))
+    if "R5" in spec.active:
+        apply("R5", r5_bdeu_bound(qplus, r_c, best_subset, eps))
+    if "R6" in spec.active:
+        apply("R6", r6_bdeu_cell_bound(cplus, r_c, best_subset, eps))
+    return fired
 
 
 def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -455,6 +489,7 @@ class _ChildWalk:
         self.t0 = 0.0
         self.size = 0
         self.level: _Level | None = None
+        self._closed = np.zeros(0, dtype=bool)     # the level's rows whose candidates are all pruned unseen
         self.done = False
 
     # ---- level 0
@@ -497,9 +532,11 @@ class _ChildWalk:
         k = level.parents.shape[1]
         self.size = k + 1
         if self.palim is not None and k + len(self.spec.fixed) >= self.palim:
+            self._closed = self._bases_pruned_whole()
             self.stats.palim_reached = self._any_candidate()
             self._finish()
             return False
+        self._closed = self._bases_pruned_whole(self.stats.pruned)
         n_rows = getattr(self.score, "n_rows", 1)
         if self.spec.kind == "generic":
             self._bases_per_block = max(1, GENERIC_BLOCK // max(1, self.candidates.size))
@@ -517,9 +554,27 @@ class _ChildWalk:
         a slice of bases at a time, stopping at the first survivor."""
         step = max(1, MAX_BLOCK_CANDIDATES // max(1, self.candidates.size))
         for lo in range(0, self.level.size, step):
-            if self._generate(lo, min(self.level.size, lo + step), record=False):
+            hi = min(self.level.size, lo + step)
+            if not self._closed[lo:hi].all() and self._generate(lo, hi, record=False):
                 return True
         return False
+
+    def _bases_pruned_whole(self, pruned: dict[str, int] | None = None) -> np.ndarray:
+        """Frontier rows all of whose candidates the count-free rules prune, read from the row alone: a
+        candidate Π ∪ {j} has q = q_Π·r_j ≥ q_Π·min r, a best subset score ≥ Π's own best, and q⁺, c⁺ ≥ Π's
+        (its largest over its subsets), and each rule fires the more readily the larger these are (R2, R5,
+        R6: :mod:`bnilp.parentsets`). Their candidates are not generated (nor counted in the rules' tallies):
+        on wide data a level is often closed whole — 200 binary variables, 50 rows, size 4: up to 64 M
+        candidates a child, each with its subsets looked up, all pruned by R2. ``pruned`` (a walk's tallies)
+        adds to the rule that closes a row all its extensions Π ∪ {j}, j above Π's last parent — the sets
+        the rule rules out, some of which a pruned subset would have kept from being generated anyway."""
+        level = self.level
+        if self.candidates.size == 0:
+            return np.ones(level.size, dtype=bool)
+        q_least = level.q * self.arities[self.candidates].min()
+        last = level.parents[:, -1] if level.parents.shape[1] else np.full(level.size, -1)
+        extensions = self.candidates.size - np.searchsorted(self.candidates, last, side="right")
+        return _count_free_pruned(self.spec, q_least, level.best, level.qplus, level.cplus, pruned, extensions)
 
     def more_blocks(self) -> list[Block] | None:
         """The blocks of the level's next bases (possibly none: all pruned), None once all were generated.
@@ -533,33 +588,20 @@ class _ChildWalk:
         return self._generate(lo, hi)
 
     def _generate(self, lo: int, hi: int, record: bool = True) -> list[Block]:
-        """The blocks of the candidates of frontier rows lo..hi−1 that R2, R5, R6 let through (their
-        prunings counted in the stats when ``record``)."""
+        """The blocks of the candidates of frontier rows lo..hi−1 (but the closed ones) that R2, R5, R6 let
+        through (their prunings counted in the stats when ``record``)."""
         level, spec = self.level, self.spec
         k = level.parents.shape[1]
         base_parents = level.parents[lo:hi]
         base_local, new, sub_rows, best_subset, qplus_max, cplus_max = (
             _candidates if self.words == 1 else _candidates_words)(
             level.parents, level.probe_masks, level._keys, level._rows, level._bits, level.best, level.qplus,
-            level.cplus, lo, hi, self.candidates)
+            level.cplus, lo, hi, self.candidates, self._closed)
         if new.size == 0:
             return []
         q_all = level.q[sub_rows[:, k]] * self.arities[new]
-        keep = np.ones(new.size, dtype=bool)
-        if spec.kind != "generic":
-            r_c = spec.r_child
-            if "R2" in spec.active:
-                fire = r2_penalty_bound(spec.w * q_all * (r_c - 1), best_subset, spec.epsilon)
-                self.stats.pruned["R2"] += int(fire.sum()) if record else 0
-                keep &= ~fire
-            if "R5" in spec.active:   # q⁺ of a superset ≥ q⁺ of each subset
-                fire = keep & r5_bdeu_bound(qplus_max, r_c, best_subset, spec.epsilon)
-                self.stats.pruned["R5"] += int(fire.sum()) if record else 0
-                keep &= ~fire
-            if "R6" in spec.active:   # c⁺ of a superset ≥ c⁺ of each subset
-                fire = keep & r6_bdeu_cell_bound(cplus_max, r_c, best_subset, spec.epsilon)
-                self.stats.pruned["R6"] += int(fire.sum()) if record else 0
-                keep &= ~fire
+        keep = ~_count_free_pruned(spec, q_all, best_subset, qplus_max, cplus_max,
+                                   self.stats.pruned if record else None)
         sub_rows, base_local, new, best_subset, q_all = (sub_rows[keep], base_local[keep], new[keep],
                                                          best_subset[keep], q_all[keep])
         if new.size == 0:
