@@ -305,16 +305,14 @@ def _table_counts(table: SubsetTable, spec: WalkSpec, bases: np.ndarray, block: 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _candidate_arrays(parents, lo, hi, cand, closed):
+def _candidate_arrays(parents, lo, hi, cand, closed, group_end):
     """Room for every candidate of the frontier rows lo..hi−1 not ``closed`` (the arrays :func:`_candidates`
-    returns)."""
+    returns): one per later row of its prefix group (one per candidate parent on level 0)."""
     k = parents.shape[1]
     total = 0
     for b in range(lo, hi):
-        if closed[b]:
-            continue
-        last = parents[b, k - 1] if k else -1
-        total += cand.size - np.searchsorted(cand, last, side="right")
+        if not closed[b]:
+            total += cand.size if k == 0 else group_end[b] - b - 1
     return (np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), np.empty((total, k + 1), dtype=np.int64),
             np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64))
 
@@ -333,54 +331,68 @@ def _take(out, m, b, lo, j, best, qplus, cplus):
 
 
 @njit(cache=True, nogil=True)
-def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand, closed):
+def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand, closed, group_end):
     """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 not ``closed``
     whose every k-subset is in the frontier: (base row − lo, j, rows of the k+1 subsets (t = k: Π itself),
     best score, largest q⁺ and c⁺ over the subsets). One-word masks (n ≤ 64): ``masks`` (m,) uint64, ``keys,
-    rows, bits`` their table (:func:`bnilp.scores.batch.mask_hash_index`); :func:`_candidates_words` past 64."""
+    rows, bits`` their table (:func:`bnilp.scores.batch.mask_hash_index`); :func:`_candidates_words` past 64.
+
+    The j come from Π's prefix group (Agrawal & Srikant 1994, Apriori's join): the subset without Π's last
+    parent is (p₁ … p_{k−1}, j), a later row of the frontier that shares Π's first k − 1 parents (rows are in
+    lexicographic order, ``group_end`` (:func:`_prefix_group_ends`) ends each group), so only those j are tried
+    and only the k − 1 other subsets are looked up."""
     k = parents.shape[1]
-    out = _candidate_arrays(parents, lo, hi, cand, closed)
+    out = _candidate_arrays(parents, lo, hi, cand, closed, group_end)
     sub_rows = out[2]
     m = 0
     for b in range(lo, hi):
         if closed[b]:
             continue
-        last = parents[b, k - 1] if k else -1
-        for i in range(np.searchsorted(cand, last, side="right"), cand.size):
-            j = cand[i]
+        if k == 0:
+            for j in cand:
+                _take(out, m, b, lo, j, best, qplus, cplus)
+                m += 1
+            continue
+        for sibling in range(b + 1, group_end[b]):
+            j = parents[sibling, k - 1]
             mask = masks[b] | (np.uint64(1) << np.uint64(j))
             ok = True
-            for t in range(k):
+            for t in range(k - 1):
                 found = mask_probe(keys, rows, bits, mask ^ (np.uint64(1) << np.uint64(parents[b, t])))
                 if found < 0:
                     ok = False
                     break
                 sub_rows[m, t] = found
             if ok:
+                sub_rows[m, k - 1] = sibling
                 _take(out, m, b, lo, j, best, qplus, cplus)
                 m += 1
     return out[0][:m], out[1][:m], out[2][:m], out[3][:m], out[4][:m], out[5][:m]
 
 
 @njit(cache=True, nogil=True)
-def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand, closed):
+def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand, closed, group_end):
     """:func:`_candidates` for masks of W > 1 words (n > 64): ``masks`` (m, W) uint64, variable v bit v mod 64 of
     word v // 64, ``keys, rows, bits`` their table (:func:`bnilp.scores.batch.words_hash_build`)."""
     k = parents.shape[1]
-    out = _candidate_arrays(parents, lo, hi, cand, closed)
+    out = _candidate_arrays(parents, lo, hi, cand, closed, group_end)
     sub_rows = out[2]
     query = np.empty(masks.shape[1], dtype=np.uint64)
     m = 0
     for b in range(lo, hi):
         if closed[b]:
             continue
-        last = parents[b, k - 1] if k else -1
-        for i in range(np.searchsorted(cand, last, side="right"), cand.size):
-            j = cand[i]
+        if k == 0:
+            for j in cand:
+                _take(out, m, b, lo, j, best, qplus, cplus)
+                m += 1
+            continue
+        for sibling in range(b + 1, group_end[b]):
+            j = np.int64(parents[sibling, k - 1])
             query[:] = masks[b]
             query[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
             ok = True
-            for t in range(k):
+            for t in range(k - 1):
                 p = np.int64(parents[b, t])
                 flip = np.uint64(1) << np.uint64(p & 63)
                 query[p >> 6] ^= flip
@@ -391,9 +403,21 @@ def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, 
                     break
                 sub_rows[m, t] = found
             if ok:
+                sub_rows[m, k - 1] = sibling
                 _take(out, m, b, lo, j, best, qplus, cplus)
                 m += 1
     return out[0][:m], out[1][:m], out[2][:m], out[3][:m], out[4][:m], out[5][:m]
+
+
+def _prefix_group_ends(parents: np.ndarray) -> np.ndarray:
+    """For each row of a frontier (m, k) in lexicographic order, the end (exclusive) of its run of rows that share
+    its first k − 1 parents (all rows when k ≤ 1)."""
+    m, k = parents.shape
+    if k <= 1:
+        return np.full(m, m, dtype=np.int64)
+    change = np.any(parents[1:, : k - 1] != parents[:-1, : k - 1], axis=1)
+    ends = np.append(np.flatnonzero(change) + 1, m)
+    return ends[np.concatenate(([0], np.cumsum(change)))].astype(np.int64)
 
 
 def _count_free_pruned(spec: WalkSpec, q_all: np.ndarray, best_subset: np.ndarray, qplus: np.ndarray,
@@ -452,9 +476,11 @@ class _Level:
     _keys: np.ndarray = field(init=False)
     _rows: np.ndarray = field(init=False)
     probe_masks: np.ndarray = field(init=False)     # what :func:`_candidates` (or ``_candidates_words``) takes
+    group_end: np.ndarray = field(init=False)       # :func:`_prefix_group_ends`
 
     def __post_init__(self) -> None:
         self.stats = (self.ll, self.nh)      # what a block's subsets need; one object per level
+        self.group_end = _prefix_group_ends(self.parents)
         if self.masks.shape[1] == 1:         # one word (n ≤ 64): the plain masks' table, :func:`_candidates`
             self.probe_masks = np.ascontiguousarray(self.masks[:, 0])
             self._keys, self._rows, self._bits = mask_hash_index(self.probe_masks)
@@ -596,7 +622,7 @@ class _ChildWalk:
         base_local, new, sub_rows, best_subset, qplus_max, cplus_max = (
             _candidates if self.words == 1 else _candidates_words)(
             level.parents, level.probe_masks, level._keys, level._rows, level._bits, level.best, level.qplus,
-            level.cplus, lo, hi, self.candidates, self._closed)
+            level.cplus, lo, hi, self.candidates, self._closed, level.group_end)
         if new.size == 0:
             return []
         q_all = level.q[sub_rows[:, k]] * self.arities[new]

@@ -693,3 +693,32 @@ def test_closing_frontier_sets_keeps_the_scored_and_kept_sets_and_the_palim_verd
         res, _ = _run_lattice(make_score("bic", data), children, eps, palim, None, 1, None, None)
         runs.append([(kept, st.scored, st.palim_reached) for kept, st in res])
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("n", [9, 70])
+def test_a_level_generates_exactly_the_sets_whose_every_subset_is_in_the_frontier(n: int) -> None:
+    """Candidates come from each frontier row's prefix group (Apriori's join: Π ∪ {j} for the later rows
+    (p₁ … p_{k−1}, j)) and then the other subsets are looked up: on random frontiers with rows missing (sizes 0–3,
+    one mask word and two, rules that prune nothing before counting) the level generates exactly the sets of
+    size k + 1 whose every k-subset is a frontier row, over the child's candidate parents."""
+    from bnilp.lattice import _ChildWalk, _Level, walk_spec
+    from bnilp.parentsets import WalkStats
+    from bnilp.scores.batch import mask_words, words_of
+
+    rng = np.random.default_rng(n + 1)
+    score = make_score("bic", discrete(4, n, 30, max_arity=3))
+    spec = walk_spec(score, 0, math.log(3), frozenset({"R1"}))
+    candidates = [v for v in range(1, n) if v not in (2, n - 3)]     # two variables are not candidate parents
+    for trial in range(16):
+        k = trial % 4
+        pool = sorted(set(candidates[: 7 + trial % 3] + candidates[-2:]))
+        rows = [r for r in itertools.combinations(pool, k) if k == 0 or rng.random() < 0.7]
+        parents = np.array(rows, dtype=np.int8).reshape(len(rows), k)
+        ones = np.ones(len(rows))
+        level = _Level(parents, words_of(parents, mask_words(n)), -ones, -ones, ones, ones, ones, ones)
+        walk = _ChildWalk(score, spec, candidates, None, WalkStats(child="x"), 10**9)
+        walk.level = level
+        present = set(rows)
+        want = {c for c in itertools.combinations(candidates, k + 1)
+                if all(tuple(x for x in c if x != y) in present for y in c)}
+        assert _generated(walk, closed=True) == want, (trial, k)
