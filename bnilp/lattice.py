@@ -330,6 +330,15 @@ def _take(out, m, b, lo, j, best, qplus, cplus):
     base_local[m], new[m], best_subset[m], qplus_max[m], cplus_max[m] = b - lo, j, bs, qp, cp
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _take_each(out, m, b, lo, cand, best, qplus, cplus):
+    """Record Π ∪ {j} for every j of ``cand`` (Π the empty set: level 0 has no subsets to look up); the next m."""
+    for j in cand:
+        _take(out, m, b, lo, j, best, qplus, cplus)
+        m += 1
+    return m
+
+
 @njit(cache=True, nogil=True)
 def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, cand, closed, group_end):
     """Candidates Π ∪ {j} (j in ``cand`` above Π's last parent) of the frontier rows lo..hi−1 not ``closed``
@@ -349,9 +358,7 @@ def _candidates(parents, masks, keys, rows, bits, best, qplus, cplus, lo, hi, ca
         if closed[b]:
             continue
         if k == 0:
-            for j in cand:
-                _take(out, m, b, lo, j, best, qplus, cplus)
-                m += 1
+            m = _take_each(out, m, b, lo, cand, best, qplus, cplus)
             continue
         for sibling in range(b + 1, group_end[b]):
             j = parents[sibling, k - 1]
@@ -383,9 +390,7 @@ def _candidates_words(parents, masks, keys, rows, bits, best, qplus, cplus, lo, 
         if closed[b]:
             continue
         if k == 0:
-            for j in cand:
-                _take(out, m, b, lo, j, best, qplus, cplus)
-                m += 1
+            m = _take_each(out, m, b, lo, cand, best, qplus, cplus)
             continue
         for sibling in range(b + 1, group_end[b]):
             j = np.int64(parents[sibling, k - 1])
