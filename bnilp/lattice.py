@@ -594,11 +594,11 @@ class _ChildWalk:
         """Frontier rows all of whose candidates the count-free rules prune, read from the row alone: a
         candidate Π ∪ {j} has q = q_Π·r_j ≥ q_Π·min r, a best subset score ≥ Π's own best, and q⁺, c⁺ ≥ Π's
         (its largest over its subsets), and each rule fires the more readily the larger these are (R2, R5,
-        R6: :mod:`bnilp.parentsets`). Their candidates are not generated (nor counted in the rules' tallies):
-        on wide data a level is often closed whole — 200 binary variables, 50 rows, size 4: up to 64 M
-        candidates a child, each with its subsets looked up, all pruned by R2. ``pruned`` (a walk's tallies)
-        adds to the rule that closes a row all its extensions Π ∪ {j}, j above Π's last parent — the sets
-        the rule rules out, some of which a pruned subset would have kept from being generated anyway."""
+        R6: :mod:`bnilp.parentsets`). Their candidates are not generated: on wide data a level is often closed
+        whole — 200 binary variables, 50 rows, size 4: up to 64 M candidates a child, each with its subsets
+        looked up, all pruned by R2. ``pruned`` (a walk's tallies) adds to the rule that closes a row all its
+        extensions Π ∪ {j}, j above Π's last parent — the sets the rule rules out, some of which a pruned
+        subset would have kept from being generated anyway."""
         level = self.level
         if self.candidates.size == 0:
             return np.ones(level.size, dtype=bool)
