@@ -885,11 +885,18 @@ def start_local_cluster(workers: int, processes: bool = False):
     if not held.get("atexit"):
         atexit.register(stop_local_cluster)
         held["atexit"] = True
-    with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}):
-        # no dashboard; the scheduler's HTTP server (health, metrics) on a free port of this host only: by
-        # default it takes 8787, and where that is taken (another cluster, a test's) distributed warned on stderr
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                               dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    from distributed.deploy.spec import SpecCluster
+
+    before = set(SpecCluster._instances)
+    try:
+        with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}):
+            # no dashboard; the scheduler's HTTP server (health, metrics) on a free port of this host only: by
+            # default it takes 8787, and where that is taken (another cluster, a test's) distributed warned on stderr
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                   dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    except BaseException:
+        _close_half_started([c for c in list(SpecCluster._instances) if c not in before])
+        raise
     held.update(workers=workers, processes=processes, cluster=cluster)
     try:
         held["client"] = client = Client(cluster)
@@ -900,6 +907,37 @@ def start_local_cluster(workers: int, processes: bool = False):
     return client
 
 
+def _close_half_started(clusters: list) -> None:
+    """Close clusters whose start was cut short (Ctrl-C while :class:`LocalCluster` started: it is already in
+    distributed's list of clusters, but not ours) and take them off distributed's list: its exit handler closed
+    them again and printed a traceback (``AssertionError: Status.init`` of a worker that never started) after
+    "bnilp: interrupted". Each close is quiet and bounded; what it cannot close ends with this process."""
+    from distributed.deploy.spec import SpecCluster
+
+    for cluster in clusters:
+        with _distributed_quiet(), contextlib.suppress(BaseException):
+            cluster.close(timeout=5)
+        SpecCluster._instances.discard(cluster)
+
+
+@contextlib.contextmanager
+def _distributed_quiet():
+    """distributed's loggers at ERROR for the block: closing a cluster after an interrupt cancels the tasks still
+    running, and distributed warns of each cancellation and of a busy worker it has to kill — its own doing, said
+    after "bnilp: interrupted" (distributed's configuration gives its loggers levels of their own, so each is
+    quieted)."""
+    quiet = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+             if name == "distributed" or name.startswith("distributed.")]
+    levels = [log.level for log in quiet]
+    for log in quiet:
+        log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for log, level in zip(quiet, levels, strict=True):
+            log.setLevel(level)
+
+
 def stop_local_cluster() -> None:
     """Close the LocalCluster of :func:`start_local_cluster` now (the next ``local`` run starts one)."""
     client, cluster = _LOCAL_DASK.pop("client", None), _LOCAL_DASK.pop("cluster", None)
@@ -907,23 +945,11 @@ def stop_local_cluster() -> None:
     _LOCAL_DASK.pop("processes", None)
     if client is None and cluster is None:
         return
-    # closing after an interrupt cancels the tasks still running: distributed warns of each cancellation
-    # and of a busy worker it has to kill — its own doing, said after "bnilp: interrupted"
-    # (distributed's configuration gives its loggers levels of their own, so each is quieted)
-    quiet = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
-             if name == "distributed" or name.startswith("distributed.")]
-    levels = [log.level for log in quiet]
-    for log in quiet:
-        log.setLevel(logging.ERROR)
-    try:
-        with contextlib.suppress(Exception):
-            if client is not None:
-                client.close()
-            if cluster is not None:
-                cluster.close()
-    finally:
-        for log, level in zip(quiet, levels, strict=True):
-            log.setLevel(level)
+    with _distributed_quiet(), contextlib.suppress(Exception):
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 class _Task:
