@@ -841,6 +841,14 @@ def _no_schedule_after_shutdown(record: logging.LogRecord) -> bool:
     return "cannot schedule new futures after shutdown" not in record.getMessage()
 
 
+def _no_nanny_start_left_unread(record: logging.LogRecord) -> bool:
+    """A logging filter (asyncio's logger): drops "Task exception was never retrieved … Nanny failed to start" —
+    what the garbage collector says of a nanny's start task once a LocalCluster start cut short by Ctrl-C is
+    closed (its worker process had died of the same Ctrl-C while it imported dask)."""
+    message = record.getMessage()
+    return not (message.startswith("Task exception was never retrieved") and "Nanny failed to start" in message)
+
+
 def start_local_cluster(workers: int, processes: bool = False):
     """The Dask client of a LocalCluster of ``workers`` single-thread workers (``--scheduler local``),
     started now unless one of that shape with that many live workers is running in this process.
@@ -878,7 +886,8 @@ def start_local_cluster(workers: int, processes: bool = False):
     # quieted and closed at exit from the start: Ctrl-C can come while the cluster starts (seconds on a loaded
     # machine), and its close then is the same as after a run
     for name, noise in (("distributed.nanny", _not_a_busy_worker_killed),
-                        ("distributed.scheduler", _no_schedule_after_shutdown)):
+                        ("distributed.scheduler", _no_schedule_after_shutdown),
+                        ("asyncio", _no_nanny_start_left_unread)):
         log = logging.getLogger(name)
         if noise not in log.filters:
             log.addFilter(noise)
