@@ -549,6 +549,9 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
             solution = replace(solution, complete=False,
                                status="network_limit" if solution.status == "optimal" else solution.status,
                                message="; ".join(filter(None, (solution.message, note))))
+        elif not exact:     # the search stopped (a limit) before the set was complete: what it found, all of it
+            listed = (f"all DAGs of the {len(mecs):,} classes found ({solution.status}: the set is not complete); "
+                      "edge posteriors over those listed")
         # the DAGs listed are the result's networks too (graphs(), fit(network=i), the exports), not only the JSON's
         solution = replace(solution, networks=[Network(s, dag) for s, dag in expand_classes(
             mecs, table.families, table.variables, knowledge, limit=max_networks)])
