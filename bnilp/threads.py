@@ -32,6 +32,12 @@ from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import Any
 
+#: set when Ctrl-C or SIGTERM stopped a search of this process (:mod:`bnilp.ilp.search`, which then returns what
+#: it found): the command line's handler only notes further signals until the result is written, where it
+#: raised KeyboardInterrupt and the run ended with exit 130 and nothing written (``bnilp.cli``, cleared when a
+#: command starts)
+SEARCH_STOPPED_BY_SIGNAL = threading.Event()
+
 
 class Job:
     """A call submitted to :class:`DaemonThreads`, with the methods of a ``concurrent.futures.Future`` that the

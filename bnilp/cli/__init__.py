@@ -22,7 +22,7 @@ import click
 
 from bnilp import __version__
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
-from bnilp.threads import dropped_interrupts_sent_again, interrupt_where_safe, start_retries
+from bnilp.threads import SEARCH_STOPPED_BY_SIGNAL, dropped_interrupts_sent_again, interrupt_where_safe, start_retries
 
 #: command name -> "module:attribute"
 COMMANDS = {
@@ -47,8 +47,12 @@ _SIGNALLED = threading.Event()
 
 def _raise_interrupt(signum, frame) -> None:
     """KeyboardInterrupt, where it is safe (:func:`bnilp.threads.interrupt_where_safe`: not in a pool's locking code
-    nor a finalizer)."""
+    nor a finalizer) — unless a signal already stopped the search: what it found is then being reported and
+    written (status ``interrupted``, exit 3), and a second Ctrl-C (a double press, or ``timeout`` passing on the
+    terminal's) is only noted, as SCIP's own handler did (:data:`bnilp.threads.SEARCH_STOPPED_BY_SIGNAL`)."""
     _SIGNALLED.set()
+    if SEARCH_STOPPED_BY_SIGNAL.is_set():
+        return
     interrupt_where_safe(signum, frame)
 
 
@@ -66,6 +70,7 @@ def _signals_as_interrupt():
         return
     start_retries()
     _SIGNALLED.clear()          # a signal of an earlier command in this process is not this one's
+    SEARCH_STOPPED_BY_SIGNAL.clear()
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt)}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
@@ -147,7 +152,9 @@ def outputs_whole():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        if came:                # also over the exit a limit asked for: the user stopped the run
+        # also over the exit a limit asked for: the user stopped the run — unless a signal had stopped the search
+        # already (the outputs hold what it found, status interrupted, exit 3)
+        if came and not SEARCH_STOPPED_BY_SIGNAL.is_set():
             click.echo("bnilp: interrupted while the outputs were written: each was written whole first", err=True)
             raise KeyboardInterrupt
 

@@ -32,6 +32,7 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
     (families, value) add Σ_{k ∈ families} x_k = value (a cube of :mod:`bnilp.ilp.cubes`)."""
     model = Model("bnilp")
     model.hideOutput(not verbose)
+    model.setParam("misc/catchctrlc", False)        # the search's handler stops it (bnilp.ilp.search)
     xvars = [model.addVar(name=f"x{k}", vtype="B", obj=float(data.obj[k])) for k in range(data.K)]
     model.setMaximize()
     for i in range(data.n):

@@ -32,36 +32,54 @@ from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, worker_count
 from bnilp.scorefile import ScoreTable, check_is_table
 from bnilp.scores.base import tie_tolerance
+from bnilp.threads import SEARCH_STOPPED_BY_SIGNAL
 
 logger = logging.getLogger("bnilp.ilp")
 
 
 @dataclass
 class _Signals:
-    """SIGTERM seen during a solve, and the model to interrupt (SCIP itself catches SIGINT)."""
+    """SIGINT or SIGTERM seen during a solve, and the SCIP model to interrupt."""
 
     received: bool = False
     model: Any = None
 
 
 @contextmanager
-def _sigterm_interrupts(sig: _Signals):
-    """While solving, SIGTERM interrupts SCIP like Ctrl-C does (main thread only; Python runs the
-    handler at the next callback into Python, which the cluster handler makes frequent)."""
+def _signals_stop_the_search(sig: _Signals):
+    """While solving (main thread only), Ctrl-C and SIGTERM stop the search, which returns what it found
+    (status ``interrupted``): a SCIP model that is solving is interrupted (Python runs the handler at the next
+    callback into Python, which the cluster handler makes frequent), elsewhere (the dynamic programme, peeling,
+    the cubes' coordinator) the first SIGINT goes to the handler that was in place (KeyboardInterrupt, which
+    those stages catch). Further signals are only noted: two Ctrl-Cs 50 ms apart (a double press, or ``timeout``
+    passing on the terminal's) reached the command line's handler while the result was being built and the run
+    ended with exit 130 and nothing written. SCIP's own Ctrl-C handler is off (``misc/catchctrlc``, every model of
+    :mod:`bnilp.ilp`): it printed "pressed CTRL-C 1 times" on stdout, into ``--json /dev/stdout``, and inside a
+    cluster sub-IP it stopped the sub-IP only. An ignored SIGINT stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    previous = {signal.SIGTERM: signal.getsignal(signal.SIGTERM), signal.SIGINT: signal.getsignal(signal.SIGINT)}
 
     def handler(signum: int, frame: Any) -> None:
-        sig.received = True
-        if sig.model is not None and sig.model.getStage() == SCIP_STAGE.SOLVING:
-            sig.model.interruptSolve()
+        first = not sig.received
+        sig.received = True             # every stage checks it too (a KeyboardInterrupt put off comes back here)
+        try:
+            if sig.model is not None and sig.model.getStage() == SCIP_STAGE.SOLVING:
+                sig.model.interruptSolve()
+            elif first and signum == signal.SIGINT and callable(previous[signal.SIGINT]):
+                previous[signal.SIGINT](signum, frame)
+        finally:
+            SEARCH_STOPPED_BY_SIGNAL.set()
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    handled = [s for s, h in previous.items() if h is not signal.SIG_IGN or s == signal.SIGTERM]
+    for s in handled:
+        signal.signal(s, handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s in handled:
+            signal.signal(s, previous[s])
 
 
 def _early_stop(scip_status: str, sig: _Signals) -> tuple[str, str]:
@@ -147,7 +165,7 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     time_limit = check_seconds(time_limit, "time_limit")
     jobs = worker_count(jobs)
     sig = _Signals()
-    with _sigterm_interrupts(sig):
+    with _signals_stop_the_search(sig):
         return _solve(table, epsilon, time_limit, max_networks, warm_start, enumerate_ties, progress, verbose, sig,
                       enumerate_by, jobs, count_past_cap)
 

@@ -79,6 +79,7 @@ def subip_clusters(data: _Data, x: np.ndarray, time_limit: float = settings.SUBI
     verts = np.flatnonzero(cand)
     sub = Model("cluster_subip")
     sub.hideOutput(True)
+    sub.setParam("misc/catchctrlc", False)          # a Ctrl-C stops the whole search, not this sub-IP
     y = {int(v): sub.addVar(name=f"y{v}", vtype="B", obj=-1.0) for v in verts}
     z = [sub.addVar(name=f"z{f}", vtype="B", obj=float(x[f])) for f in keep]
     sub.addVar(name="one", vtype="B", obj=float(k), lb=1.0, ub=1.0)
