@@ -708,6 +708,62 @@ def test_a_class_recorded_below_a_raised_opt_is_judged_by_its_best_member(monkey
     assert short and checked == 12
 
 
+def test_an_image_class_is_judged_by_its_best_member_not_by_the_mapped_dag(monkeypatch) -> None:
+    """Two pairs of twins, (V0 V1)(V2 V3), a table score-equivalent and symmetric up to one family raised by
+    5e-13 relative (members of a class then differ by ~2.5e-12, inside the symmetry's tolerance), and ε putting
+    OPT − ε between a class's best member and the DAG the symmetry maps a found DAG to: the image's class is
+    credible through another member, and the lex-leader rows keep the search from it. It was skipped (its mapped
+    DAG below the threshold) and the set called complete with 9 of the 11 classes (found by a review); each image
+    is now judged by its class's best member. Branch-and-cut forced, with and without the symmetry: brute force's
+    classes both ways."""
+    import random
+
+    from bnilp.ilp import settings
+
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    names = ["V0", "V1", "V2", "V3"]
+    swaps = [("V0", "V1"), ("V2", "V3")]
+
+    def image(t):
+        for a, b in swaps:
+            t = frozenset(b if x == a else a if x == b else x for x in t)
+        return t
+
+    def orbit(t):
+        seen, todo = {t}, [t]
+        while todo:
+            u = todo.pop()
+            for a, b in swaps:
+                w = frozenset(b if x == a else a if x == b else x for x in u)
+                if w not in seen:
+                    seen.add(w)
+                    todo.append(w)
+        return seen
+
+    rng = random.Random(7)
+    g: dict = {}
+    for k in range(len(names) + 1):
+        for t in map(frozenset, itertools.combinations(names, k)):
+            if t not in g:
+                value = -rng.uniform(0, 6) * k - rng.uniform(0, 2) * k * k
+                g.update(dict.fromkeys(orbit(t), value))
+    assert all(g[image(t)] == x for t, x in g.items())
+    families = {v: {frozenset(p): g[frozenset(p) | {v}] - g[frozenset(p)] - 5.0
+                    for k in range(len(names)) for p in itertools.combinations([u for u in names if u != v], k)}
+                for v in names}
+    best = max(families["V0"], key=families["V0"].get)
+    families["V0"][best] += 5e-13 * abs(families["V0"][best])
+    table = ScoreTable(names, families)
+    eps = 2.2513346075400413
+    want = _credible_classes(table, eps)
+    assert len(want) == 11
+    for symmetric in (False, True):
+        monkeypatch.setattr(settings, "SYMMETRY", symmetric)
+        result = solve_table(table, epsilon=eps, enumerate_by="mecs")
+        assert bool(result.solution.stats["phase2"].get("symmetry")) == symmetric
+        assert result.complete and {mec_key(n.parents) for n in result.solution.networks} == want
+
+
 @pytest.mark.slow
 def test_symmetry_keeps_a_credible_class_whose_mirror_image_is_just_below_the_threshold(monkeypatch) -> None:
     """The lex-leader rows keep the search from a class C whose mirror image C′ under a pair of identical

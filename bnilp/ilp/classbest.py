@@ -372,7 +372,7 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
             use[i] = known.allows(data.parents(tuple(new_rows[i].tolist())))
     unusable = np.flatnonzero(~use) if known is not None else []
     if len(unusable):                           # the least member the table and the knowledge admit, if small
-        lookup, index = _member_index(data)
+        lookup, index = member_index(data)
         budget = CANONICAL_LISTING_BUDGET
         for i in unusable.tolist():
             least, listed = _least_admitted_member(data, rows[i], float(scores[i]), tol, lookup, index, ancestors,
@@ -418,13 +418,13 @@ def _admitted_members(data: _Data, row: np.ndarray, lookup: dict[tuple[int, froz
     return members, count
 
 
-def _member_index(data: _Data) -> tuple[dict[tuple[int, frozenset], int], dict[str, int]]:
+def member_index(data: _Data) -> tuple[dict[tuple[int, frozenset], int], dict[str, int]]:
     """The look-ups :func:`_admitted_members` takes: (child index, parent set) → family, name → index."""
     return {(int(data.child[k]), data.sets[k]): k for k in range(data.K)}, {v: j for j, v in enumerate(data.names)}
 
 
-def best_members_below(data: _Data, scores: np.ndarray, rows: np.ndarray,
-                       threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def best_members_below(data: _Data, scores: np.ndarray, rows: np.ndarray, threshold: float,
+                       index: tuple[dict, dict] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each class listed by a DAG scoring below ``threshold`` (OPT − ε − tie tolerance) re-judged by its best
     member that the table and the knowledge admit, which then stands for it (ties to the least family row).
 
@@ -434,12 +434,12 @@ def best_members_below(data: _Data, scores: np.ndarray, rows: np.ndarray,
     the search (phase 1's DAG a hair below the true OPT, within SCIP's tolerance), the member met can fall below
     the final threshold while another stays above it. A class past :data:`CANONICAL_LISTING_MAX` DAGs, or met once
     :data:`CANONICAL_LISTING_BUDGET` DAGs were listed in this call, keeps the DAG found. Returns (scores, rows) best
-    first (:func:`ranked`)."""
+    first (:func:`ranked`). ``index``: :func:`member_index` of ``data``, where a caller keeps it between calls."""
     below = np.flatnonzero(scores < threshold)
     if not len(below) or data.n > MASK_MAX_VARIABLES:
         return scores, rows
     scores, rows = scores.copy(), rows.copy()
-    lookup, index = _member_index(data)
+    lookup, index = member_index(data) if index is None else index
     known = data.knowledge
     ancestors = known is not None and bool(known.required_ancestors or known.forbidden_ancestors)
     budget = CANONICAL_LISTING_BUDGET
