@@ -63,7 +63,7 @@ from bnilp.errors import InputError
 from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
 from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, strict_json
 from bnilp.scores.base import bayes_factor, bf_text
-from bnilp.terminal import plain_console
+from bnilp.terminal import lossless, plain_console
 
 PRIOR_TEXT = {"dags": "uniform over DAGs", "mecs": "uniform over MECs"}
 TOP_MECS = 20
@@ -236,6 +236,14 @@ def _fmt(x: Any, digits: int = 4) -> str:
 
 
 
+def _listed_name(name: str) -> str:
+    """A name as the terminal's parent lists show it: as written, or quoted (``repr``) where it holds a comma, the
+    arrow, the empty-set sign or spaces at either end — ``温度 ← a b, x,y`` read as three parents where there
+    were two (found by a review)."""
+    plain = name and name == name.strip() and not any(c in name for c in ",←∅'\"")
+    return name if plain else repr(name)
+
+
 def print_report(result_json: Mapping[str, Any], console: Console | None = None) -> None:
     """Print the credible-set summary, the MEC table and the edge posteriors with rich."""
     if not isinstance(result_json, Mapping):
@@ -274,7 +282,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     head.add_row("status", str(r.get("status", "—")))
     if r.get("seconds") is not None:
         head.add_row("seconds", _fmt(float(r["seconds"]), 2))
-    console.print(Panel(head, title="bnilp credible set"))
+    console.print(Panel(head, title="bnilp credible set", expand=False))
     known = r.get("knowledge")
     if known:
         n_forb, n_said = len(known.get("forbidden_arrows", [])), len(known["statements"])
@@ -288,7 +296,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     nets = r.get("networks") or []
     if nets:
         best = nets[0]
-        lines = [f"  {v} ← {', '.join(ps) if ps else '∅'}" for v, ps in best["parents"].items()]
+        lines = [f"  {_listed_name(v)} ← {', '.join(map(_listed_name, ps)) if ps else '∅'}"
+                 for v, ps in best["parents"].items()]
         label = "optimal network" if proven else "best network found"
         console.print(f"{label} (score {_fmt(best['score'])}):\n" + "\n".join(lines), markup=False, highlight=False)
     counted_all = r.get("status") == "network_limit" and r.get("posterior_classes", 0) > r.get("n_mecs", 0)
@@ -312,7 +321,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         for k, m in enumerate(mecs[:TOP_MECS], start=1):
             t.add_row(str(k), _fmt(m["score"]), _fmt(m["ln_bf"]), bf_text(m["ln_bf"]), str(m["n_dags"]),
                       "—" if m.get("class_size") is None else str(m["class_size"]), _fmt(m["posterior"]))
-        console.print(t)
+        console.print(lossless(t))
     edges = r.get("edges") or []
     if edges:
         top = min(TOP_EDGES, len(edges))
@@ -325,7 +334,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         for e in edges[:TOP_EDGES]:
             t.add_row(Text(str(e["from"])), Text(str(e["to"])), _fmt(e["posterior"]),
                       *([Text(e.get("knowledge", ""))] if known else []))
-        console.print(t)
+        console.print(lossless(t))
     adj = r.get("adjacency") or []
     if adj:
         t = Table(title=f"Adjacency posteriors P(u — v) (top {min(TOP_EDGES, len(adj))} of {len(adj)})")
@@ -336,7 +345,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         for e in adj[:TOP_EDGES]:
             t.add_row(Text(str(e["u"])), Text(str(e["v"])), _fmt(e["posterior"]),
                       _fmt(e.get("undirected_posterior")))
-        console.print(t)
+        console.print(lossless(t))
     console.print(f"Note: posteriors are conditional on the credible set (Occam's window), prior: {prior}.")
 
 

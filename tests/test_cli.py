@@ -39,6 +39,20 @@ def test_score_writes_file_and_sidecar(runner, small_csv, tmp_path) -> None:
     assert meta["pruned"]["R1"] > 0 and meta["kept"] == table.n_parent_sets()
 
 
+def test_scoring_into_a_file_prints_its_table_whole_and_no_blank_line_first(runner, small_csv, tmp_path,
+                                                                            monkeypatch) -> None:
+    """Not at a terminal the output is :data:`~bnilp.terminal.FILE_WIDTH` wide and no progress bar is drawn: at
+    rich's 80 columns the scoring table's counts were cut to "1456…", and the transient bar left a blank line
+    before it (found by a review). Every count of the sidecar's tallies is in the printed table."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = tmp_path / "s.scores"
+    res = run(runner, "score", small_csv, "-o", out, "--bf", "20", "--no-prune")
+    assert res.exit_code == 0, res.output
+    assert not res.output.startswith("\n") and "…" not in res.output
+    meta = json.loads((tmp_path / "s.scores.json").read_text())
+    assert str(meta["scored"]) in res.output or f"{meta['scored']:,}" in res.output
+
+
 def test_the_bf_reads_back_as_given_and_an_overflowing_one_is_null_in_strict_json(runner, small_csv, tmp_path) -> None:
     """``bf`` is e^ε to 15 significant digits: exp(ln 20) = 19.999999999999996 is written 20.0, in the score
     file's sidecar and in the report; e^800 overflows a float and strict JSON has no infinity, so it is null."""

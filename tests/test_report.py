@@ -109,6 +109,50 @@ def test_terminal_report_incomplete():
     assert "timelimit" in text and "time limit reached" in text
 
 
+@pytest.mark.parametrize("width", [40, 80])
+def test_a_narrow_terminal_folds_the_report_s_figures_instead_of_cutting_them(report, width):
+    """Every table of the terminal report folds its cells onto more lines where the width is short
+    (:func:`bnilp.terminal.lossless`): at 40 columns the classes' scores and posteriors showed as "-1…" and "0.…"
+    (found by a review)."""
+    *_, r = report
+    console = Console(record=True, width=width)
+    print_report(r, console)
+    assert "…" not in console.export_text()
+
+
+def test_names_that_would_split_a_parent_list_are_quoted_in_it(report):
+    """The terminal's network lines join parents with ", ": a name holding a comma (or the arrow, ∅, quotes, or
+    spaces at an end) is quoted there, so "温度 ← a b, x,y" can no longer be read as three parents (a review)."""
+    import copy
+
+    *_, r = report
+    renamed = copy.deepcopy(r)
+    names = {"A": "x,y", "B": "a b", "C": " c", "D": "温度"}
+    best = renamed["networks"][0]
+    best["parents"] = {names[v]: [names[u] for u in ps] for v, ps in best["parents"].items()}
+    console = Console(record=True, width=120)
+    print_report(renamed, console)
+    text = console.export_text()
+    lines = [line.strip() for line in text.splitlines() if "←" in line]
+    assert len(lines) == 4
+    assert "'x,y' ←" in text and "' c' ←" in text and "a b ←" in text and "温度 ←" in text
+    assert all("x,y" not in line or "'x,y'" in line for line in lines)
+
+
+def test_output_to_a_file_is_wide_unless_columns_says_otherwise(monkeypatch):
+    """:func:`bnilp.terminal.plain_console` not at a terminal: :data:`~bnilp.terminal.FILE_WIDTH` columns
+    (rich's default there is 80); ``COLUMNS`` and an explicit width still decide."""
+    import io
+
+    from bnilp.terminal import FILE_WIDTH, plain_console
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert plain_console(file=io.StringIO()).width == FILE_WIDTH
+    assert plain_console(file=io.StringIO(), width=50).width == 50
+    monkeypatch.setenv("COLUMNS", "70")
+    assert plain_console(file=io.StringIO()).width == 70
+
+
 def test_write_report_files(tmp_path, report):
     solved, _, _, r = report
     out = tmp_path / "rep"

@@ -27,7 +27,7 @@ from bnilp.cli.options import check_seed, data_options, load_from_options, score
 from bnilp.errors import InputError
 from bnilp.scores import DISCRETE_ONLY_SCORES
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT
-from bnilp.terminal import plain_console
+from bnilp.terminal import lossless, plain_console
 
 
 @click.command()
@@ -98,7 +98,7 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
         table.add_row(Text(d.child), Text(d.parent), f"{d.statistic:.4g}", f"{d.df:g}", f"{d.bartlett:.4f}",
                       f"{d.p_value:.4g}", "yes" if d.dependent else "no")
     console = plain_console()
-    console.print(table)
+    console.print(lossless(table))
     verdict = "dependent" if result.dependent else "independent (not rejected)"
     how = f" ({result.combine} combination of both directions)" if len(result.directions) > 1 else ""
     if result.null == "local-permutation":

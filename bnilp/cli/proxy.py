@@ -44,7 +44,7 @@ from bnilp.proxy import (
 )
 from bnilp.proxy import proxy_search as run_proxy_search
 from bnilp.scorefile import atomic_write_text
-from bnilp.terminal import plain_console
+from bnilp.terminal import lossless, plain_console
 
 
 def _summary(result: SearchResult, console: Console) -> None:
@@ -71,7 +71,7 @@ def _summary(result: SearchResult, console: Console) -> None:
     table.add_row("edges", str(len(edges)))
     if result.seed is not None:
         table.add_row("seed", str(result.seed))
-    console.print(table)
+    console.print(lossless(table))
     if edges:
         console.print("edges: " + ", ".join(f"{p} -> {c}" for p, c in edges), highlight=False, soft_wrap=True,
                       markup=False)

@@ -31,7 +31,7 @@ from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.scorefile import ScoreTable, check_score_file_names, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
-from bnilp.terminal import plain_console
+from bnilp.terminal import lossless, plain_console
 
 RULE_COLUMNS = tuple(sorted(ALL_RULES))
 
@@ -69,7 +69,7 @@ def walk_options(func):
 
 @contextmanager
 def _progress(console: Console, total: int | None, quiet: bool):
-    if quiet:
+    if quiet or not console.is_terminal:   # a transient bar left a blank line in a file
         yield lambda stats: None
         return
     with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
@@ -145,7 +145,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         pr = st["pruned"]
         grid.add_row(Text(name), str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
                      str(st["max_kept_size"]), f"{st['seconds']:.2f}")
-    console.print(grid)
+    console.print(lossless(grid))
     console.print(f"N = {meta['N']}, {len(table.variables)} variables: scored {meta['scored']}, "
                   f"kept {meta['kept']} parent sets in {meta['seconds']:.2f} s")
     counting = meta.get("counts") or {}

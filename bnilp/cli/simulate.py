@@ -30,7 +30,7 @@ from bnilp.metrics import (
 from bnilp.scorefile import atomic_write_text
 from bnilp.simulate import DEFAULT_LINK, LINKS
 from bnilp.simulate import simulate as simulate_data
-from bnilp.terminal import plain_console
+from bnilp.terminal import lossless, plain_console
 
 
 def _json_safe(obj: Any) -> Any:
@@ -207,7 +207,7 @@ def _print_compare(learned: str, true: str, result: dict[str, Any], note: str) -
         table.add_column(col, justify="right")
     table.add_row(*(_fmt(result[k]) for k in ("AP", "AR", "AHP", "AHR", "SHD", "skeleton_F1")))
     console = plain_console()
-    console.print(table)
+    console.print(lossless(table))
     adj = result["adjacencies"]
     console.print(f"adjacencies: {adj['true_positive']} correct, {adj['false_positive']} extra, "
                   f"{adj['false_negative']} missing; {result['reversed']} reversed, "
