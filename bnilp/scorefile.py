@@ -85,12 +85,13 @@ NAME_MAX = 255
 
 
 def open_descriptor(path: str | os.PathLike[str]) -> int | None:
-    """The descriptor of this process a path names — ``/dev/stdout`` (1), ``/dev/stderr`` (2), ``/dev/fd/N`` or
-    ``/proc/self/fd/N`` (N) — else None. Such a path is written into that open descriptor, whatever it leads
-    to: with stdout redirected to a log (``>> log``) the name resolves to the log file, and replacing that file
-    (or reopening it for writing, which truncates) destroyed what the log held."""
-    text = os.fspath(path)
-    named = {"/dev/stdout": 1, "/dev/stderr": 2}.get(text)
+    """The descriptor of this process an output path names — ``-`` and ``/dev/stdout`` (1), ``/dev/stderr`` (2),
+    ``/dev/fd/N`` or ``/proc/self/fd/N`` (N) — else None. Such a path is written into that open descriptor,
+    whatever it leads to: with stdout redirected to a log (``>> log``) the name resolves to the log file, and
+    replacing that file (or reopening it for writing, which truncates) destroyed what the log held. (``-`` wrote a
+    file named ``-``, found by a review; such a file is named with a folder other than ``.``: ``$PWD/-``.)"""
+    text = os.path.normpath(os.fspath(path))
+    named = {"-": 1, "/dev/stdout": 1, "/dev/stderr": 2}.get(text)
     if named is not None:
         return named
     match = re.fullmatch(r"/(?:dev|proc/self)/fd/([0-9]+)", text)
@@ -198,7 +199,8 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bo
     if path.exists() and path.is_dir() != folder:
         raise InputError(f"{path}: is {'a file' if folder else 'a directory'}")
     if not folder and is_stream(path):      # a device or FIFO: written into (atomic_output), not made beside
-        if not os.access(path, os.W_OK):
+        descriptor = open_descriptor(path)
+        if not os.access(path if descriptor is None else f"/dev/fd/{descriptor}", os.W_OK):
             raise InputError(f"{path}: cannot be written (no permission)")
         return
     above = path if folder and path.exists() else path.parent if str(path.parent) else Path(".")

@@ -395,19 +395,22 @@ def test_scores_whose_totals_overflow_are_one_line_naming_the_file(runner, tmp_p
     assert run(runner, "solve", fine, "-q", "--bf", "1").exit_code == 0
 
 
-def test_json_to_stdout_appends_to_a_redirected_log_and_stdout_holds_the_json_alone(small_csv, tmp_path) -> None:
+@pytest.mark.parametrize("stdout", ["/dev/stdout", "-"])
+def test_json_to_stdout_appends_to_a_redirected_log_and_stdout_holds_the_json_alone(small_csv, tmp_path,
+                                                                                    stdout) -> None:
     """``(echo before; bnilp learn … --json /dev/stdout; echo after) >> log`` left the log holding only the JSON:
     ``/dev/stdout`` resolved to the log file, which the output replaced ("after" went to the deleted file). Now the
     JSON is written into the open descriptor, after "before"; and the summary line goes to stderr, so that stdout
-    holds the JSON alone (``| jq`` reads it)."""
+    holds the JSON alone (``| jq`` reads it). ``-`` is stdout too (it wrote a file named ``-``; a review)."""
     import subprocess
     import sys
 
     log = tmp_path / "log"
-    command = (f"(echo before; {sys.executable} -m bnilp learn {small_csv} -q --bf 3 --json /dev/stdout; "
+    command = (f"cd {tmp_path} && (echo before; {sys.executable} -m bnilp learn {small_csv} -q --bf 3 --json {stdout}; "
                f"echo after) >> {log}")
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "-").exists()
     lines = log.read_text().splitlines()
     assert lines[0] == "before" and lines[-1] == "after"
     report = json.loads("\n".join(lines[1:-1]))
