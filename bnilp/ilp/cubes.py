@@ -350,7 +350,6 @@ def _run_cube(index: int, fixings: list[tuple[np.ndarray, int]], deadline: float
     if rem is not None and rem <= 0:
         return {"index": index, "status": "timelimit", "stats": stats2, "sent": 0, "splits": splits}
     model2, hdlr2 = _phase2_model(data, found, epsilon, stats2, False, on_record, tick, classes, fixings)
-    model2.setParam("misc/catchctrlc", False)
     now = time.perf_counter()
     rem = None if deadline is None else deadline - time.time()      # the model's build counts against the limit
     run = _Run(epsilon, "mecs" if classes else "dags", None, _Signals(), now, None if rem is None else now + rem)
