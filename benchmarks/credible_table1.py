@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -50,6 +51,18 @@ def _run(table, eps: float, mode: str, args: argparse.Namespace):
     return result, time.perf_counter() - t
 
 
+def _load_saved(path: Path, data, eps: float):
+    """A table ``--save-dir`` wrote, refused unless its sidecar says it is BIC on these data (rows, columns)
+    pruned for this ε: a file copied or left from another BF gave the other BF's counts, said as this one's."""
+    table = read_jaakkola(path)
+    meta = table.meta
+    made = (meta.get("score"), meta.get("N"), meta.get("n_variables"), meta.get("epsilon"))
+    if made[:3] != ("bic", data.N, len(data.names)) or made[3] is None or not math.isclose(made[3], eps):
+        sys.exit(f"{path}: made for score {made[0]}, N {made[1]}, {made[2]} variables, ε {made[3]} (no sidecar: "
+                 f"all None), not BIC on these data at ε {eps}: score it again (drop --load-dir or save anew)")
+    return table
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--max-n", type=int, default=17)
@@ -67,7 +80,8 @@ def main() -> None:
                              "forward pass of its dynamic programme takes a thread per core, DP_THREADS)")
     parser.add_argument("--search-jobs", type=int, default=1,
                         help="processes for phase 2 by branch-and-cut (bnilp.ilp.cubes; from 30 variables)")
-    parser.add_argument("--save-dir", default="", help="write each score table there as NAME_bfBF.jkl")
+    parser.add_argument("--save-dir", default="", help="write each score table there as NAME_bfBF.jkl (with its "
+                                                      "sidecar, which --load-dir checks)")
     parser.add_argument("--load-dir", default="", help="read NAME_bfBF.jkl from there where it exists instead of "
                                                       "scoring (\"score s\" is then the time to read it)")
     args = parser.parse_args()
@@ -85,12 +99,12 @@ def main() -> None:
             t0 = time.perf_counter()
             saved = Path(args.load_dir) / f"{row['name']}_bf{bf}.jkl" if args.load_dir else None
             if saved is not None and saved.exists():
-                table = read_jaakkola(saved)
+                table = _load_saved(saved, data, eps)
             else:
                 table = score_parent_sets(score, epsilon=eps, n_jobs=args.jobs)
             t_score = time.perf_counter() - t0
             if args.save_dir:
-                write_jaakkola(table, Path(args.save_dir) / f"{row['name']}_bf{bf}.jkl", sidecar=False)
+                write_jaakkola(table, Path(args.save_dir) / f"{row['name']}_bf{bf}.jkl")
             result, t_solve = _run(table, eps, args.mode, args)
             rep = result.report
             mode = rep["enumerate"]

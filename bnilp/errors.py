@@ -19,6 +19,13 @@ class InputError(BnilpError):
     """A data or score file that cannot be used as it is."""
 
 
+class OutputError(InputError):
+    """An output that could not be written once the work was done (no space, a size limit, a file that may not
+    be replaced): one line naming it, exit 2, none of the command's outputs left (:func:`bnilp.scorefile.output_set`).
+    Apart from :class:`InputError` so that a caller that goes on after a bad input (an export the search could
+    not serve) does not go on after a failed write."""
+
+
 class UnsoundTableError(InputError, AssertionError):
     """A score table recorded as soundly pruned for this ε that lacks a parent set some credible DAG needs: its
     scores were edited or made elsewhere under a bnilp sidecar, or the score is not score-equivalent. Still an

@@ -1059,6 +1059,14 @@ class _PoolExecutor:
             task.future.cancel()
 
 
+def _no_temporary_file(exc: OSError) -> InputError:
+    """The one line for a score that cannot be handed to the worker processes: the system's temporary folder
+    (``$TMPDIR``) is full or cannot be written."""
+    return InputError(f"{tempfile.gettempdir()}: the score for the worker processes cannot be written there "
+                      f"({exc.strerror or exc}); free space there, set TMPDIR to another folder, or score in one "
+                      "process")
+
+
 class LokyExecutor(_PoolExecutor):
     """The loky pool of n_jobs − 1 processes (:func:`start_pool`) for scores evaluated in Python; the
     score (with its data) reaches each worker once, through a temporary file read on its first block."""
@@ -1072,7 +1080,10 @@ class LokyExecutor(_PoolExecutor):
         # (cloudpickle, as loky's own task arguments: a score class defined in __main__ travels too)
         import cloudpickle
 
-        fd, path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
+        try:
+            fd, path = tempfile.mkstemp(prefix="bnilp-score-", suffix=".pickle")
+        except OSError as exc:
+            raise _no_temporary_file(exc) from None
         # removed by close, else when the executor is collected or the process exits (an interrupt can land
         # where no close follows: the file was left behind in one run of an interrupted `bnilp score` out of two)
         self.remove_file = weakref.finalize(self, _remove_file, path)
@@ -1080,6 +1091,10 @@ class LokyExecutor(_PoolExecutor):
         try:
             with os.fdopen(fd, "wb") as fh:
                 cloudpickle.dump(score, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError as exc:
+            self.remove_file()
+            raise _no_temporary_file(exc) from None
+        try:
             self.pool = start_pool(n_jobs)
         except BaseException:
             self.remove_file()

@@ -61,7 +61,7 @@ from bnilp.averaging import (
 )
 from bnilp.errors import InputError
 from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
-from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, strict_json
+from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, output_set, strict_json
 from bnilp.scores.base import bayes_factor, bf_text
 from bnilp.terminal import lossless, plain_console
 
@@ -555,7 +555,13 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
                          f"{type(result_json).__name__}")
     folder = Path(directory)
     check_writable(folder, folder=True)
-    folder.mkdir(parents=True, exist_ok=True)
+    with output_set() as outputs:           # every file or none (and no folder made for none)
+        outputs.make_folder(folder)
+        return _write_report_files(folder, result_json, networks, variables)
+
+
+def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: Sequence[Any] | None,
+                        variables: Sequence[str] | None) -> dict[str, Path]:
     variables = list(variables) if variables is not None else list(result_json["variables"])
     missing = sorted({e[k] for e in result_json.get("edges") or [] for k in ("from", "to")} - set(variables))
     if missing:

@@ -17,6 +17,7 @@ spellings), and rejects a malformed or truncated file with ``file:line`` and wha
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import math
@@ -29,11 +30,12 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bnilp.errors import InputError, check_path, not_utf8
+from bnilp.errors import InputError, OutputError, check_path, not_utf8
 
 Families = dict[str, dict[frozenset[str], float]]
 #: the sidecar's field holding the SHA-256 of the score file's text it was written with
@@ -111,13 +113,159 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
+#: errors of writing a file out (no space, a size limit, a quota, a device error, a read-only file system): one
+#: line naming the output (:class:`OutputError`), not a traceback
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS})
+
+
+def _cannot_write(path: str | os.PathLike[str], exc: OSError) -> OutputError:
+    return OutputError(f"{os.fspath(path)}: cannot be written ({exc.strerror or exc})")
+
+
+@dataclass
+class _Pending:
+    """One output written to its temporary file ``tmp``, waiting to be put at ``path``."""
+
+    tmp: str
+    path: Path
+    stream: bool
+
+
+@dataclass
+class _OutputSet:
+    """The outputs of one :func:`output_set` block and the folders made for them."""
+
+    pending: list[_Pending] = field(default_factory=list)
+    made: list[Path] = field(default_factory=list)
+
+    def make_folder(self, folder: Path) -> None:
+        """``folder`` and its missing ancestors made, each recorded (a set that fails removes them again)."""
+        missing = []
+        above = folder
+        while not above.exists() and above != above.parent:
+            missing.append(above)
+            above = above.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        self.made.extend(reversed(missing))
+
+    def drop(self, entry: _Pending) -> None:
+        self.pending.remove(entry)
+        _remove(entry.tmp)
+
+    def discard(self) -> None:
+        """Every temporary file removed, every folder made (and left empty) removed: nothing of the set stays."""
+        for entry in self.pending:
+            _remove(entry.tmp)
+        self.pending.clear()
+        for folder in reversed(self.made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()                  # only when empty: a folder the user filled meanwhile stays
+
+    def commit(self) -> None:
+        """Streams first (a device, FIFO or descriptor: written into, the likeliest to fail — ``/dev/full``, a
+        closed pipe), then each file renamed over its path, the file it replaces kept as a hard link until all
+        are in place: a rename refused (an immutable file) puts the replaced files back and removes the new ones,
+        so the set is whole or absent."""
+        try:
+            for entry in [e for e in self.pending if e.stream]:
+                descriptor = open_descriptor(entry.path)
+                if descriptor is None:
+                    _copy_into(entry.tmp, entry.path)
+                else:
+                    _write_descriptor(entry.tmp, descriptor, entry.path)
+            self._rename_all([e for e in self.pending if not e.stream])
+        except BaseException:
+            self.discard()
+            raise
+        for entry in self.pending:
+            _remove(entry.tmp)
+        self.pending.clear()
+
+    @staticmethod
+    def _rename_all(files: list[_Pending]) -> None:
+        done: list[tuple[Path, str | None]] = []       # (path, the hard link to the file it replaced, if any)
+        try:
+            for entry in files:
+                os.chmod(entry.tmp, _mode_for(entry.path))
+                backup = _hard_link_beside(entry.path)
+                try:
+                    os.replace(entry.tmp, entry.path)
+                except OSError as exc:
+                    if backup is not None:
+                        _remove(backup)
+                    raise _cannot_write(entry.path, exc) from None
+                done.append((entry.path, backup))
+        except BaseException:
+            for path, backup in reversed(done):
+                with contextlib.suppress(OSError):
+                    if backup is None:
+                        os.unlink(path)
+                    else:
+                        os.replace(backup, path)
+            raise
+        for _, backup in done:
+            if backup is not None:
+                _remove(backup)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _hard_link_beside(path: Path) -> str | None:
+    """A hard link to the regular file at ``path`` under a fresh name in its folder (None: no file there, or
+    the file system has no hard links — that file then cannot be put back)."""
+    if not path.is_file():
+        return None
+    for _ in range(8):
+        backup = path.parent / f".{path.name[:40]}.{os.urandom(6).hex()}.old"
+        try:
+            os.link(path, backup)
+            return str(backup)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+    return None
+
+
+_OUTPUT_SET: ContextVar[_OutputSet | None] = ContextVar("bnilp_output_set", default=None)
+
+
+@contextmanager
+def output_set() -> Iterator[_OutputSet]:
+    """The files :func:`atomic_output` writes inside the block are put in place together when it ends, or none
+    of them: a command's outputs (``--json``, ``--report``, ``--dot``; a score file and its sidecar; simulated
+    data and its truth) are one result, and a write that fails half-way (no space, a size limit, a file that
+    may not be replaced) left some written and others not — a score file without its sidecar, a JSON saying
+    ``complete`` without the report. An exception out of the block discards them all (and the folders made
+    for them). Nested blocks belong to the outermost."""
+    outer = _OUTPUT_SET.get()
+    if outer is not None:
+        yield outer
+        return
+    current = _OutputSet()
+    token = _OUTPUT_SET.set(current)
+    try:
+        yield current
+    except BaseException:
+        current.discard()
+        raise
+    finally:
+        _OUTPUT_SET.reset(token)
+    current.commit()
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
-    """Yield a temporary path beside ``path``; on success it is renamed to ``path`` (atomic on POSIX).
+    """Yield a temporary path beside ``path``; on success it is renamed to ``path`` (atomic on POSIX) — at the
+    end of the enclosing :func:`output_set`, with the other outputs of the set, if there is one.
 
-    On an exception the temporary file is removed and ``path`` is left as it was. A symbolic link stays: the
-    file it points to is replaced. A device, FIFO or socket (:func:`is_stream`) gets the whole file copied into
-    it once it is complete (the temporary file then lies in the system's temporary folder): renaming a file over
+    On an exception the temporary file is removed and ``path`` is left as it was; a write that fails (no space,
+    a size limit) is an :class:`OutputError` naming ``path``. A symbolic link stays: the file it points to is
+    replaced. A device, FIFO or socket (:func:`is_stream`) gets the whole file copied into it once it is
+    complete (the temporary file then lies in the system's temporary folder): renaming a file over
     ``/dev/null`` replaced the device with a regular file, and a reader of ``/dev/stdout`` or a FIFO got nothing.
     """
     path = Path(check_path(path, "path"))
@@ -126,29 +274,23 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
         path = Path(os.path.realpath(path))
     check_writable(path, probe=False)   # a directory there, no permission: one line (mkstemp below tries the folder)
     folder = Path(tempfile.gettempdir()) if stream else path.parent if str(path.parent) else Path(".")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        # the name's head only: the temporary name must not pass the file system's limit where the name does not
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be written ({exc.strerror or exc})") from None
-    os.close(fd)
-    try:
-        yield tmp
-        if stream:
-            descriptor = open_descriptor(path)
-            if descriptor is None:
-                _copy_into(tmp, path)
-            else:
-                _write_descriptor(tmp, descriptor, path)
-            os.unlink(tmp)
-        else:
-            os.chmod(tmp, _mode_for(path))
-            os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with output_set() as outputs:
+        try:
+            outputs.make_folder(folder)
+            # the name's head only: the temporary name must not pass the file system's limit where the name does not
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=folder)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot be written ({exc.strerror or exc})") from None
+        os.close(fd)
+        entry = _Pending(tmp, path, stream)
+        outputs.pending.append(entry)
+        try:
+            yield tmp
+        except BaseException as exc:
+            outputs.drop(entry)                 # a caller that goes on (an export's error said) leaves no trace
+            if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+                raise _cannot_write(path, exc) from None
+            raise
 
 
 def _mode_for(path: Path) -> int:
@@ -173,7 +315,7 @@ def _write_descriptor(source: str, descriptor: int, name: Path) -> None:
                 while view:
                     view = view[os.write(descriptor, view):]
     except OSError as exc:
-        raise InputError(f"{name}: cannot be written ({exc.strerror or exc})") from None
+        raise OutputError(f"{name}: cannot be written ({exc.strerror or exc})") from None
 
 
 def _copy_into(source: str, stream: Path) -> None:
@@ -182,7 +324,7 @@ def _copy_into(source: str, stream: Path) -> None:
         with open(source, "rb") as src, open(stream, "wb") as dst:
             shutil.copyfileobj(src, dst)
     except OSError as exc:
-        raise InputError(f"{stream}: cannot be written ({exc.strerror or exc})") from None
+        raise OutputError(f"{stream}: cannot be written ({exc.strerror or exc})") from None
 
 
 def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bool = True) -> None:
@@ -269,14 +411,23 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
     check_score_file_names(table.variables)
     check_score_range(table.families, os.fspath(path))
     body = format_jaakkola(table)
-    atomic_write_text(path, body)
-    if sidecar and not is_stream(path):        # /dev/null, stdout, a pipe: no file to put a sidecar beside
-        meta = dict(table.meta)
-        meta["n_variables"] = len(table.variables)
-        meta["n_parent_sets"] = table.n_parent_sets()
-        meta[SIDECAR_HASH] = hashlib.sha256(body.encode("utf-8")).hexdigest()
-        text = json.dumps(strict_json(meta), indent=2, default=str, allow_nan=False)
-        atomic_write_text(f"{os.fspath(path)}.json", text + "\n")
+    with output_set():                          # both or neither (a file without its sidecar loses its provenance)
+        atomic_write_text(path, body)
+        if sidecar and not is_stream(path):        # /dev/null, stdout, a pipe: no file to put a sidecar beside
+            meta = dict(table.meta)
+            meta["n_variables"] = len(table.variables)
+            meta["n_parent_sets"] = table.n_parent_sets()
+            meta[SIDECAR_HASH] = hashlib.sha256(body.encode("utf-8")).hexdigest()
+            text = json.dumps(strict_json(meta), indent=2, default=str, allow_nan=False)
+            atomic_write_text(sidecar_path(path), text + "\n")
+
+
+def sidecar_path(path: str | os.PathLike[str]) -> str:
+    """Where the sidecar of the score file at ``path`` lies: ``PATH.json`` beside the file ``path`` leads to — a
+    symbolic link's target is the file written (:func:`atomic_output`), and its sidecar went beside the link,
+    where reading the target did not find it."""
+    text = os.fspath(path)
+    return f"{os.path.realpath(text) if os.path.islink(text) else text}.json"
 
 
 class _Tokens:
@@ -478,7 +629,7 @@ def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
     table = parse_jaakkola(text, str(path))
-    sidecar = Path(f"{path}.json")
+    sidecar = Path(sidecar_path(path))
     if sidecar.exists():
         table.meta = _read_sidecar(sidecar)
         _check_sidecar_belongs(table, text, sidecar)

@@ -451,3 +451,35 @@ def test_the_interface_issues_named_is_there_as_named(runner, small_csv, tmp_pat
     assert stray.exit_code == 2 and "holds numbers" in stray.output and "'?'" in stray.output   # a stray token
     given = run(runner, "learn", holes, "--bf", "3", "--missing", "?", "-q")
     assert given.exit_code == 2 and "missing value '?'" in given.output   # now read as missing: still an error
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_output_that_cannot_be_written_leaves_none_of_the_others(runner, small_csv, tmp_path) -> None:
+    """``--json a.json --report rep --dot /dev/full`` wrote the JSON (saying ``complete``) and the whole report,
+    then failed on the DOT; a full disk or a size limit part-way through did the same (a review's find). A
+    command's outputs are now all written or none: one line, exit 2, no file and no folder made."""
+    scores = tmp_path / "s.scores"
+    assert run(runner, "score", small_csv, "-o", scores, "--bf", "20", "-q").exit_code == 0
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = run(runner, "solve", scores, "--bf", "20", "-q", "--json", tmp_path / "a.json", "--report",
+              tmp_path / "out" / "rep", "--dot", "/dev/full")
+    assert res.exit_code == 2 and "bnilp: error: /dev/full: cannot be written (No space left on device)" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_file_size_limit_is_one_line_and_leaves_neither_score_file_nor_sidecar(small_csv, tmp_path) -> None:
+    """Under ``ulimit -f`` (EFBIG: Python ignores SIGXFSZ) or on a full disk, ``score -o`` ended in an
+    ``OSError`` traceback, exit 1 (a review's find): now one line naming the file, exit 2, nothing left."""
+    import resource
+    import subprocess
+    import sys
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, resource.RLIM_INFINITY))
+
+    out = tmp_path / "big.scores"
+    proc = subprocess.run([sys.executable, "-m", "bnilp", "score", str(small_csv), "-o", str(out), "-q"],
+                          preexec_fn=small_files, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"bnilp: error: {out}: cannot be written (File too large)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.csv"]

@@ -724,3 +724,24 @@ def test_a_warm_start_the_dynamic_programme_never_takes_is_said_unused(tmp_path,
     assert _run("learn", str(data), "-q", "--warm-start", "greedy", "--json", str(out)).exit_code == 0
     doc = json.loads(out.read_text())
     assert "used" not in doc["warm_start"] and doc["stats"]["phase1"]["method"] == "branch-and-cut", doc["warm_start"]
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_simulation_whose_truth_cannot_be_written_leaves_what_was_at_its_data_path(tmp_path):
+    """The data were written first and, when the truth failed, removed by name: a file that was there before
+    was lost, a symbolic link, a FIFO or ``/dev/null`` itself (as root) deleted (a review's find). The two
+    outputs are now one set (:func:`bnilp.scorefile.output_set`): neither is written, the path keeps what it had."""
+    import os
+
+    old = tmp_path / "old.csv"
+    old.write_text("OLD\n")
+    target = tmp_path / "target.csv"
+    target.write_text("TARGET\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    for out in (old, link):
+        line = _one_line_error(_run("simulate", "--nodes", "4", "--samples", "50", "--seed", "1", "-o", str(out),
+                                    "--truth", "/dev/full", "-q"))
+        assert "/dev/full: cannot be written (No space left on device)" in line
+    assert old.read_text() == "OLD\n" and os.path.islink(link) and target.read_text() == "TARGET\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "old.csv", "target.csv"]

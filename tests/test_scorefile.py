@@ -269,3 +269,88 @@ def test_a_form_feed_or_vertical_tab_does_not_shift_lines_or_split_a_family(tmp_
     assert table.families["A"][frozenset({"B"})] == -1.0
     with pytest.raises(InputError, match=r"^t\.scores:5: expected a local score"):
         parse_jaakkola("2\nA 1\n-1.0 0\x0c\nB 1\nx 0\n", "t.scores")
+
+
+def test_an_output_set_is_put_in_place_whole_or_not_at_all(tmp_path, monkeypatch) -> None:
+    """A command's outputs are one result (a JSON saying ``complete`` and its report; a score file and its
+    sidecar), but each was renamed into place as soon as it was written: a later one that failed (no space, a
+    size limit, a file that may not be replaced) left the earlier ones — a score file without its sidecar, whose
+    provenance was then silently lost (a review's find). In an :func:`output_set` an exception leaves none of
+    them, nor the folders made for them; a rename refused puts back the file an earlier one replaced."""
+    import errno
+    import os
+
+    import bnilp.scorefile as sf
+    from bnilp.errors import OutputError
+
+    old = tmp_path / "old.json"
+    old.write_text("old\n")
+    with pytest.raises(RuntimeError), sf.output_set():
+        sf.atomic_write_text(old, "new\n")
+        sf.atomic_write_text(tmp_path / "made" / "deeper" / "a.dot", "x\n")
+        raise RuntimeError
+    assert old.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
+
+    real = os.replace
+
+    def refusing(name: str):            # os.replace as an immutable file of that name (chattr +i) makes it
+        def replace(src, dst):
+            if os.path.basename(dst) == name:
+                raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+            return real(src, dst)
+        return replace
+
+    monkeypatch.setattr(os, "replace", refusing("b.json"))
+    with pytest.raises(OutputError, match=r"b\.json: cannot be written \(Operation not permitted\)$"), sf.output_set():
+        sf.atomic_write_text(old, "new\n")
+        sf.atomic_write_text(tmp_path / "new.csv", "n\n")
+        sf.atomic_write_text(tmp_path / "b.json", "b\n")
+    assert old.read_text() == "old\n"       # put back; new.csv removed; no temporary or kept-back file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
+
+    table = ScoreTable(["A", "B"], {"A": {frozenset(): -1.0}, "B": {frozenset(): -2.0}})
+    write_jaakkola(table, tmp_path / "t.scores")
+    pair = {p.name: p.read_bytes() for p in tmp_path.glob("t.scores*")}
+    monkeypatch.setattr(os, "replace", refusing("t.scores.json"))
+    bigger = ScoreTable(["A", "B"], {"A": {frozenset(): -1.0, frozenset({"B"}): -0.5}, "B": {frozenset(): -2.0}})
+    with pytest.raises(OutputError, match=r"cannot be written"):
+        write_jaakkola(bigger, tmp_path / "t.scores")       # the sidecar's rename refused: the old pair stays
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("t.scores*")} == pair
+    monkeypatch.setattr(os, "replace", real)
+    assert read_jaakkola(tmp_path / "t.scores").families == table.families
+
+
+def test_a_write_that_fails_names_the_output_and_leaves_nothing(tmp_path) -> None:
+    """No space or a size limit while a file was written was a raw ``OSError`` traceback (exit 1): only making
+    the temporary file was one line. Now every such failure is an :class:`OutputError` naming the output."""
+    import errno
+    import os
+
+    from bnilp.errors import OutputError
+    from bnilp.scorefile import atomic_output
+
+    for code in (errno.ENOSPC, errno.EFBIG):
+        with pytest.raises(OutputError, match=rf"x\.json: cannot be written \({os.strerror(code)}\)$"), \
+                atomic_output(tmp_path / "x.json") as tmp:
+            with open(tmp, "w") as handle:
+                handle.write("partial")
+            raise OSError(code, os.strerror(code))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_sidecar_of_a_linked_score_file_lies_beside_the_file_written(tmp_path) -> None:
+    """``-o link.scores`` (a symbolic link) replaces the file the link points to, but its sidecar went beside
+    the link: reading the target then found the old sidecar and refused the file ("written for another score
+    file"), a review's find. The sidecar goes beside the target, where reading either name finds it."""
+    real = tmp_path / "real"
+    real.mkdir()
+    first = ScoreTable(["A", "B"], {"A": {frozenset(): -1.0}, "B": {frozenset(): -2.0}})
+    write_jaakkola(first, real / "x.scores")
+    (tmp_path / "l.scores").symlink_to(real / "x.scores")
+    second = ScoreTable(["A", "B"], {"A": {frozenset(): -1.0, frozenset({"B"}): -0.5}, "B": {frozenset(): -2.0}})
+    second.meta = {"epsilon": 1.5}
+    write_jaakkola(second, tmp_path / "l.scores")
+    assert not (tmp_path / "l.scores.json").exists()
+    for name in (real / "x.scores", tmp_path / "l.scores"):
+        table = read_jaakkola(name)
+        assert table.families == second.families and table.meta["epsilon"] == 1.5

@@ -725,3 +725,19 @@ def test_a_level_generates_exactly_the_sets_whose_every_subset_is_in_the_frontie
         want = {c for c in itertools.combinations(candidates, k + 1)
                 if all(tuple(x for x in c if x != y) in present for y in c)}
         assert _generated(walk, closed=True) == want, (trial, k)
+
+
+def test_a_temporary_folder_that_cannot_hold_the_score_is_one_line(tmp_path, monkeypatch) -> None:
+    """The worker processes read the score from a file in ``$TMPDIR``; a full (or unusable) temporary folder
+    gave cloudpickle's ``OSError`` traceback (a review's find): now one line naming the folder and the ways out."""
+    import tempfile
+
+    import bnilp.lattice as lattice
+    from bnilp.errors import InputError
+
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_folder))
+    score = make_score("cg", random_mixed(np.random.default_rng(3), "dcdcd", 200))
+    with pytest.raises(InputError, match=r"file: the score for the worker processes cannot be written there .*TMPDIR"):
+        lattice.make_executor(score, 2, None)

@@ -35,7 +35,7 @@ from bnilp.cli.options import (
 )
 from bnilp.cli.score import limit_reason, score_data, walk_options
 from bnilp.data import default_path
-from bnilp.errors import InputError, NoDagError
+from bnilp.errors import InputError, NoDagError, OutputError
 from bnilp.export import PARAMETER_METHODS
 from bnilp.graphs import check_acyclic
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
@@ -52,7 +52,15 @@ from bnilp.pipeline import (
     warm_start_unheld,
 )
 from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
-from bnilp.scorefile import ScoreTable, atomic_write_text, check_score_file_names, read_jaakkola, write_jaakkola
+from bnilp.scorefile import (
+    ScoreTable,
+    atomic_write_text,
+    check_score_file_names,
+    output_set,
+    read_jaakkola,
+    sidecar_path,
+    write_jaakkola,
+)
 from bnilp.scores.base import bf_text
 from bnilp.scores.discrete import DEFAULT_ESS
 from bnilp.terminal import plain_console
@@ -158,6 +166,8 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
     try:
         fitted = result.export(opts["export_path"], data, network=k - 1, method=method,
                                ess=opts.get("ess") if method == "bayes" else None)
+    except OutputError:                # the file could not be written: no output is left (output_set)
+        raise
     except InputError as exc:          # what only the fitted network shows: the search's outputs still count
         result.report["export"] = {"path": opts["export_path"], "network": k, "error": str(exc)}
         return str(exc)
@@ -290,10 +300,17 @@ def _check_search_options(opts: dict[str, Any]) -> None:
         opts["warm_start_parents"] = _warm_start_file(spec)
 
 
-def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float,
-            export_error: str | None = None) -> None:
-    """Print and write every output; then the exit: 3 for a limit, 2 for an export the search could not
-    serve (``export_error``, said on its own line either way), else 0."""
+def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: float, data: Any = None) -> None:
+    """Write the export (--export, fitted on ``data``), print the report and write every output — all the files
+    or none (:func:`bnilp.scorefile.output_set`); then the exit: 3 for a limit, 2 for an export the search could
+    not serve (said on its own line either way), else 0."""
+    with output_set():
+        export_error = _export(result, data, opts, console) if opts.get("export_path") else None
+        _print_and_write(result, opts, t0)
+    _exit(result, export_error)
+
+
+def _print_and_write(result: LearnResult, opts: dict[str, Any], t0: float) -> None:
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
     to_stderr = writes_stdout(*(opts.get(key) for key in OUTPUT_FLAGS))     # stdout holds that output alone
@@ -317,11 +334,15 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
             write_dot(best, opts["dot_out"])
         if opts.get("graphml_out"):
             write_graphml(best, opts["graphml_out"])
+
+
+def _exit(result: LearnResult, export_error: str | None) -> None:
+    """Every limit that applies said (with -q too), then the exit: 3 for any of them, 2 for ``export_error``."""
+    report = result.report
     if export_error:
         click.echo(f"bnilp: error: {export_error}", err=True)
-    # every limit that applies is said (with -q too), then the exit: 3 for any of them
     incomplete = not result.solution.complete and not (report.get("optimum_only")
-                                                        and result.solution.status == "optimal")
+                                                       and result.solution.status == "optimal")
     if incomplete:
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
     if "knowledge_pruning" in result.limits:
@@ -384,8 +405,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                               "below the best network found", highlight=False, markup=False)
         result.report["warm_start"] = warm_info
     with outputs_whole():
-        export_error = _export(result, data, opts, console) if opts.get("export_path") else None
-        _finish(result, opts, console, t0, export_error)
+        _finish(result, opts, console, t0, data)
 
 
 def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> None:
@@ -468,7 +488,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         epsilon_from(bf, epsilon, default_bf=1.0)
     _check_search_options(opts)
     check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",),
-                  inputs=read_paths(opts, {scores_path: "SCORES", f"{scores_path}.json": "SCORES's sidecar"}))
+                  inputs=read_paths(opts, {scores_path: "SCORES", sidecar_path(scores_path): "SCORES's sidecar"}))
     table = read_jaakkola(scores_path)
     _check_warm_start_names(opts, table.variables, of="the score file's variables")
     _check_table_epsilon(table, eps)

@@ -29,7 +29,7 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     it): one would silently replace the other. Nor does one output lie inside another (``--dot nest`` with
     ``--json nest/r.json``): the second written would fail after the work, the first already there (a file
     may go into the folder of ``--report DIR``, beside the files it writes)."""
-    from bnilp.scorefile import check_writable, is_stream
+    from bnilp.scorefile import check_writable, is_stream, sidecar_path
 
     written: dict[str, str] = {os.path.realpath(path): name for path, name in (inputs or {}).items()}
     outputs: list[tuple[str, str, str]] = []     # files written: (real path, what names it, the flag it comes from)
@@ -39,7 +39,7 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
         if opts.get(key) and key not in folders and str(opts[key]).endswith(("/", os.sep)):
             raise InputError(f"{flag}: {opts[key]} ends in '/': it names a folder, give a file name")
         if opts.get(key):
-            paths = [(opts[key], flag)] + ([(f"{opts[key]}.json", f"{flag}'s sidecar")]
+            paths = [(opts[key], flag)] + ([(sidecar_path(opts[key]), f"{flag}'s sidecar")]
                                            if key in sidecars and not is_stream(opts[key]) else [])
             if key in folders:                  # a report directory: the files it will hold are outputs too
                 from bnilp.report import REPORT_FILES

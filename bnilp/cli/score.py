@@ -28,7 +28,7 @@ from bnilp.cli.options import (
 )
 from bnilp.data import Dataset
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
-from bnilp.scorefile import ScoreTable, check_score_file_names, write_jaakkola
+from bnilp.scorefile import ScoreTable, check_score_file_names, sidecar_path, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 from bnilp.terminal import lossless, plain_console
@@ -207,7 +207,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     with outputs_whole():
         write_jaakkola(table, out)
     if not quiet:
-        console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {out}.json", markup=False,
+        console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {sidecar_path(out)}", markup=False,
                       highlight=False)
     k = limited_to(table.meta)
     if k is not None:

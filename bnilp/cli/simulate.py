@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 from typing import Any
 
@@ -27,7 +26,7 @@ from bnilp.metrics import (
     read_json,
     thresholded_graph,
 )
-from bnilp.scorefile import atomic_write_text
+from bnilp.scorefile import atomic_write_text, output_set
 from bnilp.simulate import DEFAULT_LINK, LINKS
 from bnilp.simulate import simulate as simulate_data
 from bnilp.terminal import lossless, plain_console
@@ -93,12 +92,9 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
     data, truth = simulate_data(nodes, samples, avg_degree, max_degree or None, discrete_fraction,
                                 (lo, hi), nonlinear, seed, link)
     truth["data"] = output
-    atomic_write_text(output, data.to_csv(index=False, float_format="%.12g"))
-    try:
+    with output_set():              # the data without its truth is no output: both or neither
+        atomic_write_text(output, data.to_csv(index=False, float_format="%.12g"))
         atomic_write_text(truth_path, json.dumps(truth, indent=1) + "\n")
-    except BaseException:
-        os.unlink(output)           # the data without its truth is no output: neither is left
-        raise
     if quiet:
         return
     to_stderr = writes_stdout(output, truth_path)       # stdout holds that output alone
