@@ -706,5 +706,7 @@ def _exact_number(text: str) -> Decimal:
 
 
 def default_path(name: str) -> Path:
-    """Path of a file in the project's ``instances/`` folder."""
-    return Path(__file__).resolve().parent.parent / "instances" / name
+    """Path of a file bundled with the package (``bnilp/instances/``, package data: the ASIA instance of ``bnilp
+    learn`` without DATA; the repository's ``instances/asia.csv`` links to it). It was looked for beside the
+    package, in the repository, and a regular install had none."""
+    return Path(__file__).resolve().parent / "instances" / name

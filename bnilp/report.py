@@ -435,7 +435,8 @@ def _save_figure(fig: Any, path: Path) -> None:
     (the name stays readable in the JSON and the tables) without matplotlib's warning on stderr, which ``-q``
     does not silence."""
     with atomic_output(path) as tmp, warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        # matplotlib ≥ 3.8 says "missing from font(s) …", 3.7 "missing from current font"
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from (current )?font", category=UserWarning)
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
 
 

@@ -45,7 +45,7 @@ def main() -> None:
     lines = [",".join(names)]
     for row in zip(*(columns[n] for n in names), strict=True):
         lines.append(",".join("yes" if v else "no" for v in row))
-    out = Path(__file__).with_name("asia.csv")
+    out = Path(__file__).resolve().parents[1] / "bnilp" / "instances" / "asia.csv"   # package data
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out} ({ROWS} rows)")
 

@@ -378,3 +378,27 @@ def test_integers_past_2_53_are_counted_and_compared_exactly(tmp_path) -> None:
     few = from_dataframe(pd.DataFrame({"K": (2 ** 60 + k % 3).astype(np.int64), "Y": y}))
     assert few.kinds == [DISCRETE, CONTINUOUS] and few.arities[0] == 3
     assert from_dataframe(pd.DataFrame({"K": np.full(200, 2 ** 60), "Y": y})).dropped == ["K"]
+
+
+def test_the_default_instance_is_package_data() -> None:
+    """``bnilp learn`` without DATA looked for ``instances/asia.csv`` beside the package, in the repository: a
+    regular (non-editable) install had no such file and the README's first command failed (a review's find). It
+    is package data now, listed for setuptools; the repository's ``instances/asia.csv`` is the same file."""
+    import sys
+    from pathlib import Path
+
+    import bnilp
+    from bnilp.data import default_path
+
+    package = Path(bnilp.__file__).resolve().parent
+    asia = default_path("asia.csv")
+    assert asia.is_file() and asia.parent == package / "instances"
+    root = package.parent
+    if sys.version_info >= (3, 11) and (root / "pyproject.toml").is_file():
+        import tomllib
+
+        declared = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["bnilp"]
+        assert any(asia.relative_to(package).match(pattern) for pattern in declared)
+    if (root / "instances" / "asia.csv").exists():
+        assert (root / "instances" / "asia.csv").read_bytes() == asia.read_bytes()
+    assert load_data(asia).names == ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
