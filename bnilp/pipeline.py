@@ -314,7 +314,8 @@ def unknown_pruning_note(table: ScoreTable, epsilon: float) -> str | None:
     ``-q`` too)."""
     if epsilon <= 0 or table.meta.get("epsilon") is not None or not table.meta.get("prune", True):
         return None
-    return (f"nothing records the BF this score table was pruned for (no sidecar): its credible set is complete "
+    why = "its sidecar has no 'epsilon'" if table.meta else "no sidecar"
+    return (f"nothing records the BF this score table was pruned for ({why}): its credible set is complete "
             f"only if the table was pruned for at least BF {bf_text(epsilon)}")
 
 

@@ -678,6 +678,10 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
         value = meta.get(key)
         if value is not None and (value <= low if strict else value < low):
             raise InputError(f"{sidecar}: {key!r} must be {'>' if strict else '≥'} {low}, got {value!r}")
+    if (meta.get("epsilon") is not None and meta.get("bf") is not None
+            and not math.isclose(math.log(meta["bf"]), meta["epsilon"], rel_tol=1e-9, abs_tol=1e-12)):
+        raise InputError(f"{sidecar}: 'bf' {meta['bf']!r} and 'epsilon' {meta['epsilon']!r} disagree (ε = ln BF): "
+                         "which one the file was pruned for is unknown")
     odd = _non_finite(meta)      # json reads NaN and ±Infinity, which strict JSON (what bnilp writes) has not
     if odd:
         raise InputError(f"{sidecar}: {odd} is not a finite number (NaN or Infinity; a sidecar is strict JSON)")

@@ -160,6 +160,7 @@ def test_a_token_after_a_sets_parents_is_refused_naming_its_line() -> None:
     (dict(epsilon=float("nan")), (), "'epsilon' must be a finite number"),
     (dict(bf=float("inf")), (), "'bf' must be a finite number"),
     (dict(seconds=float("nan")), (), "'seconds' is not a finite number"),
+    (dict(bf=1000.0, epsilon=3.0), (), "'bf' 1000.0 and 'epsilon' 3.0 disagree"),      # a review's find
 ])
 def test_sidecar_fields_of_the_wrong_type_are_refused_naming_the_field(tmp_path, change, drop, words) -> None:
     """The sidecar decides what a table may be used for, so its fields are checked: finite numbers (json's NaN
@@ -354,3 +355,17 @@ def test_the_sidecar_of_a_linked_score_file_lies_beside_the_file_written(tmp_pat
     for name in (real / "x.scores", tmp_path / "l.scores"):
         table = read_jaakkola(name)
         assert table.families == second.families and table.meta["epsilon"] == 1.5
+
+
+def test_a_sidecar_without_epsilon_is_not_called_missing() -> None:
+    """The note for a table whose pruning ε is unknown said "(no sidecar)" also when a sidecar was there but had
+    no ``epsilon`` (a review's find): it says which."""
+    import math
+
+    from bnilp.pipeline import unknown_pruning_note
+
+    bare = sample_table()
+    bare.meta = {}
+    assert "(no sidecar)" in unknown_pruning_note(bare, math.log(20))
+    bare.meta = {"score": "bic"}
+    assert "(its sidecar has no 'epsilon')" in unknown_pruning_note(bare, math.log(20))
