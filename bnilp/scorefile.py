@@ -186,9 +186,9 @@ class _OutputSet:
         done: list[tuple[Path, str | None]] = []       # (path, the hard link to the file it replaced, if any)
         try:
             for entry in files:
-                os.chmod(entry.tmp, _mode_for(entry.path))
                 backup = _hard_link_beside(entry.path)
                 try:
+                    os.chmod(entry.tmp, _mode_for(entry.path))
                     os.replace(entry.tmp, entry.path)
                 except OSError as exc:
                     if backup is not None:
