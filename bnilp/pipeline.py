@@ -23,7 +23,7 @@ import pandas as pd
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import Dataset, from_dataframe, load_data
-from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real
+from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real, check_seconds
 from bnilp.graphs import check_acyclic, to_digraph
 from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
@@ -597,6 +597,9 @@ def learn(
     knowledge: Knowledge | Any = None,
     optimum_only: bool = False,
     count_past_cap: bool = False,
+    scheduler: str | None = None,
+    counts: str = "auto",
+    score_time_limit: float | None = None,
     **score_settings: Any,
 ) -> LearnResult:
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
@@ -614,6 +617,11 @@ def learn(
     :func:`solve_table` (the knowledge also shapes the scoring walk, :func:`score_parent_sets`).
     ``optimum_only``: score for ε = 0 (``bf`` is not used) and return one optimal network (:func:`solve_table`).
     ``n_jobs`` processes score the parent sets and list the credible set (``jobs`` of :func:`solve_table`).
+    ``scheduler``: score on a Dask cluster, its address or ``"local"`` (a LocalCluster of ``n_jobs`` − 1
+    workers, kept for later calls), as :func:`score_parent_sets` (``--scheduler``; extra ``bnilp[dask]``), which
+    also takes ``counts`` (``--counts``) and, as ``time_limit``, ``score_time_limit`` (``--score-time-limit``:
+    seconds of scoring, parent sets deepened size by size; the result is then exact for the sizes scored and
+    ``limits`` says so).
     ``palim``: the largest parent set scored (``None``: no limit beyond what the pruning rules prove; scores
     that need one get :func:`bnilp.parentsets.default_palim`, recorded in the report). ``time_limit``
     (seconds) and ``max_networks`` (DAGs, or classes under class enumeration, at most) bound the search;
@@ -628,6 +636,9 @@ def learn(
                                                            count_past_cap=count_past_cap)
     check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
     check_real(ebic_gamma, "ebic_gamma (--ebic-gamma)", 0)
+    if score_time_limit is not None and not check_seconds(score_time_limit, "score_time_limit (--score-time-limit)"):
+        raise InputError(f"score_time_limit (--score-time-limit) must be a number of seconds > 0, got "
+                         f"{score_time_limit!r}")
     if bf is not None and epsilon is not None:
         raise InputError(f"give bf or epsilon, not both (got bf={bf!r}, epsilon={epsilon!r})")
     if optimum_only:
@@ -644,7 +655,8 @@ def learn(
     k = Knowledge.coerce(knowledge)
     if k is not None:
         k.validated(dataset.names, dataset.dropped)
-    table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k)
+    table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k, scheduler=scheduler,
+                              counts=counts, time_limit=score_time_limit)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
                          enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k, optimum_only=optimum_only,
                          jobs=n_jobs, count_past_cap=count_past_cap)
