@@ -132,11 +132,35 @@ class _Pending:
 
 
 @dataclass
+class _Replaced:
+    """A file of a set being put in place: whether a file was there before and the copy of it kept (a hard link,
+    else a copy; None where neither could be made), until the whole set is in place."""
+
+    path: Path
+    existed: bool
+    backup: str | None
+    replaced: bool = False
+
+    def put_back(self) -> bool:
+        """The path as it was before the set (False: a file that was there is lost — no copy of it was kept)."""
+        with contextlib.suppress(OSError):
+            if self.backup is not None:
+                os.replace(self.backup, self.path)
+                return True
+            if not self.existed:
+                _remove(str(self.path))
+                return True
+        return not self.replaced
+
+
+@dataclass
 class _OutputSet:
-    """The outputs of one :func:`output_set` block and the folders made for them."""
+    """The outputs of one :func:`output_set` block and the folders made for them; ``closed`` once committed or
+    discarded (a context copied while it was open — an asyncio task — must not write into it afterwards)."""
 
     pending: list[_Pending] = field(default_factory=list)
     made: list[Path] = field(default_factory=list)
+    closed: bool = False
 
     def make_folder(self, folder: Path) -> None:
         """``folder`` and its missing ancestors made, each recorded (a set that fails removes them again)."""
@@ -152,20 +176,23 @@ class _OutputSet:
         self.pending.remove(entry)
         _remove(entry.tmp)
 
-    def discard(self) -> None:
-        """Every temporary file removed, every folder made (and left empty) removed: nothing of the set stays."""
-        for entry in self.pending:
+    def discard(self, since: tuple[int, int] = (0, 0)) -> None:
+        """Every temporary file removed, every folder made (and left empty) removed: nothing of the set stays —
+        or, ``since`` (lengths of :attr:`pending` and :attr:`made` when a nested block began), nothing of what
+        was added after."""
+        for entry in self.pending[since[0]:]:
             _remove(entry.tmp)
-        self.pending.clear()
-        for folder in reversed(self.made):
+        del self.pending[since[0]:]
+        for folder in reversed(self.made[since[1]:]):
             with contextlib.suppress(OSError):
                 folder.rmdir()                  # only when empty: a folder the user filled meanwhile stays
+        del self.made[since[1]:]
 
     def commit(self) -> None:
         """Streams first (a device, FIFO or descriptor: written into, the likeliest to fail — ``/dev/full``, a
-        closed pipe), then each file renamed over its path, the file it replaces kept as a hard link until all
-        are in place: a rename refused (an immutable file) puts the replaced files back and removes the new ones,
-        so the set is whole or absent."""
+        closed pipe), then each file renamed over its path, the file it replaces kept (a hard link, else a copy)
+        until all are in place: a rename refused (an immutable file) puts the replaced files back and removes
+        the new ones, so the set is whole or absent."""
         try:
             for entry in [e for e in self.pending if e.stream]:
                 descriptor = open_descriptor(entry.path)
@@ -183,29 +210,27 @@ class _OutputSet:
 
     @staticmethod
     def _rename_all(files: list[_Pending]) -> None:
-        done: list[tuple[Path, str | None]] = []       # (path, the hard link to the file it replaced, if any)
+        done: list[_Replaced] = []
         try:
             for entry in files:
-                backup = _hard_link_beside(entry.path)
+                existed = os.path.lexists(entry.path)
+                step = _Replaced(entry.path, existed, _keep_beside(entry.path) if existed else None)
+                done.append(step)           # before the rename: an interrupt just after it is undone too
                 try:
                     os.chmod(entry.tmp, _mode_for(entry.path))
                     os.replace(entry.tmp, entry.path)
                 except OSError as exc:
-                    if backup is not None:
-                        _remove(backup)
                     raise _cannot_write(entry.path, exc) from None
-                done.append((entry.path, backup))
-        except BaseException:
-            for path, backup in reversed(done):
-                with contextlib.suppress(OSError):
-                    if backup is None:
-                        os.unlink(path)
-                    else:
-                        os.replace(backup, path)
+                step.replaced = True
+        except BaseException as exc:
+            lost = [str(step.path) for step in reversed(done) if not step.put_back()]
+            if lost and isinstance(exc, OutputError):
+                raise OutputError(f"{exc}; already replaced, and no copy could be kept to put back: "
+                                  f"{', '.join(lost)}") from None
             raise
-        for _, backup in done:
-            if backup is not None:
-                _remove(backup)
+        for step in done:
+            if step.backup is not None:
+                _remove(step.backup)
 
 
 def _remove(path: str) -> None:
@@ -213,21 +238,26 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
-def _hard_link_beside(path: Path) -> str | None:
-    """A hard link to the regular file at ``path`` under a fresh name in its folder (None: no file there, or
-    the file system has no hard links — that file then cannot be put back)."""
-    if not path.is_file():
-        return None
+def _keep_beside(path: Path) -> str | None:
+    """What lies at ``path`` kept under a fresh name in its folder until a set is in place: a hard link, else
+    (a file system without hard links, or a file at its link limit) a copy; None where neither can be made."""
     for _ in range(8):
         backup = path.parent / f".{path.name[:40]}.{os.urandom(6).hex()}.old"
         try:
-            os.link(path, backup)
+            os.link(path, backup, follow_symlinks=False)
             return str(backup)
         except FileExistsError:
             continue
         except OSError:
-            return None
-    return None
+            break
+    else:
+        return None
+    try:
+        shutil.copy2(path, backup, follow_symlinks=False)
+        return str(backup)
+    except OSError:
+        _remove(str(backup))
+        return None
 
 
 _OUTPUT_SET: ContextVar[_OutputSet | None] = ContextVar("bnilp_output_set", default=None)
@@ -240,20 +270,28 @@ def output_set() -> Iterator[_OutputSet]:
     data and its truth) are one result, and a write that fails half-way (no space, a size limit, a file that
     may not be replaced) left some written and others not — a score file without its sidecar, a JSON saying
     ``complete`` without the report. An exception out of the block discards them all (and the folders made
-    for them). Nested blocks belong to the outermost."""
+    for them). A nested block belongs to the outermost; an exception out of it discards what it added (so a
+    caller that catches it keeps no half of, say, a score file and its sidecar)."""
     outer = _OUTPUT_SET.get()
-    if outer is not None:
-        yield outer
+    if outer is not None and not outer.closed:
+        since = (len(outer.pending), len(outer.made))
+        try:
+            yield outer
+        except BaseException:
+            outer.discard(since)
+            raise
         return
     current = _OutputSet()
     token = _OUTPUT_SET.set(current)
     try:
         yield current
     except BaseException:
+        current.closed = True
         current.discard()
         raise
     finally:
         _OUTPUT_SET.reset(token)
+    current.closed = True
     current.commit()
 
 
@@ -265,8 +303,9 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     On an exception the temporary file is removed and ``path`` is left as it was; a write that fails (no space,
     a size limit) is an :class:`OutputError` naming ``path``. A symbolic link stays: the file it points to is
     replaced. A device, FIFO or socket (:func:`is_stream`) gets the whole file copied into it once it is
-    complete (the temporary file then lies in the system's temporary folder): renaming a file over
-    ``/dev/null`` replaced the device with a regular file, and a reader of ``/dev/stdout`` or a FIFO got nothing.
+    complete (the temporary file then lies in the system's temporary folder, which an error then names):
+    renaming a file over ``/dev/null`` replaced the device with a regular file, and a reader of ``/dev/stdout``
+    or a FIFO got nothing.
     """
     path = Path(check_path(path, "path"))
     stream = is_stream(path)
@@ -274,13 +313,14 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
         path = Path(os.path.realpath(path))
     check_writable(path, probe=False)   # a directory there, no permission: one line (mkstemp below tries the folder)
     folder = Path(tempfile.gettempdir()) if stream else path.parent if str(path.parent) else Path(".")
+    where = Path(f"{path} (through the temporary folder {folder})") if stream else path
     with output_set() as outputs:
         try:
             outputs.make_folder(folder)
             # the name's head only: the temporary name must not pass the file system's limit where the name does not
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=folder)
         except OSError as exc:
-            raise OutputError(f"{path}: cannot be written ({exc.strerror or exc})") from None
+            raise _cannot_write(where, exc) from None
         os.close(fd)
         entry = _Pending(tmp, path, stream)
         outputs.pending.append(entry)
@@ -289,7 +329,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
         except BaseException as exc:
             outputs.drop(entry)                 # a caller that goes on (an export's error said) leaves no trace
             if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
-                raise _cannot_write(path, exc) from None
+                raise _cannot_write(where, exc) from None
             raise
 
 

@@ -369,3 +369,90 @@ def test_a_sidecar_without_epsilon_is_not_called_missing() -> None:
     assert "(no sidecar)" in unknown_pruning_note(bare, math.log(20))
     bare.meta = {"score": "bic"}
     assert "(its sidecar has no 'epsilon')" in unknown_pruning_note(bare, math.log(20))
+
+
+def test_an_output_set_puts_back_what_it_replaced_whatever_the_file_system_allows(tmp_path, monkeypatch) -> None:
+    """The file a set replaces was kept as a hard link only: where none could be made (a file system without
+    hard links, a file at its link limit) a later refused rename was undone by *removing* the path — the user's
+    earlier file lost (a review's find). It is kept as a copy then; where not even a copy can be made, the error
+    names what could not be put back. An interrupt just after a rename is undone too, and leaves no kept copy."""
+    import errno
+    import os
+    import shutil
+
+    import bnilp.scorefile as sf
+    from bnilp.errors import OutputError
+
+    real_replace = os.replace
+
+    def refusing(name: str, error: type[BaseException] = PermissionError, after: bool = False):
+        calls: list[str] = []
+
+        def replace(src, dst):
+            if os.path.basename(dst) == name and not (after and calls):
+                calls.append(dst)
+                if after:                       # renamed, then interrupted (once) before the set notes it
+                    real_replace(src, dst)
+                    raise error()
+                raise error(errno.EPERM, os.strerror(errno.EPERM))
+            return real_replace(src, dst)
+        return replace
+
+    def write_two() -> None:
+        with sf.output_set():
+            sf.atomic_write_text(tmp_path / "r.json", "NEW\n")
+            sf.atomic_write_text(tmp_path / "d.dot", "new\n")
+
+    (tmp_path / "r.json").write_text("OLD\n")
+    monkeypatch.setattr(os, "link", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.EMLINK, "Too many links")))
+    monkeypatch.setattr(os, "replace", refusing("d.dot"))
+    with pytest.raises(OutputError, match=r"d\.dot: cannot be written \(Operation not permitted\)$"):
+        write_two()                             # kept as a copy: put back
+    assert (tmp_path / "r.json").read_text() == "OLD\n" and sorted(os.listdir(tmp_path)) == ["r.json"]
+
+    monkeypatch.setattr(shutil, "copy2", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "full")))
+    with pytest.raises(OutputError, match=r"\(Operation not permitted\); already replaced, and no copy could be "
+                                          r"kept to put back: .*r\.json$"):
+        write_two()                             # no copy at all: said, not hidden
+    monkeypatch.undo()
+
+    (tmp_path / "r.json").write_text("OLD\n")
+    (tmp_path / "d.dot").write_text("old\n")
+    monkeypatch.setattr(os, "replace", refusing("d.dot", KeyboardInterrupt, after=True))
+    with pytest.raises(KeyboardInterrupt):
+        write_two()
+    monkeypatch.undo()
+    assert (tmp_path / "r.json").read_text() == "OLD\n" and (tmp_path / "d.dot").read_text() == "old\n"
+    assert sorted(os.listdir(tmp_path)) == ["d.dot", "r.json"]
+
+
+def test_a_nested_set_that_fails_leaves_nothing_of_its_own_in_the_outer_set(tmp_path, monkeypatch) -> None:
+    """A caller's ``output_set`` around ``write_jaakkola``: the sidecar failed, the caller caught the error and
+    went on, and the outer set committed the score file alone (a review's find). A nested block that ends in an
+    exception takes back what it added; a set already ended is not joined by a context copied from it (an
+    asyncio task): its later writes were silently lost, their temporary files left."""
+    import contextvars
+    import errno
+    import os
+
+    import bnilp.scorefile as sf
+    from bnilp.errors import OutputError
+
+    table = ScoreTable(["A", "B"], {"A": {frozenset(): -1.0}, "B": {frozenset(): -2.0}})
+
+    def no_space(_meta):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with sf.output_set():
+        with monkeypatch.context() as patch:
+            patch.setattr(sf, "strict_json", no_space)      # the sidecar's text: after the score file is written
+            with pytest.raises(OSError):
+                write_jaakkola(table, tmp_path / "s.scores")
+        sf.atomic_write_text(tmp_path / "other.txt", "x\n")
+        copied = contextvars.copy_context()
+    assert sorted(os.listdir(tmp_path)) == ["other.txt"]
+
+    copied.run(sf.atomic_write_text, tmp_path / "late.txt", "late\n")
+    assert sorted(os.listdir(tmp_path)) == ["late.txt", "other.txt"]
+    with pytest.raises(OutputError):
+        copied.run(sf.atomic_write_text, "/dev/full", "x\n")
