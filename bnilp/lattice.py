@@ -788,12 +788,20 @@ def start_pool(n_jobs: int):
     """The loky pool of ``n_jobs`` − 1 worker processes for :func:`run_walks`, started now if it is not
     running (its workers then start and load the kernels in the background). Call it early — the
     command line does, before reading the data — so that the workers' start overlaps other work; a
-    later run with the same ``n_jobs`` in this process reuses the pool while it lives."""
-    from joblib.externals.loky import get_reusable_executor
+    later run with the same ``n_jobs`` in this process reuses the pool while it lives (its idle workers exit
+    after :data:`POOL_IDLE_TIMEOUT` seconds and come back on demand). bnilp's own executor, not loky's
+    process-wide reusable one: joblib's default backend takes that one over, and after a bnilp run every
+    ``joblib.Parallel(n_jobs=2)`` of the process (scikit-learn's too) failed, ``'_ReusablePoolExecutor' object has
+    no attribute '_temp_folder_manager'`` (a review's find)."""
+    from joblib.externals.loky import ProcessPoolExecutor
 
     global _POOL
-    _POOL = get_reusable_executor(max_workers=max(1, n_jobs - 1), initializer=_init_worker, reuse="auto",
-                                  timeout=POOL_IDLE_TIMEOUT)
+    workers = max(1, n_jobs - 1)
+    if _POOL is not None and (_POOL._max_workers != workers or _POOL._flags.broken or _POOL._flags.shutdown):
+        _POOL.shutdown(wait=False, kill_workers=bool(_POOL._flags.broken))
+        _POOL = None
+    if _POOL is None:
+        _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, timeout=POOL_IDLE_TIMEOUT)
     _POOL.submit(_noop)   # workers are spawned on the first task
     return _POOL
 
@@ -807,6 +815,10 @@ def stop_pool() -> None:
 
 
 _LOCAL_DASK: dict[str, Any] = {}
+#: the walks using this process's local cluster now (:class:`DaskExecutor` objects, until closed or collected)
+_LOCAL_DASK_USERS: weakref.WeakSet = weakref.WeakSet()
+#: start and stop of the local cluster, one thread at a time (two starting at once left one cluster untracked)
+_LOCAL_DASK_LOCK = threading.RLock()
 
 
 def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, bool]:
@@ -861,6 +873,11 @@ def start_local_cluster(workers: int, processes: bool = False):
     (``test_a_cluster_of_processes_by_address_gives_the_same_score_file``). Like the pools it outlives a
     run, so a later run in this process pays no start-up; :func:`stop_local_cluster` (also at interpreter
     exit) ends it."""
+    with _LOCAL_DASK_LOCK:
+        return _start_local_cluster(workers, processes)
+
+
+def _start_local_cluster(workers: int, processes: bool):
     import atexit
 
     held = _LOCAL_DASK
@@ -869,6 +886,12 @@ def start_local_cluster(workers: int, processes: bool = False):
         with contextlib.suppress(Exception):
             if len(held["client"].scheduler_info()["workers"]) == workers:
                 return held["client"]
+    if held.get("client") is not None and len(_LOCAL_DASK_USERS):
+        kind = "processes" if held.get("processes") else "threads"
+        raise InputError(f"scheduler (--scheduler) local: this process's local Dask cluster ({held.get('workers')} "
+                         f"workers, {kind}) is in use by another call, and this one needs {workers} workers "
+                         f"({'processes' if processes else 'threads'}); a cluster in use is not closed — wait for "
+                         "that call, or give a cluster's address")
     stop_local_cluster()
     try:
         from dask.distributed import Client, LocalCluster
@@ -949,9 +972,10 @@ def _distributed_quiet():
 
 def stop_local_cluster() -> None:
     """Close the LocalCluster of :func:`start_local_cluster` now (the next ``local`` run starts one)."""
-    client, cluster = _LOCAL_DASK.pop("client", None), _LOCAL_DASK.pop("cluster", None)
-    _LOCAL_DASK.pop("workers", None)
-    _LOCAL_DASK.pop("processes", None)
+    with _LOCAL_DASK_LOCK:
+        client, cluster = _LOCAL_DASK.pop("client", None), _LOCAL_DASK.pop("cluster", None)
+        _LOCAL_DASK.pop("workers", None)
+        _LOCAL_DASK.pop("processes", None)
     if client is None and cluster is None:
         return
     with _distributed_quiet(), contextlib.suppress(Exception):
@@ -1230,12 +1254,16 @@ class DaskExecutor:
         self.sent: list[tuple[Any, list[_DaskTask]]] = []   # tasks at the cluster and their blocks
         self.frontiers: dict[int, tuple[Any, Any]] = {}   # child -> (its level's stats, their Dask future)
         self.pace = _Pace()
-        self.client, _ = connect_dask(scheduler, n_jobs, not isinstance(score, DiscreteScore))
+        with _LOCAL_DASK_LOCK:                 # the cluster is not closed by another thread between the two
+            self.client, _ = connect_dask(scheduler, n_jobs, not isinstance(score, DiscreteScore))
+            if self.local:
+                _LOCAL_DASK_USERS.add(self)
         self.coordinator_computes = self.local and (n_jobs if n_jobs > 1 else usable_cores()) > 1
         try:
             self.score_future = self.client.scatter(score, broadcast=True, hash=False)
             self.threads = max(sum(self.client.nthreads().values()), 1)
         except (OSError, TimeoutError) as exc:        # e.g. a scheduler with no worker to take the score
+            _LOCAL_DASK_USERS.discard(self)
             if not self.local:
                 self.client.close()
             raise InputError(f"scheduler (--scheduler) {scheduler}: the cluster takes no work ({exc})") from None
@@ -1359,6 +1387,7 @@ class DaskExecutor:
         self.frontiers.clear()
         with contextlib.suppress(Exception):
             self.client.cancel([future for future, _ in self.sent if not future.done()] + [self.score_future])
+        _LOCAL_DASK_USERS.discard(self)
         if not self.local:
             self.client.close()
 
@@ -1370,7 +1399,11 @@ def _light(block: Block) -> Block:
 
 def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
     if scheduler is not None:
-        return DaskExecutor(score, scheduler, n_jobs)
+        # an interrupt waits for the imports of dask.distributed to end: one cut short left the module half made
+        # in sys.modules, and every later scheduler="local" call of the process failed ("module 'distributed'
+        # has no attribute 'utils'", a review's find); the walk itself is protected by run_walks
+        with interrupts_where_safe():
+            return DaskExecutor(score, scheduler, n_jobs)
     if n_jobs == -1:
         n_jobs = usable_cores()
     if n_jobs < 1:

@@ -143,6 +143,10 @@ def _serve(todo: queue.SimpleQueue) -> None:
 #: where the coordinator's calls take locks that a worker thread (a pool's result handler) takes too: the
 #: ``Future`` methods, the executors' ``submit`` and their queues (loky's are vendored by joblib)
 LOCKING_LIBRARIES = (f"{os.sep}concurrent{os.sep}futures{os.sep}", f"{os.sep}loky{os.sep}")
+#: the import system's frames: a module whose import an interrupt cuts short stays half made in ``sys.modules``
+#: (``import dask.distributed`` stopped so: every later Dask call of the process failed, "module 'distributed' has
+#: no attribute 'utils'")
+IMPORT_MACHINERY = "<frozen importlib."
 #: functions run by the garbage collector, whose exceptions Python prints ("Exception ignored in") and drops
 FINALIZERS = ("__del__",)
 #: the ``threading`` methods that take or give back a lock in Python code without waiting long and without
@@ -154,12 +158,14 @@ LOCK_STEPS = ("__enter__", "__exit__", "_release_save", "_acquire_restore", "_is
 
 def unsafe_to_interrupt(frame: FrameType | None) -> bool:
     """Whether ``frame`` or a caller of it is a :data:`LOCK_STEPS` method of ``threading`` or runs code of
-    :data:`LOCKING_LIBRARIES` (an interrupt there can leave a lock held that another thread needs), a
+    :data:`LOCKING_LIBRARIES` (an interrupt there can leave a lock held that another thread needs), an import
+    (:data:`IMPORT_MACHINERY`: it would leave the module half made), a
     :data:`FINALIZERS` method or a ``weakref.finalize`` callback (the interrupt would be printed and lost: a
     run interrupted in numba's ``ObjectRef.__del__`` went on to its end)."""
     while frame is not None:
         code = frame.f_code
         if (code.co_name in FINALIZERS or any(part in code.co_filename for part in LOCKING_LIBRARIES)
+                or code.co_filename.startswith(IMPORT_MACHINERY)
                 or code.co_filename == weakref.__file__
                 or (code.co_filename == threading.__file__ and code.co_name in LOCK_STEPS)):
             return True

@@ -754,3 +754,39 @@ def test_dask_tasks_of_any_size_warn_nobody(recwarn) -> None:
         table = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2)
     assert table.families == score_parent_sets(make_score("bic", data), epsilon=math.log(20)).families
     assert not [w for w in recwarn if "large graph" in str(w.message)]
+
+
+def test_the_scoring_pool_leaves_joblib_s_own_pool_alone() -> None:
+    """The loky pool of a score evaluated in Python was loky's process-wide reusable executor, which joblib's
+    default backend takes over: after one ``learn(..., score="cg", n_jobs=2)`` every ``joblib.Parallel(n_jobs=2)``
+    of the process (scikit-learn's too) failed, ``'_ReusablePoolExecutor' object has no attribute
+    '_temp_folder_manager'`` (a review's find). bnilp keeps a pool of its own."""
+    from joblib import Parallel, delayed
+
+    score = make_score("cg", random_mixed(np.random.default_rng(3), "dcdcd", 200))
+    assert Parallel(n_jobs=2)(delayed(abs)(-i) for i in range(3)) == [0, 1, 2]
+    two = score_parent_sets(score, epsilon=math.log(20), palim=2, n_jobs=2)
+    assert Parallel(n_jobs=2)(delayed(abs)(-i) for i in range(3)) == [0, 1, 2]
+    assert two.families == score_parent_sets(score, epsilon=math.log(20), palim=2, n_jobs=2).families
+
+
+def test_a_local_cluster_in_use_by_another_call_is_not_closed_under_it() -> None:
+    """Two threads scoring on ``scheduler="local"``, one with processes (MML) and one with threads (BIC): the
+    second start closed the cluster the first was using, which then failed as if a worker had been killed for
+    memory (a review's find). A cluster in use is not closed: the other call is told so, naming the flag."""
+    pytest.importorskip("distributed")
+    import bnilp.lattice as lattice
+    from bnilp.errors import InputError
+
+    class OtherCall:
+        pass
+
+    client = lattice.start_local_cluster(1, processes=False)
+    other = OtherCall()
+    lattice._LOCAL_DASK_USERS.add(other)
+    try:
+        with pytest.raises(InputError, match=r"^scheduler \(--scheduler\) local: .* is in use by another call"):
+            lattice.start_local_cluster(1, processes=True)
+        assert client.status == "running" and lattice.start_local_cluster(1, processes=False) is client
+    finally:
+        lattice._LOCAL_DASK_USERS.discard(other)

@@ -275,3 +275,17 @@ def test_a_wait_on_no_block_returns_at_once() -> None:
         walk.start()
         walk.join(60)
     assert done and done[0].families == score_parent_sets(score, epsilon=3.0).families
+
+
+def test_an_import_is_no_place_for_an_interrupt(tmp_path, monkeypatch) -> None:
+    """Ctrl-C while the first ``scheduler="local"`` call imported ``dask.distributed`` left the module half made in
+    ``sys.modules``: every later Dask call of the process failed ("module 'distributed' has no attribute
+    'utils'", a review's find). Code run by an import is unsafe to interrupt: the interrupt waits for its end."""
+    from bnilp.threads import unsafe_to_interrupt
+
+    (tmp_path / "bnilp_probe_import.py").write_text(
+        "import sys\nfrom bnilp.threads import unsafe_to_interrupt\nUNSAFE = unsafe_to_interrupt(sys._getframe())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import bnilp_probe_import
+
+    assert bnilp_probe_import.UNSAFE and not unsafe_to_interrupt(sys._getframe())
