@@ -34,6 +34,7 @@ the scheduler or ``counts``.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import math
@@ -801,7 +802,7 @@ def start_pool(n_jobs: int):
         _POOL.shutdown(wait=False, kill_workers=bool(_POOL._flags.broken))
         _POOL = None
     if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, timeout=POOL_IDLE_TIMEOUT)
+        _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_loky_worker, timeout=POOL_IDLE_TIMEOUT)
     _POOL.submit(_noop)   # workers are spawned on the first task
     return _POOL
 
@@ -812,6 +813,26 @@ def stop_pool() -> None:
     if _POOL is not None:
         _POOL.shutdown(wait=True)
         _POOL = None
+
+
+@atexit.register
+def _stop_pool_at_exit() -> None:
+    """The pool's workers ended at the interpreter's exit, a block they still run (after an interrupt) dropped —
+    before the interpreter tears its modules down: loky's own clean-up of a pool still alive then printed
+    "Exception ignored in … weakref_cb … 'NoneType' object has no attribute 'debug'"."""
+    global _POOL
+    if _POOL is not None:
+        with contextlib.suppress(Exception):
+            _POOL.shutdown(wait=True, kill_workers=True)
+        _POOL = None
+
+
+def _init_loky_worker() -> None:
+    """A worker of :func:`start_pool`: Ctrl-C ignored — a terminal sends SIGINT to its whole foreground process
+    group, and a worker that took it printed its own ``KeyboardInterrupt`` traceback after "bnilp: interrupted"
+    (and was lost to the pool); the coordinator stops the run — then :func:`_init_worker`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init_worker()
 
 
 _LOCAL_DASK: dict[str, Any] = {}
@@ -878,8 +899,6 @@ def start_local_cluster(workers: int, processes: bool = False):
 
 
 def _start_local_cluster(workers: int, processes: bool):
-    import atexit
-
     held = _LOCAL_DASK
     if (held.get("client") is not None and held.get("workers") == workers and held.get("processes") == processes
             and held["client"].status == "running"):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -790,3 +792,33 @@ def test_a_local_cluster_in_use_by_another_call_is_not_closed_under_it() -> None
         assert client.status == "running" and lattice.start_local_cluster(1, processes=False) is client
     finally:
         lattice._LOCAL_DASK_USERS.discard(other)
+
+
+def _sigint_ignored() -> bool:
+    import signal
+
+    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+def test_the_scoring_pool_s_workers_ignore_ctrl_c_and_end_quietly_with_the_process(tmp_path) -> None:
+    """A terminal's Ctrl-C reaches the whole process group: a loky worker that took it printed its own
+    ``KeyboardInterrupt`` traceback after "bnilp: interrupted" (the coordinator stops the run). And a Python
+    process that scored with the pool printed loky's "Exception ignored in … weakref_cb" at its exit once the
+    pool was bnilp's own: it is shut down before the interpreter tears its modules down."""
+    import subprocess
+    import sys
+
+    import bnilp.lattice as lattice
+
+    assert lattice.start_pool(2).submit(_sigint_ignored).result(timeout=120)
+    script = ("import numpy as np, math\nfrom bnilp.scores import make_score\n"
+              "from bnilp.parentsets import score_parent_sets\nfrom tests.mixed_helpers import random_mixed\n"
+              "if __name__ == '__main__':\n"
+              "    s = make_score('cg', random_mixed(np.random.default_rng(3), 'dcdcd', 200))\n"
+              "    print(len(score_parent_sets(s, epsilon=math.log(20), palim=2, n_jobs=2).families))\n")
+    (tmp_path / "run.py").write_text(script)
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.run([sys.executable, str(tmp_path / "run.py")], capture_output=True, text=True, timeout=300,
+                          cwd=root, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [root, os.environ.get("PYTHONPATH", "")])})
+    assert proc.returncode == 0 and proc.stdout.strip() == "5" and proc.stderr == "", proc.stderr
