@@ -172,10 +172,6 @@ class _OutputSet:
         folder.mkdir(parents=True, exist_ok=True)
         self.made.extend(reversed(missing))
 
-    def drop(self, entry: _Pending) -> None:
-        self.pending.remove(entry)
-        _remove(entry.tmp)
-
     def discard(self, since: tuple[int, int] = (0, 0)) -> None:
         """Every temporary file removed, every folder made (and left empty) removed: nothing of the set stays —
         or, ``since`` (lengths of :attr:`pending` and :attr:`made` when a nested block began), nothing of what
@@ -322,13 +318,11 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
         except OSError as exc:
             raise _cannot_write(where, exc) from None
         os.close(fd)
-        entry = _Pending(tmp, path, stream)
-        outputs.pending.append(entry)
+        outputs.pending.append(_Pending(tmp, path, stream))
         try:
             yield tmp
-        except BaseException as exc:
-            outputs.drop(entry)                 # a caller that goes on (an export's error said) leaves no trace
-            if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+        except OSError as exc:      # out of this block (a set of its own) the temporary file is discarded
+            if exc.errno in _WRITE_ERRNOS:
                 raise _cannot_write(where, exc) from None
             raise
 
@@ -355,7 +349,7 @@ def _write_descriptor(source: str, descriptor: int, name: Path) -> None:
                 while view:
                     view = view[os.write(descriptor, view):]
     except OSError as exc:
-        raise OutputError(f"{name}: cannot be written ({exc.strerror or exc})") from None
+        raise _cannot_write(name, exc) from None
 
 
 def _copy_into(source: str, stream: Path) -> None:
@@ -364,7 +358,7 @@ def _copy_into(source: str, stream: Path) -> None:
         with open(source, "rb") as src, open(stream, "wb") as dst:
             shutil.copyfileobj(src, dst)
     except OSError as exc:
-        raise OutputError(f"{stream}: cannot be written ({exc.strerror or exc})") from None
+        raise _cannot_write(stream, exc) from None
 
 
 def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bool = True) -> None:
