@@ -348,6 +348,8 @@ def _write_descriptor(source: str, descriptor: int, name: Path) -> None:
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(descriptor, view):]
+    except BrokenPipeError:
+        raise               # the reader left (`| head`): not the output's fault (see _copy_into)
     except OSError as exc:
         raise _cannot_write(name, exc) from None
 
@@ -357,6 +359,8 @@ def _copy_into(source: str, stream: Path) -> None:
     try:
         with open(source, "rb") as src, open(stream, "wb") as dst:
             shutil.copyfileobj(src, dst)
+    except BrokenPipeError:
+        raise               # the reader left; the command line ends quietly with exit 1, as click does for stdout
     except OSError as exc:
         raise _cannot_write(stream, exc) from None
 

@@ -467,6 +467,27 @@ def test_an_output_that_cannot_be_written_leaves_none_of_the_others(runner, smal
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
+@pytest.mark.parametrize("json_flag", [[], ["--json", "-"]])
+def test_a_reader_that_closes_the_pipe_ends_the_run_quietly_like_the_panel_does(small_csv, tmp_path,
+                                                                                json_flag) -> None:
+    """``bnilp learn … | head`` ended quietly with exit 1 (click's own handling of a closed stdout), but
+    ``--json - | head`` said ``bnilp: error: -: cannot be written (Broken pipe)`` and exit 2, the bad-input code
+    (a review's find). A reader that leaves is neither: both now end quietly with exit 1, and the command's other
+    outputs are not written (a set is written all or none). ``| true`` closes the pipe before bnilp writes."""
+    import shlex
+    import subprocess
+    import sys
+
+    rep = tmp_path / "rep"
+    command = " ".join(shlex.quote(str(a)) for a in [sys.executable, "-m", "bnilp", "learn", small_csv, "--bf", "3",
+                                                     "--report", rep, *json_flag])
+    done = subprocess.run(["bash", "-c", f"{command} | true; exit ${{PIPESTATUS[0]}}"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "cannot be written" not in done.stderr
+    assert not rep.exists()
+
+
 def test_a_file_size_limit_is_one_line_and_leaves_neither_score_file_nor_sidecar(small_csv, tmp_path) -> None:
     """Under ``ulimit -f`` (EFBIG: Python ignores SIGXFSZ) or on a full disk, ``score -o`` ended in an
     ``OSError`` traceback, exit 1 (a review's find): now one line naming the file, exit 2, nothing left."""
