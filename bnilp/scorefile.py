@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bnilp.errors import InputError, OutputError, check_path, not_utf8
+from bnilp.threads import WAITING_FOR_A_READER
 
 Families = dict[str, dict[frozenset[str], float]]
 #: the sidecar's field holding the SHA-256 of the score file's text it was written with
@@ -354,10 +355,20 @@ def _write_descriptor(source: str, descriptor: int, name: Path) -> None:
         raise _cannot_write(name, exc) from None
 
 
+def _opened_for_writing(stream: Path):
+    """``open(stream, "wb")``, with :data:`~bnilp.threads.WAITING_FOR_A_READER` set while it waits: opening a
+    FIFO blocks until a reader opens it, and a signal meanwhile must be able to end the run."""
+    WAITING_FOR_A_READER.set()
+    try:
+        return open(stream, "wb")
+    finally:
+        WAITING_FOR_A_READER.clear()
+
+
 def _copy_into(source: str, stream: Path) -> None:
     """``source``'s bytes written into the device or FIFO ``stream`` (an error, one line naming it)."""
     try:
-        with open(source, "rb") as src, open(stream, "wb") as dst:
+        with open(source, "rb") as src, _opened_for_writing(stream) as dst:
             shutil.copyfileobj(src, dst)
     except BrokenPipeError:
         raise               # the reader left; the command line ends quietly with exit 1, as click does for stdout

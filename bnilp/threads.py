@@ -37,6 +37,11 @@ from typing import Any
 #: raised KeyboardInterrupt and the run ended with exit 130 and nothing written (``bnilp.cli``, cleared when a
 #: command starts)
 SEARCH_STOPPED_BY_SIGNAL = threading.Event()
+#: set while an output waits for a reader to open its FIFO (:func:`bnilp.scorefile.atomic_output`): nothing is
+#: written yet, so the command line's handler, which otherwise only notes a signal until the outputs are written
+#: whole (``bnilp.cli.outputs_whole``), stops the run there (exit 130) — before, Ctrl-C could not end a run whose
+#: ``--json`` named a FIFO nobody read
+WAITING_FOR_A_READER = threading.Event()
 
 
 class Job:

@@ -488,6 +488,41 @@ def test_a_reader_that_closes_the_pipe_ends_the_run_quietly_like_the_panel_does(
     assert not rep.exists()
 
 
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/wchan"), reason="needs Linux's /proc wchan")
+def test_ctrl_c_ends_a_run_whose_fifo_output_has_no_reader(small_csv, tmp_path) -> None:
+    """``--json FIFO`` with nobody reading the FIFO blocked in ``open`` for ever, and Ctrl-C could not end it:
+    the outputs' handler only notes a signal until every output is written whole. Nothing is written while the
+    FIFO waits for its reader, so a signal there ends the run: ``bnilp: interrupted``, exit 130, and the rest of
+    the set (the report) is not written."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fifo, rep = tmp_path / "fifo", tmp_path / "rep"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "bnilp", "learn", str(small_csv), "-q", "--bf", "3", "--json",
+                             str(fifo), "--report", str(rep)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while proc.poll() is None and time.monotonic() < deadline:
+            with open(f"/proc/{proc.pid}/wchan") as wchan:      # the kernel's wait for a FIFO's other end
+                if "partner" in wchan.read():
+                    break
+            time.sleep(0.1)
+        assert proc.poll() is None, "the run ended before it opened the FIFO"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "bnilp: interrupted" in err and "Traceback" not in err
+    assert not rep.exists()
+
+
 def test_a_file_size_limit_is_one_line_and_leaves_neither_score_file_nor_sidecar(small_csv, tmp_path) -> None:
     """Under ``ulimit -f`` (EFBIG: Python ignores SIGXFSZ) or on a full disk, ``score -o`` ended in an
     ``OSError`` traceback, exit 1 (a review's find): now one line naming the file, exit 2, nothing left."""

@@ -22,7 +22,13 @@ import click
 
 from bnilp import __version__
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
-from bnilp.threads import SEARCH_STOPPED_BY_SIGNAL, dropped_interrupts_sent_again, interrupt_where_safe, start_retries
+from bnilp.threads import (
+    SEARCH_STOPPED_BY_SIGNAL,
+    WAITING_FOR_A_READER,
+    dropped_interrupts_sent_again,
+    interrupt_where_safe,
+    start_retries,
+)
 
 #: command name -> "module:attribute"
 COMMANDS = {
@@ -140,13 +146,19 @@ def outputs_whole():
     between two of them left a partial set (a JSON without its report or DOT, a score file without its
     sidecar). A signal that comes meanwhile is noted (its handler only records it; Python runs handlers in the
     main thread whatever thread the system picked) and acted on once the block is done: the run then ends as
-    interrupted (exit 130), every output written whole, and says so."""
+    interrupted (exit 130), every output written whole, and says so. A FIFO that waits for its reader
+    (:data:`~bnilp.threads.WAITING_FOR_A_READER`) has had nothing written: there the signal ends the run at once."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     came: list[int] = []
-    previous = {sig: signal.signal(sig, lambda signum, frame: came.append(signum))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def note(signum: int, frame) -> None:
+        if WAITING_FOR_A_READER.is_set():       # a FIFO nobody opens: nothing written yet, so the run stops there
+            raise KeyboardInterrupt
+        came.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
