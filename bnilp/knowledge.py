@@ -393,11 +393,16 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
     tiers: list[tuple[str, ...]] = []
     strict: set[int] = set()
     where: dict[tuple[str, ...], str] = {}
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    # lines end at '\n' alone (a '\r' before it is stripped): str.splitlines also breaks at a form feed, a vertical
+    # tab, U+0085 and U+2028, so text commented out after one became a statement and later lines were misnumbered
+    for lineno, raw in enumerate(text.split("\n"), 1):
         line = (raw.split("#", 1)[0] if comments else raw).strip()
         if not line:
             continue
         src = f"{filename}:{lineno}"
+        odd = next((ch for ch in line if not ch.isprintable() and not ch.isspace()), None)
+        if odd is not None:         # a NUL, an escape: no name holds one, and it reached the terminal raw
+            raise InputError(f"{src}: a control character {odd!r} in {line!r}")
         word, rest = (line.split(None, 1) + [""])[:2]       # the keyword ends at any whitespace (a tab too)
         rest = rest.strip()
         if word in ("tier", "tier!"):

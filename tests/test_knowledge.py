@@ -284,6 +284,29 @@ def test_errors_name_the_file_and_line(tmp_path, text: str, line: int, words: st
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x85", "\u2028"])
+def test_lines_end_at_a_newline_alone_so_a_comment_stays_a_comment(tmp_path, separator: str) -> None:
+    """The parser split lines with ``str.splitlines``, which also breaks at a vertical tab, a form feed, the
+    file separators, U+0085 and U+2028: a statement commented out after one of them was applied (with exit 0),
+    and a later line's error named the wrong line (a review's find). Lines now end at ``\\n`` alone (after
+    ``\\r``, stripped); such a character elsewhere is whitespace."""
+    path = tmp_path / "k.txt"
+    path.write_text(f"# old idea:{separator}require smoke -> lung\r\nforbid tub -> asia  # was{separator}x\n")
+    k = from_options(path).validated(NAMES)
+    assert k.statements() == ["forbid tub -> asia"]
+    path.write_text(f"# section{separator}one\nrequire smoke ->{separator}lung\nrequire smoke -> cancer\n")
+    with pytest.raises(InputError, match=r"k\.txt:3: unknown variable 'cancer'"):
+        from_options(path).validated(NAMES)
+
+
+def test_a_control_character_in_a_statement_is_refused_escaped(tmp_path) -> None:
+    """A NUL in a statement was named escaped in the variable but written raw in the quoted statement."""
+    path = tmp_path / "k.txt"
+    path.write_text("# fine\nrequire smoke -> lung\x00\n")
+    with pytest.raises(InputError, match=r"k\.txt:2: a control character '\\x00' in 'require smoke -> lung\\x00'"):
+        from_options(path)
+
+
 def test_a_required_ancestor_against_the_tiers_may_pass_through_a_variable_in_no_tier() -> None:
     """A variable in no tier is unconstrained by them, so smoke → lung → asia satisfies 'require smoke ~> asia'
     under 'tier asia' then 'tier smoke' (lung in no tier): accepted, and the search finds such a DAG; only
