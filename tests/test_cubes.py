@@ -189,6 +189,49 @@ def test_the_optimum_is_not_added_again_in_another_dag_of_its_class():
         assert len(got.credible) == want
 
 
+def test_a_time_limit_too_close_for_the_workers_keeps_phase_2_on_this_process(monkeypatch):
+    """``--jobs 2 --time-limit 4`` with the split 2 s in ended at 7–10 s and listed fewer DAGs than one process
+    (a review): the workers took the seconds left to start, every cube was handed out past the limit, and the run
+    waited for them. A limit that leaves less than PHASE2_CUBES_MIN_SECONDS after the serial start now keeps phase
+    2 here to the limit, and says why; with time enough the cubes run as before."""
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr(ilp.settings, "PHASE2_SERIAL_SECONDS", 0.0)
+    table = random_table(5, 904, keep=0.6)
+    want = as_set(n.parents for n in solve(table, math.log(20)).networks)
+    monkeypatch.setattr(ilp.settings, "PHASE2_CUBES_MIN_SECONDS", 10_000.0)
+    close = solve(table, math.log(20), jobs=2, time_limit=600)
+    assert close.complete and as_set(n.parents for n in close.networks) == want
+    assert "worker processes" in close.stats["phase2"]["serial_reason"] and "phase2_serial" not in close.stats
+    assert close.stats["phase2"].get("method") != "branch-and-cut in cubes"
+    monkeypatch.setattr(ilp.settings, "PHASE2_CUBES_MIN_SECONDS", 0.0)
+    ample = solve(table, math.log(20), jobs=2, time_limit=600)
+    assert ample.complete and as_set(n.parents for n in ample.networks) == want
+    assert ample.stats["phase2"]["method"] == "branch-and-cut in cubes" and "serial_reason" not in ample.stats["phase2"]
+
+
+def test_no_cube_is_handed_out_past_the_time_limit():
+    """The coordinator's loop past the run's deadline hands out no cube (each would only start a worker to
+    return at once) and stops: the cubes left have no status, so the list is a time limit's, not complete."""
+    import queue
+    import threading
+    import time
+
+    from bnilp.ilp import search
+
+    data = _Data(random_table(4, 906, keep=0.6))
+    run = search._Run(0.0, "dags", None, search._Signals(), time.perf_counter() - 2, time.perf_counter() - 1)
+    got = search._Collected(threshold=-math.inf, credible=choice_table(data, False))
+    inbox = cubes._Inbox(queue.Queue())
+    state, stop = cubes.CubeRun(rows=[[], []], todo=cubes.deque([0, 1])), threading.Event()
+
+    def submit(i):
+        raise AssertionError(f"cube {i} handed out past the time limit")
+
+    cubes._gather(run, submit, 2, inbox, stop, state, got, 10, search._MemoryWatch(0, 10 ** 6), data, None)
+    inbox.close()
+    assert stop.is_set() and not state.statuses and list(state.todo) == [0, 1] and not state.lost
+
+
 def test_a_cube_stops_at_its_deadline_and_when_told(monkeypatch, tmp_path):
     """A cube run in this process (the worker's own function): past its deadline it ends with SCIP's time
     limit, and it does not start once the coordinator has said stop."""

@@ -469,6 +469,8 @@ def _gather(run: Any, submit: Callable[[int], Future], jobs: int, inbox: _Inbox,
                 stop.set()
             if run.sig.received or state.broken:
                 stop.set()
+            if not stop.is_set() and run.remaining() == 0.0:    # the time limit: no cube handed out past it
+                stop.set()
             if not stop.is_set():
                 while state.todo and len(futures) < jobs:
                     i = state.todo.popleft()

@@ -848,9 +848,19 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     """Phase 2 on ``run.jobs`` processes: branch-and-cut here for
     :data:`~bnilp.ilp.settings.PHASE2_SERIAL_SECONDS` (a small set ends there, no worker started; its statistics
     go to ``stats["phase2_serial"]``), then the cubes of :mod:`bnilp.ilp.cubes` list the rest, what was found
-    here kept (a class or DAG they find again is not added twice)."""
+    here kept (a class or DAG they find again is not added twice). A time limit that leaves less than
+    :data:`~bnilp.ilp.settings.PHASE2_CUBES_MIN_SECONDS` after the serial start keeps phase 2 here to the limit
+    (``stats["phase2"]["serial_reason"]``): the workers would take most of what is left to start."""
     from bnilp.ilp import cubes  # here: cubes imports this module
 
+    if run.deadline is not None and (run.deadline - time.perf_counter()
+                                     < settings.PHASE2_SERIAL_SECONDS + settings.PHASE2_CUBES_MIN_SECONDS):
+        result = _enumerate(run, data, found, max_networks, classes, verbose, stats)     # no budget: to the end
+        assert result is not None
+        result.stats["phase2"]["serial_reason"] = ("the time limit left too little time to start worker processes "
+                                                   f"(less than {settings.PHASE2_SERIAL_SECONDS:g} s + "
+                                                   f"{settings.PHASE2_CUBES_MIN_SECONDS:g} s)")
+        return result
     # what a race's branch-and-cut collected before its budget ran out indexes the families of the table before
     # the programme's filter (_credible_families): the serial start collects afresh
     run.collected = None

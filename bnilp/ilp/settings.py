@@ -201,6 +201,11 @@ ENUMERATION_MEMORY_CHECK_SECONDS = 0.5
 #: rest into 2^k ≥ PHASE2_CUBES_PER_JOB × jobs cubes by adjacency, handed to the workers as they free up; a
 #: worker sends what it found every PHASE2_CUBE_FLUSH_SECONDS
 PHASE2_SERIAL_SECONDS = 10.0
+#: ... unless a time limit leaves less than PHASE2_SERIAL_SECONDS + this: then phase 2 stays on this process to the
+#: limit. Starting the workers (a process each, bnilp and SCIP imported, the problem loaded) takes 1–3 s here, more
+#: on a loaded machine: cubes handed out just before the limit found nothing, and the run ended seconds past it
+#: waiting for them (a review: --time-limit 4 ended at 7–10 s with fewer networks than one process listed)
+PHASE2_CUBES_MIN_SECONDS = 10.0
 PHASE2_CUBES_PER_JOB = 4
 PHASE2_CUBE_FLUSH_SECONDS = 0.5
 #: once no cube waits and a worker is idle, the cube running longest gives one side of a pair to a new cube if it
