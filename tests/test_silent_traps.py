@@ -502,6 +502,38 @@ def test_a_signal_while_the_process_shuts_down_ends_it_with_the_runs_exit_code(t
     assert out.exists()
 
 
+@pytest.mark.parametrize("where", ["after the outputs", "on the way out"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_between_the_last_outputs_and_the_exit_leaves_the_run_complete(tmp_path, shared_data, signum,
+                                                                                 where):
+    """``bnilp score`` had written its score file and sidecar; a signal in the milliseconds before the exit was
+    settled (while it printed ``wrote …``, or in click's return path, where Python's own handlers were back) said
+    ``bnilp: interrupted`` with exit 130 over the complete files, or printed a KeyboardInterrupt traceback and died
+    of SIGINT, or died of SIGTERM (a review: 19 of 20 signals sent as ``wrote`` appeared). Once the command's last
+    outputs are written the run is complete: it ends with its own exit code and its own lines."""
+    data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
+    # while ``wrote …`` is printed (a palim: the limit's line and exit 3 follow), or in click's return path (exit 0)
+    hook, palim, code = {"after the outputs": (("bnilp.cli.score", "sidecar_path"), ["--palim", "1"], 3),
+                         "on the way out": (("bnilp.cli", "_exit"), [], 0)}[where]
+    (tmp_path / "run_late.py").write_text(
+        "import importlib, runpy, signal, sys\n"
+        f"module = importlib.import_module({hook[0]!r})\n"
+        f"original = getattr(module, {hook[1]!r})\n"
+        "def late(*args, **kwargs):\n"
+        f"    signal.raise_signal({int(signum)})\n"
+        "    return original(*args, **kwargs)\n"
+        f"setattr(module, {hook[1]!r}, late)\n"
+        f"sys.argv = ['bnilp', 'score', {str(data)!r}, *{palim!r}, '-o', {str(out)!r}]\n"
+        "runpy.run_module('bnilp', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, str(tmp_path / "run_late.py")], capture_output=True, text=True,
+                          timeout=120, preexec_fn=_default_signals)
+    assert proc.returncode == code, (proc.returncode, proc.stderr)          # the run's own code
+    lines = proc.stderr.strip().splitlines()
+    assert "\nwrote " in proc.stderr and lines[-1].startswith("bnilp: limited: ") == bool(palim), proc.stderr
+    assert "interrupted" not in proc.stderr and "Traceback" not in proc.stderr
+    assert out.exists() and out.with_name("a.scores.json").exists()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_in_the_interpreters_last_teardown_leaves_the_runs_exit_code(tmp_path, shared_data, signum):
     """After the exit handlers CPython resets Python-handled signals to their default and clears the modules

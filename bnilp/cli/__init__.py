@@ -77,6 +77,7 @@ def _signals_as_interrupt():
     start_retries()
     _SIGNALLED.clear()          # a signal of an earlier command in this process is not this one's
     SEARCH_STOPPED_BY_SIGNAL.clear()
+    _SETTLED.outputs_done = False
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt)}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
@@ -85,7 +86,11 @@ def _signals_as_interrupt():
             yield
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            # the process's own run whose outputs are written keeps noting signals until its exit is settled
+            # (:func:`_end_on_signal`): put back, Python's handlers raised in click's return path (a traceback,
+            # status −2) and SIGTERM's default killed the complete run (−15)
+            if not (_SETTLED.outputs_done and _SETTLED.own_process):
+                signal.signal(sig, handler)
 
 
 @dataclass
@@ -93,6 +98,11 @@ class _Settled:
     """This process's run, once its outcome is settled (:func:`_end_on_signal`)."""
 
     code: int | None = None
+    #: the command runs as the process itself (the console script, ``python -m bnilp``), not a caller's call
+    own_process: bool = False
+    #: the command's last outputs are written whole (:func:`outputs_whole`): from then on a signal is noted, not
+    #: raised — the run is complete, and it ends with its own exit code
+    outputs_done: bool = False
 
 
 _SETTLED = _Settled()
@@ -140,14 +150,22 @@ def _exit(code: int) -> NoReturn:
     sys.exit(code)
 
 
+def _after_the_outputs(signum, frame) -> None:
+    """A signal after the command's last outputs were written: the run is complete, and it goes on to its exit
+    (the handlers of :func:`_end_on_signal` take over once the exit code is known)."""
+
+
 @contextlib.contextmanager
-def outputs_whole():
+def outputs_whole(final: bool = True):
     """Ctrl-C and SIGTERM wait while the outputs are written: each file is written atomically, but an interrupt
     between two of them left a partial set (a JSON without its report or DOT, a score file without its
     sidecar). A signal that comes meanwhile is noted (its handler only records it; Python runs handlers in the
     main thread whatever thread the system picked) and acted on once the block is done: the run then ends as
     interrupted (exit 130), every output written whole, and says so. A FIFO that waits for its reader
-    (:data:`~bnilp.threads.WAITING_FOR_A_READER`) has had nothing written: there the signal ends the run at once."""
+    (:data:`~bnilp.threads.WAITING_FOR_A_READER`) has had nothing written: there the signal ends the run at once.
+    ``final`` (the command's last outputs): once they are written, a signal is let pass and the run ends with its own
+    exit code (its last lines printed: ``wrote …``, ``bnilp: limited: …``); before, one in the milliseconds
+    between them and the exit said ``bnilp: interrupted`` (exit 130) over a complete run, or killed it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -159,11 +177,14 @@ def outputs_whole():
         came.append(signum)
 
     previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    done = False
     try:
         yield
+        done = final and not came
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, _after_the_outputs if done and handler is not signal.SIG_IGN else handler)
+        _SETTLED.outputs_done = done
         # also over the exit a limit asked for: the user stopped the run — unless a signal had stopped the search
         # already (the outputs hold what it found, status interrupted, exit 3)
         if came and not SEARCH_STOPPED_BY_SIGNAL.is_set():
@@ -194,6 +215,7 @@ class LazyGroup(click.Group):
         block and a hint over four lines)."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        _SETTLED.own_process = args is None
         try:
             self._main(args, prog_name, complete_var, **extra)
         except SystemExit as exc:

@@ -561,6 +561,6 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     _check_before_scoring(data, opts, scores_out)
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
-        with outputs_whole():
+        with outputs_whole(final=False):        # the search is still to come
             write_jaakkola(table, scores_out)
     _run(table, eps, opts, console, data, t0, data_path)
