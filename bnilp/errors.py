@@ -77,13 +77,14 @@ def check_count(value: object, name: str, minimum: int = 0, also: tuple[int, ...
     return int(value)
 
 
-def check_seconds(value: object, name: str) -> float | None:
+def check_seconds(value: object, name: str, *, positive: bool = False) -> float | None:
     """``value`` as a finite number of seconds ≥ 0 (None: no limit; 0: stop at the first check, reported as
-    the limit it is); else an :class:`InputError` naming ``name``."""
+    the limit it is), > 0 with ``positive``; else an :class:`InputError` naming ``name``."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 <= value < float("inf")):
-        raise InputError(f"{name} must be a finite number of seconds ≥ 0, got {value!r}")
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 <= value < float("inf"))
+            or (positive and value == 0)):
+        raise InputError(f"{name} must be a finite number of seconds {'>' if positive else '≥'} 0, got {value!r}")
     return float(value)
 
 

@@ -531,9 +531,7 @@ def score_parent_sets(
     if scheduler is None or scheduler == "local":           # workers on this machine: at most its cores
         n_jobs = worker_count(n_jobs)
     if time_limit is not None:
-        time_limit = check_seconds(time_limit, "time_limit (--score-time-limit)")
-        if not time_limit > 0:
-            raise InputError(f"time_limit (--score-time-limit) must be a number of seconds > 0, got {time_limit}")
+        time_limit = check_seconds(time_limit, "time_limit (--score-time-limit)", positive=True)
         return _deepen(score, time_limit, dict(epsilon=epsilon, palim=palim, prune=prune, rules=rules,
                                                 n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                                                 knowledge=knowledge, counts=counts))

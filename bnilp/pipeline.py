@@ -636,9 +636,7 @@ def learn(
                                                            count_past_cap=count_past_cap)
     check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
     check_real(ebic_gamma, "ebic_gamma (--ebic-gamma)", 0)
-    if score_time_limit is not None and not check_seconds(score_time_limit, "score_time_limit (--score-time-limit)"):
-        raise InputError(f"score_time_limit (--score-time-limit) must be a number of seconds > 0, got "
-                         f"{score_time_limit!r}")
+    check_seconds(score_time_limit, "score_time_limit (--score-time-limit)", positive=True)
     if bf is not None and epsilon is not None:
         raise InputError(f"give bf or epsilon, not both (got bf={bf!r}, epsilon={epsilon!r})")
     if optimum_only:

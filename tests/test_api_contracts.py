@@ -518,7 +518,8 @@ def test_learn_takes_the_scoring_limits_and_counts_of_the_command_line() -> None
     families = learn(ASIA, bf=20, counts="families")
     assert families.table.meta["counts"]["mode"] == "families"
     assert families.table.families == learn(ASIA, bf=20).table.families
-    for bad, words in ((-1, "a finite number of seconds ≥ 0"), (0, "a number of seconds > 0")):
+    # one wording for both (−1 was told "≥ 0", which 0 is not: a review)
+    for bad, words in ((-1, r"a finite number of seconds > 0, got -1"), (0, r"a finite number of seconds > 0, got 0")):
         with pytest.raises(InputError, match=rf"^score_time_limit \(--score-time-limit\) must be {words}"):
             learn(ASIA, score_time_limit=bad)
     with pytest.raises(InputError, match="^counts must be one of auto, subsets, families, got 'x'"):

@@ -78,8 +78,10 @@ def test_a_time_limit_that_is_not_reached_changes_nothing_but_the_record() -> No
     assert got.families == full.families
     assert not got.meta["score_time_limit_reached"] and not got.meta["palim_reached"] and got.meta["palim"] is None
     assert all(p["finished"] for p in got.meta["deepening"])
-    with pytest.raises(InputError, match="must be a number of seconds > 0"):
+    with pytest.raises(InputError, match=r"must be a finite number of seconds > 0, got 0\.0"):
         score_parent_sets(make_score("bic", data), time_limit=0.0)
+    with pytest.raises(InputError, match=r"must be a finite number of seconds > 0, got -1"):
+        score_parent_sets(make_score("bic", data), time_limit=-1)
 
 
 def test_a_default_palim_caps_the_deepening_and_is_recorded_as_without_a_limit() -> None:
