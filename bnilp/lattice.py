@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import logging
 import math
 import os
@@ -816,15 +817,19 @@ def stop_pool() -> None:
 
 
 @atexit.register
-def _stop_pool_at_exit() -> None:
-    """The pool's workers ended at the interpreter's exit, a block they still run (after an interrupt) dropped —
-    before the interpreter tears its modules down: loky's own clean-up of a pool still alive then printed
-    "Exception ignored in … weakref_cb … 'NoneType' object has no attribute 'debug'"."""
+def stop_pool_before_exit() -> None:
+    """The pool's workers ended, a block they still run (after an interrupt) dropped: at the interpreter's exit,
+    before it tears its modules down (loky's own clean-up of a pool still alive then printed "Exception ignored in
+    … weakref_cb … 'NoneType' object has no attribute 'debug'"), and by the command line once a run is complete,
+    before its exit (a signal that ended the exit at once with the pool alive left loky's semaphores registered:
+    its resource tracker warned of "leaked semlock objects"; the pool's queues are collected here, which
+    unregisters their semaphores — past the shutdown alone three still warned)."""
     global _POOL
     if _POOL is not None:
         with contextlib.suppress(Exception):
             _POOL.shutdown(wait=True, kill_workers=True)
         _POOL = None
+        gc.collect()
 
 
 def _init_loky_worker() -> None:

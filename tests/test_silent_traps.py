@@ -534,6 +534,28 @@ def test_a_signal_between_the_last_outputs_and_the_exit_leaves_the_run_complete(
     assert out.exists() and out.with_name("a.scores.json").exists()
 
 
+def test_a_signal_that_cuts_a_complete_runs_exit_leaves_no_loky_warning(tmp_path, shared_data) -> None:
+    """A complete ``score --score cg --jobs 2`` (the loky processes) signalled as it exits ends at once with its
+    own code (the handlers of ``_end_on_signal``), but with the pool still alive loky's resource tracker then
+    warned of "leaked semlock objects" (a review: 5 of 5 signals 0–0.4 s after ``wrote``). The command line now
+    stops the pool before those handlers, while a signal is let pass. Here the signal comes just after them."""
+    data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
+    (tmp_path / "run_cut.py").write_text(
+        "import runpy, signal, sys\n"
+        "import bnilp.cli\n"
+        "original = bnilp.cli._end_on_signal\n"
+        "def cut(code):\n"
+        "    original(code)\n"
+        "    signal.raise_signal(signal.SIGINT)\n"
+        "bnilp.cli._end_on_signal = cut\n"
+        f"sys.argv = ['bnilp', 'score', {str(data)!r}, '--score', 'cg', '--jobs', '2', '-q', '-o', {str(out)!r}]\n"
+        "runpy.run_module('bnilp', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, str(tmp_path / "run_cut.py")], capture_output=True, text=True,
+                          timeout=120, preexec_fn=_default_signals)
+    assert proc.returncode == 0 and "leaked" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert out.exists()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_in_the_interpreters_last_teardown_leaves_the_runs_exit_code(tmp_path, shared_data, signum):
     """After the exit handlers CPython resets Python-handled signals to their default and clears the modules

@@ -220,6 +220,9 @@ class LazyGroup(click.Group):
             self._main(args, prog_name, complete_var, **extra)
         except SystemExit as exc:
             if args is None:        # the process itself (the console script, python -m bnilp), not a caller's call
+                lattice = sys.modules.get("bnilp.lattice")
+                if _SETTLED.outputs_done and lattice is not None:
+                    lattice.stop_pool_before_exit()     # while a signal is let pass: the exit may be cut short
                 _end_on_signal(exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1)
             raise
 
