@@ -86,7 +86,7 @@ def _signals_as_interrupt():
             yield
     finally:
         for sig, handler in previous.items():
-            # the process's own run whose outputs are written keeps noting signals until its exit is settled
+            # the process's own run whose outputs are written lets signals pass until its exit is settled
             # (:func:`_end_on_signal`): put back, Python's handlers raised in click's return path (a traceback,
             # status −2) and SIGTERM's default killed the complete run (−15)
             if not (_SETTLED.outputs_done and _SETTLED.own_process):
@@ -100,7 +100,7 @@ class _Settled:
     code: int | None = None
     #: the command runs as the process itself (the console script, ``python -m bnilp``), not a caller's call
     own_process: bool = False
-    #: the command's last outputs are written whole (:func:`outputs_whole`): from then on a signal is noted, not
+    #: the command's last outputs are written whole (:func:`outputs_whole`): from then on a signal is let pass, not
     #: raised — the run is complete, and it ends with its own exit code
     outputs_done: bool = False
 
