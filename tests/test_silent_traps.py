@@ -230,6 +230,13 @@ def _default_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _run_script(path, text: str) -> subprocess.CompletedProcess:
+    """``text`` written to ``path`` and run by this interpreter (SIGINT at its default), its output captured."""
+    path.write_text(text)
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=_default_signals)
+
+
 def _parallel_scoring_started(proc: subprocess.Popen, scratch: Path, workers: str) -> bool:
     """The run's workers are busy: the loky pool has the score's file (``processes``), or a thread beside
     the main one has run for 0.2 s of CPU (``threads``: it counts blocks; the others wait; Linux:
@@ -515,7 +522,7 @@ def test_a_signal_between_the_last_outputs_and_the_exit_leaves_the_run_complete(
     # while ``wrote …`` is printed (a palim: the limit's line and exit 3 follow), or in click's return path (exit 0)
     hook, palim, code = {"after the outputs": (("bnilp.cli.score", "sidecar_path"), ["--palim", "1"], 3),
                          "on the way out": (("bnilp.cli", "_exit"), [], 0)}[where]
-    (tmp_path / "run_late.py").write_text(
+    proc = _run_script(tmp_path / "run_late.py", (
         "import importlib, runpy, signal, sys\n"
         f"module = importlib.import_module({hook[0]!r})\n"
         f"original = getattr(module, {hook[1]!r})\n"
@@ -524,9 +531,7 @@ def test_a_signal_between_the_last_outputs_and_the_exit_leaves_the_run_complete(
         "    return original(*args, **kwargs)\n"
         f"setattr(module, {hook[1]!r}, late)\n"
         f"sys.argv = ['bnilp', 'score', {str(data)!r}, *{palim!r}, '-o', {str(out)!r}]\n"
-        "runpy.run_module('bnilp', run_name='__main__')\n")
-    proc = subprocess.run([sys.executable, str(tmp_path / "run_late.py")], capture_output=True, text=True,
-                          timeout=120, preexec_fn=_default_signals)
+        "runpy.run_module('bnilp', run_name='__main__')\n"))
     assert proc.returncode == code, (proc.returncode, proc.stderr)          # the run's own code
     lines = proc.stderr.strip().splitlines()
     assert "\nwrote " in proc.stderr and lines[-1].startswith("bnilp: limited: ") == bool(palim), proc.stderr
@@ -540,7 +545,7 @@ def test_a_signal_that_cuts_a_complete_runs_exit_leaves_no_loky_warning(tmp_path
     warned of "leaked semlock objects" (a review: 5 of 5 signals 0–0.4 s after ``wrote``). The command line now
     stops the pool before those handlers, while a signal is let pass. Here the signal comes just after them."""
     data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
-    (tmp_path / "run_cut.py").write_text(
+    proc = _run_script(tmp_path / "run_cut.py", (
         "import runpy, signal, sys\n"
         "import bnilp.cli\n"
         "original = bnilp.cli._end_on_signal\n"
@@ -549,9 +554,7 @@ def test_a_signal_that_cuts_a_complete_runs_exit_leaves_no_loky_warning(tmp_path
         "    signal.raise_signal(signal.SIGINT)\n"
         "bnilp.cli._end_on_signal = cut\n"
         f"sys.argv = ['bnilp', 'score', {str(data)!r}, '--score', 'cg', '--jobs', '2', '-q', '-o', {str(out)!r}]\n"
-        "runpy.run_module('bnilp', run_name='__main__')\n")
-    proc = subprocess.run([sys.executable, str(tmp_path / "run_cut.py")], capture_output=True, text=True,
-                          timeout=120, preexec_fn=_default_signals)
+        "runpy.run_module('bnilp', run_name='__main__')\n"))
     assert proc.returncode == 0 and "leaked" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert out.exists()
 
@@ -562,7 +565,7 @@ def test_a_signal_in_the_interpreters_last_teardown_leaves_the_runs_exit_code(tm
     (about a second with SCIP and numba loaded): a signal there killed a complete run (status −signum). Here a
     finalizer in that teardown (the script's module is cleared there) sends it to its own process."""
     data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
-    (tmp_path / "run_late.py").write_text(
+    proc = _run_script(tmp_path / "run_late.py", (
         "import os, runpy, signal, sys, time\n"
         "class Late:\n"
         "    def __del__(self):\n"
@@ -571,9 +574,7 @@ def test_a_signal_in_the_interpreters_last_teardown_leaves_the_runs_exit_code(tm
         "        print('past the signal', file=sys.stderr)\n"
         "late = Late()\n"
         f"sys.argv = ['bnilp', 'score', {str(data)!r}, '-q', '-o', {str(out)!r}]\n"
-        "runpy.run_module('bnilp', run_name='__main__')\n")
-    proc = subprocess.run([sys.executable, str(tmp_path / "run_late.py")], capture_output=True, text=True,
-                          timeout=120, preexec_fn=_default_signals)
+        "runpy.run_module('bnilp', run_name='__main__')\n"))
     assert proc.returncode == 0 and proc.stderr.strip() == "past the signal", (proc.returncode, proc.stderr)
     assert out.exists()
 
