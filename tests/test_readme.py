@@ -201,9 +201,10 @@ def test_proxy_search_example_is_current(shared_data, tmp_path) -> None:
     found = json.loads(out.read_text())
     exact = field(block, "exact score")
     assert exact == as_printed(exact, found["score"])
-    # the fit stops at its iteration cap, so a tied move or two depend on the CPU's BLAS kernels (README)
+    # the fit stops at its iteration cap, so a tied move or two depend on the CPU's BLAS kernels (README), and a
+    # sample on other NumPy/SciPy releases (2,439 for 2,438 on Python 3.13 with NumPy 2.5 and SciPy 1.18)
     assert abs(int(field(block, "local scores computed")) - found["evaluations"]) <= 5
-    assert int(field(block, "samples")) == found["samples"]
+    assert abs(int(field(block, "samples")) - found["samples"]) <= 5
     assert int(field(block, "edges")) == sum(len(ps) for ps in found["parents"].values())
     round_ = int(re.search(r"refinement climb \(round (\d+)\)", block).group(1))
     assert f"round {round_})" in found["found_by"]
