@@ -433,23 +433,40 @@ def from_dataframe(
     if df.shape[0] == 0:
         raise InputError(f"{source}: no data rows")
     hints, orders = {}, {}
-    for name, col in zip(names, df.columns, strict=True):
-        dtype = df[col].dtype
-        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
-            hints[name] = DISCRETE
-        if isinstance(dtype, pd.CategoricalDtype):
-            orders[name] = [str(c).strip() for c in dtype.categories]
     rows = _row_names(df.index)
-    if df.isna().any().any():
-        col = next(c for c in df.columns if df[c].isna().any())
-        row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
-        raise InputError(f"{source}: {rows(row)}, column {str(col)!r}: missing value")
-    frame = df.astype(str)
-    frame.columns = range(len(names))
-    for j in range(len(names)):           # as a CSV's cells are read: ' a' and 'a' are one state, as in its CSV
-        frame[j] = frame[j].str.strip()
+    texts = {}
+    for j, name in enumerate(names):        # by position: labels such as 1 and True are one key to df[...]
+        col = df.iloc[:, j]
+        if isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(col.dtype):
+            hints[name] = DISCRETE
+        try:
+            missing = _missing(col)
+            if missing.any():
+                raise InputError(f"{source}: {rows(int(np.flatnonzero(missing)[0]))}, column {name!r}: missing value")
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                # the cells and the order from one spelling of the categories, as a column of them is spelt
+                # (pandas 2 spelt a datetime, a timedelta or a float32 category one way in the column and another
+                # in its categories, and the order fell back to sorted)
+                spelt = pd.Series(col.cat.categories).astype(str).str.strip().to_numpy(dtype=object)
+                orders[name] = list(spelt)
+                texts[j] = pd.Series(spelt[col.cat.codes.to_numpy()], dtype=object)
+            else:                           # as a CSV's cells are read: ' a' and 'a' are one state, as in its CSV
+                texts[j] = col.astype(str).str.strip().reset_index(drop=True)
+        except (UnicodeDecodeError, ValueError, TypeError, ArithmeticError) as exc:
+            raise InputError(f"{source}: column {name!r}: a value that cannot be read as text or a number "
+                             f"({type(exc).__name__}: {exc})") from None
+    frame = pd.DataFrame(texts)
     return _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes, row_names=rows,
                   level_orders=orders)
+
+
+def _missing(col: pd.Series) -> np.ndarray:
+    """Where ``col`` is missing: NA, None, NaN, NaT — and a NaN that a nullable float column holds as a value
+    (pandas 2's ``Float64``: 0/0 there is NaN, not NA, and ``isna`` passed it, so it became a state ``'nan'``)."""
+    missing = col.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_float_dtype(col.dtype) and not isinstance(col.dtype, np.dtype):
+        missing = missing | np.isnan(col.to_numpy(dtype="float64", na_value=np.nan))
+    return missing
 
 
 def _numbers(cells: np.ndarray) -> np.ndarray:
@@ -457,15 +474,24 @@ def _numbers(cells: np.ndarray) -> np.ndarray:
     numbers), correctly rounded (NumPy's parse, as Python's ``float``): pandas 2's parser is not — a third of
     normal deviates written by ``repr`` came back one unit in the last place off, so a DataFrame's floats changed
     in :func:`from_dataframe` (a column of 10¹⁵ ± 1 lost its eighths: MVP 0.2 nats off), and one CSV gave other
-    values, and other score files, under pandas 2 than under pandas 3."""
-    numeric = pd.to_numeric(pd.Series(cells), errors="coerce").to_numpy(dtype=float)
+    values, and other score files, under pandas 2 than under pandas 3; a number past the float range is ±inf
+    (refused as such later), as pandas 3 and Python read it — pandas 2 read it as a label."""
+    numeric = np.array(pd.to_numeric(pd.Series(cells), errors="coerce"), dtype=float)     # a copy: written below
     ok = ~np.isnan(numeric)
     if ok.any():
         try:
             numeric[ok] = cells[ok].astype(np.float64)
         except ValueError:          # a form pandas reads and NumPy does not: pandas' value
             pass
+    if not ok.all():                # pandas 2 reads a number past the float range ('1e500') as none; pandas 3 as inf
+        rest = np.flatnonzero(~ok)
+        big = rest[pd.Series(cells[rest]).str.fullmatch(_EXPONENT_FORM).to_numpy(dtype=bool)]
+        numeric[big] = cells[big].astype(np.float64)
     return numeric
+
+
+#: a number written with an exponent (the form of one past the float range)
+_EXPONENT_FORM = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+\s*"
 
 
 def _row_names(index: pd.Index) -> Callable[[int], str]:
@@ -533,6 +559,10 @@ def _build(
     kinds, arities, levels, notes, dropped, keep = [], [], [], [], [], []
     warnings: list[str] = []
     for j, name in enumerate(names):
+        nul = frame[j].str.contains("\x00", regex=False).to_numpy(dtype=bool)
+        if nul.any():           # NumPy's strings below drop a trailing NUL: 'a' and 'a\x00' became one state
+            r = int(np.flatnonzero(nul)[0])
+            raise InputError(f"{where(r)}: column {name!r}: a NUL character in {str(frame[j].iloc[r])!r}")
         cells = frame[j].to_numpy(dtype=str)
         bad = np.isin(cells, list(missing_tokens))
         if bad.any():

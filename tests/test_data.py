@@ -425,3 +425,46 @@ def test_numbers_are_read_correctly_rounded_from_a_frame_and_from_a_csv(tmp_path
     read = load_data(path, continuous=list(columns))
     for j, name in enumerate(read.names):
         assert np.array_equal(read.values[:, j], np.array([float(t) for t in text[name]])), name
+
+
+def test_column_labels_equal_as_keys_are_read_by_position() -> None:
+    """Labels 1 and True (or 2 and 2.0) name two variables ('1', 'True'), but ``df[1]`` selects both columns:
+    the dtype look-up failed with an AttributeError (a review). Columns are now read by position."""
+    frame = pd.DataFrame([[0, 1], [1, 0]] * 10, columns=pd.Index([1, True], dtype=object))
+    data = from_dataframe(frame)
+    assert data.names == ["1", "True"] and data.codes[:2].tolist() == [[0, 1], [1, 0]]
+
+
+def test_a_categorical_keeps_its_order_and_its_columns_spelling_on_any_pandas() -> None:
+    """The cells came from the column's text and the order from its categories' text, and pandas 2 spells a
+    datetime, a timedelta or a float32 category differently in the two: the order fell back to sorted (a review).
+    Both now come from one spelling, the one a plain column of those values gets."""
+    dates = pd.to_datetime(["2020-01-03", "2020-01-02", "2020-01-01"])
+    cases = {"dates": (dates, ["2020-01-03", "2020-01-02", "2020-01-01"]),
+             "spans": (pd.to_timedelta(["3D", "2D", "1D"]), ["3 days", "2 days", "1 days"]),
+             "halves": (pd.Index(np.array([0.3, 0.1, 0.2], dtype=np.float32)), ["0.3", "0.1", "0.2"])}
+    for name, (categories, want) in cases.items():
+        values = pd.Categorical(list(categories[[2, 0, 1]]) * 4, categories=categories, ordered=True)
+        data = from_dataframe(pd.DataFrame({name: values, "y": [0, 1, 1] * 4}))
+        assert [str(s) for s in data.levels[0]] == want, name
+    plain = from_dataframe(pd.DataFrame({"h": np.array([0.3, 0.1, 0.2] * 4, dtype=np.float32)}), discrete="h")
+    assert sorted(str(s) for s in plain.levels[0]) == sorted(cases["halves"][1])
+
+
+def test_missing_bad_and_nul_values_in_a_frame_are_one_input_error() -> None:
+    """A NaN that a nullable Float64 column holds as a value (pandas 2: 0/0 is NaN there, not NA) became a state
+    'nan'; bytes that are not UTF-8 and Decimal('sNaN') raised from deep inside pandas; 'a' and 'a\\x00' were one
+    state (NumPy's strings drop a trailing NUL); '1e500' was a label under pandas 2 and a number under pandas 3
+    (a review). Each is now one InputError naming the column."""
+    import decimal
+
+    ratio = pd.array([0.0, 1.0, 2.0, 0.0] * 5, dtype="Float64") / pd.array([0.0, 1.0, 1.0, 1.0] * 5, dtype="Float64")
+    cases = [(ratio, r"row 0, column 'x': missing value"),
+             (pd.Series([b"\xff", b"a", b"b"] * 4, dtype=object), r"column 'x': a value that cannot be read"),
+             (pd.Series([decimal.Decimal("sNaN"), decimal.Decimal(1)] * 6, dtype=object),
+              r"column 'x': a value that cannot be read"),
+             (pd.Series(["a", "a\x00", "b"] * 4, dtype=object), r"row 1: column 'x': a NUL character in 'a\\x00'"),
+             (pd.Series(["1e500", "1", "2"] * 4, dtype=object), r"column 'x' is continuous but holds '1e500'")]
+    for column, words in cases:
+        with pytest.raises(InputError, match=words):
+            from_dataframe(pd.DataFrame({"x": column, "y": [0, 1, 1, 0] * 3 + [0] * (len(column) - 12)}))
