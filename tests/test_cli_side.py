@@ -629,7 +629,7 @@ def test_the_settings_a_run_uses_are_taken(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("args, words", [
-    (("learn", "--foo"), "No such option '--foo'"),
+    (("learn", "--foo"), ("No such option", "--foo")),   # click before 8.4 words it "No such option: --foo"
     (("learn", "--bf", "abc"), "Invalid value for '--bf': 'abc' is not a valid float"),
     (("proxy-search", "instances/asia.csv", "--samples", "abc"), "Invalid value for '--samples'"),
     (("score",), "Missing argument 'DATA'"),
@@ -639,7 +639,8 @@ def test_the_settings_a_run_uses_are_taken(tmp_path) -> None:
 def test_click_s_usage_errors_are_one_line_too(args, words) -> None:
     """An unknown option, a value of the wrong type, a missing argument: the same one line and exit 2 as every
     other bad input (click printed its usage block and a hint over four lines)."""
-    assert words in _one_line_error(_run(*args))
+    line = _one_line_error(_run(*args))
+    assert all(part in line for part in ((words,) if isinstance(words, str) else words)), line
 
 
 def test_bnilp_alone_shows_its_help() -> None:
