@@ -485,7 +485,8 @@ def _numbers(cells: np.ndarray) -> np.ndarray:
             pass
     if not ok.all():                # pandas 2 reads a number past the float range ('1e500') as none; pandas 3 as inf
         rest = np.flatnonzero(~ok)
-        big = rest[pd.Series(cells[rest]).str.fullmatch(_EXPONENT_FORM).to_numpy(dtype=bool)]
+        codes, distinct = pd.factorize(cells[rest])     # a label column holds few distinct labels: match those
+        big = rest[pd.Series(distinct).str.fullmatch(_EXPONENT_FORM).to_numpy(dtype=bool)[codes]]
         numeric[big] = cells[big].astype(np.float64)
     return numeric
 
