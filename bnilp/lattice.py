@@ -730,6 +730,9 @@ class SerialExecutor:
 #: a worker's score: (token of the run, the score); read on the first block of a run
 _WORKER_SCORE: tuple[str, LocalScore] | None = None
 _POOL: Any = None
+#: how long :func:`stop_pool_before_exit` waits for the task queue's feeder thread to end (it sends no more than
+#: the shutdown's few sentinels; a wait past this leaves the process's exit to loky as before)
+FEEDER_JOIN_SECONDS = 2.0
 #: idle seconds after which the pool's workers exit (a later run in the same process reuses a live pool)
 POOL_IDLE_TIMEOUT = 30
 
@@ -823,12 +826,18 @@ def stop_pool_before_exit() -> None:
     … weakref_cb … 'NoneType' object has no attribute 'debug'"), and by the command line once a run is complete,
     before its exit (a signal that ended the exit at once with the pool alive left loky's semaphores registered:
     its resource tracker warned of "leaked semlock objects"; the pool's queues are collected here, which
-    unregisters their semaphores — past the shutdown alone three still warned)."""
+    unregisters their semaphores — past the shutdown alone three still warned). The task queue's feeder thread
+    holds two of them until it ends, and loky's shutdown does not wait for it (a queue's own process is not made
+    to): it is joined here, for at most :data:`FEEDER_JOIN_SECONDS` (without, 4 exits in 30 still warned)."""
     global _POOL
     if _POOL is not None:
+        feeder = getattr(getattr(_POOL, "_call_queue", None), "_thread", None)
         with contextlib.suppress(Exception):
             _POOL.shutdown(wait=True, kill_workers=True)
         _POOL = None
+        if feeder is not None:
+            feeder.join(FEEDER_JOIN_SECONDS)
+        del feeder
         gc.collect()
 
 
