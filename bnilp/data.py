@@ -211,7 +211,8 @@ def _sniff_delimiter(sample: str, path: str) -> str | None:
     fields: dict[str, tuple[int, bool]] = {}
     for delim in DELIMITERS:
         try:
-            rows = [len(cells) for cells in csv.reader(io.StringIO(head), delimiter=delim) if cells]
+            rows = [len(cells) for cells in csv.reader(io.StringIO(head), delimiter=delim, skipinitialspace=True)
+                    if cells]
         except csv.Error:
             continue
         if rows and rows[0] >= 2:
@@ -241,8 +242,15 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
+    # Python 3.10's csv module refuses a NUL character: the sniffer then fell back to whitespace and the error
+    # named the wrong column. Read through a stand-in character the text does not hold, the NUL put back after.
+    nul = "\x00" in text and next(chr(c) for c in range(0xE000, 0x110000) if chr(c) not in text)
+    if nul:
+        text, as_read = text.replace("\x00", nul), as_read.replace("\x00", nul)
     if delimiter is None:
         delimiter = _sniff_delimiter(text[:65536], path)
+        if delimiter is None:
+            _check_comment_line(text, path)
     rows: list[list[str]] = []
     starts: list[int] = []
     lines = text.split("\n")
@@ -254,7 +262,9 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
         # strict: a quote never closed (or text after a closing quote) is an error, not a cell that swallows the rest
         # (the lines as read: csv ends a record at CR, LF or CRLF outside quotes, and counts them as the
         # normalised text does)
-        reader = csv.reader(io.StringIO(as_read, newline=""), delimiter=delimiter, strict=True)
+        # (a quote after spaces opens a quoted cell, as one at the cell's start: ``1, "x"`` is the state x)
+        reader = csv.reader(io.StringIO(as_read, newline=""), delimiter=delimiter, strict=True,
+                            skipinitialspace=True)
         end = 0
         try:
             for cells in reader:
@@ -262,15 +272,66 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
                 starts.append(end + 1)
                 end = reader.line_num
         except csv.Error as exc:        # e.g. a cell past the csv module's field size limit
-            why = ("a quoted cell on this line is never closed (unexpected end of data)"
-                   if "unexpected end of data" in str(exc) else str(exc))
-            raise InputError(f"{path}:{end + 1}: {why}") from None
+            raise InputError(_csv_error(exc, path, end + 1, lines[end:], delimiter, rows[0] if rows else None)) \
+                from None
+    if nul:
+        rows = [[c.replace(nul, "\x00") for c in row] for row in rows]
     blank = [not any(row) for row in rows]
     if all(blank):
         raise InputError(f"{path}: the file holds no values")
     lo = blank.index(False)
     hi = len(rows) - blank[::-1].index(False)
     return rows[lo:hi], starts[lo:hi]
+
+
+def _check_comment_line(text: str, path: str) -> None:
+    """A first line starting with ``#`` that no delimiter splits, above lines a delimiter does (``#exported``
+    over a CSV): bnilp reads no comment lines, and with it the sniffer chose whitespace and every line was
+    one cell of a single column ('a,b', '1,x'), with no error. One line naming it."""
+    lines = [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    if len(lines) > 1 and lines[0][1].lstrip().startswith("#") \
+            and _sniff_delimiter("\n".join(line for _, line in lines[1:SNIFF_ROWS + 2]), path) is not None:
+        raise InputError(f"{path}:{lines[0][0]}: {lines[0][1].strip()[:40]!r} reads like a comment line, which "
+                         "bnilp does not skip: remove it (the names line comes first)")
+
+
+def _csv_error(exc: csv.Error, path: str, line: int, lines: list[str], delimiter: str,
+               names: list[str] | None) -> str:
+    """The message of the csv module's error ``exc`` on the record starting at ``line`` (``lines``: the text
+    from there), naming its column, found by scanning the record as the reader does: the cell whose quote is
+    never closed, the one with text after its closing quote (``"x" ,``, ``"x"y``), or the one past the csv
+    module's field size limit."""
+    why, limit = str(exc), csv.field_size_limit()
+    field, size, quoted, after_quote, blank = 0, 0, False, False, True
+    record = "\n".join(lines)
+    k = 0
+    while k < len(record):
+        char = record[k]
+        size += 1
+        if size > limit:
+            break
+        if quoted:
+            if char == '"' and record[k + 1:k + 2] == '"':
+                k += 1
+            elif char == '"':
+                quoted, after_quote = False, True
+        elif char == delimiter:
+            field, size, after_quote, blank = field + 1, 0, False, True
+        elif char == "\n":
+            break
+        elif after_quote:
+            text = re.split(f"[{re.escape(delimiter)}\n]", record[k:k + 40], maxsplit=1)[0]
+            why = f"text after the closing quote of a quoted cell: {text!r}"
+            break
+        elif char == '"' and blank:
+            quoted, blank = True, False
+        elif char != " ":
+            blank = False
+        k += 1
+    if quoted and "unexpected end of data" in why:
+        why = "a quoted cell on this line is never closed (unexpected end of data)"
+    column = f"column {names[field]!r}" if names is not None and field < len(names) else f"field {field + 1}"
+    return f"{path}:{line}: {column}: {why}"
 
 
 #: how a data file is read (``fmt``, ``--format``): by its name and second line, as CSV, or as GOBNILP's .dat
@@ -365,6 +426,9 @@ def load_data(
             if token != "-":
                 declared_states[name] = int(token)
             states = len(pd.unique(frame[j])) if token != "-" else 0
+            if states > int(token if token != "-" else 0):    # the states as coded: '0' and '00' are one state
+                cells = frame[j].to_numpy(dtype=str)
+                states = len(_code_labels(cells, _numbers(cells))[0])
             if states > int(token if token != "-" else 0):
                 raise InputError(f"{path}:{declared_line}: column {name!r} is declared with {token} states in the "
                                  f"arity line but holds {states} distinct values (if line {declared_line} is data, "
@@ -475,7 +539,8 @@ def _numbers(cells: np.ndarray) -> np.ndarray:
     normal deviates written by ``repr`` came back one unit in the last place off, so a DataFrame's floats changed
     in :func:`from_dataframe` (a column of 10¹⁵ ± 1 lost its eighths: MVP 0.2 nats off), and one CSV gave other
     values, and other score files, under pandas 2 than under pandas 3; a number past the float range is ±inf
-    (refused as such later), as pandas 3 and Python read it — pandas 2 read it as a label."""
+    (refused as such later), as pandas 3 and Python read it — pandas 2 read it as a label, with an exponent
+    (``1e500``) or without (309 nines)."""
     numeric = np.array(pd.to_numeric(pd.Series(cells), errors="coerce"), dtype=float)     # a copy: written below
     ok = ~np.isnan(numeric)
     if ok.any():
@@ -483,16 +548,16 @@ def _numbers(cells: np.ndarray) -> np.ndarray:
             numeric[ok] = cells[ok].astype(np.float64)
         except ValueError:          # a form pandas reads and NumPy does not: pandas' value
             pass
-    if not ok.all():                # pandas 2 reads a number past the float range ('1e500') as none; pandas 3 as inf
+    if not ok.all():    # pandas 2 reads a number past the float range ('1e500', 400 nines) as none; pandas 3 as inf
         rest = np.flatnonzero(~ok)
         codes, distinct = pd.factorize(cells[rest])     # a label column holds few distinct labels: match those
-        big = rest[pd.Series(distinct).str.fullmatch(_EXPONENT_FORM).to_numpy(dtype=bool)[codes]]
+        big = rest[pd.Series(distinct).str.fullmatch(_DECIMAL_FORM).to_numpy(dtype=bool)[codes]]
         numeric[big] = cells[big].astype(np.float64)
     return numeric
 
 
-#: a number written with an exponent (the form of one past the float range)
-_EXPONENT_FORM = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+\s*"
+#: a number in decimal notation, with or without an exponent (the forms of one past the float range)
+_DECIMAL_FORM = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*"
 
 
 def _row_names(index: pd.Index) -> Callable[[int], str]:

@@ -128,16 +128,16 @@ def test_a_continuous_value_whose_square_overflows_is_refused_naming_its_cell(tm
 def test_a_cell_the_csv_module_cannot_read_is_one_line_naming_its_line(tmp_path) -> None:
     path = tmp_path / "big.csv"
     path.write_text('a,b\n0,0\n1,"' + "x" * 140_000 + '"\n1,1\n')
-    with pytest.raises(InputError, match=r"big\.csv:3: field larger than field limit"):
+    with pytest.raises(InputError, match=r"big\.csv:3: column 'b': field larger than field limit"):
         load_data(path)
 
 
 def test_a_quote_never_closed_is_refused_naming_its_line_not_a_cell_that_swallows_the_rest(tmp_path) -> None:
     """A quote opened and never closed would make one cell of every later line (N = 2 of 6 rows, exit 0); text
     after a closing quote (``"y"z``) would be glued on. Both are one line naming the row they start on."""
-    with pytest.raises(InputError, match=r"q\.csv:3: a quoted cell on this line is never closed"):
+    with pytest.raises(InputError, match=r"q\.csv:3: column 'b': a quoted cell on this line is never closed"):
         load_data(write(tmp_path, "q.csv", 'a,b\n1,x\n2,"y\n1,x\n2,y\n1,x\n2,y\n'))
-    with pytest.raises(InputError, match=r"z\.csv:3: ',' expected after '\"'"):
+    with pytest.raises(InputError, match=r"z\.csv:3: column 'b': text after the closing quote of a quoted cell: 'z'"):
         load_data(write(tmp_path, "z.csv", 'a,b\n1,x\n2,"y"z\n1,x\n'))
     quoted = load_data(write(tmp_path, "ok.csv", 'a,b\n1,"x, y"\n2,"y\n z"\n1,"x, y"\n'))
     assert quoted.N == 3 and quoted.levels[1] == ["x, y", "y\n z"]
@@ -468,3 +468,55 @@ def test_missing_bad_and_nul_values_in_a_frame_are_one_input_error() -> None:
     for column, words in cases:
         with pytest.raises(InputError, match=words):
             from_dataframe(pd.DataFrame({"x": column, "y": [0, 1, 1, 0] * 3 + [0] * (len(column) - 12)}))
+
+
+def test_the_csv_modules_errors_name_their_column_and_a_quote_after_spaces_opens_a_quoted_cell(tmp_path) -> None:
+    """The csv module's errors named the line only (``',' expected after '"'``, a review): the column is found
+    by scanning the record as the reader does — in the names line a field's number. ``1, "x"`` (a space after
+    the comma) made a state ``"x"``, quotes included, beside ``x``: a quote after spaces opens a quoted cell."""
+    errors = {'a,b\n1,"x" \n2,y\n1,x\n': r"s\.csv:2: column 'b': text after the closing quote of a quoted cell: ' '",
+              '"a" ,b\n1,x\n2,y\n': r"s\.csv:1: field 1: text after the closing quote",
+              'a;b;c\n1;x;"p"q\n': r"s\.csv:2: column 'c': text after the closing quote of a quoted cell: 'q'",
+              'a,b\n1,"x\n2,y\n': r"s\.csv:2: column 'b': a quoted cell on this line is never closed"}
+    for text, words in errors.items():
+        with pytest.raises(InputError, match=words):
+            load_data(write(tmp_path, "s.csv", text))
+    spaced = load_data(write(tmp_path, "t.csv", 'a,b\n1, "x"\n2,  "y, z"\n1,x\n'))
+    assert spaced.N == 3 and spaced.levels[1] == ["x", "y, z"]
+
+
+def test_a_nul_character_in_a_file_names_its_column_on_every_python(tmp_path) -> None:
+    """Python 3.10's csv module refuses a NUL: the delimiter's sniffer then chose whitespace and the error named
+    the whole line as a column ('a,b,c', a review). The file is read through a stand-in character."""
+    with pytest.raises(InputError, match=r"n\.csv:3: column 'b': a NUL character in 'y\\x00'"):
+        load_data(write(tmp_path, "n.csv", "a,b,c\n1,x,p\n2,y\x00,q\n1,x,p\n"))
+
+
+def test_a_comment_line_above_the_names_is_refused_not_read_as_a_single_column(tmp_path) -> None:
+    """A first line ``#exported`` that no delimiter splits made the sniffer choose whitespace: one column of
+    cells 'a,b', '1,x' …, exit 0 (a review). A ``#`` name in a file the sniffer splits stays a name."""
+    with pytest.raises(InputError, match=r"c\.csv:1: '#exported' reads like a comment line"):
+        load_data(write(tmp_path, "c.csv", "#exported\na,b\n1,x\n2,y\n1,x\n"))
+    assert load_data(write(tmp_path, "h.csv", "#id,b\n1,x\n2,y\n1,x\n")).names == ["#id", "b"]
+
+
+def test_a_number_past_the_float_range_is_refused_with_or_without_an_exponent(tmp_path) -> None:
+    """pandas 2 reads a number past the float range as none: with an exponent (``1e500``) bnilp made it ±inf as
+    pandas 3 does, but 309 nines stayed a label, so the same file was a discrete column under pandas 2 (exit 0)
+    and refused under pandas 3 (a review). Both now read ±inf, refused in a continuous column."""
+    nines = "9" * 309
+    for cell in (nines, "-" + nines, "1e500", "1" + "0" * 320 + ".5"):
+        with pytest.raises(InputError, match=rf"b\.csv:2: column 'a' is continuous but holds '{cell[:20]}"):
+            load_data(write(tmp_path, "b.csv", f"a,b\n{cell},x\n1,y\n2,x\n1,y\n"))
+    coded = load_data(write(tmp_path, "d.csv", f"a,b\n{nines},x\n10,y\n9,x\n10,y\n"), discrete="all")
+    assert coded.levels[0] == ["9", "10", nines] and list(coded.codes[:, 0]) == [2, 1, 0, 1]
+
+
+def test_a_dat_arity_line_counts_the_states_as_they_are_coded(tmp_path) -> None:
+    """The arity line's check counted distinct spellings, so ``0, 1, 00, 1.0`` (two states, as the coding makes
+    them and as the same file without the line reads) was refused as 4 values for 2 states (a review)."""
+    same = load_data(write(tmp_path, "d.dat", "a b\n2 2\n0 1\n1 0\n00 1\n1.0 0\n"))
+    assert same.levels[0] == ["0", "1"] and list(same.codes[:, 0]) == [0, 1, 0, 1]
+    with pytest.raises(InputError, match=r"e\.dat:2: column 'a' is declared with 2 states in the arity line but "
+                                         r"holds 3 distinct values"):
+        load_data(write(tmp_path, "e.dat", "a b\n2 2\n0 1\n1 0\n2 1\n1.0 0\n"))
