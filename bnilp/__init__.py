@@ -4,13 +4,11 @@
 (data, scores, parentsets, scorefile, ilp, mec, averaging, report).
 """
 
-from typing import Any
-
 __version__ = "0.1.0"
 __all__ = ["Knowledge", "learn", "solve_table", "__version__"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in ("learn", "solve_table", "LearnResult"):
         from bnilp import pipeline
 
@@ -20,3 +18,9 @@ def __getattr__(name: str) -> Any:
 
         return Knowledge
     raise AttributeError(f"module 'bnilp' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The names :func:`__getattr__` gives beside the module's own: ``bnilp.<Tab>`` and ``help(bnilp)`` list
+    ``learn`` (a review: tab completion offered none of them)."""
+    return sorted({*globals(), *__all__, "LearnResult"})

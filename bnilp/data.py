@@ -18,6 +18,8 @@ import math
 import os
 import re
 import shlex
+import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
@@ -27,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import InputError, check_path, not_utf8
+from bnilp.errors import DataWarning, InputError, check_path, not_utf8
 
 DISCRETE = "discrete"
 CONTINUOUS = "continuous"
@@ -444,6 +446,23 @@ def load_data(
         data.warnings.append(f"{path}:{lines[0]}: with --no-header the first row is data, yet each of its values "
                              "occurs only there in its column while the other rows repeat theirs: is it a names "
                              "line? (then leave out --no-header)")
+    return _warned(data)
+
+
+def _warned(data: Dataset) -> Dataset:
+    """``data``, once each of its :attr:`Dataset.warnings`, its constant columns left out and its twin columns
+    (:func:`twin_columns`) are issued as :class:`bnilp.errors.DataWarning`: through the API they were only
+    in the result (``dataset.warnings``, ``report["scoring"]``) and a notebook showed nothing (a review)."""
+    messages = list(data.warnings)
+    messages += [f"{data.source}: column {name!r} is constant: left out of the network" for name in data.dropped]
+    messages += [f"{data.source}: columns {', '.join(map(repr, group))} are one-to-one recodings of each other: "
+                 "networks come in tied twins with them exchanged and credible sets multiply (drop all but one)"
+                 for group in data.twins]
+    level, frame = 1, sys._getframe(0)     # the warnings name the caller's line: the first frame outside bnilp
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "bnilp":
+        level, frame = level + 1, frame.f_back
+    for message in messages:
+        warnings.warn(message, DataWarning, stacklevel=level)
     return data
 
 
@@ -520,8 +539,8 @@ def from_dataframe(
             raise InputError(f"{source}: column {name!r}: a value that cannot be read as text or a number "
                              f"({type(exc).__name__}: {exc})") from None
     frame = pd.DataFrame(texts)
-    return _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes, row_names=rows,
-                  level_orders=orders)
+    return _warned(_build(frame, names, source, None, discrete, continuous, None, hints, integer_codes,
+                          row_names=rows, level_orders=orders))
 
 
 def _missing(col: pd.Series) -> np.ndarray:

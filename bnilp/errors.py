@@ -38,6 +38,12 @@ class NoDagError(InputError):
     API raises it from :func:`bnilp.pipeline.solve_table`; the CLI prints one line and exits 2."""
 
 
+class DataWarning(UserWarning):
+    """What reading a data set noticed that may be a mistake, the run going on (:func:`bnilp.data.load_data`,
+    :func:`bnilp.data.from_dataframe`): an identifier column, decimal commas, a constant column left out, twin
+    columns. Issued with :func:`warnings.warn`, so a notebook shows them; the command line prints its own lines."""
+
+
 class LimitError(BnilpError):
     """A limit stopped the work before it had a result to report (CLI exit code 3): a resource (memory), or a
     score table pruned without the required knowledge that then admits no DAG under it (``knowledge_pruning``)."""

@@ -57,7 +57,8 @@ class LearnResult:
         return (f"LearnResult(status={sol.status!r}, optimum={sol.optimum!r}, complete={sol.complete}, "
                 f"dags={self.report.get('n_networks', len(sol.networks))}, mecs={self.report.get('n_mecs')}, "
                 f"networks_listed={len(sol.networks)}, variables={len(self.table.variables)}, "
-                f"score={self.table.meta.get('score')!r}, bf={self.report.get('bf')!r})")
+                f"score={self.table.meta.get('score')!r}, bf={self.report.get('bf')!r}"
+                + (f", limits={self.limits!r}" if self.limits else "") + ")")
 
     @property
     def complete(self) -> bool:

@@ -244,6 +244,15 @@ def _listed_name(name: str) -> str:
     return name if plain else repr(name)
 
 
+def _limits_text(r: Mapping[str, Any]) -> str:
+    """The result's limits (``report["limits"]``, :attr:`bnilp.pipeline.LearnResult.limits`) in words: the panel
+    said "complete yes" and "status optimal" over a run cut by its palim or scoring limit, with nothing to say
+    the set is exact only for smaller parent sets (the command line printed a line of its own; the API none)."""
+    words = {"palim": f"exact only for parent sets of size ≤ {r.get('exact_for_parent_sets_up_to')}",
+             "knowledge_pruning": "the score table was pruned without the knowledge (see knowledge_note)"}
+    return "; ".join(words.get(limit, str(limit)) for limit in r.get("limits") or [])
+
+
 def print_report(result_json: Mapping[str, Any], console: Console | None = None) -> None:
     """Print the credible-set summary, the MEC table and the edge posteriors with rich."""
     if not isinstance(result_json, Mapping):
@@ -280,6 +289,9 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     else:
         head.add_row("complete", "yes" if r.get("complete", True) else "NO (truncated)")
     head.add_row("status", str(r.get("status", "—")))
+    limited = _limits_text(r)
+    if limited:
+        head.add_row("limited", limited)
     if r.get("seconds") is not None:
         head.add_row("seconds", _fmt(float(r["seconds"]), 2))
     console.print(Panel(head, title="bnilp credible set", expand=False))

@@ -8,6 +8,8 @@ import json
 import math
 import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -524,3 +526,51 @@ def test_learn_takes_the_scoring_limits_and_counts_of_the_command_line() -> None
             learn(ASIA, score_time_limit=bad)
     with pytest.raises(InputError, match="^counts must be one of auto, subsets, families, got 'x'"):
         learn(ASIA, counts="x")
+
+
+def test_what_reading_the_data_noticed_is_a_warning_a_notebook_shows(tmp_path) -> None:
+    """Through the API an identifier column, a constant column left out and twin columns were only in the result
+    (``dataset.warnings``, ``report["scoring"]``): a notebook showed nothing (a review). Each is a
+    ``DataWarning`` naming the caller's line; the command line prints its own lines instead, once."""
+    import warnings
+
+    from bnilp.errors import DataWarning
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.integers(0, 2, 60), "b": rng.integers(0, 3, 60)})
+    frame["id"], frame["k"], frame["a2"] = [f"p{i}" for i in range(60)], "x", frame["a"].map({0: "lo", 1: "hi"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        learn(frame, palim=1)
+    texts = [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
+    assert len(texts) == 3 and {w.filename for w in caught if issubclass(w.category, DataWarning)} == {__file__}
+    assert "column 'id' has a distinct value on every one" in texts[0] and "column 'k' is constant" in texts[1]
+    assert "columns 'a', 'a2' are one-to-one recodings" in texts[2]
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    with pytest.warns(DataWarning, match="column 'k' is constant"):
+        load_data(path)
+    proc = subprocess.run([sys.executable, "-m", "bnilp", "score", str(path), "--palim", "1", "-o",
+                           str(tmp_path / "d.scores")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3 and "DataWarning" not in proc.stderr, proc.stderr      # 3: the palim
+    assert proc.stderr.count("column 'k' is constant") == 1
+
+
+def test_a_result_cut_by_a_limit_says_so_in_its_repr_and_its_panel_and_dir_lists_learn(shared_data) -> None:
+    """``LearnResult(status='optimal', complete=True, …)`` and the panel's "complete yes" over a run cut by its
+    palim gave no sign that the set is exact only for smaller parent sets (a review); ``dir(bnilp)`` listed
+    ``Any`` and no ``learn`` (tab completion)."""
+    import io
+
+    from rich.console import Console
+
+    import bnilp
+
+    data = shared_data / "pygobnilp" / "discrete.dat"
+    result = learn(data, palim=1)
+    assert result.limits == ["palim"] and repr(result).endswith(", limits=['palim'])")
+    out = io.StringIO()
+    print_report(result.report, Console(file=out, width=100))
+    assert "limited           exact only for parent sets of size ≤ 1" in out.getvalue()
+    assert "limits=" not in repr(learn(data))
+    assert {"Knowledge", "LearnResult", "learn", "solve_table"} <= set(dir(bnilp)) and "Any" not in dir(bnilp)

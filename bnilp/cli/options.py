@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,7 @@ import click
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import DATA_FORMATS, Dataset, load_data
-from bnilp.errors import InputError
+from bnilp.errors import DataWarning, InputError
 from bnilp.memory import worker_count
 from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
 from bnilp.scores.base import DEFAULT_EBIC_GAMMA, DEFAULT_EXPECTED_PARENTS, DEFAULT_PENALTY_DISCOUNT, STRUCTURE_PRIORS
@@ -211,9 +212,11 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
         start_pool(n_jobs)
     typed = opts.get("discrete_cols") or opts.get("continuous_cols")
     integer_codes = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES and not typed
-    return load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
-                     continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
-                     fmt=opts.get("fmt", "auto"), integer_codes=integer_codes)
+    with warnings.catch_warnings():     # the commands print their own lines (score_data), -q or not
+        warnings.simplefilter("ignore", DataWarning)
+        return load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
+                         continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
+                         fmt=opts.get("fmt", "auto"), integer_codes=integer_codes)
 
 
 def _check_ignored_settings(opts: dict[str, Any]) -> None:
