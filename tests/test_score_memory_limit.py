@@ -181,7 +181,9 @@ def test_the_watch_is_silent_while_memory_lasts(monkeypatch) -> None:
 def test_the_watch_recognises_its_interrupt_when_compiled_code_wraps_it(monkeypatch) -> None:
     """numba's dispatcher re-raises an interrupt that lands in it as ``SystemError`` with the interrupt as
     its cause (BDeu on flag ended with that traceback and exit 1): it is still the memory limit; an error
-    with no interrupt behind it is not, even after the watch fired."""
+    with no interrupt behind it is not, even after the watch fired (memory made short only where the
+    interrupt is caught: a watch that fired before the ``suppress`` was entered failed the test, a review)."""
+    import threading
     import time
 
     def step() -> None:
@@ -196,10 +198,18 @@ def test_the_watch_recognises_its_interrupt_when_compiled_code_wraps_it(monkeypa
         for _ in range(500):
             step()
     time.sleep(0.2)
+    short = threading.Event()       # memory runs short only inside the suppress below: the interrupt lands there
+    monkeypatch.setattr(parentsets, "free_memory", lambda: 1 if short.is_set() else 10**15)
+    slept = math.inf
     with pytest.raises(ValueError, match="unrelated"), parentsets.memory_watch(parentsets.Deadline(math.inf, 2)):
         with contextlib.suppress(KeyboardInterrupt):
-            time.sleep(0.5)      # the watch fires and its interrupt is caught here
+            started = time.perf_counter()
+            short.set()
+            while time.perf_counter() - started < 30:   # short sleeps: the interrupt comes between Python steps
+                time.sleep(0.01)                         # (the watch fires and its interrupt is caught here)
+        slept = time.perf_counter() - started
         raise ValueError("unrelated")
+    assert slept < 30           # the watch did fire
 
 
 def test_a_memory_floor_is_the_larger_of_its_share_and_its_bytes() -> None:
