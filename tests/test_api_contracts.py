@@ -574,3 +574,37 @@ def test_a_result_cut_by_a_limit_says_so_in_its_repr_and_its_panel_and_dir_lists
     assert "limited           exact only for parent sets of size ≤ 1" in out.getvalue()
     assert "limits=" not in repr(learn(data))
     assert {"Knowledge", "LearnResult", "learn", "solve_table"} <= set(dir(bnilp)) and "Any" not in dir(bnilp)
+
+
+@pytest.mark.parametrize("package, nth", [("numba", 20), ("pandas", 30)])
+def test_an_interrupt_during_the_first_calls_imports_leaves_the_session_usable(tmp_path, shared_data, package: str,
+                                                                              nth: int) -> None:
+    """The first ``bnilp.learn`` imports the numerical stack; a Ctrl-C in the middle of it (a notebook's kernel
+    interrupt) left numba or pandas half imported and every later call failed ("module 'numba' has no attribute
+    'core'", "numpy._core.multiarray failed to import") until a restart (a review). The interrupt is held off
+    until the import is over, then raised: the call is interrupted and the next one works. Here the interrupt
+    is sent from inside the ``nth`` import of ``package``."""
+    script = tmp_path / "first_call.py"
+    script.write_text(
+        "import builtins, signal, sys\n"
+        "import bnilp\n"
+        "real, seen = builtins.__import__, []\n"
+        "def counting(name, *args, **kwargs):\n"
+        f"    if name.startswith({package!r}):\n"
+        "        seen.append(name)\n"
+        f"        if len(seen) == {nth}:\n"
+        "            signal.raise_signal(signal.SIGINT)\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = counting\n"
+        "try:\n"
+        "    bnilp.learn(sys.argv[1])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', len(seen) >= 20)\n"
+        "builtins.__import__ = real\n"
+        "print(bnilp.learn(sys.argv[1]).report['optimum'])\n")
+    proc = subprocess.run([sys.executable, str(script), str(shared_data / "pygobnilp" / "discrete.dat")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "interrupted True"
+    assert math.isclose(float(proc.stdout.splitlines()[1]), learn(shared_data / "pygobnilp" / "discrete.dat")
+                        .report["optimum"])
