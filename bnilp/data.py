@@ -308,16 +308,23 @@ def _csv_error(exc: csv.Error, path: str, line: int, lines: list[str], delimiter
     record = "\n".join(lines)
     k = 0
     while k < len(record):
+        if quoted:                          # to the next quote at once (a quote never closed: the rest of the file)
+            close = record.find('"', k)
+            size += (len(record) if close < 0 else close) - k + 1
+            if close < 0 or size > limit:
+                break
+            k = close
+            if record[k + 1:k + 2] == '"':
+                k += 1
+            else:
+                quoted, after_quote = False, True
+            k += 1
+            continue
         char = record[k]
         size += 1
         if size > limit:
             break
-        if quoted:
-            if char == '"' and record[k + 1:k + 2] == '"':
-                k += 1
-            elif char == '"':
-                quoted, after_quote = False, True
-        elif char == delimiter:
+        if char == delimiter:
             field, size, after_quote, blank = field + 1, 0, False, True
         elif char == "\n":
             break
