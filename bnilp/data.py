@@ -432,13 +432,14 @@ def load_data(
     if declared is not None:
         for j, (name, token) in enumerate(zip(names, declared, strict=True)):
             kinds_hint[name] = CONTINUOUS if token == "-" else DISCRETE
-            if token != "-":
-                declared_states[name] = int(token)
-            states = len(pd.unique(frame[j])) if token != "-" else 0
-            if states > int(token if token != "-" else 0):    # the states as coded: '0' and '00' are one state
+            if token == "-":
+                continue
+            arity = declared_states[name] = int(token)
+            states = len(pd.unique(frame[j]))
+            if states > arity:          # the states as coded: '0' and '00' are one state
                 cells = frame[j].to_numpy(dtype=str)
                 states = len(_code_labels(cells, _numbers(cells))[0])
-            if states > int(token if token != "-" else 0):
+            if states > arity:
                 raise InputError(f"{path}:{declared_line}: column {name!r} is declared with {token} states in the "
                                  f"arity line but holds {states} distinct values (if line {declared_line} is data, "
                                  "give fmt='csv' (--format csv))")
@@ -456,15 +457,25 @@ def load_data(
     return _warned(data)
 
 
+def constant_column_text(name: str) -> str:
+    """What the command line and :class:`bnilp.errors.DataWarning` say of a constant column left out."""
+    return f"column {name!r} is constant: left out of the network"
+
+
+def twin_columns_text(group: list[str]) -> str:
+    """What the command line and :class:`bnilp.errors.DataWarning` say of twin columns (:func:`twin_columns`)."""
+    return (f"columns {', '.join(map(repr, group))} are one-to-one recodings of each other: they score alike in "
+            "every role, so networks come in tied twins with them exchanged and credible sets multiply (drop all "
+            "but one to avoid it)")
+
+
 def _warned(data: Dataset) -> Dataset:
     """``data``, once each of its :attr:`Dataset.warnings`, its constant columns left out and its twin columns
     (:func:`twin_columns`) are issued as :class:`bnilp.errors.DataWarning`: through the API they were only
     in the result (``dataset.warnings``, ``report["scoring"]``) and a notebook showed nothing (a review)."""
     messages = list(data.warnings)
-    messages += [f"{data.source}: column {name!r} is constant: left out of the network" for name in data.dropped]
-    messages += [f"{data.source}: columns {', '.join(map(repr, group))} are one-to-one recodings of each other: "
-                 "networks come in tied twins with them exchanged and credible sets multiply (drop all but one)"
-                 for group in data.twins]
+    messages += [f"{data.source}: {constant_column_text(name)}" for name in data.dropped]
+    messages += [f"{data.source}: {twin_columns_text(group)}" for group in data.twins]
     level, frame = 1, sys._getframe(0)     # the warnings name the caller's line: the first frame outside bnilp
     while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "bnilp":
         level, frame = level + 1, frame.f_back

@@ -26,7 +26,7 @@ from bnilp.cli.options import (
     score_from_options,
     score_options,
 )
-from bnilp.data import Dataset
+from bnilp.data import Dataset, constant_column_text, twin_columns_text
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.scorefile import ScoreTable, check_score_file_names, sidecar_path, write_jaakkola
 from bnilp.scores.base import bf_text
@@ -99,11 +99,9 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
             shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
             console.print(Text(f"types inferred: {why}: {shown}", style="dim"))
         for name in data.dropped:
-            console.print(Text(f"warning: column {name!r} is constant: left out of the network", style="yellow"))
+            console.print(Text(f"warning: {constant_column_text(name)}", style="yellow"))
         for group in data.twins:
-            console.print(Text(f"warning: columns {', '.join(map(repr, group))} are one-to-one recodings of each "
-                               "other: they score alike in every role, so networks come in tied twins with them "
-                               "exchanged and credible sets multiply (drop all but one to avoid it)", style="yellow"))
+            console.print(Text(f"warning: {twin_columns_text(group)}", style="yellow"))
     score = score_from_options(data, opts)
     deepening = opts.get("score_time_limit") is not None   # children are walked once per depth
     with _progress(console, None if deepening else data.n, quiet) as update:
