@@ -205,7 +205,7 @@ def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     keys = ("score", "ess", "bins", "degree", "prior", "expected_parents", "ebic_gamma", "penalty_discount",
             "data", "N", "palim", "palim_default", "palim_reached", "exact_for_parent_sets_up_to", "scored",
             "kept", "pruned", "seconds", "dropped_constant", "twin_columns", "warnings", "score_time_limit",
-            "score_time_limit_reached", "score_memory_limit_reached", "deepening")
+            "score_time_limit_reached", "score_memory_limit_reached", "score_deeper_pass_refused", "deepening")
     out = {k: meta[k] for k in keys if k in meta}
     out["parent_sets"] = table.n_parent_sets()
     return out

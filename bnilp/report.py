@@ -244,13 +244,29 @@ def _listed_name(name: str) -> str:
     return name if plain else repr(name)
 
 
+def limit_reason(meta: Mapping[str, Any]) -> str:
+    """What cut a score table's walk, from its sidecar ``meta`` (or a report's ``scoring``): the scoring time or
+    memory limit, a deeper pass that could not run, or palim."""
+    if meta.get("score_time_limit_reached"):
+        return "the scoring time limit"
+    if meta.get("score_memory_limit_reached"):
+        return "the scoring memory limit"
+    if meta.get("score_deeper_pass_refused"):
+        return f"a deeper pass that could not run ({meta['score_deeper_pass_refused']})"
+    return "palim"
+
+
 def _limits_text(r: Mapping[str, Any]) -> str:
     """The result's limits (``report["limits"]``, :attr:`bnilp.pipeline.LearnResult.limits`) in words: the panel
     said "complete yes" and "status optimal" over a run cut by its palim or scoring limit, with nothing to say
-    the set is exact only for smaller parent sets (the command line printed a line of its own; the API none)."""
-    words = {"palim": f"exact only for parent sets of size ≤ {r.get('exact_for_parent_sets_up_to')}",
+    the set is exact only for smaller parent sets. The palim's words name what cut the walk, so the scoring
+    limits behind it (``score_time_limit``, ``score_memory_limit``) are not said twice."""
+    limits = r.get("limits") or []
+    words = {"palim": f"exact for parent sets of size ≤ {r.get('exact_for_parent_sets_up_to')} "
+                      f"({limit_reason(r.get('scoring') or {})})",
              "knowledge_pruning": "the score table was pruned without the knowledge (see knowledge_note)"}
-    return "; ".join(words.get(limit, str(limit)) for limit in r.get("limits") or [])
+    said_by_palim = {"score_time_limit", "score_memory_limit"} if "palim" in limits else set()
+    return "; ".join(words.get(limit, str(limit)) for limit in limits if limit not in said_by_palim)
 
 
 def print_report(result_json: Mapping[str, Any], console: Console | None = None) -> None:

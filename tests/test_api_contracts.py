@@ -571,8 +571,14 @@ def test_a_result_cut_by_a_limit_says_so_in_its_repr_and_its_panel_and_dir_lists
     assert result.limits == ["palim"] and repr(result).endswith(", limits=['palim'])")
     out = io.StringIO()
     print_report(result.report, Console(file=out, width=100))
-    assert "limited           exact only for parent sets of size ≤ 1" in out.getvalue()
+    assert "limited           exact for parent sets of size ≤ 1 (palim)" in out.getvalue()
     assert "limits=" not in repr(learn(data))
+    timed = {"limits": ["palim", "score_time_limit"], "exact_for_parent_sets_up_to": 2,
+             "scoring": {"score_time_limit_reached": True, "palim_reached": True}}
+    out = io.StringIO()
+    print_report(timed, Console(file=out, width=100))
+    assert "limited           exact for parent sets of size ≤ 2 (the scoring time limit) " in out.getvalue()
+    assert "score_time_limit" not in out.getvalue()
     assert {"Knowledge", "LearnResult", "learn", "solve_table"} <= set(dir(bnilp)) and "Any" not in dir(bnilp)
 
 

@@ -339,6 +339,7 @@ def test_a_closing_tag_in_a_name_or_path_is_printed_as_written(runner, tmp_path)
     assert res.exit_code == 0, res.output
     res = run(runner, "learn", str(data), "--discrete", "all", "--palim", "1", "--bf", "3")
     assert res.exit_code == 3 and "exact for parent sets of size ≤ 1 (palim)" in res.output, res.output
+    assert res.output.count("exact for parent sets of size ≤ 1 (palim)") == 1, res.output   # the panel's row alone
 
 
 def test_a_control_character_in_a_name_is_spelled_out_in_the_pictures(tmp_path) -> None:

@@ -33,7 +33,7 @@ from bnilp.cli.options import (
     split_priors,
     writes_stdout,
 )
-from bnilp.cli.score import limit_reason, score_data, walk_options
+from bnilp.cli.score import score_data, walk_options
 from bnilp.data import default_path
 from bnilp.errors import InputError, NoDagError, OutputError
 from bnilp.export import PARAMETER_METHODS
@@ -51,7 +51,7 @@ from bnilp.pipeline import (
     unknown_pruning_note,
     warm_start_unheld,
 )
-from bnilp.report import print_report, report_json_text, write_dot, write_graphml, write_report
+from bnilp.report import limit_reason, print_report, report_json_text, write_dot, write_graphml, write_report
 from bnilp.scorefile import (
     ScoreTable,
     atomic_write_text,
@@ -317,10 +317,6 @@ def _print_and_write(result: LearnResult, opts: dict[str, Any], t0: float) -> No
     out = plain_console(stderr=to_stderr) if not opts.get("quiet") else None
     if out is not None:
         print_report(report, out)
-        exact = report.get("exact_for_parent_sets_up_to")
-        if exact is not None:
-            out.print(f"exact for parent sets of size ≤ {exact} ({limit_reason(result.table.meta)})", style="yellow",
-                      markup=False)
     else:
         click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
                    f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}", err=to_stderr)

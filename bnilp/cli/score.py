@@ -28,6 +28,7 @@ from bnilp.cli.options import (
 )
 from bnilp.data import Dataset, constant_column_text, twin_columns_text
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
+from bnilp.report import limit_reason
 from bnilp.scorefile import ScoreTable, check_score_file_names, sidecar_path, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
@@ -120,17 +121,6 @@ def limited_to(meta: dict[str, Any]) -> int | None:
         return None
     k = meta.get("exact_for_parent_sets_up_to")
     return k if k is not None else meta.get("palim")
-
-
-def limit_reason(meta: dict[str, Any]) -> str:
-    """What cut a score table's walk (for the CLI's "limited" line): the scoring time or memory limit, or palim."""
-    if meta.get("score_time_limit_reached"):
-        return "the scoring time limit"
-    if meta.get("score_memory_limit_reached"):
-        return "the scoring memory limit"
-    if meta.get("score_deeper_pass_refused"):
-        return f"a deeper pass that could not run ({meta['score_deeper_pass_refused']})"
-    return "palim"
 
 
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
