@@ -33,7 +33,8 @@ def paused_gc() -> Iterator[None]:
 
 def free_memory() -> int | None:
     """Bytes of physical memory available now without swapping (Linux: MemAvailable, which counts the
-    page cache the kernel can drop; elsewhere the free pages; None where the system does not say) — and
+    page cache the kernel can drop; elsewhere psutil's ``available``, else the free pages; None where the system
+    does not say) — and
     never more than the process's control group leaves it (:func:`cgroup_memory`: a container's or a batch
     job's memory limit, which kills the process long before the machine runs short)."""
     free = _machine_free()
@@ -45,18 +46,36 @@ def free_memory() -> int | None:
     return free
 
 
+#: Linux's account of the machine's memory (MemAvailable)
+MEMINFO = "/proc/meminfo"
+
+
 def _machine_free() -> int | None:
     try:
-        with open("/proc/meminfo") as meminfo:
+        with open(MEMINFO) as meminfo:
             for line in meminfo:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
+    psutil = _psutil()
+    if psutil is not None:
+        return int(psutil.virtual_memory().available)
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def _psutil() -> Any:
+    """psutil where there is no ``/proc`` (macOS, Windows: a dependency there, ``pyproject.toml``), else None:
+    without it the free memory was unknown there and every memory guard was off (macOS has no
+    ``SC_AVPHYS_PAGES``, Windows no ``sysconf``; found by a review)."""
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return psutil
 
 
 def physical_memory() -> int:
@@ -64,7 +83,8 @@ def physical_memory() -> int:
     try:
         total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
-        total = 0
+        psutil = _psutil()
+        total = 0 if psutil is None else int(psutil.virtual_memory().total)
     group = cgroup_memory()
     return total if group is None else (min(total, group[0]) if total else group[0])
 

@@ -619,7 +619,7 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         required, forbidden = _known(r)
         frame["knowledge"] = ["required" if (u, v) in required else "" for u, v in zip(frame["from"], frame["to"],
                                                                                           strict=True)]
-    put("edges.csv", frame.to_csv(index=False))
+    put("edges.csv", frame.to_csv(index=False, lineterminator="\n"))
     mecs = r.get("mecs") or []
     put("mecs.csv", pd.DataFrame({
         "rank": list(range(1, len(mecs) + 1)),
@@ -631,7 +631,7 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         "posterior": [m["posterior"] for m in mecs],
         "n_directed": [len(m["cpdag"]["directed"]) for m in mecs],
         "n_undirected": [len(m["cpdag"]["undirected"]) for m in mecs],
-    }).to_csv(index=False))
+    }).to_csv(index=False, lineterminator="\n"))
     put("networks.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False) + "\n")
     if mecs:
         put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))

@@ -83,6 +83,9 @@ def _umask() -> int:
     return mask
 
 
+#: where the system shows this process's open descriptors as files (Linux, macOS; not Windows)
+DESCRIPTOR_FOLDER = "/dev/fd"
+
 #: the longest file name, in bytes, that check_writable lets through (NAME_MAX of Linux, macOS and NTFS)
 NAME_MAX = 255
 
@@ -93,12 +96,20 @@ def open_descriptor(path: str | os.PathLike[str]) -> int | None:
     whatever it leads to: with stdout redirected to a log (``>> log``) the name resolves to the log file, and
     replacing that file (or reopening it for writing, which truncates) destroyed what the log held. (``-`` wrote a
     file named ``-``, found by a review; such a file is named with a folder other than ``.``: ``$PWD/-``.)"""
-    text = os.path.normpath(os.fspath(path))
+    text = os.path.normpath(os.fspath(path)).replace(os.sep, "/")     # Windows: normpath gives \dev\stdout
     named = {"-": 1, "/dev/stdout": 1, "/dev/stderr": 2}.get(text)
     if named is not None:
         return named
     match = re.fullmatch(r"/(?:dev|proc/self)/fd/([0-9]+)", text)
     return int(match.group(1)) if match else None
+
+
+def _is_open(descriptor: int) -> bool:
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        return False
+    return True
 
 
 def is_stream(path: str | os.PathLike[str]) -> bool:
@@ -151,6 +162,10 @@ class _Replaced:
             if not self.existed:
                 _remove(str(self.path))
                 return True
+        with contextlib.suppress(OSError):
+            if self.backup is not None and os.path.samefile(self.backup, self.path):
+                _remove(self.backup)    # never replaced, and the system refuses renames onto it (Windows: a file
+                return True             # open in another program): the ".NAME.….old" link was left beside it
         return not self.replaced
 
 
@@ -391,7 +406,10 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bo
         raise InputError(f"{path}: is {'a file' if folder else 'a directory'}")
     if not folder and is_stream(path):      # a device or FIFO: written into (atomic_output), not made beside
         descriptor = open_descriptor(path)
-        if not os.access(path if descriptor is None else f"/dev/fd/{descriptor}", os.W_OK):
+        if descriptor is not None and not _is_open(descriptor):
+            raise InputError(f"{path}: cannot be written (descriptor {descriptor} is not open)")
+        named = path if descriptor is None else Path(DESCRIPTOR_FOLDER, str(descriptor))
+        if (descriptor is None or named.exists()) and not os.access(named, os.W_OK):   # no /dev/fd: Windows
             raise InputError(f"{path}: cannot be written (no permission)")
         return
     above = path if folder and path.exists() else path.parent if str(path.parent) else Path(".")

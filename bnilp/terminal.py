@@ -1,8 +1,11 @@
-"""The terminal: rich consoles that print the data's names as they are written."""
+"""The terminal: rich consoles that print the data's names as they are written, and the command line's stdout and
+stderr kept printing when their reader leaves or their encoding falls short."""
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -23,6 +26,75 @@ def plain_console(**kwargs: Any) -> Console:
     if "width" not in kwargs and "COLUMNS" not in os.environ and not console.is_terminal:
         console.width = FILE_WIDTH
     return console
+
+
+#: characters the command line prints (help texts, tables, the report): an output that cannot encode them is given
+#: stand-ins rather than a traceback
+PRINTED = "ε≤←→∅⟂−─╭│"
+
+
+class _ReaderMayLeave(io.RawIOBase):
+    """The terminal side of descriptor ``fd`` (stdout or stderr): once its reader has left (``| head``, a pager quit
+    early) what is printed is dropped instead of raising ``BrokenPipeError``, so the run goes on to write its files
+    and ends with its own exit code. The descriptor itself is left as it is: an output written to ``-`` goes to it
+    directly (:func:`bnilp.scorefile.atomic_output`) and still finds the reader gone."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self.left = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int | None:
+        if self.left:
+            return len(data)
+        try:
+            return os.write(self._fd, data)
+        except BlockingIOError:
+            return None
+        except BrokenPipeError:
+            self.left = True
+            return len(data)
+
+
+def tolerant_terminal() -> None:
+    """Make the process's stdout and stderr (the command line's, not a caller's) print whatever happens to their
+    readers. (1) A reader that leaves: on POSIX each is re-opened over :class:`_ReaderMayLeave` — ``bnilp learn …
+    --report rep | less`` with the pager quit before the run ended lost ``rep`` and ended with exit 1 (the report's
+    panel raised ``BrokenPipeError`` inside the set of outputs, which was then discarded; found by a review).
+    (2) An encoding that cannot print :data:`PRINTED`: stdout prints ``?`` for what it cannot encode — on Windows a
+    redirected or piped output (``bnilp learn > out.txt``) is in the locale's code page (cp1252) unless Python's
+    UTF-8 mode is on, and ``--help`` (⟂) or the report (ε) ended in a ``UnicodeEncodeError`` traceback that lost the
+    outputs (a review); stderr already escapes (Python's ``backslashreplace``)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        errors = getattr(stream, "errors", None) or "strict"
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            PRINTED.encode(encoding, errors)
+        except UnicodeEncodeError:
+            errors = "replace"
+        except LookupError:
+            pass
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        if os.name != "posix" or fd is None or not isinstance(stream, io.TextIOWrapper):
+            if errors != getattr(stream, "errors", errors) and hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors=errors)   # a Windows console: its own writer (UTF-16) stays
+            continue
+        stream.flush()
+        setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(_ReaderMayLeave(fd)), encoding=encoding, errors=errors,
+                                            line_buffering=stream.line_buffering, write_through=stream.write_through))
 
 
 def lossless(table: Table) -> Table:

@@ -220,7 +220,8 @@ def _forget_retries() -> None:
     _SENT_AGAIN.clear()
 
 
-os.register_at_fork(after_in_child=_forget_retries)
+if hasattr(os, "register_at_fork"):        # POSIX only: Windows has no fork (and failed every command here)
+    os.register_at_fork(after_in_child=_forget_retries)
 
 
 def _retry(todo: queue.SimpleQueue) -> None:

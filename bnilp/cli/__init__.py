@@ -22,6 +22,7 @@ import click
 
 from bnilp import __version__
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
+from bnilp.terminal import tolerant_terminal
 from bnilp.threads import (
     SEARCH_STOPPED_BY_SIGNAL,
     WAITING_FOR_A_READER,
@@ -216,6 +217,8 @@ class LazyGroup(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         _SETTLED.own_process = args is None
+        if args is None:
+            tolerant_terminal()
         try:
             self._main(args, prog_name, complete_var, **extra)
         except SystemExit as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,18 @@ from bnilp.scores.cg import DEFAULT_BINS
 from bnilp.scores.discrete import DEFAULT_ESS
 from bnilp.scores.mvp import DEFAULT_MVP_DEGREE
 
+#: platforms whose usual file systems ignore case (APFS, NTFS): ``r.json`` and ``R.JSON`` are one file there
+CASE_BLIND_PLATFORMS = ("darwin", "win32", "cygwin")
+
+
+def same_file_key(path: str | os.PathLike[str]) -> str:
+    """What two paths share when they name one file: the real path, without case where the platform's usual file
+    systems ignore it (:data:`CASE_BLIND_PLATFORMS`; ``--json r.json --dot R.JSON``, or ``--json ASIA.CSV`` over
+    the input ``asia.csv``, were let through there and one file replaced the other — found by a review). A
+    case-sensitive volume there has two outputs that differ only in case refused, which costs nothing."""
+    key = os.path.normcase(os.path.realpath(path))
+    return key.casefold() if sys.platform in CASE_BLIND_PLATFORMS else key
+
 
 def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = (),
                   sidecars: tuple[str, ...] = (), inputs: dict[str, str] | None = None) -> None:
@@ -32,7 +45,7 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     may go into the folder of ``--report DIR``, beside the files it writes)."""
     from bnilp.scorefile import check_writable, is_stream, sidecar_path
 
-    written: dict[str, str] = {os.path.realpath(path): name for path, name in (inputs or {}).items()}
+    written: dict[str, str] = {same_file_key(path): name for path, name in (inputs or {}).items()}
     outputs: list[tuple[str, str, str]] = []     # files written: (real path, what names it, the flag it comes from)
     for key, flag in flags.items():
         if opts.get(key) == "":
@@ -51,11 +64,11 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
                     check_writable(path, folder=key in folders and path == opts[key])
                 except InputError as exc:
                     raise InputError(f"{flag}: {exc}") from None
-                other = written.setdefault(os.path.realpath(path), name)
+                other = written.setdefault(same_file_key(path), name)
                 if other != name:
                     raise InputError(f"{other} and {name} name the same file ({path}): one would replace the other")
                 if not (key in folders and path == opts[key]):      # files may go into a report folder
-                    outputs.append((os.path.realpath(path), name, flag))
+                    outputs.append((same_file_key(path), name, flag))
     for outer, outer_name, outer_flag in outputs:       # --dot nest with --json nest/r.json
         for inner, inner_name, inner_flag in outputs:
             if outer_flag != inner_flag and inner.startswith(outer.rstrip(os.sep) + os.sep):

@@ -93,7 +93,7 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
                                 (lo, hi), nonlinear, seed, link)
     truth["data"] = output
     with output_set():              # the data without its truth is no output: both or neither
-        atomic_write_text(output, data.to_csv(index=False, float_format="%.12g"))
+        atomic_write_text(output, data.to_csv(index=False, float_format="%.12g", lineterminator="\n"))
         atomic_write_text(truth_path, json.dumps(truth, indent=1) + "\n")
     if quiet:
         return

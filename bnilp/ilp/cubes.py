@@ -392,7 +392,9 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     steal = settings.PHASE2_STEAL_SECONDS is not None and bool(pairs)
     state = CubeRun(rows=list(split), todo=deque(order), finds={} if steal else None)
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bnilp-cubes-") as tmp:
+    # ignore_cleanup_errors: on Windows the board's memory map, still open when an error leaves _gather, cannot be
+    # removed, and that error hid the run's own
+    with tempfile.TemporaryDirectory(prefix="bnilp-cubes-", ignore_cleanup_errors=True) as tmp:
         path, board_path = os.path.join(tmp, "problem.pkl"), os.path.join(tmp, "board.i64")
         with open(path, "wb") as handle:
             pickle.dump((data, found, run.epsilon, classes), handle, protocol=pickle.HIGHEST_PROTOCOL)
