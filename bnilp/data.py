@@ -13,6 +13,7 @@ it is left out of the network and reported in ``Dataset.dropped``.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 import os
@@ -68,6 +69,8 @@ class Dataset:
     arities: list[int]
     levels: list[list[str]]
     source: str = "<memory>"
+    #: the SHA-256 of the file read (hex, as ``sha256sum`` gives it); None for data not read from a file
+    sha256: str | None = None
     dropped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     #: likely mistakes in reading the file that no rule can settle (shown even with ``-q``, kept in sidecars)
@@ -126,7 +129,7 @@ class Dataset:
                        codes=np.ascontiguousarray(self.codes[:, keep]),
                        values=np.ascontiguousarray(self.values[:, keep]),
                        arities=[self.arities[j] for j in keep], levels=[self.levels[j] for j in keep],
-                       source=self.source, dropped=list(self.dropped),
+                       source=self.source, sha256=self.sha256, dropped=list(self.dropped),
                        notes=[nt for nt in self.notes if nt.split(":", 1)[0] in wanted], warnings=list(self.warnings))
 
     def discrete_indices(self) -> list[int]:
@@ -139,6 +142,7 @@ class Dataset:
         """Plain summary for sidecars and reports."""
         return {
             "data": self.source,
+            **({"data_sha256": self.sha256} if self.sha256 else {}),
             "N": self.N,
             "variables": list(self.names),
             "kinds": dict(zip(self.names, self.kinds, strict=True)),
@@ -226,20 +230,23 @@ def _sniff_delimiter(sample: str, path: str) -> str | None:
     return max(pool, key=lambda d: (fields[d][0], -DELIMITERS.index(d)))
 
 
-def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list[int]]:
-    """Rows of string cells and the file line (1-based) each starts on — a quoted cell may span lines.
-    Blank lines before the first row and after the last are skipped (blank lines between rows are kept:
-    they are rows of missing cells). A UTF-8 byte-order mark (Excel's "CSV UTF-8") is not part of the
-    first name."""
+def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list[int], str]:
+    """Rows of string cells, the file line (1-based) each starts on — a quoted cell may span lines — and the
+    file's SHA-256 (hex; ``sha256sum`` gives the same). Blank lines before the first row and after the last are
+    skipped (blank lines between rows are kept: they are rows of missing cells). A UTF-8 byte-order mark (Excel's
+    "CSV UTF-8") is not part of the first name."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            text = handle.read()
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        text = raw.decode("utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except UnicodeDecodeError as exc:
         raise not_utf8(path, exc) from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    del raw
     as_read = text                      # a quoted cell keeps its CR or CRLF as written (pandas' reader does too)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
@@ -283,7 +290,7 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
         raise InputError(f"{path}: the file holds no values")
     lo = blank.index(False)
     hi = len(rows) - blank[::-1].index(False)
-    return rows[lo:hi], starts[lo:hi]
+    return rows[lo:hi], starts[lo:hi], digest
 
 
 def _check_comment_line(text: str, path: str) -> None:
@@ -404,7 +411,7 @@ def load_data(
     path = check_path(path, "path")
     if fmt not in DATA_FORMATS:
         raise InputError(f"fmt (--format) must be one of {', '.join(DATA_FORMATS)}, got {fmt!r}")
-    rows, lines = _read_table(path, delimiter)
+    rows, lines, digest = _read_table(path, delimiter)
     names_line = lines[0]
     if no_header:
         names = [str(j) for j in range(len(rows[0]))]
@@ -454,6 +461,7 @@ def load_data(
         data.warnings.append(f"{path}:{lines[0]}: with --no-header the first row is data, yet each of its values "
                              "occurs only there in its column while the other rows repeat theirs: is it a names "
                              "line? (then leave out --no-header)")
+    data.sha256 = digest
     return _warned(data)
 
 

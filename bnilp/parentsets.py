@@ -42,6 +42,7 @@ from bnilp.errors import (
     check_seconds,
 )
 from bnilp.memory import free_memory, memory_floor, worker_count
+from bnilp.provenance import provenance
 from bnilp.scorefile import ScoreTable
 from bnilp.scores.base import LocalScore, bayes_factor, check_score, tie_tolerance
 from bnilp.scores.discrete import DiscreteScore
@@ -673,6 +674,7 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
         "seconds": round(time.perf_counter() - t0, 4),
         "counts": counting,
         "per_variable": per_var,
+        "provenance": provenance(),
     }
     if depth is not None:
         meta["depth_cut"] = any(st.depth_cut for _, st in results)

@@ -30,6 +30,7 @@ from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_record
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
+from bnilp.provenance import provenance
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable, check_is_table, check_table
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
@@ -205,7 +206,8 @@ def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     keys = ("score", "ess", "bins", "degree", "prior", "expected_parents", "ebic_gamma", "penalty_discount",
             "data", "N", "palim", "palim_default", "palim_reached", "exact_for_parent_sets_up_to", "scored",
             "kept", "pruned", "seconds", "dropped_constant", "twin_columns", "warnings", "score_time_limit",
-            "score_time_limit_reached", "score_memory_limit_reached", "score_deeper_pass_refused", "deepening")
+            "score_time_limit_reached", "score_memory_limit_reached", "score_deeper_pass_refused", "deepening",
+            "data_sha256", "provenance")
     out = {k: meta[k] for k in keys if k in meta}
     out["parent_sets"] = table.n_parent_sets()
     return out
@@ -457,6 +459,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         report["limits"].append("score_time_limit")
     if table.meta.get("score_memory_limit_reached"):
         report["limits"].append("score_memory_limit")
+    report["provenance"] = {**provenance(), "settings": {
+        "time_limit": time_limit, "max_networks": max_networks, "prior": prior, "enumerate_by": enumerate_by,
+        "list_dags": list_dags, "optimum_only": optimum_only, "count_past_cap": count_past_cap, "jobs": jobs,
+        "warm_start": warm_start is not None}}
     return LearnResult(table, solution, report)
 
 
