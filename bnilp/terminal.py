@@ -35,13 +35,16 @@ PRINTED = "ε≤←→∅⟂−─╭│"
 
 class _ReaderMayLeave(io.RawIOBase):
     """The terminal side of descriptor ``fd`` (stdout or stderr): once its reader has left (``| head``, a pager quit
-    early) what is printed is dropped instead of raising ``BrokenPipeError``, so the run goes on to write its files
-    and ends with its own exit code. The descriptor itself is left as it is: an output written to ``-`` goes to it
-    directly (:func:`bnilp.scorefile.atomic_output`) and still finds the reader gone."""
+    early) or it cannot be written (``> log`` on a full disk: ``> /dev/full`` ended in a traceback that lost every
+    output), what is printed is dropped instead of raising, so the run goes on to write its files and ends with its
+    own exit code; an error other than the reader leaving is said once on stderr. The descriptor itself is left as
+    it is: an output written to ``-`` goes to it directly (:func:`bnilp.scorefile.atomic_output`) and still finds
+    the reader gone."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, name: str) -> None:
         super().__init__()
         self._fd = fd
+        self.name = name
         self.left = False
 
     def writable(self) -> bool:
@@ -62,6 +65,12 @@ class _ReaderMayLeave(io.RawIOBase):
             return None
         except BrokenPipeError:
             self.left = True
+            return len(data)
+        except OSError as exc:
+            self.left = True
+            if self.name != "stderr":
+                sys.stderr.write(f"bnilp: warning: {self.name} cannot be written ({exc.strerror or exc}): what the "
+                                 "run prints there is dropped\n")
             return len(data)
 
 
@@ -93,7 +102,8 @@ def tolerant_terminal() -> None:
                 stream.reconfigure(errors=errors)   # a Windows console: its own writer (UTF-16) stays
             continue
         stream.flush()
-        setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(_ReaderMayLeave(fd)), encoding=encoding, errors=errors,
+        raw = _ReaderMayLeave(fd, name)
+        setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(raw), encoding=encoding, errors=errors,
                                             line_buffering=stream.line_buffering, write_through=stream.write_through))
 
 

@@ -504,6 +504,19 @@ def test_a_reader_of_the_terminal_output_that_leaves_costs_no_file(small_csv, tm
     assert json.loads(report.read_text())["limits"] == ["palim"]
 
 
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_terminal_output_on_a_full_disk_costs_no_file_and_says_so_once(small_csv, tmp_path) -> None:
+    """``bnilp learn … > log`` with the log's disk full (``> /dev/full``) ended in a traceback from the panel, exit 1,
+    and lost the JSON (on another disk). What is printed there is now dropped, said once on stderr."""
+    report = tmp_path / "r.json"
+    line = " ".join(shlex.quote(str(a)) for a in [sys.executable, "-m", "bnilp", "learn", small_csv, "--bf", "3",
+                                                  "--json", report])
+    done = subprocess.run(["bash", "-c", f"{line} > /dev/full"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and report.exists(), done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("bnilp: warning: stdout cannot be written (No space left on device)") == 1
+
+
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/wchan"), reason="needs Linux's /proc wchan")
 def test_ctrl_c_ends_a_run_whose_fifo_output_has_no_reader(small_csv, tmp_path) -> None:
     """``--json FIFO`` with nobody reading the FIFO blocked in ``open`` for ever, and Ctrl-C could not end it:
