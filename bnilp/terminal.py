@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import time
 from typing import Any
 
 from rich.console import Console
@@ -26,6 +27,28 @@ def plain_console(**kwargs: Any) -> Console:
     if "width" not in kwargs and "COLUMNS" not in os.environ and not console.is_terminal:
         console.width = FILE_WIDTH
     return console
+
+
+#: how often a run whose terminal output is not a terminal (a log file, a batch job's output) prints where it is,
+#: in place of the progress bar and status line a terminal shows
+LOG_PROGRESS_SECONDS = 60.0
+
+
+class LogProgress:
+    """A line ``[T s] TEXT`` on ``console`` at most every :data:`LOG_PROGRESS_SECONDS` (``every``) of the calls it
+    gets: ``bnilp learn big.csv > log 2>&1`` printed nothing between the types inferred and the report, for however
+    long scoring and the search ran (rich's bar and status line show only at a terminal)."""
+
+    def __init__(self, console: Console, every: float | None = None) -> None:
+        self.console = console
+        self.every = LOG_PROGRESS_SECONDS if every is None else every
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, text: str) -> None:
+        now = time.monotonic()
+        if now - self.last >= self.every:
+            self.last = now
+            self.console.print(f"[{now - self.start:.0f} s] {text}", markup=False, highlight=False, soft_wrap=True)
 
 
 #: characters the command line prints (help texts, tables, the report): an output that cannot encode them is given

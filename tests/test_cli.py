@@ -568,3 +568,18 @@ def test_a_file_size_limit_is_one_line_and_leaves_neither_score_file_nor_sidecar
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [f"bnilp: error: {out}: cannot be written (File too large)"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["small.csv"]
+
+
+def test_a_run_logged_to_a_file_says_where_it_is_now_and_then(runner, small_csv, monkeypatch) -> None:
+    """``bnilp learn big.csv > log 2>&1`` printed nothing between the types inferred and the report, however long
+    scoring and the search ran: the bar and the status line show only at a terminal. Not at one, a line now and
+    then (every ``LOG_PROGRESS_SECONDS``; 0 here, so every call) says where the run is."""
+    from bnilp import terminal
+
+    monkeypatch.setattr(terminal, "LOG_PROGRESS_SECONDS", 0.0)
+    res = run(runner, "learn", small_csv, "--bf", "3")
+    assert res.exit_code == 0, res.output
+    assert re.search(r"^\[\d+ s\] scoring: 1 of 5 variables walked, the last \S+: kept \d+ of \d+$", res.output, re.M)
+    assert "scoring: 5 of 5 variables walked" in res.output
+    assert re.search(r"^\[\d+ s\] search, [^:]+: \d+ networks$", res.output, re.M), res.output
+    assert "] scoring" not in run(runner, "learn", small_csv, "--bf", "3", "-q").output

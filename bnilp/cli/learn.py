@@ -63,7 +63,7 @@ from bnilp.scorefile import (
 )
 from bnilp.scores.base import bf_text
 from bnilp.scores.discrete import DEFAULT_ESS
-from bnilp.terminal import plain_console
+from bnilp.terminal import LogProgress, plain_console
 
 
 def solve_options(func):
@@ -190,6 +190,10 @@ def _live(console: Console, quiet: bool):
     """A status line fed by the solver's progress callback."""
     if quiet:
         yield None
+        return
+    if not console.is_terminal:     # a log: a line now and then
+        log = LogProgress(console)
+        yield lambda info: log(f"search, {info.get('phase', '')}: {info.get('networks', 0)} networks")
         return
     with console.status("solving …") as status:
         def update(info: dict[str, Any]) -> None:

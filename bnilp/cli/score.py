@@ -32,7 +32,7 @@ from bnilp.report import limit_reason
 from bnilp.scorefile import ScoreTable, check_score_file_names, sidecar_path, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
-from bnilp.terminal import lossless, plain_console
+from bnilp.terminal import LogProgress, lossless, plain_console
 
 RULE_COLUMNS = tuple(sorted(ALL_RULES))
 
@@ -70,8 +70,18 @@ def walk_options(func):
 
 @contextmanager
 def _progress(console: Console, total: int | None, quiet: bool):
-    if quiet or not console.is_terminal:   # a transient bar left a blank line in a file
+    if quiet:
         yield lambda stats: None
+        return
+    if not console.is_terminal:     # a log: a line now and then (a transient bar left a blank line in a file)
+        log, done = LogProgress(console), []
+
+        def logged(stats: Any) -> None:
+            done.append(stats.child)
+            log(f"scoring: {len(done)}{'' if total is None else f' of {total}'} variables walked, the last "
+                f"{stats.child}: kept {stats.kept} of {stats.scored}")
+
+        yield logged
         return
     with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.description}", markup=False),   # a name such as rate[/s] is no markup
