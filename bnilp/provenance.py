@@ -6,6 +6,7 @@ data and its options."""
 from __future__ import annotations
 
 import datetime
+import os
 import platform
 import sys
 from collections.abc import Iterator
@@ -21,11 +22,18 @@ class _Command:
     words: list[str] | None = None
 
 
+def invoked_as(argv0: str) -> str:
+    """How this process's command line was started, from ``sys.argv[0]``: ``python -m bnilp`` (then it is the
+    package's ``__main__.py``) or the console script's name (``bnilp``)."""
+    name = os.path.basename(argv0)
+    return "python -m bnilp" if name == "__main__.py" else name or "bnilp"
+
+
 @contextmanager
-def command_recorded(args: list[str]) -> Iterator[None]:
-    """While the command line's run lasts, its words (``bnilp`` and ``args``) go into what it writes; a later call
-    of the Python API in the same process (a test, a notebook that ran ``bnilp.cli.main``) records none."""
-    _Command.words = ["bnilp", *map(str, args)]
+def command_recorded(args: list[str], program: str = "bnilp") -> Iterator[None]:
+    """While the command line's run lasts, its words (``program``'s and ``args``) go into what it writes; a later
+    call of the Python API in the same process (a test, a notebook that ran ``bnilp.cli.main``) records none."""
+    _Command.words = [*program.split(), *map(str, args)]
     try:
         yield
     finally:

@@ -3,6 +3,7 @@ stderr kept printing when their reader leaves or their encoding falls short."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import sys
@@ -42,18 +43,33 @@ class LogProgress:
     def __init__(self, console: Console, every: float | None = None) -> None:
         self.console = console
         self.every = LOG_PROGRESS_SECONDS if every is None else every
-        self.start = self.last = time.monotonic()
+        self.last = time.monotonic()
 
     def __call__(self, text: str) -> None:
         now = time.monotonic()
         if now - self.last >= self.every:
-            self.last = now
-            self.console.print(f"[{now - self.start:.0f} s] {text}", markup=False, highlight=False, soft_wrap=True)
+            self.last = now         # T: since the command line started (its first import of this module)
+            self.console.print(f"[{now - _STARTED:.0f} s] {text}", markup=False, highlight=False, soft_wrap=True)
 
 
-#: characters the command line prints (help texts, tables, the report): an output that cannot encode them is given
-#: stand-ins rather than a traceback
-PRINTED = "ε≤←→∅⟂−─╭│"
+_STARTED = time.monotonic()
+
+
+#: characters the command line prints (help texts, tables, the report) and what an output that cannot encode them
+#: shows instead (``X1 ← ∅`` read ``X1 ? ?``); any other character it cannot encode is escaped (``\u6e29``)
+STAND_INS = {"ε": "eps", "≤": "<=", "≥": ">=", "←": "<-", "→": "->", "∅": "{}", "⟂": "_||_", "−": "-", "…": "...",
+             "×": "x", "·": "*", "Π": "Pi", "χ": "chi", "ℓ": "l", "—": "--", "–": "-"}
+PRINTED = "".join(STAND_INS)
+
+
+def _stand_in(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    return "".join(STAND_INS.get(c) or c.encode("ascii", "backslashreplace").decode("ascii") for c in text), exc.end
+
+
+codecs.register_error("bnilp-stand-ins", _stand_in)
 
 
 class _ReaderMayLeave(io.RawIOBase):
@@ -82,10 +98,13 @@ class _ReaderMayLeave(io.RawIOBase):
     def write(self, data: Any) -> int | None:
         if self.left:
             return len(data)
+        view, written = memoryview(data).cast("B"), 0
         try:
-            return os.write(self._fd, data)
+            while written < len(view):          # whole: unbuffered (python -u) a text layer writes here directly
+                written += os.write(self._fd, view[written:])
+            return written
         except BlockingIOError:
-            return None
+            return written or None
         except BrokenPipeError:
             self.left = True
             return len(data)
@@ -102,18 +121,19 @@ def tolerant_terminal() -> None:
     readers. (1) A reader that leaves: on POSIX each is re-opened over :class:`_ReaderMayLeave` — ``bnilp learn …
     --report rep | less`` with the pager quit before the run ended lost ``rep`` and ended with exit 1 (the report's
     panel raised ``BrokenPipeError`` inside the set of outputs, which was then discarded; found by a review).
-    (2) An encoding that cannot print :data:`PRINTED`: stdout prints ``?`` for what it cannot encode — on Windows a
-    redirected or piped output (``bnilp learn > out.txt``) is in the locale's code page (cp1252) unless Python's
-    UTF-8 mode is on, and ``--help`` (⟂) or the report (ε) ended in a ``UnicodeEncodeError`` traceback that lost the
-    outputs (a review); stderr already escapes (Python's ``backslashreplace``)."""
+    (2) An encoding that cannot print :data:`PRINTED`: each stream prints :data:`STAND_INS` (``<-``, ``eps``) and
+    escapes whatever else it cannot encode — on Windows a redirected or piped output (``bnilp learn > out.txt``) is
+    in the locale's code page (cp1252) unless Python's UTF-8 mode is on, and ``--help`` (⟂) or the report (ε) ended
+    in a ``UnicodeEncodeError`` traceback that lost the outputs (a review). Buffering stays as it was (line-buffered
+    at a terminal; unbuffered under ``python -u``, ``PYTHONUNBUFFERED``)."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         errors = getattr(stream, "errors", None) or "strict"
         encoding = getattr(stream, "encoding", None) or "utf-8"
         try:
-            PRINTED.encode(encoding, errors)
+            PRINTED.encode(encoding)
         except UnicodeEncodeError:
-            errors = "replace"
+            errors = "bnilp-stand-ins"
         except LookupError:
             pass
         try:
@@ -126,8 +146,10 @@ def tolerant_terminal() -> None:
             continue
         stream.flush()
         raw = _ReaderMayLeave(fd, name)
-        setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(raw), encoding=encoding, errors=errors,
-                                            line_buffering=stream.line_buffering, write_through=stream.write_through))
+        buffered = isinstance(getattr(stream, "buffer", None), io.BufferedIOBase)   # not under python -u
+        setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(raw) if buffered else raw, encoding=encoding,
+                                            errors=errors, line_buffering=stream.line_buffering,
+                                            write_through=stream.write_through))
 
 
 def lossless(table: Table) -> Table:

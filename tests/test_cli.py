@@ -583,3 +583,23 @@ def test_a_run_logged_to_a_file_says_where_it_is_now_and_then(runner, small_csv,
     assert "scoring: 5 of 5 variables walked" in res.output
     assert re.search(r"^\[\d+ s\] search, [^:]+: \d+ networks$", res.output, re.M), res.output
     assert "] scoring" not in run(runner, "learn", small_csv, "--bf", "3", "-q").output
+
+
+def test_a_logged_deepening_scoring_counts_the_variables_of_each_pass(runner, small_csv, tmp_path, monkeypatch) -> None:
+    """Under ``--score-time-limit`` each deeper pass walks every variable again: the log's line counted them all
+    ("148 variables walked" on 37)."""
+    from bnilp import terminal
+
+    monkeypatch.setattr(terminal, "LOG_PROGRESS_SECONDS", 0.0)
+    res = run(runner, "score", small_csv, "-o", tmp_path / "s.scores", "--score-time-limit", "120")
+    assert res.exit_code == 0, res.output
+    counts = [int(k) for k in re.findall(r"scoring, pass \d+: (\d+) of 5 variables walked", res.output)]
+    assert counts and max(counts) == 5 and "scoring, pass 2: 1 of 5" in res.output, res.output
+
+
+def test_a_score_file_written_to_stdout_is_said_to_have_no_sidecar(small_csv) -> None:
+    """``bnilp score d.csv -o -`` said "wrote - (11 parent sets) and -.json": a stream has no sidecar."""
+    done = subprocess.run([sys.executable, "-m", "bnilp", "score", str(small_csv), "-o", "-"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("5\n"), done.stderr
+    assert re.search(r"wrote - \(\d+ parent sets\) no sidecar", done.stderr) and "-.json" not in done.stderr

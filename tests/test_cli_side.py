@@ -110,6 +110,8 @@ def test_compare_truth_with_itself_and_with_a_result(simulated, tmp_path):
     assert m["AP"] == 1 and m["AR"] == pytest.approx((n - 1) / n)
     table = _run("compare", str(learned), str(truth_path))
     assert table.exit_code == 0 and "AHP" in table.output and "SHD" in table.output
+    # the reversed edge is one adjacency with other marks, not two (mark_mismatch counts it too)
+    assert "1 reversed, 0 with other marks" in " ".join(table.output.split()), table.output
 
 
 def test_compare_edges_threshold_and_cpdag(tmp_path):

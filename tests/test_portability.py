@@ -41,14 +41,25 @@ def test_the_command_line_runs_where_os_has_no_register_at_fork(tmp_path) -> Non
 def test_an_output_in_a_code_page_that_cannot_print_epsilon_gets_stand_ins_and_every_file(tmp_path) -> None:
     """On Windows a redirected stdout is in the locale's code page (cp1252) unless Python's UTF-8 mode is on:
     ``--help`` (⟂) and the report's panel (ε) ended in a ``UnicodeEncodeError`` traceback, exit 1, and the report's
-    files — written together after the panel — were lost."""
+    files — written together after the panel — were lost. Symbols get ASCII stand-ins (``X1 ? ?`` was ``X1 ← ∅``)."""
     cp1252 = {"PYTHONIOENCODING": "cp1252"}
     done = _bnilp("citest", "--help", env=cp1252)
-    assert done.returncode == 0 and "Test X ? Y | GIVEN" in done.stdout, done.stderr
+    assert done.returncode == 0 and "Test X _||_ Y | GIVEN" in done.stdout, done.stderr     # ⟂'s stand-in
     report = tmp_path / "r.json"
     done = _bnilp("learn", "--bf", "3", "--json", str(report), env=cp1252)
-    assert done.returncode == 0 and "? = ln BF" in done.stdout, done.stderr
+    assert done.returncode == 0 and "eps = ln BF" in done.stdout and " <- {}" in done.stdout, done.stderr
     assert "Traceback" not in done.stderr and report.exists()
+
+
+def test_the_terminal_streams_stay_unbuffered_under_python_u() -> None:
+    """Under ``python -u`` (or ``PYTHONUNBUFFERED``, common in containers and CI) stdout is unbuffered: the
+    re-opened streams (:func:`bnilp.terminal.tolerant_terminal`) held writes in an 8 KB buffer, so warnings and
+    tracebacks on stderr came before the stdout text written ahead of them."""
+    code = ("import os, sys\nfrom bnilp.terminal import tolerant_terminal\ntolerant_terminal()\n"
+            "sys.stdout.write('a')\nos.write(2, b'b')\nsys.stdout.write('c')\n")
+    done = subprocess.run([sys.executable, "-u", "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=60)
+    assert done.stdout == "abc", done.stdout
 
 
 def test_an_output_to_stdout_is_written_where_descriptors_are_not_files(monkeypatch, tmp_path) -> None:
@@ -114,6 +125,9 @@ def test_outputs_that_differ_only_in_case_are_one_file_where_the_file_system_ign
         check_outputs({"json_out": json_out, "dot_out": dot_out}, FLAGS)
     with pytest.raises(InputError, match="name the same file"):
         check_outputs({"json_out": str(tmp_path / "ASIA.CSV")}, FLAGS, inputs={str(data): "DATA"})
+    with pytest.raises(InputError, match="lies inside") as caught:     # said with the paths as written
+        check_outputs({"json_out": str(tmp_path / "Nest"), "dot_out": str(tmp_path / "nest" / "R.dot")}, FLAGS)
+    assert "Nest)" in str(caught.value) and "R.dot" in str(caught.value)
 
 
 def test_csv_outputs_end_their_lines_in_newline_whatever_the_system_s_line_separator(monkeypatch, tmp_path) -> None:

@@ -63,3 +63,11 @@ def test_the_python_api_records_its_settings_and_no_command_even_after_the_comma
     assert "command" not in made and made["settings"]["max_networks"] == 40 and _recent(made["created"])
     frame = random_discrete_frame(11, n=5, N=400)
     assert "data_sha256" not in bnilp.learn(frame).report["scoring"]      # no file: nothing to hash
+
+
+def test_the_command_is_recorded_as_it_was_started() -> None:
+    """``python -m bnilp learn …`` was recorded as ``bnilp learn …`` (a review: provenance is there to rerun it)."""
+    from bnilp.provenance import invoked_as
+
+    assert invoked_as("/site-packages/bnilp/__main__.py") == "python -m bnilp"
+    assert invoked_as("/venv/bin/bnilp") == "bnilp"

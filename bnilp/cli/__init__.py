@@ -22,7 +22,7 @@ import click
 
 from bnilp import __version__
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
-from bnilp.provenance import command_recorded
+from bnilp.provenance import command_recorded, invoked_as
 from bnilp.terminal import tolerant_terminal
 from bnilp.threads import (
     SEARCH_STOPPED_BY_SIGNAL,
@@ -221,7 +221,8 @@ class LazyGroup(click.Group):
         if args is None:
             tolerant_terminal()
         try:
-            with command_recorded(sys.argv[1:] if args is None else list(args)):
+            with (command_recorded(sys.argv[1:], invoked_as(sys.argv[0])) if args is None
+                  else command_recorded(list(args))):
                 self._main(args, prog_name, complete_var, **extra)
         except SystemExit as exc:
             if args is None:        # the process itself (the console script, python -m bnilp), not a caller's call

@@ -46,7 +46,7 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     from bnilp.scorefile import check_writable, is_stream, sidecar_path
 
     written: dict[str, str] = {same_file_key(path): name for path, name in (inputs or {}).items()}
-    outputs: list[tuple[str, str, str]] = []     # files written: (real path, what names it, the flag it comes from)
+    outputs: list[tuple[str, str, str, str]] = []     # files written: (key, real path, what names it, its flag)
     for key, flag in flags.items():
         if opts.get(key) == "":
             raise InputError(f"{flag}: an empty path (give a file name)")
@@ -68,10 +68,10 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
                 if other != name:
                     raise InputError(f"{other} and {name} name the same file ({path}): one would replace the other")
                 if not (key in folders and path == opts[key]):      # files may go into a report folder
-                    outputs.append((same_file_key(path), name, flag))
-    for outer, outer_name, outer_flag in outputs:       # --dot nest with --json nest/r.json
-        for inner, inner_name, inner_flag in outputs:
-            if outer_flag != inner_flag and inner.startswith(outer.rstrip(os.sep) + os.sep):
+                    outputs.append((same_file_key(path), os.path.realpath(path), name, flag))
+    for outer_key, outer, outer_name, outer_flag in outputs:       # --dot nest with --json nest/r.json
+        for inner_key, inner, inner_name, inner_flag in outputs:
+            if outer_flag != inner_flag and inner_key.startswith(outer_key.rstrip(os.sep) + os.sep):
                 raise InputError(f"{inner_name} ({inner}) lies inside {outer_name} ({outer}): one output cannot "
                                  "be written inside another")
 

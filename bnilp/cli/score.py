@@ -29,7 +29,7 @@ from bnilp.cli.options import (
 from bnilp.data import Dataset, constant_column_text, twin_columns_text
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.report import limit_reason
-from bnilp.scorefile import ScoreTable, check_score_file_names, sidecar_path, write_jaakkola
+from bnilp.scorefile import ScoreTable, check_score_file_names, is_stream, sidecar_path, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 from bnilp.terminal import LogProgress, lossless, plain_console
@@ -69,16 +69,23 @@ def walk_options(func):
 
 
 @contextmanager
-def _progress(console: Console, total: int | None, quiet: bool):
+def _progress(console: Console, n: int, deepening: bool, quiet: bool):
+    """Each variable walked shown: a bar at a terminal (no total when ``deepening``: each pass walks every
+    variable again), else a line now and then (:class:`~bnilp.terminal.LogProgress`; a transient bar left a blank
+    line in a file)."""
     if quiet:
         yield lambda stats: None
         return
-    if not console.is_terminal:     # a log: a line now and then (a transient bar left a blank line in a file)
-        log, done = LogProgress(console), []
+    if not console.is_terminal:
+        log, seen, walk = LogProgress(console), set(), 1
 
         def logged(stats: Any) -> None:
-            done.append(stats.child)
-            log(f"scoring: {len(done)}{'' if total is None else f' of {total}'} variables walked, the last "
+            nonlocal walk
+            if stats.child in seen:         # deepening: a deeper pass walks them all again
+                seen.clear()
+                walk += 1
+            seen.add(stats.child)
+            log(f"scoring{f', pass {walk}' if deepening else ''}: {len(seen)} of {n} variables walked, the last "
                 f"{stats.child}: kept {stats.kept} of {stats.scored}")
 
         yield logged
@@ -86,7 +93,7 @@ def _progress(console: Console, total: int | None, quiet: bool):
     with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.description}", markup=False),   # a name such as rate[/s] is no markup
                   TimeElapsedColumn(), console=console, transient=True) as bar:
-        task = bar.add_task("", total=total)
+        task = bar.add_task("", total=None if deepening else n)
 
         def update(stats: Any) -> None:
             bar.update(task, advance=1, description=f"{stats.child}: kept {stats.kept} of {stats.scored}")
@@ -115,7 +122,7 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
             console.print(Text(f"warning: {twin_columns_text(group)}", style="yellow"))
     score = score_from_options(data, opts)
     deepening = opts.get("score_time_limit") is not None   # children are walked once per depth
-    with _progress(console, None if deepening else data.n, quiet) as update:
+    with _progress(console, data.n, deepening, quiet) as update:
         table = score_parent_sets(score, epsilon=epsilon, palim=opts.get("palim"), prune=not opts.get("no_prune"),
                                   n_jobs=opts.get("n_jobs", 1), scheduler=opts.get("scheduler"), progress=update,
                                   knowledge=opts.get("knowledge"), counts=opts.get("counts", "auto"),
@@ -205,8 +212,8 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     with outputs_whole():
         write_jaakkola(table, out)
     if not quiet:
-        console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) and {sidecar_path(out)}", markup=False,
-                      highlight=False)
+        beside = "no sidecar: a stream has no folder" if is_stream(out) else f"and {sidecar_path(out)}"
+        console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) {beside}", markup=False, highlight=False)
     k = limited_to(table.meta)
     if k is not None:
         why = limit_reason(table.meta)

@@ -207,5 +207,5 @@ def _print_compare(learned: str, true: str, result: dict[str, Any], note: str) -
     adj = result["adjacencies"]
     console.print(f"adjacencies: {adj['true_positive']} correct, {adj['false_positive']} extra, "
                   f"{adj['false_negative']} missing; {result['reversed']} reversed, "
-                  f"{result['mark_mismatch']} with other marks; AHR over all true arrowheads "
+                  f"{result['mark_mismatch'] - result['reversed']} with other marks; AHR over all true arrowheads "
                   f"{_fmt(result['AHR_all'])}")
