@@ -96,9 +96,9 @@ class _ReaderMayLeave(io.RawIOBase):
         return os.isatty(self._fd)
 
     def write(self, data: Any) -> int | None:
-        if self.left:
-            return len(data)
         view, written = memoryview(data).cast("B"), 0
+        if self.left:
+            return len(view)
         try:
             while written < len(view):          # whole: unbuffered (python -u) a text layer writes here directly
                 written += os.write(self._fd, view[written:])
@@ -107,13 +107,13 @@ class _ReaderMayLeave(io.RawIOBase):
             return written or None
         except BrokenPipeError:
             self.left = True
-            return len(data)
+            return len(view)
         except OSError as exc:
             self.left = True
             if self.name != "stderr":
                 sys.stderr.write(f"bnilp: warning: {self.name} cannot be written ({exc.strerror or exc}): what the "
                                  "run prints there is dropped\n")
-            return len(data)
+            return len(view)
 
 
 def tolerant_terminal() -> None:
