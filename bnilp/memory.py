@@ -34,9 +34,8 @@ def paused_gc() -> Iterator[None]:
 def free_memory() -> int | None:
     """Bytes of physical memory available now without swapping (Linux: MemAvailable, which counts the
     page cache the kernel can drop; elsewhere psutil's ``available``, else the free pages; None where the system
-    does not say) — and
-    never more than the process's control group leaves it (:func:`cgroup_memory`: a container's or a batch
-    job's memory limit, which kills the process long before the machine runs short)."""
+    does not say) — and never more than the process's control group leaves it (:func:`cgroup_memory`: a
+    container's or a batch job's memory limit, which kills the process long before the machine runs short)."""
     free = _machine_free()
     group = cgroup_memory()
     if group is not None:
