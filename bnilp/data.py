@@ -75,6 +75,8 @@ class Dataset:
     notes: list[str] = field(default_factory=list)
     #: likely mistakes in reading the file that no rule can settle (shown even with ``-q``, kept in sidecars)
     warnings: list[str] = field(default_factory=list)
+    #: rows left out for a missing value (``drop_missing``): the data set is their complete rows
+    rows_dropped_missing: int = 0
 
     def __eq__(self, other: object) -> bool:
         """Every field equal, the arrays element by element (NaN equal to NaN; the generated ``==`` compared
@@ -130,7 +132,8 @@ class Dataset:
                        values=np.ascontiguousarray(self.values[:, keep]),
                        arities=[self.arities[j] for j in keep], levels=[self.levels[j] for j in keep],
                        source=self.source, sha256=self.sha256, dropped=list(self.dropped),
-                       notes=[nt for nt in self.notes if nt.split(":", 1)[0] in wanted], warnings=list(self.warnings))
+                       notes=[nt for nt in self.notes if nt.split(":", 1)[0] in wanted], warnings=list(self.warnings),
+                       rows_dropped_missing=self.rows_dropped_missing)
 
     def discrete_indices(self) -> list[int]:
         return [j for j, k in enumerate(self.kinds) if k == DISCRETE]
@@ -148,6 +151,7 @@ class Dataset:
             "kinds": dict(zip(self.names, self.kinds, strict=True)),
             "arities": {nm: r for nm, r, k in zip(self.names, self.arities, self.kinds, strict=True)
                         if k == DISCRETE},
+            **({"rows_dropped_missing": self.rows_dropped_missing} if self.rows_dropped_missing else {}),
             "dropped_constant": list(self.dropped),
             "twin_columns": self.twins,
             **({"warnings": list(self.warnings)} if self.warnings else {}),
@@ -393,6 +397,7 @@ def load_data(
     missing: str | list[str] | None = None,
     fmt: str = "auto",
     integer_codes: bool = False,
+    drop_missing: bool = False,
 ) -> Dataset:
     """Load a CSV/TSV or GOBNILP ``.dat`` file into a :class:`Dataset`.
 
@@ -401,7 +406,8 @@ def load_data(
     file ends in ``.dat``, or when the line holds a ``-`` and the file does not end in ``.csv`` (a CSV's
     ``-`` is more often a missing value); a column with more distinct values than its declared arity
     is an error. ``missing`` lists extra tokens (e.g. ``?``)
-    that mean a missing value; an empty cell always does. Missing values are an error.
+    that mean a missing value; an empty cell always does. Missing values are an error, unless ``drop_missing``
+    leaves out every row that holds one (complete-case analysis, :func:`complete_rows`).
     ``discrete="all"`` makes every column discrete. ``integer_codes`` (for a discrete-only score
     with no type options) takes a column of integers in 0..:data:`MAX_INTEGER_CODE` as discrete
     whatever its number of distinct values.
@@ -433,6 +439,12 @@ def load_data(
     for line, row in zip(lines, rows, strict=True):
         if len(row) != width:
             raise InputError(f"{path}:{line}: expected {width} fields, found {len(row)}")
+    left_out = 0
+    if drop_missing:
+        tokens = {""} | set(_split_list(missing))
+        keep = complete_rows(np.array([[c in tokens for c in row] for row in rows], dtype=bool), path)
+        left_out = len(rows) - len(keep)
+        rows, lines = [rows[i] for i in keep], [lines[i] for i in keep]
     frame = pd.DataFrame(rows, columns=range(width), dtype=str)
     kinds_hint: dict[str, str] = {}
     declared_states: dict[str, int] = {}
@@ -462,7 +474,32 @@ def load_data(
                              "occurs only there in its column while the other rows repeat theirs: is it a names "
                              "line? (then leave out --no-header)")
     data.sha256 = digest
+    data.rows_dropped_missing = left_out
     return _warned(data)
+
+
+#: what a missing-value error adds
+MISSING_HINT = ("bnilp needs complete data: impute it, or leave out the rows that have one (load_data or "
+                "from_dataframe with drop_missing=True, --drop-missing)")
+
+
+def complete_rows(missing: np.ndarray, source: str) -> np.ndarray:
+    """The rows (indices) with no missing cell, given the (rows × columns) ``missing`` mask — *complete-case
+    analysis*: the scores are then those of the complete rows, which estimate the full data's network without
+    bias only where values are missing completely at random (Little & Rubin 2019, §3.2); where missingness
+    depends on the values, the network of the complete rows can differ. An :class:`InputError` when none is
+    complete."""
+    keep = np.flatnonzero(~missing.any(axis=1))
+    if len(keep) == 0:
+        raise InputError(f"{source}: every row has a missing value: drop_missing (--drop-missing) leaves no data")
+    return keep
+
+
+def dropped_rows_text(data: Dataset) -> str:
+    """What the command line says of the rows ``drop_missing`` left out (:func:`complete_rows`)."""
+    k = data.rows_dropped_missing
+    return (f"left out {k} of {data.N + k} rows with a missing value (--drop-missing): N = {data.N}, the complete rows "
+            "— sound where values are missing completely at random")
 
 
 def constant_column_text(name: str) -> str:
@@ -523,13 +560,15 @@ def from_dataframe(
     continuous: str | list[str] | None = None,
     source: str = "<DataFrame>",
     integer_codes: bool = False,
+    drop_missing: bool = False,
 ) -> Dataset:
     """A :class:`Dataset` from a pandas DataFrame (categorical and bool columns are discrete; every other column,
     text and object columns included, is typed by its values as :func:`load_data` types the CSV of the frame —
     a text column of numbers such as ``"0.125"`` is numbers, as pandas 3 leaves a column read with one ``?`` and
     then cleaned; labels are discrete; ``integer_codes`` as for :func:`load_data`). The variables are named by
     ``str(label)`` of the column labels (integer labels 0, 1, … give names '0', '1', …, as a score file's are);
-    labels equal as strings are refused as duplicates."""
+    labels equal as strings are refused as duplicates. A missing cell (NA, None, NaN, NaT) is an error, unless
+    ``drop_missing`` leaves out its row (:func:`complete_rows`)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: df must be a pandas DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
@@ -541,6 +580,11 @@ def from_dataframe(
         raise InputError(f"{source}: no columns")
     if df.shape[0] == 0:
         raise InputError(f"{source}: no data rows")
+    left_out = 0
+    if drop_missing:
+        keep = complete_rows(np.column_stack([_missing(df.iloc[:, j]) for j in range(df.shape[1])]), source)
+        left_out = df.shape[0] - len(keep)
+        df = df.iloc[keep]
     hints, orders = {}, {}
     rows = _row_names(df.index)
     texts = {}
@@ -551,7 +595,8 @@ def from_dataframe(
         try:
             missing = _missing(col)
             if missing.any():
-                raise InputError(f"{source}: {rows(int(np.flatnonzero(missing)[0]))}, column {name!r}: missing value")
+                raise InputError(f"{source}: {rows(int(np.flatnonzero(missing)[0]))}, column {name!r}: missing value "
+                                 f"({MISSING_HINT})")
             if isinstance(col.dtype, pd.CategoricalDtype):
                 # the cells and the order from one spelling of the categories, as a column of them is spelt
                 # (pandas 2 spelt a datetime, a timedelta or a float32 category one way in the column and another
@@ -565,8 +610,10 @@ def from_dataframe(
             raise InputError(f"{source}: column {name!r}: a value that cannot be read as text or a number "
                              f"({type(exc).__name__}: {exc})") from None
     frame = pd.DataFrame(texts)
-    return _warned(_build(frame, names, source, None, discrete, continuous, None, hints, integer_codes,
-                          row_names=rows, level_orders=orders))
+    data = _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes, row_names=rows,
+                  level_orders=orders)
+    data.rows_dropped_missing = left_out
+    return _warned(data)
 
 
 def _missing(col: pd.Series) -> np.ndarray:
@@ -678,7 +725,7 @@ def _build(
         bad = np.isin(cells, list(missing_tokens))
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{where(r)}: column {name!r}: missing value {str(cells[r])!r}")
+            raise InputError(f"{where(r)}: column {name!r}: missing value {str(cells[r])!r} ({MISSING_HINT})")
         numeric = _numbers(cells)
         if name in want_discrete:
             kind, why = DISCRETE, "given"
@@ -795,8 +842,9 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
     r = int(np.flatnonzero(stray)[0])
     shown = ", ".join(repr(t) for t in tokens)
     raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
-                     f"rows): a probable missing value, and bnilp needs complete data (remove or impute those rows); "
-                     f"give --discrete {flag_value(name)} if {tokens[0]!r} is a state")
+                     f"rows): a probable missing value, and bnilp needs complete data (impute those rows, or give "
+                     f"--missing {flag_value(tokens[0])} --drop-missing to leave them out); give --discrete "
+                     f"{flag_value(name)} if {tokens[0]!r} is a state")
 
 
 def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,

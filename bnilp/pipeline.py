@@ -207,7 +207,7 @@ def scoring_summary(table: ScoreTable) -> dict[str, Any]:
             "data", "N", "palim", "palim_default", "palim_reached", "exact_for_parent_sets_up_to", "scored",
             "kept", "pruned", "seconds", "dropped_constant", "twin_columns", "warnings", "score_time_limit",
             "score_time_limit_reached", "score_memory_limit_reached", "score_deeper_pass_refused", "deepening",
-            "data_sha256", "provenance")
+            "data_sha256", "rows_dropped_missing", "provenance")
     out = {k: meta[k] for k in keys if k in meta}
     out["parent_sets"] = table.n_parent_sets()
     return out

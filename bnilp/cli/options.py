@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
-from bnilp.data import DATA_FORMATS, Dataset, load_data
+from bnilp.data import DATA_FORMATS, Dataset, dropped_rows_text, load_data
 from bnilp.errors import DataWarning, InputError
 from bnilp.memory import worker_count
 from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
@@ -99,14 +99,18 @@ def check_seed(seed: int | None) -> None:
 
 
 def data_options(func: Callable) -> Callable:
-    """--no-header, --discrete, --continuous, --missing, --format."""
+    """--no-header, --discrete, --continuous, --missing, --drop-missing, --format."""
     for opt in reversed([
         click.option("--no-header", is_flag=True, help="The file has no names line; columns are named 0..n-1."),
         click.option("--discrete", "discrete_cols", metavar="COLS",
                      help="Comma-separated columns to treat as discrete ('all': every column)."),
         click.option("--continuous", "continuous_cols", metavar="COLS",
                      help="Comma-separated columns to treat as continuous."),
-        click.option("--missing", metavar="TOKENS", help="Extra tokens meaning 'missing' (e.g. '?'); an error."),
+        click.option("--missing", metavar="TOKENS",
+                     help="Extra tokens meaning 'missing' (e.g. '?'); an error unless --drop-missing."),
+        click.option("--drop-missing", is_flag=True,
+                     help="Leave out every row with a missing value (complete-case analysis: sound where values "
+                          "are missing completely at random); says how many."),
         click.option("--format", "fmt", type=click.Choice(DATA_FORMATS), default="auto", show_default=True,
                      help="Data format: CSV/TSV or GOBNILP .dat (names line, arities line with '-' for continuous)."),
     ]):
@@ -227,9 +231,17 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
     integer_codes = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES and not typed
     with warnings.catch_warnings():     # the commands print their own lines (score_data), -q or not
         warnings.simplefilter("ignore", DataWarning)
-        return load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
+        data = load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
                          continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
-                         fmt=opts.get("fmt", "auto"), integer_codes=integer_codes)
+                         fmt=opts.get("fmt", "auto"), integer_codes=integer_codes,
+                         drop_missing=opts.get("drop_missing", False))
+    if data.rows_dropped_missing and not opts.get("quiet"):    # on stderr: stdout may hold --json -
+        from rich.text import Text
+
+        from bnilp.terminal import plain_console
+
+        plain_console(stderr=True).print(Text(dropped_rows_text(data), style="yellow"))
+    return data
 
 
 def _check_ignored_settings(opts: dict[str, Any]) -> None:

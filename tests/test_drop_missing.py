@@ -1,0 +1,80 @@
+"""Complete-case analysis (``drop_missing``, ``--drop-missing``): the rows with a missing value are left out and
+counted, and what is learned is exactly what the file of the complete rows gives. Missing values stay an error
+without it (bnilp needs complete data), now saying how to leave those rows out."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from bnilp.cli import main
+from bnilp.data import from_dataframe, load_data
+from bnilp.errors import InputError
+from tests.conftest import random_discrete_frame
+
+
+def _with_holes(seed: int = 3, N: int = 300) -> tuple[pd.DataFrame, np.ndarray]:
+    """A random discrete frame as text, with ~5 % of its cells emptied or set to '?', and the complete rows."""
+    frame = random_discrete_frame(seed, n=5, N=N).astype(str)
+    rng = np.random.default_rng(seed)
+    holes = rng.random(frame.shape) < 0.05
+    tokens = rng.choice(["", "?"], size=frame.shape)
+    frame = frame.mask(holes, pd.DataFrame(tokens, index=frame.index, columns=frame.columns))
+    return frame, ~holes.any(axis=1)
+
+
+def test_the_complete_rows_score_exactly_as_the_file_of_the_complete_rows(tmp_path) -> None:
+    frame, complete = _with_holes()
+    holed, clean = tmp_path / "holed.csv", tmp_path / "clean.csv"
+    frame.to_csv(holed, index=False)
+    frame[complete].to_csv(clean, index=False)
+    runner = CliRunner()
+    res = runner.invoke(main, ["score", str(holed), "--missing", "?", "--drop-missing", "-o",
+                               str(tmp_path / "a.scores")])
+    assert res.exit_code == 0, res.output
+    left_out = int((~complete).sum())
+    assert f"left out {left_out} of 300 rows with a missing value (--drop-missing): N = {300 - left_out}" in res.output
+    assert runner.invoke(main, ["score", str(clean), "-q", "-o", str(tmp_path / "b.scores")]).exit_code == 0
+    assert (tmp_path / "a.scores").read_text() == (tmp_path / "b.scores").read_text()
+    meta = json.loads((tmp_path / "a.scores.json").read_text())
+    assert meta["N"] == 300 - left_out and meta["rows_dropped_missing"] == left_out
+    res = runner.invoke(main, ["learn", str(holed), "--missing", "?", "--drop-missing", "-q", "--json",
+                               str(tmp_path / "r.json")])
+    assert res.exit_code == 0 and "left out" not in res.output      # -q
+    assert json.loads((tmp_path / "r.json").read_text())["scoring"]["rows_dropped_missing"] == left_out
+
+
+def test_without_it_a_missing_value_is_an_error_that_says_how_to_leave_its_row_out(tmp_path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n0,1\n1,\n0,0\n")
+    with pytest.raises(InputError, match=r"d\.csv:3: column 'b': missing value '' \(.*drop_missing=True, "
+                                         r"--drop-missing\)"):
+        load_data(path)
+    with pytest.raises(InputError, match=r"row 1, column 'b': missing value \(.*drop_missing=True"):
+        from_dataframe(pd.DataFrame({"a": [0, 1, 0], "b": [1.0, None, 0.0]}))
+
+
+def test_dropping_keeps_the_file_lines_and_frame_labels_of_later_errors_and_refuses_an_empty_result(tmp_path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n0,1\n1,\n0,0\n1,x\n")          # line 5: 'x' in a numeric column b
+    data = load_data(path, drop_missing=True, discrete="a")
+    assert data.N == 3 and data.rows_dropped_missing == 1 and data.describe()["rows_dropped_missing"] == 1
+    path.write_text("a,b\n0,1\n1,\n0,0\n1,0.5\n2,?\n")
+    with pytest.raises(InputError, match=r"d\.csv:6: column 'b' holds numbers except '\?'.*"
+                                         r"--missing '\?' --drop-missing"):
+        load_data(path, drop_missing=True)
+    frame = pd.DataFrame({"a": ["x", None, "y", "y"], "b": [1.0, 2.0, np.nan, 0.5]}, index=[10, 11, 12, 13])
+    data = from_dataframe(frame, drop_missing=True)
+    assert data.N == 2 and data.rows_dropped_missing == 2 and data.levels[0] == ["x", "y"]
+    with pytest.raises(InputError, match=r"row 1 \(index 13\)"):      # messages name the rows left
+        from_dataframe(frame.assign(b=[1.0, 2.0, np.nan, np.inf]), drop_missing=True)
+    assert "rows_dropped_missing" not in from_dataframe(frame.dropna()).describe()
+    with pytest.raises(InputError, match="every row has a missing value"):
+        from_dataframe(pd.DataFrame({"a": [None, 1.0], "b": [2.0, None]}), drop_missing=True)
+    path.write_text("a,b\n,1\n1,\n")
+    with pytest.raises(InputError, match=r"d\.csv: every row has a missing value: drop_missing \(--drop-missing\)"):
+        load_data(path, drop_missing=True)
