@@ -281,7 +281,7 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
         end = 0
         try:
             for cells in reader:
-                rows.append([c.strip() for c in cells])
+                rows.append(list(map(str.strip, cells)))
                 starts.append(end + 1)
                 end = reader.line_num
         except csv.Error as exc:        # e.g. a cell past the csv module's field size limit
@@ -626,6 +626,14 @@ def _missing(col: pd.Series) -> np.ndarray:
 
 
 def _numbers(cells: np.ndarray) -> np.ndarray:
+    """Each cell's number (:func:`_cell_numbers` of each distinct cell: a column of 10⁶ rows holds few),"""
+    codes, distinct = pd.factorize(cells)
+    if 2 * len(distinct) >= len(cells):
+        return _cell_numbers(cells)
+    return _cell_numbers(np.asarray(distinct, dtype=cells.dtype))[codes]
+
+
+def _cell_numbers(cells: np.ndarray) -> np.ndarray:
     """Each cell's number, NaN where it is none (``pd.to_numeric(errors="coerce")`` decides which cells are
     numbers), correctly rounded (NumPy's parse, as Python's ``float``): pandas 2's parser is not — a third of
     normal deviates written by ``repr`` came back one unit in the last place off, so a DataFrame's floats changed
@@ -717,9 +725,9 @@ def _build(
     kinds, arities, levels, notes, dropped, keep = [], [], [], [], [], []
     warnings: list[str] = []
     for j, name in enumerate(names):
-        nul = frame[j].str.contains("\x00", regex=False).to_numpy(dtype=bool)
-        if nul.any():           # NumPy's strings below drop a trailing NUL: 'a' and 'a\x00' became one state
-            r = int(np.flatnonzero(nul)[0])
+        # NumPy's strings below drop a trailing NUL: 'a' and 'a\x00' became one state (the distinct cells looked at)
+        if any("\x00" in str(u) for u in pd.unique(frame[j])):
+            r = int(np.flatnonzero(frame[j].str.contains("\x00", regex=False).to_numpy(dtype=bool))[0])
             raise InputError(f"{where(r)}: column {name!r}: a NUL character in {str(frame[j].iloc[r])!r}")
         cells = frame[j].to_numpy(dtype=str)
         bad = np.isin(cells, list(missing_tokens))
