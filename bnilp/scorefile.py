@@ -164,8 +164,10 @@ class _Replaced:
                 return True
         with contextlib.suppress(OSError):
             if self.backup is not None and os.path.samefile(self.backup, self.path):
+                mode = stat.S_IMODE(os.stat(self.path).st_mode)
                 _remove(self.backup)    # never replaced, and the system refuses renames onto it (Windows: a file
-                return True             # open in another program): the ".NAME.….old" link was left beside it
+                os.chmod(self.path, mode)   # open in another program): the ".NAME.….old" link was left beside it
+                return True             # (its mode is the file's: removing a read-only link made both writable)
         return not self.replaced
 
 
@@ -246,8 +248,15 @@ class _OutputSet:
 
 
 def _remove(path: str) -> None:
+    """``path`` removed (gone already is fine). Windows refuses to remove a read-only file — a temporary file takes
+    the mode of the file it replaces (:func:`_mode_for`), so over a read-only output a refused rename left a
+    ``PermissionError`` traceback in place of its one line: the file is made writable and removed again."""
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
+        try:
+            os.unlink(path)
+        except PermissionError:
+            os.chmod(path, stat.S_IWRITE | stat.S_IREAD)
+            os.unlink(path)
 
 
 def _keep_beside(path: Path) -> str | None:

@@ -147,3 +147,30 @@ def test_csv_outputs_end_their_lines_in_newline_whatever_the_system_s_line_separ
     assert res.exit_code == 0, res.output
     for path in (data, rep / "edges.csv", rep / "mecs.csv"):
         assert b"\r" not in path.read_bytes(), path
+
+
+def test_a_read_only_file_that_cannot_be_replaced_is_one_line_and_leaves_no_temporary_file(monkeypatch, tmp_path):
+    """Windows: the temporary file takes the read-only mode of the file it replaces, the rename onto a read-only file
+    is refused, and Windows refuses to remove a read-only file — the clean-up's ``PermissionError`` traceback took
+    the place of the one-line error, and the temporary file stayed."""
+    held = tmp_path / "r.json"
+    held.write_text("old\n")
+    held.chmod(0o444)
+    real_replace, real_unlink = os.replace, os.unlink
+
+    def refuse(src, dst, *args, **kwargs):
+        if os.fspath(dst) == os.fspath(held):
+            raise PermissionError(errno.EACCES, "Access is denied", os.fspath(dst))
+        return real_replace(src, dst, *args, **kwargs)
+
+    def windows_unlink(path, *args, **kwargs):
+        if not os.stat(path).st_mode & 0o200:
+            raise PermissionError(errno.EACCES, "Access is denied", os.fspath(path))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(scorefile.os, "replace", refuse)
+    monkeypatch.setattr(scorefile.os, "unlink", windows_unlink)
+    with pytest.raises(OutputError, match="Access is denied"):
+        scorefile.atomic_write_text(held, "new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"] and held.read_text() == "old\n"
+    assert held.stat().st_mode & 0o777 == 0o444         # still read-only
