@@ -10,8 +10,10 @@ import sys
 import time
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 #: the width of output that goes to a file or a pipe (rich's default there is 80 columns, where the scoring
 #: table's counts were cut to "1456…"); ``COLUMNS`` still sets it
@@ -158,4 +160,7 @@ def lossless(table: Table) -> Table:
     its figures blank (found by a review)."""
     for column in table.columns:
         column.overflow = "fold"
+    if table.title is not None:     # at least as wide as its title: "P(u →" / "v) (top 14 of 14)" was cut mid-formula
+        title = table.title.plain if isinstance(table.title, Text) else str(table.title)
+        table.min_width = max(table.min_width or 0, cell_len(title))
     return table

@@ -97,6 +97,9 @@ def test_terminal_report_complete(report):
     assert ("uniform over DAGs" if r["prior"] == "dags" else "uniform over MECs") in text
     assert str(r["n_networks"]) in text and str(r["n_mecs"]) in text
     assert "20" in text  # the Bayes factor exp(ε)
+    # a table is as wide as its title: "Directed edge posteriors P(u →" / "v) (top 14 of 14)" was cut mid-formula
+    assert re.search(r"Directed edge posteriors P\(u → v\) \(top \d+ of \d+\)", text)
+    assert re.search(r"Adjacency posteriors P\(u — v\) \(top \d+ of \d+\)", text)
 
 
 def test_terminal_report_incomplete():
