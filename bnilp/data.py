@@ -193,11 +193,12 @@ def _split_list(cols: str | list[str] | None) -> list[str]:
     return [str(c) for c in cols]
 
 
-def flag_value(name: str) -> str:
-    """``name`` as it goes after ``--discrete``/``--continuous`` on a shell command line: in double quotes for the
-    list when it holds a comma or a quote (:func:`_split_list`), then quoted for the shell where needed."""
-    item = f'"{name.replace(chr(34), chr(34) * 2)}"' if ("," in name or '"' in name) else name
-    return shlex.quote(item)
+def flag_value(*names: str) -> str:
+    """``names`` as they go after ``--discrete``/``--continuous``/``--missing`` on a shell command line: a
+    comma-separated list, each item in double quotes when it holds a comma or a quote (:func:`_split_list`), then
+    the whole quoted for the shell where needed."""
+    items = (f'"{name.replace(chr(34), chr(34) * 2)}"' if ("," in name or '"' in name) else name for name in names)
+    return shlex.quote(",".join(items))
 
 
 #: the delimiters :func:`_sniff_delimiter` tries, in the order that breaks ties
@@ -580,38 +581,39 @@ def from_dataframe(
         raise InputError(f"{source}: no columns")
     if df.shape[0] == 0:
         raise InputError(f"{source}: no data rows")
-    left_out = 0
-    if drop_missing:
-        keep = complete_rows(np.column_stack([_missing(df.iloc[:, j]) for j in range(df.shape[1])]), source)
-        left_out = df.shape[0] - len(keep)
-        df = df.iloc[keep]
     hints, orders = {}, {}
     rows = _row_names(df.index)
-    texts = {}
+    texts, absent = {}, []
     for j, name in enumerate(names):        # by position: labels such as 1 and True are one key to df[...]
         col = df.iloc[:, j]
         if isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(col.dtype):
             hints[name] = DISCRETE
         try:
             missing = _missing(col)
-            if missing.any():
+            if missing.any() and not drop_missing:
                 raise InputError(f"{source}: {rows(int(np.flatnonzero(missing)[0]))}, column {name!r}: missing value "
                                  f"({MISSING_HINT})")
+            absent.append(missing)
             if isinstance(col.dtype, pd.CategoricalDtype):
                 # the cells and the order from one spelling of the categories, as a column of them is spelt
                 # (pandas 2 spelt a datetime, a timedelta or a float32 category one way in the column and another
                 # in its categories, and the order fell back to sorted)
                 spelt = pd.Series(col.cat.categories).astype(str).str.strip().to_numpy(dtype=object)
                 orders[name] = list(spelt)
-                texts[j] = pd.Series(spelt[col.cat.codes.to_numpy()], dtype=object)
+                at = col.cat.codes.to_numpy()       # −1: missing (left out by drop_missing, else refused above)
+                texts[j] = pd.Series(np.append(spelt, "")[np.where(at >= 0, at, len(spelt))], dtype=object)
             else:                           # as a CSV's cells are read: ' a' and 'a' are one state, as in its CSV
                 texts[j] = col.astype(str).str.strip().reset_index(drop=True)
         except (UnicodeDecodeError, ValueError, TypeError, ArithmeticError) as exc:
             raise InputError(f"{source}: column {name!r}: a value that cannot be read as text or a number "
                              f"({type(exc).__name__}: {exc})") from None
-    frame = pd.DataFrame(texts)
-    data = _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes, row_names=rows,
-                  level_orders=orders)
+    frame, index, left_out = pd.DataFrame(texts), df.index, 0
+    if drop_missing:        # NA cells, and text cells empty once stripped (missing in a CSV, and in _build)
+        keep = complete_rows(np.column_stack(absent) | (frame == "").to_numpy(dtype=bool), source)
+        left_out = len(frame) - len(keep)
+        frame, index = frame.iloc[keep].reset_index(drop=True), index[keep]
+    data = _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes,
+                  row_names=_row_names(index), level_orders=orders)
     data.rows_dropped_missing = left_out
     return _warned(data)
 
@@ -742,7 +744,7 @@ def _build(
         elif hints.get(name) in (DISCRETE, CONTINUOUS):
             kind, why = hints[name], "declared"
         elif np.isnan(numeric).any():
-            _check_stray_tokens(cells, numeric, name, where)
+            _check_stray_tokens(cells, numeric, name, where, [t for t in _split_list(missing) if t])
             kind, why = DISCRETE, "non-numeric values"
             if _decimal_commas(cells):
                 example = str(cells[np.char.find(cells, ",") >= 0][0])
@@ -833,10 +835,11 @@ def _decimal_commas(cells: np.ndarray) -> bool:
     return bool(np.char.find(cells, ",").max() >= 0) and all(_COMMA_NUMBER.fullmatch(c) for c in np.unique(cells))
 
 
-def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where) -> None:
+def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where, given: list[str]) -> None:
     """Refuse a column of numbers with a few non-numeric tokens (rule at :data:`MAX_STRAY_TOKENS`): they
     are probably missing values, and taking the column as discrete would silently turn a measurement
-    into a variable with one state per distinct number. Mostly-label columns stay discrete."""
+    into a variable with one state per distinct number. Mostly-label columns stay discrete. The error's
+    ``--missing`` list holds the tokens ``given`` already and these (one suggestion to paste, not one a token)."""
     stray = np.isnan(numeric)
     tokens = list(dict.fromkeys(cells[stray].tolist()))
     share = float(stray.mean())
@@ -851,7 +854,8 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
     shown = ", ".join(repr(t) for t in tokens)
     raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
                      f"rows): a probable missing value, and bnilp needs complete data (impute those rows, or give "
-                     f"--missing {flag_value(tokens[0])} --drop-missing to leave them out); give --discrete "
+                     f"--missing {flag_value(*dict.fromkeys([*given, *tokens]))} --drop-missing to leave them out); "
+                     f"give --discrete "
                      f"{flag_value(name)} if {tokens[0]!r} is a state")
 
 

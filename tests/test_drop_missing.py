@@ -78,3 +78,40 @@ def test_dropping_keeps_the_file_lines_and_frame_labels_of_later_errors_and_refu
     path.write_text("a,b\n,1\n1,\n")
     with pytest.raises(InputError, match=r"d\.csv: every row has a missing value: drop_missing \(--drop-missing\)"):
         load_data(path, drop_missing=True)
+
+
+def test_a_dataframe_s_empty_or_blank_text_cells_are_missing_and_dropped_as_a_csv_s_are() -> None:
+    """``from_dataframe(drop_missing=True)`` dropped NA cells only; a row with ``''`` or ``' '`` (missing in a CSV,
+    and refused as such by the frame's own check) was refused with the advice to give ``drop_missing=True``."""
+    frame = pd.DataFrame({"a": ["x", "", "y", "x", " ", "y"], "b": ["1", "2", "3", "1", "2", "3"],
+                          "c": pd.Categorical(["u", "v", None, "v", "u", "u"])})
+    data = from_dataframe(frame, drop_missing=True)
+    assert (data.N, data.rows_dropped_missing) == (3, 3)
+
+
+def test_the_stray_token_error_suggests_one_missing_list_with_every_token_given_and_found(tmp_path) -> None:
+    """The error named '?' and 'n/a' but suggested ``--missing '?'`` alone, and once given, the next error suggested
+    ``--missing n/a``, dropping the '?' already given: a suggestion to paste must hold them all."""
+    rng = np.random.default_rng(1)
+    cells = [f"{x:.3f}" for x in rng.normal(size=40)]
+    cells[5], cells[9] = "?", "n/a"
+    path = tmp_path / "st.csv"
+    path.write_text("a,b\n" + "".join(f"{c},{k % 2}\n" for k, c in enumerate(cells)))
+    with pytest.raises(InputError, match=r"give --missing '\?,n/a' --drop-missing"):
+        load_data(path)
+    with pytest.raises(InputError, match=r"give --missing 'NA,\?,n/a' --drop-missing"):
+        load_data(path, missing="NA")
+    assert load_data(path, missing="?,n/a", drop_missing=True).N == 38
+
+
+def test_quiet_silences_the_rows_left_out_line_in_every_command(tmp_path) -> None:
+    frame, complete = _with_holes()
+    holed = tmp_path / "holed.csv"
+    frame.to_csv(holed, index=False)
+    runner = CliRunner()
+    for args in (["score", str(holed), "-o", str(tmp_path / "a.scores")],
+                 ["proxy-search", str(holed), "--method", "greedy"]):
+        res = runner.invoke(main, [*args, "--missing", "?", "--drop-missing", "-q"])
+        assert res.exit_code == 0 and "left out" not in res.output, res.output
+        res = runner.invoke(main, [*args, "--missing", "?", "--drop-missing"])
+        assert res.exit_code == 0 and "left out" in res.output, res.output

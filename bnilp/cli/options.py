@@ -212,7 +212,7 @@ def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
 
 
 
-def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
+def load_from_options(path: str, opts: dict[str, Any], quiet: bool | None = None) -> Dataset:
     """Load DATA with the type options; with a discrete-only score and none of --discrete/--continuous,
     columns of small non-negative integers are discrete whatever their number of codes. With --jobs and a
     score evaluated in Python the scoring processes are started first, so that their start overlaps the
@@ -235,7 +235,7 @@ def load_from_options(path: str, opts: dict[str, Any]) -> Dataset:
                          continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
                          fmt=opts.get("fmt", "auto"), integer_codes=integer_codes,
                          drop_missing=opts.get("drop_missing", False))
-    if data.rows_dropped_missing and not opts.get("quiet"):    # on stderr: stdout may hold --json -
+    if data.rows_dropped_missing and not (opts.get("quiet") if quiet is None else quiet):   # stdout: --json -?
         from rich.text import Text
 
         from bnilp.terminal import plain_console

@@ -137,7 +137,7 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
         raise InputError(f"--kappa must be a finite number ≥ 0, got {kappa}")
     if fit_iterations < 1:
         raise InputError(f"--fit-iterations must be ≥ 1, got {fit_iterations}")
-    dataset = load_from_options(data, opts)
+    dataset = load_from_options(data, opts, quiet=quiet)
     score = score_from_options(dataset, opts)
     err = plain_console(stderr=True, quiet=quiet)
     with err.status("searching") as status:

@@ -203,7 +203,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     refuse_averaging_prior(opts, "score")
     check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs=read_paths(opts, {data_path: "DATA"}))
-    data = load_from_options(data_path, opts)
+    data = load_from_options(data_path, opts, quiet=quiet)
     check_score_file_names(data.names, "-o")
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
