@@ -442,7 +442,7 @@ def load_data(
             raise InputError(f"{path}:{line}: expected {width} fields, found {len(row)}")
     left_out = 0
     if drop_missing:
-        tokens = {""} | set(_split_list(missing))
+        tokens = _missing_tokens(missing)
         keep = complete_rows(np.array([[c in tokens for c in row] for row in rows], dtype=bool), path)
         left_out = len(rows) - len(keep)
         rows, lines = [rows[i] for i in keep], [lines[i] for i in keep]
@@ -477,6 +477,11 @@ def load_data(
     data.sha256 = digest
     data.rows_dropped_missing = left_out
     return _warned(data)
+
+
+def _missing_tokens(missing: str | list[str] | None) -> set[str]:
+    """The cells that mean a missing value: the empty cell and the tokens of ``missing`` (``--missing``)."""
+    return {""} | set(_split_list(missing))
 
 
 #: what a missing-value error adds
@@ -568,8 +573,8 @@ def from_dataframe(
     a text column of numbers such as ``"0.125"`` is numbers, as pandas 3 leaves a column read with one ``?`` and
     then cleaned; labels are discrete; ``integer_codes`` as for :func:`load_data`). The variables are named by
     ``str(label)`` of the column labels (integer labels 0, 1, … give names '0', '1', …, as a score file's are);
-    labels equal as strings are refused as duplicates. A missing cell (NA, None, NaN, NaT) is an error, unless
-    ``drop_missing`` leaves out its row (:func:`complete_rows`)."""
+    labels equal as strings are refused as duplicates. A missing cell (NA, None, NaN, NaT, or text empty once
+    stripped) is an error, unless ``drop_missing`` leaves out its row (:func:`complete_rows`)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: df must be a pandas DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
@@ -607,13 +612,16 @@ def from_dataframe(
         except (UnicodeDecodeError, ValueError, TypeError, ArithmeticError) as exc:
             raise InputError(f"{source}: column {name!r}: a value that cannot be read as text or a number "
                              f"({type(exc).__name__}: {exc})") from None
-    frame, index, left_out = pd.DataFrame(texts), df.index, 0
+    frame, row_names, left_out = pd.DataFrame(texts), rows, 0
     if drop_missing:        # NA cells, and text cells empty once stripped (missing in a CSV, and in _build)
         keep = complete_rows(np.column_stack(absent) | (frame == "").to_numpy(dtype=bool), source)
         left_out = len(frame) - len(keep)
-        frame, index = frame.iloc[keep].reset_index(drop=True), index[keep]
+        frame = frame.iloc[keep].reset_index(drop=True)
+
+        def row_names(r: int) -> str:       # the row as the caller's frame has it
+            return rows(int(keep[r]))
     data = _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes,
-                  row_names=_row_names(index), level_orders=orders)
+                  row_names=row_names, level_orders=orders)
     data.rows_dropped_missing = left_out
     return _warned(data)
 
@@ -628,7 +636,7 @@ def _missing(col: pd.Series) -> np.ndarray:
 
 
 def _numbers(cells: np.ndarray) -> np.ndarray:
-    """Each cell's number (:func:`_cell_numbers` of each distinct cell: a column of 10⁶ rows holds few),"""
+    """Each cell's number: :func:`_cell_numbers` of each distinct cell (a column of 10⁶ rows holds few)."""
     codes, distinct = pd.factorize(cells)
     if 2 * len(distinct) >= len(cells):
         return _cell_numbers(cells)
@@ -720,7 +728,7 @@ def _build(
     both = set(want_discrete) & set(want_continuous)
     if both:
         raise InputError(f"{source}: {sorted(both)[0]!r} is named both discrete and continuous")
-    missing_tokens = {""} | set(_split_list(missing))
+    missing_tokens = _missing_tokens(missing)
     N = len(frame)
     codes = np.full((N, len(names)), -1, dtype=np.int64)
     values = np.full((N, len(names)), np.nan)
@@ -852,11 +860,12 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
         return
     r = int(np.flatnonzero(stray)[0])
     shown = ", ".join(repr(t) for t in tokens)
+    listed = list(dict.fromkeys([*given, *tokens]))
     raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
-                     f"rows): a probable missing value, and bnilp needs complete data (impute those rows, or give "
-                     f"--missing {flag_value(*dict.fromkeys([*given, *tokens]))} --drop-missing to leave them out); "
-                     f"give --discrete "
-                     f"{flag_value(name)} if {tokens[0]!r} is a state")
+                     f"rows): a probable missing value, and bnilp needs complete data (impute those rows, or leave "
+                     f"them out with --missing {flag_value(*listed)} --drop-missing — from Python "
+                     f"missing={','.join(listed)!r}, drop_missing=True, or in a DataFrame NA and drop_missing=True); "
+                     f"give --discrete {flag_value(name)} if {tokens[0]!r} is a state (discrete={name!r})")
 
 
 def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,

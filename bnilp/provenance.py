@@ -11,33 +11,33 @@ import platform
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from bnilp import __version__
 
-
-class _Command:
-    """The command line of this process's run (set by :mod:`bnilp.cli`; None for the Python API)."""
-
-    words: list[str] | None = None
+#: the command line's words while its run lasts (set by :mod:`bnilp.cli`; None for the Python API) — a context
+#: variable, so a run nested in another puts the outer one's back and another thread's API call records none
+_COMMAND: ContextVar[list[str] | None] = ContextVar("bnilp_command", default=None)
 
 
 def invoked_as(argv0: str) -> str:
     """How this process's command line was started, from ``sys.argv[0]``: ``python -m bnilp`` (then it is the
-    package's ``__main__.py``) or the console script's name (``bnilp``)."""
+    package's ``__main__.py``), the console script's name (``bnilp``), else (``python -c``, an empty argv)
+    ``bnilp``."""
     name = os.path.basename(argv0)
-    return "python -m bnilp" if name == "__main__.py" else name or "bnilp"
+    return "python -m bnilp" if name == "__main__.py" else name if name and name != "-c" else "bnilp"
 
 
 @contextmanager
 def command_recorded(args: list[str], program: str = "bnilp") -> Iterator[None]:
     """While the command line's run lasts, its words (``program``'s and ``args``) go into what it writes; a later
     call of the Python API in the same process (a test, a notebook that ran ``bnilp.cli.main``) records none."""
-    _Command.words = [*program.split(), *map(str, args)]
+    token = _COMMAND.set([*program.split(), *map(str, args)])
     try:
         yield
     finally:
-        _Command.words = None
+        _COMMAND.reset(token)
 
 
 def provenance() -> dict[str, Any]:
@@ -49,6 +49,7 @@ def provenance() -> dict[str, Any]:
         "platform": sys.platform,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-    if _Command.words is not None:
-        out["command"] = list(_Command.words)
+    words = _COMMAND.get()
+    if words is not None:
+        out["command"] = list(words)
     return out

@@ -255,6 +255,8 @@ def _remove(path: str) -> None:
         try:
             os.unlink(path)
         except PermissionError:
+            if os.stat(path).st_mode & stat.S_IWRITE:   # not read-only (POSIX: the folder refuses): no help here
+                raise
             os.chmod(path, stat.S_IWRITE | stat.S_IREAD)
             os.unlink(path)
 
@@ -479,9 +481,10 @@ def check_score_file_names(names: list[str], where: str = "") -> None:
                              "(empty, contains whitespace or starts with '#')")
 
 
-def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> None:
-    """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked; not a table whose
-    totals the reader would refuse (:func:`check_score_range`)."""
+def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> str | None:
+    """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked and ``path`` is a file
+    (a stream has none); not a table whose totals the reader would refuse (:func:`check_score_range`). Returns the
+    sidecar's path, or None where none was written."""
     check_is_table(table)
     path = check_path(path, "path")
     check_score_file_names(table.variables)
@@ -496,6 +499,8 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
             meta[SIDECAR_HASH] = hashlib.sha256(body.encode("utf-8")).hexdigest()
             text = json.dumps(strict_json(meta), indent=2, default=str, allow_nan=False)
             atomic_write_text(sidecar_path(path), text + "\n")
+            return sidecar_path(path)
+    return None
 
 
 def sidecar_path(path: str | os.PathLike[str]) -> str:

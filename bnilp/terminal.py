@@ -143,7 +143,7 @@ def tolerant_terminal() -> None:
         except (AttributeError, OSError, ValueError):
             fd = None
         if os.name != "posix" or fd is None or not isinstance(stream, io.TextIOWrapper):
-            if errors != getattr(stream, "errors", errors) and hasattr(stream, "reconfigure"):
+            if errors == "bnilp-stand-ins" and hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors=errors)   # a Windows console: its own writer (UTF-16) stays
             continue
         stream.flush()

@@ -60,7 +60,7 @@ def test_without_it_a_missing_value_is_an_error_that_says_how_to_leave_its_row_o
 
 def test_dropping_keeps_the_file_lines_and_frame_labels_of_later_errors_and_refuses_an_empty_result(tmp_path) -> None:
     path = tmp_path / "d.csv"
-    path.write_text("a,b\n0,1\n1,\n0,0\n1,x\n")          # line 5: 'x' in a numeric column b
+    path.write_text("a,b\n0,1\n1,\n0,0\n1,x\n")          # b: labels once line 3 is left out
     data = load_data(path, drop_missing=True, discrete="a")
     assert data.N == 3 and data.rows_dropped_missing == 1 and data.describe()["rows_dropped_missing"] == 1
     path.write_text("a,b\n0,1\n1,\n0,0\n1,0.5\n2,?\n")
@@ -70,7 +70,7 @@ def test_dropping_keeps_the_file_lines_and_frame_labels_of_later_errors_and_refu
     frame = pd.DataFrame({"a": ["x", None, "y", "y"], "b": [1.0, 2.0, np.nan, 0.5]}, index=[10, 11, 12, 13])
     data = from_dataframe(frame, drop_missing=True)
     assert data.N == 2 and data.rows_dropped_missing == 2 and data.levels[0] == ["x", "y"]
-    with pytest.raises(InputError, match=r"row 1 \(index 13\)"):      # messages name the rows left
+    with pytest.raises(InputError, match=r"row 3 \(index 13\)"):      # the row as the caller's frame has it
         from_dataframe(frame.assign(b=[1.0, 2.0, np.nan, np.inf]), drop_missing=True)
     assert "rows_dropped_missing" not in from_dataframe(frame.dropna()).describe()
     with pytest.raises(InputError, match="every row has a missing value"):
@@ -97,9 +97,10 @@ def test_the_stray_token_error_suggests_one_missing_list_with_every_token_given_
     cells[5], cells[9] = "?", "n/a"
     path = tmp_path / "st.csv"
     path.write_text("a,b\n" + "".join(f"{c},{k % 2}\n" for k, c in enumerate(cells)))
-    with pytest.raises(InputError, match=r"give --missing '\?,n/a' --drop-missing"):
+    with pytest.raises(InputError, match=r"with --missing '\?,n/a' --drop-missing — from Python "
+                                         r"missing='\?,n/a', drop_missing=True"):
         load_data(path)
-    with pytest.raises(InputError, match=r"give --missing 'NA,\?,n/a' --drop-missing"):
+    with pytest.raises(InputError, match=r"with --missing 'NA,\?,n/a' --drop-missing"):
         load_data(path, missing="NA")
     assert load_data(path, missing="?,n/a", drop_missing=True).N == 38
 

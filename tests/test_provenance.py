@@ -70,4 +70,16 @@ def test_the_command_is_recorded_as_it_was_started() -> None:
     from bnilp.provenance import invoked_as
 
     assert invoked_as("/site-packages/bnilp/__main__.py") == "python -m bnilp"
-    assert invoked_as("/venv/bin/bnilp") == "bnilp"
+    assert invoked_as("/venv/bin/bnilp") == "bnilp" and invoked_as("-c") == "bnilp"
+
+
+def test_a_command_run_inside_another_puts_the_outer_command_back() -> None:
+    """The recorded command was cleared, not restored, when a command ran inside another (``main([...])`` from a
+    command's own code or a test): the outer run's later outputs named no command."""
+    from bnilp.provenance import command_recorded, provenance
+
+    with command_recorded(["learn", "outer.csv"]):
+        with command_recorded(["score", "inner.csv"]):
+            assert provenance()["command"] == ["bnilp", "score", "inner.csv"]
+        assert provenance()["command"] == ["bnilp", "learn", "outer.csv"]
+    assert "command" not in provenance()

@@ -235,7 +235,8 @@ def load_from_options(path: str, opts: dict[str, Any], quiet: bool | None = None
                          continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
                          fmt=opts.get("fmt", "auto"), integer_codes=integer_codes,
                          drop_missing=opts.get("drop_missing", False))
-    if data.rows_dropped_missing and not (opts.get("quiet") if quiet is None else quiet):   # stdout: --json -?
+    if data.rows_dropped_missing and not (opts.get("quiet") if quiet is None else quiet):   # stderr: stdout may
+        # hold an output (--json -)
         from rich.text import Text
 
         from bnilp.terminal import plain_console

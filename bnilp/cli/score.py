@@ -29,7 +29,7 @@ from bnilp.cli.options import (
 from bnilp.data import Dataset, constant_column_text, twin_columns_text
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
 from bnilp.report import limit_reason
-from bnilp.scorefile import ScoreTable, check_score_file_names, is_stream, sidecar_path, write_jaakkola
+from bnilp.scorefile import ScoreTable, check_score_file_names, write_jaakkola
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 from bnilp.terminal import LogProgress, lossless, plain_console
@@ -210,9 +210,9 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
         opts["knowledge"].validated(data.names, data.dropped)
     table = score_data(data, opts, eps, console, quiet)
     with outputs_whole():
-        write_jaakkola(table, out)
+        written = write_jaakkola(table, out)
     if not quiet:
-        beside = "no sidecar: a stream has no folder" if is_stream(out) else f"and {sidecar_path(out)}"
+        beside = f"and {written}" if written else "no sidecar: a stream has no folder"
         console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) {beside}", markup=False, highlight=False)
     k = limited_to(table.meta)
     if k is not None:
