@@ -520,8 +520,8 @@ def test_a_signal_between_the_last_outputs_and_the_exit_leaves_the_run_complete(
     of SIGINT, or died of SIGTERM (a review: 19 of 20 signals sent as ``wrote`` appeared). Once the command's last
     outputs are written the run is complete: it ends with its own exit code and its own lines."""
     data, out = shared_data / "pygobnilp" / "discrete.dat", tmp_path / "a.scores"
-    # while ``wrote …`` is printed (a palim: the limit's line and exit 3 follow), or in click's return path (exit 0)
-    hook, palim, code = {"after the outputs": (("bnilp.cli.score", "sidecar_path"), ["--palim", "1"], 3),
+    # just after ``wrote …`` is printed (a palim: the limit's line and exit 3 follow), or in click's return path
+    hook, palim, code = {"after the outputs": (("bnilp.cli.score", "limit_reason"), ["--palim", "1"], 3),
                          "on the way out": (("bnilp.cli", "_exit"), [], 0)}[where]
     proc = _run_script(tmp_path / "run_late.py", (
         "import importlib, runpy, signal, sys\n"
