@@ -17,6 +17,9 @@ require a ~> b   ``required_ancestors`` a directed path a → … → b exists
 forbid a ~> b    ``forbidden_ancestors`` no directed path a → … → b
 tier a, b, …     ``tiers``              no arrow from a later tier into an earlier one
 tier! a, b, …    ``tiers`` + strict     … and no arrow between two variables of this tier
+independent      ``independent``        Z d-separates a and b in G (Pearl 1988): every
+a, b | Z                                trail between them is blocked given Z (Z: names
+                                        separated by commas, or none: ``independent a, b``)
 ===============  =====================  ==============================================
 
 Tiers are listed in order (the first ``tier`` line is tier 1); a variable in no tier is
@@ -24,11 +27,19 @@ unconstrained by them. The file is plain text, one statement a line, ``#`` start
 
 Implied statements (:meth:`Knowledge.forbidden_arrows`): a forbidden adjacency forbids both arrows,
 tiers forbid the backward (and, strict, the within-tier) arrows, ``forbid a ~> b`` forbids a → b
-(an arrow is a path) and ``require a ~> b`` forbids b → a (it would close a cycle). These are
-consequences, so filtering by them loses no DAG of D(K).
+(an arrow is a path), ``require a ~> b`` forbids b → a (it would close a cycle) and ``independent a, b | Z``
+forbids a → b and b → a (an arrow is an active trail whatever Z is). These are consequences, so filtering by
+them loses no DAG of D(K).
+
+A conditional independence holds for every DAG of a Markov equivalence class or for none (equivalent DAGs
+have the same d-separations: Verma & Pearl 1990), so it removes whole classes and never changes a class's
+members; and it holds in every subgraph of a DAG that satisfies it (an active trail of the subgraph is one of
+the DAG: its arrows, colliders and the colliders' paths into Z are there), so pruning's swap of a parent set
+for a subset keeps it — like the forbidding statements, it needs no scoring under it.
 
 Contradictions found by :meth:`Knowledge.validated` (one-line :class:`InputError`, naming the
-statement's file and line): unknown variables, a self-loop, a variable in two tiers, an arrow both
+statement's file and line): unknown variables, a self-loop, an independence of a variable from itself or
+given itself, a variable in two tiers, an arrow both
 required and (directly or by implication) forbidden, a required adjacency whose both arrows are
 forbidden, a relation both required and forbidden, a required arrow or ancestor relation
 against the tier order, and a cycle among required arrows and required ancestor relations.
@@ -47,9 +58,12 @@ from types import MappingProxyType
 from typing import Any
 
 from bnilp.errors import InputError, check_path, not_utf8
+from bnilp.graphs import d_separated
 
 Edge = tuple[str, str]
 Parents = Mapping[str, Iterable[str]]
+#: a conditional independence a ⟂ b | Z: (a, b, Z)
+Independence = tuple[str, str, tuple[str, ...]]
 
 #: (file keyword, operator) → Knowledge field
 STATEMENTS: dict[tuple[str, str], str] = {
@@ -90,13 +104,60 @@ def _pairs(items: Iterable[Sequence[str]] | str | None, what: str) -> tuple[Edge
     return tuple(dict.fromkeys(out))
 
 
+def independence_text(a: str, b: str, given: Sequence[str]) -> str:
+    """An independence as a knowledge file writes it: ``independent a, b | c, d`` (``independent a, b``)."""
+    return f"independent {a}, {b}" + (f" | {', '.join(given)}" if given else "")
+
+
+def _parse_independence(text: str) -> Independence | None:
+    """``'a, b | c, d'`` (or ``'a, b'``) as (a, b, (c, d)); None when it is not of that form."""
+    left, bar, right = text.partition("|")
+    pair = [v.strip() for v in left.split(",")]
+    given = [v.strip() for v in right.split(",")] if bar else []
+    if len(pair) != 2 or not all(pair) or (bar and not all(given)):
+        return None
+    return pair[0], pair[1], tuple(given)
+
+
+def _independences(items: Iterable[Any] | str | None) -> tuple[Independence, ...]:
+    """The ``independent`` field: a list of ``'a, b | c, d'`` strings or of ``(a, b)`` / ``(a, b, [c, d])``
+    sequences (one string alone is one statement); anything else is an :class:`InputError`."""
+    if isinstance(items, str):
+        items = [items]
+    if items is not None and not isinstance(items, Iterable):
+        raise InputError(f"knowledge: independent must be a list of statements, got {type(items).__name__}")
+    out = []
+    for it in items or ():
+        if isinstance(it, str):
+            parsed = _parse_independence(it)
+            if parsed is None:
+                raise InputError(f"knowledge: independent: expected 'a, b | c, d' (or 'a, b': given nothing), "
+                                 f"got {it!r}")
+            it = parsed
+        if isinstance(it, Sequence) and len(it) == 2:
+            it = (*it, ())
+        if not isinstance(it, Sequence) or len(it) != 3:
+            raise InputError(f"knowledge: independent: a statement is (a, b) or (a, b, [given names]), got {it!r}")
+        a, b, given = it
+        if isinstance(given, str):
+            given = [v.strip() for v in given.split(",") if v.strip()]
+        if not isinstance(given, Iterable):
+            raise InputError(f"knowledge: independent: the given names of {it!r} are not a list")
+        out.append((str(a), str(b), tuple(dict.fromkeys(str(v) for v in given))))
+    once = {}                   # a, b | Z and b, a | Z (given in any order) are one statement: the first kept
+    for a, b, z in out:
+        once.setdefault((frozenset((a, b)), frozenset(z)), (a, b, z))
+    return tuple(once.values())
+
+
 @dataclass(frozen=True)
 class Knowledge:
     """Background knowledge over variable names (see the module doc for the meaning of each field).
 
     ``tiers``: a list of lists of names, earliest first; ``strict_tiers``: indices (from 0; a dict of the fields,
     :meth:`to_dict`'s form, numbers them from 1) of tiers with no arrows inside (``tier!`` in a file, ``!``
-    before a tier in ``--tiers``). ``where`` maps a statement key ``(field, a, b)`` or ``("tier", name)`` to
+    before a tier in ``--tiers``). ``independent``: (a, b, given names) triples, or ``'a, b | c, d'`` strings.
+    ``where`` maps a statement key ``(field, a, b)`` or ``("tier", name)`` to
     where it was written (``file:line``) for error messages; it does not take part in equality.
 
     Two knowledges are equal when they state the same: the order of the statements, a statement repeated and the
@@ -112,11 +173,13 @@ class Knowledge:
     forbidden_ancestors: tuple[Edge, ...] = ()
     tiers: tuple[tuple[str, ...], ...] = ()
     strict_tiers: frozenset[int] = frozenset()
+    independent: tuple[Independence, ...] = ()
     where: dict[tuple[str, ...], str] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for f in _PAIR_FIELDS:
             object.__setattr__(self, f, _pairs(getattr(self, f), f))
+        object.__setattr__(self, "independent", _independences(self.independent))
         if not isinstance(self.tiers or (), Iterable) or isinstance(self.tiers, str) \
                 or not all(isinstance(t, Iterable) and not isinstance(t, str) for t in self.tiers or ()):
             # a string would be a tier of its characters
@@ -131,7 +194,8 @@ class Knowledge:
 
     def _content(self) -> tuple:
         return (tuple(frozenset(getattr(self, f)) for f in _PAIR_FIELDS),
-                tuple(frozenset(t) for t in self.tiers), self.strict_tiers)
+                tuple(frozenset(t) for t in self.tiers), self.strict_tiers,
+                frozenset((frozenset((a, b)), frozenset(z)) for a, b, z in self.independent))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Knowledge):
@@ -144,7 +208,7 @@ class Knowledge:
     # ---- derived relations ------------------------------------------------------------------
     def empty(self) -> bool:
         """No statement and no tier: the knowledge constrains nothing."""
-        return not (any(getattr(self, f) for f in _PAIR_FIELDS) or self.tiers)
+        return not (any(getattr(self, f) for f in _PAIR_FIELDS) or self.tiers or self.independent)
 
     def _src(self, key: tuple[str, ...]) -> str:
         return self.where.get(key, "knowledge")
@@ -176,6 +240,10 @@ class Knowledge:
             out.setdefault((a, b), f"forbid {a} ~> {b} ({self._src(('forbidden_ancestors', a, b))})")
         for a, b in self.required_ancestors:
             out.setdefault((b, a), f"require {a} ~> {b} ({self._src(('required_ancestors', a, b))})")
+        for a, b, z in self.independent:
+            why = f"{independence_text(a, b, z)} ({self._src(('independent', a, b, *z))})"
+            out.setdefault((a, b), why)
+            out.setdefault((b, a), why)
         tier = self.tier_of()
         for a, ta in tier.items():
             for b, tb in tier.items():
@@ -237,6 +305,11 @@ class Knowledge:
             for a, b in self.forbidden_ancestors:
                 if b in desc.get(a, ()):
                     out.append(f"forbid {a} ~> {b}")
+        if out and first:
+            return out
+        for a, b, z in self.independent:
+            if not d_separated(pa, a, b, z):
+                out.append(independence_text(a, b, z))
         return out[:1] if first else out
 
     # ---- validation ---------------------------------------------------------------------------
@@ -257,6 +330,16 @@ class Knowledge:
                         raise unknown(src, v, f"'{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}'")
                 if a == b:
                     raise InputError(f"{src}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' relates a variable to itself")
+        for a, b, z in self.independent:
+            src, text = self._src(("independent", a, b, *z)), independence_text(a, b, z)
+            for v in (a, b, *z):
+                if v not in names:
+                    raise unknown(src, v, f"'{text}'")
+            if a == b:
+                raise InputError(f"{src}: '{text}' makes a variable independent of itself")
+            if a in z or b in z:
+                raise InputError(f"{src}: '{text}' is given {a if a in z else b!r} itself: the tested variables are "
+                                 "not among the given ones")
         seen: dict[str, int] = {}
         for i, t in enumerate(self.tiers):
             for v in t:
@@ -327,12 +410,14 @@ class Knowledge:
         kw: dict[str, Any] = {f: getattr(self, f) + getattr(other, f) for f in _PAIR_FIELDS}
         src = self if self.tiers else other
         where = {**self.where, **{k: w for k, w in other.where.items() if k not in self.where}}   # in written order
-        return Knowledge(**kw, tiers=src.tiers, strict_tiers=src.strict_tiers, where=where)
+        return Knowledge(**kw, tiers=src.tiers, strict_tiers=src.strict_tiers,
+                         independent=self.independent + other.independent, where=where)
 
     def statements(self) -> list[str]:
         """K as the lines of a knowledge file (the sidecar and the JSON report record these)."""
         lines = [f"{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}" for f in _PAIR_FIELDS for a, b in getattr(self, f)]
         lines += [("tier! " if i in self.strict_tiers else "tier ") + ", ".join(t) for i, t in enumerate(self.tiers)]
+        lines += [independence_text(a, b, z) for a, b, z in self.independent]
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -342,6 +427,8 @@ class Knowledge:
         if self.tiers:
             out["tiers"] = [list(t) for t in self.tiers]
             out["strict_tiers"] = sorted(i + 1 for i in self.strict_tiers)
+        if self.independent:
+            out["independent"] = [[a, b, list(z)] for a, b, z in self.independent]
         out["statements"] = self.statements()
         return out
 
@@ -356,7 +443,7 @@ class Knowledge:
             unknown = sorted(set(kw) - {f.name for f in fields(cls)} - {"where"})
             if unknown:
                 raise InputError(f"knowledge: unknown field {unknown[0]!r} (fields: {', '.join(_PAIR_FIELDS)}, tiers, "
-                                 "strict_tiers)")
+                                 "strict_tiers, independent)")
             if "strict_tiers" in kw:
                 kw["strict_tiers"] = frozenset(int(i) - 1 for i in kw["strict_tiers"])
             return cls(**kw)
@@ -390,6 +477,7 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
     """Parse a knowledge file (module doc); every error is one line ``file:line: what``. ``comments=False``
     (the command-line flags' values): ``#`` is part of a name, not the start of a comment."""
     kw: dict[str, list[Edge]] = {f: [] for f in _PAIR_FIELDS}
+    independent: list[Independence] = []
     tiers: list[tuple[str, ...]] = []
     strict: set[int] = set()
     where: dict[tuple[str, ...], str] = {}
@@ -418,8 +506,17 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
             for v in names:
                 where.setdefault(("tier", v), src)
             continue
+        if word == "independent":
+            parsed = _parse_independence(rest)
+            if parsed is None:
+                raise InputError(f"{src}: expected 'independent a, b | c, d' (or 'independent a, b': given nothing), "
+                                 f"got {line!r}")
+            independent.append(parsed)
+            where.setdefault(("independent", parsed[0], parsed[1], *parsed[2]), src)
+            continue
         if word not in ("require", "forbid"):
-            raise InputError(f"{src}: unknown statement {word!r}: expected require, forbid, tier or tier!")
+            raise InputError(f"{src}: unknown statement {word!r}: expected require, forbid, tier, tier! or "
+                             "independent")
         m = _PAIR_RE.match(rest)
         if not m or not m.group(1).strip() or not m.group(3).strip() or _PAIR_RE.match(m.group(3)):
             raise InputError(f"{src}: expected '{word} a -> b', '{word} a -- b' or '{word} a ~> b', got {line!r}")
@@ -427,7 +524,8 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
         f = STATEMENTS[(word, op)]
         kw[f].append((a, b))
         where.setdefault((f, a, b), src)
-    return Knowledge(**kw, tiers=tuple(tiers), strict_tiers=frozenset(strict), where=where)
+    return Knowledge(**kw, tiers=tuple(tiers), strict_tiers=frozenset(strict), independent=tuple(independent),
+                     where=where)
 
 
 def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
@@ -445,26 +543,28 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
 
 
 def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[str] = (),
-                 forbid: Iterable[str] = (), tiers: str | None = None) -> Knowledge | None:
+                 forbid: Iterable[str] = (), tiers: str | None = None,
+                 independent: Iterable[str] = ()) -> Knowledge | None:
     """The knowledge of ``--knowledge FILE``, ``--require 'a->b'`` (repeatable; ``a--b``, ``a~>b`` too),
-    ``--forbid`` and ``--tiers 'a,b;c;!d,e'`` (``!``: no arrows within that tier), combined. A flag's value is
-    one statement (or the tiers): ``#`` in it is part of a name (only the file has comments), and a line
-    break is an :class:`InputError`."""
+    ``--forbid``, ``--tiers 'a,b;c;!d,e'`` (``!``: no arrows within that tier) and ``--independent 'a,b|c,d'``
+    (repeatable), combined. A flag's value is one statement (or the tiers): ``#`` in it is part of a name (only
+    the file has comments), and a line break is an :class:`InputError`."""
     opts = Knowledge()
-    for flag, values in [("require", require), ("forbid", forbid)] + ([("tiers", [tiers])] if tiers else []):
+    for flag, values in ([("require", require), ("forbid", forbid), ("independent", independent)]
+                         + ([("tiers", [tiers])] if tiers else [])):
         for value in values:
             if len(f"{value}x".splitlines()) > 1:
                 raise InputError(f"--{flag} {value!r}: a line break in the value; give one statement per --{flag}"
                                  if flag != "tiers" else f"--tiers {value!r}: a line break in the value; tiers "
                                  "are separated by ';'")
-    for flag, values in (("require", require), ("forbid", forbid)):
+    for flag, values in (("require", require), ("forbid", forbid), ("independent", independent)):
         for value in values:
             where = f"--{flag} {value!r}"
             try:
                 one = parse_knowledge(f"{flag} {value}", where, comments=False)
             except InputError as exc:
                 raise InputError(str(exc).replace(f"{where}:1:", f"{where}:", 1)) from None
-            opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS},
+            opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS}, independent=one.independent,
                                          where={k: f"--{flag} {value!r}" for k in one.where}))
     if tiers is not None:
         parts = [p.strip() for p in tiers.split(";")]
@@ -516,7 +616,7 @@ def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
         if same(knowledge) != same(recorded):
             raise InputError("knowledge: the score table was scored under other tiers "
                              f"({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers or none")
-        recorded = Knowledge(**{f: getattr(recorded, f) for f in _PAIR_FIELDS})
+        recorded = Knowledge(**{f: getattr(recorded, f) for f in _PAIR_FIELDS}, independent=recorded.independent)
     return knowledge.merged(recorded)
 
 

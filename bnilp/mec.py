@@ -55,7 +55,7 @@ import numpy as np
 from numba import njit
 
 from bnilp.errors import InputError, UnsoundTableError
-from bnilp.graphs import dag_order
+from bnilp.graphs import d_separated, dag_order
 
 Parents = dict[str, frozenset[str]]
 Edge = tuple[str, str]
@@ -1647,7 +1647,8 @@ def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
     and a share is counted inside its component. This is the number of DAG extensions of Meek's
     maximally oriented PDAG (Meek 1995: orient the known arrows, close under R1–R4), computed here by
     listing each component's AMOs (:data:`MAX_CLASS_LISTED` per component). Ancestor statements are
-    not per-arrow: the class is listed whole (same guard) and each DAG checked with ``allows``.
+    not per-arrow: the class is listed whole (same guard) and each DAG checked with ``allows``. A conditional
+    independence holds for every DAG of the class or for none (Verma & Pearl 1990): one DAG decides it.
     Past the guard an :class:`~bnilp.errors.InputError` says so — never a silent miscount.
     """
     directed, und = _cpdag_of(cpdag_or_dag)
@@ -1658,6 +1659,10 @@ def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
             or any(frozenset(e) not in skeleton_ for e in (*knowledge.required_adjacent, *knowledge.required))
             or any(frozenset(e) in skeleton_ for e in knowledge.forbidden_adjacent)):
         return 0, {}
+    if knowledge.independent:
+        one = next(dags_in_mec((directed, und), nodes))
+        if any(not d_separated(one, a, b, z) for a, b, z in knowledge.independent):
+            return 0, {}
     counts: dict[Edge, int] = {}
     if knowledge.required_ancestors or knowledge.forbidden_ancestors:
         size = count_dags_in_mec((directed, und))

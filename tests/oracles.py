@@ -9,6 +9,8 @@ import itertools
 import math
 from collections.abc import Iterator
 
+import networkx as nx
+
 from bnilp.scorefile import ScoreTable
 
 Parents = dict[str, frozenset[str]]
@@ -99,7 +101,8 @@ def dp_optimum(table: ScoreTable) -> float:
 
 def satisfies_knowledge(parents: Parents, k) -> bool:
     """Whether the DAG satisfies background knowledge ``k`` — read from its fields directly (not with
-    bnilp's own checks): arrows, adjacencies, ancestor relations (reachability by search), tiers."""
+    bnilp's own checks): arrows, adjacencies, ancestor relations (reachability by search), tiers, and
+    conditional independences (networkx's d-separation test, ``nx.is_d_separator``)."""
     def arrow(a: str, b: str) -> bool:
         return a in parents[b]
 
@@ -123,7 +126,15 @@ def satisfies_knowledge(parents: Parents, k) -> bool:
             and all(arrow(a, b) or arrow(b, a) for a, b in k.required_adjacent)
             and not any(arrow(a, b) or arrow(b, a) for a, b in k.forbidden_adjacent)
             and all(reaches(a, b) for a, b in k.required_ancestors)
-            and not any(reaches(a, b) for a, b in k.forbidden_ancestors))
+            and not any(reaches(a, b) for a, b in k.forbidden_ancestors)
+            and all(nx.is_d_separator(_digraph(parents), {a}, {b}, set(z)) for a, b, z in k.independent))
+
+
+def _digraph(parents: Parents) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(parents)
+    graph.add_edges_from((p, c) for c, ps in parents.items() for p in ps)
+    return graph
 
 
 def family_counts(codes, arities, child: int, parents: tuple[int, ...], ess: float = 1.0) -> dict[str, float]:

@@ -179,6 +179,25 @@ def test_required_arrow_example_is_current() -> None:
     assert learned == {tuple(edge.split("→")) for edge in textbook}
 
 
+def test_independence_example_is_current() -> None:
+    """The worked example of an independence the data contradict: its optima, counts, cuts and nats."""
+    found = re.search(r"--bf (\d+) --independent '(\w+),(\w+)\|(\w+)'`.*?OPT −(\d+\.\d+) against −(\d+\.\d+) without "
+                      r"the statement, (\d+) DAGs in (\d+) class against (\d+) in (\d+); the search added (\d+) rows "
+                      r"in phase 1 and (\d+) in phase 2.*?The (\d+\.\d+) nats", " ".join(readme().split()))
+    bf, a, b, given, opt, free_opt, dags, classes, free_dags, free_classes, cuts1, cuts2, nats = found.groups()
+    held = bnilp.learn(ASIA, bf=float(bf), knowledge=bnilp.Knowledge(independent=[(a, b, [given])]))
+    free = bnilp.learn(ASIA, bf=float(bf))
+    assert "-" + opt == as_printed(opt, held.solution.optimum)
+    assert "-" + free_opt == as_printed(free_opt, free.solution.optimum)
+    assert (held.report["n_networks"], held.report["n_mecs"]) == (int(dags), int(classes))
+    assert (free.report["n_networks"], free.report["n_mecs"]) == (int(free_dags), int(free_classes))
+    stats = held.solution.stats
+    added = [sum(stats[phase]["cuts"].get(kind, 0) for kind in ("independence", "independence_sepa"))
+             for phase in ("phase1", "phase2")]
+    assert added == [int(cuts1), int(cuts2)]
+    assert f"{free.solution.optimum - held.solution.optimum:.2f}" == nats
+
+
 def test_side_by_side_table_shows_the_learned_optimal_networks() -> None:
     """The ASIA table's "optimal network" row: without knowledge the class's fixed representative, with the
     tiers the same network (a review found the no-knowledge cell stale: lung→smoke)."""
@@ -307,7 +326,7 @@ def test_synopsis_names_each_commands_options_exactly(name) -> None:
     named = flags(lines[name])
     assert named <= command_options(name)
     placeholders = {"score options": flags(lines["score"]) - {"-o"}, "solve options": flags(lines["solve"]),
-                    "knowledge options": {"--knowledge", "--require", "--forbid", "--tiers"}}
+                    "knowledge options": {"--knowledge", "--require", "--forbid", "--tiers", "--independent"}}
     expanded = named.union(*(opts for text, opts in placeholders.items() if text in " ".join(lines[name])))
     aliases = {"--help", "--quiet", "--output"}   # -q and -o are the forms the README uses
     assert command_options(name) - aliases <= expanded | {"-q", "-o"}

@@ -548,7 +548,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
         if not opts.get("quiet"):
             console.print(f"[bold]bnilp learn[/bold]: the bundled default instance {data_path} "
                           f"(5,000 rows sampled from ASIA), score {opts['score_name']}, BF {bf_text(eps)}")
-    data = load_from_options(data_path, opts)
+    data = load_from_options(data_path, opts, quiet=opts.get("quiet", False))
     _check_export(data, opts)
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:

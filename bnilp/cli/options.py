@@ -144,11 +144,12 @@ def score_options(func: Callable) -> Callable:
 
 
 def knowledge_options(func: Callable) -> Callable:
-    """--knowledge FILE, --require, --forbid, --tiers (background knowledge, :mod:`bnilp.knowledge`)."""
+    """--knowledge FILE, --require, --forbid, --tiers, --independent (background knowledge, :mod:`bnilp.knowledge`)."""
     for opt in reversed([
         click.option("--knowledge", "knowledge_file", metavar="FILE",
                      help="Background knowledge file: 'require a -> b', 'forbid a -- b', 'require a ~> b' "
-                     "(ancestor), 'tier a, b' / 'tier! a, b' lines (README, 'Background knowledge')."),
+                     "(ancestor), 'tier a, b' / 'tier! a, b', 'independent a, b | c, d' lines (README, "
+                     "'Background knowledge')."),
         click.option("--require", "require", multiple=True, metavar="'a->b'",
                      help="Required arrow ('a->b'), adjacency ('a--b') or ancestor relation ('a~>b'); repeatable."),
         click.option("--forbid", "forbid", multiple=True, metavar="'a->b'",
@@ -156,6 +157,9 @@ def knowledge_options(func: Callable) -> Callable:
         click.option("--tiers", "tiers", metavar="'a,b;c;d,e'",
                      help="Tiers in time order, ';'-separated: no arrow from a later tier into an earlier one "
                      "('!' before a tier: no arrows within it either)."),
+        click.option("--independent", "independent", multiple=True, metavar="'a,b|c,d'",
+                     help="A conditional independence: c, d d-separate a and b in every network ('a,b' alone: "
+                     "marginally); repeatable."),
     ]):
         func = opt(func)
     return func
@@ -166,7 +170,7 @@ def knowledge_from_options(opts: dict[str, Any]) -> Any:
     from bnilp.knowledge import from_options
 
     return from_options(opts.get("knowledge_file"), opts.get("require") or (), opts.get("forbid") or (),
-                        opts.get("tiers"))
+                        opts.get("tiers"), opts.get("independent") or ())
 
 
 def bf_options(func: Callable) -> Callable:
@@ -212,11 +216,12 @@ def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
 
 
 
-def load_from_options(path: str, opts: dict[str, Any], quiet: bool | None = None) -> Dataset:
+def load_from_options(path: str, opts: dict[str, Any], quiet: bool = False) -> Dataset:
     """Load DATA with the type options; with a discrete-only score and none of --discrete/--continuous,
     columns of small non-negative integers are discrete whatever their number of codes. With --jobs and a
     score evaluated in Python the scoring processes are started first, so that their start overlaps the
-    reading (BIC and BDeu count on threads: :class:`bnilp.lattice.ThreadExecutor`)."""
+    reading (BIC and BDeu count on threads: :class:`bnilp.lattice.ThreadExecutor`). ``quiet``: no line on
+    stderr for the rows --drop-missing left out."""
     if opts.get("n_jobs", 1) < 1 and opts.get("n_jobs", 1) != -1:
         raise InputError(f"--jobs must be ≥ 1 or −1 (all cores), got {opts['n_jobs']}")
     if opts.get("palim") is not None and opts["palim"] < 0:
@@ -235,7 +240,7 @@ def load_from_options(path: str, opts: dict[str, Any], quiet: bool | None = None
                          continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
                          fmt=opts.get("fmt", "auto"), integer_codes=integer_codes,
                          drop_missing=opts.get("drop_missing", False))
-    if data.rows_dropped_missing and not (opts.get("quiet") if quiet is None else quiet):   # stderr: stdout may
+    if data.rows_dropped_missing and not quiet:   # stderr: stdout may
         # hold an output (--json -)
         from rich.text import Text
 

@@ -7,17 +7,27 @@ What is left is written here, over the family variables x(v, Π), from :func:`ad
 
 - a required adjacency a — b is one row  Σ_{Π∋a} x(b, Π) + Σ_{Π∋b} x(a, Π) ≥ 1  (the 2-cluster row
   makes the left side ≤ 1, so it is the arrow a → b or b → a);
-- ancestor relations go through a constraint handler, :class:`_Ancestry`, enforced on integral
-  points only, as the acyclicity handler enforces cycles (a formulation with ancestor indicator
-  variables and transitivity rows, as GOBNILP-style models use, would also tighten the LP; the
-  lazy form is exact, needs no new variables and leaves the other plugins untouched). For the
+- ancestor relations and conditional independences go through a constraint handler,
+  :class:`_Ancestry`, enforced on integral points only, as the acyclicity handler enforces cycles
+  (a formulation with ancestor indicator variables and transitivity rows, as GOBNILP-style models
+  use, would also tighten the LP; the lazy form is exact, needs no new variables and leaves the
+  other plugins untouched). For the
   integral parent choice with arrow graph A (cyclic or not):
 
   * forbid a ~> b, and A has a path a = v₀ → v₁ → … → v_m = b: every DAG with all m arrows has
     a ~> b, so  Σ_{i<m} Σ_{Π∋v_i} x(v_{i+1}, Π) ≤ m − 1  is valid and cuts A off;
   * require a ~> b, and b ∉ D = {a} ∪ reach_A(a): a path from a to b in a DAG must leave D by an
     arrow u → w with u ∈ D, w ∉ D, so  Σ_{w∉D} Σ_{Π∩D≠∅} x(w, Π) ≥ 1  is valid; A has no such arrow
-    (D is closed under A's arrows), so it is cut off.
+    (D is closed under A's arrows), so it is cut off;
+  * independent a, b | Z, and Z does not d-separate a and b in A: with E the arrows of one active
+    trail and of its colliders' directed paths into Z (:func:`bnilp.graphs.d_connecting_arcs`), every
+    DAG that holds all of E d-connects a and b given Z, so  Σ_{u→w ∈ E} Σ_{Π∋u} x(w, Π) ≤ |E| − 1
+    is valid and cuts A off (a shortest trail: fewer arrows, a stronger row). A conditional independence
+    holds in every subgraph of a DAG that satisfies it, and for a whole Markov equivalence class or for
+    none, so the rest of the pipeline (pruning, classes) needs nothing more for it. These rows are
+    also separated at fractional LP points (:meth:`_Ancestry.conssepalp`, ``settings.ANCESTRY_SEPAFREQ``):
+    the same search over the families with x > ½ (at most one per child), a row added where the LP
+    point violates it; every row holds for every DAG, so this only tightens the LP.
 
   Finitely many such rows exist, so enforcement ends; the handler enforces before the acyclicity
   handler (:data:`ANCESTRY_ENFOPRIORITY` > ``ACYCLIC_ENFOPRIORITY``), so phase 2 records only DAGs
@@ -30,6 +40,8 @@ from __future__ import annotations
 import numpy as np
 from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
 
+from bnilp.graphs import d_connecting_arcs
+from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _INT_TOL, ANCESTRY_CHECKPRIORITY, ANCESTRY_ENFOPRIORITY
 
@@ -41,13 +53,15 @@ def _index_pairs(data: _Data, pairs) -> list[tuple[int, int]]:
 
 def needs_rows(data: _Data) -> bool:
     """Whether ``data.knowledge`` says anything the family table does not (so that a DAG of the table
-    may still break it): required adjacencies, required or forbidden ancestors."""
+    may still break it): required adjacencies, required or forbidden ancestors, conditional independences."""
     k = getattr(data, "knowledge", None)
-    return k is not None and bool(k.required_adjacent or k.required_ancestors or k.forbidden_ancestors)
+    return k is not None and bool(k.required_adjacent or k.required_ancestors or k.forbidden_ancestors
+                                  or k.independent)
 
 
-def add_knowledge(model, xvars: list, data: _Data) -> None:
-    """Rows for required adjacencies and the ancestry handler, when ``data.knowledge`` needs them."""
+def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) -> None:
+    """Rows for required adjacencies and the ancestry handler, when ``data.knowledge`` needs them; the
+    handler counts its rows in ``stats["cuts"]`` (``ancestry``, ``independence``)."""
     if not needs_rows(data):
         return
     k = data.knowledge
@@ -55,24 +69,30 @@ def add_knowledge(model, xvars: list, data: _Data) -> None:
         fams = [kk for kk in range(data.K) if (data.child[kk] == b and data.pbool[kk, a])
                 or (data.child[kk] == a and data.pbool[kk, b])]
         model.addCons(quicksum(xvars[kk] for kk in fams) >= 1, name=f"adjacent_{a}_{b}")
-    if k.required_ancestors or k.forbidden_ancestors:
+    if k.required_ancestors or k.forbidden_ancestors or k.independent:
+        index = {v: i for i, v in enumerate(data.names)}
         hdlr = _Ancestry(data, xvars, _index_pairs(data, k.required_ancestors),
-                         _index_pairs(data, k.forbidden_ancestors))
-        model.includeConshdlr(hdlr, "ancestry", "required and forbidden ancestor relations",
-                              sepapriority=0, enfopriority=ANCESTRY_ENFOPRIORITY,
-                              chckpriority=ANCESTRY_CHECKPRIORITY, sepafreq=-1, propfreq=-1, eagerfreq=-1,
-                              maxprerounds=0, needscons=True)
-        cons = model.createCons(hdlr, "ancestry", initial=False, separate=False, enforce=True, check=True,
+                         _index_pairs(data, k.forbidden_ancestors),
+                         [(index[a], index[b], [index[v] for v in z]) for a, b, z in k.independent], stats)
+        model.includeConshdlr(hdlr, "ancestry", "ancestor relations and conditional independences",
+                              sepapriority=settings.ANCESTRY_SEPAPRIORITY, enfopriority=ANCESTRY_ENFOPRIORITY,
+                              chckpriority=ANCESTRY_CHECKPRIORITY, sepafreq=settings.ANCESTRY_SEPAFREQ or -1,
+                              propfreq=-1, eagerfreq=-1, maxprerounds=0, needscons=True)
+        cons = model.createCons(hdlr, "ancestry", initial=False, separate=bool(settings.ANCESTRY_SEPAFREQ),
+                                enforce=True, check=True,
                                 propagate=False, local=False, modifiable=False, dynamic=False,
                                 removable=False, stickingatnode=False)
         model.addPyCons(cons)
 
 
 class _Ancestry(Conshdlr):
-    """Required (``need``) and forbidden (``ban``) ancestor relations, as index pairs (a, b): a ~> b."""
+    """Required (``need``) and forbidden (``ban``) ancestor relations, as index pairs (a, b): a ~> b, and
+    conditional independences (``apart``), as (a, b, given indices)."""
 
-    def __init__(self, data: _Data, xvars: list, need: list[tuple[int, int]], ban: list[tuple[int, int]]):
-        self.data, self.xvars, self.need, self.ban = data, xvars, need, ban
+    def __init__(self, data: _Data, xvars: list, need: list[tuple[int, int]], ban: list[tuple[int, int]],
+                 apart: list[tuple[int, int, list[int]]] = (), stats: dict | None = None):
+        self.data, self.xvars, self.need, self.ban, self.apart = data, xvars, need, ban, list(apart)
+        self.stats = {"cuts": {}} if stats is None else stats
         self.tvars: list | None = None
         self.cuts = 0
 
@@ -85,16 +105,27 @@ class _Ancestry(Conshdlr):
         get = self.model.getSolVal
         return np.fromiter((get(sol, v) for v in self._tv()), dtype=float, count=self.data.K)
 
-    def _cuts(self, vals: np.ndarray) -> list[tuple[list[int], float | None, float | None]]:
-        """Violated rows (families, lhs, rhs) of the parent choice read from ``vals`` (module doc)."""
+    def _cuts(self, vals: np.ndarray, above: float = _INT_TOL,
+              ancestry: bool = True) -> list[tuple[list[int], float | None, float | None, str]]:
+        """Violated rows (families, lhs, rhs, kind) of the parent choice read from ``vals`` — the families with
+        a value above ``above`` (module doc); at an LP point ``above`` = ½ reads at most one family per child,
+        and every row stays valid (each holds for every DAG), but the point need not violate it. ``ancestry``:
+        the ancestor relations' rows too (else the independences' alone)."""
         d = self.data
-        chosen = np.flatnonzero(vals > _INT_TOL)
+        chosen = np.flatnonzero(vals > above)
         children: list[list[int]] = [[] for _ in range(d.n)]
+        parents: dict[int, list[int]] = {v: [] for v in range(d.n)}
         for k in chosen:
             for p in np.flatnonzero(d.pbool[k]):
                 children[int(p)].append(int(d.child[k]))
+                parents[int(d.child[k])].append(int(p))
         out = []
-        for a, b in self.ban + self.need:
+        for a, b, z in self.apart:
+            arcs = d_connecting_arcs(parents, a, b, z)
+            if arcs is not None:
+                fams = [k for u, w in arcs for k in range(d.start[w], d.start[w + 1]) if d.pbool[k, u]]
+                out.append((fams, None, float(len(arcs) - 1), "independence"))
+        for a, b in (self.ban + self.need) if ancestry else ():
             prev = {a: -1}
             stack = [a]
             while stack:
@@ -110,12 +141,12 @@ class _Ancestry(Conshdlr):
                 path.reverse()
                 fams = [k for u, w in zip(path, path[1:], strict=False)
                         for k in range(d.start[w], d.start[w + 1]) if d.pbool[k, u]]
-                out.append((fams, None, float(len(path) - 2)))
+                out.append((fams, None, float(len(path) - 2), "ancestry"))
             elif (a, b) in self.need and b not in prev:
                 inside = np.zeros(d.n, dtype=bool)
                 inside[list(prev)] = True
                 fams = np.flatnonzero(~inside[d.child] & d.pbool[:, inside].any(axis=1)).tolist()
-                out.append((fams, 1.0, None))
+                out.append((fams, 1.0, None, "ancestry"))
         return out
 
     def _enforce(self, vals: np.ndarray) -> dict:
@@ -123,12 +154,38 @@ class _Ancestry(Conshdlr):
         if not cuts:
             return {"result": SCIP_RESULT.FEASIBLE}
         tv = self._tv()
-        for fams, lhs, rhs in cuts:
+        for fams, lhs, rhs, kind in cuts:
             expr = quicksum(tv[k] for k in fams)
             self.cuts += 1
+            self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
             self.model.addCons(expr >= lhs if lhs is not None else expr <= rhs, name=f"ancestry{self.cuts}",
                                removable=False)
         return {"result": SCIP_RESULT.CONSADDED}
+
+    def conssepalp(self, constraints, nusefulconss):
+        vals = np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K)
+        found = False
+        for fams, lhs, rhs, kind in self._cuts(vals, 0.5, ancestry=False):
+            activity = float(vals[fams].sum())
+            if (rhs is not None and activity > rhs + 1e-6) or (lhs is not None and activity < lhs - 1e-6):
+                self._row(fams, lhs, rhs, kind)
+                found = True
+        return {"result": SCIP_RESULT.SEPARATED if found else SCIP_RESULT.DIDNOTFIND}
+
+    def _row(self, fams: list[int], lhs: float | None, rhs: float | None, kind: str) -> None:
+        """A global LP cut lhs ≤ Σ x(fams) ≤ rhs (a family listed twice has coefficient 2), kept in the pool."""
+        model, tv = self.model, self._tv()
+        self.cuts += 1
+        self.stats["cuts"][f"{kind}_sepa"] = self.stats["cuts"].get(f"{kind}_sepa", 0) + 1
+        row = model.createEmptyRowUnspec(name=f"{kind}sepa{self.cuts}", lhs=lhs, rhs=rhs, local=False,
+                                         removable=True)
+        model.cacheRowExtensions(row)
+        for k in fams:
+            model.addVarToRow(row, tv[k], 1.0)
+        model.flushRowExtensions(row)
+        model.addCut(row, forcecut=False)
+        model.addPoolCut(row)
+        model.releaseRow(row)
 
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
         return self._enforce(np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K))

@@ -86,7 +86,7 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
                             propagate=False, local=False, modifiable=False, dynamic=False,
                             removable=False, stickingatnode=False)
     model.addPyCons(cons)
-    add_knowledge(model, xvars, data)
+    add_knowledge(model, xvars, data, stats)
     if settings.ANCESTOR_PROPAGATION:
         model.includeProp(_AncestorProp(data, xvars, stats), "ancestors",
                           "ancestor closure of the certain arrows; fixes families that close a cycle",
