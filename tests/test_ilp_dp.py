@@ -1211,3 +1211,26 @@ def test_the_filter_is_kept_when_the_stop_comes_after_its_last_batch(monkeypatch
     got = solve_dp(data, containing=True, stop=lambda: len(children) == data.n, threads=1)
     assert len(children) == data.n and got.best_containing is not None
 
+
+
+def test_the_programme_reports_the_share_of_its_passes_done(monkeypatch):
+    """``solve_dp(progress=…)`` is given the share of the passes done each time the clock is asked — rising,
+    within [0, 1] — and ``solve``'s progress callback gets it as the ``dynamic programme`` phase's ``done``
+    (a log file printed nothing while the programme ran); the result is the one without it."""
+    import bnilp.ilp.dp as dp_module
+    from bnilp.cli.learn import _where
+
+    monkeypatch.setattr(dp_module, "CHECK_STEPS", 1 << 6)
+    table = random_table(9, 11, max_size=3)
+    shares: list[float] = []
+    got = solve_dp(_Data(table), containing=True, progress=shares.append)
+    assert len(shares) > 3 and shares == sorted(shares) and 0.0 <= shares[0] and shares[-1] <= 1.0
+    assert got.opt == solve_dp(_Data(table), containing=True).opt
+    reports: list[dict] = []
+    monkeypatch.setattr(ilp.search._Run, "report", lambda self, phase, networks, force=False, **extra:
+                        reports.append({"phase": phase, "networks": networks, **extra}))
+    solve(table, 0.0, enumerate_ties=False)
+    programme = [r for r in reports if r["phase"] == "dynamic programme"]
+    assert programme and all(0.0 <= r["done"] <= 1.0 for r in programme)
+    assert _where(programme[-1]) == f"dynamic programme: {programme[-1]['done']:.0%} of its passes done"
+    assert _where({"phase": "enumerate", "networks": 12}) == "enumerate: 12 networks"

@@ -185,6 +185,13 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
     return None
 
 
+def _where(info: dict[str, Any]) -> str:
+    """A progress report in words: the phase and its networks, or the share of the dynamic programme's passes."""
+    if "done" in info:
+        return f"{info.get('phase', '')}: {info['done']:.0%} of its passes done"
+    return f"{info.get('phase', '')}: {info.get('networks', 0)} networks"
+
+
 @contextmanager
 def _live(console: Console, quiet: bool):
     """A status line fed by the solver's progress callback."""
@@ -193,13 +200,11 @@ def _live(console: Console, quiet: bool):
         return
     if not console.is_terminal:     # a log: a line now and then
         log = LogProgress(console)
-        yield lambda info: log(f"search, {info.get('phase', '')}: {info.get('networks', 0)} networks")
+        yield lambda info: log(f"search, {_where(info)}")
         return
     with console.status("solving …") as status:
         def update(info: dict[str, Any]) -> None:
-            phase = info.get("phase", "")
-            nets = info.get("networks", 0)
-            status.update(f"{phase}: {nets} networks, {info.get('elapsed', 0.0):.1f} s")
+            status.update(f"{_where(info)}, {info.get('elapsed', 0.0):.1f} s")
 
         yield update
 

@@ -519,7 +519,8 @@ class DPStopped(Exception):
 
 def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS,
              stop: Callable[[], bool] | None = None, bound: bool | None = None,
-             floor: float | None = None, threads: int | None = None) -> DPResult:
+             floor: float | None = None, threads: int | None = None,
+             progress: Callable[[float], None] | None = None) -> DPResult:
     """Dynamic programming over the families of ``data`` (module docstring): OPT, one optimal DAG
     (a family of the sink of each prefix, best first among those that fit), and with ``containing``
     the best DAG score through each family. ``data.n`` must be ≥ 1. When the table admits no DAG,
@@ -537,9 +538,10 @@ def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS
     the filter child by child); every result is the same bit for bit on any number of threads.
 
     ``stop`` (no arguments) is asked between slices of the work (:data:`CHECK_BITS`); when it returns
-    True, or at SIGINT, :class:`DPStopped` is raised with what is known."""
+    True, or at SIGINT, :class:`DPStopped` is raised with what is known. ``progress`` is given the share of
+    the passes done (0–1) at the same points, before ``stop``."""
     run = _Passes(data, containing, block_bits, stop, bound_mode(data.n) if bound is None else bound,
-                  floor, threads)
+                  floor, threads, progress)
     try:
         return run.solve()
     except KeyboardInterrupt:
@@ -551,8 +553,10 @@ class _Passes:
     units of 2^n subset steps), and the result once the forward pass is over."""
 
     def __init__(self, data: _Data, containing: bool, block_bits: int, stop: Callable[[], bool] | None,
-                 bound: bool = False, floor: float | None = None, threads: int | None = None):
+                 bound: bool = False, floor: float | None = None, threads: int | None = None,
+                 progress: Callable[[float], None] | None = None):
         self.data = data
+        self.progress = progress
         self.bound = bound
         self.floor = floor
         self.threads = dp_threads(threads)
@@ -586,9 +590,11 @@ class _Passes:
     def _check(self, steps: int) -> None:
         """Ask ``stop`` once CHECK_STEPS steps have run since it was last asked (``steps`` more now)."""
         self.pending += steps
-        if self.stop is not None and self.pending >= CHECK_STEPS:
+        if self.pending >= CHECK_STEPS and (self.stop is not None or self.progress is not None):
             self.pending = 0
-            if self.stop():
+            if self.progress is not None:
+                self.progress(self.share())
+            if self.stop is not None and self.stop():
                 raise DPStopped(self.result, False, self.share(), self.incumbent)
 
     def _slices(self, count: int):

@@ -148,7 +148,11 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     classes are returned as networks, the rest compactly as ``unlisted`` (:class:`ClassTail`, for
     :func:`bnilp.mec.class_tail_mass`), so that DAG counts and posteriors cover every class found. The status
     is then ``network_limit`` and ``complete`` is False (the list is capped) although every credible class was
-    found and counted; the message says of how many classes."""
+    found and counted; the message says of how many classes.
+
+    ``progress`` gets dicts ``{"phase", "networks", "elapsed", …}`` at most every 0.25 s: phases ``optimize``,
+    ``enumerate``, ``done`` (with ``status``) and ``dynamic programme`` (with ``done``, the share of its passes
+    done, 0–1)."""
     check_is_table(table)
     epsilon = check_real(epsilon, "epsilon", 0)
     enumerate_ties, count_past_cap = check_flag(enumerate_ties, "enumerate_ties"), check_flag(count_past_cap,
@@ -587,7 +591,8 @@ def _dynamic_programme(run: _Run, data: _Data, containing: bool, stats: dict[str
                    "scan_steps_estimate": plan.scan_steps, "seconds_estimate": _dp_estimate(data),
                    "mode": "bound (float32 F, no filter)" if bound_mode(data.n) else "exact"}
     try:
-        dp = solve_dp(data, containing=containing, stop=run.dp_should_stop, floor=floor)
+        dp = solve_dp(data, containing=containing, stop=run.dp_should_stop, floor=floor,
+                      progress=lambda share: run.report("dynamic programme", 0, done=share))
     except DPStopped as stopped:
         stats["dp"].update(seconds=time.perf_counter() - t0, stopped=stopped.done)
         if stopped.result is not None:
