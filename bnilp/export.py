@@ -33,6 +33,8 @@ arrays as nested lists — that JSON is the documented export schema)::
 
     {"format": "bnilp.network", "version": 1,
      "source": str, "N": int,
+     "data_sha256": str,                                    # the file's SHA-256, where the data came from a file
+     "rows_dropped_missing": int,                           # where drop_missing left rows out (N counts the rest)
      "parameters": {"method": "ml" | "bayes", "ess": float | None},
      "order": [names],                                      # a topological order
      "variables": {name: {
@@ -274,6 +276,8 @@ def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], metho
     return {
         "format": SCHEMA[0], "version": SCHEMA[1],
         "source": dataset.source, "N": dataset.N,
+        **({"data_sha256": dataset.sha256} if dataset.sha256 else {}),
+        **({"rows_dropped_missing": dataset.rows_dropped_missing} if dataset.rows_dropped_missing else {}),
         "parameters": {"method": method, "ess": ess},
         "order": topological_order(ordered, dataset.names),
         "variables": {v: variables[v] for v in dataset.names if v in variables},
@@ -401,7 +405,11 @@ def _header(fitted: Mapping[str, Any]) -> list[str]:
     par = fitted["parameters"]
     how = f"{par['method']}" + (f" (BDeu-consistent Dirichlet, ESS {par['ess']:g})" if par["method"] == "bayes"
                                 else " (maximum likelihood)")
-    lines = [f"written by bnilp {__version__} from {fitted.get('source', '?')} (N = {fitted.get('N', '?')})"]
+    dropped = fitted.get("rows_dropped_missing")
+    left_out = f"; {dropped} rows with a missing value left out" if dropped else ""
+    lines = [f"written by bnilp {__version__} from {fitted.get('source', '?')} (N = {fitted.get('N', '?')}{left_out})"]
+    if fitted.get("data_sha256"):
+        lines.append(f"data SHA-256 {fitted['data_sha256']}")
     net = fitted.get("network")
     if net:
         lines.append(f"network {net['rank']} of {net['of']} (score {net['score']!r}, {fitted.get('score', '?')})")

@@ -116,3 +116,24 @@ def test_quiet_silences_the_rows_left_out_line_in_every_command(tmp_path) -> Non
         assert res.exit_code == 0 and "left out" not in res.output, res.output
         res = runner.invoke(main, [*args, "--missing", "?", "--drop-missing"])
         assert res.exit_code == 0 and "left out" in res.output, res.output
+
+
+def test_an_exported_network_names_the_rows_left_out_and_the_data_it_was_fitted_on(tmp_path) -> None:
+    """``--export`` JSON and BIF carry ``rows_dropped_missing`` and the data file's SHA-256 beside N (the export
+    said N alone, so a network fitted on the complete rows could not be told from one fitted on a complete file)."""
+    import hashlib
+
+    frame, complete = _with_holes(N=200)
+    holed = tmp_path / "holed.csv"
+    frame.to_csv(holed, index=False)
+    runner = CliRunner()
+    for out in ("net.json", "net.bif"):
+        res = runner.invoke(main, ["learn", str(holed), "--missing", "?", "--drop-missing", "-q", "--bf", "1",
+                                   "--optimum-only", "--export", str(tmp_path / out)])
+        assert res.exit_code == 0, res.output
+    digest, left_out = hashlib.sha256(holed.read_bytes()).hexdigest(), int((~complete).sum())
+    fitted = json.loads((tmp_path / "net.json").read_text())
+    assert (fitted["N"], fitted["rows_dropped_missing"], fitted["data_sha256"]) == (200 - left_out, left_out, digest)
+    bif = (tmp_path / "net.bif").read_text()
+    assert f"(N = {200 - left_out}; {left_out} rows with a missing value left out)" in bif
+    assert f"data SHA-256 {digest}" in bif
