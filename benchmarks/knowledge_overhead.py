@@ -9,6 +9,15 @@ knowledge (fastest of ``--repeat`` runs each, same process). Prints one row per 
 forbidden arrows the unconstrained optimum uses, families left, OPT and credible-set size both ways,
 and the time ratio with/without. Forbidden arrows only remove families (a filter before the model is
 built), so the model is smaller, never larger.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/knowledge_overhead.py --independent 3 --kind contradict --seeds 1 2 3
+
+``--independent K`` times conditional independences instead: per seed K statements ``a, b | Z`` (Z of 0–3
+other variables, a and b not adjacent in the unconstrained optimum) drawn among those the optimum breaks
+(``--kind contradict``) or keeps (``agree``); OPT alone (``optimum_only``) with the independences' rows
+separated at LP points and enforced at integral points alone (``ANCESTRY_SEPAFREQ`` 1 and 0), then the
+credible set at the BF (rows separated) within ``--time-limit``. Prints seconds, OPT, branch-and-cut nodes,
+rows added and the credible set's size and status.
 """
 
 from __future__ import annotations
@@ -19,9 +28,11 @@ import random
 import time
 from pathlib import Path
 
+import networkx as nx
 from common import SHARED_DATA  # noqa: F401  (sets the thread variables)
 
 from bnilp.data import load_data
+from bnilp.ilp import settings
 from bnilp.knowledge import Knowledge
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import solve_table
@@ -54,6 +65,53 @@ def _timed(table, eps: float, knowledge, repeat: int):
     return best, phase1, result
 
 
+def _statements(table, best, rng: random.Random, count: int, agree: bool) -> list[tuple[str, str, list[str]]]:
+    """``count`` independences the DAG ``best`` keeps (``agree``) or breaks, a and b not adjacent in it."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(table.variables)
+    graph.add_edges_from((p, c) for c, ps in best.items() for p in ps)
+    out: list[tuple[str, str, list[str]]] = []
+    while len(out) < count:
+        a, b = rng.sample(table.variables, 2)
+        if graph.has_edge(a, b) or graph.has_edge(b, a):
+            continue
+        z = set(rng.sample([v for v in table.variables if v not in (a, b)], rng.randint(0, 3)))
+        if nx.is_d_separator(graph, {a}, {b}, z) == agree:
+            out.append((a, b, sorted(z)))
+    return out
+
+
+def _independences(table, eps: float, args) -> int:
+    """The ``--independent`` table (module doc)."""
+    t0 = time.perf_counter()
+    free = solve_table(table, epsilon=0.0, optimum_only=True)
+    print(f"alarm1000 BIC BF {args.bf:g}: OPT without knowledge {free.solution.optimum:.4f} in "
+          f"{time.perf_counter() - t0:.2f} s (dynamic programming); {args.independent} statements per seed that the "
+          f"optimum {'keeps' if args.kind == 'agree' else 'breaks'}")
+    print(f"{'seed':>4} {'OPT with':>14} | {'separated s':>11} {'nodes':>6} {'rows':>5} | {'integral s':>10} "
+          f"{'nodes':>6} {'rows':>5} | {'BF set s':>8} {'DAGs':>5} {'MECs':>4} status")
+    rows_of = ("independence", "independence_sepa")
+    for seed in args.seeds:
+        k = Knowledge(independent=_statements(table, free.solution.networks[0].parents, random.Random(seed),
+                                              args.independent, args.kind == "agree"))
+        cells = []
+        for freq in (1, 0):
+            settings.ANCESTRY_SEPAFREQ = freq
+            t0 = time.perf_counter()
+            res = solve_table(table, epsilon=0.0, optimum_only=True, knowledge=k, time_limit=args.time_limit)
+            st = res.solution.stats["phase1"]
+            cells.append((time.perf_counter() - t0, st.get("nodes", 0), sum(st["cuts"].get(r, 0) for r in rows_of)))
+        settings.ANCESTRY_SEPAFREQ = 1
+        t0 = time.perf_counter()
+        full = solve_table(table, epsilon=eps, knowledge=k, time_limit=args.time_limit)
+        took = time.perf_counter() - t0
+        print(f"{seed:>4} {res.solution.optimum:>14.4f} | "
+              + " | ".join(f"{s:>{w}.2f} {n:>6} {r:>5}" for (s, n, r), w in zip(cells, (11, 10), strict=True))
+              + f" | {took:>8.1f} {full.report['n_networks']:>5} {full.report['n_mecs']:>4} {full.solution.status}")
+        print(f"     {'; '.join(k.statements())}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bf", type=float, default=3.0)
@@ -61,9 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--repeat", type=int, default=2, help="runs per solve; the fastest is reported")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bnilp-bench"))
+    parser.add_argument("--independent", type=int, default=0, help="time K conditional independences instead")
+    parser.add_argument("--kind", choices=("agree", "contradict"), default="contradict")
+    parser.add_argument("--time-limit", type=float, default=300.0, help="per solve, with --independent")
     args = parser.parse_args(argv)
     eps = math.log(args.bf)
     table = _table(args.bf, args.cache)
+    if args.independent:
+        return _independences(table, eps, args)
     names = table.variables
     base_s, _, base = _timed(table, eps, None, args.repeat)
     opt_arrows = {(p, v) for v, ps in base.solution.networks[0].parents.items() for p in ps}

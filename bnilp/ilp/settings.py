@@ -242,8 +242,10 @@ ANCESTRY_ENFOPRIORITY = -1_000_000
 ANCESTRY_CHECKPRIORITY = -1_000_000
 #: … and separates the independences' rows at fractional LP points too (0: never; else SCIP's frequency, 1 = every
 #: node): read off the families with x > ½ (at most one per child), cut where the LP point violates them. alarm1000
-#: BIC, OPT under 2–3 independences its best DAG breaks, seconds with / without: 56 / 79, 10.8 / 20.9, 0.9 / 0.9;
-#: the ancestor relations' rows separated the same way lost (8.7 / 5.3, 3.0 / 2.8 s), so they stay lazy
+#: BIC, OPT under 2–3 independences its best DAG breaks, seconds with / without (benchmarks/knowledge_overhead.py
+#: and a scratch run on the BF 20 table): 45.9 / 82.8, 16.6 / 17.2, 4.4 / 1.6; 56 / 79, 10.8 / 20.9, 0.9 / 0.9 —
+#: geometric mean 1.11× faster, the hard ones most; ~0.1 s slower where the statements agree with the data. The
+#: ancestor relations' rows separated the same way lost (8.7 / 5.3, 3.0 / 2.8 s), so they stay lazy
 ANCESTRY_SEPAFREQ = 1
 ANCESTRY_SEPAPRIORITY = 0
 #: ancestor-closure propagation (prop_ancestors.py; GOBNILP's arrow propagator): at each node, families
