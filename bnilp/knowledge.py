@@ -39,7 +39,8 @@ for a subset keeps it — like the forbidding statements, it needs no scoring un
 
 Contradictions found by :meth:`Knowledge.validated` (one-line :class:`InputError`, naming the
 statement's file and line): unknown variables, a self-loop, an independence of a variable from itself or
-given itself, a variable in two tiers, an arrow both
+given itself, an independence every DAG with the required arrows (and, nothing given, ancestor relations)
+breaks, a variable in two tiers, an arrow both
 required and (directly or by implication) forbidden, a required adjacency whose both arrows are
 forbidden, a relation both required and forbidden, a required arrow or ancestor relation
 against the tier order, and a cycle among required arrows and required ancestor relations.
@@ -58,7 +59,7 @@ from types import MappingProxyType
 from typing import Any
 
 from bnilp.errors import InputError, check_path, not_utf8
-from bnilp.graphs import d_separated
+from bnilp.graphs import d_connecting_arcs, d_separated
 
 Edge = tuple[str, str]
 Parents = Mapping[str, Iterable[str]]
@@ -114,9 +115,9 @@ def _parse_independence(text: str) -> Independence | None:
     left, bar, right = text.partition("|")
     pair = [v.strip() for v in left.split(",")]
     given = [v.strip() for v in right.split(",")] if bar else []
-    if len(pair) != 2 or not all(pair) or (bar and not all(given)):
+    if len(pair) != 2 or not all(pair) or (bar and not all(given)) or "|" in right:
         return None
-    return pair[0], pair[1], tuple(given)
+    return pair[0], pair[1], tuple(dict.fromkeys(given))
 
 
 def _independences(items: Iterable[Any] | str | None) -> tuple[Independence, ...]:
@@ -340,6 +341,7 @@ class Knowledge:
             if a in z or b in z:
                 raise InputError(f"{src}: '{text}' is given {a if a in z else b!r} itself: the tested variables are "
                                  "not among the given ones")
+        self._check_independences_against_requirements()
         seen: dict[str, int] = {}
         for i, t in enumerate(self.tiers):
             for v in t:
@@ -397,6 +399,36 @@ class Knowledge:
                                  "required arrows/ancestor relations")
             paths.setdefault(a, set()).add(b)
         return self
+
+    def _check_independences_against_requirements(self) -> None:
+        """An independence that every DAG with the required arrows and ancestor relations breaks is an error: the
+        required arrows alone d-connect a and b given Z (then so does every DAG that holds them — an active trail
+        of a subgraph is one of the graph), or, with nothing given, the required arrows and ancestor relations
+        make a directed path between a and b or give them a common ancestor (a trail without colliders, open when
+        nothing is given). The search could only find such a contradiction by cutting the paths one by one."""
+        if not self.independent or not (self.required or self.required_ancestors):
+            return
+        arrows: dict[str, set[str]] = {}
+        for a, b in self.required:
+            arrows.setdefault(b, set()).add(a)
+            arrows.setdefault(a, set())
+        reach = descendants({v: {u for u, w in (*self.required, *self.required_ancestors) if w == v}
+                             for e in (*self.required, *self.required_ancestors) for v in e})
+        for a, b, z in self.independent:
+            src, text = self._src(("independent", a, b, *z)), independence_text(a, b, z)
+            trail = d_connecting_arcs(arrows, a, b, z) if a in arrows and b in arrows else None
+            if trail is not None:
+                raise InputError(f"{src}: '{text}' contradicts the required arrows "
+                                 f"{', '.join(f'{u} -> {w}' for u, w in trail)}: they make an active trail between "
+                                 f"{a} and {b}{' given ' + ', '.join(z) if z else ''}")
+            if z:
+                continue
+            common = sorted(c for c, below in reach.items() if a in below and b in below)
+            if b in reach.get(a, ()) or a in reach.get(b, ()) or common:
+                why = (f"{a} an ancestor of {b}" if b in reach.get(a, ()) else f"{b} an ancestor of {a}"
+                       if a in reach.get(b, ()) else f"{common[0]} an ancestor of both")
+                raise InputError(f"{src}: '{text}' contradicts the required arrows and ancestor relations: they make "
+                                 f"{why}, an open trail between them when nothing is given")
 
     # ---- combining, (de)serialising -------------------------------------------------------------
     def merged(self, other: Knowledge | None) -> Knowledge:

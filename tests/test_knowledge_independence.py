@@ -194,6 +194,13 @@ def test_one_statement_in_a_file_a_flag_and_python() -> None:
     ("independent smoke, lung |", "expected 'independent a, b | c, d'"),
     ("require smoke -> lung\nindependent lung, smoke | bronc", "contradicts independent lung, smoke | bronc"),
     ("require smoke -- lung\nindependent lung, smoke", "contradicts independent lung, smoke"),
+    ("independent smoke, lung | bronc | tub", "expected 'independent a, b | c, d'"),
+    ("independent smoke, lung | bronc\nindependent smoke, lung | bronc, bronc, cancer", "unknown variable 'cancer'"),
+    # a review's find: no DAG satisfies these, and the search could only learn it by cutting paths one by one
+    ("independent tub, lung\nrequire tub ~> lung", "tub an ancestor of lung"),
+    ("require smoke ~> tub\nrequire smoke -> lung\nindependent tub, lung", "smoke an ancestor of both"),
+    ("require tub -> either\nrequire lung -> either\nrequire either -> xray\nindependent tub, lung | xray",
+     "contradicts the required arrows .*: they make an active trail between tub and lung given xray"),
 ])
 def test_errors_name_the_statements_line(tmp_path, text: str, words: str) -> None:
     path = tmp_path / "k.txt"
@@ -201,6 +208,16 @@ def test_errors_name_the_statements_line(tmp_path, text: str, words: str) -> Non
     with pytest.raises(InputError, match=rf"k\.txt:\d: .*{words}") as err:
         from_options(path).validated(NAMES)
     assert "\n" not in str(err.value)
+
+
+def test_required_arrows_that_leave_an_independence_possible_are_not_refused() -> None:
+    """The contradiction checks refuse only what every DAG with the required arrows breaks: a collider whose
+    descendants are not required to reach the given names, or a path through them, is allowed."""
+    Knowledge(required=[("tub", "either"), ("lung", "either")], independent=[("tub", "lung", ["dysp"])]).validated(
+        NAMES)
+    Knowledge(required=[("tub", "either"), ("either", "lung")], independent=[("tub", "lung", ["either"])]).validated(
+        NAMES)
+    Knowledge(required_ancestors=[("tub", "lung")], independent=[("tub", "lung", ["either"])]).validated(NAMES)
 
 
 def test_cli_learns_under_an_independence_and_a_score_file_carries_it_to_solve(tmp_path) -> None:

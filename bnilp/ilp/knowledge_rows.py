@@ -158,6 +158,7 @@ class _Ancestry(Conshdlr):
             expr = quicksum(tv[k] for k in fams)
             self.cuts += 1
             self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
+            self.stats["cuts_total"] = self.stats.get("cuts_total", 0) + 1
             self.model.addCons(expr >= lhs if lhs is not None else expr <= rhs, name=f"ancestry{self.cuts}",
                                removable=False)
         return {"result": SCIP_RESULT.CONSADDED}
@@ -177,6 +178,7 @@ class _Ancestry(Conshdlr):
         model, tv = self.model, self._tv()
         self.cuts += 1
         self.stats["cuts"][f"{kind}_sepa"] = self.stats["cuts"].get(f"{kind}_sepa", 0) + 1
+        self.stats["cuts_total"] = self.stats.get("cuts_total", 0) + 1
         row = model.createEmptyRowUnspec(name=f"{kind}sepa{self.cuts}", lhs=lhs, rhs=rhs, local=False,
                                          removable=True)
         model.cacheRowExtensions(row)
