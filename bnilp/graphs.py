@@ -100,7 +100,8 @@ def topological_order(parents: ParentMap, order: Iterable[str] | None = None) ->
                          ) from None
 
 
-def d_connecting_arcs(parents: Mapping, a, b, given: Iterable = ()) -> list[tuple] | None:
+def d_connecting_arcs(parents: Mapping, a, b, given: Iterable = (), ancestral: Iterable | None = None
+                      ) -> list[tuple] | None:
     """Arrows (u, v), u → v, of the graph of ``parents`` (any hashable nodes; cyclic or not) that make ``a`` and
     ``b`` d-connected given ``given``: the arrows of one active trail between them, and for each collider on it
     outside ``given`` the arrows of a directed path from it into ``given``. None when ``given`` d-separates them.
@@ -115,14 +116,20 @@ def d_connecting_arcs(parents: Mapping, a, b, given: Iterable = ()) -> list[tupl
     ``a`` and ``b`` given ``given`` — the trail's colliders and non-colliders are fixed by its own arrows, a
     non-collider is outside ``given`` by name, and each collider outside ``given`` is an ancestor of a member by
     the directed path returned with it (a trail that visits a node twice is active exactly when some path is,
-    Koller & Friedman 2009, Theorem 3.4)."""
+    Koller & Friedman 2009, Theorem 3.4).
+
+    ``ancestral``: the nodes to take for ``given`` and its ancestors, where more is known than the graph shows
+    (background knowledge's required ancestor relations); the colliders' paths are then those the graph holds,
+    and the invariant holds for the DAGs in which every node of ``ancestral`` is an ancestor of ``given`` or in
+    it. Default: ``given`` and its ancestors in the graph."""
     given = set(given)
     children: dict = {}
     for v, ps in parents.items():
         for p in ps:
             children.setdefault(p, []).append(v)
-    ancestral = set(given)          # given and its ancestors
-    stack = list(given)
+    known = ancestral is not None
+    ancestral = set(given) | (set(ancestral) if known else set())
+    stack = [] if known else list(given)      # given and its ancestors in the graph
     while stack:
         for p in parents.get(stack.pop(), ()):
             if p not in ancestral:
@@ -159,13 +166,14 @@ def d_connecting_arcs(parents: Mapping, a, b, given: Iterable = ()) -> list[tupl
         prev, arrow = came[state]
         arcs.append(arrow)
         if prev[1] == down and state[1] == up and prev[0] not in given:     # an active collider outside given
-            arcs += _path_into(prev[0], given, children)
+            arcs += _path_into(prev[0], given, children, strict=not known)
         state = prev
     return list(dict.fromkeys(arcs))
 
 
-def _path_into(v, targets: set, children: Mapping) -> list[tuple]:
-    """The arrows of a shortest directed path from ``v`` to a member of ``targets`` (one exists)."""
+def _path_into(v, targets: set, children: Mapping, strict: bool = True) -> list[tuple]:
+    """The arrows of a shortest directed path from ``v`` to a member of ``targets`` (one exists when ``strict``;
+    else none where there is none)."""
     came = {v: None}
     queue = [v]
     for u in queue:
@@ -179,7 +187,9 @@ def _path_into(v, targets: set, children: Mapping) -> list[tuple]:
             if c not in came:
                 came[c] = u
                 queue.append(c)
-    raise AssertionError(f"{v!r} is not an ancestor of the conditioning set")
+    if strict:
+        raise AssertionError(f"{v!r} is not an ancestor of the conditioning set")
+    return []
 
 
 def d_separated(parents: Mapping, a, b, given: Iterable = ()) -> bool:

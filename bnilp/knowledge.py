@@ -141,7 +141,9 @@ def _independences(items: Iterable[Any] | str | None) -> tuple[Independence, ...
             raise InputError(f"knowledge: independent: a statement is (a, b) or (a, b, [given names]), got {it!r}")
         a, b, given = it
         if isinstance(given, str):
-            given = [v.strip() for v in given.split(",") if v.strip()]
+            given = [v.strip() for v in given.split(",")] if given.strip() else []
+            if not all(given):
+                raise InputError(f"knowledge: independent: an empty name among the given names of {it!r}")
         if not isinstance(given, Iterable):
             raise InputError(f"knowledge: independent: the given names of {it!r} are not a list")
         out.append((str(a), str(b), tuple(dict.fromkeys(str(v) for v in given))))
@@ -341,7 +343,6 @@ class Knowledge:
             if a in z or b in z:
                 raise InputError(f"{src}: '{text}' is given {a if a in z else b!r} itself: the tested variables are "
                                  "not among the given ones")
-        self._check_independences_against_requirements()
         seen: dict[str, int] = {}
         for i, t in enumerate(self.tiers):
             for v in t:
@@ -398,14 +399,17 @@ class Knowledge:
                 raise InputError(f"{src}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' closes a directed cycle of "
                                  "required arrows/ancestor relations")
             paths.setdefault(a, set()).add(b)
+        self._check_independences_against_requirements()
         return self
 
     def _check_independences_against_requirements(self) -> None:
         """An independence that every DAG with the required arrows and ancestor relations breaks is an error: the
-        required arrows alone d-connect a and b given Z (then so does every DAG that holds them — an active trail
-        of a subgraph is one of the graph), or, with nothing given, the required arrows and ancestor relations
-        make a directed path between a and b or give them a common ancestor (a trail without colliders, open when
-        nothing is given). The search could only find such a contradiction by cutting the paths one by one."""
+        required arrows alone d-connect a and b given Z, a collider of theirs counting as active where the required
+        arrows and ancestor relations make it an ancestor of a member of Z (then so does every DAG of D(K) — an
+        active trail of a subgraph is one of the graph, and such a collider is an ancestor of Z there), or, with
+        nothing given, the required arrows and ancestor relations make a directed path between a and b or give
+        them a common ancestor (a trail without colliders, open when nothing is given). The search could only find
+        such a contradiction by cutting the paths one by one."""
         if not self.independent or not (self.required or self.required_ancestors):
             return
         arrows: dict[str, set[str]] = {}
@@ -416,11 +420,13 @@ class Knowledge:
                              for e in (*self.required, *self.required_ancestors) for v in e})
         for a, b, z in self.independent:
             src, text = self._src(("independent", a, b, *z)), independence_text(a, b, z)
-            trail = d_connecting_arcs(arrows, a, b, z) if a in arrows and b in arrows else None
+            above = {v for v, below in reach.items() if below & set(z)}     # ancestors of Z in every DAG of D(K)
+            trail = d_connecting_arcs(arrows, a, b, z, above) if a in arrows and b in arrows else None
             if trail is not None:
                 raise InputError(f"{src}: '{text}' contradicts the required arrows "
-                                 f"{', '.join(f'{u} -> {w}' for u, w in trail)}: they make an active trail between "
-                                 f"{a} and {b}{' given ' + ', '.join(z) if z else ''}")
+                                 f"{', '.join(f'{u} -> {w}' for u, w in trail)}"
+                                 f"{' (and ancestor relations)' if self.required_ancestors else ''}: they make an "
+                                 f"active trail between {a} and {b}{' given ' + ', '.join(z) if z else ''}")
             if z:
                 continue
             common = sorted(c for c, below in reach.items() if a in below and b in below)
@@ -474,8 +480,8 @@ class Knowledge:
             kw = {k: v for k, v in obj.items() if k != "statements"}
             unknown = sorted(set(kw) - {f.name for f in fields(cls)} - {"where"})
             if unknown:
-                raise InputError(f"knowledge: unknown field {unknown[0]!r} (fields: {', '.join(_PAIR_FIELDS)}, tiers, "
-                                 "strict_tiers, independent)")
+                known = [f.name for f in fields(cls) if f.name != "where"]
+                raise InputError(f"knowledge: unknown field {unknown[0]!r} (fields: {', '.join(known)})")
             if "strict_tiers" in kw:
                 kw["strict_tiers"] = frozenset(int(i) - 1 for i in kw["strict_tiers"])
             return cls(**kw)

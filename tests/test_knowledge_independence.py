@@ -201,6 +201,9 @@ def test_one_statement_in_a_file_a_flag_and_python() -> None:
     ("require smoke ~> tub\nrequire smoke -> lung\nindependent tub, lung", "smoke an ancestor of both"),
     ("require tub -> either\nrequire lung -> either\nrequire either -> xray\nindependent tub, lung | xray",
      "contradicts the required arrows .*: they make an active trail between tub and lung given xray"),
+    # a second review's find: the collider reaches the given name by a required ancestor relation
+    ("require tub -> either\nrequire lung -> either\nrequire either ~> dysp\nindependent tub, lung | dysp",
+     r"contradicts the required arrows .* \(and ancestor relations\): they make an active trail"),
 ])
 def test_errors_name_the_statements_line(tmp_path, text: str, words: str) -> None:
     path = tmp_path / "k.txt"
@@ -218,6 +221,10 @@ def test_required_arrows_that_leave_an_independence_possible_are_not_refused() -
     Knowledge(required=[("tub", "either"), ("either", "lung")], independent=[("tub", "lung", ["either"])]).validated(
         NAMES)
     Knowledge(required_ancestors=[("tub", "lung")], independent=[("tub", "lung", ["either"])]).validated(NAMES)
+    Knowledge(required=[("tub", "either"), ("lung", "either")], required_ancestors=[("either", "xray")],
+              independent=[("tub", "lung", ["dysp"])]).validated(NAMES)
+    with pytest.raises(InputError, match="an empty name among the given names"):     # as the file refuses 'c,,d'
+        Knowledge(independent=[("tub", "lung", "either,,dysp")])
 
 
 def test_cli_learns_under_an_independence_and_a_score_file_carries_it_to_solve(tmp_path) -> None:

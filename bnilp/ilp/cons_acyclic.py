@@ -40,6 +40,21 @@ def _choice(data: _Data, vals: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] 
     return chosen, None
 
 
+def add_lp_cut(model, name: str, vars_: list, coefs: list[float] | None, lhs: float | None, rhs: float | None,
+               force: bool, pool: bool) -> None:
+    """A global, removable LP row lhs ≤ Σ coefs·vars_ ≤ rhs (coefficients 1 when None; a variable listed twice
+    adds up) as a cut of the current LP, and into SCIP's global cut pool when ``pool``."""
+    row = model.createEmptyRowUnspec(name=name, lhs=lhs, rhs=rhs, local=False, removable=True)
+    model.cacheRowExtensions(row)
+    for v, c in zip(vars_, coefs if coefs is not None else [1.0] * len(vars_), strict=True):
+        model.addVarToRow(row, v, c)
+    model.flushRowExtensions(row)
+    model.addCut(row, forcecut=force)
+    if pool:
+        model.addPoolCut(row)
+    model.releaseRow(row)
+
+
 class _Acyclicity(Conshdlr):
     """Acyclicity of the parent choice (phase 1) or collect-and-exclude enumeration (phase 2)."""
 
@@ -119,18 +134,7 @@ class _Acyclicity(Conshdlr):
 
     def _cut(self, name: str, vars_: list, coefs: list[float] | None, lhs: float | None, rhs: float | None,
              force: bool, pool: bool) -> None:
-        """A global, removable LP row lhs ≤ Σ coefs·vars_ ≤ rhs (coefficients 1 when None) as a cut of the
-        current LP, and into SCIP's global cut pool when ``pool``."""
-        model = self.model
-        row = model.createEmptyRowUnspec(name=name, lhs=lhs, rhs=rhs, local=False, removable=True)
-        model.cacheRowExtensions(row)
-        for v, c in zip(vars_, coefs if coefs is not None else [1.0] * len(vars_), strict=True):
-            model.addVarToRow(row, v, c)
-        model.flushRowExtensions(row)
-        model.addCut(row, forcecut=force)
-        if pool:
-            model.addPoolCut(row)
-        model.releaseRow(row)
+        add_lp_cut(self.model, name, vars_, coefs, lhs, rhs, force, pool)
 
     def _add_cluster_cons(self, cvec: np.ndarray, kind: str) -> None:
         self.model.addCons(_cluster_expr(self._tv(), *self.data.cluster_row(cvec)),

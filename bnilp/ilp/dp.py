@@ -539,7 +539,8 @@ def solve_dp(data: _Data, containing: bool = False, block_bits: int = BLOCK_BITS
 
     ``stop`` (no arguments) is asked between slices of the work (:data:`CHECK_BITS`); when it returns
     True, or at SIGINT, :class:`DPStopped` is raised with what is known. ``progress`` is given the share of
-    the passes done (0–1) at the same points, before ``stop``."""
+    the passes done (0–1) at the same points, before ``stop``, on the calling thread (the passes' threads
+    never call it). In bound mode the share is the forward pass's: peeling after it is not counted."""
     run = _Passes(data, containing, block_bits, stop, bound_mode(data.n) if bound is None else bound,
                   floor, threads, progress)
     try:

@@ -8,7 +8,8 @@ What is left is written here, over the family variables x(v, Π), from :func:`ad
 - a required adjacency a — b is one row  Σ_{Π∋a} x(b, Π) + Σ_{Π∋b} x(a, Π) ≥ 1  (the 2-cluster row
   makes the left side ≤ 1, so it is the arrow a → b or b → a);
 - ancestor relations and conditional independences go through a constraint handler,
-  :class:`_Ancestry`, enforced on integral points only, as the acyclicity handler enforces cycles
+  :class:`_Ancestry`, enforced on integral points (the independences' rows also separated at LP
+  points, below), as the acyclicity handler enforces cycles
   (a formulation with ancestor indicator variables and transitivity rows, as GOBNILP-style models
   use, would also tighten the LP; the lazy form is exact, needs no new variables and leaves the
   other plugins untouched). For the
@@ -42,6 +43,7 @@ from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
 
 from bnilp.graphs import d_connecting_arcs
 from bnilp.ilp import settings
+from bnilp.ilp.cons_acyclic import add_lp_cut
 from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _INT_TOL, ANCESTRY_CHECKPRIORITY, ANCESTRY_ENFOPRIORITY
 
@@ -61,7 +63,7 @@ def needs_rows(data: _Data) -> bool:
 
 def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) -> None:
     """Rows for required adjacencies and the ancestry handler, when ``data.knowledge`` needs them; the
-    handler counts its rows in ``stats["cuts"]`` (``ancestry``, ``independence``)."""
+    handler counts its rows in ``stats["cuts"]`` (``ancestry``, ``independence``, ``independence_sepa``)."""
     if not needs_rows(data):
         return
     k = data.knowledge
@@ -74,11 +76,12 @@ def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) ->
         hdlr = _Ancestry(data, xvars, _index_pairs(data, k.required_ancestors),
                          _index_pairs(data, k.forbidden_ancestors),
                          [(index[a], index[b], [index[v] for v in z]) for a, b, z in k.independent], stats)
+        separated = settings.ANCESTRY_SEPAFREQ if k.independent else 0     # ancestor relations' rows stay lazy
         model.includeConshdlr(hdlr, "ancestry", "ancestor relations and conditional independences",
                               sepapriority=settings.ANCESTRY_SEPAPRIORITY, enfopriority=ANCESTRY_ENFOPRIORITY,
-                              chckpriority=ANCESTRY_CHECKPRIORITY, sepafreq=settings.ANCESTRY_SEPAFREQ or -1,
+                              chckpriority=ANCESTRY_CHECKPRIORITY, sepafreq=separated or -1,
                               propfreq=-1, eagerfreq=-1, maxprerounds=0, needscons=True)
-        cons = model.createCons(hdlr, "ancestry", initial=False, separate=bool(settings.ANCESTRY_SEPAFREQ),
+        cons = model.createCons(hdlr, "ancestry", initial=False, separate=bool(separated),
                                 enforce=True, check=True,
                                 propagate=False, local=False, modifiable=False, dynamic=False,
                                 removable=False, stickingatnode=False)
@@ -156,41 +159,36 @@ class _Ancestry(Conshdlr):
         tv = self._tv()
         for fams, lhs, rhs, kind in cuts:
             expr = quicksum(tv[k] for k in fams)
-            self.cuts += 1
-            self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
-            self.stats["cuts_total"] = self.stats.get("cuts_total", 0) + 1
-            self.model.addCons(expr >= lhs if lhs is not None else expr <= rhs, name=f"ancestry{self.cuts}",
+            self.model.addCons(expr >= lhs if lhs is not None else expr <= rhs, name=self._counted(kind),
                                removable=False)
         return {"result": SCIP_RESULT.CONSADDED}
 
+    def _counted(self, kind: str) -> str:
+        """Count one row of ``kind`` (``stats["cuts"]``, ``cuts_total``) and name it."""
+        self.cuts += 1
+        self.stats["cuts"][kind] = self.stats["cuts"].get(kind, 0) + 1
+        self.stats["cuts_total"] = self.stats.get("cuts_total", 0) + 1
+        return f"{kind}{self.cuts}"
+
+    def _lp_values(self) -> np.ndarray:
+        return np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K)
+
     def conssepalp(self, constraints, nusefulconss):
-        vals = np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K)
+        """The independences' rows violated by the LP point, read off the families with x > ½ (module doc); a
+        family listed twice in a row has coefficient 2."""
+        vals = self._lp_values()
         found = False
+        tv = self._tv()
         for fams, lhs, rhs, kind in self._cuts(vals, 0.5, ancestry=False):
             activity = float(vals[fams].sum())
             if (rhs is not None and activity > rhs + 1e-6) or (lhs is not None and activity < lhs - 1e-6):
-                self._row(fams, lhs, rhs, kind)
+                add_lp_cut(self.model, self._counted(f"{kind}_sepa"), [tv[k] for k in fams], None, lhs, rhs,
+                           force=False, pool=True)
                 found = True
         return {"result": SCIP_RESULT.SEPARATED if found else SCIP_RESULT.DIDNOTFIND}
 
-    def _row(self, fams: list[int], lhs: float | None, rhs: float | None, kind: str) -> None:
-        """A global LP cut lhs ≤ Σ x(fams) ≤ rhs (a family listed twice has coefficient 2), kept in the pool."""
-        model, tv = self.model, self._tv()
-        self.cuts += 1
-        self.stats["cuts"][f"{kind}_sepa"] = self.stats["cuts"].get(f"{kind}_sepa", 0) + 1
-        self.stats["cuts_total"] = self.stats.get("cuts_total", 0) + 1
-        row = model.createEmptyRowUnspec(name=f"{kind}sepa{self.cuts}", lhs=lhs, rhs=rhs, local=False,
-                                         removable=True)
-        model.cacheRowExtensions(row)
-        for k in fams:
-            model.addVarToRow(row, tv[k], 1.0)
-        model.flushRowExtensions(row)
-        model.addCut(row, forcecut=False)
-        model.addPoolCut(row)
-        model.releaseRow(row)
-
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
-        return self._enforce(np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K))
+        return self._enforce(self._lp_values())
 
     def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
         return self._enforce(self._values(None))
