@@ -100,7 +100,8 @@ def open_descriptor(path: str | os.PathLike[str]) -> int | None:
     named = {"-": 1, "/dev/stdout": 1, "/dev/stderr": 2}.get(text)
     if named is not None:
         return named
-    match = re.fullmatch(rf"(?:{re.escape(DESCRIPTOR_FOLDER)}|/proc/self/fd)/([0-9]+)", text)
+    # the names, not DESCRIPTOR_FOLDER: '/dev/fd/N' names descriptor N also where that folder is missing (Windows)
+    match = re.fullmatch(r"/(?:dev|proc/self)/fd/([0-9]+)", text)
     return int(match.group(1)) if match else None
 
 
