@@ -559,7 +559,7 @@ def test_jobs_and_scheduler_errors_are_one_line_on_every_path(runner, tmp_path, 
         assert words in res.output and not out.exists(), extra
 
 
-@pytest.mark.parametrize("n", [66, 130])
+@pytest.mark.parametrize("n", [66, pytest.param(130, marks=pytest.mark.slow)])   # 130: 14 s, three mask words
 def test_data_wider_than_one_mask_word_take_the_lattice_walk(n: int) -> None:
     """Past 64 variables a parent set's mask takes ⌈n / 64⌉ words (and past 127 its indices two bytes): the
     lattice walk still keeps exactly the sets and scores of the one-family walk (``walk_child``), for BIC and

@@ -560,6 +560,7 @@ def test_a_signal_that_cuts_a_complete_runs_exit_leaves_no_loky_warning(tmp_path
     assert out.exists()
 
 
+@pytest.mark.slow       # 13 s (a process that starts the pool and exits): the quick suite is at its 15-minute bound
 def test_stopping_the_pool_before_exit_leaves_none_of_its_semaphores_alive() -> None:
     """The test above failed a CI run (and 4 exits in 30 on their own): loky's shutdown does not wait for its task
     queue's feeder thread, which holds two of the queues' semaphores until it ends, so a signal just after the
