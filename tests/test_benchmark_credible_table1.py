@@ -12,6 +12,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_a_saved_table_is_loaded_only_at_the_bf_it_was_pruned_for(shared_data, tmp_path) -> None:
     """``--save-dir`` wrote tables without a sidecar and ``--load-dir`` read any file of the expected name: a
     BF 3 table copied to the BF 20 name gave wine BF 20 as 1,409 DAGs in 61 classes, said as BF 20's (it has

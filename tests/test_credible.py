@@ -470,6 +470,7 @@ def test_an_unproven_best_so_far_dag_has_its_class_counted_over_what_the_table_a
     assert result.report["status"] == "time_limit" and not result.report["complete"]
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 @pytest.mark.parametrize("prior", ["dags", "mecs"])
 def test_a_class_cap_after_complete_peeling_still_averages_over_every_credible_class(prior):
     """Peeling lists every credible DAG before the cap keeps the best 10 classes: the class table lists 10,

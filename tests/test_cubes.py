@@ -27,6 +27,7 @@ def _adjacent(parents, u: str, v: str) -> bool:
     return u in parents[v] or v in parents[u]
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_cubes_partition_every_dag_and_every_class():
     """Each DAG of the table satisfies exactly one cube's rows, and Markov equivalent DAGs the same one — for
     the 2^k sign vectors over k pairs and for the uneven leaves of a tree (a cube split while running)."""
@@ -51,6 +52,7 @@ def test_cubes_partition_every_dag_and_every_class():
                 assert cube_of_class.setdefault(mec_key(parents), hits[0]) == hits[0]
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_split_pairs_never_drop_a_side_that_holds_a_credible_dag():
     """A pair is split on only when both its sides may hold a credible DAG, and the cost bound behind that
     never rules out a side that does (brute force: the DAGs with s ≥ OPT − ε on each side of every pair)."""
@@ -75,6 +77,7 @@ def split_at_once(monkeypatch):
     monkeypatch.setattr(ilp.settings, "PHASE2_SERIAL_SECONDS", 0.0)
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_cubes_on_two_processes_list_exactly_the_credible_dags_and_classes(split_at_once):
     """jobs=2 lists the brute-force credible set: every DAG once (DAG mode), one DAG of every class (class
     mode); the workers run with the coordinator's settings (here: no dynamic programme)."""
@@ -94,6 +97,7 @@ def test_cubes_on_two_processes_list_exactly_the_credible_dags_and_classes(split
     assert sum(c["found"] for c in classes.stats["phase2"]["per_cube"]) == len(keys)
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_cubes_stop_at_the_network_cap(split_at_once):
     table = random_table(5, 902, keep=0.7)
     res = solve(table, 1e6, jobs=2, max_networks=4)
@@ -348,6 +352,7 @@ def test_a_worker_killed_in_the_middle_of_a_message_does_not_hold_the_coordinato
     assert state.broken and stop.is_set() and inbox.thread.daemon
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_cubes_keep_background_knowledge_and_its_rows(split_at_once):
     """With knowledge that needs rows (a required adjacency, a forbidden ancestry) the cubes list the same DAGs
     and classes, with the same counts, as one process."""

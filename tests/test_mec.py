@@ -762,6 +762,7 @@ def test_listing_a_vast_class_makes_its_first_dags_without_listing_a_component_f
     assert made[0] < 200
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_a_class_lists_its_dags_in_one_order_whatever_the_string_hash_seed(tmp_path) -> None:
     """The DAGs of a class came in an order set by string hashing (its chain components were taken from a
     set), so ``--list-dags`` listed exactly tied DAGs in another order from run to run — and under

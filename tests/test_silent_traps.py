@@ -303,6 +303,7 @@ def _ignores_sigint(pid: int) -> bool:
     return bool(int(line.split()[1], 16) >> (signal.SIGINT - 1) & 1)
 
 
+@pytest.mark.slow       # 5–9 s: the quick suite is at its 15-minute bound
 def test_ctrl_c_at_a_terminal_stops_a_local_dask_run_with_one_line(tmp_path, shared_data) -> None:
     """A terminal's Ctrl-C goes to its whole foreground process group, the workers of ``--scheduler local``
     included: the run ends as interrupted with the one line and nothing else — the workers ignore it (they
