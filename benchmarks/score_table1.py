@@ -57,6 +57,8 @@ def _one(path: str, score_name: str, bf: float, jobs: int, write: str | None, co
     load_seconds = round(started - t0, 2)
 
     def finished(stats) -> None:   # one message a child walked to its end: what a cut run got through
+        if not stats.finished:     # a running walk's level
+            return
         queue.put({"child_done": stats.child, "scored": stats.scored, "at": round(time.perf_counter() - started, 1)})
 
     try:

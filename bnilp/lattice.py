@@ -689,6 +689,14 @@ class _ChildWalk:
         self.level = None
         self.stats.kept = len(self.kept)
         self.stats.seconds = time.perf_counter() - self.t0
+        self.stats.finished = True
+
+    def note_level(self) -> None:
+        """The running walk's progress after a level came back: its size, the next frontier, the time so far."""
+        self.stats.level = self.size + len(self.spec.fixed)
+        self.stats.frontier = 0 if self.level is None else int(self.level.size)
+        self.stats.kept = len(self.kept)
+        self.stats.seconds = time.perf_counter() - self.t0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1566,7 +1574,8 @@ class _InFlight:
 
 def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler: str | None,
               progress: Callable[[Any], None] | None, deadline: Deadline | None = None) -> None:
-    """Run every child's walk to the end, blocks on the chosen executor; progress per finished child.
+    """Run every child's walk to the end, blocks on the chosen executor; ``progress`` gets a child's stats when
+    its walk ends and after each level of a walk that goes on (``WalkStats.finished`` tells which).
 
     Blocks are generated on demand: about :data:`BLOCKS_IN_FLIGHT_PER_SLOT` per process are waiting
     or running at once (a base range can yield a few more), taken from the children's levels in the
@@ -1581,9 +1590,11 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
     child_limit = ACTIVE_CHILDREN_PER_SLOT * executor.slots if executor.slots > 1 else 1
     task_limit = BLOCKS_IN_FLIGHT_PER_SLOT * executor.slots
 
-    def begin(i: int) -> None:
+    def begin(i: int, after_level: bool = False) -> None:
         if walks[i].begin_level():
             live[i] = _InFlight()
+            if progress and after_level:
+                progress(walks[i].stats)
         elif progress:
             progress(walks[i].stats)
 
@@ -1609,7 +1620,8 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
             for i in [i for i, state in live.items() if state.complete()]:
                 state = live.pop(i)
                 walks[i].absorb(state.blocks, [t.result() for t in state.tasks])
-                begin(i)
+                walks[i].note_level()
+                begin(i, after_level=True)
             while waiting and len(live) < child_limit:
                 i = waiting.pop()
                 walks[i].start()

@@ -289,6 +289,12 @@ class WalkStats:
     seconds: float = 0.0
     #: a pass of the deepening (:func:`_deepen`) stopped this walk below its own palim
     depth_cut: bool = False
+    #: the walk has ended (``progress`` also gets a running walk's stats after each level, with this False)
+    finished: bool = False
+    #: the size of the parent sets of the last level scored (a running walk's progress)
+    level: int = 0
+    #: the parent sets carried to the next level (generated from them), after the last level scored
+    frontier: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"scored": self.scored, "kept": self.kept, "pruned": dict(self.pruned),
@@ -441,6 +447,7 @@ def walk_child(
                              f"parent sets for {data.names[child]!r}; give --palim")
     stats.kept = len(kept)
     stats.seconds = time.perf_counter() - t0
+    stats.finished = True
     return kept, stats
 
 
@@ -495,8 +502,10 @@ def score_parent_sets(
 
     ``palim``: the largest parent set scored (``None``: no limit beyond what the rules prove). ``rules``:
     the pruning rules to apply, a subset of :data:`ALL_RULES` (default: every rule the score says is sound for
-    the child, ``LocalScore.pruning_rules``). ``progress``: called with a :class:`WalkStats` as each child's
-    walk (or block) finishes.
+    the child, ``LocalScore.pruning_rules``). ``progress``: called with a child's :class:`WalkStats` when its
+    walk ends (``finished`` True) and, while it runs, after each level of parent sets it has scored
+    (``finished`` False; ``level`` the size just scored, ``frontier`` the sets the next level extends, ``scored``
+    and ``seconds`` so far) — one child's walk can take minutes.
 
     ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
     for some child (mixed scores, structure priors) and no ``palim`` is given,

@@ -585,6 +585,20 @@ def test_a_run_logged_to_a_file_says_where_it_is_now_and_then(runner, small_csv,
     assert "] scoring" not in run(runner, "learn", small_csv, "--bf", "3", "-q").output
 
 
+def test_a_logged_run_says_how_far_a_long_walk_has_gone(runner, small_csv, monkeypatch) -> None:
+    """One variable's walk can take minutes (sensors: 2²⁴ parent sets of one child, 26 minutes) and the log said
+    nothing until it ended: now a line after each level of parent sets scored names the child, the size, the sets
+    scored so far and the sets the next level extends."""
+    from bnilp import terminal
+
+    monkeypatch.setattr(terminal, "LOG_PROGRESS_SECONDS", 0.0)
+    res = run(runner, "score", small_csv, "-o", "-")
+    assert res.exit_code == 0, res.output
+    assert re.search(r"^\[\d+ s\] scoring: 0 of 5 variables walked; \S+: parent sets of size 1 scored "
+                     r"\([\d,]+ sets, [\d,]+ to extend\), \d+ s$", res.output, re.M), res.output
+    assert "scoring: 5 of 5 variables walked, the last" in res.output
+
+
 def test_a_logged_deepening_scoring_counts_the_variables_of_each_pass(runner, small_csv, tmp_path, monkeypatch) -> None:
     """Under ``--score-time-limit`` each deeper pass walks every variable again: the log's line counted them all
     ("148 variables walked" on 37)."""

@@ -160,6 +160,29 @@ def test_no_prune_keeps_everything_and_palim_caps() -> None:
     assert capped.meta["palim_reached"] and capped.meta["exact_for_parent_sets_up_to"] == 2
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_progress_reports_each_level_of_a_running_walk_then_its_end(n_jobs: int) -> None:
+    """``progress`` gets a running walk's stats after each level it scored (``finished`` False: the size just
+    scored, rising one by one from 1, the sets scored so far, the frontier the next level extends), then the child's
+    final stats once (``finished`` True), whose counts are the table's: the last line of a child is its total."""
+    frame = random_discrete_frame(11, n=6, N=300)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    calls: list[tuple] = []
+    table = score_parent_sets(make_score("bdeu", data), epsilon=math.log(20), n_jobs=n_jobs,
+                              progress=lambda st: calls.append((st.child, st.finished, st.level, st.frontier,
+                                                                st.scored, st.kept)))
+    for child in data.names:
+        mine = [c for c in calls if c[0] == child]
+        running, ends = [c for c in mine if not c[1]], [c for c in mine if c[1]]
+        assert len(ends) == 1 and mine[-1] == ends[0]
+        assert [c[2] for c in running] == list(range(1, len(running) + 1))
+        assert all(c[3] > 0 for c in running)                   # a level follows each running report
+        scored = [c[4] for c in mine]
+        assert scored == sorted(scored) and scored[-1] == table.meta["per_variable"][child]["scored"]
+        assert ends[0][5] == len(table.families[child])
+    assert sum(not c[1] for c in calls) > 0
+
+
 def test_epsilon_zero_keeps_optimal_ties() -> None:
     """Two identical columns: X|{Y} and X|{Z} tie exactly; both must be kept at ε = 0."""
     frame = random_discrete_frame(8, n=3, N=300)

@@ -68,11 +68,18 @@ def walk_options(func):
     return func
 
 
+def _walking(stats: Any) -> str:
+    """A running walk's progress: ``X3: parent sets of size 7 scored (1,234,567 sets, 812,034 to extend), 95 s``."""
+    return (f"{stats.child}: parent sets of size {stats.level} scored ({stats.scored:,} sets, "
+            f"{stats.frontier:,} to extend), {stats.seconds:.0f} s")
+
+
 @contextmanager
 def _progress(console: Console, n: int, deepening: bool, quiet: bool):
     """Each variable walked shown: a bar at a terminal (no total when ``deepening``: each pass walks every
     variable again), else a line now and then (:class:`~bnilp.terminal.LogProgress`; a transient bar left a blank
-    line in a file)."""
+    line in a file). A walk still running is shown after each of its levels (one variable's walk can take
+    minutes: the log printed nothing until it ended)."""
     if quiet:
         yield lambda stats: None
         return
@@ -81,6 +88,10 @@ def _progress(console: Console, n: int, deepening: bool, quiet: bool):
 
         def logged(stats: Any) -> None:
             nonlocal walk
+            if not stats.finished:
+                log(f"scoring{f', pass {walk}' if deepening else ''}: {len(seen)} of {n} variables walked; "
+                    f"{_walking(stats)}")
+                return
             if stats.child in seen:         # deepening: a deeper pass walks them all again
                 seen.clear()
                 walk += 1
@@ -96,6 +107,9 @@ def _progress(console: Console, n: int, deepening: bool, quiet: bool):
         task = bar.add_task("", total=None if deepening else n)
 
         def update(stats: Any) -> None:
+            if not stats.finished:
+                bar.update(task, description=_walking(stats))
+                return
             bar.update(task, advance=1, description=f"{stats.child}: kept {stats.kept} of {stats.scored}")
 
         yield update
