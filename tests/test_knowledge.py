@@ -614,6 +614,20 @@ def test_a_contradiction_names_each_statement_once_and_the_panel_counts_in_words
     assert "(1 statement;" in text and "forbidden arrows: 1" in text and "tiers imply" not in text
 
 
+@pytest.mark.parametrize("flag,value,form", [
+    ("require", "tub lung", "expected 'a -> b', 'a -- b' or 'a ~> b', got 'tub lung'"),
+    ("forbid", "tub => lung", "expected 'a -> b', 'a -- b' or 'a ~> b', got 'tub => lung'"),
+    ("independent", "tub lung", "expected 'a, b | c, d' (or 'a, b': given nothing), got 'tub lung'"),
+    ("independent", "tub, lung | x | y", "expected 'a, b | c, d' (or 'a, b': given nothing), got 'tub, lung | x | y'"),
+])
+def test_a_flags_malformed_value_is_shown_the_flags_form_not_the_files(flag: str, value: str, form: str) -> None:
+    """``--independent 'tub lung'`` was told "expected 'independent a, b | c, d' …, got 'independent tub lung'": the
+    file's form and a value the user never typed. The flag's error shows the flag's form and the value given."""
+    with pytest.raises(InputError) as err:
+        from_options(**{flag: [value]})
+    assert str(err.value) == f"--{flag} {value!r}: {form}"
+
+
 def test_a_hash_in_a_flags_value_is_part_of_the_name_and_a_line_break_is_refused(tmp_path) -> None:
     """Only the knowledge file has comments: ``--require 'c->a#b'`` named ``a`` (the value went through the
     file's parser, which cut it at ``#``), forcing the arrow c → a into a run that said exit 0; the same for
