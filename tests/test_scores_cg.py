@@ -185,6 +185,25 @@ def test_small_cell_uses_pooled_covariance() -> None:
     assert ll == pytest.approx(expected, abs=1e-8)
 
 
+def test_cell_scatter_matrices_are_each_cells_centred_cross_products() -> None:
+    """The cells' scatter matrices (summed by cell over the rows, one matrix product for a single cell) are
+    Σ_{rows of p} (x − x̄_p)(x − x̄_p)ᵀ computed cell by cell — one-row cells (zero), cells far from the column's
+    mean and a single cell alike."""
+    rng = np.random.default_rng(12)
+    n = 500
+    d = np.concatenate([rng.integers(0, 6, n - 3), [6, 7, 8]])        # three one-row cells
+    e = rng.integers(0, 2, n)
+    x = rng.normal(size=(n, 3)) + 1e4 * (d == 2)[:, None]
+    score = ConditionalGaussian(make_dataset([d, e, x[:, 0], x[:, 1], x[:, 2]], "ddccc"))
+    for disc in ((0,), (0, 1), ()):
+        part = score.partition(disc)
+        got = score._scatter(part, [2, 3, 4])
+        for cell in range(part.counts.size):
+            rows = score.zt[2:5, part.inverse == cell]
+            centred = rows - rows.mean(axis=1, keepdims=True)
+            assert got[cell] == pytest.approx(centred @ centred.T, rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("shift", [1e2, 1e5, 1e6])
 def test_cells_far_apart_keep_their_own_covariance(shift: float) -> None:
     """A discrete parent that moves the mean of x by 10⁵ of x's within-cell spreads makes each cell's variance

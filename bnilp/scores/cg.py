@@ -173,14 +173,14 @@ class ConditionalGaussian(LocalScore):
         self.codes = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
         self.arities = list(data.arities)
         # continuous columns standardised (population SD); ℓ is corrected back to the raw scale
-        self.z = np.zeros((self.N, data.n))
+        self.zt = np.zeros((data.n, self.N))       # one contiguous row per column (a cell's sums read columns)
         self.log_sd = np.zeros(data.n)
         for j in range(data.n):
             if not self.discrete[j]:
                 col = data.values[:, j].astype(float)
                 sd = float(col.std())
                 sd = sd if sd > 0 else 1.0
-                self.z[:, j] = (col - col.mean()) / sd
+                self.zt[j] = (col - col.mean()) / sd
                 self.log_sd[j] = math.log(sd)
         self._sets: dict[frozenset[int], tuple[float, float]] = {}
         self.partition = PartitionCache(self.codes, self.arities, self.N)
@@ -208,15 +208,31 @@ class ConditionalGaussian(LocalScore):
         self._sets[variables] = result
         return result
 
+    def _scatter(self, part: Partition, cont: list[int]) -> np.ndarray:
+        """Each cell's scatter matrix Σ_{rows of p} (x − x̄_p)(x − x̄_p)ᵀ of the standardised columns ``cont``
+        (cells × k × k): the cell means first, then the centred products (two passes, so cells far from the
+        column's mean lose no digits). One matrix product for a single cell, else per-cell sums of the k(k+1)/2
+        products by ``np.bincount`` over the rows' cells (no sorting of the rows, no N × k² array)."""
+        k, n, inv = len(cont), part.counts, part.inverse
+        cells = n.size
+        if cells == 1:
+            x = self.zt[cont]
+            xc = x - x.mean(axis=1, keepdims=True)
+            return (xc @ xc.T)[None]
+        xc = np.empty((k, self.N))
+        for a, j in enumerate(cont):
+            np.subtract(self.zt[j], (np.bincount(inv, weights=self.zt[j], minlength=cells) / n)[inv], out=xc[a])
+        scatter = np.empty((cells, k, k))
+        for a in range(k):
+            for b in range(a, k):
+                scatter[:, a, b] = scatter[:, b, a] = np.bincount(inv, weights=xc[a] * xc[b], minlength=cells)
+        return scatter
+
     def _gaussian_part(self, part: Partition, cont: list[int]) -> float:
         """Σ_p −n_p/2·(ln|Σ̃_p| + …) on the raw scale, with the small-cell rule."""
         k = len(cont)
         n = part.counts
-        x = self.z[part.order][:, cont]
-        means = np.add.reduceat(x, part.starts, axis=0) / n[:, None]
-        xc = x - np.repeat(means, n, axis=0)
-        outer = (xc[:, :, None] * xc[:, None, :]).reshape(self.N, k * k)
-        scatter = np.add.reduceat(outer, part.starts, axis=0).reshape(-1, k, k)
+        scatter = self._scatter(part, cont)
         cov = scatter / n[:, None, None]
         var = np.einsum("pii->pi", cov)
         flat = (var <= FLAT_TOL).any(axis=1)            # a column constant inside the cell
