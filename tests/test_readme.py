@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import platform
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -209,14 +213,20 @@ def test_side_by_side_table_shows_the_learned_optimal_networks() -> None:
         assert {(p, c) for c, ps in result.solution.networks[0].parents.items() for p in ps} == shown
 
 
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                    reason="the example's figures are for OpenBLAS's x86-64 Haswell kernels")
 def test_proxy_search_example_is_current(shared_data, tmp_path) -> None:
+    """The proxy's fit stops unconverged at its iteration cap, so its network follows the BLAS kernels' last bits
+    (AVX-512 kernels give another network than AVX2 ones, README): the command runs in a process with OpenBLAS's
+    Haswell kernels, as the README's figures were measured, whatever this machine would pick."""
     block = quoted_block("bnilp proxy-search ../shared/data/liao2019_ebnsl/alarm1000.csv --no-header "
                          "--score bic --seed 1")
-    runner = CliRunner()
     out = tmp_path / "proxy.json"
     args = [str(shared_data / "liao2019_ebnsl" / "alarm1000.csv"), "--no-header", "--score", "bic", "--seed", "1"]
-    res = runner.invoke(main, ["proxy-search", *args, "--json", str(out), "-q"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+    res = subprocess.run([sys.executable, "-m", "bnilp", "proxy-search", *args, "--json", str(out), "-q"],
+                         env={**os.environ, "OPENBLAS_CORETYPE": "Haswell"}, capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
     found = json.loads(out.read_text())
     exact = field(block, "exact score")
     assert exact == as_printed(exact, found["score"])
@@ -232,8 +242,8 @@ def test_proxy_search_example_is_current(shared_data, tmp_path) -> None:
     assert quoted_edges and set(quoted_edges) <= edges
     # the prose beside it: exact greedy search on the same data
     greedy_score, greedy_evals = re.search(r"`--method greedy`: −(\d+\.\d+), ([\d,]+) local scores", readme()).groups()
-    res = runner.invoke(main, ["proxy-search", *args, "--method", "greedy", "--json", str(out), "-q"],
-                        catch_exceptions=False)
+    res = CliRunner().invoke(main, ["proxy-search", *args, "--method", "greedy", "--json", str(out), "-q"],
+                             catch_exceptions=False)     # exact scores only: no BLAS in its choices
     assert res.exit_code == 0, res.output
     found = json.loads(out.read_text())
     assert "-" + greedy_score == as_printed(greedy_score, found["score"])
