@@ -44,7 +44,12 @@ def main() -> None:
     parser.add_argument("--scores", default=None, help="comma-separated score names (default: all)")
     args = parser.parse_args()
     path, max_parents = args.data or str(DEFAULT_DATA), args.max_parents   # "" too: the default
-    if args.simulate:
+    if args.simulate is not None and args.simulate < 2:
+        parser.error("--simulate needs at least 2 rows")
+    known = {name for name, _ in SCORES}
+    if args.scores is not None and not set(args.scores.split(",")) <= known:
+        parser.error(f"--scores: unknown {sorted(set(args.scores.split(',')) - known)} (known: {sorted(known)})")
+    if args.simulate is not None:
         data, path = from_dataframe(simulated(args.simulate), discrete=[f"d{j}" for j in range(6)]), \
             f"simulated ({args.simulate:,} rows)"
     else:

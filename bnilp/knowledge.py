@@ -600,11 +600,14 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
             where = f"--{flag} {value!r}"
             try:
                 one = parse_knowledge(f"{flag} {value}", where, comments=False)
-            except InputError as exc:     # the file's forms ('independent a, b | c, d') in the flag's ('a, b | c, d')
-                text = str(exc).replace(f"{where}:1:", f"{where}:", 1)
+            except InputError as exc:     # the file's forms ('independent a, b | c, d') in the flag's ('a, b | c, d'),
+                text = str(exc).replace(f"{where}:1:", f"{where}:", 1)     # and the value as given
                 head, sep, tail = text.partition(": expected '")
-                tail = tail.removeprefix(f"{flag} ").replace(f"'{flag} ", "'")
-                raise InputError(head + sep + tail if sep else text) from None
+                form, got, _ = tail.partition(", got ")
+                if sep and got:
+                    text = (f"{head}{sep}{form.removeprefix(f'{flag} ').replace(chr(39) + flag + ' ', chr(39))}"
+                            f"{got}{value!r}")
+                raise InputError(text) from None
             opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS}, independent=one.independent,
                                          where={k: f"--{flag} {value!r}" for k in one.where}))
     if tiers is not None:

@@ -609,6 +609,9 @@ def test_a_logged_deepening_scoring_counts_the_variables_of_each_pass(runner, sm
     assert res.exit_code == 0, res.output
     counts = [int(k) for k in re.findall(r"scoring, pass \d+: (\d+) of 5 variables walked", res.output)]
     assert counts and max(counts) == 5 and "scoring, pass 2: 1 of 5" in res.output, res.output
+    # a running walk's line names its own pass: the first line of pass 2 is one (a review saw it say pass 1, 5 of 5)
+    assert re.search(r"scoring, pass 2: 0 of 5 variables walked; \S+: parent sets of size 1", res.output), res.output
+    assert "5 of 5 variables walked;" not in res.output, res.output
 
 
 def test_a_score_file_written_to_stdout_is_said_to_have_no_sidecar(small_csv) -> None:

@@ -619,6 +619,11 @@ def test_a_contradiction_names_each_statement_once_and_the_panel_counts_in_words
     ("forbid", "tub => lung", "expected 'a -> b', 'a -- b' or 'a ~> b', got 'tub => lung'"),
     ("independent", "tub lung", "expected 'a, b | c, d' (or 'a, b': given nothing), got 'tub lung'"),
     ("independent", "tub, lung | x | y", "expected 'a, b | c, d' (or 'a, b': given nothing), got 'tub, lung | x | y'"),
+    # a review's finds: a quote in the value (repr's double quotes) and an empty value kept the file's form
+    ("forbid", "it's lung", "expected 'a -> b', 'a -- b' or 'a ~> b', got \"it's lung\""),
+    ("require", "", "expected 'a -> b', 'a -- b' or 'a ~> b', got ''"),
+    ("independent", "", "expected 'a, b | c, d' (or 'a, b': given nothing), got ''"),
+    ("require", "a, got b", "expected 'a -> b', 'a -- b' or 'a ~> b', got 'a, got b'"),
 ])
 def test_a_flags_malformed_value_is_shown_the_flags_form_not_the_files(flag: str, value: str, form: str) -> None:
     """``--independent 'tub lung'`` was told "expected 'independent a, b | c, d' …, got 'independent tub lung'": the

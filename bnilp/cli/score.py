@@ -88,13 +88,13 @@ def _progress(console: Console, n: int, deepening: bool, quiet: bool):
 
         def logged(stats: Any) -> None:
             nonlocal walk
+            if stats.child in seen:         # deepening: a deeper pass walks them all again (its first line may
+                seen.clear()                # be a running walk's)
+                walk += 1
             if not stats.finished:
                 log(f"scoring{f', pass {walk}' if deepening else ''}: {len(seen)} of {n} variables walked; "
                     f"{_walking(stats)}")
                 return
-            if stats.child in seen:         # deepening: a deeper pass walks them all again
-                seen.clear()
-                walk += 1
             seen.add(stats.child)
             log(f"scoring{f', pass {walk}' if deepening else ''}: {len(seen)} of {n} variables walked, the last "
                 f"{stats.child}: kept {stats.kept} of {stats.scored}")
