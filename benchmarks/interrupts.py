@@ -1,7 +1,8 @@
 """Interrupted runs, repeated: how each one ended (exit code, stderr, files left, seconds to exit, hangs).
 
-Each run scores ``alarm.csv`` (37 binary columns) with ``--jobs 2`` — BIC on the walk's threads, or CG with palim 2
-on loky's processes — and gets SIGINT or SIGTERM at a random moment (uniform in ``--delay`` seconds) after its
+Each run scores ``alarm.csv`` (37 binary columns) with ``--jobs 2`` — BIC on the walk's threads, or CG with palim 4
+on loky's processes (palim 2 until 2026-12-04, when CG's faster cell sums made that a 3-s run) — and gets
+SIGINT or SIGTERM at a random moment (uniform in ``--delay`` seconds) after its
 workers are busy (threads: a thread beside the main one has run 0.2 s of CPU; processes: the score's temporary
 file exists). The contract (README, Exit codes): exit 130, the single line ``bnilp: interrupted``, no output
 file and no temporary file; a run that has already finished when the signal comes keeps its own exit code and
@@ -30,7 +31,7 @@ from pathlib import Path
 from common import SHARED_DATA
 
 ALARM = SHARED_DATA / "liao2019_ebnsl" / "alarm.csv"
-OPTIONS = {"threads": [], "processes": ["--score", "cg", "--palim", "2"]}
+OPTIONS = {"threads": [], "processes": ["--score", "cg", "--palim", "4"]}
 
 
 def _default_sigint() -> None:
