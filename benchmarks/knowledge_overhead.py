@@ -16,7 +16,9 @@ built), so the model is smaller, never larger.
 other variables, a and b not adjacent in the unconstrained optimum) drawn among those the optimum breaks
 (``--kind contradict``) or keeps (``agree``); OPT alone (``optimum_only``) with the independences' rows
 separated at LP points and enforced at integral points alone (``ANCESTRY_SEPAFREQ`` 1 and 0), then the
-credible set at the BF (the default setting) within ``--time-limit``. Prints seconds, OPT, branch-and-cut nodes,
+credible set at the BF (the default setting) within ``--time-limit``; ``--no-short-trails`` leaves the trails of
+two arrows to those rows too (``INDEPENDENCE_SHORT_TRAILS`` off: the code before they were written up front).
+"rows" counts the lazy rows only. Prints seconds, OPT, branch-and-cut nodes,
 rows added and the credible set's size and status.
 """
 
@@ -91,6 +93,9 @@ def _independences(table, eps: float, args) -> int:
           f"optimum {'keeps' if args.kind == 'agree' else 'breaks'}")
     print(f"{'seed':>4} {'OPT with':>14} | {'separated s':>11} {'nodes':>6} {'rows':>5} | {'integral s':>10} "
           f"{'nodes':>6} {'rows':>5} | {'BF set s':>8} {'DAGs':>5} {'MECs':>4} status")
+    if args.no_short_trails:
+        settings.INDEPENDENCE_SHORT_TRAILS = False
+    print(f"trails of two arrows up front: {settings.INDEPENDENCE_SHORT_TRAILS}")
     rows_of = ("independence", "independence_sepa")
     for seed in args.seeds:
         k = Knowledge(independent=_statements(table, free.solution.networks[0].parents, random.Random(seed),
@@ -123,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--independent", type=int, default=0, help="time K conditional independences instead")
     parser.add_argument("--kind", choices=("agree", "contradict"), default="contradict")
     parser.add_argument("--time-limit", type=float, default=300.0, help="per solve, with --independent")
+    parser.add_argument("--no-short-trails", action="store_true",
+                        help="with --independent: the trails of two arrows left to the lazy rows "
+                             "(settings.INDEPENDENCE_SHORT_TRAILS off), the code before they were written up front")
     args = parser.parse_args(argv)
     eps = math.log(args.bf)
     table = _table(args.bf, args.cache)

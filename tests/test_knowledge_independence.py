@@ -14,6 +14,7 @@ import math
 import random
 
 import networkx as nx
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -23,6 +24,8 @@ from bnilp.data import from_dataframe
 from bnilp.errors import InputError
 from bnilp.graphs import d_connecting_arcs, d_separated
 from bnilp.ilp import settings
+from bnilp.ilp.families import _Data
+from bnilp.ilp.knowledge_rows import short_trail_rows
 from bnilp.knowledge import from_options, parse_knowledge
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import solve_table
@@ -96,10 +99,13 @@ def _biting_statements(rng: random.Random, everything, names: list[str]) -> list
 
 
 def _independence_cuts(result) -> int:
-    """Rows the search added for the independences: at integral points and (separated) at LP points."""
+    """Rows the search added for the independences: at integral points and (separated) at LP points, and, where
+    ``settings.INDEPENDENCE_SHORT_TRAILS`` writes them, the trails of two arrows up front."""
     stats = result.solution.stats
+    kinds = ("independence", "independence_sepa") + (("independence_short", "independence_fixed")
+                                                     if settings.INDEPENDENCE_SHORT_TRAILS else ())
     return sum((stats.get(phase) or {}).get("cuts", {}).get(kind, 0) for phase in ("phase1", "phase2")
-               for kind in ("independence", "independence_sepa"))
+               for kind in kinds)
 
 
 def _check_seed(seed: int, n: int, with_other_knowledge: bool) -> None:
@@ -125,13 +131,47 @@ def _check_seed(seed: int, n: int, with_other_knowledge: bool) -> None:
 
 
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("sepafreq", [1, 0], ids=["separated", "enforced-alone"])
-def test_exact_under_conditional_independences(seed: int, sepafreq: int, monkeypatch) -> None:
+@pytest.mark.parametrize("sepafreq,short", [(1, True), (0, False)], ids=["separated", "enforced-alone"])
+def test_exact_under_conditional_independences(seed: int, sepafreq: int, short: bool, monkeypatch) -> None:
     """OPT, credible set, classes and posteriors equal the enumeration of every DAG that satisfies the
-    independences (4 variables, BIC and BDeu, BF 1, 20, 150, DAGs and classes) — with the rows separated at
-    LP points (default) and with enforcement at integral points alone."""
+    independences (4 variables, BIC and BDeu, BF 1, 20, 150, DAGs and classes) — with the trails of two arrows
+    written up front and the rows separated at LP points (default), and with enforcement at integral points
+    alone (no short trails: then the lazy rows must exclude the best DAG)."""
     monkeypatch.setattr(settings, "ANCESTRY_SEPAFREQ", sepafreq)
+    monkeypatch.setattr(settings, "INDEPENDENCE_SHORT_TRAILS", short)
     _check_seed(seed, 4, with_other_knowledge=False)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_short_trail_rows_hold_for_every_dag_that_satisfies_the_independence(seed: int) -> None:
+    """Soundness of :func:`short_trail_rows` (a new row must never remove a valid DAG): over every DAG on 4 or 5
+    variables whose families are all in the table, each DAG in which the given names d-separate a and b puts at
+    most 1 on each row and uses no fixed family; and the rows bite — some DAG that breaks the independence puts 2
+    on a row or uses a fixed family."""
+    rng = random.Random(seed)
+    n = 5 if seed % 2 else 4
+    frame = random_discrete_frame(700 + seed, n=n, N=200)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    table = full_table(make_score("bic", data))
+    d = _Data(table)
+    names = list(d.names)
+    family = {(d.names[d.child[kk]], frozenset(d.names[p] for p in np.flatnonzero(d.pbool[kk]))): kk
+              for kk in range(d.K)}
+    for _ in range(3):
+        a, b = rng.sample(range(n), 2)
+        z = rng.sample([v for v in range(n) if v not in (a, b)], rng.randint(0, n - 2))
+        rows, fixed = short_trail_rows(d, a, b, z)
+        assert rows or fixed.size
+        bitten = 0
+        for dag in all_dags(names):
+            used = np.zeros(d.K)
+            used[[family[(v, frozenset(ps))] for v, ps in dag.items()]] = 1
+            broken = any(used[r].sum() > 1 for r in rows) or bool(used[fixed].any())
+            if nx.is_d_separator(_digraph(dag), {names[a]}, {names[b]}, {names[v] for v in z}):
+                assert not broken, (dag, a, b, z)
+            else:
+                bitten += broken
+        assert bitten > 0
 
 
 @pytest.mark.slow

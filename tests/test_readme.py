@@ -186,9 +186,11 @@ def test_required_arrow_example_is_current() -> None:
 def test_independence_example_is_current() -> None:
     """The worked example of an independence the data contradict: its optima, counts, cuts and nats."""
     found = re.search(r"--bf (\d+) --independent '(\w+),(\w+)\|(\w+)'`.*?OPT −(\d+\.\d+) against −(\d+\.\d+) without "
-                      r"the statement, (\d+) DAGs in (\d+) class against (\d+) in (\d+); the search added (\d+) rows "
-                      r"in phase 1 and (\d+) in phase 2.*?The (\d+\.\d+) nats", " ".join(readme().split()))
-    bf, a, b, given, opt, free_opt, dags, classes, free_dags, free_classes, cuts1, cuts2, nats = found.groups()
+                      r"the statement, (\d+) DAGs in (\d+) class against (\d+) in (\d+); the model starts with (\d+) "
+                      r"rows .*? and (\d+) family fixed at 0 .*?the search added (\d+) rows in phase 1 and (\d+) in "
+                      r"phase 2.*?The (\d+\.\d+) nats", " ".join(readme().split()))
+    (bf, a, b, given, opt, free_opt, dags, classes, free_dags, free_classes, short, fixed, cuts1, cuts2,
+     nats) = found.groups()
     held = bnilp.learn(ASIA, bf=float(bf), knowledge=bnilp.Knowledge(independent=[(a, b, [given])]))
     free = bnilp.learn(ASIA, bf=float(bf))
     assert "-" + opt == as_printed(opt, held.solution.optimum)
@@ -199,6 +201,8 @@ def test_independence_example_is_current() -> None:
     added = [sum(stats[phase]["cuts"].get(kind, 0) for kind in ("independence", "independence_sepa"))
              for phase in ("phase1", "phase2")]
     assert added == [int(cuts1), int(cuts2)]
+    assert (stats["phase1"]["cuts"]["independence_short"], stats["phase1"]["cuts"]["independence_fixed"]) == (
+        int(short), int(fixed))
     assert f"{free.solution.optimum - held.solution.optimum:.2f}" == nats
 
 

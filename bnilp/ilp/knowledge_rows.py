@@ -30,6 +30,17 @@ What is left is written here, over the family variables x(v, Π), from :func:`ad
     the same search over the families with x > ½ (at most one per child), a row added where the LP
     point violates it; every row holds for every DAG, so this only tightens the LP.
 
+  Trails of two arrows are written into the model up front (:func:`short_trail_rows`, ``settings.
+  INDEPENDENCE_SHORT_TRAILS``): for c ∉ Z ∪ {a, b} a trail a — c — b is active unless c is a collider,
+  so in a DAG that satisfies the independence c is adjacent to at most one of a, b, or a → c ← b; that is
+
+      Σ_{Π∩{a,b}≠∅} x(c, Π) + Σ_{Π∋c} x(a, Π) + Σ_{Π∋c} x(b, Π) ≤ 1
+
+  (c's own parent set counts once whether it holds a, b or both: the collider is allowed, every other way
+  of meeting both — a fork, a chain either way — makes 2); and for c ∈ Z the collider a → c ← b is the
+  active trail, so the families of c holding both a and b are fixed to 0. The LP then sees the short
+  trails the data want most (a common parent, a chain), which the lazy rows met one at a time.
+
   Finitely many such rows exist, so enforcement ends; the handler enforces before the acyclicity
   handler (:data:`ANCESTRY_ENFOPRIORITY` > ``ACYCLIC_ENFOPRIORITY``), so phase 2 records only DAGs
   that satisfy the knowledge (the acyclicity handler records a point only when no higher-priority
@@ -61,9 +72,33 @@ def needs_rows(data: _Data) -> bool:
                                   or k.independent)
 
 
+def short_trail_rows(data: _Data, a: int, b: int, given: list[int]) -> tuple[list[np.ndarray], np.ndarray]:
+    """The independence a ⟂ b | ``given``'s trails of two arrows (module doc): one row Σ x ≤ 1 over the
+    families returned for each c ∉ given ∪ {a, b} that can meet both (rows that no two families can break are
+    left out), and the families of each c ∈ given that hold both a and b, which no DAG satisfying it uses.
+    Returns (rows, families to fix at 0), family indices of ``data``."""
+    given_set = set(given)
+    rows, fixed = [], []
+    has_a, has_b = data.pbool[:, a], data.pbool[:, b]
+    for c in range(data.n):
+        if c in (a, b):
+            continue
+        own = data.child == c
+        if c in given_set:
+            fixed.append(np.flatnonzero(own & has_a & has_b))
+            continue
+        groups = [np.flatnonzero(own & (has_a | has_b)), np.flatnonzero((data.child == a) & data.pbool[:, c]),
+                  np.flatnonzero((data.child == b) & data.pbool[:, c])]
+        if sum(g.size > 0 for g in groups) >= 2:
+            rows.append(np.concatenate(groups))
+    return rows, np.concatenate(fixed) if fixed else np.zeros(0, dtype=np.intp)
+
+
 def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) -> None:
-    """Rows for required adjacencies and the ancestry handler, when ``data.knowledge`` needs them; the
-    handler counts its rows in ``stats["cuts"]`` (``ancestry``, ``independence``, ``independence_sepa``)."""
+    """Rows for required adjacencies, the independences' trails of two arrows and the ancestry handler, when
+    ``data.knowledge`` needs them; the handler counts its rows in ``stats["cuts"]`` (``ancestry``,
+    ``independence``, ``independence_sepa``), the short trails' rows and fixed families are
+    ``independence_short`` and ``independence_fixed``."""
     if not needs_rows(data):
         return
     k = data.knowledge
@@ -71,11 +106,21 @@ def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) ->
         fams = [kk for kk in range(data.K) if (data.child[kk] == b and data.pbool[kk, a])
                 or (data.child[kk] == a and data.pbool[kk, b])]
         model.addCons(quicksum(xvars[kk] for kk in fams) >= 1, name=f"adjacent_{a}_{b}")
+    index = {v: i for i, v in enumerate(data.names)}
+    apart = [(index[a], index[b], [index[v] for v in z]) for a, b, z in k.independent]
+    if settings.INDEPENDENCE_SHORT_TRAILS:
+        cuts = {} if stats is None else stats.setdefault("cuts", {})
+        for a, b, z in apart:
+            rows, fixed = short_trail_rows(data, a, b, z)
+            for r, fams in enumerate(rows):
+                model.addCons(quicksum(xvars[kk] for kk in fams.tolist()) <= 1, name=f"trail2_{a}_{b}_{r}")
+            for kk in fixed.tolist():
+                model.chgVarUb(xvars[kk], 0.0)
+            cuts["independence_short"] = cuts.get("independence_short", 0) + len(rows)
+            cuts["independence_fixed"] = cuts.get("independence_fixed", 0) + int(fixed.size)
     if k.required_ancestors or k.forbidden_ancestors or k.independent:
-        index = {v: i for i, v in enumerate(data.names)}
         hdlr = _Ancestry(data, xvars, _index_pairs(data, k.required_ancestors),
-                         _index_pairs(data, k.forbidden_ancestors),
-                         [(index[a], index[b], [index[v] for v in z]) for a, b, z in k.independent], stats)
+                         _index_pairs(data, k.forbidden_ancestors), apart, stats)
         separated = settings.ANCESTRY_SEPAFREQ if k.independent else 0     # ancestor relations' rows stay lazy
         model.includeConshdlr(hdlr, "ancestry", "ancestor relations and conditional independences",
                               sepapriority=settings.ANCESTRY_SEPAPRIORITY, enfopriority=ANCESTRY_ENFOPRIORITY,
