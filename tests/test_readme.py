@@ -201,8 +201,7 @@ def test_independence_example_is_current() -> None:
     added = [sum(stats[phase]["cuts"].get(kind, 0) for kind in ("independence", "independence_sepa"))
              for phase in ("phase1", "phase2")]
     assert added == [int(cuts1), int(cuts2)]
-    assert (stats["phase1"]["cuts"]["independence_short"], stats["phase1"]["cuts"]["independence_fixed"]) == (
-        int(short), int(fixed))
+    assert (stats["phase1"]["independence_rows"], stats["phase1"]["independence_fixed"]) == (int(short), int(fixed))
     assert f"{free.solution.optimum - held.solution.optimum:.2f}" == nats
 
 

@@ -97,8 +97,8 @@ def short_trail_rows(data: _Data, a: int, b: int, given: list[int]) -> tuple[lis
 def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) -> None:
     """Rows for required adjacencies, the independences' trails of two arrows and the ancestry handler, when
     ``data.knowledge`` needs them; the handler counts its rows in ``stats["cuts"]`` (``ancestry``,
-    ``independence``, ``independence_sepa``), the short trails' rows and fixed families are
-    ``independence_short`` and ``independence_fixed``."""
+    ``independence``, ``independence_sepa``), the model's short-trail rows and distinct fixed families are
+    ``stats["independence_rows"]`` and ``stats["independence_fixed"]``."""
     if not needs_rows(data):
         return
     k = data.knowledge
@@ -109,15 +109,17 @@ def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) ->
     index = {v: i for i, v in enumerate(data.names)}
     apart = [(index[a], index[b], [index[v] for v in z]) for a, b, z in k.independent]
     if settings.INDEPENDENCE_SHORT_TRAILS:
-        cuts = {} if stats is None else stats.setdefault("cuts", {})
+        written, fixed_all = 0, set()
         for a, b, z in apart:
             rows, fixed = short_trail_rows(data, a, b, z)
             for r, fams in enumerate(rows):
                 model.addCons(quicksum(xvars[kk] for kk in fams.tolist()) <= 1, name=f"trail2_{a}_{b}_{r}")
             for kk in fixed.tolist():
                 model.chgVarUb(xvars[kk], 0.0)
-            cuts["independence_short"] = cuts.get("independence_short", 0) + len(rows)
-            cuts["independence_fixed"] = cuts.get("independence_fixed", 0) + int(fixed.size)
+            written += len(rows)
+            fixed_all.update(fixed.tolist())
+        if stats is not None:       # the model's own rows, as set_packing_rows (not cuts the search added)
+            stats["independence_rows"], stats["independence_fixed"] = written, len(fixed_all)
     if k.required_ancestors or k.forbidden_ancestors or k.independent:
         hdlr = _Ancestry(data, xvars, _index_pairs(data, k.required_ancestors),
                          _index_pairs(data, k.forbidden_ancestors), apart, stats)
