@@ -605,8 +605,8 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
                 head, sep, tail = text.partition(": expected '")
                 form, got, _ = tail.partition(", got ")
                 if sep and got:
-                    text = (f"{head}{sep}{form.removeprefix(f'{flag} ').replace(chr(39) + flag + ' ', chr(39))}"
-                            f"{got}{value!r}")
+                    form = form.removeprefix(f"{flag} ").replace(f"'{flag} ", "'")
+                    text = f"{head}{sep}{form}{got}{value!r}"
                 raise InputError(text) from None
             opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS}, independent=one.independent,
                                          where={k: f"--{flag} {value!r}" for k in one.where}))
