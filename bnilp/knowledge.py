@@ -81,15 +81,21 @@ _KEYWORD = {f: kw for (kw, _), f in STATEMENTS.items()}
 _PAIR_RE = re.compile(r"^(.+?)\s*(->|--|~>)\s*(.+)$")
 
 
+def _statements_of(items: Any, what: str, kind: str) -> Iterable[Any]:
+    """A field's statements: one string alone is one statement (its letters are none), None is none, and a value
+    that is no list is an :class:`InputError` naming the field (``what``) and what it holds (``kind``)."""
+    if isinstance(items, str):
+        return [items]
+    if items is not None and not isinstance(items, Iterable):
+        raise InputError(f"knowledge: {what} must be a list of {kind}, got {type(items).__name__}")
+    return items or ()
+
+
 def _pairs(items: Iterable[Sequence[str]] | str | None, what: str) -> tuple[Edge, ...]:
     """A field's pairs: a list of ``(a, b)`` or ``'a -> b'`` strings (one string alone is one statement: its
     letters are no pairs); anything else is an :class:`InputError` naming the field."""
-    if isinstance(items, str):
-        items = [items]
-    if items is not None and not isinstance(items, Iterable):
-        raise InputError(f"knowledge: {what} must be a list of pairs, got {type(items).__name__}")
     out = []
-    for it in items or ():
+    for it in _statements_of(items, what, "pairs"):
         if isinstance(it, str):
             m = _PAIR_RE.match(it.strip())
             if not m:
@@ -123,12 +129,8 @@ def _parse_independence(text: str) -> Independence | None:
 def _independences(items: Iterable[Any] | str | None) -> tuple[Independence, ...]:
     """The ``independent`` field: a list of ``'a, b | c, d'`` strings or of ``(a, b)`` / ``(a, b, [c, d])``
     sequences (one string alone is one statement); anything else is an :class:`InputError`."""
-    if isinstance(items, str):
-        items = [items]
-    if items is not None and not isinstance(items, Iterable):
-        raise InputError(f"knowledge: independent must be a list of statements, got {type(items).__name__}")
     out = []
-    for it in items or ():
+    for it in _statements_of(items, "independent", "statements"):
         if isinstance(it, str):
             parsed = _parse_independence(it)
             if parsed is None:
