@@ -4,8 +4,13 @@ Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/mixed_scores.py [DATA] [MAX_PARE
 ``mixed/clgaussian.test`` in the shared data folder, ``common.SHARED_DATA``). Each score starts with empty
 caches (best of 3 runs), so set-level sharing (CG) is included as the parent-set walk would see it.
 ``--simulate N`` scores N simulated rows instead (seeded): six discrete columns of 3 states and six continuous
-ones, each shifted by a discrete one and by the continuous one before it — large N, where the per-row work
-shows. ``--scores cg,mvp`` runs only those.
+ones (``--width W``: W of each), each shifted by a discrete one and by the continuous one before it — large N,
+where the per-row work shows. ``--scores cg,mvp`` runs only those.
+
+``--whole-table`` times the whole parent-set walk instead (``score_parent_sets``, BF 20, ``--palim P`` if given)
+with each of ``--jobs 1,2`` (default): seconds, the part spent on the set table (CG/CGd on several processes:
+ℓ of every variable set once, :func:`bnilp.lattice.build_set_table`) and the ratio to one process; the tables
+must be equal.
 """
 
 from __future__ import annotations
@@ -27,13 +32,37 @@ REPEATS = 3  # best of, fresh caches each time
 SCORES = [("cg", {}), ("cgd", {}), ("mvp", {"degree": "log"}), ("mvp", {"degree": 1}), ("mml", {})]
 
 
-def simulated(rows: int, seed: int = 0) -> pd.DataFrame:
-    """Six discrete columns (3 states) and six continuous ones, c_j = 0.5·d_j + 0.5·c_(j−1) + N(0, 1)."""
+def simulated(rows: int, seed: int = 0, width: int = 6) -> pd.DataFrame:
+    """``width`` discrete columns (3 states) and as many continuous ones, c_j = 0.5·d_j + 0.5·c_(j−1) + N(0, 1)."""
     rng = np.random.default_rng(seed)
-    cols = {f"d{j}": rng.integers(0, 3, rows) for j in range(6)}
-    for j in range(6):
+    cols = {f"d{j}": rng.integers(0, 3, rows) for j in range(width)}
+    for j in range(width):
         cols[f"c{j}"] = rng.normal(size=rows) + 0.5 * cols[f"d{j}"] + 0.5 * cols.get(f"c{j - 1}", 0.0)
     return pd.DataFrame(cols)
+
+
+def whole_tables(data, names: list[tuple[str, dict]], palim: int | None, jobs: list[int]) -> None:
+    """The whole walk per score and ``--jobs`` value: seconds (best of 2), the set table's, ratio to the first."""
+    from bnilp.parentsets import score_parent_sets
+
+    print(f"{'score':16s} {'jobs':>4s} {'seconds':>8s} {'set table':>9s} {'sets':>7s} {'families':>9s} {'ratio':>6s}")
+    for name, settings in names:
+        first, reference = None, None
+        for n_jobs in jobs:
+            best, table = math.inf, None
+            for _ in range(2):
+                start = time.perf_counter()
+                table = score_parent_sets(make_score(name, data, **settings), epsilon=math.log(20), palim=palim,
+                                          n_jobs=n_jobs)
+                best = min(best, time.perf_counter() - start)
+            if reference is None:
+                first, reference = best, table.families
+            elif table.families != reference:
+                raise SystemExit(f"{name}: --jobs {n_jobs} gave other families than --jobs {jobs[0]}")
+            built = table.meta["counts"].get("set_table", {})
+            label = name + "".join(f" {k}={v}" for k, v in settings.items())
+            print(f"{label:16s} {n_jobs:4d} {best:8.2f} {built.get('seconds', 0.0):9.2f} {built.get('sets', 0):7d} "
+                  f"{table.meta['scored']:9d} {first / best:5.2f}×")
 
 
 def main() -> None:
@@ -42,6 +71,10 @@ def main() -> None:
     parser.add_argument("max_parents", nargs="?", type=int, default=2, help="largest parent set scored (2)")
     parser.add_argument("--simulate", type=int, default=None, metavar="N", help="score N simulated rows instead")
     parser.add_argument("--scores", default=None, help="comma-separated score names (default: all)")
+    parser.add_argument("--width", type=int, default=6, help="--simulate: discrete and continuous columns (6 each)")
+    parser.add_argument("--whole-table", action="store_true", help="time the whole walk per --jobs value")
+    parser.add_argument("--palim", type=int, default=None, help="--whole-table: the walk's palim")
+    parser.add_argument("--jobs", default="1,2", help="--whole-table: comma-separated process counts (1,2)")
     args = parser.parse_args()
     path, max_parents = args.data or str(DEFAULT_DATA), args.max_parents   # "" too: the default
     if args.simulate is not None and args.simulate < 2:
@@ -49,13 +82,24 @@ def main() -> None:
     known = {name for name, _ in SCORES}
     if args.scores is not None and not set(args.scores.split(",")) <= known:
         parser.error(f"--scores: unknown {sorted(set(args.scores.split(',')) - known)} (known: {sorted(known)})")
+    if args.width < 1:
+        parser.error("--width needs at least 1")
     if args.simulate is not None:
-        data, path = from_dataframe(simulated(args.simulate), discrete=[f"d{j}" for j in range(6)]), \
-            f"simulated ({args.simulate:,} rows)"
+        data, path = from_dataframe(simulated(args.simulate, width=args.width),
+                                    discrete=[f"d{j}" for j in range(args.width)]), \
+            f"simulated ({args.simulate:,} rows, {2 * args.width} columns)"
     else:
         data = load_data(path)
-    print(f"{path}: N={data.N}, n={data.n}, parent sets up to size {max_parents}")
     chosen = None if args.scores is None else set(args.scores.split(","))
+    if args.whole_table:
+        try:
+            jobs = [int(j) for j in args.jobs.split(",")]
+        except ValueError:
+            parser.error(f"--jobs: comma-separated integers, got {args.jobs!r}")
+        print(f"{path}: N={data.N}, n={data.n}, whole walk, BF 20, palim {args.palim}")
+        whole_tables(data, [(n, s) for n, s in SCORES if chosen is None or n in chosen], args.palim, jobs)
+        return
+    print(f"{path}: N={data.N}, n={data.n}, parent sets up to size {max_parents}")
     for name, settings in SCORES:
         if chosen is not None and name not in chosen:
             continue

@@ -37,6 +37,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import itertools
 import logging
 import math
 import os
@@ -725,8 +726,15 @@ class SerialExecutor:
     def submit(self, spec: WalkSpec, block: Block) -> _Done:
         return _Done(evaluate_block(self.score, spec, materialise(block)))
 
-    def map_subsets(self, tasks: list, *args: Any) -> list:
-        return [subset_task(self.score.count_context(), task, *args) for task in tasks]
+    def map_tasks(self, fn: Callable[..., Any], tasks: list, *args: Any, check: Callable[[int], None] | None = None
+                  ) -> list:
+        """``fn(score, task, *args)`` for each task, in order; ``check(i)`` (if any) once task i is done."""
+        out = []
+        for i, task in enumerate(tasks):
+            out.append(fn(self.score, task, *args))
+            if check is not None:
+                check(i)
+        return out
 
     def wait_any(self, futures: list) -> None:
         return None
@@ -788,9 +796,9 @@ def _worker_score(run: tuple[str, str]) -> LocalScore:
     return _WORKER_SCORE[1]
 
 
-def _worker_subsets(run: tuple[str, str], task: tuple[int, ...], *args: Any):
-    """One subset-table task (:func:`bnilp.scores.subsets.subset_task`) with the score of ``run``."""
-    return subset_task(_worker_score(run).count_context(), task, *args)
+def _worker_task(run: tuple[str, str], fn: Callable[..., Any], task: Any, *args: Any):
+    """One table task ``fn(score, task, *args)`` (:meth:`_PoolExecutor.map_tasks`) with the score of ``run``."""
+    return fn(_worker_score(run), task, *args)
 
 
 def _noop() -> None:
@@ -1059,7 +1067,7 @@ class _PoolExecutor:
     def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
         raise NotImplementedError
 
-    def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
+    def _submit_task(self, fn: Callable[..., Any], task: Any, *args: Any) -> Any:
         raise NotImplementedError
 
     def submit(self, spec: WalkSpec, block: Block) -> _Task:
@@ -1068,15 +1076,26 @@ class _PoolExecutor:
         self.queued.append((task, spec, block))
         return task
 
-    def map_subsets(self, tasks: list, *args: Any) -> list:
-        """Subset-table tasks on the pool, largest first; the coordinator takes them from the other end."""
-        futures = [self._submit_subsets(task, *args) for task in tasks]
+    def map_tasks(self, fn: Callable[..., Any], tasks: list, *args: Any, check: Callable[[int], None] | None = None
+                  ) -> list:
+        """Table tasks ``fn(score, task, *args)`` on the pool (the subset table's, the set table's), largest
+        first; the coordinator takes them from the other end. ``check(i)`` (if any) runs after each task i the
+        coordinator computes and each result i it reads (:func:`_table_check`; an exception cancels what is
+        left)."""
+        futures = [self._submit_task(fn, task, *args) for task in tasks]
         local: dict[int, Any] = {}
         try:
             for i in range(len(tasks) - 1, -1, -1):
                 if not futures[i].running() and not futures[i].done() and futures[i].cancel():
-                    local[i] = subset_task(self.score.count_context(), tasks[i], *args)
-            return [local[i] if i in local else self._result(futures[i]) for i in range(len(tasks))]
+                    local[i] = fn(self.score, tasks[i], *args)
+                    if check is not None:
+                        check(i)
+            out = []
+            for i in range(len(tasks)):
+                out.append(local[i] if i in local else self._result(futures[i]))
+                if check is not None:
+                    check(i)
+            return out
         finally:
             for f in futures:
                 f.cancel()
@@ -1172,8 +1191,8 @@ class LokyExecutor(_PoolExecutor):
     def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
         return self._watch(self.pool.submit(_worker_block, self.run, spec, block))
 
-    def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
-        return self._watch(self.pool.submit(_worker_subsets, self.run, task, *args))
+    def _submit_task(self, fn: Callable[..., Any], task: Any, *args: Any) -> Any:
+        return self._watch(self.pool.submit(_worker_task, self.run, fn, task, *args))
 
     def close(self) -> None:
         """Remove the score's file; the pool stays for a later run (its workers exit when idle)."""
@@ -1213,8 +1232,8 @@ class ThreadExecutor(_PoolExecutor):
     def _submit_block(self, spec: WalkSpec, block: Block) -> Any:
         return self.pool.submit(evaluate_block, self.score, spec, block, notify=self.finished)
 
-    def _submit_subsets(self, task: tuple[int, ...], *args: Any) -> Any:
-        return self.pool.submit(_score_subsets, self.score, task, *args, notify=self.finished)
+    def _submit_task(self, fn: Callable[..., Any], task: Any, *args: Any) -> Any:
+        return self.pool.submit(fn, self.score, task, *args, notify=self.finished)
 
 
 def block_cost(block: Block) -> int:
@@ -1230,7 +1249,7 @@ def _dask_blocks(score: LocalScore, items: list[tuple[WalkSpec, Block, Any]]) ->
 
 
 def _score_subsets(score: LocalScore, task: tuple[int, ...], *args: Any):
-    """A subset-table task where the score object itself is at hand (a thread, a Dask worker)."""
+    """A subset-table task (:func:`bnilp.scores.subsets.subset_task`) of ``score``'s counts."""
     return subset_task(score.count_context(), task, *args)
 
 
@@ -1351,9 +1370,11 @@ class DaskExecutor:
                 future = self.client.submit(_dask_blocks, self.score_future, items, pure=False)
             self.sent.append((future, pack))   # the blocks stay here until read back (_take_back)
 
-    def map_subsets(self, tasks: list, *args: Any) -> list:
-        """Subset-table tasks on the cluster, largest first, at most DASK_QUEUED_PER_THREAD per thread
-        there at once; under ``local`` the coordinator computes the smallest ones while it waits."""
+    def map_tasks(self, fn: Callable[..., Any], tasks: list, *args: Any, check: Callable[[int], None] | None = None
+                  ) -> list:
+        """Table tasks ``fn(score, task, *args)`` on the cluster, largest first, at most DASK_QUEUED_PER_THREAD
+        per thread there at once; under ``local`` the coordinator computes the smallest ones while it waits.
+        ``check(i)`` (if any) runs once task i is done."""
         from dask.distributed import wait
 
         held = list(range(len(tasks)))
@@ -1364,14 +1385,17 @@ class DaskExecutor:
                 for i, f in [(i, f) for i, f in sent.items() if f.done()]:
                     results[i] = f.result()
                     del sent[i]
+                    if check is not None:
+                        check(i)
                 while held and len(sent) < DASK_QUEUED_PER_THREAD * self.threads:
                     i = held.pop(0)
                     with _no_large_graph_warning():
-                        sent[i] = self.client.submit(_score_subsets, self.score_future, tasks[i], *args,
-                                                     pure=False)
+                        sent[i] = self.client.submit(fn, self.score_future, tasks[i], *args, pure=False)
                 if held and self.coordinator_computes:
                     i = held.pop()
-                    results[i] = subset_task(self.score.count_context(), tasks[i], *args)
+                    results[i] = fn(self.score, tasks[i], *args)
+                    if check is not None:
+                        check(i)
                 elif sent:
                     wait(list(sent.values()), return_when="FIRST_COMPLETED")
             return [results[i] for i in range(len(tasks))]
@@ -1529,9 +1553,37 @@ SUBSET_TASKS_PER_SLOT = 8
 SUBSET_TABLE_PARALLEL_MIN = 1 << 28
 
 
-def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, scheduler: str | None) -> SubsetTable:
+def _table_check(table: str, unit: str, sizes: list[int], progress: Callable[[Any], None] | None,
+                 deadline: Deadline | None) -> Callable[[int], None] | None:
+    """The ``check`` of an executor's ``map_tasks`` for a table's build: once task i is done (each counted once),
+    ``progress`` gets a :class:`~bnilp.parentsets.TableProgress` (``sizes[i]`` units a task) and the deadline is
+    looked at (:meth:`~bnilp.parentsets.Deadline.check`)."""
+    from bnilp.parentsets import TableProgress
+
+    if progress is None and deadline is None:
+        return None
+    seen: set[int] = set()
+    t0 = time.perf_counter()
+    done = 0
+
+    def check(i: int) -> None:
+        nonlocal done
+        if i not in seen:
+            seen.add(i)
+            done += sizes[i]
+            if progress is not None:
+                progress(TableProgress(table, done, sum(sizes), unit, time.perf_counter() - t0))
+        if deadline is not None:
+            deadline.check()
+
+    return check
+
+
+def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, scheduler: str | None,
+                       progress: Callable[[Any], None] | None = None) -> SubsetTable:
     """Count the subsets of ``plan`` on the executor of ``n_jobs``/``scheduler`` (tasks: subtrees of the
-    depth-first walk, :func:`bnilp.scores.subsets.split_prefixes`); the table does not depend on the split."""
+    depth-first walk, :func:`bnilp.scores.subsets.split_prefixes`); the table does not depend on the split.
+    ``progress`` gets a :class:`~bnilp.parentsets.TableProgress` after each part."""
     t0 = time.perf_counter()
     ctx = score.count_context()
     ess = score.ess if isinstance(score, BDeu) else None
@@ -1540,13 +1592,86 @@ def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, sche
     try:
         tasks = [()] if executor.slots == 1 else split_prefixes(
             ctx.arities, plan.max_size, plan.q_max, SUBSET_TASKS_PER_SLOT * executor.slots)
-        parts = executor.map_subsets(tasks, plan.max_size, plan.q_max, ess)
+        parts = executor.map_tasks(_score_subsets, tasks, plan.max_size, plan.q_max, ess,
+                                   check=_table_check("subset table", "parts", [1] * len(tasks), progress, None))
     finally:
         executor.close()
     n_log_n = float(ctx.N * math.log(ctx.N))
     table = assemble(parts, n_log_n)
     table.seconds = time.perf_counter() - t0
     return table
+
+
+#: a parallel set-table build splits the sets into about this many tasks per process
+SET_TASKS_PER_SLOT = 16
+
+
+def plan_set_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[list[int] | None, str]:
+    """The variable sets, as bit masks (bit j: variable j), whose ℓ the walks will ask of a score whose
+    families are differences of one set function (CG; CGd's continuous children:
+    :meth:`~bnilp.scores.cg.ConditionalGaussian.set_loglik_df`), or None and why there are none to compute.
+
+    Such a score prunes no superset (only R1, which removes a set but not its supersets), so the walk of
+    child Y with fixed parents F, candidates C and palim p generates every parent set Π = F ∪ S, S ⊆ C,
+    |Π| ≤ p (all of C without a palim), and its family asks for ℓ(Π) and ℓ(Π ∪ {Y}) (ℓ(Y | Π) =
+    ℓ({Y} ∪ Π) − ℓ(Π)): the union over the children is known before any walk starts. Sets the score
+    holds already (an earlier pass of a deepening) are left out. Ordered by their discrete variables, so a
+    task's sets share row partitions. More than :data:`~bnilp.scores.cg.SET_TABLE_MAX_SETS` sets: None."""
+    from bnilp.parentsets import SUPERSET_RULES
+    from bnilp.scores.cg import SET_TABLE_MAX_SETS, ConditionalGaussian
+
+    if not isinstance(score, ConditionalGaussian):
+        return None, "the score is not a set function's differences (CG, CGd)"
+    users = [w for w in walks if score.uses_set_function(w.spec.child)]
+    if not users:
+        return None, "no child's families are set differences"
+    if any(w.spec.kind != "generic" or w.spec.active & SUPERSET_RULES for w in users):
+        return None, "a walk prunes supersets"
+    masks: set[int] = set()
+    for walk in users:
+        fixed = sum(1 << j for j in walk.spec.fixed)
+        bits = [1 << int(j) for j in walk.candidates]
+        largest = len(bits) if walk.palim is None else min(len(bits), walk.palim - len(walk.spec.fixed))
+        own = 1 << walk.spec.child
+        for size in range(max(largest, -1) + 1):
+            for combo in itertools.combinations(bits, size):
+                m = fixed | sum(combo)
+                masks.add(m)
+                masks.add(m | own)
+            if len(masks) > SET_TABLE_MAX_SETS:
+                return None, f"more than {SET_TABLE_MAX_SETS:,} sets"
+    names = range(score.data.n)
+    discrete = sum(1 << j for j in names if score.discrete[j])
+    todo = [m for m in masks if not score.holds_set(frozenset(j for j in names if m >> j & 1))]
+    if not todo:
+        return None, "every set is at hand"
+    return sorted(todo, key=lambda m: (m & discrete, m)), ""
+
+
+def build_set_table(score: LocalScore, masks: list[int], n_jobs: int, scheduler: str | None,
+                    deadline: Deadline | None = None, progress: Callable[[Any], None] | None = None) -> float:
+    """ℓ of the sets ``masks`` (:func:`plan_set_table`) computed once on the executor of ``n_jobs``/``scheduler``
+    (:func:`bnilp.scores.cg.set_values`, contiguous slices of the sorted masks) and put in the score's set
+    table (:meth:`~bnilp.scores.cg.ConditionalGaussian.add_set_table`), which then travels to the workers
+    with the score: without it each worker process computed for itself nearly every set, as the families
+    of different children share most sets. Past ``deadline`` it raises as the walk does; ``progress`` gets a
+    :class:`~bnilp.parentsets.TableProgress` (sets) after each task. Returns seconds."""
+    from bnilp.scores.cg import set_values
+
+    t0 = time.perf_counter()
+    executor = make_executor(score, n_jobs, scheduler)
+    step = max(1, math.ceil(len(masks) / (SET_TASKS_PER_SLOT * executor.slots)))
+    tasks = [masks[i:i + step] for i in range(0, len(masks), step)]
+    with (interrupts_where_safe(), memory_watch(deadline), contextlib.ExitStack() as closing,
+          lost_workers_as_limits()):
+        closing.callback(executor.close)
+        check = _table_check("set table", "variable sets", [len(t) for t in tasks], progress, deadline)
+        values = executor.map_tasks(set_values, tasks, check=check)
+    n = score.data.n
+    score.add_set_table({frozenset(j for j in range(n) if m >> j & 1): v
+                         for task, part in zip(tasks, values, strict=True)
+                         for m, v in zip(task, part, strict=True)})
+    return time.perf_counter() - t0
 
 
 def walk_spec(score: LocalScore, child: int, epsilon: float, active: frozenset[str],

@@ -303,6 +303,21 @@ class WalkStats:
 
 
 @dataclass
+class TableProgress:
+    """How far a table computed ahead of the walks has got (``progress`` gets one after each of its tasks): the
+    subset table's counts (:func:`bnilp.lattice.build_subset_table`: ``done`` of ``total`` parts) or ℓ of the
+    variable sets of a parallel set-function walk (:func:`bnilp.lattice.build_set_table`: sets).
+    ``finished`` is False, as for a walk still running."""
+
+    table: str
+    done: int
+    total: int
+    unit: str
+    seconds: float
+    finished: bool = False
+
+
+@dataclass
 class _Node:
     """A generated parent set on the frontier: its score and the best score of any subset ≤ it."""
 
@@ -492,6 +507,7 @@ def score_parent_sets(
     knowledge: Any = None,
     counts: str = "auto",
     time_limit: float | None = None,
+    table_progress: Callable[[TableProgress], None] | None = None,
 ) -> ScoreTable:
     """Score and prune the parent sets of every variable; returns the :class:`ScoreTable`.
 
@@ -505,7 +521,9 @@ def score_parent_sets(
     the child, ``LocalScore.pruning_rules``). ``progress``: called with a child's :class:`WalkStats` when its
     walk ends (``finished`` True) and, while it runs, after each level of parent sets it has scored
     (``finished`` False; ``level`` the size just scored, ``frontier`` the sets the next level extends, ``scored``
-    and ``seconds`` so far) — one child's walk can take minutes.
+    and ``seconds`` so far) — one child's walk can take minutes. ``table_progress``: called with a
+    :class:`TableProgress` after each task of a table computed ahead of the walks (the subset table; the set
+    table of a parallel CG/CGd walk, :func:`bnilp.lattice.build_set_table`), which can take minutes too.
 
     ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
     for some child (mixed scores, structure priors) and no ``palim`` is given,
@@ -536,6 +554,8 @@ def score_parent_sets(
     check_score(score)
     check_flag(prune, "prune")
     check_callback(progress)
+    check_callback(table_progress, "table_progress")
+    progress = _routed(progress, table_progress)
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
     if scheduler is None or scheduler == "local":           # workers on this machine: at most its cores
@@ -552,6 +572,21 @@ def score_parent_sets(
     except ScoringMemoryLimit as exc:
         raise LimitError(f"scoring stopped: {exc}; time_limit (--score-time-limit) keeps the largest parent-set "
                          "size the walk finished, palim (--palim) bounds the walk") from None
+
+
+def _routed(progress: Callable[[WalkStats], None] | None, table_progress: Callable[[TableProgress], None] | None
+            ) -> Callable[[Any], None] | None:
+    """The one callback the walk calls: a :class:`WalkStats` to ``progress``, a :class:`TableProgress` to
+    ``table_progress`` (a caller's ``progress`` is never given what it did not ask for)."""
+    if progress is None and table_progress is None:
+        return None
+
+    def route(stats: Any) -> None:
+        to = table_progress if isinstance(stats, TableProgress) else progress
+        if to is not None:
+            to(stats)
+
+    return route
 
 
 def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> ScoreTable:
@@ -754,7 +789,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     it applies: the table is counted on the executor, then the walks (look-ups) run on the executor too
     (the table travels with the score: once per worker, in the file or the scatter of the score).
     Returns what was done, for the sidecar."""
-    from bnilp.lattice import build_subset_table, plan_subset_table, run_walks
+    from bnilp.lattice import build_set_table, build_subset_table, plan_set_table, plan_subset_table, run_walks
 
     plan, why = plan_subset_table(score, walks, forced=counts == "subsets") if counts != "families" \
         else (None, "--counts families")
@@ -764,11 +799,18 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     if plan is None:
         if counts == "subsets":
             raise InputError(f"counts='subsets' does not apply here: {why}")
+        out = {"mode": "families", "reason": why}
+        sets = plan_set_table(score, walks)[0] if n_jobs != 1 or scheduler is not None else None
+        if sets is not None:        # computed once across the workers, then the walks look them up
+            log.info("computing ℓ of %d variable sets for the walk", len(sets))
+            seconds = build_set_table(score, sets, n_jobs, scheduler, deadline, progress)
+            out["set_table"] = {"sets": len(sets), "seconds": round(seconds, 4)}
+            n_jobs, scheduler = 1, None      # every family is two look-ups now: no work to send away
         run_walks(score, walks, n_jobs, scheduler, progress, deadline)
-        return {"mode": "families", "reason": why}
+        return out
     log.info("counting %d variable subsets (|T| ≤ %d) for the walk", plan.subsets, plan.max_size)
     ctx = score.count_context()
-    table = build_subset_table(score, plan, n_jobs, scheduler)
+    table = build_subset_table(score, plan, n_jobs, scheduler, progress)
     if deadline is not None:
         deadline.check()
     ctx.table = table

@@ -92,7 +92,8 @@ def assert_every_family_finite(score, max_parents: int = 3) -> None:
 
 
 class WorkerKillingCG(ConditionalGaussian):
-    """The CG score, except that ``local`` ends any process but the one that built it — as the kernel's
+    """The CG score, except that ``local`` and the set function (what a worker computes: a block of families,
+    or a task of the parallel walk's set table) end any process but the one that built it — as the kernel's
     out-of-memory killer would end a scoring worker (tests of how a lost worker is reported)."""
 
     def __init__(self, *args, **kwargs):
@@ -104,3 +105,9 @@ class WorkerKillingCG(ConditionalGaussian):
             os._exit(1)
         time.sleep(0.005)       # the coordinator is slower than a worker's start, so a worker surely takes a block
         return super().local(child, parents)
+
+    def _set_value(self, variables):
+        if os.getpid() != self.builder_pid:
+            os._exit(1)
+        time.sleep(0.01)        # as in local: a worker surely takes a task
+        return super()._set_value(variables)

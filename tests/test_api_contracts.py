@@ -328,6 +328,7 @@ def _api_misuses(asia, asia_table, tmp_path):
         (lambda: export.write_bif(fitted, None), "path must be a file path"),
         (lambda: solve_table(asia_table, epsilon=1.0, progress="bar"), "progress must be a function or None"),
         (lambda: score_parent_sets(bic, epsilon=1.0, progress=1), "progress must be a function or None"),
+        (lambda: score_parent_sets(bic, epsilon=1.0, table_progress=2), "table_progress must be a function or None"),
         (lambda: greedy_search(bic, progress=1), "progress must be a function or None"),
         (lambda: greedy_search(None), "score must be a score object"),
         (lambda: proxy_search(pd.read_csv(ASIA)), "score must be a score object"),

@@ -614,6 +614,33 @@ def test_a_logged_deepening_scoring_counts_the_variables_of_each_pass(runner, sm
     assert "5 of 5 variables walked;" not in res.output, res.output
 
 
+def test_a_logged_parallel_cg_scoring_says_how_far_its_set_table_has_got(runner, tmp_path, monkeypatch) -> None:
+    """CG on several processes computes ℓ of the variable sets first (the set table; minutes on large data), then
+    walks on look-ups: the log says how far the table has got, and under ``--score-time-limit`` each pass's table
+    lines name that pass (the pass begins with its table, before any of its walks)."""
+    import numpy as np
+    import pandas as pd
+
+    from bnilp import terminal
+    from tests.mixed_helpers import random_mixed
+
+    data = random_mixed(np.random.default_rng(3), "dcdcd", 300)
+    path = tmp_path / "mixed.csv"
+    pd.DataFrame({nm: data.codes[:, j] if data.kinds[j] == "discrete" else data.values[:, j]
+                  for j, nm in enumerate(data.names)}).to_csv(path, index=False)
+    monkeypatch.setattr(terminal, "LOG_PROGRESS_SECONDS", 0.0)
+    res = run(runner, "score", path, "--score", "cg", "--jobs", "2", "-o", tmp_path / "s.scores",
+              "--score-time-limit", "120")
+    assert res.exit_code == 0, res.output
+    lines = re.findall(r"^\[\d+ s\] scoring, pass (\d+): set table: ([\d,]+) of ([\d,]+) variable sets, \d+ s$",
+                       res.output, re.M)
+    assert lines and lines[-1][1] == lines[-1][2], res.output
+    # a table each pass: pass p (palim p) adds the sets of size p + 1, the last the one set of all n variables
+    assert {p for p, _, _ in lines} == {str(k) for k in range(1, data.n)}, res.output
+    assert [t for p, _, t in lines if p == str(data.n - 1)] == ["1"], res.output
+    assert "scoring, pass 2: 1 of 5" in res.output and "6 of 5" not in res.output, res.output
+
+
 def test_a_score_file_written_to_stdout_is_said_to_have_no_sidecar(small_csv) -> None:
     """``bnilp score d.csv -o -`` said "wrote - (11 parent sets) and -.json": a stream has no sidecar."""
     done = subprocess.run([sys.executable, "-m", "bnilp", "score", str(small_csv), "-o", "-"], capture_output=True,

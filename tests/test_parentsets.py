@@ -183,6 +183,39 @@ def test_progress_reports_each_level_of_a_running_walk_then_its_end(n_jobs: int)
     assert sum(not c[1] for c in calls) > 0
 
 
+@pytest.mark.parametrize("score_name", ["cg", "bic"])
+def test_progress_reports_a_table_computed_ahead_of_the_walks_then_the_walks(score_name: str) -> None:
+    """A parallel walk that computes a table first (CG: ℓ of every variable set the walks ask for, once across the
+    processes; BIC here: the subset table's counts) tells ``progress`` how far the table has got (a
+    :class:`~bnilp.parentsets.TableProgress` after each task: ``done`` rising to ``total``, ``finished`` False)
+    before any walk's stats (both in the order they came, to ``table_progress`` and ``progress``; a caller's
+    ``progress`` alone gets walks' stats only, as the test above pins); the set table's total is the number of
+    sets it holds."""
+    from bnilp.parentsets import TableProgress, WalkStats
+    from tests.mixed_helpers import random_mixed
+
+    if score_name == "cg":
+        data = random_mixed(__import__("numpy").random.default_rng(2), "dcdcdc", 300)
+        kw = {}
+    else:
+        frame = random_discrete_frame(11, n=6, N=300)
+        data = from_dataframe(frame, discrete=list(frame.columns))
+        kw = {"counts": "subsets"}
+    calls: list = []
+    table = score_parent_sets(make_score(score_name, data), epsilon=math.log(20), n_jobs=2, progress=calls.append,
+                              table_progress=calls.append, **kw)
+    tables = [c for c in calls if isinstance(c, TableProgress)]
+    first_walk = next(i for i, c in enumerate(calls) if isinstance(c, WalkStats))
+    assert tables and calls[:len(tables)] == tables and first_walk == len(tables)
+    assert [t.done for t in tables] == sorted({t.done for t in tables}) and tables[-1].done == tables[-1].total
+    assert not any(t.finished for t in tables)
+    if score_name == "cg":
+        assert tables[-1].total == table.meta["counts"]["set_table"]["sets"] == 1 << data.n
+        assert {t.unit for t in tables} == {"variable sets"}
+    else:
+        assert {(t.table, t.unit) for t in tables} == {("subset table", "parts")}
+
+
 def test_epsilon_zero_keeps_optimal_ties() -> None:
     """Two identical columns: X|{Y} and X|{Z} tie exactly; both must be kept at ε = 0."""
     frame = random_discrete_frame(8, n=3, N=300)

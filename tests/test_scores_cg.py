@@ -204,6 +204,41 @@ def test_cell_scatter_matrices_are_each_cells_centred_cross_products() -> None:
             assert got[cell] == pytest.approx(centred @ centred.T, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("max_bytes", [1 << 30, 1])
+def test_sets_that_share_discrete_variables_read_the_same_cell_sums_bit_for_bit(max_bytes: int) -> None:
+    """The cell sums of each pair of continuous columns are kept on their partition and shared by every set with
+    the same discrete variables: ℓ of every set (any order of asking, the partitions let go after every set when
+    the byte budget is tiny) equals, bit for bit, ℓ computed by a score that has summed nothing before it."""
+    data = random_mixed(np.random.default_rng(7), "dcdccdc", 400)
+    everything = [frozenset(s) for k in range(data.n + 1) for s in itertools.combinations(range(data.n), k)]
+    fresh = {s: ConditionalGaussian(data)._set_value(s) for s in everything}
+    shared = ConditionalGaussian(data)
+    shared.partition.max_bytes = max_bytes
+    for s in reversed(everything):
+        assert shared.set_loglik_df(s) == fresh[s], sorted(s)
+    parts = shared.partition._parts
+    assert any(p.products for p in parts.values()) is (max_bytes > 1)
+
+
+def test_the_set_table_is_read_before_the_cache_and_travels_without_the_caches() -> None:
+    """Sets put in the set table (a parallel walk's: :func:`bnilp.lattice.build_set_table`) are what
+    ``set_loglik_df`` returns; a pickled score (what a worker process reads) carries the table but not the
+    caches of sets and partitions."""
+    import pickle
+
+    data = random_mixed(np.random.default_rng(8), "dcdc", 200)
+    score = ConditionalGaussianDiscretized(data)
+    assert score.holds_set(frozenset({0, 1})) is False
+    score.set_loglik_df(frozenset({0, 1}))
+    score.add_set_table({frozenset({2, 3}): (-1.5, 4.0)})
+    assert score.holds_set(frozenset({0, 1})) and score.set_loglik_df(frozenset({2, 3})) == (-1.5, 4.0)
+    score.loglik_df(0, (1, 3))
+    copy = pickle.loads(pickle.dumps(score))
+    assert copy._table == {frozenset({2, 3}): (-1.5, 4.0)}
+    assert not copy._sets and not copy.partition._parts and not copy._binned_parts
+    assert [copy.uses_set_function(j) for j in range(4)] == [False, True, False, True]
+
+
 @pytest.mark.parametrize("shift", [1e2, 1e5, 1e6])
 def test_cells_far_apart_keep_their_own_covariance(shift: float) -> None:
     """A discrete parent that moves the mean of x by 10⁵ of x's within-cell spreads makes each cell's variance

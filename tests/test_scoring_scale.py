@@ -219,7 +219,8 @@ def mixed_csv(tmp_path):
 
 CASES = {"discrete": lambda d, m: (d, ["--bf", "20", "--counts", "families"]),
          "table": lambda d, m: (d, ["--bf", "20", "--counts", "subsets"]),
-         "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"])}
+         "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"]),          # CG: ℓ of the sets computed once
+         "mixed-walk": lambda d, m: (m, ["--score", "mvp", "--palim", "2"])}    # blocks of families on workers
 
 
 def _score_file(runner: CliRunner, tmp_path, data, name: str, *extra: str) -> bytes:
@@ -230,7 +231,7 @@ def _score_file(runner: CliRunner, tmp_path, data, name: str, *extra: str) -> by
     return out.read_bytes()
 
 
-@pytest.mark.parametrize("kind", ["discrete", "table", "mixed"])
+@pytest.mark.parametrize("kind", list(CASES))
 def test_jobs_2_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_csv, kind: str) -> None:
     data, extra = CASES[kind](discrete_csv, mixed_csv)
     one = _score_file(runner, tmp_path, data, "one", *extra)
@@ -251,7 +252,7 @@ def test_a_later_run_reuses_the_running_pool_with_the_new_data(runner, tmp_path,
         assert one == two, kind
 
 
-@pytest.mark.parametrize("kind", ["discrete", "table", "mixed"])
+@pytest.mark.parametrize("kind", list(CASES))
 def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete_csv, mixed_csv, kind: str) -> None:
     pytest.importorskip("distributed")
     data, extra = CASES[kind](discrete_csv, mixed_csv)
@@ -281,6 +282,53 @@ def test_compiled_scores_count_on_threads_and_python_scores_on_processes() -> No
         assert one.families == two.families
 
 
+@pytest.mark.parametrize("name", ["cg", "cgd"])
+def test_a_parallel_set_function_walk_computes_each_set_once_exactly_those_the_walks_ask_for(name: str) -> None:
+    """CG's families are differences of one set function ℓ, shared between children, so a parallel walk first
+    computes ℓ of the sets once across the processes (:func:`bnilp.lattice.plan_set_table`,
+    :func:`~bnilp.lattice.build_set_table`), then walks on look-ups. The table holds exactly the sets a
+    one-process walk asks ℓ of (recorded; CGd's discrete children ask none) — without a palim, with one, and
+    with required and forbidden arrows — the walk computes none of its own, and the families are the same."""
+    from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized
+
+    cls = ConditionalGaussian if name == "cg" else ConditionalGaussianDiscretized
+    data = random_mixed(np.random.default_rng(5), "dcdccdc", 250)
+    names = data.names
+    knowledge = {"required": [[names[1], names[3]]], "forbidden": [[names[0], names[4]], [names[6], names[2]]]}
+    asked: set[frozenset[int]] = set()
+
+    class Recording(cls):
+        def _set_value(self, variables):
+            asked.add(variables)
+            return super()._set_value(variables)
+
+    for palim, kw in ((None, {}), (2, {}), (3, {"knowledge": knowledge})):
+        asked.clear()
+        serial = score_parent_sets(Recording(data), epsilon=math.log(20), palim=palim, **kw)
+        score = cls(data)
+        parallel = score_parent_sets(score, epsilon=math.log(20), palim=palim, n_jobs=2, **kw)
+        assert parallel.families == serial.families, (palim, kw)
+        assert set(score._table) == asked and not score._sets, (palim, kw)
+        assert parallel.meta["counts"]["set_table"]["sets"] == len(asked) > 0
+
+
+def test_a_set_table_past_its_size_leaves_the_walk_to_the_processes(monkeypatch) -> None:
+    """More sets than :data:`~bnilp.scores.cg.SET_TABLE_MAX_SETS`: no table, the blocks of families go to the
+    processes as for any score evaluated in Python, with the same families; a deadline that passes while
+    the table is built stops the build as it stops a walk."""
+    import bnilp.lattice as lattice
+    import bnilp.scores.cg as cg
+    from bnilp.parentsets import Deadline, ScoringTimeLimit
+
+    data = random_mixed(np.random.default_rng(6), "dcdcdc", 200)
+    serial = score_parent_sets(make_score("cg", data), epsilon=math.log(20), palim=3)
+    monkeypatch.setattr(cg, "SET_TABLE_MAX_SETS", 10)
+    parallel = score_parent_sets(make_score("cg", data), epsilon=math.log(20), palim=3, n_jobs=2)
+    assert parallel.families == serial.families and "set_table" not in parallel.meta["counts"]
+    with pytest.raises(ScoringTimeLimit):
+        lattice.build_set_table(make_score("cg", data), list(range(1, 64)), 2, None, Deadline(0.0))
+
+
 def test_a_cluster_of_processes_by_address_gives_the_same_score_file(runner, tmp_path, discrete_csv,
                                                                      mixed_csv) -> None:
     """``--scheduler ADDRESS``: a LocalCluster of worker *processes* the test starts, so every block, frontier
@@ -290,7 +338,7 @@ def test_a_cluster_of_processes_by_address_gives_the_same_score_file(runner, tmp
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        for kind in ("discrete", "table", "mixed"):
+        for kind in CASES:
             data, extra = CASES[kind](discrete_csv, mixed_csv)
             one = _score_file(runner, tmp_path, data, "one", *extra)
             far = _score_file(runner, tmp_path, data, "far", *extra, "--scheduler", cluster.scheduler_address)
@@ -610,6 +658,11 @@ def test_a_worker_lost_in_a_deeper_pass_keeps_the_passes_finished_before_it() ->
             if len(parents) < 2:
                 return super(WorkerKillingCG, self).local(child, parents)
             return super().local(child, parents)
+
+        def _set_value(self, variables):      # the set table's tasks: families of pass 1 are sets of size ≤ 2
+            if len(variables) <= 2:
+                return super(WorkerKillingCG, self)._set_value(variables)
+            return super()._set_value(variables)
 
     data = random_mixed(np.random.default_rng(4), "dcdcdcdc", 300)
     table = score_parent_sets(DeepKiller(data), epsilon=math.log(20), palim=3, n_jobs=2, time_limit=600)

@@ -27,7 +27,7 @@ from bnilp.cli.options import (
     score_options,
 )
 from bnilp.data import Dataset, constant_column_text, twin_columns_text
-from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, score_parent_sets
+from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, TableProgress, score_parent_sets
 from bnilp.report import limit_reason
 from bnilp.scorefile import ScoreTable, check_score_file_names, write_jaakkola
 from bnilp.scores.base import bf_text
@@ -69,7 +69,11 @@ def walk_options(func):
 
 
 def _walking(stats: Any) -> str:
-    """A running walk's progress: ``X3: parent sets of size 7 scored (1,234,567 sets, 812,034 to extend), 95 s``."""
+    """A running walk's progress: ``X3: parent sets of size 7 scored (1,234,567 sets, 812,034 to extend), 95 s``;
+    a table computed ahead of the walks (:class:`~bnilp.parentsets.TableProgress`): ``set table: 12,000 of
+    31,931 variable sets, 40 s``."""
+    if isinstance(stats, TableProgress):
+        return f"{stats.table}: {stats.done:,} of {stats.total:,} {stats.unit}, {stats.seconds:.0f} s"
     return (f"{stats.child}: parent sets of size {stats.level} scored ({stats.scored:,} sets, "
             f"{stats.frontier:,} to extend), {stats.seconds:.0f} s")
 
@@ -88,6 +92,12 @@ def _progress(console: Console, n: int, deepening: bool, quiet: bool):
 
         def logged(stats: Any) -> None:
             nonlocal walk
+            if isinstance(stats, TableProgress):    # a pass builds its table before any of its walks
+                if seen:
+                    seen.clear()
+                    walk += 1
+                log(f"scoring{f', pass {walk}' if deepening else ''}: {_walking(stats)}")
+                return
             if stats.child in seen:         # deepening: a deeper pass walks them all again (its first line may
                 seen.clear()                # be a running walk's)
                 walk += 1
@@ -140,7 +150,7 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
         table = score_parent_sets(score, epsilon=epsilon, palim=opts.get("palim"), prune=not opts.get("no_prune"),
                                   n_jobs=opts.get("n_jobs", 1), scheduler=opts.get("scheduler"), progress=update,
                                   knowledge=opts.get("knowledge"), counts=opts.get("counts", "auto"),
-                                  time_limit=opts.get("score_time_limit"))
+                                  time_limit=opts.get("score_time_limit"), table_progress=update)
     if not quiet:
         print_scoring_summary(table, console)
     return table

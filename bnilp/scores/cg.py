@@ -59,6 +59,7 @@ for which R2–R4 hold.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -69,9 +70,9 @@ from bnilp.errors import InputError
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, residual_deviance_mean
 from bnilp.scores.discrete import BIC
 
-#: eigenvalue threshold below which a cell's correlation matrix counts as singular (collinear columns in it)
 #: CGd's equal-frequency bins per continuous variable (``bins``, ``--bins``)
 DEFAULT_BINS = 3
+#: eigenvalue threshold below which a cell's correlation matrix counts as singular (collinear columns in it)
 EIG_TOL = 1e-9
 
 
@@ -95,32 +96,53 @@ FLAT_TOL = 1e-20
 #: cache sizes (entries); the caches are cleared when full
 _SET_CACHE = 200_000
 _PART_CACHE = 512
+#: ... and the partitions with their cell sums are cleared past this many bytes (at 10⁶ rows a partition's
+#: cell of every row alone is 8 MB)
+_PART_CACHE_BYTES = 1 << 30
+#: a parallel walk's set table (:func:`bnilp.lattice.plan_set_table`) holds at most this many sets (~70 MB)
+SET_TABLE_MAX_SETS = 200_000
 _LN2PI = math.log(2.0 * math.pi)
 
 
 class Partition:
     """Rows grouped by the configuration of some discrete columns.
 
-    ``order`` sorts the rows by cell, ``starts`` are the first sorted positions of the cells,
-    ``counts`` the non-empty cell sizes, ``inverse`` the cell of every (unsorted) row.
+    ``order`` sorts the rows by cell (sorted when first asked for: CG's sums need only ``inverse``),
+    ``starts`` are the first sorted positions of the cells, ``counts`` the non-empty cell sizes,
+    ``inverse`` the cell of every (unsorted) row. CG keeps its per-cell sums here (``means`` of a column,
+    ``products`` of two centred columns), as every variable set with these discrete variables shares them.
     """
 
-    __slots__ = ("order", "starts", "counts", "inverse")
+    __slots__ = ("_order", "starts", "counts", "inverse", "means", "products")
 
     def __init__(self, codes: np.ndarray) -> None:
         uniq, inverse = np.unique(codes, return_inverse=True)
         self.inverse = inverse.ravel()
-        self.order = np.argsort(self.inverse, kind="stable")
+        self._order: np.ndarray | None = None
         self.counts = np.bincount(self.inverse, minlength=uniq.size)
         self.starts = np.concatenate(([0], np.cumsum(self.counts)[:-1]))
+        self.means: dict[int, np.ndarray] = {}
+        self.products: dict[tuple[int, int], np.ndarray] = {}
+
+    @property
+    def nbytes(self) -> int:
+        return 2 * self.inverse.nbytes + 2 * self.counts.nbytes
+
+    @property
+    def order(self) -> np.ndarray:
+        if self._order is None:
+            self._order = np.argsort(self.inverse, kind="stable")
+        return self._order
 
 
 class PartitionCache:
     """Row partitions by sets of discrete columns, kept for reuse (cleared past a fixed size)."""
 
-    def __init__(self, codes: list[np.ndarray], arities: list[int], n_rows: int, size: int = _PART_CACHE):
-        self.codes, self.arities, self.n_rows, self.size = codes, arities, n_rows, size
+    def __init__(self, codes: list[np.ndarray], arities: list[int], n_rows: int, size: int = _PART_CACHE,
+                 max_bytes: int = _PART_CACHE_BYTES):
+        self.codes, self.arities, self.n_rows, self.size, self.max_bytes = codes, arities, n_rows, size, max_bytes
         self._parts: dict[tuple[int, ...], Partition] = {}
+        self.bytes = 0          # of the partitions held and of what was added to them (:meth:`grew`)
 
     def __call__(self, disc: tuple[int, ...]) -> Partition:
         """Row partition by the discrete columns ``disc`` (sorted tuple)."""
@@ -130,8 +152,18 @@ class PartitionCache:
             hit = Partition(codes)
             if len(self._parts) >= self.size:
                 self._parts.clear()
+                self.bytes = 0
             self._parts[disc] = hit
+            self.bytes += hit.nbytes
         return hit
+
+    def grew(self, nbytes: int) -> None:
+        """A held partition took ``nbytes`` more (cell sums kept on it); past the budget every partition is let
+        go (the caller's own stays alive until it drops it)."""
+        self.bytes += nbytes
+        if self.bytes > self.max_bytes:
+            self._parts.clear()
+            self.bytes = 0
 
 
 def mixed_radix_codes(columns: list[np.ndarray], arities: list[int], n_rows: int) -> np.ndarray:
@@ -156,6 +188,13 @@ def equal_frequency_bins(x: np.ndarray, bins: int) -> np.ndarray:
     raw = np.searchsorted(cuts, x, side="right")
     _, codes = np.unique(raw, return_inverse=True)
     return codes.ravel().astype(np.int64)
+
+
+def set_values(score: ConditionalGaussian, masks: Sequence[int]) -> list[tuple[float, float]]:
+    """A task of the set table (:func:`bnilp.lattice.build_set_table`): (ℓ(S), df(S)) of each set S given as
+    a bit mask (bit j: variable j), computed as :meth:`ConditionalGaussian.set_loglik_df` computes it — the
+    same floats on any process — and not cached (the table keeps them)."""
+    return [score._set_value(frozenset(j for j in range(score.data.n) if m >> j & 1)) for m in masks]
 
 
 class ConditionalGaussian(LocalScore):
@@ -183,15 +222,44 @@ class ConditionalGaussian(LocalScore):
                 self.zt[j] = (col - col.mean()) / sd
                 self.log_sd[j] = math.log(sd)
         self._sets: dict[frozenset[int], tuple[float, float]] = {}
+        self._table: dict[frozenset[int], tuple[float, float]] = {}
         self.partition = PartitionCache(self.codes, self.arities, self.N)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """For the worker processes: the set table travels, the caches (partitions of N rows each) do not."""
+        state = self.__dict__.copy()
+        state["_sets"] = {}
+        state["partition"] = PartitionCache(self.codes, self.arities, self.N)
+        return state
 
+    def uses_set_function(self, child: int) -> bool:
+        """Whether ``child``'s families are differences of :meth:`set_loglik_df` (every child of CG)."""
+        return True
+
+    def holds_set(self, variables: frozenset[int]) -> bool:
+        """Whether ℓ of the set is at hand (the set table or the cache) — nothing to compute."""
+        return variables in self._table or variables in self._sets
+
+    def add_set_table(self, table: Mapping[frozenset[int], tuple[float, float]]) -> None:
+        """Sets computed ahead (:func:`set_values`, on any process: the same floats), looked up before the
+        cache and never evicted; :func:`bnilp.lattice.build_set_table` fills it for a parallel walk."""
+        self._table.update(table)
 
     def set_loglik_df(self, variables: frozenset[int]) -> tuple[float, float]:
-        """(ℓ(S), df(S)) of a variable set, cached by the set."""
-        hit = self._sets.get(variables)
+        """(ℓ(S), df(S)) of a variable set: from the set table, else computed and cached by the set."""
+        hit = self._table.get(variables)
+        if hit is None:
+            hit = self._sets.get(variables)
         if hit is not None:
             return hit
+        result = self._set_value(variables)
+        if len(self._sets) >= _SET_CACHE:
+            self._sets.clear()
+        self._sets[variables] = result
+        return result
+
+    def _set_value(self, variables: frozenset[int]) -> tuple[float, float]:
+        """(ℓ(S), df(S)) computed (module docstring, eqs. 8–11)."""
         disc = tuple(sorted(j for j in variables if self.discrete[j]))
         cont = sorted(j for j in variables if not self.discrete[j])
         k = len(cont)
@@ -202,30 +270,42 @@ class ConditionalGaussian(LocalScore):
         ll = float(xlogy(counts, counts / self.N).sum())
         if k:
             ll += self._gaussian_part(part, cont)
-        result = (ll, df)
-        if len(self._sets) >= _SET_CACHE:
-            self._sets.clear()
-        self._sets[variables] = result
-        return result
+        return ll, df
 
     def _scatter(self, part: Partition, cont: list[int]) -> np.ndarray:
         """Each cell's scatter matrix Σ_{rows of p} (x − x̄_p)(x − x̄_p)ᵀ of the standardised columns ``cont``
         (cells × k × k): the cell means first, then the centred products (two passes, so cells far from the
         column's mean lose no digits). One matrix product for a single cell, else per-cell sums of the k(k+1)/2
-        products by ``np.bincount`` over the rows' cells (no sorting of the rows, no N × k² array)."""
+        products by ``np.bincount`` over the rows' cells (no sorting of the rows, no N × k² array).
+
+        An entry (a, b) depends on the partition and on columns a and b only, not on the other columns of the
+        set, so the cell means and products are kept on the partition (:class:`Partition`) and every set with
+        the same discrete variables reads them: each pair of continuous columns is summed once per partition,
+        not once per set — the same sums in the same order, so the same floats as summing per set."""
         k, n, inv = len(cont), part.counts, part.inverse
         cells = n.size
         if cells == 1:
             x = self.zt[cont]
             xc = x - x.mean(axis=1, keepdims=True)
             return (xc @ xc.T)[None]
-        xc = np.empty((k, self.N))
-        for a, j in enumerate(cont):
-            np.subtract(self.zt[j], (np.bincount(inv, weights=self.zt[j], minlength=cells) / n)[inv], out=xc[a])
+        missing = [(a, b) for a in range(k) for b in range(a, k) if (cont[a], cont[b]) not in part.products]
+        if missing:
+            added = 0
+            xc: dict[int, np.ndarray] = {}
+            for a in {a for pair in missing for a in pair}:
+                j = cont[a]
+                mean = part.means.get(j)
+                if mean is None:
+                    mean = part.means[j] = np.bincount(inv, weights=self.zt[j], minlength=cells) / n
+                    added += mean.nbytes
+                xc[a] = self.zt[j] - mean[inv]
+            for a, b in missing:
+                part.products[cont[a], cont[b]] = np.bincount(inv, weights=xc[a] * xc[b], minlength=cells)
+            self.partition.grew(added + len(missing) * cells * 8)
         scatter = np.empty((cells, k, k))
         for a in range(k):
             for b in range(a, k):
-                scatter[:, a, b] = scatter[:, b, a] = np.bincount(inv, weights=xc[a] * xc[b], minlength=cells)
+                scatter[:, a, b] = scatter[:, b, a] = part.products[cont[a], cont[b]]
         return scatter
 
     def _gaussian_part(self, part: Partition, cont: list[int]) -> float:
@@ -332,6 +412,13 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
 
     def constructor_settings(self) -> dict[str, Any]:
         return {**super().constructor_settings(), "bins": self.bins}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**super().__getstate__(), "_binned_parts": {}}
+
+    def uses_set_function(self, child: int) -> bool:
+        """Only a continuous child's families are CG's set differences (a discrete one's are multinomial)."""
+        return not self.discrete[child]
 
     def _column(self, j: int) -> tuple[np.ndarray, int]:
         if self.discrete[j]:
