@@ -805,7 +805,8 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
             log.info("computing ℓ of %d variable sets for the walk", len(sets))
             seconds = build_set_table(score, sets, n_jobs, scheduler, deadline, progress)
             out["set_table"] = {"sets": len(sets), "seconds": round(seconds, 4)}
-            n_jobs, scheduler = 1, None      # every family is two look-ups now: no work to send away
+            if all(score.uses_set_function(w.spec.child) for w in walks):
+                n_jobs, scheduler = 1, None  # every family is two look-ups now: no work to send away
         run_walks(score, walks, n_jobs, scheduler, progress, deadline)
         return out
     log.info("counting %d variable subsets (|T| ≤ %d) for the walk", plan.subsets, plan.max_size)

@@ -146,6 +146,22 @@ def test_cgd_discrete_child_is_bic_on_binned_copies(bins: int) -> None:
     assert score.raw(0, (1, 2)) == cg.raw(0, (1, 2))
 
 
+def test_cgd_discrete_child_counts_straight_from_codes_or_from_ranks_alike(monkeypatch) -> None:
+    """A discrete child's table is counted from its parents' configuration codes when they are few (no sort of
+    the rows), else from their ranks: the observed configurations in the same order either way, so every
+    family's score is the same float."""
+    import bnilp.scores.cg as cg
+
+    data = random_mixed(np.random.default_rng(9), "dcdccdd", 300)
+    direct = ConditionalGaussianDiscretized(data)
+    families = [(c, ps) for c in (0, 2, 5, 6) for k in range(5)
+                for ps in itertools.combinations([j for j in range(7) if j != c], k)]
+    want = [direct.local(c, ps) for c, ps in families]
+    monkeypatch.setattr(cg, "_DIRECT_CODES", 0)
+    ranked = ConditionalGaussianDiscretized(data)
+    assert [ranked.local(c, ps) for c, ps in families] == want
+
+
 def test_cgd_with_ties_drops_empty_bins() -> None:
     x = np.array([0.0] * 8 + [1.0, 2.0])
     d = np.array([0, 1] * 5)

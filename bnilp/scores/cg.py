@@ -96,6 +96,9 @@ FLAT_TOL = 1e-20
 #: cache sizes (entries); the caches are cleared when full
 _SET_CACHE = 200_000
 _PART_CACHE = 512
+#: CGd counts a discrete child's table straight from its parents' configuration codes below this many codes,
+#: else from their ranks (``np.unique``, a sort of the rows): the same table either way
+_DIRECT_CODES = 1 << 20
 #: ... and the partitions with their cell sums are cleared past this many bytes (at 10⁶ rows a partition's
 #: cell of every row alone is 8 MB)
 _PART_CACHE_BYTES = 1 << 30
@@ -441,15 +444,16 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         q = float(math.prod(r for _, r in cols))
         config = self._binned_parts.get(key)
         if config is None:
-            codes = mixed_radix_codes([c for c, _ in cols], [r for _, r in cols], self.N)
-            _, config = np.unique(codes, return_inverse=True)
-            config = config.ravel()
+            config = mixed_radix_codes([c for c, _ in cols], [r for _, r in cols], self.N)
+            if int(config.max()) >= _DIRECT_CODES:     # too many codes to count directly
+                config = np.unique(config, return_inverse=True)[1].ravel()
             if len(self._binned_parts) >= _PART_CACHE:
                 self._binned_parts.clear()
             self._binned_parts[key] = config
         r = self.arities[child]
-        table = np.bincount(config * r + self.codes[child], minlength=(int(config.max()) + 1) * r)
-        table = table.reshape(-1, r).astype(float)
+        table = np.bincount(config * r + self.codes[child], minlength=(int(config.max()) + 1) * r).reshape(-1, r)
+        # the observed configurations in ascending code order: the same rows, so the same sums, either way
+        table = table[table.any(axis=1)].astype(float)
         nj = table.sum(axis=1)
         ll = float(xlogy(table, table).sum() - xlogy(nj, nj).sum())
         return ll, q * (r - 1)
