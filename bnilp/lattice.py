@@ -1602,7 +1602,7 @@ def build_subset_table(score: DiscreteScore, plan: SubsetPlan, n_jobs: int, sche
     return table
 
 
-#: a parallel set-table build splits the sets into about this many tasks per process
+#: a set-table build splits the sets into about this many tasks per process
 SET_TASKS_PER_SLOT = 16
 
 
@@ -1654,7 +1654,10 @@ def build_set_table(score: LocalScore, masks: list[int], n_jobs: int, scheduler:
     (:func:`bnilp.scores.cg.set_values`, contiguous slices of the sorted masks) and put in the score's set
     table (:meth:`~bnilp.scores.cg.ConditionalGaussian.add_set_table`), which then travels to the workers
     with the score: without it each worker process computed for itself nearly every set, as the families
-    of different children share most sets. Past ``deadline`` it raises as the walk does; ``progress`` gets a
+    of different children share most sets; in one process the sorted order builds each row partition and its
+    cells' sums once (the walks' own order cleared the partition cache over and over: 8,545 partitions built
+    where at most 576 differ, CGd's continuous children on 15 + 15 columns at palim 3). Past ``deadline`` it
+    raises as the walk does; ``progress`` gets a
     :class:`~bnilp.parentsets.TableProgress` (sets) after each task. Returns seconds."""
     from bnilp.scores.cg import set_values
 

@@ -306,7 +306,7 @@ class WalkStats:
 class TableProgress:
     """How far a table computed ahead of the walks has got (``progress`` gets one after each of its tasks): the
     subset table's counts (:func:`bnilp.lattice.build_subset_table`: ``done`` of ``total`` parts) or ℓ of the
-    variable sets of a parallel set-function walk (:func:`bnilp.lattice.build_set_table`: sets).
+    variable sets of a set-function walk (:func:`bnilp.lattice.build_set_table`: sets).
     ``finished`` is False, as for a walk still running."""
 
     table: str
@@ -481,7 +481,7 @@ def default_palim(n_variables: int, budget: int = DEFAULT_FAMILY_BUDGET) -> int:
 def needs_default_palim(score: LocalScore, rules: Iterable[str] | None = None) -> bool:
     """True when, for some child, no sound rule bounds the size of parent sets."""
     allowed = ALL_RULES if rules is None else frozenset(rules)
-    return any(not (score.pruning_rules(i) & allowed & SUPERSET_RULES) for i in range(score.data.n))
+    return any(not (score.walk_score(i).pruning_rules(i) & allowed & SUPERSET_RULES) for i in range(score.data.n))
 
 
 def _palim_by_default(score: LocalScore, prune: bool, rules: frozenset[str] | None) -> int | None:
@@ -523,7 +523,7 @@ def score_parent_sets(
     (``finished`` False; ``level`` the size just scored, ``frontier`` the sets the next level extends, ``scored``
     and ``seconds`` so far) — one child's walk can take minutes. ``table_progress``: called with a
     :class:`TableProgress` after each task of a table computed ahead of the walks (the subset table; the set
-    table of a parallel CG/CGd walk, :func:`bnilp.lattice.build_set_table`), which can take minutes too.
+    table of a CG/CGd walk, :func:`bnilp.lattice.build_set_table`), which can take minutes too.
 
     ε = ln(BF) ≥ 0. ``prune=False`` keeps every set up to ``palim``. When no rule bounds the size
     for some child (mixed scores, structure priors) and no ``palim`` is given,
@@ -710,7 +710,7 @@ def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, 
         if palim_cut else None,
         "prune": prune,
         "rules": sorted(rule_set if rule_set is not None else ALL_RULES) if prune else [],
-        "rules_applied": {names[i]: sorted(score.pruning_rules(i) & (rule_set if rule_set is not None
+        "rules_applied": {names[i]: sorted(score.walk_score(i).pruning_rules(i) & (rule_set if rule_set is not None
                                                                       else ALL_RULES)) for i in children},
         "scored": sum(st.scored for _, st in results),
         "kept": sum(st.kept for _, st in results),
@@ -736,7 +736,13 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
                  depth: int | None = None,
                  ) -> tuple[list[tuple[dict[frozenset[str], float], WalkStats]], dict[str, Any]]:
     """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor);
-    also how the families were counted (``counts``: :data:`bnilp.scores.subsets.COUNT_MODES`)."""
+    also how the families were counted (``counts``: :data:`bnilp.scores.subsets.COUNT_MODES`).
+
+    A child walks on ``score.walk_score(child)`` (CGd's discrete children on its BIC view of the binned data,
+    the same values, counted compiled and pruned by BIC's rules); the children of each such score walk
+    together, those of ``score`` last (CGd's ``counts`` then gives the view's as ``discrete_children``).
+    Under ``scheduler="local"`` a discrete view walks on this process's threads (what a local cluster gives a
+    discrete score), so the run needs one cluster, of the shape ``score`` needs."""
     from bnilp.lattice import _ChildWalk, walk_spec
 
     data = score.data
@@ -747,20 +753,29 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
         own_palims.append(child_palim)
         if depth is not None:               # a pass of _deepen: the depth caps the child's own palim
             child_palim = depth if child_palim is None else min(child_palim, depth)
-        sound = score.pruning_rules(child)
+        walker = score.walk_score(child)
+        sound = walker.pruning_rules(child)
         active = sound if child_rules is None else sound & child_rules
-        if active & SUPERSET_RULES and not isinstance(score, DiscreteScore):
+        if active & SUPERSET_RULES and not isinstance(walker, DiscreteScore):
             raise InputError(f"rules {sorted(active & SUPERSET_RULES)} need a discrete score")
         fixed = plan.fixed.get(child, ()) if plan is not None else ()
         candidates = [j for j in range(data.n)
-                      if score.allowed_parent(child, j) and j not in banned and j not in fixed]
+                      if walker.allowed_parent(child, j) and j not in banned and j not in fixed]
         if child_palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
             raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
                              f"give palim (--palim) (it has {len(candidates)} candidate parents)")
-        walks.append(_ChildWalk(score, walk_spec(score, child, epsilon, frozenset(active), fixed), candidates,
+        walks.append(_ChildWalk(walker, walk_spec(walker, child, epsilon, frozenset(active), fixed), candidates,
                                 child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
-    counting = _walk_counts(score, walks, counts, n_jobs, scheduler, progress, deadline)
+    views = {id(w.score): w.score for w in walks if w.score is not score}
+    counting: dict[str, Any] = {}
+    for view in views.values():
+        local = scheduler == "local" and isinstance(view, DiscreteScore)
+        counting = _walk_counts(view, [w for w in walks if w.score is view], counts, n_jobs,
+                                None if local else scheduler, progress, deadline)
+    if any(w.score is score for w in walks):
+        counting = {**_walk_counts(score, [w for w in walks if w.score is score], counts, n_jobs, scheduler,
+                                   progress, deadline), **({"discrete_children": counting} if views else {})}
     if depth is not None:
         for walk, own in zip(walks, own_palims, strict=True):
             walk.stats.depth_cut = walk.stats.palim_reached and (own is None or depth < own)
@@ -787,8 +802,11 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
                  progress: Callable[[WalkStats], None] | None, deadline: Deadline | None = None) -> dict[str, Any]:
     """Run the walks, with a subset table (:mod:`bnilp.scores.subsets`) where ``counts`` asks for one and
     it applies: the table is counted on the executor, then the walks (look-ups) run on the executor too
-    (the table travels with the score: once per worker, in the file or the scatter of the score).
-    Returns what was done, for the sidecar."""
+    (the table travels with the score: once per worker, in the file or the scatter of the score). A score
+    whose families are differences of one set function (CG, CGd's continuous children) gets its set table
+    first (:func:`bnilp.lattice.plan_set_table`): ℓ of each set the walks will ask for, computed once (split
+    across the workers) in the order that shares the cells' sums; the walks then run on look-ups, in this
+    process when no child needs more (``counts["set_table"]``). Returns what was done, for the sidecar."""
     from bnilp.lattice import build_set_table, build_subset_table, plan_set_table, plan_subset_table, run_walks
 
     plan, why = plan_subset_table(score, walks, forced=counts == "subsets") if counts != "families" \
@@ -800,8 +818,8 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
         if counts == "subsets":
             raise InputError(f"counts='subsets' does not apply here: {why}")
         out = {"mode": "families", "reason": why}
-        sets = plan_set_table(score, walks)[0] if n_jobs != 1 or scheduler is not None else None
-        if sets is not None:        # computed once across the workers, then the walks look them up
+        sets = plan_set_table(score, walks)[0]
+        if sets is not None:        # computed once (across the workers), in the order that shares cell sums
             log.info("computing ℓ of %d variable sets for the walk", len(sets))
             seconds = build_set_table(score, sets, n_jobs, scheduler, deadline, progress)
             out["set_table"] = {"sets": len(sets), "seconds": round(seconds, 4)}

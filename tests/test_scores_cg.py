@@ -146,20 +146,45 @@ def test_cgd_discrete_child_is_bic_on_binned_copies(bins: int) -> None:
     assert score.raw(0, (1, 2)) == cg.raw(0, (1, 2))
 
 
-def test_cgd_discrete_child_counts_straight_from_codes_or_from_ranks_alike(monkeypatch) -> None:
-    """A discrete child's table is counted from its parents' configuration codes when they are few (no sort of
-    the rows), else from their ranks: the observed configurations in the same order either way, so every
-    family's score is the same float."""
-    import bnilp.scores.cg as cg
+@pytest.mark.parametrize("prior", ["none", "binomial"])
+def test_cgd_discrete_children_walk_on_its_bic_view_and_keep_what_its_own_walk_keeps(prior: str) -> None:
+    """CGd scores a discrete child by its BIC on the binned data (``discrete_view``: the same floats), so that
+    child's walk counts compiled and BIC's superset rules prune it (R2–R4; none with a structure prior): the
+    kept sets and their scores are those of walking every child on CGd itself with R1 alone, every kept score is
+    ``local``'s, the rules fire, and the sidecar says what applied and how each part was counted."""
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores.base import StructurePrior
 
-    data = random_mixed(np.random.default_rng(9), "dcdccdd", 300)
-    direct = ConditionalGaussianDiscretized(data)
-    families = [(c, ps) for c in (0, 2, 5, 6) for k in range(5)
-                for ps in itertools.combinations([j for j in range(7) if j != c], k)]
-    want = [direct.local(c, ps) for c, ps in families]
-    monkeypatch.setattr(cg, "_DIRECT_CODES", 0)
-    ranked = ConditionalGaussianDiscretized(data)
-    assert [ranked.local(c, ps) for c, ps in families] == want
+    data = random_mixed(np.random.default_rng(11), "dcdccdd", 400)
+    pri = StructurePrior(prior, n_variables=data.n) if prior != "none" else StructurePrior()
+    score = ConditionalGaussianDiscretized(data, prior=pri)
+
+    class OwnWalk(ConditionalGaussianDiscretized):
+        def walk_score(self, child):
+            return self
+
+    for palim in (2, 6):
+        got = score_parent_sets(score, epsilon=math.log(20), palim=palim)
+        want = score_parent_sets(OwnWalk(data, prior=pri), epsilon=math.log(20), palim=palim)
+        assert got.families == want.families, palim
+        for v, fams in got.families.items():
+            child = data.names.index(v)
+            for ps, value in fams.items():
+                assert value == score.local(child, tuple(sorted(data.names.index(p) for p in ps)))
+        meta = got.meta
+        rules = meta["rules_applied"]
+        assert all((set(rules[data.names[j]]) >= {"R2", "R3", "R4"}) is (data.kinds[j] == "discrete"
+                                                                          and prior == "none") for j in range(data.n))
+        assert meta["counts"]["discrete_children"]["mode"] in ("families", "subsets")
+        if prior == "none" and palim == 6:
+            assert meta["pruned"]["R2"] > 0 and meta["pruned"]["R3"] > 0
+    view = score.discrete_view()
+    assert view is score.discrete_view() and score.walk_score(0) is view and score.walk_score(1) is score
+    for child in (0, 2, 5, 6):
+        for k in range(4):
+            for ps in itertools.combinations([j for j in range(data.n) if j != child], k):
+                assert score.local(child, ps) == view.local(child, ps)
+                assert score.loglik_df(child, ps) == view.loglik_df(child, ps)
 
 
 def test_cgd_with_ties_drops_empty_bins() -> None:
@@ -251,7 +276,7 @@ def test_the_set_table_is_read_before_the_cache_and_travels_without_the_caches()
     score.loglik_df(0, (1, 3))
     copy = pickle.loads(pickle.dumps(score))
     assert copy._table == {frozenset({2, 3}): (-1.5, 4.0)}
-    assert not copy._sets and not copy.partition._parts and not copy._binned_parts
+    assert not copy._sets and not copy.partition._parts and copy._view is None
     assert [copy.uses_set_function(j) for j in range(4)] == [False, True, False, True]
 
 

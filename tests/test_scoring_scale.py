@@ -220,7 +220,8 @@ def mixed_csv(tmp_path):
 CASES = {"discrete": lambda d, m: (d, ["--bf", "20", "--counts", "families"]),
          "table": lambda d, m: (d, ["--bf", "20", "--counts", "subsets"]),
          "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"]),          # CG: ℓ of the sets computed once
-         "mixed-walk": lambda d, m: (m, ["--score", "mvp", "--palim", "2"])}    # blocks of families on workers
+         "mixed-walk": lambda d, m: (m, ["--score", "mvp", "--palim", "2"]),    # blocks of families on workers
+         "mixed-cgd": lambda d, m: (m, ["--score", "cgd", "--palim", "3"])}     # discrete children on BIC's walk
 
 
 def _score_file(runner: CliRunner, tmp_path, data, name: str, *extra: str) -> bytes:

@@ -180,6 +180,12 @@ class LocalScore(ABC):
         """s(child | parents) = raw score + ln π(|parents|)."""
         return self.raw(child, parents) + self.prior.log_prior(len(parents))
 
+    def walk_score(self, child: int) -> LocalScore:
+        """The score whose parent-set walk gives ``child``'s families (:func:`bnilp.parentsets.score_parent_sets`):
+        this one, or an equal score of another kind whose walk is faster and prunes more (CGd's discrete
+        children: BIC on the binned data, the same values)."""
+        return self
+
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
         """(maximised log-likelihood ℓ, free parameters df) of the family, for likelihood-ratio tests.
 

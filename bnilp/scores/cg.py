@@ -51,9 +51,16 @@ are replaced by their copies and the family is scored by multinomial BIC,
 s = Σ_jk n_jk ln(n_jk/n_j) − ½·c·q·(r − 1)·ln N. A continuous child is scored by CG.
 
 Pruning: only R1 is claimed (a continuous log-density is unbounded, so the discrete-score superset
-bounds R2–R5 do not transfer; see ``shared/docs/pruning.md``). For CGd's *discrete* children,
-:meth:`ConditionalGaussianDiscretized.discrete_child_score` gives an equal BIC on the binned data,
-for which R2–R4 hold.
+bounds R2–R5 do not transfer; see ``shared/docs/pruning.md``). CGd's *discrete* children are scored by
+its BIC on the binned data (:meth:`ConditionalGaussianDiscretized.discrete_view`: the same values by
+construction), so their walk counts in compiled code and BIC's R2–R4 hold for them
+(:meth:`~bnilp.scores.base.LocalScore.walk_score`).
+
+**The set table.** A family asks ℓ of two sets, and the families of different children share most sets, so
+a walk first computes ℓ of every set it will ask for (known in advance: only R1 applies, which removes a set
+but not its supersets; :func:`bnilp.lattice.plan_set_table`), once, split across the workers, sorted by
+their discrete variables; each row partition keeps its cells' means and pair sums (:class:`Partition`),
+which every set with those discrete variables reads.
 """
 
 from __future__ import annotations
@@ -96,13 +103,10 @@ FLAT_TOL = 1e-20
 #: cache sizes (entries); the caches are cleared when full
 _SET_CACHE = 200_000
 _PART_CACHE = 512
-#: CGd counts a discrete child's table straight from its parents' configuration codes below this many codes,
-#: else from their ranks (``np.unique``, a sort of the rows): the same table either way
-_DIRECT_CODES = 1 << 20
 #: ... and the partitions with their cell sums are cleared past this many bytes (at 10⁶ rows a partition's
 #: cell of every row alone is 8 MB)
 _PART_CACHE_BYTES = 1 << 30
-#: a parallel walk's set table (:func:`bnilp.lattice.plan_set_table`) holds at most this many sets (~70 MB)
+#: a walk's set table (:func:`bnilp.lattice.plan_set_table`) holds at most this many sets (~70 MB)
 SET_TABLE_MAX_SETS = 200_000
 _LN2PI = math.log(2.0 * math.pi)
 
@@ -245,7 +249,7 @@ class ConditionalGaussian(LocalScore):
 
     def add_set_table(self, table: Mapping[frozenset[int], tuple[float, float]]) -> None:
         """Sets computed ahead (:func:`set_values`, on any process: the same floats), looked up before the
-        cache and never evicted; :func:`bnilp.lattice.build_set_table` fills it for a parallel walk."""
+        cache and never evicted; :func:`bnilp.lattice.build_set_table` fills it for a walk."""
         self._table.update(table)
 
     def set_loglik_df(self, variables: frozenset[int]) -> tuple[float, float]:
@@ -407,7 +411,7 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         self.bins = int(bins)
         self.binned: dict[int, np.ndarray] = {}
         self.bin_arity: dict[int, int] = {}
-        self._binned_parts: dict[tuple[int, ...], np.ndarray] = {}
+        self._view: BIC | None = None
         for j in range(data.n):
             if not self.discrete[j]:
                 self.binned[j] = equal_frequency_bins(data.values[:, j], self.bins)
@@ -417,16 +421,27 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         return {**super().constructor_settings(), "bins": self.bins}
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**super().__getstate__(), "_binned_parts": {}}
+        return {**super().__getstate__(), "_view": None}    # a process that needs it makes its own
 
     def uses_set_function(self, child: int) -> bool:
         """Only a continuous child's families are CG's set differences (a discrete one's are multinomial)."""
         return not self.discrete[child]
 
-    def _column(self, j: int) -> tuple[np.ndarray, int]:
-        if self.discrete[j]:
-            return self.codes[j], self.arities[j]
-        return self.binned[j], self.bin_arity[j]
+    def discrete_view(self) -> BIC:
+        """:meth:`discrete_child_score`, made once: every discrete child's family is scored by it."""
+        if self._view is None:
+            self._view = self.discrete_child_score()
+        return self._view
+
+    def walk_score(self, child: int) -> LocalScore:
+        """A discrete child walks on :meth:`discrete_view` (counts compiled, BIC's rules R2–R4 sound: the same
+        values, since this score takes them from it), a continuous one on CGd itself."""
+        return self.discrete_view() if self.discrete[child] else self
+
+    def raw(self, child: int, parents: tuple[int, ...]) -> float:
+        if self.discrete[child]:
+            return self.discrete_view().raw(child, parents)
+        return super().raw(child, parents)
 
     def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
         """CG's null mean for a continuous child; ``None`` for a discrete child (multinomial on bins, and
@@ -436,27 +451,11 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         return super().lr_null_mean(child, parent, given)
 
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
-        """CG for a continuous child; multinomial (LL, q·(r − 1)) on binned parents for a discrete one."""
+        """CG for a continuous child; for a discrete one the multinomial (LL, q·(r − 1)) on its binned parents,
+        LL = Σ_jk n_jk·ln(n_jk/n_j), as BIC on the binned data (:meth:`discrete_view`) counts it."""
         if not self.discrete[child]:
             return super().loglik_df(child, parents)
-        key = tuple(sorted(parents))
-        cols = [self._column(j) for j in key]
-        q = float(math.prod(r for _, r in cols))
-        config = self._binned_parts.get(key)
-        if config is None:
-            config = mixed_radix_codes([c for c, _ in cols], [r for _, r in cols], self.N)
-            if int(config.max()) >= _DIRECT_CODES:     # too many codes to count directly
-                config = np.unique(config, return_inverse=True)[1].ravel()
-            if len(self._binned_parts) >= _PART_CACHE:
-                self._binned_parts.clear()
-            self._binned_parts[key] = config
-        r = self.arities[child]
-        table = np.bincount(config * r + self.codes[child], minlength=(int(config.max()) + 1) * r).reshape(-1, r)
-        # the observed configurations in ascending code order: the same rows, so the same sums, either way
-        table = table[table.any(axis=1)].astype(float)
-        nj = table.sum(axis=1)
-        ll = float(xlogy(table, table).sum() - xlogy(nj, nj).sum())
-        return ll, q * (r - 1)
+        return self.discrete_view().loglik_df(child, parents)
 
     def binned_dataset(self) -> Dataset:
         """The data with every continuous column replaced by its discretised copy (all discrete)."""
