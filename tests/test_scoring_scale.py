@@ -262,6 +262,35 @@ def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete
     assert one == dask
 
 
+def test_cg_files_do_not_follow_the_blas_threads_of_the_process_that_scores(tmp_path) -> None:
+    """A local cluster's worker processes run BLAS on one thread (Dask's nanny sets it) while the coordinator
+    may run it on several: CG's single-cell scatter was a matrix product, summed in an order that follows the
+    threads, so on continuous columns (every set one cell) ``--scheduler local`` wrote other last digits than
+    ``--jobs 1`` (a review's find; 30,000 rows). The cells' sums are ``np.bincount``'s, one order everywhere."""
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(30_000, 5))
+    x[:, 1] += x[:, 0]
+    x[:, 2] += 0.5 * x[:, 1]
+    x[:, 4] += x[:, 3]
+    data = tmp_path / "c5.csv"
+    pd.DataFrame(x, columns=[f"c{j}" for j in range(5)]).to_csv(data, index=False)
+    # the coordinator's BLAS on every core (the nanny gives its workers one thread; with one core both have one)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                            "MKL_NUM_THREADS")}
+    files = []
+    for name, extra in (("one", ["--jobs", "1"]), ("dask", ["--scheduler", "local", "--jobs", "2"])):
+        out = tmp_path / f"{name}.scores"
+        done = subprocess.run([sys.executable, "-m", "bnilp", "score", str(data), "--score", "cg", "--bf", "20", "-q",
+                               "-o", str(out), *extra], capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stderr
+        files.append(out.read_bytes())
+    assert files[0] == files[1]
+
+
 def test_compiled_scores_count_on_threads_and_python_scores_on_processes() -> None:
     """``--jobs`` > 1: BIC and BDeu (counted in compiled code that releases the GIL) on threads of this
     process, a score evaluated in Python (CG on mixed data) on the loky processes; both with the

@@ -282,8 +282,10 @@ class ConditionalGaussian(LocalScore):
     def _scatter(self, part: Partition, cont: list[int]) -> np.ndarray:
         """Each cell's scatter matrix Σ_{rows of p} (x − x̄_p)(x − x̄_p)ᵀ of the standardised columns ``cont``
         (cells × k × k): the cell means first, then the centred products (two passes, so cells far from the
-        column's mean lose no digits). One matrix product for a single cell, else per-cell sums of the k(k+1)/2
-        products by ``np.bincount`` over the rows' cells (no sorting of the rows, no N × k² array).
+        column's mean lose no digits). Per-cell sums of the k(k+1)/2 products by ``np.bincount`` over the rows'
+        cells (no sorting of the rows, no N × k² array), a single cell too: a matrix product there summed in an
+        order that follows the BLAS library's threads, and a score file of continuous columns differed between a
+        worker process (one thread) and the coordinator (a review's find).
 
         An entry (a, b) depends on the partition and on columns a and b only, not on the other columns of the
         set, so the cell means and products are kept on the partition (:class:`Partition`) and every set with
@@ -291,10 +293,6 @@ class ConditionalGaussian(LocalScore):
         not once per set — the same sums in the same order, so the same floats as summing per set."""
         k, n, inv = len(cont), part.counts, part.inverse
         cells = n.size
-        if cells == 1:
-            x = self.zt[cont]
-            xc = x - x.mean(axis=1, keepdims=True)
-            return (xc @ xc.T)[None]
         missing = [(a, b) for a in range(k) for b in range(a, k) if (cont[a], cont[b]) not in part.products]
         if missing:
             added = 0
