@@ -50,7 +50,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -849,8 +849,15 @@ def stop_pool_before_exit() -> None:
     global _POOL
     if _POOL is not None:
         feeder = getattr(getattr(_POOL, "_call_queue", None), "_thread", None)
-        with contextlib.suppress(Exception), _loky_cancel_race_quiet():
+        workers = list(getattr(_POOL, "_processes", {}).values())
+        _unblock_cancelled_work(_POOL)
+        with contextlib.suppress(Exception):
             _POOL.shutdown(wait=True, kill_workers=True)
+        for worker in workers:            # none should be left; one that is would hold the exit for a minute
+            if worker.is_alive():
+                with contextlib.suppress(Exception):
+                    worker.kill()
+                    worker.join(FEEDER_JOIN_SECONDS)
         _POOL = None
         if feeder is not None:
             feeder.join(FEEDER_JOIN_SECONDS)
@@ -858,26 +865,20 @@ def stop_pool_before_exit() -> None:
         gc.collect()
 
 
-@contextlib.contextmanager
-def _loky_cancel_race_quiet() -> Iterator[None]:
-    """While the pool shuts down killing its workers: loky's manager thread sets an exception on every pending
-    work item's future, a future the run cancelled included (blocks and table tasks left when a deadline or an
-    error stopped it), which raises ``InvalidStateError: CANCELLED`` in that thread — a traceback printed after
-    the run's last line (``--score-time-limit`` under ``--jobs 2``, 3 exits in 4; a review's find). That one
-    exception of that thread is dropped here; anything else reaches the previous hook. (Forgetting the cancelled
-    items instead raced the thread's own look-ups: ``KeyError``.)"""
-    previous = threading.excepthook
-
-    def hook(args: Any) -> None:
-        if not (isinstance(args.exc_value, concurrent.futures.InvalidStateError)
-                and args.thread is not None and args.thread.name == "ExecutorManagerThread"):
-            previous(args)
-
-    threading.excepthook = hook
-    try:
-        yield
-    finally:
-        threading.excepthook = previous
+def _unblock_cancelled_work(pool: Any) -> None:
+    """Before a shutdown that kills the workers: the pool's pending work items whose futures the run cancelled
+    (blocks and table tasks left when a deadline or an error stopped it) get a fresh future instead. loky's
+    manager thread sets an exception on every pending item's future then; on a cancelled one that raised
+    ``InvalidStateError: CANCELLED`` and ended the thread before it killed the workers and closed its queues — a
+    traceback after the run's last line and, at exit, a wait of about a minute for the live workers
+    (``--score-time-limit`` under ``--jobs 2``, half the runs; two reviews' finds). Nobody reads the new futures.
+    (Removing the items instead raced the thread's own look-ups: ``KeyError``.)"""
+    pending = getattr(pool, "_pending_work_items", None)
+    if isinstance(pending, dict):
+        for item in list(pending.values()):
+            future = getattr(item, "future", None)
+            if future is not None and future.cancelled():
+                item.future = concurrent.futures.Future()
 
 
 def _init_loky_worker() -> None:

@@ -740,7 +740,7 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
 
     A child walks on ``score.walk_score(child)`` (CGd's discrete children on its BIC view of the binned data,
     the same values, counted compiled and pruned by BIC's rules); the children of each such score walk
-    together, those of ``score`` last (CGd's ``counts`` then gives the view's as ``discrete_children``).
+    together, those of ``score`` first (CGd's ``counts`` then gives the view's as ``discrete_children``).
     Under ``scheduler="local"`` a discrete view walks on this process's threads (what a local cluster gives a
     discrete score), so the run needs one cluster, of the shape ``score`` needs."""
     from bnilp.lattice import _ChildWalk, walk_spec
@@ -769,13 +769,14 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
     views = {id(w.score): w.score for w in walks if w.score is not score}
     counting: dict[str, Any] = {}
+    if any(w.score is score for w in walks):     # first: a counts mode that does not apply fails at once
+        counting = _walk_counts(score, [w for w in walks if w.score is score], counts, n_jobs, scheduler,
+                                progress, deadline)
     for view in views.values():
         local = scheduler == "local" and isinstance(view, DiscreteScore)
-        counting = _walk_counts(view, [w for w in walks if w.score is view], counts, n_jobs,
-                                None if local else scheduler, progress, deadline)
-    if any(w.score is score for w in walks):
-        counting = {**_walk_counts(score, [w for w in walks if w.score is score], counts, n_jobs, scheduler,
-                                   progress, deadline), **({"discrete_children": counting} if views else {})}
+        done = _walk_counts(view, [w for w in walks if w.score is view], counts, n_jobs,
+                            None if local else scheduler, progress, deadline)
+        counting = {**counting, "discrete_children": done} if counting else done
     if depth is not None:
         for walk, own in zip(walks, own_palims, strict=True):
             walk.stats.depth_cut = walk.stats.palim_reached and (own is None or depth < own)

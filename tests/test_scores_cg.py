@@ -176,6 +176,7 @@ def test_cgd_discrete_children_walk_on_its_bic_view_and_keep_what_its_own_walk_k
         assert all((set(rules[data.names[j]]) >= {"R2", "R3", "R4"}) is (data.kinds[j] == "discrete"
                                                                           and prior == "none") for j in range(data.n))
         assert meta["counts"]["discrete_children"]["mode"] in ("families", "subsets")
+        assert "discrete children walk on BIC" in meta["pruning"]
         if prior == "none" and palim == 6:
             assert meta["pruned"]["R2"] > 0 and meta["pruned"]["R3"] > 0
     view = score.discrete_view()

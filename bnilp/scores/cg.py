@@ -485,5 +485,8 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
             "discretization": "equal frequency over the whole column, cuts sorted[floor(N/b)*(i+1)], "
                               "ties to the upper bin, empty bins dropped",
             "discrete_child": "multinomial BIC with continuous parents replaced by their binned copies",
+            "pruning": "R1 for continuous children; discrete children walk on BIC of the binned data: its rules "
+                       "(R1-R4, R3 where every other column has two states or more; R1 alone with a structure "
+                       "prior), see rules_applied",
         })
         return out
