@@ -8,8 +8,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from fractions import Fraction
 
 import networkx as nx
+import numpy as np
 
 from bnilp.scorefile import ScoreTable
 
@@ -156,3 +158,59 @@ def family_counts(codes, arities, child: int, parents: tuple[int, ...], ess: flo
         + sum(math.lgamma(a_jk + n) - math.lgamma(a_jk) for n in cells.values())
     nh = n_total * math.log(n_total) - sum(n * math.log(n) for n in configs.values())
     return {"ll": ll, "nh": nh, "q_plus": len(configs), "c_plus": len(cells), "bdeu": bdeu, "q": q}
+
+
+def exact_least_squares(columns: list[np.ndarray], targets: np.ndarray) -> tuple[np.ndarray, list[Fraction]]:
+    """Least squares of each column of ``targets`` (rows × t) on the design ``columns`` in exact rational
+    arithmetic — every float is a rational, so the powers x^k of a float column are exact too: the normal
+    equations XᵀXβ = XᵀY solved by Gauss–Jordan elimination over fractions (a column in the span of the ones
+    before it has a zero pivot and is dropped, exactly). Returns the fitted values rounded to floats (rows × t)
+    and each target's residual sum of squares as a fraction. For designs of a few columns and a few hundred rows."""
+    x = [[Fraction(float(v)) for v in col] for col in columns]
+    y = [[Fraction(float(v)) for v in col] for col in np.asarray(targets, dtype=float).reshape(len(x[0]), -1).T]
+    m, rows = len(x), len(x[0])
+    gram = [[sum((a * b for a, b in zip(x[i], x[j], strict=True)), Fraction(0)) for j in range(m)] for i in range(m)]
+    rhs = [[sum((a * b for a, b in zip(x[i], t, strict=True)), Fraction(0)) for t in y] for i in range(m)]
+    keep: list[int] = []
+    for col in range(m):                # a column in the span of the kept ones makes their Gram matrix singular
+        if _nonsingular([[gram[i][j] for j in keep + [col]] for i in keep + [col]]):
+            keep.append(col)
+    sub = [[gram[i][j] for j in keep] for i in keep]
+    beta = _solve(sub, [[rhs[i][t] for t in range(len(y))] for i in keep])
+    fitted = np.empty((rows, len(y)))
+    rss: list[Fraction] = []
+    for t in range(len(y)):
+        values = [sum((beta[k][t] * x[col][r] for k, col in enumerate(keep)), Fraction(0)) for r in range(rows)]
+        fitted[:, t] = [float(v) for v in values]
+        rss.append(sum(((y[t][r] - values[r]) ** 2 for r in range(rows)), Fraction(0)))
+    return fitted, rss
+
+
+def _nonsingular(matrix: list[list[Fraction]]) -> bool:
+    """Whether a square matrix of fractions is nonsingular (exact elimination)."""
+    a = [row[:] for row in matrix]
+    size = len(a)
+    for c in range(size):
+        p = next((r for r in range(c, size) if a[r][c] != 0), None)
+        if p is None:
+            return False
+        a[c], a[p] = a[p], a[c]
+        for r in range(c + 1, size):
+            f = a[r][c] / a[c][c]
+            a[r] = [u - f * v for u, v in zip(a[r], a[c], strict=True)]
+    return True
+
+
+def _solve(matrix: list[list[Fraction]], rhs: list[list[Fraction]]) -> list[list[Fraction]]:
+    """X with matrix·X = rhs, exactly (Gauss–Jordan; the matrix nonsingular)."""
+    size = len(matrix)
+    a = [matrix[i][:] + rhs[i][:] for i in range(size)]
+    for c in range(size):
+        p = next(r for r in range(c, size) if a[r][c] != 0)
+        a[c], a[p] = a[p], a[c]
+        a[c] = [v / a[c][c] for v in a[c]]
+        for r in range(size):
+            if r != c and a[r][c] != 0:
+                f = a[r][c]
+                a[r] = [u - f * v for u, v in zip(a[r], a[c], strict=True)]
+    return [row[size:] for row in a]

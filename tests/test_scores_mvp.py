@@ -10,7 +10,8 @@ import pytest
 
 from bnilp.data import load_data
 from bnilp.errors import InputError
-from bnilp.scores.mvp import MixedVariablePolynomial
+from bnilp.scores.cg import PartitionCache
+from bnilp.scores.mvp import CANCEL_TOL, VARIANCE_FLOOR, MixedVariablePolynomial, _Gram, polynomial_basis
 from tests.mixed_helpers import (
     assert_every_family_finite,
     assert_true_parents_of_g_win,
@@ -18,6 +19,7 @@ from tests.mixed_helpers import (
     make_dataset,
     random_mixed,
 )
+from tests.oracles import exact_least_squares
 
 CLG = "/work/shared/data/mixed/clgaussian.test"
 
@@ -213,3 +215,138 @@ def test_a_continuous_child_far_from_zero_is_fitted_as_one_near_zero() -> None:
               for c in (far, near)]
     for parents in ((), (1,), (2,), (1, 2)):
         assert scores[0].local(0, parents) == pytest.approx(scores[1].local(0, parents), rel=1e-9, abs=1e-6)
+
+
+# -- the fit in per-cell orthonormal bases ---------------------------------------------------------------------
+
+
+def exact_mvp_loglik(data, child: int, parents: tuple[int, ...], degree) -> float:
+    """ℓ of the paper's design from exact rational least squares (``tests.oracles.exact_least_squares``) on the
+    raw powers x, x², …, x^g — the span of the standardised ones — with the oracle's rules for degrees, constant
+    parents and fallbacks; a continuous child in units of its SD, a discrete child's rows shrunk (eq. 21)."""
+    disc = [p for p in parents if data.kinds[p] == "discrete"]
+    cont = [p for p in parents if data.kinds[p] == "continuous"]
+    keys = [tuple(int(data.codes[t, p]) for p in disc) for t in range(data.N)]
+    ll = 0.0
+    for key in sorted(set(keys)):
+        rows = np.array([t for t in range(data.N) if keys[t] == key])
+        n_p = len(rows)
+        if n_p <= 1:
+            continue
+        g = int(math.floor(math.log(n_p))) if degree == "log" else degree
+        cols = [np.ones(n_p)]
+        for p in cont:
+            x = data.values[rows, p]
+            if g >= 1 and x.std() > 1e-12 * data.values[:, p].std():
+                cols += [x ** e for e in range(1, g + 1)]   # x^e rounded, but exact rationals from here on
+        if len(cols) >= n_p:
+            cols = cols[:1]
+        if data.kinds[child] == "discrete":
+            d = data.arities[child]
+            y = data.codes[rows, child]
+            fitted, _ = exact_least_squares(cols, np.eye(d)[y])
+            low = fitted.min(axis=1)
+            alpha = np.where(low < 1 / n_p, np.clip((1 / n_p - 1 / d) / np.minimum(low - 1 / d, -1e-300), 0, 1), 1.0)
+            ll += float(np.log(alpha * fitted[np.arange(n_p), y] + (1 - alpha) / d).sum())
+        else:
+            _, (rss,) = exact_least_squares(cols, data.values[rows, child])
+            s2 = float(rss) / float(np.nanstd(data.values[:, child])) ** 2 / n_p
+            ll += -n_p / 2 * (math.log(2 * math.pi) + math.log(s2) + 1)
+    return ll
+
+
+def test_polynomial_basis_is_orthonormal_and_spans_the_powers_in_every_cell() -> None:
+    """Per cell: Φ's live columns are orthonormal and orthogonal to the constant; every power z^k, k ≤ g, lies in
+    span(1, Φ) and Φ in span(1, z, …, z^g); a cell with v distinct values gets min(g, v − 1) columns; a constant
+    cell and a cell of degree 0 get none."""
+    rng = np.random.default_rng(31)
+    cells = [rng.normal(size=400), rng.normal(size=60) * 1e-3 + 5e3, np.round(rng.normal(size=50)),
+             np.repeat([1.0, 2.0, 4.0], 7), np.full(9, 3.0), rng.normal(size=12), rng.exponential(size=200) ** 3]
+    degrees = np.array([8, 5, 9, 6, 3, 0, 7])
+    x = np.concatenate(cells)
+    counts = np.array([c.size for c in cells])
+    basis = polynomial_basis(x, counts, degrees, constant_sd=1e-12)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    for p, values in enumerate(cells):
+        phi = basis.phi[starts[p]:starts[p] + counts[p]][:, basis.live[p]]
+        distinct = np.unique(values).size
+        assert basis.active[p] == (degrees[p] >= 1 and distinct > 1)
+        expected = min(degrees[p], distinct - 1) if basis.active[p] else 0
+        assert phi.shape[1] == expected, p
+        if not expected:
+            continue
+        assert np.allclose(phi.T @ phi, np.eye(expected), atol=1e-12)
+        assert np.allclose(phi.sum(axis=0), 0.0, atol=1e-10)
+        z = (values - values.mean()) / values.std()
+        powers = np.column_stack([np.ones(values.size)] + [z ** k for k in range(1, degrees[p] + 1)])
+        span = np.column_stack([np.ones(values.size), phi])
+        coef = np.linalg.lstsq(span, powers, rcond=None)[0]
+        assert np.allclose(span @ coef, powers, rtol=0, atol=1e-8 * np.abs(powers).max())
+        back = np.linalg.lstsq(powers, phi, rcond=None)[0]
+        assert np.allclose(powers @ back, phi, atol=1e-8)
+
+
+def test_nearly_collinear_parents_are_fitted_as_exact_least_squares_would() -> None:
+    """x₂ = 2x₁ + 10⁻⁶·noise: the bases' Gram matrix is near singular (least eigenvalue below GRAM_TOL), so those
+    cells are fitted row by row on their orthonormal columns — ℓ within 10⁻⁸ nat of exact rational least squares
+    for a continuous and a discrete child, with and without a discrete parent (the normal equations alone are
+    10⁻³ nat off here; ``lstsq`` on the powers themselves can be 10⁻⁴ off: ``benchmarks/mvp_accuracy.py``)."""
+    rng = np.random.default_rng(32)
+    n = 120
+    x1 = rng.normal(size=n)
+    x2 = 2 * x1 + 1e-6 * rng.normal(size=n)
+    d = rng.integers(0, 2, n)
+    y = x1 ** 2 - x2 + 0.3 * rng.normal(size=n)
+    c = (x1 + 0.5 * rng.normal(size=n) > 0).astype(int) + (x2 > 1)
+    data = make_dataset([x1, x2, d, y, c], "ccdcd")
+    score = MixedVariablePolynomial(data, degree=3)
+    part = score.partition(())
+    g = _Gram(score, part, [0, 1], [score._basis(part, 0), score._basis(part, 1)], np.array([0]), 3)
+    assert not g.ok()[0]
+    for child, parents in [(3, (0, 1)), (3, (0, 1, 2)), (4, (0, 1)), (4, (0, 1, 2))]:
+        assert score.loglik_df(child, parents)[0] == pytest.approx(exact_mvp_loglik(data, child, parents, 3),
+                                                                   abs=1e-8), (child, parents)
+
+
+def test_a_nearly_exact_fit_is_fitted_row_by_row() -> None:
+    """y = x³ + 10⁻³·noise leaves an RSS of ~10⁻⁷ of y's scatter (above the variance floor, 10⁻⁸): yᵀy − bᵀb would
+    keep ~9 digits of it (10⁻⁷ nat off here), so the cell is fitted row by row (CANCEL_TOL) — ℓ within 10⁻⁹ nat
+    of exact least squares."""
+    rng = np.random.default_rng(33)
+    n = 150
+    x = rng.normal(size=n)
+    y = x ** 3 + 1e-3 * rng.normal(size=n)
+    data = make_dataset([x, y], "cc")
+    score = MixedVariablePolynomial(data, degree=3)
+    part = score.partition(())
+    yc = score._child(part, 1)
+    b = score._moments(part, 0, 1)[0]
+    assert VARIANCE_FLOOR < (yc @ yc - b @ b) / n < CANCEL_TOL * (yc @ yc) / n
+    assert score.loglik_df(1, (0,))[0] == pytest.approx(exact_mvp_loglik(data, 1, (0,), 3), abs=1e-9)
+
+
+@pytest.mark.parametrize("degree", ["log", 2])
+def test_cells_of_high_degree_match_the_oracle(degree) -> None:
+    """3,000 rows in 3 cells (degree ⌊ln n_p⌋ = 6–7) and two or three continuous parents."""
+    data = random_mixed(np.random.default_rng(34), "dcccd", 3000, arity=3)
+    score = MixedVariablePolynomial(data, degree=degree)
+    for child, parents in [(1, (0, 2, 3)), (3, (1, 2)), (4, (0, 1, 2, 3)), (4, (2, 3)), (2, (0, 1, 3))]:
+        ll, df = score.loglik_df(child, parents)
+        ll_o, df_o = oracle(data, child, parents, degree)
+        assert ll == pytest.approx(ll_o, rel=1e-10) and df == df_o
+
+
+def test_scores_do_not_depend_on_what_was_scored_before_or_on_the_cache() -> None:
+    """The bases and sums kept on the partitions are the same floats whoever asked first: every family's (ℓ, df),
+    for tests too, is bit-identical in a fresh score, in reverse order, and with a cache emptied at every growth."""
+    data = random_mixed(np.random.default_rng(35), "dccdcc", 200, arity=3)
+    families = [(c, pa) for c in range(6) for k in range(4)
+                for pa in itertools.combinations([j for j in range(6) if j != c], k)]
+    forward = MixedVariablePolynomial(data)
+    values = {f: (forward.loglik_df(*f), forward.lr_loglik_df(*f)) for f in families}
+    backward = MixedVariablePolynomial(data)
+    starved = MixedVariablePolynomial(data)
+    starved.partition = PartitionCache(starved.codes, starved.arities, starved.N, max_bytes=1)
+    for score in (backward, starved):
+        for f in reversed(families):
+            assert (score.loglik_df(*f), score.lr_loglik_df(*f)) == values[f], f

@@ -117,10 +117,11 @@ class Partition:
     ``order`` sorts the rows by cell (sorted when first asked for: CG's sums need only ``inverse``),
     ``starts`` are the first sorted positions of the cells, ``counts`` the non-empty cell sizes,
     ``inverse`` the cell of every (unsorted) row. CG keeps its per-cell sums here (``means`` of a column,
-    ``products`` of two centred columns), as every variable set with these discrete variables shares them.
+    ``products`` of two centred columns), as every variable set with these discrete variables shares them;
+    MVP keeps its orthonormal powers and their sums in ``extra``.
     """
 
-    __slots__ = ("_order", "starts", "counts", "inverse", "means", "products")
+    __slots__ = ("_order", "starts", "counts", "inverse", "means", "products", "extra")
 
     def __init__(self, codes: np.ndarray) -> None:
         uniq, inverse = np.unique(codes, return_inverse=True)
@@ -130,6 +131,7 @@ class Partition:
         self.starts = np.concatenate(([0], np.cumsum(self.counts)[:-1]))
         self.means: dict[int, np.ndarray] = {}
         self.products: dict[tuple[int, int], np.ndarray] = {}
+        self.extra: dict[tuple, Any] = {}          # another score's per-partition sums (MVP's bases)
 
     @property
     def nbytes(self) -> int:

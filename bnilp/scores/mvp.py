@@ -8,8 +8,20 @@ Partition the rows by the configuration of the child's discrete parents. In a no
 n_p rows, the degree is g = ⌊ln n_p⌋ (``degree="log"``) or a fixed integer g ≥ 1. Every continuous
 parent is standardised inside the cell (population SD); a parent constant inside the cell gives no
 column. The design is [1, x_j, x_j², …, x_j^g for each remaining continuous parent j] (no cross
-terms), solved by least squares (``np.linalg.lstsq``, SVD-based). If the design has at least as
-many columns as the cell has rows, the cell falls back to the intercept-only fit.
+terms), solved by least squares. If the design has at least as many columns as the cell has rows, the
+cell falls back to the intercept-only fit.
+
+How it is computed: each parent's powers are replaced, cell by cell, by the cell's orthonormal polynomials in
+that parent (:func:`polynomial_basis`; the same column space, so the same least-squares fit, with condition
+number near 1 instead of ~10⁶ for z¹…z¹¹). They, their cross sums Φ_aᵀΦ_b and the child's sums Φ_aᵀy depend on
+the discrete parents' partition, one or two columns and the child only, so they are kept on the partition
+(:class:`~bnilp.scores.cg.Partition`) and every family with those discrete parents reads them; a continuous
+child's RSS is then yᵀy − bᵀG⁻¹b from the cell's small Gram matrix G (the identity with one continuous parent),
+a discrete child's fitted values p̄ + Φβ row by row (the shrink needs them). Cells whose parents' bases are
+nearly collinear (:data:`GRAM_TOL`) or whose fit leaves almost nothing (:data:`CANCEL_TOL`) are fitted by
+``lstsq`` on their orthonormal columns instead. Against exact rational least squares (``benchmarks/mvp_accuracy.py``,
+500 rows, degree 6) ℓ is within 2.4·10⁻⁸ nat on every case there, where ``lstsq`` on the powers was 1.3·10⁻⁴ off
+with three nearly collinear parents.
 
 - Continuous child (eq. 19–20): σ̂²_p = RSS_p / n_p,
   ℓ_p = −n_p/2·(ln 2π + ln σ̃²_p + σ̂²_p/σ̃²_p) with σ̃²_p = max(σ̂²_p, 10⁻⁸) (Y standardised, below) — the usual
@@ -41,7 +53,11 @@ only R1 is claimed.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,16 +66,213 @@ from scipy.special import xlogy
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, residual_deviance_mean
-from bnilp.scores.cg import PartitionCache
+from bnilp.scores.cg import Partition, PartitionCache
 
-#: σ̂² floor as a fraction of the child's overall variance
 #: MVP's polynomial degree (``degree``, ``--mvp-degree``): ⌊ln n_p⌋ per partition
 DEFAULT_MVP_DEGREE = "log"
+#: σ̂² floor (the standardised child's variance is 1)
 VARIANCE_FLOOR = 1e-8
 #: a parent whose within-cell SD is below this fraction of its overall SD counts as constant there
 CONSTANT_TOL = 1e-12
+#: a power whose part new to the lower powers (after orthogonalising against them, twice) is below this fraction
+#: of its norm is in their span up to rounding — the cell has fewer distinct values than the degree — and gives no
+#: column (two passes of Gram–Schmidt leave ~10·k·2⁻⁵² of a vector in the span: a margin of 50)
+RANK_TOL = 1e-12
+#: cells whose parents' bases are this close to collinear (least eigenvalue of their Gram matrix, whose blocks are
+#: identities) are fitted row by row: the normal equations would lose cond(G)·2⁻⁵² of bᵀG⁻¹b
+GRAM_TOL = 1e-3
+#: ... and so are cells whose fit leaves less than this share of the child's scatter (RSS = yᵀy − bᵀG⁻¹b would
+#: lose yᵀy/RSS·2⁻⁵² relative: at most ~10⁻¹² with both tolerances, 10⁻⁷ nat on 10⁵ rows)
+CANCEL_TOL = 1e-3
+#: the partitions with their bases and sums are kept up to this many bytes a process (10⁵ rows × 12 columns at
+#: palim 3 hold 132 bases of 8.8 MB); past it a basis serves the family that asked and goes
+#: (:meth:`MixedVariablePolynomial._keep`)
+BASIS_BYTES = 2 << 30
 _LN2PI = math.log(2.0 * math.pi)
 
+
+@dataclass(frozen=True)
+class PolynomialBasis:
+    """One continuous column's powers on one row partition, orthonormalised inside each cell.
+
+    ``phi`` (rows in the partition's sorted order × G): column i holds, in each cell where it is ``live``, the
+    cell's orthonormal polynomial of degree i + 1 in the column (orthogonal to the constant and to the lower
+    degrees over the cell's rows), and zeros elsewhere; ``active`` marks the cells where the column varies and
+    has a degree ≥ 1 (it counts as a parent with g columns there, whatever the rank)."""
+
+    phi: np.ndarray
+    live: np.ndarray
+    active: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return self.phi.nbytes + self.live.nbytes + self.active.nbytes
+
+
+def polynomial_basis(x: np.ndarray, counts: np.ndarray, degrees: np.ndarray, *, constant_sd: float,
+                     rank_tol: float = RANK_TOL) -> PolynomialBasis:
+    """Orthonormal polynomials of ``x`` per cell, up to each cell's degree (Stieltjes 1884; here as Lanczos with
+    full reorthogonalisation: Golub & Van Loan, *Matrix Computations*, §10.1 and §5.2.8).
+
+    ``x`` holds the cells' rows one cell after another (``counts`` rows each), ``degrees`` the degree g_p of each
+    cell (0: no columns). In a cell where x varies (population SD > ``constant_sd``) the column z = (x − x̄)/SD
+    gives φ_1 ∝ z and φ_k ∝ z·φ_(k−1) with the constant and φ_1 … φ_(k−1) projected out twice: span(1, φ_1, …,
+    φ_k) = span(1, z, …, z^k) (a Krylov space), so least squares on [1, φ_1 … φ_g] fits what it fits on the powers
+    [1, z, …, z^g] of the paper's design, with columns orthonormal instead of a condition number growing like
+    E[z^(2g)]^½ (10⁶ at g = 11). A power whose new part is below ``rank_tol`` of its norm is in the span of the
+    lower ones (the cell has at most k distinct values): it and every higher one get no column (``live`` false),
+    where ``lstsq`` on the powers would drop the same directions as singular. Sums per cell are
+    ``np.add.reduceat`` over contiguous rows: the same floats whatever the BLAS library's threads."""
+    cells = counts.size
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    cell_of = np.repeat(np.arange(cells), counts)
+    nf = counts.astype(float)
+    xc = x - (np.add.reduceat(x, starts) / nf)[cell_of]
+    sd = np.sqrt(np.add.reduceat(xc * xc, starts) / nf)
+    active = (degrees >= 1) & (sd > constant_sd)
+    width = int(degrees[active].max()) if active.any() else 0
+    phi = np.zeros((x.size, width), order="F")       # each degree's column contiguous
+    live = np.zeros((cells, width), dtype=bool)
+    if width == 0:
+        return PolynomialBasis(phi, live, active)
+    on = active[cell_of]
+    z = np.where(on, xc / np.where(active, sd, 1.0)[cell_of], 0.0)
+    prev = np.where(on, 1.0 / np.sqrt(nf)[cell_of], 0.0)          # φ_0, the normalised constant
+    alive = active.copy()
+    v, tmp = np.empty(x.size), np.empty(x.size)
+
+    def per_row(per_cell: np.ndarray) -> np.ndarray | float:       # a cell's value on each of its rows
+        return float(per_cell[0]) if cells == 1 else np.take(per_cell, cell_of, out=tmp)
+
+    def cell_sums(a: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(a, starts)
+
+    for i in range(width):
+        alive &= degrees > i
+        np.multiply(z, prev, out=v)
+        reference = cell_sums(np.multiply(v, v, out=tmp))
+        for sweep in range(2):        # the three-term recurrence's projections, then against every lower degree
+            v -= per_row(cell_sums(v) / nf)
+            for h in range(max(0, i - 2), i) if sweep == 0 else range(i):
+                column = phi[:, h]
+                coef = per_row(cell_sums(np.multiply(v, column, out=tmp)))
+                v -= np.multiply(coef, column, out=tmp)
+        norm2 = cell_sums(np.multiply(v, v, out=tmp))
+        alive &= norm2 > rank_tol * rank_tol * reference
+        scale = np.zeros(cells)
+        scale[alive] = 1.0 / np.sqrt(norm2[alive])
+        np.multiply(v, per_row(scale), out=phi[:, i])
+        live[:, i] = alive
+        prev = phi[:, i]
+    return PolynomialBasis(phi, live, active)
+
+
+class _Gram:
+    """One family's normal equations in the orthonormal bases, for its fitted ``cells``: G (the identity
+    blocks Φ_aᵀΦ_a, which a dead column keeps as a 1 on the diagonal, and Φ_aᵀΦ_b) and the right-hand sides
+    Φ_aᵀy of the child."""
+
+    def __init__(self, score: MixedVariablePolynomial, part: Partition, cont: list[int],
+                 bases: list[PolynomialBasis], cells: np.ndarray, child: int) -> None:
+        self.part, self.bases, self.cells = part, bases, cells
+        widths = [b.phi.shape[1] for b in bases]
+        self.offsets = np.concatenate(([0], np.cumsum(widths))).astype(int).tolist()
+        self.rhs = np.concatenate([score._moments(part, j, child)[cells] for j in cont], axis=1) if cells.size \
+            else None
+        self.eig: tuple[np.ndarray, np.ndarray] | None = None
+        if cells.size and len(cont) > 1:
+            size = self.offsets[-1]
+            gram = np.zeros((cells.size, size, size))
+            gram[:, np.arange(size), np.arange(size)] = 1.0
+            for a, b in itertools.combinations(range(len(cont)), 2):
+                block = score._cross(part, cont[a], cont[b])[cells]
+                ra, rb = slice(self.offsets[a], self.offsets[a + 1]), slice(self.offsets[b], self.offsets[b + 1])
+                gram[:, ra, rb] = block
+                gram[:, rb, ra] = block.transpose(0, 2, 1)
+            self.eig = np.linalg.eigh(gram)
+
+    def ok(self) -> np.ndarray:
+        """Cells whose G is far enough from singular for the normal equations (:data:`GRAM_TOL`)."""
+        return np.ones(self.cells.size, dtype=bool) if self.eig is None else self.eig[0][:, 0] >= GRAM_TOL
+
+    def quadratic(self) -> tuple[np.ndarray, np.ndarray]:
+        """bᵀG⁻¹b per cell (the fitted sum of squares of a continuous child) and :meth:`ok`."""
+        if self.eig is None:
+            return (self.rhs * self.rhs).sum(axis=1), self.ok()
+        w, vectors = self.eig
+        t = np.einsum("fmk,fm->fk", vectors, self.rhs)
+        return (t * t / np.where(w > 0, w, 1.0)).sum(axis=1), self.ok()     # a cell not ok is fitted anew
+
+    def solve(self) -> tuple[np.ndarray, np.ndarray]:
+        """G⁻¹B per cell for a discrete child's indicator columns (cells × columns × states) and :meth:`ok`."""
+        if self.eig is None:
+            return self.rhs, self.ok()
+        w, vectors = self.eig
+        t = np.einsum("fmk,fmc->fkc", vectors, self.rhs) / np.where(w > 0, w, 1.0)[:, :, None]
+        return np.einsum("fmk,fkc->fmc", vectors, t), self.ok()
+
+    def rows(self, p: int) -> slice:
+        return slice(int(self.part.starts[p]), int(self.part.starts[p] + self.part.counts[p]))
+
+    def fitted(self, p: int, beta: np.ndarray) -> np.ndarray:
+        """Σ_a Φ_a β_a on cell ``p``'s rows (each entry one short dot product: the BLAS library's threads split
+        the rows, not the sums)."""
+        rows = self.rows(p)
+        return sum(b.phi[rows] @ beta[self.offsets[a]:self.offsets[a + 1]] for a, b in enumerate(self.bases))
+
+    def design(self, p: int) -> np.ndarray:
+        """Cell ``p``'s live orthonormal columns (for the row-by-row fit)."""
+        rows = self.rows(p)
+        return np.concatenate([b.phi[rows][:, b.live[p]] for b in self.bases], axis=1)
+
+
+def _discrete_loglik(part: Partition, y: Callable[[], np.ndarray], counts: np.ndarray, gram: _Gram,
+                     fit: np.ndarray, *, for_test: bool) -> float:
+    """Σ_j ln p̂_j(y_j) of a discrete child (eq. 21): the linear-probability fit p̄_p + Σ_a Φ_a β_a in the fitted
+    cells (the cell's proportions p̄_p elsewhere), each row shrunk towards uniform as far as needed for its
+    smallest entry to reach 1/n_p; for tests (``for_test``) a cell without columns gets its multinomial maximum
+    likelihood instead (:meth:`MixedVariablePolynomial.lr_loglik_df`). In a cell without columns every row has
+    the same fitted values, so its rows are summed by state: Σ_c n_pc·ln p̂_pc."""
+    n, d = part.counts, counts.shape[1]
+    proportions = counts / n[:, None]
+    big = n >= 2
+    ml = big & ~fit if for_test else np.zeros(n.size, dtype=bool)
+    ll = float(xlogy(counts[ml], proportions[ml]).sum()) if ml.any() else 0.0
+    plain = big & ~fit & ~ml
+    if plain.any():
+        fitted = proportions[plain]
+        alpha = _shrink(fitted, n[plain], d)
+        ll += float(xlogy(counts[plain], alpha[:, None] * fitted + ((1.0 - alpha) / d)[:, None]).sum())
+    if gram.cells.size:
+        beta, ok = gram.solve()
+        y = y()
+        for f, p in enumerate(gram.cells.tolist()):
+            rows = gram.rows(p)
+            if ok[f]:
+                fitted = proportions[p] + gram.fitted(p, beta[f])
+            else:
+                design = gram.design(p)
+                target = np.eye(d)[y[rows]] - proportions[p]
+                fitted = proportions[p] + design @ np.linalg.lstsq(design, target, rcond=None)[0]
+            alpha = _shrink(fitted, np.full(fitted.shape[0], n[p]), d)
+            observed = np.take_along_axis(fitted, y[rows, None], axis=1)[:, 0]
+            ll += float(np.log(alpha * observed + (1.0 - alpha) / d).sum())
+    return ll
+
+
+def _shrink(fitted: np.ndarray, n_rows: np.ndarray, d: int) -> np.ndarray:
+    """Eq. 21's weight α of each row of fitted probabilities against uniform, p̂ = α·ŷ + (1 − α)/d:
+    α = (1/n_p − 1/d)/(m − 1/d) where the row's least entry m is below 1/n_p, clipped to [0, 1] (at n_p ≤ d the
+    row becomes uniform), else 1."""
+    low = functools.reduce(np.minimum, (fitted[:, c] for c in range(d)))     # not .min(axis=1): d is small
+    alpha = np.ones(low.size)
+    shrink = low < 1.0 / n_rows
+    if shrink.any():
+        denom = low[shrink] - 1.0 / d
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.where(denom < 0, (1.0 / n_rows[shrink] - 1.0 / d) / denom, 0.0)
+        alpha[shrink] = np.clip(a, 0.0, 1.0)
+    return alpha
 
 
 def _central_value(column: np.ndarray) -> float:
@@ -68,6 +281,7 @@ def _central_value(column: np.ndarray) -> float:
     the SD computed around it by as much)."""
     median = float(np.nanmedian(column))
     return float(column[np.nanargmin(np.abs(column - median))])
+
 
 class MixedVariablePolynomial(LocalScore):
     """MVP score (Andrews, Ramsey & Cooper §4); see the module docstring."""
@@ -95,35 +309,120 @@ class MixedVariablePolynomial(LocalScore):
         self.centre = [0.0 if self.discrete[j] else _central_value(data.values[:, j]) for j in range(data.n)]
         self.sd = [0.0 if self.discrete[j] else float(np.nanstd(data.values[:, j] - self.centre[j]))
                    for j in range(data.n)]
-        self.partition = PartitionCache(self.codes, self.arities, self.N)
+        self.partition = PartitionCache(self.codes, self.arities, self.N, max_bytes=BASIS_BYTES)
 
 
     def cell_degree(self, n_p: int) -> int:
         return int(math.floor(math.log(n_p))) if self.degree == "log" else int(self.degree)
 
-    def design(self, x: np.ndarray, cont: list[int]) -> np.ndarray:
-        """[1, powers 1..g of each within-cell standardised, non-constant parent] for the cell rows ``x``."""
-        n_p = x.shape[0]
-        g = self.cell_degree(n_p)
-        zs = []
-        if g >= 1:
-            for i, j in enumerate(cont):
-                col = x[:, i]
-                sd = float(col.std())
-                if sd > CONSTANT_TOL * max(self.sd[j], 1e-300):
-                    zs.append((col - col.mean()) / sd)
-        if 1 + len(zs) * g >= n_p:          # as many columns as rows: the intercept alone (decided before the
-            return np.ones((n_p, 1))        # powers are built: a fixed degree of 10^8 asked for gigabytes)
-        # row-major, as before (the fitted values design @ β are summed in the same order); z^i = z^(i−1)·z, the
-        # products a cumulative product takes, written in place (cumprod over a broadcast view took 10× longer)
-        out = np.empty((n_p, 1 + len(zs) * g))
-        out[:, 0] = 1.0
-        for c, z in enumerate(zs):
-            first = 1 + c * g
-            out[:, first] = z
-            for i in range(first + 1, first + g):
-                np.multiply(out[:, i - 1], z, out=out[:, i])
-        return out
+    def __getstate__(self) -> dict[str, Any]:
+        """For the worker processes: the partitions with their bases (N rows × degree each) stay here."""
+        state = self.__dict__.copy()
+        state["partition"] = PartitionCache(self.codes, self.arities, self.N, max_bytes=BASIS_BYTES)
+        return state
+
+    def cell_degrees(self, part: Partition) -> np.ndarray:
+        """:meth:`cell_degree` of every cell of ``part`` (capped at the largest cell: a degree that fills every
+        cell is as good as any larger one, and 10⁹ stays an int)."""
+        hit = part.extra.get(("degrees",))
+        if hit is None:
+            cap = int(part.counts.max(initial=1))
+            hit = part.extra["degrees",] = np.array([min(self.cell_degree(c), cap) for c in part.counts.tolist()],
+                                                    dtype=np.int64)
+        return hit
+
+    # -- per-partition sums, kept on the partition (every family with these discrete parents reads them) --
+
+    def _basis(self, part: Partition, j: int) -> PolynomialBasis:
+        """Column ``j``'s orthonormal powers on ``part`` (:func:`polynomial_basis`), built once per partition."""
+        key = ("basis", j)
+        hit = part.extra.get(key)
+        if hit is None:
+            n = part.counts
+            g = self.cell_degrees(part)
+            g = np.where(1 + g < n, g, 0)           # a cell where one parent's powers fill it is never fitted
+            hit = self._keep(part, key, polynomial_basis(self.values[j][part.order], n, g,
+                                                         constant_sd=CONSTANT_TOL * max(self.sd[j], 1e-300)),
+                             rows=True)
+        return hit
+
+    def _keep(self, part: Partition, key: tuple, value: Any, *, rows: bool) -> Any:
+        """Keep ``value`` on the partition for the families that follow. Sums per cell are always kept; arrays of a
+        value per row (bases, codes) only while they fit in the cache's budget with a tenth to spare — past it they
+        serve the family that asked and go (keeping the first ones beats letting the cache clear everything: the
+        walk asks for the same bases again, child after child)."""
+        if rows and self.partition.bytes + value.nbytes > 0.9 * self.partition.max_bytes:
+            return value
+        part.extra[key] = value
+        self.partition.grew(value.nbytes)
+        return value
+
+    def _cell_of(self, part: Partition) -> np.ndarray:
+        """The cell of each row in the partition's sorted order."""
+        hit = part.extra.get(("cell_of",))
+        if hit is None:
+            hit = self._keep(part, ("cell_of",), np.repeat(np.arange(part.counts.size), part.counts), rows=True)
+        return hit
+
+    def _cross(self, part: Partition, a: int, b: int) -> np.ndarray:
+        """Per cell Φ_aᵀΦ_b (cells × G_a × G_b) of two columns' bases."""
+        if a > b:
+            return self._cross(part, b, a).transpose(0, 2, 1)
+        key = ("cross", a, b)
+        hit = part.extra.get(key)
+        if hit is None:
+            pa, pb = self._basis(part, a).phi, self._basis(part, b).phi
+            hit = np.empty((part.counts.size, pa.shape[1], pb.shape[1]))
+            for i in range(pa.shape[1]):
+                hit[:, i, :] = np.add.reduceat(pa[:, i:i + 1] * pb, part.starts, axis=0) if pb.shape[1] else 0.0
+            self._keep(part, key, hit, rows=False)
+        return hit
+
+    def _child(self, part: Partition, child: int) -> np.ndarray:
+        """The child in the partition's row order: a continuous one standardised and centred in each cell
+        (two passes: the cell means, then the deviations), a discrete one's codes (kept: its fitted cells need them
+        for every family)."""
+        if self.discrete[child]:
+            hit = part.extra.get(("codes", child))
+            if hit is None:
+                codes = self.codes[child][part.order]
+                hit = self._keep(part, ("codes", child), codes.astype(np.min_scalar_type(int(codes.max(initial=0)))),
+                                 rows=True)
+            return hit
+        # in units of its SD: the score is the same in any units; centred too (a child of 10¹⁵ ± 1 lost its ± 1)
+        y = (self.values[child][part.order] - self.centre[child]) / (self.sd[child] or 1.0)
+        return y - (np.add.reduceat(y, part.starts) / part.counts)[self._cell_of(part)]
+
+    def _child_sums(self, part: Partition, child: int) -> np.ndarray:
+        """Per cell the rows of each state (cells × d) of a discrete child, Σ(y − ȳ_p)² of a continuous one."""
+        key = ("child", child)
+        hit = part.extra.get(key)
+        if hit is None:
+            y = self._child(part, child)
+            if self.discrete[child]:
+                d, cells = self.arities[child], part.counts.size
+                hit = np.bincount(self._cell_of(part) * d + y, minlength=cells * d).reshape(cells, d).astype(float)
+            else:
+                hit = np.add.reduceat(y * y, part.starts)
+            self._keep(part, key, hit, rows=False)
+        return hit
+
+    def _moments(self, part: Partition, j: int, child: int) -> np.ndarray:
+        """Per cell Φ_jᵀy (cells × G) for a continuous child, Φ_jᵀ(indicator of each state) (cells × G × d) for
+        a discrete one."""
+        key = ("moments", j, child)
+        hit = part.extra.get(key)
+        if hit is None:
+            phi, y = self._basis(part, j).phi, self._child(part, child)
+            if self.discrete[child]:
+                d, cells = self.arities[child], part.counts.size
+                joint = self._cell_of(part) * d + y
+                hit = np.stack([np.bincount(joint, weights=phi[:, i], minlength=cells * d).reshape(cells, d)
+                                for i in range(phi.shape[1])], axis=1).reshape(cells, phi.shape[1], d)
+            else:
+                hit = np.add.reduceat(phi * y[:, None], part.starts, axis=0)
+            self._keep(part, key, hit, rows=False)
+        return hit
 
     def loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
         """(ℓ, df) summed over the cells of the discrete parents."""
@@ -131,44 +430,51 @@ class MixedVariablePolynomial(LocalScore):
 
     def _loglik_df(self, child: int, parents: tuple[int, ...], *, for_test: bool,
                    shapes: list[tuple[int, int]] | None = None) -> tuple[float, float]:
-        """(ℓ, df) over the cells; ``shapes`` (if given) receives every cell's (n_p, design columns m_p)."""
+        """(ℓ, df) over the cells; ``shapes`` (if given) receives every cell's (n_p, design columns m_p).
+
+        Least squares on each cell's design in the orthonormal bases (:func:`polynomial_basis`: the same column
+        space as the powers, so the same fit): from the per-cell sums Φ_aᵀΦ_b and Φ_aᵀy kept on the partition —
+        RSS_p = yᵀy − bᵀG⁻¹b with G the blocks' Gram matrix (the identity for one parent) — and row by row
+        (``lstsq`` on the cell's orthonormal columns) where G is near singular (least eigenvalue below
+        :data:`GRAM_TOL`: parents nearly collinear in the cell) or the fit leaves under :data:`CANCEL_TOL` of
+        yᵀy, where the difference would lose digits."""
         disc = tuple(sorted(j for j in parents if self.discrete[j]))
         cont = sorted(j for j in parents if not self.discrete[j])
         part = self.partition(disc)
-        xs = np.column_stack([self.values[j] for j in cont])[part.order] if cont else None
+        n = part.counts
+        g = self.cell_degrees(part)
+        bases = [self._basis(part, j) for j in cont]
+        k = np.zeros(n.size, dtype=np.int64)
+        for basis in bases:
+            k += basis.active
+        fit = (n >= 2) & (k >= 1) & (1 + k * g < n)
+        m = np.where(fit, 1 + k * g, 1)
+        if shapes is not None:
+            shapes.extend(zip(n.tolist(), m.tolist(), strict=True))
+        d = self.arities[child] if self.discrete[child] else 2
+        df = float((d - 1) * int(m.sum()))
+        cells = np.flatnonzero(fit)
+        gram = _Gram(self, part, cont, bases, cells, child)
         if self.discrete[child]:
-            d = self.arities[child]
-            ys = self.codes[child][part.order]
-        else:                                # in units of its SD: the score is the same in any units
-            # centred too: least squares on a child of 10¹⁵ ± 1 lost the ± 1 (50 nats off at 1e15)
-            ys = (self.values[child][part.order] - self.centre[child]) / (self.sd[child] or 1.0)
-            floor = VARIANCE_FLOOR
-        ll = 0.0
-        df = 0.0
-        for start, n_p in zip(part.starts.tolist(), part.counts.tolist(), strict=True):
-            y = ys[start:start + n_p]
-            if n_p <= 1:
-                df += (d - 1) if self.discrete[child] else 1
-                if shapes is not None:
-                    shapes.append((n_p, 1))
-                continue
-            x = xs[start:start + n_p] if xs is not None else np.empty((n_p, 0))
-            design = self.design(x, cont)
-            m = design.shape[1]
-            if shapes is not None:
-                shapes.append((n_p, m))
-            if self.discrete[child]:
-                ll += self._discrete_cell(design, y, d, shrink_proportions=not for_test)
-                df += m * (d - 1)
-            else:
-                if m == 1:
-                    resid = y - y.mean()
-                else:
-                    resid = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
-                s2 = float(resid @ resid) / n_p
-                s2f = max(s2, floor)
-                ll -= 0.5 * n_p * (_LN2PI + math.log(s2f) + s2 / s2f)
-                df += m
+            return _discrete_loglik(part, lambda: self._child(part, child), self._child_sums(part, child), gram, fit,
+                                    for_test=for_test), df
+        nf = n.astype(float)
+        scatter = self._child_sums(part, child)
+        rss = scatter.copy()
+        if cells.size:
+            quad, ok = gram.quadratic()
+            rss[cells] = scatter[cells] - quad
+            redo = cells[~ok | (rss[cells] < CANCEL_TOL * scatter[cells])]
+            y = self._child(part, child) if redo.size else None
+            for p in redo.tolist():
+                rows = slice(int(part.starts[p]), int(part.starts[p] + n[p]))
+                design = gram.design(p)
+                resid = y[rows] - design @ np.linalg.lstsq(design, y[rows], rcond=None)[0]
+                rss[p] = float((resid * resid).sum())
+        big = n >= 2
+        s2 = rss[big] / nf[big]
+        s2f = np.maximum(s2, VARIANCE_FLOOR)
+        ll = -0.5 * float((nf[big] * (_LN2PI + np.log(s2f) + s2 / s2f)).sum())
         return ll, df
 
     def lr_loglik_df(self, child: int, parents: tuple[int, ...]) -> tuple[float, float]:
@@ -209,32 +515,6 @@ class MixedVariablePolynomial(LocalScore):
         mean, dof = terms[0][0] - terms[1][0], terms[1][1] - terms[0][1]
         return (mean, dof) if dof > 0 and mean > 0 else None
 
-    @staticmethod
-    def _discrete_cell(design: np.ndarray, y: np.ndarray, d: int, shrink_proportions: bool = True) -> float:
-        """Σ_j ln p̂_j(y_j) with the eq. 21 shrink towards uniform (for an intercept-only design only when
-        ``shrink_proportions``; else the multinomial maximum likelihood)."""
-        n_p = y.size
-        if design.shape[1] == 1 and not shrink_proportions:
-            counts = np.bincount(y, minlength=d).astype(float)
-            return float(xlogy(counts, counts / n_p).sum())
-        onehot = np.zeros((n_p, d))
-        onehot[np.arange(n_p), y] = 1.0
-        if design.shape[1] == 1:
-            fitted = np.broadcast_to(onehot.mean(axis=0), onehot.shape)
-        else:
-            fitted = design @ np.linalg.lstsq(design, onehot, rcond=None)[0]
-        low = fitted.min(axis=1)
-        target = 1.0 / n_p
-        alpha = np.ones(n_p)
-        shrink = low < target
-        if shrink.any():
-            denom = low[shrink] - 1.0 / d
-            with np.errstate(divide="ignore", invalid="ignore"):
-                a = np.where(denom < 0, (target - 1.0 / d) / denom, 0.0)
-            alpha[shrink] = np.clip(a, 0.0, 1.0)
-        p_obs = alpha * fitted[np.arange(n_p), y] + (1.0 - alpha) / d
-        return float(np.log(p_obs).sum())
-
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
         return self.penalised(*self.loglik_df(child, parents))
 
@@ -248,6 +528,9 @@ class MixedVariablePolynomial(LocalScore):
             "standardize": "each continuous parent inside each partition (population SD); "
                            "constant parents give no column; a continuous child over the whole column "
                            "((y - central value) / SD: the score is the same in any units)",
+            "fit": "least squares in each cell's orthonormal polynomials of each continuous parent (the span of "
+                   "its powers): continuous child RSS = y'y - b'G^-1 b from per-partition sums, discrete child "
+                   "fitted row by row; nearly collinear or nearly exact cells by lstsq on those columns",
             "small_partitions": "design with >= n_p columns falls back to intercept only; "
                                 "n_p <= 1 contributes no likelihood",
             "variance_floor": f"{VARIANCE_FLOOR:g} (the standardised child's variance is 1)",
