@@ -1,11 +1,11 @@
 """MVP's least squares against exact rational least squares: how far ℓ is from the true fit of the given floats.
 
-Run: ``python benchmarks/mvp_accuracy.py [--rows 500] [--degree log]``. Each case is one family of two or three
+Run: ``python benchmarks/mvp_accuracy.py [--rows 500] [--seed 3]``. Each case is one family of two or three
 continuous parents and a continuous or discrete child, no discrete parent (one cell, degree ⌊ln N⌋ = 6 at 500
 rows): ℓ by bnilp (per-cell orthonormal bases, :mod:`bnilp.scores.mvp`), by ``np.linalg.lstsq`` on the paper's
-standardised powers (the computation before), and exactly — the normal equations of the raw powers x^k solved
-over the rationals (``tests.oracles.exact_least_squares``: every float is a rational, so this is the least-squares
-fit of the data as given). The table prints |ℓ − exact| in nats for both.
+standardised powers (the computation before), and exactly — the normal equations of the raw powers x^k, taken
+exactly, solved over the rationals (``tests.oracles.exact_least_squares``: every float is a rational, so this
+is the least-squares fit of the data as given). The table prints |ℓ − exact| in nats for both.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from bnilp.scores.mvp import MixedVariablePolynomial  # noqa: E402
 from tests.mixed_helpers import make_dataset  # noqa: E402
-from tests.oracles import exact_least_squares  # noqa: E402
+from tests.oracles import exact_least_squares, exact_variance, power_columns  # noqa: E402
 
 
 def cases(rows: int, rng: np.random.Generator) -> list[tuple[str, list[np.ndarray], str]]:
@@ -66,16 +66,16 @@ def powers_lstsq(data, child: int, parents: tuple[int, ...], degree: int) -> flo
 
 
 def exact(data, child: int, parents: tuple[int, ...], degree: int) -> float:
-    """ℓ from exact rational least squares on the raw powers (the same span)."""
+    """ℓ from exact rational least squares on the raw powers, taken exactly (the same span)."""
     n = data.N
-    cols = [np.ones(n)] + [data.values[:, p] ** e for p in parents for e in range(1, degree + 1)]
+    cols: list = [np.ones(n)] + [col for p in parents for col in power_columns(data.values[:, p], degree)]
     if data.kinds[child] == "discrete":
         d = data.arities[child]
         y = data.codes[:, child]
         fitted, _ = exact_least_squares(cols, np.eye(d)[y])
         return _shrunk_loglik(fitted, y, d)
     _, (rss,) = exact_least_squares(cols, data.values[:, child])
-    s2 = float(rss) / float(data.values[:, child].std()) ** 2 / n
+    s2 = float(rss / exact_variance(data.values[:, child])) / n
     return -n / 2 * (math.log(2 * math.pi) + math.log(s2) + 1)
 
 

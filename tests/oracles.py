@@ -160,13 +160,31 @@ def family_counts(codes, arities, child: int, parents: tuple[int, ...], ess: flo
     return {"ll": ll, "nh": nh, "q_plus": len(configs), "c_plus": len(cells), "bdeu": bdeu, "q": q}
 
 
-def exact_least_squares(columns: list[np.ndarray], targets: np.ndarray) -> tuple[np.ndarray, list[Fraction]]:
-    """Least squares of each column of ``targets`` (rows × t) on the design ``columns`` in exact rational
-    arithmetic — every float is a rational, so the powers x^k of a float column are exact too: the normal
-    equations XᵀXβ = XᵀY solved by Gauss–Jordan elimination over fractions (a column in the span of the ones
+def power_columns(x: np.ndarray, degree: int) -> list[list[Fraction]]:
+    """x, x², …, x^degree of a float column as exact fractions (every float is a rational; ``x ** k`` in floats is
+    rounded, which for values far from zero loses the differences between rows)."""
+    base = [Fraction(float(v)) for v in x]
+    out, current = [], [Fraction(1)] * len(base)
+    for _ in range(degree):
+        current = [c * b for c, b in zip(current, base, strict=True)]
+        out.append(current)
+    return out
+
+
+def exact_variance(y: np.ndarray) -> Fraction:
+    """Population variance of a float column, exactly."""
+    values = [Fraction(float(v)) for v in y]
+    mean = sum(values, Fraction(0)) / len(values)
+    return sum(((v - mean) ** 2 for v in values), Fraction(0)) / len(values)
+
+
+def exact_least_squares(columns: list, targets: np.ndarray) -> tuple[np.ndarray, list[Fraction]]:
+    """Least squares of each column of ``targets`` (rows × t) on the design ``columns`` (float arrays, taken as the
+    rationals they are, or lists of fractions such as :func:`power_columns`') in exact rational arithmetic: the
+    normal equations XᵀXβ = XᵀY solved by Gauss–Jordan elimination over fractions (a column in the span of the ones
     before it has a zero pivot and is dropped, exactly). Returns the fitted values rounded to floats (rows × t)
     and each target's residual sum of squares as a fraction. For designs of a few columns and a few hundred rows."""
-    x = [[Fraction(float(v)) for v in col] for col in columns]
+    x = [[v if isinstance(v, Fraction) else Fraction(float(v)) for v in col] for col in columns]
     y = [[Fraction(float(v)) for v in col] for col in np.asarray(targets, dtype=float).reshape(len(x[0]), -1).T]
     m, rows = len(x), len(x[0])
     gram = [[sum((a * b for a, b in zip(x[i], x[j], strict=True)), Fraction(0)) for j in range(m)] for i in range(m)]

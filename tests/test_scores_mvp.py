@@ -19,7 +19,7 @@ from tests.mixed_helpers import (
     make_dataset,
     random_mixed,
 )
-from tests.oracles import exact_least_squares
+from tests.oracles import exact_least_squares, exact_variance, power_columns
 
 CLG = "/work/shared/data/mixed/clgaussian.test"
 
@@ -222,8 +222,9 @@ def test_a_continuous_child_far_from_zero_is_fitted_as_one_near_zero() -> None:
 
 def exact_mvp_loglik(data, child: int, parents: tuple[int, ...], degree) -> float:
     """ℓ of the paper's design from exact rational least squares (``tests.oracles.exact_least_squares``) on the
-    raw powers x, x², …, x^g — the span of the standardised ones — with the oracle's rules for degrees, constant
-    parents and fallbacks; a continuous child in units of its SD, a discrete child's rows shrunk (eq. 21)."""
+    raw powers x, x², …, x^g taken exactly (``power_columns``) — the span of the standardised ones — with the
+    oracle's rules for degrees, constant parents (all values equal, or SD ≤ 10⁻¹² of the column's) and fallbacks; a
+    continuous child in units of its exact SD, a discrete child's rows shrunk (eq. 21)."""
     disc = [p for p in parents if data.kinds[p] == "discrete"]
     cont = [p for p in parents if data.kinds[p] == "continuous"]
     keys = [tuple(int(data.codes[t, p]) for p in disc) for t in range(data.N)]
@@ -234,11 +235,11 @@ def exact_mvp_loglik(data, child: int, parents: tuple[int, ...], degree) -> floa
         if n_p <= 1:
             continue
         g = int(math.floor(math.log(n_p))) if degree == "log" else degree
-        cols = [np.ones(n_p)]
+        cols: list = [np.ones(n_p)]
         for p in cont:
             x = data.values[rows, p]
-            if g >= 1 and x.std() > 1e-12 * data.values[:, p].std():
-                cols += [x ** e for e in range(1, g + 1)]   # x^e rounded, but exact rationals from here on
+            if g >= 1 and np.ptp(x) > 0 and x.std() > 1e-12 * data.values[:, p].std():
+                cols += power_columns(x, g)
         if len(cols) >= n_p:
             cols = cols[:1]
         if data.kinds[child] == "discrete":
@@ -250,7 +251,7 @@ def exact_mvp_loglik(data, child: int, parents: tuple[int, ...], degree) -> floa
             ll += float(np.log(alpha * fitted[np.arange(n_p), y] + (1 - alpha) / d).sum())
         else:
             _, (rss,) = exact_least_squares(cols, data.values[rows, child])
-            s2 = float(rss) / float(np.nanstd(data.values[:, child])) ** 2 / n_p
+            s2 = float(rss / exact_variance(data.values[:, child])) / n_p
             ll += -n_p / 2 * (math.log(2 * math.pi) + math.log(s2) + 1)
     return ll
 
@@ -301,7 +302,8 @@ def test_nearly_collinear_parents_are_fitted_as_exact_least_squares_would() -> N
     data = make_dataset([x1, x2, d, y, c], "ccdcd")
     score = MixedVariablePolynomial(data, degree=3)
     part = score.partition(())
-    g = _Gram(score, part, [0, 1], [score._basis(part, 0), score._basis(part, 1)], np.array([0]), 3)
+    g = _Gram(score, part, [0, 1], [score._basis(part, 0), score._basis(part, 1)], 0, 3, np.array([0]),
+              np.array([0]), 3)
     assert not g.ok()[0]
     for child, parents in [(3, (0, 1)), (3, (0, 1, 2)), (4, (0, 1)), (4, (0, 1, 2))]:
         assert score.loglik_df(child, parents)[0] == pytest.approx(exact_mvp_loglik(data, child, parents, 3),
@@ -320,7 +322,7 @@ def test_a_nearly_exact_fit_is_fitted_row_by_row() -> None:
     score = MixedVariablePolynomial(data, degree=3)
     part = score.partition(())
     yc = score._child(part, 1)
-    b = score._moments(part, 0, 1)[0]
+    b = score._moments(part, 0, 1)[0][0]          # the one cell, in its degree group
     assert VARIANCE_FLOOR < (yc @ yc - b @ b) / n < CANCEL_TOL * (yc @ yc) / n
     assert score.loglik_df(1, (0,))[0] == pytest.approx(exact_mvp_loglik(data, 1, (0,), 3), abs=1e-9)
 
@@ -350,3 +352,39 @@ def test_scores_do_not_depend_on_what_was_scored_before_or_on_the_cache() -> Non
     for score in (backward, starved):
         for f in reversed(families):
             assert (score.loglik_df(*f), score.lr_loglik_df(*f)) == values[f], f
+
+
+def test_a_parent_constant_in_a_cell_far_from_zero_gives_no_columns_there() -> None:
+    """x = 123456.7 on every row of one cell: its mean in floats is off by an ulp, so its SD came out above the
+    constancy threshold and the cell counted g columns it never had (df 6 for 4; in the code before too, a review's
+    find). Constancy is decided exactly (all values equal), on the column less its central value."""
+    rng = np.random.default_rng(36)
+    d = np.array([0] * 150 + [1] * 50)
+    x = np.where(d == 0, 123456.7, 123456.7 + rng.normal(size=200))
+    y = rng.normal(size=200)
+    data = make_dataset([d, x, y], "dcc")
+    score = MixedVariablePolynomial(data, degree=2)
+    ll, df = score.loglik_df(2, (0, 1))
+    assert df == 1 + (1 + 2)
+    assert ll == pytest.approx(exact_mvp_loglik(data, 2, (0, 1), 2), abs=1e-8)
+
+
+def test_the_sums_of_a_pair_are_kept_per_degree_not_at_the_widest_cells_degree() -> None:
+    """One cell of 3,000 rows (degree 8) and 2,000 cells of 4–5 rows (degree 1): Φ_aᵀΦ_b is kept per degree group,
+    Σ_p g_p² floats (the widest degree for every cell took 64× as much there, gigabytes at 10⁵ cells; a review's
+    find), and the scores still match the oracle."""
+    rng = np.random.default_rng(37)
+    d = np.concatenate([np.zeros(3000, dtype=int), np.repeat(np.arange(1, 2001), rng.integers(4, 6, 2000))])
+    n = d.size
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    y = x1 - x2 ** 2 + rng.normal(size=n)
+    data = make_dataset([d, x1, x2, y], "dccc")
+    score = MixedVariablePolynomial(data)
+    part = score.partition((0,))
+    degrees = score._fitted_degrees(part)
+    assert sum(a.nbytes for a in score._cross(part, 1, 2)) == 8 * int((degrees ** 2).sum())
+    assert sum(a.nbytes for a in score._moments(part, 1, 3)) == 8 * int(degrees.sum())
+    small = np.flatnonzero(d < 60)                    # the oracle on a slice: the big cell and a few small ones
+    sliced = make_dataset([d[small], x1[small], x2[small], y[small]], "dccc")
+    assert MixedVariablePolynomial(sliced).loglik_df(3, (0, 1, 2)) == pytest.approx(oracle(sliced, 3, (0, 1, 2),
+                                                                                             "log"), rel=1e-10)

@@ -115,21 +115,22 @@ def polynomial_basis(x: np.ndarray, counts: np.ndarray, degrees: np.ndarray, *, 
     full reorthogonalisation: Golub & Van Loan, *Matrix Computations*, §10.1 and §5.2.8).
 
     ``x`` holds the cells' rows one cell after another (``counts`` rows each), ``degrees`` the degree g_p of each
-    cell (0: no columns). In a cell where x varies (population SD > ``constant_sd``) the column z = (x − x̄)/SD
-    gives φ_1 ∝ z and φ_k ∝ z·φ_(k−1) with the constant and φ_1 … φ_(k−1) projected out twice: span(1, φ_1, …,
-    φ_k) = span(1, z, …, z^k) (a Krylov space), so least squares on [1, φ_1 … φ_g] fits what it fits on the powers
-    [1, z, …, z^g] of the paper's design, with columns orthonormal instead of a condition number growing like
+    cell (0: no columns). In a cell where x varies (not all equal, and population SD > ``constant_sd``) the column z
+    = (x − x̄)/SD gives φ_1 ∝ z and φ_k ∝ z·φ_(k−1) with the constant and φ_1 … φ_(k−1) projected out twice: span(1,
+    φ_1, …, φ_k) = span(1, z, …, z^k) (a Krylov space), so least squares on [1, φ_1 … φ_g] fits what it fits on the
+    powers [1, z, …, z^g] of the paper's design, with columns orthonormal instead of a condition number growing like
     E[z^(2g)]^½ (10⁶ at g = 11). A power whose new part is below ``rank_tol`` of its norm is in the span of the
     lower ones (the cell has at most k distinct values): it and every higher one get no column (``live`` false),
-    where ``lstsq`` on the powers would drop the same directions as singular. Sums per cell are
-    ``np.add.reduceat`` over contiguous rows: the same floats whatever the BLAS library's threads."""
+    where ``lstsq`` on the powers would drop the same directions as singular. Sums per cell are ``np.add.reduceat``
+    over contiguous rows: the same floats whatever the BLAS library's threads."""
     cells = counts.size
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
     cell_of = np.repeat(np.arange(cells), counts)
     nf = counts.astype(float)
     xc = x - (np.add.reduceat(x, starts) / nf)[cell_of]
     sd = np.sqrt(np.add.reduceat(xc * xc, starts) / nf)
-    active = (degrees >= 1) & (sd > constant_sd)
+    varies = np.maximum.reduceat(x, starts) > np.minimum.reduceat(x, starts)     # exactly: a rounded mean can give
+    active = (degrees >= 1) & varies & (sd > constant_sd)                         # a constant cell an SD above 0
     width = int(degrees[active].max()) if active.any() else 0
     phi = np.zeros((x.size, width), order="F")       # each degree's column contiguous
     live = np.zeros((cells, width), dtype=bool)
@@ -168,27 +169,24 @@ def polynomial_basis(x: np.ndarray, counts: np.ndarray, degrees: np.ndarray, *, 
 
 
 class _Gram:
-    """One family's normal equations in the orthonormal bases, for its fitted ``cells``: G (the identity
-    blocks Φ_aᵀΦ_a, which a dead column keeps as a 1 on the diagonal, and Φ_aᵀΦ_b) and the right-hand sides
-    Φ_aᵀy of the child."""
+    """One family's normal equations in the orthonormal bases, for its fitted ``cells`` of one degree g (those at
+    positions ``pos`` of the partition's degree group ``group``): G (identity blocks Φ_aᵀΦ_a — a dead column keeps
+    its 1 on the diagonal — and Φ_aᵀΦ_b) and the right-hand sides Φ_aᵀy of the child, g columns per parent."""
 
     def __init__(self, score: MixedVariablePolynomial, part: Partition, cont: list[int],
-                 bases: list[PolynomialBasis], cells: np.ndarray, child: int) -> None:
-        self.part, self.bases, self.cells = part, bases, cells
-        widths = [b.phi.shape[1] for b in bases]
-        self.offsets = np.concatenate(([0], np.cumsum(widths))).astype(int).tolist()
-        self.rhs = np.concatenate([score._moments(part, j, child)[cells] for j in cont], axis=1) if cells.size \
-            else None
+                 bases: list[PolynomialBasis], group: int, g: int, cells: np.ndarray, pos: np.ndarray,
+                 child: int) -> None:
+        self.part, self.bases, self.g, self.cells = part, bases, g, cells
+        self.rhs = np.concatenate([score._moments(part, j, child)[group][pos] for j in cont], axis=1)
         self.eig: tuple[np.ndarray, np.ndarray] | None = None
-        if cells.size and len(cont) > 1:
-            size = self.offsets[-1]
+        if len(cont) > 1:
+            size = len(cont) * g
             gram = np.zeros((cells.size, size, size))
             gram[:, np.arange(size), np.arange(size)] = 1.0
             for a, b in itertools.combinations(range(len(cont)), 2):
-                block = score._cross(part, cont[a], cont[b])[cells]
-                ra, rb = slice(self.offsets[a], self.offsets[a + 1]), slice(self.offsets[b], self.offsets[b + 1])
-                gram[:, ra, rb] = block
-                gram[:, rb, ra] = block.transpose(0, 2, 1)
+                block = score._cross(part, cont[a], cont[b])[group][pos]
+                gram[:, a * g:(a + 1) * g, b * g:(b + 1) * g] = block
+                gram[:, b * g:(b + 1) * g, a * g:(a + 1) * g] = block.transpose(0, 2, 1)
             self.eig = np.linalg.eigh(gram)
 
     def ok(self) -> np.ndarray:
@@ -211,22 +209,34 @@ class _Gram:
         t = np.einsum("fmk,fmc->fkc", vectors, self.rhs) / np.where(w > 0, w, 1.0)[:, :, None]
         return np.einsum("fmk,fkc->fmc", vectors, t), self.ok()
 
-    def rows(self, p: int) -> slice:
-        return slice(int(self.part.starts[p]), int(self.part.starts[p] + self.part.counts[p]))
-
-    def fitted(self, p: int, beta: np.ndarray) -> np.ndarray:
-        """Σ_a Φ_a β_a on cell ``p``'s rows (each entry one short dot product: the BLAS library's threads split
-        the rows, not the sums)."""
-        rows = self.rows(p)
-        return sum(b.phi[rows] @ beta[self.offsets[a]:self.offsets[a + 1]] for a, b in enumerate(self.bases))
+    def fitted(self, cells: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Σ_a Φ_a β_a on the rows of ``cells`` (consecutive cells of this family; ``beta`` theirs): (row indices,
+        fitted values). One cell: a matrix product whose entries are short dot products (the BLAS library's
+        threads split the rows, not the sums); several: each row's β gathered (einsum)."""
+        part, g = self.part, self.g
+        lens = part.counts[cells]
+        if cells.size == 1:
+            rows = np.arange(int(part.starts[cells[0]]), int(part.starts[cells[0]] + lens[0]))
+            out = sum(b.phi[rows, :min(g, b.phi.shape[1])] @ beta[0, a * g:a * g + min(g, b.phi.shape[1])]
+                      for a, b in enumerate(self.bases))
+            return rows, out
+        local = np.repeat(np.arange(cells.size), lens)
+        rows = part.starts[cells][local] + (np.arange(int(lens.sum())) - (np.cumsum(lens) - lens)[local])
+        out = sum(np.einsum("ri,ric->rc", b.phi[rows, :min(g, b.phi.shape[1])],
+                            beta[local, a * g:a * g + min(g, b.phi.shape[1])]) for a, b in enumerate(self.bases))
+        return rows, out
 
     def design(self, p: int) -> np.ndarray:
         """Cell ``p``'s live orthonormal columns (for the row-by-row fit)."""
-        rows = self.rows(p)
+        rows = slice(int(self.part.starts[p]), int(self.part.starts[p] + self.part.counts[p]))
         return np.concatenate([b.phi[rows][:, b.live[p]] for b in self.bases], axis=1)
 
 
-def _discrete_loglik(part: Partition, y: Callable[[], np.ndarray], counts: np.ndarray, gram: _Gram,
+#: a discrete child's fitted values are formed for at most this many rows at a time (rows × g × states floats)
+_CHUNK_ROWS = 1 << 16
+
+
+def _discrete_loglik(part: Partition, y: Callable[[], np.ndarray], counts: np.ndarray, grams: list[_Gram],
                      fit: np.ndarray, *, for_test: bool) -> float:
     """Σ_j ln p̂_j(y_j) of a discrete child (eq. 21): the linear-probability fit p̄_p + Σ_a Φ_a β_a in the fitted
     cells (the cell's proportions p̄_p elsewhere), each row shrunk towards uniform as far as needed for its
@@ -243,21 +253,36 @@ def _discrete_loglik(part: Partition, y: Callable[[], np.ndarray], counts: np.nd
         fitted = proportions[plain]
         alpha = _shrink(fitted, n[plain], d)
         ll += float(xlogy(counts[plain], alpha[:, None] * fitted + ((1.0 - alpha) / d)[:, None]).sum())
-    if gram.cells.size:
+    codes = y() if grams else None
+    for gram in grams:
         beta, ok = gram.solve()
-        y = y()
-        for f, p in enumerate(gram.cells.tolist()):
-            rows = gram.rows(p)
-            if ok[f]:
-                fitted = proportions[p] + gram.fitted(p, beta[f])
-            else:
-                design = gram.design(p)
-                target = np.eye(d)[y[rows]] - proportions[p]
-                fitted = proportions[p] + design @ np.linalg.lstsq(design, target, rcond=None)[0]
-            alpha = _shrink(fitted, np.full(fitted.shape[0], n[p]), d)
-            observed = np.take_along_axis(fitted, y[rows, None], axis=1)[:, 0]
-            ll += float(np.log(alpha * observed + (1.0 - alpha) / d).sum())
+        good = np.flatnonzero(ok)
+        ends = np.cumsum(n[gram.cells[good]])
+        start = 0
+        while start < good.size:                     # consecutive cells, at most _CHUNK_ROWS rows (at least one)
+            before = int(ends[start - 1]) if start else 0
+            stop = max(start + 1, int(np.searchsorted(ends, before + _CHUNK_ROWS, side="right")))
+            cells = gram.cells[good[start:stop]]
+            rows, fitted = gram.fitted(cells, beta[good[start:stop]])
+            local = np.repeat(np.arange(cells.size), n[cells])
+            fitted += proportions[cells][local]
+            ll += _observed_loglik(fitted, codes[rows], n[cells][local], d)
+            start = stop
+        for f in np.flatnonzero(~ok).tolist():
+            p = int(gram.cells[f])
+            rows = np.arange(int(part.starts[p]), int(part.starts[p] + n[p]))
+            design = gram.design(p)
+            target = np.eye(d)[codes[rows]] - proportions[p]
+            fitted = proportions[p] + design @ np.linalg.lstsq(design, target, rcond=None)[0]
+            ll += _observed_loglik(fitted, codes[rows], np.full(rows.size, n[p]), d)
     return ll
+
+
+def _observed_loglik(fitted: np.ndarray, y: np.ndarray, n_rows: np.ndarray, d: int) -> float:
+    """Σ_rows ln(α·ŷ_row(y_row) + (1 − α)/d), α the row's shrink (:func:`_shrink`)."""
+    alpha = _shrink(fitted, n_rows, d)
+    observed = np.take_along_axis(fitted, y[:, None].astype(np.intp), axis=1)[:, 0]
+    return float(np.log(alpha * observed + (1.0 - alpha) / d).sum())
 
 
 def _shrink(fitted: np.ndarray, n_rows: np.ndarray, d: int) -> np.ndarray:
@@ -334,27 +359,44 @@ class MixedVariablePolynomial(LocalScore):
     # -- per-partition sums, kept on the partition (every family with these discrete parents reads them) --
 
     def _basis(self, part: Partition, j: int) -> PolynomialBasis:
-        """Column ``j``'s orthonormal powers on ``part`` (:func:`polynomial_basis`), built once per partition."""
+        """Column ``j``'s orthonormal powers on ``part`` (:func:`polynomial_basis`, on the column less its central
+        value, so a cell far from zero keeps its digits), built once per partition."""
         key = ("basis", j)
         hit = part.extra.get(key)
         if hit is None:
-            n = part.counts
-            g = self.cell_degrees(part)
-            g = np.where(1 + g < n, g, 0)           # a cell where one parent's powers fill it is never fitted
-            hit = self._keep(part, key, polynomial_basis(self.values[j][part.order], n, g,
+            hit = self._keep(part, key, polynomial_basis(self.values[j][part.order] - self.centre[j], part.counts,
+                                                         self._fitted_degrees(part),
                                                          constant_sd=CONSTANT_TOL * max(self.sd[j], 1e-300)),
                              rows=True)
         return hit
 
+    def _fitted_degrees(self, part: Partition) -> np.ndarray:
+        """The degree of each cell where one parent's powers leave it rows to spare (1 + g < n_p), else 0: the
+        other cells are never fitted."""
+        g, n = self.cell_degrees(part), part.counts
+        return np.where(1 + g < n, g, 0)
+
+    def _groups(self, part: Partition) -> list[tuple[int, np.ndarray]]:
+        """The fitted cells grouped by degree, (g, cells) by increasing g: the sums below are kept per group with g
+        columns a parent, so a partition of many small cells and a large one holds ~Σ_p g_p² floats a pair, not
+        cells·max(g)²."""
+        hit = part.extra.get(("groups",))
+        if hit is None:
+            g = self._fitted_degrees(part)
+            hit = [(int(v), np.flatnonzero(g == v)) for v in np.unique(g[g >= 1]).tolist()]
+            part.extra["groups",] = hit
+        return hit
+
     def _keep(self, part: Partition, key: tuple, value: Any, *, rows: bool) -> Any:
-        """Keep ``value`` on the partition for the families that follow. Sums per cell are always kept; arrays of a
-        value per row (bases, codes) only while they fit in the cache's budget with a tenth to spare — past it they
-        serve the family that asked and go (keeping the first ones beats letting the cache clear everything: the
-        walk asks for the same bases again, child after child)."""
-        if rows and self.partition.bytes + value.nbytes > 0.9 * self.partition.max_bytes:
+        """Keep ``value`` on the partition for the families that follow, while it fits in the cache's budget —
+        arrays of a value per row (bases, codes) with a tenth to spare for the sums per cell. Past it the value
+        serves the family that asked and goes: keeping the first ones beats letting the cache clear everything,
+        as the walk asks for the same bases again, child after child."""
+        nbytes = value.nbytes if isinstance(value, np.ndarray | PolynomialBasis) else sum(a.nbytes for a in value)
+        if self.partition.bytes + nbytes > (0.9 if rows else 1.0) * self.partition.max_bytes:
             return value
         part.extra[key] = value
-        self.partition.grew(value.nbytes)
+        self.partition.grew(nbytes)
         return value
 
     def _cell_of(self, part: Partition) -> np.ndarray:
@@ -364,17 +406,24 @@ class MixedVariablePolynomial(LocalScore):
             hit = self._keep(part, ("cell_of",), np.repeat(np.arange(part.counts.size), part.counts), rows=True)
         return hit
 
-    def _cross(self, part: Partition, a: int, b: int) -> np.ndarray:
-        """Per cell Φ_aᵀΦ_b (cells × G_a × G_b) of two columns' bases."""
+    def _cross(self, part: Partition, a: int, b: int) -> list[np.ndarray]:
+        """Per degree group (:meth:`_groups`) Φ_aᵀΦ_b of its cells (cells × g × g) of two columns' bases."""
         if a > b:
-            return self._cross(part, b, a).transpose(0, 2, 1)
+            return [block.transpose(0, 2, 1) for block in self._cross(part, b, a)]
         key = ("cross", a, b)
         hit = part.extra.get(key)
         if hit is None:
             pa, pb = self._basis(part, a).phi, self._basis(part, b).phi
-            hit = np.empty((part.counts.size, pa.shape[1], pb.shape[1]))
+            groups = self._groups(part)
+            hit = [np.zeros((cells.size, g, g)) for g, cells in groups]
             for i in range(pa.shape[1]):
-                hit[:, i, :] = np.add.reduceat(pa[:, i:i + 1] * pb, part.starts, axis=0) if pb.shape[1] else 0.0
+                if pb.shape[1] == 0:
+                    break
+                sums = np.add.reduceat(pa[:, i:i + 1] * pb, part.starts, axis=0)      # cells × width of b
+                for out, (g, cells) in zip(hit, groups, strict=True):
+                    if i < g:
+                        width = min(g, pb.shape[1])
+                        out[:, i, :width] = sums[cells, :width]
             self._keep(part, key, hit, rows=False)
         return hit
 
@@ -407,20 +456,29 @@ class MixedVariablePolynomial(LocalScore):
             self._keep(part, key, hit, rows=False)
         return hit
 
-    def _moments(self, part: Partition, j: int, child: int) -> np.ndarray:
-        """Per cell Φ_jᵀy (cells × G) for a continuous child, Φ_jᵀ(indicator of each state) (cells × G × d) for
-        a discrete one."""
+    def _moments(self, part: Partition, j: int, child: int) -> list[np.ndarray]:
+        """Per degree group (:meth:`_groups`) Φ_jᵀy of its cells (cells × g) for a continuous child,
+        Φ_jᵀ(indicator of each state) (cells × g × d) for a discrete one; zero columns past the basis' width."""
         key = ("moments", j, child)
         hit = part.extra.get(key)
         if hit is None:
             phi, y = self._basis(part, j).phi, self._child(part, child)
+            cells_all, width = part.counts.size, phi.shape[1]
             if self.discrete[child]:
-                d, cells = self.arities[child], part.counts.size
+                d = self.arities[child]
                 joint = self._cell_of(part) * d + y
-                hit = np.stack([np.bincount(joint, weights=phi[:, i], minlength=cells * d).reshape(cells, d)
-                                for i in range(phi.shape[1])], axis=1).reshape(cells, phi.shape[1], d)
+                sums = np.zeros((cells_all, width, d))
+                for i in range(width):
+                    sums[:, i, :] = np.bincount(joint, weights=phi[:, i], minlength=cells_all * d).reshape(-1, d)
+                shape: tuple[int, ...] = (d,)
             else:
-                hit = np.add.reduceat(phi * y[:, None], part.starts, axis=0)
+                sums = np.add.reduceat(phi * y[:, None], part.starts, axis=0) if width else np.zeros((cells_all, 0))
+                shape = ()
+            hit = []
+            for g, cells in self._groups(part):
+                out = np.zeros((cells.size, g, *shape))
+                out[:, :min(g, width)] = sums[cells, :min(g, width)]
+                hit.append(out)
             self._keep(part, key, hit, rows=False)
         return hit
 
@@ -453,22 +511,27 @@ class MixedVariablePolynomial(LocalScore):
             shapes.extend(zip(n.tolist(), m.tolist(), strict=True))
         d = self.arities[child] if self.discrete[child] else 2
         df = float((d - 1) * int(m.sum()))
-        cells = np.flatnonzero(fit)
-        gram = _Gram(self, part, cont, bases, cells, child)
+        grams = []
+        for group, (degree, members) in enumerate(self._groups(part)):
+            pos = np.flatnonzero(fit[members])
+            if pos.size:
+                grams.append(_Gram(self, part, cont, bases, group, degree, members[pos], pos, child))
         if self.discrete[child]:
-            return _discrete_loglik(part, lambda: self._child(part, child), self._child_sums(part, child), gram, fit,
+            return _discrete_loglik(part, lambda: self._child(part, child), self._child_sums(part, child), grams, fit,
                                     for_test=for_test), df
         nf = n.astype(float)
         scatter = self._child_sums(part, child)
         rss = scatter.copy()
-        if cells.size:
+        redo = []
+        for gram in grams:
             quad, ok = gram.quadratic()
-            rss[cells] = scatter[cells] - quad
-            redo = cells[~ok | (rss[cells] < CANCEL_TOL * scatter[cells])]
-            y = self._child(part, child) if redo.size else None
-            for p in redo.tolist():
+            rss[gram.cells] = scatter[gram.cells] - quad
+            redo.extend(gram.cells[~ok | (rss[gram.cells] < CANCEL_TOL * scatter[gram.cells])].tolist())
+        if redo:
+            y = self._child(part, child)
+            for p in sorted(redo):
                 rows = slice(int(part.starts[p]), int(part.starts[p] + n[p]))
-                design = gram.design(p)
+                design = grams[0].design(p)
                 resid = y[rows] - design @ np.linalg.lstsq(design, y[rows], rcond=None)[0]
                 rss[p] = float((resid * resid).sum())
         big = n >= 2
