@@ -20,7 +20,7 @@ child's RSS is then yᵀy − bᵀG⁻¹b from the cell's small Gram matrix G (t
 a discrete child's fitted values p̄ + Φβ row by row (the shrink needs them). Cells whose parents' bases are
 nearly collinear (:data:`GRAM_TOL`) or whose fit leaves almost nothing (:data:`CANCEL_TOL`) are fitted by
 ``lstsq`` on their orthonormal columns instead. Against exact rational least squares (``benchmarks/mvp_accuracy.py``,
-500 rows, degree 6) ℓ is within 2.4·10⁻⁸ nat on every case there, where ``lstsq`` on the powers was 1.3·10⁻⁴ off
+500 rows, degree 6) ℓ is within 2·10⁻⁹ nat on every case there, where ``lstsq`` on the powers was 1.3·10⁻⁴ off
 with three nearly collinear parents.
 
 - Continuous child (eq. 19–20): σ̂²_p = RSS_p / n_p,
@@ -209,14 +209,14 @@ class _Gram:
         t = np.einsum("fmk,fmc->fkc", vectors, self.rhs) / np.where(w > 0, w, 1.0)[:, :, None]
         return np.einsum("fmk,fkc->fmc", vectors, t), self.ok()
 
-    def fitted(self, cells: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def fitted(self, cells: np.ndarray, beta: np.ndarray) -> tuple[slice | np.ndarray, np.ndarray]:
         """Σ_a Φ_a β_a on the rows of ``cells`` (consecutive cells of this family; ``beta`` theirs): (row indices,
         fitted values). One cell: a matrix product whose entries are short dot products (the BLAS library's
         threads split the rows, not the sums); several: each row's β gathered (einsum)."""
         part, g = self.part, self.g
         lens = part.counts[cells]
         if cells.size == 1:
-            rows = np.arange(int(part.starts[cells[0]]), int(part.starts[cells[0]] + lens[0]))
+            rows = slice(int(part.starts[cells[0]]), int(part.starts[cells[0]] + lens[0]))     # a view, no copy
             out = sum(b.phi[rows, :min(g, b.phi.shape[1])] @ beta[0, a * g:a * g + min(g, b.phi.shape[1])]
                       for a, b in enumerate(self.bases))
             return rows, out
@@ -232,7 +232,9 @@ class _Gram:
         return np.concatenate([b.phi[rows][:, b.live[p]] for b in self.bases], axis=1)
 
 
-#: a discrete child's fitted values are formed for at most this many rows at a time (rows × g × states floats)
+#: a discrete child's fitted values: cells of at least _ALONE_ROWS rows one at a time (a matrix product), smaller
+#: ones together, at most _CHUNK_ROWS rows a batch (each row's β gathered: rows × g × states floats)
+_ALONE_ROWS = 64
 _CHUNK_ROWS = 1 << 16
 
 
@@ -257,17 +259,21 @@ def _discrete_loglik(part: Partition, y: Callable[[], np.ndarray], counts: np.nd
     for gram in grams:
         beta, ok = gram.solve()
         good = np.flatnonzero(ok)
-        ends = np.cumsum(n[gram.cells[good]])
-        start = 0
-        while start < good.size:                     # consecutive cells, at most _CHUNK_ROWS rows (at least one)
-            before = int(ends[start - 1]) if start else 0
-            stop = max(start + 1, int(np.searchsorted(ends, before + _CHUNK_ROWS, side="right")))
-            cells = gram.cells[good[start:stop]]
-            rows, fitted = gram.fitted(cells, beta[good[start:stop]])
-            local = np.repeat(np.arange(cells.size), n[cells])
-            fitted += proportions[cells][local]
-            ll += _observed_loglik(fitted, codes[rows], n[cells][local], d)
-            start = stop
+        alone = n[gram.cells[good]] >= _ALONE_ROWS
+        batches = [good[i:i + 1] for i in np.flatnonzero(alone).tolist()]      # a matrix product each
+        small = good[~alone]                                                    # gathered, _CHUNK_ROWS rows at most
+        size = max(1, _CHUNK_ROWS // _ALONE_ROWS)
+        batches += [small[i:i + size] for i in range(0, small.size, size)]
+        for batch in batches:
+            cells = gram.cells[batch]
+            rows, fitted = gram.fitted(cells, beta[batch])
+            if cells.size == 1:
+                fitted += proportions[cells[0]]
+                ll += _observed_loglik(fitted, codes[rows], np.full(fitted.shape[0], n[cells[0]]), d)
+            else:
+                local = np.repeat(np.arange(cells.size), n[cells])
+                fitted += proportions[cells][local]
+                ll += _observed_loglik(fitted, codes[rows], n[cells][local], d)
         for f in np.flatnonzero(~ok).tolist():
             p = int(gram.cells[f])
             rows = np.arange(int(part.starts[p]), int(part.starts[p] + n[p]))
@@ -281,7 +287,7 @@ def _discrete_loglik(part: Partition, y: Callable[[], np.ndarray], counts: np.nd
 def _observed_loglik(fitted: np.ndarray, y: np.ndarray, n_rows: np.ndarray, d: int) -> float:
     """Σ_rows ln(α·ŷ_row(y_row) + (1 − α)/d), α the row's shrink (:func:`_shrink`)."""
     alpha = _shrink(fitted, n_rows, d)
-    observed = np.take_along_axis(fitted, y[:, None].astype(np.intp), axis=1)[:, 0]
+    observed = fitted[np.arange(y.size), y]
     return float(np.log(alpha * observed + (1.0 - alpha) / d).sum())
 
 
