@@ -357,7 +357,7 @@ def test_scores_do_not_depend_on_what_was_scored_before_or_on_the_cache() -> Non
 def test_a_parent_constant_in_a_cell_far_from_zero_gives_no_columns_there() -> None:
     """x = 123456.7 on every row of one cell: its mean in floats is off by an ulp, so its SD came out above the
     constancy threshold and the cell counted g columns it never had (df 6 for 4; in the code before too, a review's
-    find). Constancy is decided exactly (all values equal), on the column less its central value."""
+    find). Constancy is decided exactly (all values equal)."""
     rng = np.random.default_rng(36)
     d = np.array([0] * 150 + [1] * 50)
     x = np.where(d == 0, 123456.7, 123456.7 + rng.normal(size=200))
@@ -388,3 +388,16 @@ def test_the_sums_of_a_pair_are_kept_per_degree_not_at_the_widest_cells_degree()
     sliced = make_dataset([d[small], x1[small], x2[small], y[small]], "dccc")
     assert MixedVariablePolynomial(sliced).loglik_df(3, (0, 1, 2)) == pytest.approx(oracle(sliced, 3, (0, 1, 2),
                                                                                              "log"), rel=1e-10)
+
+
+def test_a_cell_far_from_the_rest_of_its_column_keeps_its_digits() -> None:
+    """A parent near 0 in one cell and near 10⁶ in the other: subtracting one central value for the whole column
+    rounded the first cell to the spacing of 10⁶ (10⁻⁵ of its spread; 0.012 nat off, a review's find). Each cell is
+    centred on its own mean: ℓ as exact least squares gives it."""
+    rng = np.random.default_rng(38)
+    d = np.array([0] * 50 + [1] * 150)
+    x = np.concatenate([1e-5 * rng.random(50), 1e6 + rng.normal(size=150)])
+    y = np.concatenate([x[:50] * 1e5 + 1e-3 * rng.normal(size=50), rng.normal(size=150)])
+    data = make_dataset([d, x, y], "dcc")
+    ll, df = MixedVariablePolynomial(data, degree=1).loglik_df(2, (0, 1))
+    assert df == 2 + 2 and ll == pytest.approx(exact_mvp_loglik(data, 2, (0, 1), 1), abs=1e-8)

@@ -11,17 +11,17 @@ column. The design is [1, x_j, x_j², …, x_j^g for each remaining continuous p
 terms), solved by least squares. If the design has at least as many columns as the cell has rows, the
 cell falls back to the intercept-only fit.
 
-How it is computed: each parent's powers are replaced, cell by cell, by the cell's orthonormal polynomials in
-that parent (:func:`polynomial_basis`; the same column space, so the same least-squares fit, with condition
-number near 1 instead of ~10⁶ for z¹…z¹¹). They, their cross sums Φ_aᵀΦ_b and the child's sums Φ_aᵀy depend on
-the discrete parents' partition, one or two columns and the child only, so they are kept on the partition
-(:class:`~bnilp.scores.cg.Partition`) and every family with those discrete parents reads them; a continuous
-child's RSS is then yᵀy − bᵀG⁻¹b from the cell's small Gram matrix G (the identity with one continuous parent),
-a discrete child's fitted values p̄ + Φβ row by row (the shrink needs them). Cells whose parents' bases are
-nearly collinear (:data:`GRAM_TOL`) or whose fit leaves almost nothing (:data:`CANCEL_TOL`) are fitted by
-``lstsq`` on their orthonormal columns instead. Against exact rational least squares (``benchmarks/mvp_accuracy.py``,
-500 rows, degree 6) ℓ is within 2·10⁻⁹ nat on every case there, where ``lstsq`` on the powers was 1.3·10⁻⁴ off
-with three nearly collinear parents.
+How it is computed: each parent's powers are replaced, cell by cell, by the cell's orthonormal polynomials in that
+parent (:func:`polynomial_basis`; the same column space, so the same least-squares fit, with condition number near 1
+instead of ~10⁶ for z¹…z¹¹). They, their cross sums Φ_aᵀΦ_b and the child's sums Φ_aᵀy depend on the discrete
+parents' partition, one or two columns and the child only, so they are kept on the partition
+(:class:`~bnilp.scores.cg.Partition`) and every family with those discrete parents reads them; a continuous child's
+RSS is then yᵀy − bᵀG⁻¹b from the cell's small Gram matrix G (the identity with one continuous parent), a discrete
+child's fitted values p̄ + Φβ for every row (the shrink needs them; one matrix product per cell). Cells whose
+parents' bases are nearly collinear (:data:`GRAM_TOL`) or whose fit leaves almost nothing (:data:`CANCEL_TOL`) are
+fitted by ``lstsq`` on their orthonormal columns instead. Against exact rational least squares
+(``benchmarks/mvp_accuracy.py``, 500 rows, degree 6) ℓ is within 2·10⁻⁹ nat on every case there, where ``lstsq`` on
+the powers was 1.3·10⁻⁴ off with three nearly collinear parents.
 
 - Continuous child (eq. 19–20): σ̂²_p = RSS_p / n_p,
   ℓ_p = −n_p/2·(ln 2π + ln σ̃²_p + σ̂²_p/σ̃²_p) with σ̃²_p = max(σ̂²_p, 10⁻⁸) (Y standardised, below) — the usual
@@ -210,7 +210,7 @@ class _Gram:
         return np.einsum("fmk,fkc->fmc", vectors, t), self.ok()
 
     def fitted(self, cells: np.ndarray, beta: np.ndarray) -> tuple[slice | np.ndarray, np.ndarray]:
-        """Σ_a Φ_a β_a on the rows of ``cells`` (consecutive cells of this family; ``beta`` theirs): (row indices,
+        """Σ_a Φ_a β_a on the rows of ``cells`` (fitted cells of this family, increasing; ``beta`` theirs): (rows,
         fitted values). One cell: a matrix product whose entries are short dot products (the BLAS library's
         threads split the rows, not the sums); several: each row's β gathered (einsum)."""
         part, g = self.part, self.g
@@ -365,12 +365,13 @@ class MixedVariablePolynomial(LocalScore):
     # -- per-partition sums, kept on the partition (every family with these discrete parents reads them) --
 
     def _basis(self, part: Partition, j: int) -> PolynomialBasis:
-        """Column ``j``'s orthonormal powers on ``part`` (:func:`polynomial_basis`, on the column less its central
-        value, so a cell far from zero keeps its digits), built once per partition."""
+        """Column ``j``'s orthonormal powers on ``part`` (:func:`polynomial_basis`, on the raw values: each cell is
+        centred on its own mean there — subtracting one central value for the whole column rounded a cell far from
+        it to that value's spacing, a review's find), built once per partition."""
         key = ("basis", j)
         hit = part.extra.get(key)
         if hit is None:
-            hit = self._keep(part, key, polynomial_basis(self.values[j][part.order] - self.centre[j], part.counts,
+            hit = self._keep(part, key, polynomial_basis(self.values[j][part.order], part.counts,
                                                          self._fitted_degrees(part),
                                                          constant_sd=CONSTANT_TOL * max(self.sd[j], 1e-300)),
                              rows=True)
@@ -599,7 +600,7 @@ class MixedVariablePolynomial(LocalScore):
                            "((y - central value) / SD: the score is the same in any units)",
             "fit": "least squares in each cell's orthonormal polynomials of each continuous parent (the span of "
                    "its powers): continuous child RSS = y'y - b'G^-1 b from per-partition sums, discrete child "
-                   "fitted row by row; nearly collinear or nearly exact cells by lstsq on those columns",
+                   "fitted values for every row; nearly collinear or nearly exact cells by lstsq on those columns",
             "small_partitions": "design with >= n_p columns falls back to intercept only; "
                                 "n_p <= 1 contributes no likelihood",
             "variance_floor": f"{VARIANCE_FLOOR:g} (the standardised child's variance is 1)",
