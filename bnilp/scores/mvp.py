@@ -20,7 +20,7 @@ RSS is then yᵀy − bᵀG⁻¹b from the cell's small Gram matrix G (the ident
 child's fitted values p̄ + Φβ for every row (the shrink needs them; one matrix product per cell). Cells whose
 parents' bases are nearly collinear (:data:`GRAM_TOL`) or whose fit leaves almost nothing (:data:`CANCEL_TOL`) are
 fitted by ``lstsq`` on their orthonormal columns instead. Against exact rational least squares
-(``benchmarks/mvp_accuracy.py``, 500 rows, degree 6) ℓ is within 2·10⁻⁹ nat on every case there, where ``lstsq`` on
+(``benchmarks/mvp_accuracy.py``, 500 rows, degree 6) ℓ is within 2·10⁻⁸ nat on every case there, where ``lstsq`` on
 the powers was 1.3·10⁻⁴ off with three nearly collinear parents.
 
 - Continuous child (eq. 19–20): σ̂²_p = RSS_p / n_p,
