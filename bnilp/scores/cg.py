@@ -166,6 +166,15 @@ class PartitionCache:
             self.bytes += hit.nbytes
         return hit
 
+    def keep(self, part: Partition, key: tuple, value: Any, nbytes: int, *, spare: float = 0.0) -> Any:
+        """Keep ``value`` in ``part.extra`` for later calls while it fits in the budget with the fraction ``spare``
+        left over; past it ``value`` serves the caller and goes. For sums a walk asks for again child after child
+        (MVP's bases), keeping the first ones beats :meth:`grew`'s clearing everything."""
+        if self.bytes + nbytes <= (1.0 - spare) * self.max_bytes:
+            part.extra[key] = value
+            self.bytes += nbytes
+        return value
+
     def grew(self, nbytes: int) -> None:
         """A held partition took ``nbytes`` more (cell sums kept on it); past the budget every partition is let
         go (the caller's own stays alive until it drops it)."""

@@ -267,7 +267,7 @@ def _discrete_loglik(part: Partition, y: Callable[[], np.ndarray], counts: np.nd
         for batch in batches:
             cells = gram.cells[batch]
             rows, fitted = gram.fitted(cells, beta[batch])
-            if cells.size == 1:
+            if cells.size == 1:          # one cell: broadcast its proportions (gathering them per row cost ~8 %)
                 fitted += proportions[cells[0]]
                 ll += _observed_loglik(fitted, codes[rows], np.full(fitted.shape[0], n[cells[0]]), d)
             else:
@@ -395,16 +395,10 @@ class MixedVariablePolynomial(LocalScore):
         return hit
 
     def _keep(self, part: Partition, key: tuple, value: Any, *, rows: bool) -> Any:
-        """Keep ``value`` on the partition for the families that follow, while it fits in the cache's budget —
-        arrays of a value per row (bases, codes) with a tenth to spare for the sums per cell. Past it the value
-        serves the family that asked and goes: keeping the first ones beats letting the cache clear everything,
-        as the walk asks for the same bases again, child after child."""
+        """:meth:`PartitionCache.keep <bnilp.scores.cg.PartitionCache.keep>`, arrays of a value per row (bases,
+        codes) with a tenth of the budget to spare for the sums per cell."""
         nbytes = value.nbytes if isinstance(value, np.ndarray | PolynomialBasis) else sum(a.nbytes for a in value)
-        if self.partition.bytes + nbytes > (0.9 if rows else 1.0) * self.partition.max_bytes:
-            return value
-        part.extra[key] = value
-        self.partition.grew(nbytes)
-        return value
+        return self.partition.keep(part, key, value, nbytes, spare=0.1 if rows else 0.0)
 
     def _cell_of(self, part: Partition) -> np.ndarray:
         """The cell of each row in the partition's sorted order."""
