@@ -8,9 +8,10 @@ ones (``--width W``: W of each), each shifted by a discrete one and by the conti
 where the per-row work shows. ``--scores cg,mvp`` runs only those.
 
 ``--whole-table`` times the whole parent-set walk instead (``score_parent_sets``, BF 20, ``--palim P`` if given)
-with each of ``--jobs 1,2`` (default): seconds, the part spent on the set table (CG/CGd on several processes:
-ℓ of every variable set once, :func:`bnilp.lattice.build_set_table`) and the ratio to one process; the tables
-must be equal.
+with each of ``--jobs 1,2`` (default): seconds, the part spent on the table computed before the walks (CG/CGd's
+set table: ℓ of every variable set once, :func:`bnilp.lattice.build_set_table`; MVP's family table: every
+family once, by partition, :func:`bnilp.lattice.build_family_table`) and its size, and the ratio to one
+process; the score tables must be equal.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ def simulated(rows: int, seed: int = 0, width: int = 6) -> pd.DataFrame:
 
 
 def whole_tables(data, names: list[tuple[str, dict]], palim: int | None, jobs: list[int]) -> None:
-    """The whole walk per score and ``--jobs`` value: seconds (best of 2), the set table's, ratio to the first."""
+    """The whole walk per score and ``--jobs`` value: seconds (best of 2), the table's, ratio to the first."""
     from bnilp.parentsets import score_parent_sets
 
-    print(f"{'score':16s} {'jobs':>4s} {'seconds':>8s} {'set table':>9s} {'sets':>7s} {'families':>9s} {'ratio':>6s}")
+    print(f"{'score':16s} {'jobs':>4s} {'seconds':>8s} {'table s':>9s} {'entries':>7s} {'families':>9s} {'ratio':>6s}")
     for name, settings in names:
         first, reference = None, None
         for n_jobs in jobs:
@@ -59,9 +60,11 @@ def whole_tables(data, names: list[tuple[str, dict]], palim: int | None, jobs: l
                 first, reference = best, table.families
             elif table.families != reference:
                 raise SystemExit(f"{name}: --jobs {n_jobs} gave other families than --jobs {jobs[0]}")
-            built = table.meta["counts"].get("set_table", {})
+            counts = table.meta["counts"]
+            built = counts.get("set_table") or counts.get("family_table") or {}
+            entries = built.get("sets", built.get("families", 0))
             label = name + "".join(f" {k}={v}" for k, v in settings.items())
-            print(f"{label:16s} {n_jobs:4d} {best:8.2f} {built.get('seconds', 0.0):9.2f} {built.get('sets', 0):7d} "
+            print(f"{label:16s} {n_jobs:4d} {best:8.2f} {built.get('seconds', 0.0):9.2f} {entries:7d} "
                   f"{table.meta['scored']:9d} {first / best:5.2f}×")
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from bnilp.data import load_data
 from bnilp.errors import InputError
-from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized
+from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized, PartitionCache
 from bnilp.scores.discrete import BIC
 from tests.mixed_helpers import assert_true_parents_of_g_win, make_dataset, random_mixed
 
@@ -260,6 +260,42 @@ def test_sets_that_share_discrete_variables_read_the_same_cell_sums_bit_for_bit(
         assert shared.set_loglik_df(s) == fresh[s], sorted(s)
     parts = shared.partition._parts
     assert any(p.products for p in parts.values()) is (max_bytes > 1)
+
+
+def _cache_of(width: int, rows: int = 60, **kw) -> PartitionCache:
+    rng = np.random.default_rng(9)
+    return PartitionCache([rng.integers(0, 3, rows) for _ in range(width)], [3] * width, rows, **kw)
+
+
+def test_the_partition_cache_keeps_the_first_sets_a_walk_asks_for() -> None:
+    """A walk asks for the same discrete sets child after child: with more sets than the cache holds, the first
+    ones asked for are served from it on every later pass (clearing everything when full served none of them), a
+    set past the cache is built once for a run of calls, and the bytes counted are those of what is held."""
+    cache = _cache_of(5, size=3)
+    sets = [(0,), (1,), (0, 1), (2,), (3, 4)]
+    first = [cache(d) for d in sets]
+    assert cache(sets[4]) is first[4]                      # a run of calls past the cache: one partition
+    again = [cache(d) for d in sets]
+    assert [a is f for a, f in zip(again, first, strict=True)] == [True, True, True, False, False]
+    held = list(cache._parts.values()) + [cache._latest]
+    assert cache.bytes == sum(p.held for p in held) == sum(p.nbytes for p in held)
+    for d, p in zip(sets, again, strict=True):                          # the same partition however it was served
+        assert np.array_equal(p.counts, first[sets.index(d)].counts)
+
+
+def test_a_partition_the_cache_let_go_keeps_nothing_and_a_growing_one_stays() -> None:
+    """Sums kept on a partition count against the budget while the cache holds it and go with it; a partition
+    no longer held keeps nothing (its bytes would never be let go); past the budget :meth:`PartitionCache.grew`
+    lets every other partition go and keeps the growing one as the latest."""
+    cache = _cache_of(4, size=1)
+    kept, past, later = cache((0,)), cache((1,)), cache((2,))      # (1,) held as the latest, then replaced
+    assert cache.keep(kept, ("x",), "value", 100) == "value" and kept.extra == {("x",): "value"}
+    cache.keep(past, ("x",), "value", 100)
+    assert past.extra == {} and cache.bytes == kept.held + later.held == kept.nbytes + 100 + later.nbytes
+    cache.max_bytes = cache.bytes + 10
+    cache.grew(later, 50)
+    assert cache._parts == {} and cache._latest is later and cache.bytes == later.held == later.nbytes + 50
+    assert cache((2,)) is later and cache((0,)) is not kept
 
 
 def test_the_set_table_is_read_before_the_cache_and_travels_without_the_caches() -> None:

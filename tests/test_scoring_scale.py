@@ -220,7 +220,8 @@ def mixed_csv(tmp_path):
 CASES = {"discrete": lambda d, m: (d, ["--bf", "20", "--counts", "families"]),
          "table": lambda d, m: (d, ["--bf", "20", "--counts", "subsets"]),
          "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"]),          # CG: ℓ of the sets computed once
-         "mixed-walk": lambda d, m: (m, ["--score", "mvp", "--palim", "2"]),    # blocks of families on workers
+         "mixed-mvp": lambda d, m: (m, ["--score", "mvp", "--palim", "2"]),     # MVP: its family table
+         "mixed-walk": lambda d, m: (m, ["--score", "mml", "--palim", "2"]),    # blocks of families on workers
          "mixed-cgd": lambda d, m: (m, ["--score", "cgd", "--palim", "3"])}     # discrete children on BIC's walk
 
 
@@ -345,6 +346,67 @@ def test_a_parallel_set_function_walk_computes_each_set_once_exactly_those_the_w
         assert set(score._table) == asked and not score._sets, (palim, kw)
         if "time_limit" not in kw:              # a deeper pass's table holds only the sets new to it
             assert parallel.meta["counts"]["set_table"]["sets"] == len(asked) > 0
+
+
+def test_a_family_table_scores_each_family_once_by_partition_exactly_those_the_walks_ask_for(monkeypatch) -> None:
+    """MVP's families read bases kept on their discrete parents' partition, so a walk first scores every family
+    it will ask for, sorted by partition (:func:`bnilp.lattice.plan_family_table`,
+    :func:`~bnilp.lattice.build_family_table`), each partition built once, then walks on look-ups. The table
+    holds exactly the families a walk without it scores — without a palim, with one, with required and
+    forbidden arrows, in the passes of a deepening shallower than a child's required parents — each scored
+    once, on one process or two, with the same families."""
+    import bnilp.lattice as lattice
+    import bnilp.scores.cg as cg
+    from bnilp.scores.mvp import MixedVariablePolynomial
+
+    data = random_mixed(np.random.default_rng(15), "dcdccdc", 250)
+    names = data.names
+    knowledge = {"required": [[names[1], names[3]]], "forbidden": [[names[0], names[4]], [names[6], names[2]]]}
+    three = {"required": [[names[0], names[3]], [names[1], names[3]], [names[2], names[3]]]}
+    asked: list[tuple[int, tuple[int, ...]]] = []
+
+    class Recording(MixedVariablePolynomial):
+        def raw(self, child, parents):
+            asked.append((child, parents))
+            return super().raw(child, parents)
+
+    built = []
+    partition = cg.Partition.__init__
+    monkeypatch.setattr(cg.Partition, "__init__", lambda self, codes: (built.append(1), partition(self, codes))[1])
+    for palim, kw in ((None, {}), (2, {}), (3, {"knowledge": knowledge}),
+                      (None, {"knowledge": three, "time_limit": 100})):   # passes of depth below the 3 required
+        with monkeypatch.context() as no_table:
+            no_table.setattr(lattice, "FAMILY_TABLE_MAX_FAMILIES", 0)
+            asked.clear()
+            walked = score_parent_sets(Recording(data), epsilon=math.log(20), palim=palim, **kw)
+            assert "family_table" not in walked.meta["counts"]
+        expected = set(asked)
+        asked.clear()
+        built.clear()
+        serial = score_parent_sets(Recording(data), epsilon=math.log(20), palim=palim, **kw)
+        assert serial.families == walked.families and sorted(asked) == sorted(expected), (palim, kw)
+        if "time_limit" not in kw:              # a deeper pass's table holds only the families new to it
+            keys = {Recording(data).family_share_key(*f) for f in expected}
+            assert len(built) == len(keys) and serial.meta["counts"]["family_table"]["families"] == len(expected)
+        score = MixedVariablePolynomial(data)
+        parallel = score_parent_sets(score, epsilon=math.log(20), palim=palim, n_jobs=2, **kw)
+        assert parallel.families == walked.families and set(score._families) == expected, (palim, kw)
+
+
+def test_a_family_table_past_its_size_leaves_the_walk_to_the_processes(monkeypatch) -> None:
+    """More families than :data:`~bnilp.lattice.FAMILY_TABLE_MAX_FAMILIES`: no table, MVP's blocks of families go
+    to the processes, with the same families; a deadline that passes while the table is built stops it."""
+    import bnilp.lattice as lattice
+    from bnilp.parentsets import Deadline, ScoringTimeLimit
+
+    data = random_mixed(np.random.default_rng(16), "dcdcdc", 200)
+    serial = score_parent_sets(make_score("mvp", data), epsilon=math.log(20), palim=2)
+    monkeypatch.setattr(lattice, "FAMILY_TABLE_MAX_FAMILIES", 10)
+    parallel = score_parent_sets(make_score("mvp", data), epsilon=math.log(20), palim=2, n_jobs=2)
+    assert parallel.families == serial.families and "family_table" not in parallel.meta["counts"]
+    assert serial.meta["counts"]["family_table"]["families"] == 6 * (1 + 5 + 10)
+    with pytest.raises(ScoringTimeLimit):
+        lattice.build_family_table(make_score("mvp", data), [(0, ()), (1, ())], 2, None, Deadline(0.0))
 
 
 def test_a_set_table_past_its_size_leaves_the_walk_to_the_processes(monkeypatch) -> None:

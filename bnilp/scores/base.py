@@ -163,6 +163,8 @@ class LocalScore(ABC):
         self.data = data
         self.prior = prior or StructurePrior("none", data.n)
         self.penalty_discount = float(penalty_discount)
+        self._families: dict[tuple[int, tuple[int, ...]], float] = {}     # the family table, if one was built
+        self._share_key: int | None = None          # the key whose sums are kept (:meth:`share`)
 
     def constructor_settings(self) -> dict[str, Any]:
         """The keyword arguments that rebuild this score on other data (:meth:`with_data`)."""
@@ -177,8 +179,40 @@ class LocalScore(ABC):
         """Score of the family without the structure prior."""
 
     def local(self, child: int, parents: tuple[int, ...]) -> float:
-        """s(child | parents) = raw score + ln π(|parents|)."""
+        """s(child | parents) = raw score + ln π(|parents|) (read from the family table where it holds it)."""
+        if self._families:
+            hit = self._families.get((child, parents))
+            if hit is not None:
+                return hit
         return self.raw(child, parents) + self.prior.log_prior(len(parents))
+
+    # -- the family table (:func:`bnilp.lattice.plan_family_table`)
+
+    def family_share_key(self, child: int, parents: tuple[int, ...]) -> int | None:
+        """What the family shares with others of the same key — sums kept on a row partition; MVP: its discrete
+        parents as a bit mask — so that a family table scores each key's families together and each process
+        builds those sums once. ``None`` (the default): the score takes no family table."""
+        return None
+
+    def release_shared(self) -> None:
+        """Let go of the sums kept for the last key's families (a family table's build has moved past them);
+        nothing is kept by default."""
+        return None
+
+    def share(self, key: int | None) -> None:
+        """The next families are of ``key``: the sums of another key are let go first (:meth:`release_shared`);
+        ``None`` lets go of every key's."""
+        if key != self._share_key or key is None:
+            self.release_shared()
+            self._share_key = key
+
+    def add_family_table(self, table: Mapping[tuple[int, tuple[int, ...]], float]) -> None:
+        """Local scores, keyed (child, parents as the walk writes them), that :meth:`local` reads from now on;
+        :func:`bnilp.lattice.build_family_table` fills it for a walk."""
+        self._families.update(table)
+
+    def holds_family(self, child: int, parents: tuple[int, ...]) -> bool:
+        return (child, parents) in self._families
 
     def walk_score(self, child: int) -> LocalScore:
         """The score whose parent-set walk gives ``child``'s families (:func:`bnilp.parentsets.score_parent_sets`):

@@ -340,8 +340,19 @@ class MixedVariablePolynomial(LocalScore):
         self.centre = [0.0 if self.discrete[j] else _central_value(data.values[:, j]) for j in range(data.n)]
         self.sd = [0.0 if self.discrete[j] else float(np.nanstd(data.values[:, j] - self.centre[j]))
                    for j in range(data.n)]
-        self.partition = PartitionCache(self.codes, self.arities, self.N, max_bytes=BASIS_BYTES)
+        self.partition = self._fresh_partitions()
 
+    def _fresh_partitions(self) -> PartitionCache:
+        return PartitionCache(self.codes, self.arities, self.N, max_bytes=BASIS_BYTES)
+
+    def family_share_key(self, child: int, parents: tuple[int, ...]) -> int:
+        """The discrete parents as a bit mask: the partition whose bases, cross sums and child sums the family
+        reads (a family table scores the families of one partition together)."""
+        return sum(1 << j for j in parents if self.discrete[j])
+
+    def release_shared(self) -> None:
+        """Let go of every partition and its bases (a family table's build moved to the next partition)."""
+        self.partition = self._fresh_partitions()
 
     def cell_degree(self, n_p: int) -> int:
         return int(math.floor(math.log(n_p))) if self.degree == "log" else int(self.degree)
@@ -349,7 +360,7 @@ class MixedVariablePolynomial(LocalScore):
     def __getstate__(self) -> dict[str, Any]:
         """For the worker processes: the partitions with their bases (N rows × degree each) stay here."""
         state = self.__dict__.copy()
-        state["partition"] = PartitionCache(self.codes, self.arities, self.N, max_bytes=BASIS_BYTES)
+        state["partition"] = self._fresh_partitions()
         return state
 
     def cell_degrees(self, part: Partition) -> np.ndarray:
