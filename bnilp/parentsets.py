@@ -190,11 +190,21 @@ class ScoringTimeLimit(Exception):
 
 
 class ScoringMemoryLimit(Exception):
-    """The system's free memory fell below the walk's floor (caught by :func:`score_parent_sets`)."""
+    """The system's free memory fell below the walk's floor, or an allocation failed (caught by
+    :func:`score_parent_sets`)."""
 
     def __init__(self, free: int, floor: int) -> None:
         super().__init__(f"the system had {free / 2**30:.2f} GiB of memory left, below the scoring walk's floor "
                          f"of {floor / 2**30:.2f} GiB")
+
+    @classmethod
+    def failed(cls, exc: MemoryError) -> ScoringMemoryLimit:
+        """An allocation that failed: under a cap on the process's memory (``ulimit -v``, a batch system's
+        limit), which the free-memory floor does not see, or with the system out of memory."""
+        out = cls.__new__(cls)
+        Exception.__init__(out, f"an allocation failed ({str(exc) or 'MemoryError'}): the process's memory is capped "
+                                "(ulimit -v, a batch system's limit) or the system has none left")
+        return out
 
 
 def _tol(value):
@@ -649,10 +659,21 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
     return table
 
 
-def _score_parent_sets(score: LocalScore, *, epsilon: float, palim: int | None, prune: bool,
-                       rules: Iterable[str] | None, n_jobs: int, scheduler: str | None,
-                       progress: Callable[[WalkStats], None] | None, knowledge: Any, counts: str,
-                       deadline: Deadline | None = None, depth: int | None = None) -> ScoreTable:
+def _score_parent_sets(score: LocalScore, **kwargs: Any) -> ScoreTable:
+    """:func:`_score_pass`, a ``MemoryError`` in it turned into :class:`ScoringMemoryLimit`: an allocation refused
+    under a cap on the process's memory (``ulimit -v``), which the free-memory floor does not see, stops the walk
+    as running short of free memory does (a review's find: a traceback; with a time limit the last finished pass
+    is kept)."""
+    try:
+        return _score_pass(score, **kwargs)
+    except MemoryError as exc:
+        raise ScoringMemoryLimit.failed(exc) from None
+
+
+def _score_pass(score: LocalScore, *, epsilon: float, palim: int | None, prune: bool,
+                rules: Iterable[str] | None, n_jobs: int, scheduler: str | None,
+                progress: Callable[[WalkStats], None] | None, knowledge: Any, counts: str,
+                deadline: Deadline | None = None, depth: int | None = None) -> ScoreTable:
     """:func:`score_parent_sets` without a time limit, or one pass of :func:`_deepen`: every child's palim
     capped at ``depth``, stopped at ``deadline``; ``meta["depth_cut"]`` says whether the cap cut a walk
     that its own palim would have continued."""

@@ -27,7 +27,9 @@ counted from the CPDAG), ``undirected_posterior`` = P(u — v undirected in the 
 :func:`write_report` writes ``edges.csv``, ``mecs.csv``, ``networks.json``, ``best_cpdag.dot``,
 ``averaged.dot``, ``heatmap.png``, ``averaged.png`` (and ``best_network.dot``/``.graphml``); every
 file goes through a temporary file in the same folder and ``os.replace``. ``networks.json`` is
-strict JSON: a non-finite number (ε = ∞, an open gap) is written as null.
+strict JSON: a non-finite number (ε = ∞, an open gap) is written as null. Where the credible set is not complete
+(a limit cut it short; ``--optimum-only``) the pictures' titles and ``averaged.dot``'s label say INCOMPLETE and
+why, and ``edges.csv`` and ``mecs.csv`` get a column ``incomplete`` holding why on every row.
 """
 
 from __future__ import annotations
@@ -437,12 +439,31 @@ def _cpdag_dot(mec: Mapping[str, Any], variables: Sequence[str]) -> str:
     return dot_text(pa, graph["undirected"], name="best_cpdag")
 
 
+def _cut_short(r: Mapping[str, Any]) -> str | None:
+    """Why the credible set behind a result is not complete (its limits, e.g. ``time_limit``; or only one optimal
+    network asked for), or None where it is: the report's pictures, DOT and CSV files say it, as the JSON does —
+    a review found a cut-short run's heatmap titled as a complete one's."""
+    if r.get("complete", True):
+        return None
+    status = r.get("status")
+    return (", ".join(r.get("limits") or []) or (status if status and status != "optimal" else None)
+            or "not every credible network listed")
+
+
+def _cut_short_title(r: Mapping[str, Any]) -> str:
+    why = _cut_short(r)
+    return "" if why is None else f" — INCOMPLETE ({why}): the networks found so far"
+
+
 def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],
                   r: Mapping[str, Any] | None = None) -> str:
     """Averaged graph; with knowledge: required arrows bold blue, forbidden statements red dashed
-    ``tee`` arrows (not drawn for tier-implied ones), and each tier on one rank."""
+    ``tee`` arrows (not drawn for tier-implied ones), and each tier on one rank; a result cut short says so in
+    the graph's label."""
     required, forbidden = _known(r or {})
     lines = ['digraph "averaged" {']
+    if _cut_short(r or {}) is not None:
+        lines.append(f'  label="P(u -> v){_cut_short_title(r or {})}"; labelloc=t;')
     lines += [f"  {_dot_id(v)};" for v in variables]
     for e in edges:
         p = float(e["posterior"])
@@ -502,7 +523,8 @@ def plot_heatmap(result_json: Mapping[str, Any], path: str | os.PathLike[str]) -
     ax.set_xlabel("child v")
     ax.set_ylabel("parent u")
     ax.set_title(f"P(u → v) over {result_json.get('posterior_dags', result_json.get('n_networks', '?'))} credible DAGs "
-                 f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')})", fontsize=9)
+                 f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')}){_cut_short_title(result_json)}",
+                 fontsize=9)
     if n <= 15:
         for i in range(len(variables)):
             for j in range(len(variables)):
@@ -567,7 +589,7 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
     knows = ("; required arrows bright blue, forbidden (stated) red dashed" if result_json.get("knowledge") else "")
     ax.set_title(f"Averaged network: edge width/opacity = P(u → v) "
                  f"({PRIOR_TEXT.get(result_json.get('prior', 'dags'), '')}, conditional on the credible set"
-                 f"{shown}{knows})", fontsize=9)
+                 f"{shown}{knows}){_cut_short_title(result_json)}", fontsize=9)
     _save_figure(fig, Path(path))
 
 
@@ -619,9 +641,12 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         required, forbidden = _known(r)
         frame["knowledge"] = ["required" if (u, v) in required else "" for u, v in zip(frame["from"], frame["to"],
                                                                                           strict=True)]
+    cut = _cut_short(r)
+    if cut is not None:                 # every row says so: the posteriors are over the networks found
+        frame["incomplete"] = cut
     put("edges.csv", frame.to_csv(index=False, lineterminator="\n"))
     mecs = r.get("mecs") or []
-    put("mecs.csv", pd.DataFrame({
+    classes = pd.DataFrame({
         "rank": list(range(1, len(mecs) + 1)),
         "score": [m["score"] for m in mecs],
         "ln_bf": [m["ln_bf"] for m in mecs],
@@ -631,7 +656,10 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         "posterior": [m["posterior"] for m in mecs],
         "n_directed": [len(m["cpdag"]["directed"]) for m in mecs],
         "n_undirected": [len(m["cpdag"]["undirected"]) for m in mecs],
-    }).to_csv(index=False, lineterminator="\n"))
+    })
+    if cut is not None:
+        classes["incomplete"] = cut
+    put("mecs.csv", classes.to_csv(index=False, lineterminator="\n"))
     put("networks.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False) + "\n")
     if mecs:
         put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))

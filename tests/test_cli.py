@@ -469,6 +469,9 @@ def test_an_output_that_cannot_be_written_leaves_none_of_the_others(runner, smal
               tmp_path / "out" / "rep", "--dot", "/dev/full")
     assert res.exit_code == 2 and "bnilp: error: /dev/full: cannot be written (No space left on device)" in res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+    # the summary is printed once the outputs are in place: none before the error (it read as a success)
+    assert "complete" not in res.output and res.output.strip().splitlines() == [
+        "bnilp: error: /dev/full: cannot be written (No space left on device)"]
 
 
 def _piped_into_true(command: list, pipe: str = "|") -> subprocess.CompletedProcess:

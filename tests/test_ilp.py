@@ -225,6 +225,18 @@ def test_time_limit_returns_valid_dag_and_honest_gap():
     assert res.seconds < 0.5 + 10      # stopped near its limit (a loaded machine overruns by seconds, not minutes)
 
 
+@pytest.mark.parametrize("limit", [1e20, 1.1e20, 1e300])
+def test_a_time_limit_past_scips_range_is_no_limit(monkeypatch, limit):
+    """SCIP takes ``limits/time`` up to 1e20 (its infinity); a longer limit is none — it stopped the search with
+    SCIP's "invalid value" and a traceback (a review's find), in both phases of branch-and-cut."""
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr(ilp.settings, "DP_ENUMERATION", False)
+    table = random_table(5, 14)
+    res = solve(table, 2.0, time_limit=limit)
+    assert res.status == "optimal" and res.complete
+    check_result(table, res, 2.0)
+
+
 def test_time_limit_in_phase_two_keeps_the_proven_optimum(monkeypatch):
     monkeypatch.setattr(ilp.settings, "DP_ENUMERATION", False)     # branch-and-cut's phase 2 (peeling: test_ilp_dp)
     table = random_table(5, 13, keep=1.0)

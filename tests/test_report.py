@@ -185,6 +185,35 @@ def test_write_report_files(tmp_path, report):
         assert data[:8] == PNG_MAGIC and len(data) > 2000
 
 
+def test_a_report_of_a_set_cut_short_says_so_in_every_file(tmp_path, monkeypatch):
+    """A review's find: a time-limited run's report folder said it was cut short only in ``networks.json`` — the
+    heatmap was titled as a complete run's, and the CSV and DOT files, whose posteriors cover only the networks
+    found, carried no mark. Now the pictures' titles and the DOT label say INCOMPLETE and why, and both CSV files
+    have an ``incomplete`` column holding why on every row; a complete report has none of it."""
+    from matplotlib.axes import Axes
+
+    titles: list[str] = []
+    set_title = Axes.set_title
+    monkeypatch.setattr(Axes, "set_title", lambda self, text, *a, **k: (titles.append(text),
+                                                                        set_title(self, text, *a, **k))[1])
+    for complete in (False, True):
+        solved = _solver_dict(math.log(150), complete=complete)
+        r = summarise(solved)
+        r["limits"] = [] if complete else ["time_limit"]
+        out = tmp_path / f"rep{complete}"
+        titles.clear()
+        write_report(out, r, solved["networks"], NODES)
+        edges, mecs = pd.read_csv(out / "edges.csv"), pd.read_csv(out / "mecs.csv")
+        dot = (out / "averaged.dot").read_text()
+        if complete:
+            assert "incomplete" not in edges and "incomplete" not in mecs and "INCOMPLETE" not in dot
+            assert len(titles) == 2 and not any("INCOMPLETE" in t for t in titles)
+        else:
+            assert (edges["incomplete"] == "time_limit").all() and (mecs["incomplete"] == "time_limit").all()
+            assert 'label="P(u -> v) — INCOMPLETE (time_limit): the networks found so far"' in dot
+            assert len(titles) == 2 and all("INCOMPLETE (time_limit)" in t for t in titles)
+
+
 def test_write_dot_and_graphml(tmp_path):
     pa = {"x y": frozenset(), 'q"uote': frozenset({"x y"}), "z": frozenset({"x y", 'q"uote'})}
     write_dot(pa, tmp_path / "n.dot")

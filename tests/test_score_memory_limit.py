@@ -94,6 +94,62 @@ def test_the_command_line_exits_3_and_writes_nothing_or_the_exact_part(monkeypat
     assert "(the scoring memory limit)" in res.output
 
 
+def allocations_fail(monkeypatch, from_depth: int | None = None) -> None:
+    """An allocation of the walk is refused (``MemoryError``, as under ``ulimit -v``: the free memory the floor
+    watches stays ample) — in every pass, or from the deepening pass of palim ``from_depth`` on."""
+    import bnilp.lattice as lattice
+
+    absorb = lattice._ChildWalk.absorb
+
+    def refused(self, blocks, results):
+        if from_depth is None or (self.palim is not None and self.palim >= from_depth):
+            raise MemoryError("Unable to allocate 63.7 MiB for an array")
+        return absorb(self, blocks, results)
+
+    monkeypatch.setattr(lattice._ChildWalk, "absorb", refused)
+
+
+def test_a_refused_allocation_is_a_memory_limit_not_a_crash(monkeypatch, tmp_path) -> None:
+    """A review's find: under ``ulimit -v`` numpy's ``MemoryError`` escaped as a traceback (exit 1). It stops the
+    walk as running short of free memory does: without a time limit a ``LimitError`` (one line, exit 3, no file);
+    with one the last finished pass, exact up to its palim."""
+    data = discrete(5, 7, 300)
+    allocations_fail(monkeypatch)
+    with pytest.raises(LimitError, match=r"scoring stopped: an allocation failed \(Unable to allocate.*ulimit -v"):
+        score_parent_sets(make_score("bic", data), epsilon=math.log(20), counts="families")
+    monkeypatch.undo()
+    ref = score_parent_sets(make_score("bic", data), epsilon=math.log(20), palim=2)
+    allocations_fail(monkeypatch, from_depth=3)
+    got = score_parent_sets(make_score("bic", data), epsilon=math.log(20), time_limit=600, counts="families")
+    assert got.families == ref.families and got.meta["score_memory_limit_reached"]
+    assert got.meta["exact_for_parent_sets_up_to"] == 2 and "allocation failed" in got.meta["deepening"][-1]["stopped"]
+
+    frame = random_discrete_frame(7, n=7, N=300, max_arity=3)
+    path, out = tmp_path / "d.csv", tmp_path / "s.scores"
+    frame.to_csv(path, index=False)
+    allocations_fail(monkeypatch)
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(out), "--bf", "20", "--counts", "families"])
+    assert res.exit_code == EXIT_LIMIT and "Traceback" not in res.output and not out.exists(), res.output
+    assert res.output.strip().splitlines()[-1].startswith("bnilp: limited: scoring stopped: an allocation failed")
+
+
+def test_a_refused_allocation_after_scoring_is_a_limit_too(monkeypatch, tmp_path) -> None:
+    """A ``MemoryError`` anywhere else in a command (the search, the report) ends it with one line and exit 3."""
+    import bnilp.pipeline
+
+    def refused(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(bnilp.pipeline, "solve", refused)
+    frame = random_discrete_frame(8, n=4, N=200, max_arity=3)
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["learn", str(path), "--bf", "3", "-q"])
+    assert res.exit_code == EXIT_LIMIT and "Traceback" not in res.output, res.output
+    assert res.output.strip().splitlines()[-1].startswith("bnilp: limited: out of memory: an allocation failed "
+                                                          "(MemoryError)")
+
+
 def test_the_watch_stops_a_long_step_that_never_checks(monkeypatch) -> None:
     """A step that holds the walk (building a huge level) is interrupted by the watching thread within a
     look or two; the interrupt becomes ScoringMemoryLimit there and nothing is left pending after it."""

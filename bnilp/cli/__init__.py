@@ -3,7 +3,8 @@
 Every :class:`bnilp.errors.BnilpError` becomes one line on stderr and exit code 2 (never a
 traceback). Exit code 3 means a limit cut the work short (time, network count, memory): the result is
 valid but not proven optimal / not complete — or, for :class:`bnilp.errors.LimitError` (scoring out of
-memory without a time limit), there is no result and nothing is written.
+memory without a time limit) or a ``MemoryError`` (an allocation refused, e.g. under ``ulimit -v``), there is no
+result and nothing more is written.
 """
 
 from __future__ import annotations
@@ -263,6 +264,11 @@ class LazyGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("bnilp: interrupted", err=True)
             _exit(EXIT_INTERRUPTED)
+        except MemoryError as exc:      # an allocation refused (ulimit -v, a batch system's cap): a limit, not a crash
+            click.echo(f"bnilp: limited: out of memory: an allocation failed ({str(exc) or 'MemoryError'}); the "
+                       "process's memory is capped (ulimit -v, a batch system's limit) or the system has none left",
+                       err=True)
+            _exit(EXIT_LIMIT)
         except Exception as exc:
             if not (caused_by_interrupt(exc) or _SIGNALLED.is_set()):
                 raise

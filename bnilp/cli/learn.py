@@ -315,20 +315,14 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
     not serve (said on its own line either way), else 0."""
     with output_set():
         export_error = _export(result, data, opts, console) if opts.get("export_path") else None
-        _print_and_write(result, opts, t0)
+        _write(result, opts, t0)
+    _print(result, opts)
     _exit(result, export_error)
 
 
-def _print_and_write(result: LearnResult, opts: dict[str, Any], t0: float) -> None:
+def _write(result: LearnResult, opts: dict[str, Any], t0: float) -> None:
     report = result.report
     report["total_seconds"] = round(time.perf_counter() - t0, 4)
-    to_stderr = writes_stdout(*(opts.get(key) for key in OUTPUT_FLAGS))     # stdout holds that output alone
-    out = plain_console(stderr=to_stderr) if not opts.get("quiet") else None
-    if out is not None:
-        print_report(report, out)
-    else:
-        click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
-                   f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}", err=to_stderr)
     if opts.get("json_out"):
         atomic_write_text(opts["json_out"], report_json_text(report))
     if opts.get("report_dir"):
@@ -339,6 +333,19 @@ def _print_and_write(result: LearnResult, opts: dict[str, Any], t0: float) -> No
             write_dot(best, opts["dot_out"])
         if opts.get("graphml_out"):
             write_graphml(best, opts["graphml_out"])
+
+
+def _print(result: LearnResult, opts: dict[str, Any]) -> None:
+    """The report, printed once every file is in place: an output that cannot be written (a full disk) ends the
+    run with its one line and exit 2, not after a report that reads as a success (a review's find)."""
+    report = result.report
+    to_stderr = writes_stdout(*(opts.get(key) for key in OUTPUT_FLAGS))     # stdout holds that output alone
+    out = plain_console(stderr=to_stderr) if not opts.get("quiet") else None
+    if out is not None:
+        print_report(report, out)
+    else:
+        click.echo(f"optimum {report['optimum']} status {report['status']} networks {report['n_networks']} "
+                   f"mecs {report['n_mecs']} complete {str(report['complete']).lower()}", err=to_stderr)
 
 
 def _exit(result: LearnResult, export_error: str | None) -> None:

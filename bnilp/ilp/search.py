@@ -319,7 +319,7 @@ def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
     nodes, LP work and SCIP's clocks in ``stats``. Returns SCIP's status."""
     rem = run.remaining()
     if rem is not None:
-        model.setParam("limits/time", max(rem, 1e-3))
+        model.setParam("limits/time", min(max(rem, 1e-3), settings.SCIP_TIME_LIMIT_MAX))
     t0 = time.perf_counter()
     run.sig.model = model
     model.optimize()

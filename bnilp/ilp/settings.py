@@ -312,6 +312,9 @@ SUBIP_PHASE2 = False
 SUBIP_DEPTH_FREQ = 10
 #: seconds per sub-IP call (GOBNILP: 10 s)
 SUBIP_TIME_LIMIT = 10.0
+#: the largest ``limits/time`` SCIP takes (its infinity): a longer time limit is none (a review's find: 1.1e20
+#: stopped the search with SCIP's "invalid value" and a traceback)
+SCIP_TIME_LIMIT_MAX = 1e20
 #: cuts taken from one sub-IP call (most violated first)
 SUBIP_MAX_CUTS = 50
 #: sub-SCIP settings besides heuristics and separators off (``setHeuristics``/``setSeparating``):
