@@ -49,6 +49,7 @@ Pruning: only R1 is claimed.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -57,7 +58,7 @@ import numpy as np
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior
-from bnilp.scores.cg import PartitionCache
+from bnilp.scores.cg import Partition, PartitionCache
 
 #: best known lattice quantiser constants κ_d, d = 1..8 (Conway & Sloane, table 2.3)
 KAPPA = {1: 1 / 12, 2: 5 / (36 * math.sqrt(3)), 3: 0.0785433, 4: 0.0766032, 5: 0.0756254,
@@ -97,6 +98,17 @@ def gaussian_length(v: np.ndarray, floor: float) -> float:
     s2 = max(ss / max(t - 1, 1), floor)
     return (0.5 * math.log(t * t / 2.0) + log_kappa(2) + 1.0 + t / 2 * _LN2PI
             + (t - 1) / 2 * math.log(s2) + ss / (2 * s2))
+
+
+def _gaussian_lengths(t: np.ndarray, ss: np.ndarray, floor: float) -> np.ndarray:
+    """:func:`gaussian_length` of cells of ``t`` values with sums of squares about their means ``ss``."""
+    s2 = np.maximum(ss / np.maximum(t - 1.0, 1.0), floor)
+    return (0.5 * np.log(t * t / 2.0) + log_kappa(2) + 1.0 + t / 2 * _LN2PI + (t - 1.0) / 2 * np.log(s2)
+            + ss / (2 * s2))
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a <= b else (b, a)
 
 
 def regression_length(v: np.ndarray, x: np.ndarray, floor: float) -> float:
@@ -173,20 +185,101 @@ class MinimumMessageLength(LocalScore):
             inverse = part.inverse
             table = np.bincount(inverse * r + self.codes[child], minlength=part.counts.size * r)
             return length + multinomial_length(table.reshape(-1, r).astype(float), q)
+        return length + q * math.log(q) + float(self._cell_lengths(part, child, cont).sum())
+
+    def _cell_lengths(self, part: Partition, child: int, cont: list[int]) -> np.ndarray:
+        """Eq. 3.12 or 3.13 of each observed configuration (cell) of ``part``, from per-cell sums: the cells'
+        means and centred products of the columns (:meth:`_products`), kept on the partition and shared by every
+        family with these discrete parents. With an intercept the design [1, X] of T rows has
+        |A| = T·|C| (C the cell's centred scatter of X) and RSS = c_yy − c_xyᵀC⁻¹c_xy; without one A = C + T·m·mᵀ
+        and the sums are uncentred likewise. A cell whose normal equations would lose digits — the correlation
+        matrix of what is solved has an eigenvalue below :data:`~bnilp.scores.mvp.GRAM_TOL`, or the fit leaves
+        less than :data:`~bnilp.scores.mvp.CANCEL_TOL` of the child's sum of squares — is fitted on its rows by
+        :func:`regression_length` (least squares on the unit-length design), as every cell was before; so is
+        the degeneracy rule there (eq. 3.12 for T ≤ K or an eigenvalue of the unit-length A at most 1e−12 of the
+        largest) decided on A built from the sums."""
+        from bnilp.scores.mvp import CANCEL_TOL, GRAM_TOL
+
         floor = self.floor[child]
-        y = self.centred[child][part.order]
-        x = np.column_stack([self.centred[j] for j in cont])[part.order] if cont else None
-        length += q * math.log(q)
-        for start, t in zip(part.starts.tolist(), part.counts.tolist(), strict=True):
-            v = y[start:start + t]
-            if x is None:
-                length += gaussian_length(v, floor)
-            else:
-                xc = x[start:start + t]
-                if self.intercept:
-                    xc = np.column_stack([np.ones(t), xc])
-                length += regression_length(v, xc, floor)
-        return length
+        n = part.counts.astype(float)
+        products = self._products(part, [child, *cont])
+        syy = products[child, child]
+        out = _gaussian_lengths(n, syy, floor)
+        k = len(cont) + int(self.intercept)
+        cells = np.flatnonzero(n > k) if cont else np.zeros(0, dtype=np.int64)
+        if cells.size == 0:
+            return out
+        t = n[cells]
+        width = len(cont)
+        mean = np.stack([part.means[j][cells] for j in cont], axis=1)
+        scatter = np.empty((cells.size, width, width))
+        for a in range(width):
+            for b in range(a, width):
+                scatter[:, a, b] = scatter[:, b, a] = products[_pair(cont[a], cont[b])][cells]
+        cxy = np.stack([products[_pair(j, child)][cells] for j in cont], axis=1)
+        uncentred = scatter + t[:, None, None] * mean[:, :, None] * mean[:, None, :]
+        if self.intercept:
+            design = np.empty((cells.size, k, k))
+            design[:, 0, 0] = t
+            design[:, 0, 1:] = design[:, 1:, 0] = t[:, None] * mean
+            design[:, 1:, 1:] = uncentred
+            solved, rhs, total = scatter, cxy, syy[cells]
+        else:
+            my = part.means[child][cells]
+            design = solved = uncentred
+            rhs, total = cxy + t[:, None] * mean * my[:, None], syy[cells] + t * my * my
+        d = np.sqrt(np.maximum(np.diagonal(design, axis1=1, axis2=2), 0.0))
+        live = (d > 0).all(axis=1)
+        eig = np.ones((cells.size, k))
+        eig[live] = np.linalg.eigvalsh(design[live] / (d[live, :, None] * d[live, None, :]))
+        fit = live & (eig[:, 0] > 1e-12 * eig[:, -1])
+        ds = np.sqrt(np.maximum(np.diagonal(solved, axis1=1, axis2=2), 0.0))
+        fit &= (ds > 0).all(axis=1)
+        rss = np.zeros(cells.size)
+        near = ~fit.copy()
+        if fit.any():
+            corr = solved[fit] / (ds[fit, :, None] * ds[fit, None, :])
+            z = rhs[fit] / ds[fit]
+            lowest = np.linalg.eigvalsh(corr)[:, 0]
+            beta = np.linalg.solve(corr, z[:, :, None])[:, :, 0]
+            rss[fit] = total[fit] - (z * beta).sum(axis=1)
+            near[fit] = (lowest < GRAM_TOL) | (rss[fit] < CANCEL_TOL * total[fit])
+        good = fit & ~near
+        tg, kk = t[good], float(k)
+        s2 = np.maximum(rss[good] / (tg - kk), floor)
+        log_det = np.log(eig[good]).sum(axis=1) + 2.0 * np.log(d[good]).sum(axis=1)
+        out[cells[good]] = (0.5 * np.log(tg / 2.0) + 0.5 * log_det + (kk + 1) / 2 * log_kappa(k + 1) + (kk + 1) / 2
+                            + tg / 2 * _LN2PI + (tg - kk) / 2 * np.log(s2) + rss[good] / (2 * s2))
+        redo = cells[fit & near]
+        if redo.size:
+            y = self.centred[child][part.order]
+            x = np.column_stack([self.centred[j] for j in cont])[part.order]
+            for p in redo.tolist():
+                rows = slice(int(part.starts[p]), int(part.starts[p] + part.counts[p]))
+                design_p = np.column_stack([np.ones(int(part.counts[p])), x[rows]]) if self.intercept else x[rows]
+                out[p] = regression_length(y[rows], design_p, floor)
+        return out
+
+    def _products(self, part: Partition, cols: list[int]) -> dict[tuple[int, int], np.ndarray]:
+        """The cells' means of the centred columns ``cols`` (``part.means``) and the sums of products of the columns
+        less their cell means (``part.products``, keyed by the pair (a ≤ b)), two passes as CG's (so cells far
+        from the column's mean lose no digits), summed once per partition."""
+        inv, n = part.inverse, part.counts
+        cells = n.size
+        added = 0
+        for j in cols:
+            if j not in part.means:
+                part.means[j] = np.bincount(inv, weights=self.centred[j], minlength=cells) / n
+                added += part.means[j].nbytes
+        for a, b in itertools.combinations_with_replacement(sorted(cols), 2):
+            if (a, b) not in part.products:
+                xa = self.centred[a] - part.means[a][inv]
+                xb = xa if a == b else self.centred[b] - part.means[b][inv]
+                part.products[a, b] = np.bincount(inv, weights=xa * xb, minlength=cells)
+                added += part.products[a, b].nbytes
+        if added:
+            self.partition.grew(part, added)
+        return part.products
 
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
         return -self.message_length(child, parents)
