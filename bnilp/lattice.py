@@ -1636,14 +1636,16 @@ FAMILY_TABLE_MAX_FAMILIES = 200_000
 def plan_set_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[list[int] | None, str]:
     """The variable sets, as bit masks (bit j: variable j), whose ℓ the walks will ask of a score whose
     families are differences of one set function (CG; CGd's continuous children:
-    :meth:`~bnilp.scores.cg.ConditionalGaussian.set_loglik_df`), or None and why there are none to compute.
+    :meth:`~bnilp.scores.cg.ConditionalGaussian.set_loglik_df`) — empty where the score holds them all — or None
+    and why the walks do not read such a table.
 
     Such a score prunes no superset (only R1, which removes a set but not its supersets), so the walk of
     child Y with fixed parents F, candidates C and palim p generates every parent set Π = F ∪ S, S ⊆ C,
     |Π| ≤ p (all of C without a palim), and its family asks for ℓ(Π) and ℓ(Π ∪ {Y}) (ℓ(Y | Π) =
     ℓ({Y} ∪ Π) − ℓ(Π)): the union over the children is known before any walk starts. Sets the score
-    holds already (an earlier pass of a deepening) are left out. Ordered by their discrete variables, so a
-    task's sets share row partitions. More than :data:`~bnilp.scores.cg.SET_TABLE_MAX_SETS` sets: None."""
+    holds already (an earlier pass of a deepening, an earlier call) are left out. Ordered by their discrete
+    variables, so a task's sets share row partitions. More than :data:`~bnilp.scores.cg.SET_TABLE_MAX_SETS` sets:
+    None."""
     from bnilp.parentsets import SUPERSET_RULES
     from bnilp.scores.cg import SET_TABLE_MAX_SETS, ConditionalGaussian
 
@@ -1666,9 +1668,7 @@ def plan_set_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[list
     names = range(score.data.n)
     discrete = sum(1 << j for j in names if score.discrete[j])
     todo = [m for m in masks if not score.holds_set(frozenset(j for j in names if m >> j & 1))]
-    if not todo:
-        return None, "every set is at hand"
-    return sorted(todo, key=lambda m: (m & discrete, m)), ""
+    return sorted(todo, key=lambda m: (m & discrete, m)), "" if todo else "every set is at hand"
 
 
 def _walk_parent_sets(walk: _ChildWalk) -> Iterator[tuple[int, ...]]:
@@ -1686,8 +1686,9 @@ def _walk_parent_sets(walk: _ChildWalk) -> Iterator[tuple[int, ...]]:
 def plan_family_table(score: LocalScore, walks: Sequence[_ChildWalk]
                       ) -> tuple[list[tuple[int, tuple[int, ...]]] | None, str]:
     """The families (child, parents as the walk writes them) that the walks of a score with shared per-key sums
-    (:meth:`~bnilp.scores.base.LocalScore.family_share_key`: MVP's bases on the discrete parents' partition)
-    will score, sorted by key, or None and why there are none.
+    (:meth:`~bnilp.scores.base.LocalScore.family_share_key`: MVP's bases and MML's cell sums on the discrete
+    parents' partition) will score, sorted by key — empty where the score holds them all — or None and why the walks
+    do not read such a table.
 
     As for the set table (:func:`plan_set_table`), such a walk prunes no superset, so its families are known
     before it starts. Scored in the walks' order, each child's walk visits every partition again, and a process
@@ -1708,9 +1709,7 @@ def plan_family_table(score: LocalScore, walks: Sequence[_ChildWalk]
             if len(families) > FAMILY_TABLE_MAX_FAMILIES:
                 return None, f"more than {FAMILY_TABLE_MAX_FAMILIES:,} families"
     todo = [f for f in families if not score.holds_family(*f)]
-    if not todo:
-        return None, "every family is at hand"
-    return sorted(todo, key=lambda f: (score.family_share_key(*f), f)), ""
+    return sorted(todo, key=lambda f: (score.family_share_key(*f), f)), "" if todo else "every family is at hand"
 
 
 def family_values(score: LocalScore, families: Sequence[tuple[int, tuple[int, ...]]]) -> list[float]:

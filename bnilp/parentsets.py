@@ -829,7 +829,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
     first (:func:`bnilp.lattice.plan_set_table`): ℓ of each set the walks will ask for, computed once (split
     across the workers) in the order that shares the cells' sums; the walks then run on look-ups, in this
     process when no child needs more (``counts["set_table"]``). A score whose families share sums kept per row
-    partition (MVP) gets a family table instead (:func:`bnilp.lattice.plan_family_table`): every family the walks
+    partition (MVP, MML) gets a family table instead (:func:`bnilp.lattice.plan_family_table`): every family the walks
     will score, computed once, sorted by partition (``counts["family_table"]``). Returns what was done, for the
     sidecar."""
     from bnilp.lattice import (
@@ -853,19 +853,21 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
         out = {"mode": "families", "reason": why}
         sets = plan_set_table(score, walks)[0]
         if sets is not None:        # computed once (across the workers), in the order that shares cell sums
-            log.info("computing ℓ of %d variable sets for the walk", len(sets))
-            seconds = build_set_table(score, sets, n_jobs, scheduler, deadline, progress)
-            out["set_table"] = {"sets": len(sets), "seconds": round(seconds, 4)}
+            if sets:
+                log.info("computing ℓ of %d variable sets for the walk", len(sets))
+                seconds = build_set_table(score, sets, n_jobs, scheduler, deadline, progress)
+                out["set_table"] = {"sets": len(sets), "seconds": round(seconds, 4)}
             if all(score.uses_set_function(w.spec.child) for w in walks):
                 n_jobs, scheduler = 1, None  # every family is two look-ups now: no work to send away
         else:
             families = plan_family_table(score, walks)[0]
             if families is not None:    # scored once, by partition (MVP's bases built once per partition)
-                log.info("scoring %d families by partition for the walk", len(families))
-                seconds = build_family_table(score, families, n_jobs, scheduler, deadline, progress)
-                out["family_table"] = {"families": len(families), "seconds": round(seconds, 4)}
+                if families:
+                    log.info("scoring %d families by partition for the walk", len(families))
+                    seconds = build_family_table(score, families, n_jobs, scheduler, deadline, progress)
+                    out["family_table"] = {"families": len(families), "seconds": round(seconds, 4)}
                 if all(score.holds_family(w.spec.child, w.spec.fixed) for w in walks):
-                    n_jobs, scheduler = 1, None     # every family is a look-up now
+                    n_jobs, scheduler = 1, None     # every family is a look-up now (a score used before too)
         run_walks(score, walks, n_jobs, scheduler, progress, deadline)
         return out
     log.info("counting %d variable subsets (|T| ≤ %d) for the walk", plan.subsets, plan.max_size)

@@ -221,7 +221,7 @@ CASES = {"discrete": lambda d, m: (d, ["--bf", "20", "--counts", "families"]),
          "table": lambda d, m: (d, ["--bf", "20", "--counts", "subsets"]),
          "mixed": lambda d, m: (m, ["--score", "cg", "--palim", "2"]),          # CG: ℓ of the sets computed once
          "mixed-mvp": lambda d, m: (m, ["--score", "mvp", "--palim", "2"]),     # MVP: its family table
-         "mixed-walk": lambda d, m: (m, ["--score", "mml", "--palim", "2"]),    # blocks of families on workers
+         "mixed-mml": lambda d, m: (m, ["--score", "mml", "--palim", "2"]),     # MML: its family table too
          "mixed-cgd": lambda d, m: (m, ["--score", "cgd", "--palim", "3"])}     # discrete children on BIC's walk
 
 
@@ -348,24 +348,28 @@ def test_a_parallel_set_function_walk_computes_each_set_once_exactly_those_the_w
             assert parallel.meta["counts"]["set_table"]["sets"] == len(asked) > 0
 
 
-def test_a_family_table_scores_each_family_once_by_partition_exactly_those_the_walks_ask_for(monkeypatch) -> None:
-    """MVP's families read bases kept on their discrete parents' partition, so a walk first scores every family
-    it will ask for, sorted by partition (:func:`bnilp.lattice.plan_family_table`,
+@pytest.mark.parametrize("name", ["mvp", "mml"])
+def test_a_family_table_scores_each_family_once_by_partition_exactly_those_the_walks_ask_for(monkeypatch,
+                                                                                              name: str) -> None:
+    """MVP's families read bases kept on their discrete parents' partition (MML's, cell sums), so a walk first
+    scores every family it will ask for, sorted by partition (:func:`bnilp.lattice.plan_family_table`,
     :func:`~bnilp.lattice.build_family_table`), each partition built once, then walks on look-ups. The table
     holds exactly the families a walk without it scores — without a palim, with one, with required and
     forbidden arrows, in the passes of a deepening shallower than a child's required parents — each scored
     once, on one process or two, with the same families."""
     import bnilp.lattice as lattice
     import bnilp.scores.cg as cg
+    from bnilp.scores.mml import MinimumMessageLength
     from bnilp.scores.mvp import MixedVariablePolynomial
 
+    cls = MixedVariablePolynomial if name == "mvp" else MinimumMessageLength
     data = random_mixed(np.random.default_rng(15), "dcdccdc", 250)
     names = data.names
     knowledge = {"required": [[names[1], names[3]]], "forbidden": [[names[0], names[4]], [names[6], names[2]]]}
     three = {"required": [[names[0], names[3]], [names[1], names[3]], [names[2], names[3]]]}
     asked: list[tuple[int, tuple[int, ...]]] = []
 
-    class Recording(MixedVariablePolynomial):
+    class Recording(cls):
         def raw(self, child, parents):
             asked.append((child, parents))
             return super().raw(child, parents)
@@ -388,9 +392,39 @@ def test_a_family_table_scores_each_family_once_by_partition_exactly_those_the_w
         if "time_limit" not in kw:              # a deeper pass's table holds only the families new to it
             keys = {Recording(data).family_share_key(*f) for f in expected}
             assert len(built) == len(keys) and serial.meta["counts"]["family_table"]["families"] == len(expected)
-        score = MixedVariablePolynomial(data)
+        score = cls(data)
         parallel = score_parent_sets(score, epsilon=math.log(20), palim=palim, n_jobs=2, **kw)
         assert parallel.families == walked.families and set(score._families) == expected, (palim, kw)
+
+
+def test_a_score_used_again_reads_its_tables_in_one_process_and_a_new_prior_empties_them(monkeypatch) -> None:
+    """A review's finds on a score used for a second walk: every family (CG: every set) was at hand, yet the walks,
+    pure look-ups, went to the worker processes with the whole table (now they run here); a prior or penalty
+    discount set on the score since its family table was built was not seen (the table holds values with them),
+    and parents given as a list failed the look-up (unhashable) where a fresh score took them."""
+    import bnilp.lattice as lattice
+    from bnilp.scores import StructurePrior
+
+    executors = []
+    make = lattice.make_executor
+    monkeypatch.setattr(lattice, "make_executor", lambda *a, **k: executors.append(make(*a, **k)) or executors[-1])
+    data = random_mixed(np.random.default_rng(17), "dcdccdc", 200)
+    for name in ("mvp", "cg"):
+        score = make_score(name, data)
+        first = score_parent_sets(score, epsilon=math.log(20), palim=2, n_jobs=2)
+        executors.clear()
+        again = score_parent_sets(score, epsilon=math.log(20), palim=2, n_jobs=2)
+        assert again.families == first.families
+        assert [type(e).__name__ for e in executors] == ["SerialExecutor"], name
+    score = make_score("mvp", data)
+    score_parent_sets(score, epsilon=math.log(20), palim=2)
+    assert score.local(0, [1, 2]) == score.local(0, (1, 2)) == score.local(0, np.array([1, 2]))
+    ebic = StructurePrior("ebic", data.n, gamma=1.0)
+    fresh = score_parent_sets(make_score("mvp", data, prior=ebic), epsilon=math.log(20), palim=2)
+    score.prior = ebic
+    assert score_parent_sets(score, epsilon=math.log(20), palim=2).families == fresh.families
+    score.penalty_discount = 2.0
+    assert score.local(0, (1,)) == make_score("mvp", data, prior=ebic, penalty_discount=2.0).local(0, (1,))
 
 
 def test_a_family_table_past_its_size_leaves_the_walk_to_the_processes(monkeypatch) -> None:

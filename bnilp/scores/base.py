@@ -164,6 +164,7 @@ class LocalScore(ABC):
         self.prior = prior or StructurePrior("none", data.n)
         self.penalty_discount = float(penalty_discount)
         self._families: dict[tuple[int, tuple[int, ...]], float] = {}     # the family table, if one was built
+        self._families_under: tuple[Any, float] | None = None      # (prior, penalty_discount) it was built with
         self._share_key: int | None = None          # the key whose sums are kept (:meth:`share`)
 
     def constructor_settings(self) -> dict[str, Any]:
@@ -180,11 +181,19 @@ class LocalScore(ABC):
 
     def local(self, child: int, parents: tuple[int, ...]) -> float:
         """s(child | parents) = raw score + ln π(|parents|) (read from the family table where it holds it)."""
-        if self._families:
-            hit = self._families.get((child, parents))
+        if self._current_families():
+            hit = self._families.get((child, tuple(parents)))
             if hit is not None:
                 return hit
         return self.raw(child, parents) + self.prior.log_prior(len(parents))
+
+    def _current_families(self) -> dict[tuple[int, tuple[int, ...]], float]:
+        """The family table, emptied first if the score's prior or penalty discount changed since it was built
+        (its values hold them: a review's find)."""
+        under = self._families_under
+        if self._families and (under is None or under[0] is not self.prior or under[1] != self.penalty_discount):
+            self._families.clear()
+        return self._families
 
     # -- the family table (:func:`bnilp.lattice.plan_family_table`)
 
@@ -209,10 +218,11 @@ class LocalScore(ABC):
     def add_family_table(self, table: Mapping[tuple[int, tuple[int, ...]], float]) -> None:
         """Local scores, keyed (child, parents as the walk writes them), that :meth:`local` reads from now on;
         :func:`bnilp.lattice.build_family_table` fills it for a walk."""
-        self._families.update(table)
+        self._current_families().update(table)
+        self._families_under = (self.prior, self.penalty_discount)
 
     def holds_family(self, child: int, parents: tuple[int, ...]) -> bool:
-        return (child, parents) in self._families
+        return (child, tuple(parents)) in self._current_families()
 
     def walk_score(self, child: int) -> LocalScore:
         """The score whose parent-set walk gives ``child``'s families (:func:`bnilp.parentsets.score_parent_sets`):

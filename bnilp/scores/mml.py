@@ -164,6 +164,15 @@ class MinimumMessageLength(LocalScore):
                 self.floor.append(VARIANCE_FLOOR * max(float(col.var()), 1e-300))
         self.partition = PartitionCache(self.codes, self.arities, self.N)
 
+    def family_share_key(self, child: int, parents: tuple[int, ...]) -> int:
+        """The discrete parents as a bit mask: the partition whose cell sums the family reads (a family table,
+        :func:`bnilp.lattice.plan_family_table`, scores the families of one partition together)."""
+        return sum(1 << j for j in parents if self.discrete[j])
+
+    def release_shared(self) -> None:
+        """Let go of every partition and its sums (a family table's build moved to the next partition)."""
+        self.partition = PartitionCache(self.codes, self.arities, self.N)
+
     def allowed_parent(self, child: int, parent: int) -> bool:
         """No continuous parent for a discrete child (Li & Dai, Table 1)."""
         return parent != child and not (self.discrete[child] and not self.discrete[parent])
