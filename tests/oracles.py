@@ -259,3 +259,39 @@ def mml_length_cell_by_cell(score, child: int, parents: tuple[int, ...]) -> floa
             x = np.column_stack([np.ones(v.size), x])
         length += regression_length(v, x, score.floor[child])
     return length
+
+
+def mml_regression_length_exact(v: np.ndarray, x: np.ndarray, floor: float) -> float:
+    """Eq. 3.13 of one cell (T rows, design ``x`` T × K of full rank, T > K) with ln|XᵀX| and the RSS taken in
+    exact rational arithmetic (every float is a rational) and only the last steps in floats: the value the data as
+    given define, for what :func:`bnilp.scores.mml.regression_length` and the sums path compute in floats."""
+    from bnilp.scores.mml import _LN2PI, log_kappa
+
+    t, k = x.shape
+    cols = [[Fraction(float(a)) for a in x[:, j]] for j in range(k)]
+    gram = [[sum((a * b for a, b in zip(cols[i], cols[j], strict=True)), Fraction(0)) for j in range(k)]
+            for i in range(k)]
+    det = _determinant(gram)
+    log_det = math.log(det.numerator) - math.log(det.denominator)
+    rss = float(exact_least_squares(list(x.T), v)[1][0])
+    s2 = max(rss / (t - k), floor)
+    return (0.5 * math.log(t / 2.0) + 0.5 * log_det + (k + 1) / 2 * log_kappa(k + 1) + (k + 1) / 2
+            + t / 2 * _LN2PI + (t - k) / 2 * math.log(s2) + rss / (2 * s2))
+
+
+def _determinant(matrix: list[list[Fraction]]) -> Fraction:
+    """The determinant of a square matrix of fractions (exact elimination)."""
+    a = [row[:] for row in matrix]
+    size, det = len(a), Fraction(1)
+    for c in range(size):
+        p = next((r for r in range(c, size) if a[r][c] != 0), None)
+        if p is None:
+            return Fraction(0)
+        if p != c:
+            a[c], a[p] = a[p], a[c]
+            det = -det
+        det *= a[c][c]
+        for r in range(c + 1, size):
+            f = a[r][c] / a[c][c]
+            a[r] = [u - f * w for u, w in zip(a[r], a[c], strict=True)]
+    return det

@@ -15,7 +15,7 @@ from bnilp.data import load_data
 from bnilp.errors import InputError
 from bnilp.scores.mml import MinimumMessageLength, log_kappa, structure_length
 from tests.mixed_helpers import assert_every_family_finite, degenerate_dataset, make_dataset, random_mixed
-from tests.oracles import mml_length_cell_by_cell
+from tests.oracles import mml_length_cell_by_cell, mml_regression_length_exact
 
 CLG = "/work/shared/data/mixed/clgaussian.test"
 KAPPA2 = 5 / (36 * math.sqrt(3))
@@ -219,3 +219,22 @@ def test_the_cells_read_from_sums_give_the_lengths_of_fits_on_their_rows(case: s
     for child, parents in reversed(families):
         assert MinimumMessageLength(data, intercept=intercept).message_length(child, parents) == \
             score.message_length(child, parents) == cold.message_length(child, parents)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_parent_far_from_zero_in_its_cell_gives_the_exact_length(seed: int) -> None:
+    """A parent whose cell sits at 1e6 (the column centred on its overall mean): the unit-length design [1, x] is
+    nearly singular there, and ln|A| from its eigenvalues (the row fit) is ~1e−6 relative off (a review's find);
+    from the cell's centred scatter, |A| = T·|C|, the length is within 1e−9 of the exact one (rational arithmetic)."""
+    rng = np.random.default_rng(seed)
+    t = 10
+    cell = np.repeat([0, 1], t)
+    x = np.concatenate([10 * rng.normal(size=t), 1e6 + 10 * rng.normal(size=t)])
+    y = rng.normal(size=2 * t)
+    score = MinimumMessageLength(make_dataset([cell, x, y], "dcc"))
+    got = score._cell_lengths(score.partition((0,)), 2, [1])
+    for p in (0, 1):
+        rows = cell == p
+        design = np.column_stack([np.ones(t), score.centred[1][rows]])
+        exact = mml_regression_length_exact(score.centred[2][rows], design, score.floor[2])
+        assert got[p] == pytest.approx(exact, rel=1e-9), p

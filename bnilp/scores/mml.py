@@ -201,12 +201,14 @@ class MinimumMessageLength(LocalScore):
         means and centred products of the columns (:meth:`_products`), kept on the partition and shared by every
         family with these discrete parents. With an intercept the design [1, X] of T rows has
         |A| = T·|C| (C the cell's centred scatter of X) and RSS = c_yy − c_xyᵀC⁻¹c_xy; without one A = C + T·m·mᵀ
-        and the sums are uncentred likewise. A cell whose normal equations would lose digits — the correlation
+        and the sums are uncentred likewise (|A| and the fit from the correlation matrix of C or A and its scale:
+        exact where the parents sit far from 0 in a cell, where the unit-length [1, X] is nearly singular and the
+        row fit's ln|A| is ~1e−6 relative off). A cell whose normal equations would lose digits — the correlation
         matrix of what is solved has an eigenvalue below :data:`~bnilp.scores.mvp.GRAM_TOL`, or the fit leaves
         less than :data:`~bnilp.scores.mvp.CANCEL_TOL` of the child's sum of squares — is fitted on its rows by
-        :func:`regression_length` (least squares on the unit-length design), as every cell was before; so is
-        the degeneracy rule there (eq. 3.12 for T ≤ K or an eigenvalue of the unit-length A at most 1e−12 of the
-        largest) decided on A built from the sums."""
+        :func:`regression_length` (least squares on the unit-length design), as every cell was before. The
+        degeneracy rule (eq. 3.12 for T ≤ K or an eigenvalue of the unit-length A at most 1e−12 of the largest)
+        is decided, as there, on A, built from the sums."""
         from bnilp.scores.mvp import CANCEL_TOL, GRAM_TOL
 
         floor = self.floor[child]
@@ -244,19 +246,25 @@ class MinimumMessageLength(LocalScore):
         fit = live & (eig[:, 0] > 1e-12 * eig[:, -1])
         ds = np.sqrt(np.maximum(np.diagonal(solved, axis1=1, axis2=2), 0.0))
         fit &= (ds > 0).all(axis=1)
-        rss = np.zeros(cells.size)
+        rss, log_det = np.zeros(cells.size), np.zeros(cells.size)
         near = ~fit.copy()
         if fit.any():
             corr = solved[fit] / (ds[fit, :, None] * ds[fit, None, :])
             z = rhs[fit] / ds[fit]
-            lowest = np.linalg.eigvalsh(corr)[:, 0]
+            spectrum = np.linalg.eigvalsh(corr)
             beta = np.linalg.solve(corr, z[:, :, None])[:, :, 0]
             rss[fit] = total[fit] - (z * beta).sum(axis=1)
-            near[fit] = (lowest < GRAM_TOL) | (rss[fit] < CANCEL_TOL * total[fit])
+            near[fit] = (spectrum[:, 0] < GRAM_TOL) | (rss[fit] < CANCEL_TOL * total[fit])
+            # ln|A| of what is solved: with the intercept ln T + ln|C| — from the centred scatter, exact where the
+            # parents sit far from 0 in the cell (the unit-length [1, X] is then nearly singular and its smallest
+            # eigenvalue carries ~1e-4 relative error: ~1e-6 nat off, a review's find, in the row fit too)
+            log_det[fit] = np.log(spectrum).sum(axis=1) + 2.0 * np.log(ds[fit]).sum(axis=1)
+            if self.intercept:
+                log_det[fit] += np.log(t[fit])
         good = fit & ~near
         tg, kk = t[good], float(k)
         s2 = np.maximum(rss[good] / (tg - kk), floor)
-        log_det = np.log(eig[good]).sum(axis=1) + 2.0 * np.log(d[good]).sum(axis=1)
+        log_det = log_det[good]
         out[cells[good]] = (0.5 * np.log(tg / 2.0) + 0.5 * log_det + (kk + 1) / 2 * log_kappa(k + 1) + (kk + 1) / 2
                             + tg / 2 * _LN2PI + (tg - kk) / 2 * np.log(s2) + rss[good] / (2 * s2))
         redo = cells[fit & near]
