@@ -1726,8 +1726,8 @@ def family_values(score: LocalScore, families: Sequence[tuple[int, tuple[int, ..
 def _key_tasks(score: LocalScore, families: list[tuple[int, tuple[int, ...]]], step: int
                ) -> list[list[tuple[int, tuple[int, ...]]]]:
     """``families`` (sorted by key) cut into tasks of about ``step`` families, at changes of key where a key has
-    fewer (two processes each building the sums of a key cut between their tasks cost a third more on MVP's
-    10⁵-row walk); a key with more is cut into tasks of ``step``."""
+    fewer (two processes each building the sums of a key cut between their tasks: MVP's 10⁵-row walk on two
+    processes took 3.88 s cut every 87 families, 3.43 s cut at keys); a key with more is cut into tasks of ``step``."""
     tasks: list[list[tuple[int, tuple[int, ...]]]] = []
     for _, run in itertools.groupby(families, key=lambda f: score.family_share_key(*f)):
         group = list(run)

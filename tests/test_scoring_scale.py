@@ -427,6 +427,23 @@ def test_a_score_used_again_reads_its_tables_in_one_process_and_a_new_prior_empt
     assert score.local(0, (1,)) == make_score("mvp", data, prior=ebic, penalty_discount=2.0).local(0, (1,))
 
 
+def test_family_table_tasks_are_cut_where_the_partition_changes() -> None:
+    """A task holds whole keys (a key cut between two processes' tasks is built by both), joined up to ``step``
+    families; a key of more than ``step`` families is cut into tasks of ``step`` (its last part joined by the keys
+    after it as any task); nothing is lost or reordered."""
+    from bnilp.lattice import _key_tasks
+
+    class Keyed:
+        def family_share_key(self, child, parents):
+            return parents[0]
+
+    sizes = [3, 1, 9, 2, 2, 4]
+    families = [(0, (key, i)) for key, size in enumerate(sizes) for i in range(size)]
+    tasks = _key_tasks(Keyed(), families, 4)
+    assert [f for task in tasks for f in task] == families
+    assert [[f[1][0] for f in task] for task in tasks] == [[0, 0, 0, 1], [2] * 4, [2] * 4, [2, 3, 3], [4, 4], [5] * 4]
+
+
 def test_a_family_table_past_its_size_leaves_the_walk_to_the_processes(monkeypatch) -> None:
     """More families than :data:`~bnilp.lattice.FAMILY_TABLE_MAX_FAMILIES`: no table, MVP's blocks of families go
     to the processes, with the same families; a deadline that passes while the table is built stops it."""
