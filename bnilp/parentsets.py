@@ -96,7 +96,7 @@ class Deadline:
             self.next_look = now + MEMORY_CHECK_SECONDS
             free = free_memory()
             if free is not None and free < self.memory_floor:
-                raise ScoringMemoryLimit(free, self.memory_floor)
+                raise ScoringMemoryLimit.below_floor(free, self.memory_floor)
 
 
 #: how long :func:`memory_watch` waits at most for an interrupt put off (:func:`~bnilp.threads.retries_pending`)
@@ -178,11 +178,11 @@ def memory_watch(deadline: Deadline | None) -> Iterator[None]:
     except BaseException as exc:
         if state.fired is None or not caused_by_interrupt(exc):
             raise
-        raise ScoringMemoryLimit(state.fired, floor) from None
+        raise ScoringMemoryLimit.below_floor(state.fired, floor) from None
     finally:
         thread.join()
     if state.fired is not None:
-        raise ScoringMemoryLimit(state.fired, floor)
+        raise ScoringMemoryLimit.below_floor(state.fired, floor)
 
 
 class ScoringTimeLimit(Exception):
@@ -193,18 +193,17 @@ class ScoringMemoryLimit(Exception):
     """The system's free memory fell below the walk's floor, or an allocation failed (caught by
     :func:`score_parent_sets`)."""
 
-    def __init__(self, free: int, floor: int) -> None:
-        super().__init__(f"the system had {free / 2**30:.2f} GiB of memory left, below the scoring walk's floor "
-                         f"of {floor / 2**30:.2f} GiB")
+    @classmethod
+    def below_floor(cls, free: int, floor: int) -> ScoringMemoryLimit:
+        return cls(f"the system had {free / 2**30:.2f} GiB of memory left, below the scoring walk's floor of "
+                   f"{floor / 2**30:.2f} GiB")
 
     @classmethod
     def failed(cls, exc: MemoryError) -> ScoringMemoryLimit:
         """An allocation that failed: under a cap on the process's memory (``ulimit -v``, a batch system's
         limit), which the free-memory floor does not see, or with the system out of memory."""
-        out = cls.__new__(cls)
-        Exception.__init__(out, f"an allocation failed ({str(exc) or 'MemoryError'}): the process's memory is capped "
-                                "(ulimit -v, a batch system's limit) or the system has none left")
-        return out
+        return cls(f"an allocation failed ({str(exc) or 'MemoryError'}): the process's memory is capped (ulimit -v, "
+                   "a batch system's limit) or the system has none left")
 
 
 def _tol(value):
