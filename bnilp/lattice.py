@@ -872,13 +872,23 @@ def _unblock_cancelled_work(pool: Any) -> None:
     ``InvalidStateError: CANCELLED`` and ended the thread before it killed the workers and closed its queues — a
     traceback after the run's last line and, at exit, a wait of about a minute for the live workers
     (``--score-time-limit`` under ``--jobs 2``, half the runs; two reviews' finds). Nobody reads the new futures.
-    (Removing the items instead raced the thread's own look-ups: ``KeyError``.)"""
+    (Removing the items instead raced the thread's own look-ups: ``KeyError``.)
+
+    And the ids of the items not yet handed to a worker are taken off the pool's id queue: the shutdown pops every
+    pending item and then tops up the workers' queue once more, and where that queue had room (a worker had just
+    taken its next call; under load, the CI's one failure) it looked up an id whose item was gone — ``KeyError`` in
+    loky's thread, a traceback after the run's last line. The items stay pending, and the shutdown fails them."""
     pending = getattr(pool, "_pending_work_items", None)
     if isinstance(pending, dict):
         for item in list(pending.values()):
             future = getattr(item, "future", None)
             if future is not None and future.cancelled():
                 item.future = concurrent.futures.Future()
+    ids = getattr(pool, "_work_ids", None)
+    if ids is not None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                ids.get_nowait()
 
 
 def _init_loky_worker() -> None:
