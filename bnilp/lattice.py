@@ -1724,12 +1724,15 @@ def plan_family_table(score: LocalScore, walks: Sequence[_ChildWalk]
 
 def family_values(score: LocalScore, families: Sequence[tuple[int, tuple[int, ...]]]) -> list[float]:
     """A task of the family table: the local score of each family, the sums of a key let go when the next key
-    begins — the families come sorted by key (:func:`plan_family_table`), so a key is built once even where
-    the next task goes on with it."""
+    begins — the families come sorted by key (:func:`plan_family_table`), so a key is built once even where the
+    next task goes on with it. On a thread other than the main one (a Dask worker's, where several may run tasks
+    at once on one score and would let go of each other's sums) the task works on its own copy of the score's
+    kept sums (:meth:`~bnilp.scores.base.LocalScore.for_task`)."""
+    mine = score if threading.current_thread() is threading.main_thread() else score.for_task()
     out = []
     for child, parents in families:
-        score.share(score.family_share_key(child, parents))
-        out.append(score.local(child, parents))
+        mine.share(mine.family_share_key(child, parents))
+        out.append(mine.local(child, parents))
     return out
 
 

@@ -427,6 +427,33 @@ def test_a_score_used_again_reads_its_tables_in_one_process_and_a_new_prior_empt
     assert score.local(0, (1,)) == make_score("mvp", data, prior=ebic, penalty_discount=2.0).local(0, (1,))
 
 
+def test_family_table_tasks_on_threads_keep_sums_of_their_own() -> None:
+    """A Dask worker's threads may run tasks of the family table at once on one score: each works on its own copy of
+    the kept sums (the score's cache untouched), so they do not let go of each other's at every change of key;
+    the values are those of the score itself."""
+    import threading
+
+    from bnilp.lattice import family_values
+
+    data = random_mixed(np.random.default_rng(18), "dcdccdc", 200)
+    score = make_score("mvp", data)
+    families = sorted(((c, pa) for c in range(data.n) for k in range(3)
+                       for pa in itertools.combinations([j for j in range(data.n) if j != c], k)),
+                      key=lambda f: (score.family_share_key(*f), f))
+    expected = [make_score("mvp", data).local(*f) for f in families]
+    cache, got = score.partition, {}
+    halves = {0: families[::2], 1: families[1::2]}
+    runs = [threading.Thread(target=lambda i=i: got.__setitem__(i, family_values(score, halves[i]))) for i in (0, 1)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join()
+    assert got[0] == expected[::2] and got[1] == expected[1::2]
+    assert score.partition is cache and not cache._parts and score._share_key is None
+    twin = score.for_task()
+    assert twin.partition is not cache and twin.data is score.data and twin.local(*families[5]) == expected[5]
+
+
 def test_family_table_tasks_are_cut_where_the_partition_changes() -> None:
     """A task holds whole keys (a key cut between two processes' tasks is built by both), joined up to ``step``
     families; a key of more than ``step`` families is cut into tasks of ``step`` (its last part joined by the keys

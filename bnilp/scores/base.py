@@ -6,6 +6,7 @@ of network totals approximate ln(Bayes factor) (see ``shared/docs/scores.md``).
 
 from __future__ import annotations
 
+import copy
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -207,6 +208,15 @@ class LocalScore(ABC):
         """Let go of the sums kept for the last key's families (a family table's build has moved past them);
         nothing is kept by default."""
         return None
+
+    def for_task(self) -> LocalScore:
+        """This score for one task of a family table, with sums of its own: a shallow copy (the data shared) whose
+        kept sums start empty — tasks may run at once on threads of one process (a Dask worker's), and on one score
+        they would let go of each other's sums at every change of key."""
+        twin = copy.copy(self)
+        twin._share_key = None
+        twin.release_shared()
+        return twin
 
     def share(self, key: int | None) -> None:
         """The next families are of ``key``: the sums of another key are let go first (:meth:`release_shared`);
