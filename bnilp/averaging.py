@@ -34,11 +34,15 @@ PRIORS = ("dags", "mecs")
 
 
 def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, prior: str = "dags",
-            mec_ids: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+            mec_ids: Sequence[int] | np.ndarray | None = None,
+            class_members: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
     """Normalised posterior weights of the credible networks (sum 1 over the set).
 
     ``prior="dags"``: w ∝ exp(s − OPT). ``prior="mecs"``: class k gets exp(max_{i∈k} s_i − OPT),
-    shared equally by its members present; ``mec_ids[i]`` is the class of network i.
+    shared equally by its members present; ``mec_ids[i]`` is the class of network i (classes numbered by
+    first appearance of their ids, sorted). ``class_members[k]`` (optional): class k's credible members where
+    more are known than listed (a cap cut the list inside the class) — each listed one then gets W(k)/m(k) as in
+    the whole set, and the listed ones of a class cut short carry less than W(k).
     ``optimum`` only shifts the exponent for numerical safety (default: the best score).
     """
     s = np.asarray(scores, dtype=float)
@@ -61,6 +65,12 @@ def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, 
         best = np.full(inv.max() + 1, -np.inf)
         np.maximum.at(best, inv, s)
         count = np.bincount(inv)
+        if class_members is not None:
+            members = np.asarray(class_members, dtype=float)
+            if members.shape != count.shape or (members < count).any():
+                raise InputError(f"class_members needs one count ≥ the networks listed for each of the {count.size} "
+                                 "classes")
+            count = members
         w = np.exp(best[inv] - ref) / count[inv]
     return w / w.sum()
 

@@ -171,7 +171,8 @@ class LearnResult:
 
     def model_string(self, network: int = 0, mec: int | None = None) -> str:
         """bnlearn's model string of the ``network``-th best network, or with ``mec`` of that equivalence
-        class's CPDAG (undirected u — v written as mutual parents; see :mod:`bnilp.export`)."""
+        class's CPDAG — under background knowledge its PDAG, the class's DAGs that satisfy it (undirected u — v
+        written as mutual parents; see :mod:`bnilp.export`)."""
         from bnilp import export
 
         if mec is None:
@@ -179,7 +180,7 @@ class LearnResult:
         mecs = self.report.get("mecs") or []
         if not (_is_index(mec) and 0 <= mec < len(mecs)):
             raise InputError(f"mec={mec!r}: there are {len(mecs)} equivalence classes, indices 0..{len(mecs) - 1}")
-        cpdag = mecs[int(mec)]["cpdag"]
+        cpdag = mecs[int(mec)].get("pdag") or mecs[int(mec)]["cpdag"]
         return export.model_string(export.cpdag_parents(self.table.variables, cpdag["directed"],
                                                         cpdag["undirected"]), self.table.variables)
 
@@ -565,7 +566,8 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
             mecs, table.families, table.variables, knowledge, limit=max_networks)])
         doc = solution.to_dict()
         doc["n_networks"] = len(doc["networks"])
-        report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge)
+        report = summarise(doc, prior=prior, variables=table.variables, knowledge=knowledge,
+                           class_members={m.key: m.n_dags for m in mecs})
         report["n_dags_counted"] = total
         report["n_dags_counted_exact"] = exact
         # what the posteriors average over, as in class listing: here the DAGs listed and their classes

@@ -80,9 +80,12 @@ def _variables_of(result_dict: Mapping[str, Any]) -> list[str]:
 
 
 def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
-              variables: Sequence[str] | None = None, knowledge: Any = None) -> dict[str, Any]:
+              variables: Sequence[str] | None = None, knowledge: Any = None,
+              class_members: Mapping[Any, int] | None = None) -> dict[str, Any]:
     """Group ``result_dict["networks"]`` into MECs, weight them and return :func:`result_json`
-    (with ``knowledge``, a class is its DAGs that satisfy it: see :attr:`bnilp.mec.MEC.knowledge`)."""
+    (with ``knowledge``, a class is its DAGs that satisfy it: see :attr:`bnilp.mec.MEC.knowledge`).
+    ``class_members``: the credible DAGs of each class by :attr:`~bnilp.mec.MEC.key`, where they were counted and
+    a cap listed only some (``prior="mecs"`` then gives each listed DAG W(M)/m(M), not its share of those listed)."""
     nets = network_items(result_dict.get("networks") or [])
     variables = list(variables) if variables is not None else _variables_of(result_dict)
     mecs = group_by_mec(nets)
@@ -90,7 +93,9 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
         m.knowledge = knowledge
     scores = [s for s, _ in nets]
     ids = mec_index(mecs, len(nets)) if prior == "mecs" else None
-    w = weights(scores, result_dict.get("optimum"), prior, ids)
+    sizes = ([max(len(m.members), int(class_members.get(m.key, 0))) for m in mecs]
+             if ids is not None and class_members is not None else None)
+    w = weights(scores, result_dict.get("optimum"), prior, ids, sizes)
     return result_json(result_dict, mecs, w, variables, prior)
 
 
@@ -654,8 +659,10 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         "n_dags": [m["n_dags"] for m in mecs],
         "class_size": [m.get("class_size") for m in mecs],
         "posterior": [m["posterior"] for m in mecs],
-        "n_directed": [len(m["cpdag"]["directed"]) for m in mecs],
-        "n_undirected": [len(m["cpdag"]["undirected"]) for m in mecs],
+        # the class as reported: under background knowledge its PDAG (its DAGs that satisfy it), as the JSON's
+        # "pdag", class_size and best_cpdag.dot
+        "n_directed": [len((m.get("pdag") or m["cpdag"])["directed"]) for m in mecs],
+        "n_undirected": [len((m.get("pdag") or m["cpdag"])["undirected"]) for m in mecs],
     })
     if cut is not None:
         classes["incomplete"] = cut
