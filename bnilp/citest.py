@@ -1,7 +1,8 @@
 """Likelihood-ratio conditional-independence tests from a local score (Andrews, Ramsey & Cooper §5.3).
 
 To test Y0 ⟂ Y1 | Z with a score whose families have a maximised log-likelihood ℓ and free
-parameter count df (:meth:`bnilp.scores.base.LocalScore.lr_loglik_df`):
+parameter count df (:meth:`bnilp.scores.base.LocalScore.lr_loglik_df`, their difference
+:meth:`~bnilp.scores.base.LocalScore.lr_difference`):
 
     G  = 2·(ℓ(Y0 | {Y1} ∪ Z) − ℓ(Y0 | Z)),   k = df(Y0 | {Y1} ∪ Z) − df(Y0 | Z),   p = P(χ²_k ≥ G)
 
@@ -9,10 +10,15 @@ parameter count df (:meth:`bnilp.scores.base.LocalScore.lr_loglik_df`):
 
 A score-equivalent score gives the same G and k with Y0 and Y1 swapped (BIC: G = 2N·Î(Y0; Y1 | Z),
 k = (r0−1)(r1−1)·q_Z; CG: G = 2(ℓ(Y0Y1Z) − ℓ(Y1Z) − ℓ(Y0Z) + ℓ(Z)) by eqs. 3–4, 12–13), so one
-direction suffices. For a score that is not score-equivalent (MVP, CGd, anything not in
-:data:`SCORE_EQUIVALENT`) both directions are tested (§5.3). The seed calls the pair dependent when
-either test rejects; that rule's size is up to 2α (measured: 9–12 % at α = 0.05 for MVP with two
-continuous variables). bnilp combines the two p-values by Simes (1986) instead,
+direction suffices. CG (and CGd's continuous child) computes G where a tested variable is continuous as that
+variable's nested Gaussian regressions, cell by cell (:meth:`~bnilp.scores.base.LocalScore.lr_difference`,
+:func:`bnilp.scores.cg.nested_gaussian_lr`): the same G wherever every cell keeps a residual, and never
+negative where the score's small-cell rule would fit the two models by different rules.
+
+For a score that is not score-equivalent (MVP, CGd, anything not in :data:`SCORE_EQUIVALENT`) both directions
+are tested (§5.3). The seed calls the pair dependent when either test rejects; that rule's size is up to 2α
+(measured: 9–12 % at α = 0.05 for MVP with two continuous variables). bnilp combines the two p-values by Simes
+(1986) instead,
 
     p = min(2·min(p1, p2), max(p1, p2)),
 
@@ -49,10 +55,10 @@ continuous variable; otherwise it is an ordinary stratified permutation test). E
 when p ≤ α (for a continuous χ² p-value the same as p < α; for a permutation p-value the rule whose
 size is exactly α when α·(B + 1) is an integer).
 
-Conventions: a statistic below 0 (rounding, or CG's small-cell rule) counts as 0; a test with
-k ≤ 0 has no power and gets p = 1. The df are :meth:`~bnilp.scores.base.LocalScore.lr_loglik_df`'s:
-every parameter the nested models estimate (for MVP one more per partition than the score's
-penalty counts: the partition variance of a continuous child).
+Conventions: a statistic below 0 (rounding, or CG's single-Gaussian mixture for two discrete tested variables
+given a continuous Z) counts as 0; a test with k ≤ 0 has no power and gets p = 1. The df are
+:meth:`~bnilp.scores.base.LocalScore.lr_loglik_df`'s: every parameter the nested models estimate (for MVP one
+more per partition than the score's penalty counts: the partition variance of a continuous child).
 
 Calibration (``benchmarks/citest_calibration.py``, README table): with the χ² reference, type-I error is
 within Monte Carlo error of α wherever the score's model describes the simulated data, and not where a
@@ -256,13 +262,11 @@ def chi2_log_sf(x: float, k: float) -> float:
 def _one_direction(score: LocalScore, child: int, parent: int, given: tuple[int, ...],
                    alpha: float, correction: str = DEFAULT_CORRECTION) -> DirectionResult:
     try:
-        ll1, df1 = score.lr_loglik_df(child, tuple(sorted((parent, *given))))
-        ll0, df0 = score.lr_loglik_df(child, tuple(sorted(given)))
+        half_g, k = score.lr_difference(child, parent, given)
     except NotImplementedError:
         raise InputError(f"score {score.name!r} has no log-likelihood/df decomposition; "
                          f"use a likelihood-based score ({', '.join(LIKELIHOOD_SCORES)})") from None
-    stat = max(2.0 * (float(ll1) - float(ll0)), 0.0)
-    k = float(df1) - float(df0)
+    stat = max(2.0 * half_g, 0.0)
     if score.name in MULTINOMIAL_G2_SCORES and all(score.data.is_discrete(v) for v in (child, parent, *given)):
         k = float(observed_df(score.data, child, parent, given))
     factor = 1.0

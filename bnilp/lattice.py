@@ -1657,7 +1657,7 @@ def plan_set_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[list
     variables, so a task's sets share row partitions. More than :data:`~bnilp.scores.cg.SET_TABLE_MAX_SETS` sets:
     None."""
     from bnilp.parentsets import SUPERSET_RULES
-    from bnilp.scores.cg import SET_TABLE_MAX_SETS, ConditionalGaussian
+    from bnilp.scores.cg import SET_TABLE_MAX_SETS, ConditionalGaussian, discrete_mask
 
     if not isinstance(score, ConditionalGaussian):
         return None, "the score is not a set function's differences (CG, CGd)"
@@ -1676,7 +1676,7 @@ def plan_set_table(score: LocalScore, walks: Sequence[_ChildWalk]) -> tuple[list
             if len(masks) > SET_TABLE_MAX_SETS:
                 return None, f"more than {SET_TABLE_MAX_SETS:,} sets"
     names = range(score.data.n)
-    discrete = sum(1 << j for j in names if score.discrete[j])
+    discrete = discrete_mask(score.discrete, names)
     todo = [m for m in masks if not score.holds_set(frozenset(j for j in names if m >> j & 1))]
     return sorted(todo, key=lambda m: (m & discrete, m)), "" if todo else "every set is at hand"
 

@@ -295,3 +295,45 @@ def _determinant(matrix: list[list[Fraction]]) -> Fraction:
             f = a[r][c] / a[c][c]
             a[r] = [u - f * w for u, w in zip(a[r], a[c], strict=True)]
     return det
+
+
+def nested_regression_lr_by_loops(y: np.ndarray, given: np.ndarray, cells: np.ndarray, x: np.ndarray,
+                                  x_discrete: bool, floor: float) -> tuple[float, float]:
+    """(ℓ₁ − ℓ₀, df) of the nested Gaussian regressions of y, cell by cell with ``np.linalg.lstsq`` on the columns
+    as given (an intercept, then ``given``'s columns; x added as a column or as a split by its states), groups made
+    by the rule of :func:`bnilp.scores.cg.nested_gaussian_lr` written as loops: sub-cells of at least k + 2 rows
+    are groups, the other rows one group when k + 2 or more, else part of the largest sub-cell (the first state of
+    equals). Variances are RSS/n + floor·var(y), var(y) over all rows (the floor on the standardised scale)."""
+    k = given.shape[1]
+    f = floor * float(y.var())
+
+    def log_var(rows: np.ndarray, columns: np.ndarray) -> float:
+        design = np.column_stack([np.ones(rows.size), columns[rows]]) if columns.shape[1] else np.ones((rows.size, 1))
+        beta, *_ = np.linalg.lstsq(design, y[rows], rcond=None)
+        rss = float(((y[rows] - design @ beta) ** 2).sum())
+        return math.log(rss / rows.size + f)
+
+    half, df = 0.0, 0.0
+    for cell in np.unique(cells):
+        rows = np.flatnonzero(cells == cell)
+        null = rows.size * log_var(rows, given)
+        if not x_discrete:
+            if rows.size >= k + 3:
+                half += max(0.5 * (null - rows.size * log_var(rows, np.column_stack([given, x]))), 0.0)
+                df += 1
+            continue
+        subs = {int(s): rows[x[rows] == s] for s in np.unique(x[rows])}
+        own = [g for g in subs.values() if g.size >= k + 2]
+        rest = np.concatenate([g for g in subs.values() if g.size < k + 2] or [np.array([], dtype=int)])
+        if not own:
+            continue
+        if rest.size >= k + 2:
+            own.append(rest)
+        elif rest.size:
+            big = max(range(len(own)), key=lambda i: (own[i].size, -i))
+            own[big] = np.concatenate([own[big], rest])
+        if len(own) < 2:
+            continue
+        half += max(0.5 * (null - sum(g.size * log_var(g, given) for g in own)), 0.0)
+        df += (k + 2) * (len(own) - 1)
+    return half, df

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 
 import numpy as np
@@ -438,6 +439,138 @@ def test_cg_with_no_residual_left_in_the_larger_model_has_no_power(k):
         frame = pd.DataFrame(rng.standard_normal((k + 2, k + 2)), columns=["a", "b"] + [f"c{i}" for i in range(k)])
         r = ci_test(from_dataframe(frame), "a", "b", [f"c{i}" for i in range(k)], score="cg", alpha=0.05)
         assert r.p_value == 1.0 and not r.dependent
+
+
+def _small_mixed(rng: np.random.Generator, N: int, states: int = 4) -> pd.DataFrame:
+    """Mixed data whose discrete cells hold few rows: d1, d2 discrete, c1..c3 continuous (c2 depends on c1 and
+    d1, c3 on d2)."""
+    d1, d2 = rng.integers(0, states, N), rng.integers(0, 3, N)
+    c1 = rng.standard_normal(N)
+    c2 = 0.5 * c1 + d1 + rng.standard_normal(N)
+    c3 = rng.standard_normal(N) - d2
+    return pd.DataFrame({"d1": [f"a{v}" for v in d1], "d2": [f"b{v}" for v in d2], "c1": c1, "c2": c2, "c3": c3})
+
+
+def _tests_with_a_continuous_variable(data: Dataset):
+    """(child, parent, given): every test of two variables, at least one continuous, given up to two others."""
+    n = data.n
+    for child in range(n):
+        for parent in range(n):
+            if parent == child or (data.is_discrete(child) and data.is_discrete(parent)):
+                continue
+            others = [j for j in range(n) if j not in (child, parent)]
+            for size in range(3):
+                for given in itertools.combinations(others, size):
+                    yield child, parent, given
+
+
+@needs_cg
+def test_the_cg_statistic_of_nested_models_is_never_negative():
+    """tetrad-notes asks of CG's small-cell rule that the LRT statistic of nested models never be negative. The
+    score's set function decides per variable set which cells are small (pooled covariance), so ℓ(y | x ∪ Z) −
+    ℓ(y | Z) from it goes negative on small data (here 258 of 2,520 times, down to −27 nats); the test's
+    statistic, nested Gaussian regressions of the continuous tested variable, never does — CG and CGd, x discrete
+    or continuous."""
+    from bnilp.scores.base import LocalScore
+    negative_before, tried = 0, 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        data = from_dataframe(_small_mixed(rng, int(rng.integers(6, 30))))
+        for name in ("cg", "cgd"):
+            score = make_score(name, data)
+            for child, parent, given in _tests_with_a_continuous_variable(data):
+                if name == "cgd" and data.is_discrete(child):
+                    continue                                    # multinomial on bins, no Gaussian rule
+                half_g, df = score.lr_difference(child, parent, given)
+                assert half_g >= 0.0 and df >= 0.0, (seed, name, child, parent, given)
+                tried += 1
+                negative_before += LocalScore.lr_difference(score, child, parent, given)[0] < -1e-9
+    assert tried > 1000 and negative_before > 100
+
+
+@needs_cg
+def test_the_cg_statistic_is_the_regressions_fitted_cell_by_cell():
+    """Against an oracle that fits every group by ``np.linalg.lstsq`` on the raw values and builds the groups by
+    loops: small cells (rows of sub-cells too few for a residual pooled, or joined to the largest sub-cell), a
+    discrete and a continuous x, with and without continuous Z."""
+    from bnilp.scores.cg import FLAT_TOL
+    from tests.oracles import nested_regression_lr_by_loops
+    checked = 0
+    for seed in range(6):
+        rng = np.random.default_rng(100 + seed)
+        data = from_dataframe(_small_mixed(rng, int(rng.integers(25, 120)), states=6))
+        score = make_score("cg", data)
+        values = data.values.astype(float)
+        for child, parent, given in _tests_with_a_continuous_variable(data):
+            y, x = (parent, child) if data.is_discrete(child) else (child, parent)
+            disc = [j for j in given if data.is_discrete(j)]
+            cont = sorted(j for j in given if not data.is_discrete(j))
+            cells = np.unique(data.codes[:, disc], axis=0, return_inverse=True)[1].ravel() if disc else \
+                np.zeros(data.N, dtype=int)
+            xs = data.codes[:, x] if data.is_discrete(x) else values[:, x]
+            want = nested_regression_lr_by_loops(values[:, y], values[:, cont], cells, xs, data.is_discrete(x),
+                                                 FLAT_TOL)
+            got = score.lr_difference(child, parent, given)
+            assert got[1] == want[1], (seed, child, parent, given)
+            assert got[0] == pytest.approx(want[0], rel=1e-7, abs=1e-7), (seed, child, parent, given)
+            checked += want[1] > 0
+    assert checked > 100
+
+
+@needs_cg
+def test_without_small_cells_the_cg_statistic_is_the_scores_own():
+    """Every cell with a residual left in the larger model: the nested regressions are the score's
+    ℓ(y | x ∪ Z) − ℓ(y | Z) (eqs. 3, 4, 12, 13) and its df, up to rounding — both tested variables as the child."""
+    from bnilp.scores.base import LocalScore
+    rng = np.random.default_rng(7)
+    data = from_dataframe(_small_mixed(rng, 3000, states=3))
+    score = make_score("cg", data)
+    for child, parent, given in _tests_with_a_continuous_variable(data):
+        got = score.lr_difference(child, parent, given)
+        want = LocalScore.lr_difference(score, child, parent, given)
+        assert got[0] == pytest.approx(want[0], rel=1e-9, abs=1e-8), (child, parent, given)
+        assert got[1] == want[1]
+
+
+@needs_cg
+def test_a_dependence_inside_the_one_large_cell_is_found_among_two_row_cells():
+    """A review's case: Z has one cell of 100 rows and 20 of 2; y = 0.6·x + noise. The set function pooled the
+    2-row cells in the larger model only, its statistic was −26 and the test said independent (p = 1); the
+    regression in the large cell alone gives r = 0.59, p ≈ 1e-10."""
+    rng = np.random.default_rng(3)
+    z = np.concatenate([np.zeros(100, dtype=int), np.repeat(np.arange(1, 21), 2)])
+    x = rng.standard_normal(z.size)
+    y = 0.6 * x + 0.8 * rng.standard_normal(z.size)
+    data = from_dataframe(pd.DataFrame({"X": x, "Y": y, "P": [f"p{v}" for v in z]}))
+    r_big = stats.pearsonr(x[:100], y[:100])
+    for name in ("cg", "cgd"):
+        r = ci_test(data, "X", "Y", ["P"], score=name)
+        assert r.dependent and r.p_value < 1e-6 and r.df == 1.0, name
+        assert r.p_value == pytest.approx(r_big.pvalue, rel=3.0)
+        for direction in r.directions:
+            assert direction.statistic > 0
+
+
+@needs_cg
+def test_the_null_mean_of_the_cg_statistic_with_pooled_sub_cells_is_the_monte_carlo_mean():
+    """E[G] of :meth:`ConditionalGaussian.lr_null_mean` for a design whose larger model pools sub-cells (a cell
+    with sub-cells of 1–3 rows beside large ones; k = 1 continuous Z): the mean of G over null data sets."""
+    rng = np.random.default_rng(11)
+    z = np.repeat([0, 1, 2], [40, 17, 9])
+    x = np.concatenate([rng.integers(0, 4, 40), [0] * 10 + [1] * 2 + [2] * 5, [0] * 6 + [1] * 1 + [2] * 2])
+    c = rng.standard_normal(z.size)
+    draws, mean = [], None
+    for s in range(3000):
+        y = 0.5 * c + np.random.default_rng(s).standard_normal(z.size)
+        frame = pd.DataFrame({"y": y, "x": [f"a{v}" for v in x], "z": [f"s{v}" for v in z], "c": c})
+        score = make_score("cg", from_dataframe(frame))
+        draws.append(2 * score.lr_difference(0, 1, (2, 3))[0])
+        mean = score.lr_null_mean(0, 1, (2, 3))
+    draws = np.array(draws)
+    # df (k + 2 = 3 a group past the first): the 40-row cell 4 groups; the 17-row one 2 (its 2-row sub-cell joins
+    # the 10-row one); the 9-row one 2 (the 6-row sub-cell, and the 1 + 2 rows pooled, 3 = k + 2)
+    assert mean is not None and mean[1] == 3 * 3 + 3 + 3
+    assert abs(mean[0] - draws.mean()) < 4 * draws.std() / np.sqrt(draws.size)
 
 
 def _g2_over_observed_strata(frame: pd.DataFrame, x: str, y: str, zs: list[str]) -> tuple[float, int]:

@@ -254,6 +254,15 @@ class LocalScore(ABC):
         fewer parameters than it fits (MVP: the per-partition variances)."""
         return self.loglik_df(child, parents)
 
+    def lr_difference(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float]:
+        """(ℓ(child | {parent} ∪ given) − ℓ(child | given), the df it adds): half the likelihood-ratio statistic G
+        of the test of ``child`` ⟂ ``parent`` | ``given`` and its χ² degrees of freedom (:mod:`bnilp.citest`),
+        from :meth:`lr_loglik_df` of the two families. A score whose two families may be fitted by rules that do
+        not nest (CG's small cells) overrides it with a statistic of nested models."""
+        ll1, df1 = self.lr_loglik_df(child, tuple(sorted((parent, *given))))
+        ll0, df0 = self.lr_loglik_df(child, tuple(sorted(given)))
+        return float(ll1) - float(ll0), float(df1) - float(df0)
+
     def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
         """(E[G], k) for the test of ``child`` ⟂ ``parent`` | ``given`` where the score's model gives the
         null mean of G = 2(ℓ(child | parent ∪ given) − ℓ(child | given)) exactly, k the χ² degrees of

@@ -40,9 +40,11 @@ scale (:func:`pooled_floor`): where Σ_W has no spread in some direction (global
 cell a single row, as with a row-identifier column) ℓ stays finite and an identifier parent never pays for
 its cells (it did with the earlier floor of ``EIG_TOL``: y | id scored 2,544 against y's −1,417 at N = 1,000).
 The df count does not change with the rule. Known limits: a cell can switch between its own and
-the pooled covariance when a parent is added, so for families with small cells the likelihood-
-ratio statistic of nested models can be negative; and for a *discrete* child the single-Gaussian
-denominator makes a negative statistic possible even without small cells (paper's approximation).
+the pooled covariance when a parent is added, so for families with small cells the *score* of the larger
+family can fall below the smaller's by more than its penalty (ℓ itself lower); and for a *discrete* child the
+single-Gaussian denominator makes that possible even without small cells (paper's approximation). The CI test's
+statistic with a continuous tested variable does not use the set function: it compares that variable's nested
+regressions cell by cell (:func:`nested_gaussian_lr`), never negative, as ``shared/docs/tetrad-notes.md`` asks.
 
 **CGd** (§5.2): every continuous column gets an equal-frequency discretised copy with b bins
 (default 3): cut points sorted[⌊N/b⌋·(i+1)], i = 0..b−2, a value equal to a cut going to the upper
@@ -66,7 +68,8 @@ which every set with those discrete variables reads.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -145,6 +148,13 @@ class Partition:
         if self._order is None:
             self._order = np.argsort(self.inverse, kind="stable")
         return self._order
+
+
+def discrete_mask(discrete: Sequence[bool], variables: Iterable[int]) -> int:
+    """The discrete ones among ``variables`` as a bit mask (bit j for variable j): the key of the row partition
+    they cut (its cells are their joint states), which CG's, MVP's and MML's families with those discrete
+    parents share."""
+    return sum(1 << j for j in variables if discrete[j])
 
 
 class PartitionCache:
@@ -232,6 +242,141 @@ def equal_frequency_bins(x: np.ndarray, bins: int) -> np.ndarray:
     raw = np.searchsorted(cuts, x, side="right")
     _, codes = np.unique(raw, return_inverse=True)
     return codes.ravel().astype(np.int64)
+
+
+def group_rss(y: np.ndarray, columns: Sequence[np.ndarray], groups: np.ndarray,
+              n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, RSS) of each group of rows: the least residual sum of squares of ``y`` regressed on an intercept and
+    ``columns`` inside the group (``groups`` numbers the rows' groups 0..n_groups − 1),
+
+        RSS_g = min_{a, β} Σ_{i ∈ g} (y_i − a − βᵀx_i)² = s_yy − s_yxᵀ·S_xx⁺·s_xy,
+
+    the Schur complement of the group's centred scatter (Σ_i (x_i − x̄_g)(x_i − x̄_g)ᵀ and its y entries), summed
+    per group by ``np.bincount`` after the group means (two passes, as :meth:`ConditionalGaussian._scatter`). A
+    direction of the regressors without spread in the group — a column constant there (variance ≤ ``FLAT_TOL``
+    on the standardised scale) or collinear columns (eigenvalue of their correlation matrix ≤ ``EIG_TOL``) — is
+    left out, which is least squares on the others (the pseudo-inverse S_xx⁺); rounding can leave RSS a little
+    below 0, which is taken as 0."""
+    n = np.bincount(groups, minlength=n_groups).astype(float)
+    centred = []
+    for col in (*columns, y):
+        mean = np.bincount(groups, weights=col, minlength=n_groups) / np.maximum(n, 1.0)
+        centred.append(col - mean[groups])
+    m = len(centred)
+    scatter = np.empty((n_groups, m, m))
+    for a in range(m):
+        for b in range(a, m):
+            scatter[:, a, b] = scatter[:, b, a] = np.bincount(groups, weights=centred[a] * centred[b],
+                                                              minlength=n_groups)
+    rss = scatter[:, -1, -1].copy()
+    if m > 1:
+        sxx, sxy = scatter[:, :-1, :-1], scatter[:, :-1, -1]
+        spread = np.einsum("gii->gi", sxx)
+        live = spread > FLAT_TOL * n[:, None]
+        inv_sd = np.where(live, 1.0 / np.sqrt(np.where(live, spread, 1.0)), 0.0)
+        corr = sxx * inv_sd[:, :, None] * inv_sd[:, None, :]
+        lam, vec = np.linalg.eigh(corr)
+        proj = np.einsum("gij,gi->gj", vec, sxy * inv_sd)
+        keep = lam > EIG_TOL
+        rss -= np.where(keep, proj**2 / np.where(keep, lam, 1.0), 0.0).sum(axis=1)
+    return n, np.maximum(rss, 0.0)
+
+
+@dataclass(frozen=True)
+class NestedGaussianLR:
+    """The likelihood ratio of two nested Gaussian regressions of one continuous child (:func:`nested_gaussian_lr`):
+    ``half_g`` = ℓ₁ − ℓ₀ ≥ 0, ``df`` the parameters the larger model adds, and the rows of the cells that carry
+    information — ``null_counts`` in the smaller model (``null_slopes`` regressors each), ``full_counts`` in the
+    larger (``full_slopes``) — from which :meth:`null_mean` gives E[G] under the smaller model."""
+
+    half_g: float
+    df: float
+    null_counts: np.ndarray
+    full_counts: np.ndarray
+    null_slopes: int
+    full_slopes: int
+
+    def null_mean(self) -> float:
+        """E[G] = D(null cells, k₀) − D(full cells, k₁), D = :func:`~bnilp.scores.base.residual_deviance_mean`."""
+        return (residual_deviance_mean(self.null_counts, self.null_slopes)
+                - residual_deviance_mean(self.full_counts, self.full_slopes))
+
+
+def nested_gaussian_lr(y: np.ndarray, given: Sequence[np.ndarray], cells: np.ndarray, *,
+                       x_values: np.ndarray | None = None, x_codes: np.ndarray | None = None) -> NestedGaussianLR:
+    """Likelihood-ratio statistic for y ⟂ x | Z with y continuous, Z = the discrete variables that cut the rows into
+    ``cells`` (numbered 0..P − 1) and the k continuous columns ``given``; x continuous (``x_values``) or discrete
+    (``x_codes``). Both models are Gaussian regressions of y with intercept, MLE variance, per cell; G/2 =
+    Σ_p [n_p·ln(σ̂²_0p + f) − Σ_{g ⊆ p} n_g·ln(σ̂²_g + f)] / 2 with f = ``FLAT_TOL`` (y standardised).
+
+    * x continuous: each cell p with n_p ≥ k + 3 rows (a residual left in the larger model) compares the
+      regression on Z's columns with the one on Z's columns and x: one parameter more.
+    * x discrete: the larger model splits p by x's states; a sub-cell with n_s ≥ k + 2 rows (a residual left) gets
+      a regression of its own, the rows of the smaller sub-cells share one — their own group if they are k + 2 or
+      more, else they join p's largest sub-cell of its own; (k + 2)·(groups − 1) parameters more.
+
+    A cell with one group (or too few rows) carries no information: it adds nothing to G or to df. The larger
+    model contains the smaller (every group with the same intercept, slopes and variance), so G ≥ 0 for every
+    data set: each group's least RSS sums to at most the common fit's, and ln(σ² + f) is concave and increasing,
+    Σ_g n_g·ln(σ̂²_g + f) ≤ n_p·ln(Σ_g RSS_g/n_p + f) ≤ n_p·ln(σ̂²_0p + f) (a cell's value below 0 is rounding and
+    taken as 0). This is the test ``shared/docs/tetrad-notes.md`` asks for: no small cell switches to another
+    rule between the two models (the score's set function, whose small-cell rule is decided per variable set,
+    can give a negative statistic: :class:`ConditionalGaussian`). Where no cell is small (every sub-cell, or
+    cell, with a residual) it is the score's own ℓ(y | x ∪ Z) − ℓ(y | Z) (eqs. 3, 4, 12, 13), up to rounding."""
+    if (x_values is None) == (x_codes is None):
+        raise ValueError("nested_gaussian_lr takes x_values or x_codes, not both")
+    k = len(given)
+    n_cells = int(cells.max()) + 1 if cells.size else 0
+    n0, rss0 = group_rss(y, given, cells, n_cells)
+    if x_values is not None:
+        n1, rss1 = group_rss(y, (*given, x_values), cells, n_cells)
+        rss1 = np.minimum(rss1, rss0)                   # the larger model's least RSS is never above; rounding
+        live = n0 >= k + 3
+        half = 0.5 * n0 * (_log_variance(n0, rss0) - _log_variance(n1, rss1))
+        return NestedGaussianLR(float(np.maximum(half[live], 0.0).sum()), float(live.sum()), n0[live], n0[live], k,
+                                k + 1)
+    groups, cell_of_group, n_groups = _split_by_states(cells, n_cells, x_codes, k + 2)
+    ng, rss = group_rss(y, given, groups, n_groups)
+    per_cell = np.bincount(cell_of_group, minlength=n_cells)
+    live = per_cell >= 2
+    full = np.bincount(cell_of_group, weights=ng * _log_variance(ng, rss), minlength=n_cells)
+    half = 0.5 * (n0 * _log_variance(n0, rss0) - full)
+    return NestedGaussianLR(float(np.maximum(half[live], 0.0).sum()), float((k + 2) * (per_cell[live] - 1).sum()),
+                            n0[live], ng[live[cell_of_group]], k, k)
+
+
+def _log_variance(rows: np.ndarray, rss: np.ndarray) -> np.ndarray:
+    """ln(σ̂² + f) of each group, σ̂² = RSS/n the MLE variance and f = ``FLAT_TOL`` (concave in σ̂², finite at 0)."""
+    return np.log(rss / np.maximum(rows, 1.0) + FLAT_TOL)
+
+
+def _split_by_states(cells: np.ndarray, n_cells: int, codes: np.ndarray,
+                     least: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The larger model's groups for a discrete x (:func:`nested_gaussian_lr`): (group of every row, cell of every
+    group, number of groups). Each cell's sub-cells by x's state with at least ``least`` rows are groups; its other
+    rows form one group if they are ``least`` or more, else join its largest sub-cell (the first of equals);
+    a cell without such a sub-cell is one group."""
+    sub_key = cells.astype(np.int64) * (int(codes.max()) + 1) + codes
+    keys, sub = np.unique(sub_key, return_inverse=True)
+    sub = sub.ravel()
+    n_sub = np.bincount(sub, minlength=keys.size)
+    sub_cell = (keys // (int(codes.max()) + 1)).astype(np.int64)
+    fits = n_sub >= least
+    rest = np.bincount(sub_cell[~fits], weights=n_sub[~fits], minlength=n_cells)
+    n_fits = np.bincount(sub_cell[fits], minlength=n_cells)
+    largest = np.full(n_cells, -1, dtype=np.int64)
+    own = np.flatnonzero(fits)
+    order = own[np.lexsort((own, -n_sub[own], sub_cell[own]))]      # by cell, most rows first, then the first
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = sub_cell[order[1:]] != sub_cell[order[:-1]]
+    largest[sub_cell[order[first]]] = order[first]
+    cell_rest = sub_cell[~fits]
+    target = np.arange(keys.size, dtype=np.int64)
+    pooled = (rest[cell_rest] >= least) | (n_fits[cell_rest] == 0)
+    target[~fits] = np.where(pooled, keys.size + cell_rest, largest[cell_rest])
+    labels, groups = np.unique(target[sub], return_inverse=True)
+    cell_of_group = np.where(labels < keys.size, sub_cell[np.minimum(labels, keys.size - 1)], labels - keys.size)
+    return groups.ravel(), cell_of_group.astype(np.int64), labels.size
 
 
 def set_values(score: ConditionalGaussian, masks: Sequence[int]) -> list[tuple[float, float]]:
@@ -386,36 +531,46 @@ class ConditionalGaussian(LocalScore):
     def raw(self, child: int, parents: tuple[int, ...]) -> float:
         return self.penalised(*self.loglik_df(child, parents))
 
-    def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
-        """Null mean of CG's statistic when one tested variable is continuous (``None`` when both are
-        discrete: then G is the multinomial G², or, with continuous Z, a Gaussian-mixture term that is
-        exact only under CG's own model).
+    def lr_difference(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float]:
+        """Half the LR statistic and its df for ``child`` ⟂ ``parent`` | ``given``: where a tested variable is
+        continuous, that one's nested Gaussian regressions (:func:`nested_gaussian_lr`; G is symmetric in the
+        two tested variables, eqs. 3–4, 12–13, so the continuous one stands for the pair), which are never
+        negative whatever the small cells; both discrete: the set function's ℓ/df (with continuous ``given``
+        the paper's single-Gaussian mixture, which can be negative — module docstring)."""
+        nested = self._nested_lr(child, parent, given)
+        if nested is None:
+            return super().lr_difference(child, parent, given)
+        return nested.half_g, nested.df
 
-        G is symmetric (score equivalence), so take the continuous one, Y, as the child: ℓ(Y | Pa) =
-        Σ_p −n_p/2·(ln 2π + ln σ̂²_{Y|C,p} + 1) over the cells p of Pa's discrete variables, σ̂² the
-        residual variance of Y on the k continuous variables C of Pa (Schur complement of eq. 10's
-        covariance). Under Y ⟂ X | Z in CG's model, Y's cell variance is the same in the null and the
-        larger model, so E[G] = D(null cells, k) − D(full cells, k') with D =
-        :func:`~bnilp.scores.base.residual_deviance_mean`: X discrete refines the cells (k' = k,
-        χ² df (k + 2)·(added observed cells)), X continuous adds a slope (k' = k + 1, one df a cell).
-        (0, 0) when no cell of the larger model has a residual (n_p ≤ k' + 1 everywhere: its variances are
-        the floor, G is finite but carries no information, and the test gets p = 1)."""
+    def _nested_lr(self, child: int, parent: int, given: tuple[int, ...]) -> NestedGaussianLR | None:
+        """:func:`nested_gaussian_lr` with the continuous tested variable as y (``child`` where both are); None
+        where both are discrete."""
         if self.discrete[child] and self.discrete[parent]:
             return None
         y, x = (parent, child) if self.discrete[child] else (child, parent)
-        disc = tuple(sorted(j for j in given if self.discrete[j]))
-        k = sum(1 for j in given if not self.discrete[j])
-        null = self.partition(disc).counts
+        cells = self.partition(tuple(sorted(j for j in given if self.discrete[j]))).inverse
+        cont = [self.zt[j] for j in sorted(given) if not self.discrete[j]]
         if self.discrete[x]:
-            full, k_full = self.partition(tuple(sorted((*disc, x)))).counts, k
-            dof = float((k + 2) * (full.size - null.size))
-        else:
-            full, k_full = null, k + 1
-            dof = float(null.size)
-        if not (np.asarray(full) >= k_full + 2).any():
-            return 0.0, 0.0         # every cell of the larger model fits its rows exactly: G says nothing
-        mean = residual_deviance_mean(null, k) - residual_deviance_mean(full, k_full)
-        return (mean, dof) if dof > 0 and mean > 0 else None
+            return nested_gaussian_lr(self.zt[y], cont, cells, x_codes=self.codes[x])
+        return nested_gaussian_lr(self.zt[y], cont, cells, x_values=self.zt[x])
+
+    def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
+        """Null mean of the statistic of :meth:`lr_difference` when a tested variable is continuous (``None`` when
+        both are discrete: then G is the multinomial G², or, with continuous Z, a Gaussian-mixture term that is
+        exact only under CG's own model).
+
+        Under y ⟂ x | Z in CG's model the groups of the larger model (:func:`nested_gaussian_lr`) share the
+        variance of their cell, so each group's n·σ̂²/σ² is χ² with its residual df and
+        E[G] = D(cells, k) − D(groups, k') with D = :func:`~bnilp.scores.base.residual_deviance_mean` over the
+        cells that carry information (k' = k for a discrete x, k + 1 for a continuous one); k its df. (0, 0) when
+        no cell carries information (no residual left in the larger model: G = 0 says nothing, p = 1)."""
+        nested = self._nested_lr(child, parent, given)
+        if nested is None:
+            return None
+        if nested.df == 0:
+            return 0.0, 0.0
+        mean = nested.null_mean()
+        return (mean, nested.df) if mean > 0 else None
 
     def settings(self) -> dict[str, Any]:
         out = super().settings()
@@ -477,6 +632,13 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
         if self.discrete[child]:
             return self.discrete_view().raw(child, parents)
         return super().raw(child, parents)
+
+    def lr_difference(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float]:
+        """CG's nested regressions for a continuous child; for a discrete child the multinomial on its binned
+        parents (CGd is not score-equivalent, so the continuous variable cannot stand in for it)."""
+        if self.discrete[child]:
+            return LocalScore.lr_difference(self, child, parent, given)
+        return super().lr_difference(child, parent, given)
 
     def lr_null_mean(self, child: int, parent: int, given: tuple[int, ...]) -> tuple[float, float] | None:
         """CG's null mean for a continuous child; ``None`` for a discrete child (multinomial on bins, and

@@ -58,7 +58,7 @@ import numpy as np
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior
-from bnilp.scores.cg import Partition, PartitionCache
+from bnilp.scores.cg import Partition, PartitionCache, discrete_mask
 
 #: best known lattice quantiser constants κ_d, d = 1..8 (Conway & Sloane, table 2.3)
 KAPPA = {1: 1 / 12, 2: 5 / (36 * math.sqrt(3)), 3: 0.0785433, 4: 0.0766032, 5: 0.0756254,
@@ -167,7 +167,7 @@ class MinimumMessageLength(LocalScore):
     def family_share_key(self, child: int, parents: tuple[int, ...]) -> int:
         """The discrete parents as a bit mask: the partition whose cell sums the family reads (a family table,
         :func:`bnilp.lattice.plan_family_table`, scores the families of one partition together)."""
-        return sum(1 << j for j in parents if self.discrete[j])
+        return discrete_mask(self.discrete, parents)
 
     def release_shared(self) -> None:
         """Let go of every partition and its sums (a family table's build moved to the next partition)."""

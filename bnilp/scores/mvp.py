@@ -66,7 +66,7 @@ from scipy.special import xlogy
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, residual_deviance_mean
-from bnilp.scores.cg import Partition, PartitionCache
+from bnilp.scores.cg import Partition, PartitionCache, discrete_mask
 
 #: MVP's polynomial degree (``degree``, ``--mvp-degree``): ⌊ln n_p⌋ per partition
 DEFAULT_MVP_DEGREE = "log"
@@ -348,7 +348,7 @@ class MixedVariablePolynomial(LocalScore):
     def family_share_key(self, child: int, parents: tuple[int, ...]) -> int:
         """The discrete parents as a bit mask: the partition whose bases, cross sums and child sums the family
         reads (a family table scores the families of one partition together)."""
-        return sum(1 << j for j in parents if self.discrete[j])
+        return discrete_mask(self.discrete, parents)
 
     def release_shared(self) -> None:
         """Let go of every partition and its bases (a family table's build moved to the next partition)."""
