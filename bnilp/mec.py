@@ -822,13 +822,21 @@ def _amo_of(counts: Mapping[Edge, int]) -> int:
 
 
 def _cpdag_of(obj: Any) -> CpdagEdges:
-    """``(directed, undirected)`` edge sets of a DAG's parent map, a :class:`MEC` or an edge-set CPDAG."""
+    """``(directed, undirected)`` edge sets of a DAG's parent map, a :class:`MEC`, an edge-set CPDAG or a CPDAG
+    DiGraph (:func:`cpdag`: u — v as both arcs) — the forms :func:`count_dags_in_mec` takes."""
     if isinstance(obj, MEC):
         directed, und = obj.cpdag
+    elif isinstance(obj, nx.DiGraph):
+        directed = {(u, v) for u, v in obj.edges if not obj.has_edge(v, u)}
+        und = {frozenset((u, v)) for u, v in obj.edges if obj.has_edge(v, u)}
     elif isinstance(obj, Mapping):
         directed, und = cpdag_edges(obj)
     else:
-        directed, und = obj
+        try:
+            directed, und = obj
+        except (TypeError, ValueError):
+            raise InputError(f"expected a DAG's parent map, a CPDAG as (directed, undirected) edge sets, a CPDAG "
+                             f"DiGraph or a MEC, got {type(obj).__name__}") from None
     return set(directed), {frozenset(e) for e in und}
 
 

@@ -359,6 +359,9 @@ def sample_dag(
     for v, ps in parents.items():
         if isinstance(ps, (str, bytes, dict)) or not isinstance(ps, (list, tuple, set, frozenset)):
             raise InputError(f"parents: {v!r} maps to {ps!r}; each variable maps to a list of parent names")
+        twice = sorted({p for p in ps if list(ps).count(p) > 1}, key=str)
+        if twice:       # as `bnilp compare` refuses it: two coefficients for one arc would sum, out of their range
+            raise InputError(f"parents: {twice[0]!r} is listed twice among the parents of {v!r}")
     names = list(parents)
     index = {v: i for i, v in enumerate(names)}
     unknown = sorted({p for ps in parents.values() for p in ps} - set(index)) + sorted(set(names) - set(kinds))

@@ -104,6 +104,13 @@ def test_cpdag_digraph_form():
     assert g.has_edge("c", "d") and not g.has_edge("d", "c") and not g["c"]["d"]["undirected"]
     assert count_dags_in_mec(g) == 3
     assert v_structures(pa) == frozenset({("c", "d", "e")})
+    # every form count_dags_in_mec takes, directed_fractions and class_counts take too (a review: the DiGraph
+    # was unpacked as an edge-set pair, a ValueError)
+    from bnilp.mec import class_counts, cpdag_edges, directed_fractions
+    assert directed_fractions(g) == directed_fractions(pa) == directed_fractions(cpdag_edges(pa))
+    assert class_counts(g) == (3, directed_fractions(pa))
+    with pytest.raises(InputError, match="expected a DAG's parent map"):
+        directed_fractions(42)
 
 
 def _random_chordal(n: int, rng: random.Random) -> nx.Graph:

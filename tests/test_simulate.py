@@ -243,6 +243,8 @@ def test_simulate_refuses_values_of_the_wrong_type_naming_the_parameter(kwargs, 
     ({"a": None}, {"a": "discrete"}, {}, "parents"),
     ({"ab": [], "c": "ab"}, {"ab": "discrete", "c": "discrete"}, {}, "parents"),
     ({"a": []}, {"a": "discrete"}, dict(nonlinear="no"), "nonlinear"),
+    # a parent listed twice drew two coefficients whose sum left the documented range (a review)
+    ({"a": [], "b": ["a", "a"]}, {"a": "continuous", "b": "continuous"}, {}, "'a' is listed twice"),
 ])
 def test_sample_dag_refuses_values_of_the_wrong_type_naming_the_parameter(parents, kinds, kwargs, words):
     """``sample_dag`` checks its arguments: a NaN row count, bins as a string, a parent list that is None or a
