@@ -573,7 +573,10 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
     read or parsed is an :class:`InputError` naming its line."""
     path = check_path(path, "knowledge")
     try:
-        with open(path, encoding="utf-8-sig") as fh:      # a byte-order mark (Windows editors) is not text
+        # a byte-order mark (Windows editors) is not text; newline="": a lone '\r' stays in its line (whitespace,
+        # as parse_knowledge reads it) — Python's universal newlines made it a line break, so text commented out
+        # after one became a statement and later lines were misnumbered (a review)
+        with open(path, encoding="utf-8-sig", newline="") as fh:
             text = fh.read()
     except OSError as exc:
         raise InputError(f"{path}: cannot read the knowledge file ({exc.strerror})") from None

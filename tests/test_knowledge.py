@@ -291,12 +291,13 @@ def test_errors_name_the_file_and_line(tmp_path, text: str, line: int, words: st
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x85", "\u2028"])
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\r"])
 def test_lines_end_at_a_newline_alone_so_a_comment_stays_a_comment(tmp_path, separator: str) -> None:
     """The parser split lines with ``str.splitlines``, which also breaks at a vertical tab, a form feed, the
     file separators, U+0085 and U+2028: a statement commented out after one of them was applied (with exit 0),
     and a later line's error named the wrong line (a review's find). Lines now end at ``\\n`` alone (after
-    ``\\r``, stripped); such a character elsewhere is whitespace."""
+    ``\\r``, stripped); such a character elsewhere is whitespace. A lone ``\\r`` too: the file was read with
+    Python's universal newlines, which made it a line break before the parser saw it (a later review)."""
     path = tmp_path / "k.txt"
     path.write_text(f"# old idea:{separator}require smoke -> lung\r\nforbid tub -> asia  # was{separator}x\n")
     k = from_options(path).validated(NAMES)
