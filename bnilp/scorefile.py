@@ -770,8 +770,8 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
     for key in ("prune", "palim_reached", "score_time_limit_reached", "score_memory_limit_reached",
                 "score_equivalent"):
         value = meta.get(key)
-        if value is not None and not isinstance(value, bool):
-            raise InputError(f"{sidecar}: {key!r} must be true or false, got {value!r}")
+        if key in meta and not isinstance(value, bool):     # null too: it would read as false ("not reached")
+            raise InputError(f"{sidecar}: {key!r} must be true or false, got {json.dumps(value)}")
     for key in ("palim", "exact_for_parent_sets_up_to"):
         value = meta.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):

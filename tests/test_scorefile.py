@@ -155,6 +155,7 @@ def test_a_token_after_a_sets_parents_is_refused_naming_its_line() -> None:
     (dict(palim_reached=True), ("palim", "exact_for_parent_sets_up_to"), "'palim_reached' is true but neither"),
     (dict(palim_reached="false"), (), "'palim_reached' must be true or false"),
     (dict(prune="yes"), (), "'prune' must be true or false"),
+    (dict(palim_reached=None), (), "'palim_reached' must be true or false, got null"),     # read as "not reached"
     (dict(palim=2.5), (), "'palim' must be an integer"),
     (dict(exact_for_parent_sets_up_to="2"), (), "'exact_for_parent_sets_up_to' must be an integer"),
     (dict(epsilon=float("nan")), (), "'epsilon' must be a finite number"),
