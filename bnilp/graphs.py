@@ -18,6 +18,23 @@ from bnilp.errors import InputError
 ParentMap = Mapping[str, Iterable[str]]
 
 
+def parent_lists(parents: object, what: str) -> dict[str, list[str]]:
+    """A parent map a caller gave (each variable → its parents: a list, tuple or set of names) with its names as
+    strings and each variable's parents as a list. A string where the parents are wanted is *one* name, never its
+    letters (as the API reads a string everywhere a list of names is wanted); a map that is no dict, or parents
+    that are no collection of names, is an :class:`InputError` naming ``what``."""
+    if not isinstance(parents, Mapping):
+        raise InputError(f"{what} must be a dict of each variable → its parents, got {type(parents).__name__}")
+    out: dict[str, list[str]] = {}
+    for child, ps in parents.items():
+        if isinstance(ps, str):
+            ps = [ps]
+        elif isinstance(ps, (bytes, Mapping)) or not isinstance(ps, Iterable):
+            raise InputError(f"{what}: the parents of {child!r} must be a list of names, got {ps!r}")
+        out[str(child)] = [str(p) for p in ps]
+    return out
+
+
 def to_digraph(parents: ParentMap, nodes: Iterable[str] | None = None) -> nx.DiGraph:
     """The network as a DiGraph: every variable a node (``nodes`` first, in their order, then the parent
     map's keys), an edge parent → child per arrow (by child, parents sorted)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,7 +24,7 @@ import pandas as pd
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real, check_seconds
-from bnilp.graphs import check_acyclic, to_digraph
+from bnilp.graphs import check_acyclic, parent_lists, to_digraph
 from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import class_tail_mass, credible_classes, expand_classes
@@ -263,9 +263,6 @@ def _check_warm_start_network(table: ScoreTable, parents: dict[str, Any]) -> Non
     """A warm start must be a network of the table's variables — every one of them, no other name, no directed
     cycle — else an :class:`InputError` (a malformed start is bad input, not a hint to drop)."""
     names = set(table.variables)
-    bad = next((v for v, ps in parents.items() if isinstance(ps, str) or not isinstance(ps, Iterable)), None)
-    if bad is not None:                         # a string's letters are no parents
-        raise InputError(f"warm_start: the parents of {bad!r} must be a list of names, got {parents[bad]!r}")
     missing = [v for v in table.variables if v not in parents]
     unknown = sorted(({str(v) for v in parents} | {str(p) for ps in parents.values() for p in ps}) - names)
     if missing or unknown:
@@ -401,6 +398,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         _check_count_past_cap(unit, why, list_dags, k)
     note = ws_note = None
     if isinstance(warm_start, Mapping):    # only a hint: a network the table cannot hold is not used, and said so
+        warm_start = parent_lists(warm_start, "warm_start")          # a string is one parent, never its letters
         _check_warm_start_network(table, warm_start)
         unheld = warm_start_unheld(table, warm_start)
         if unheld:

@@ -102,7 +102,7 @@ from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
 from bnilp.errors import InputError, LimitError, check_callback, check_count, check_flag, check_real, check_seed
-from bnilp.graphs import check_acyclic, to_digraph
+from bnilp.graphs import check_acyclic, parent_lists, to_digraph
 from bnilp.memory import free_memory
 from bnilp.scores.base import LocalScore, check_score, tie_tolerance
 
@@ -182,6 +182,48 @@ def labelled_dags(n: int) -> int:
     for m in range(1, n + 1):
         a.append(sum((-1) ** (k + 1) * math.comb(m, k) * 2 ** (k * (m - k)) * a[m - k] for k in range(1, m + 1)))
     return a[n]
+
+
+#: :func:`admissible_dags` counts over the subsets of at most this many variables (3^n steps)
+ADMISSIBLE_DAGS_MAX_VARIABLES = 10
+
+
+def admissible_dags(allowed: np.ndarray, max_parents: int | None = None) -> int:
+    """The number of DAGs whose every arc i → j is allowed (``allowed[i, j]``) and whose every node has at most
+    ``max_parents`` parents — Robinson's recurrence over the set S of sinks (nodes without children) of the DAG
+    on U, by inclusion–exclusion (Robinson 1973; with per-node parent sets as in Kuipers & Moffa 2015):
+
+        a(U) = Σ_{∅ ≠ S ⊆ U} (−1)^{|S|+1} · Π_{v ∈ S} f_v(U ∖ S) · a(U ∖ S),   a(∅) = 1,
+
+    f_v(W) the parent sets v may take inside W (allowed, at most ``max_parents``): the sinks choose their parents
+    among the other nodes, which form a DAG of their own. Without constraints it is :func:`labelled_dags`.
+    3^n steps: at most :data:`ADMISSIBLE_DAGS_MAX_VARIABLES` variables (more is a ``ValueError``)."""
+    n = allowed.shape[0]
+    if n > ADMISSIBLE_DAGS_MAX_VARIABLES:
+        raise ValueError(f"admissible_dags counts up to {ADMISSIBLE_DAGS_MAX_VARIABLES} variables, got {n}")
+    limit = n if max_parents is None else max_parents
+    masks = [sum(1 << i for i in range(n) if allowed[i, j] and i != j) for j in range(n)]
+
+    def choices(v: int, inside: int) -> int:
+        m = (masks[v] & inside).bit_count()
+        return sum(math.comb(m, k) for k in range(min(m, limit) + 1))
+
+    a = [0] * (1 << n)
+    a[0] = 1
+    for u in range(1, 1 << n):
+        total, s = 0, u
+        while s:                                    # every non-empty S ⊆ U
+            rest = u & ~s
+            term = a[rest]
+            t = s
+            while t and term:
+                v = (t & -t).bit_length() - 1
+                term *= choices(v, rest)
+                t &= t - 1
+            total += term if s.bit_count() % 2 else -term
+            s = (s - 1) & u
+        a[u] = total
+    return a[-1]
 
 
 def allowed_matrix(score: LocalScore) -> np.ndarray:
@@ -574,7 +616,7 @@ def _start_adjacency(score: LocalScore, start: Mapping[str, Iterable[str]] | Non
     adj = np.zeros((data.n, data.n), dtype=bool)
     if start is None:
         return adj
-    given = {str(child): [str(p) for p in parents] for child, parents in start.items()}
+    given = parent_lists(start, "start")
     for child, parents in given.items():
         j = data.index(child)
         for p in parents:
@@ -878,6 +920,9 @@ def proxy_search(
     check_flag(edge_slope, "edge_slope")
     per_round = max(5, samples) if refine_samples is None else check_count(refine_samples,
                                                                            "refine_samples (--refine-samples)", 1)
+    if refine_samples is not None and refine == 0:      # as the command line: a setting that would be ignored
+        raise InputError("refine_samples (--refine-samples) sets the moves each refinement round scores: refine=0 "
+                         "(--refine 0) runs none")
     if check_seed(seed) is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
     rng = np.random.default_rng(seed)

@@ -667,6 +667,40 @@ def test_labelled_dags_counts_every_dag_on_n_nodes():
                                                       for n in range(1, 5)]
 
 
+def test_admissible_dags_counts_the_dags_the_allowed_arcs_and_the_parent_cap_leave():
+    """Against listing every DAG on 1–4 nodes and keeping those whose arcs are allowed and in-degrees capped:
+    random allowed matrices, every cap; no constraint gives Robinson's numbers."""
+    from bnilp.proxy import admissible_dags, labelled_dags
+    from tests.oracles import all_dags
+
+    rng = np.random.default_rng(3)
+    for n in range(1, 5):
+        nodes = [f"v{i}" for i in range(n)]
+        dags = list(all_dags(nodes))
+        assert admissible_dags(np.ones((n, n), dtype=bool)) == labelled_dags(n) == len(dags)
+        for _ in range(6):
+            allowed = rng.random((n, n)) < 0.6
+            for cap in (None, 0, 1, 2):
+                want = sum(1 for dag in dags if all(
+                    (cap is None or len(ps) <= cap) and all(allowed[nodes.index(p), nodes.index(v)] for p in ps)
+                    for v, ps in dag.items()))
+                assert admissible_dags(allowed, cap) == want, (n, allowed, cap)
+
+
+def test_a_constrained_space_with_fewer_dags_than_samples_says_how_many_it_holds(tmp_path):
+    """A review: with --max-parents (or a score that forbids arcs: MML's discrete child of a continuous one) fewer
+    DAGs exist than --samples asks, yet the hint said "raise --expected-in-degree", which cannot help. 3 variables
+    with at most one parent each: 16 DAGs."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "three.csv"
+    x = rng.integers(0, 2, (200, 3))
+    path.write_text("a,b,c\n" + "".join(f"{u},{v},{w}\n" for u, v, w in x))
+    res = CliRunner().invoke(main, ["proxy-search", str(path), "--samples", "20", "--max-parents", "1", "--seed",
+                                    "1", "-q"])
+    assert res.exit_code == 3
+    assert "3 variables have only 16 DAGs that the score and --max-parents allow: ask for fewer --samples" in res.output
+
+
 def test_asking_for_more_training_dags_than_exist_says_so_not_raise_the_density(tmp_path):
     """Two variables have 3 DAGs: drawing fewer than --samples is the limit "samples" (exit 3), and the hint
     says how many exist — raising --expected-in-degree cannot help."""

@@ -32,12 +32,14 @@ from bnilp.cli.options import (
 )
 from bnilp.errors import InputError
 from bnilp.proxy import (
+    ADMISSIBLE_DAGS_MAX_VARIABLES,
     DEFAULT_EXPECTED_IN_DEGREE,
     DEFAULT_KAPPA,
     DEFAULT_MAXITER,
     DEFAULT_REFINE,
     DEFAULT_SAMPLES,
     SearchResult,
+    admissible_dags,
     allowed_matrix,
     greedy_search,
     labelled_dags,
@@ -158,9 +160,12 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
     if method == "proxy" and result.limits:
         err = plain_console(stderr=True)
         if "samples" in result.limits:
-            unconstrained = max_parents is None and bool(allowed_matrix(score)[~np.eye(dataset.n, dtype=bool)].all())
-            total = labelled_dags(dataset.n) if unconstrained and dataset.n <= 8 else None
-            hint = (f"{dataset.n} variables have only {total} DAGs in all: ask for fewer --samples"
+            allowed = allowed_matrix(score)
+            unconstrained = max_parents is None and bool(allowed[~np.eye(dataset.n, dtype=bool)].all())
+            total = (labelled_dags(dataset.n) if unconstrained else admissible_dags(allowed, max_parents)
+                     if dataset.n <= ADMISSIBLE_DAGS_MAX_VARIABLES else None)
+            space = "in all" if unconstrained else f"that the score{' and --max-parents' if max_parents else ''} allow"
+            hint = (f"{dataset.n} variables have only {total:,} DAGs {space}: ask for fewer --samples"
                     if total is not None and total < samples else "raise --expected-in-degree")
             err.print(f"bnilp: limited: only {result.samples_drawn} distinct training DAGs drawn of the {samples} "
                       f"asked ({hint})", highlight=False, soft_wrap=True)
