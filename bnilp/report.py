@@ -306,7 +306,9 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         found = "" if r.get("status") == "network_limit" else " found"
         head.add_row("posteriors over", f"all {r['posterior_classes']} credible classes{found} "
                                         f"({r['posterior_dags']} DAGs); the best {r.get('n_mecs')} listed")
-    head.add_row("enumerated", "equivalence classes (one DAG each)" if r.get("enumerate") == "mecs" else "DAGs")
+    listed_all = ((r.get("provenance") or {}).get("settings") or {}).get("list_dags")
+    head.add_row("enumerated", "DAGs" if r.get("enumerate") != "mecs" else
+                 "equivalence classes (every DAG listed)" if listed_all else "equivalence classes (one DAG each)")
     if r.get("optimum_only"):
         head.add_row("complete", "optimum only (tied optimal networks not listed)")
     else:
@@ -335,7 +337,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                  for v, ps in best["parents"].items()]
         label = "optimal network" if proven else "best network found"
         console.print(f"{label} (score {_fmt(best['score'])}):\n" + "\n".join(lines), markup=False, highlight=False)
-    counted_all = r.get("status") == "network_limit" and r.get("posterior_classes", 0) > r.get("n_mecs", 0)
+    counted_all = _counted_all(r)
     if counted_all:                             # count_past_cap: the list is capped, the set is not
         console.print(f"LIST CAPPED: the best {r.get('n_mecs')} of {r['posterior_classes']} credible "
                       f"classes are listed ({r.get('message') or 'network limit'}); the posteriors below cover all "
@@ -444,20 +446,39 @@ def _cpdag_dot(mec: Mapping[str, Any], variables: Sequence[str]) -> str:
     return dot_text(pa, graph["undirected"], name="best_cpdag")
 
 
-def _cut_short(r: Mapping[str, Any]) -> str | None:
-    """Why the credible set behind a result is not complete (its limits, e.g. ``time_limit``; or only one optimal
-    network asked for), or None where it is: the report's pictures, DOT and CSV files say it, as the JSON does —
-    a review found a cut-short run's heatmap titled as a complete one's."""
-    if r.get("complete", True):
+def _counted_all(r: Mapping[str, Any]) -> bool:
+    """A class list capped by ``--max-networks`` whose posteriors still cover every credible class (the classes
+    past the cap counted: peeling's tail, ``--count-past-cap``): the list is cut, the averages are not."""
+    return r.get("status") == "network_limit" and r.get("posterior_classes", 0) > r.get("n_mecs", 0)
+
+
+def _cut_short(r: Mapping[str, Any], table: bool = False) -> str | None:
+    """Why the networks behind a result's posteriors are not the whole credible set (its limits, e.g.
+    ``time_limit``; or only one optimal network asked for), or None where they are: the report's pictures, DOT
+    and CSV files say it, as the JSON does — a review found a cut-short run's heatmap titled as a complete one's.
+    A capped class list whose posteriors cover every credible class (:func:`_counted_all`) cuts only the class
+    table (``table=True``)."""
+    if r.get("complete", True) or (_counted_all(r) and not table):
         return None
     status = r.get("status")
     return (", ".join(r.get("limits") or []) or (status if status and status != "optimal" else None)
             or "not every credible network listed")
 
 
+def _limited(r: Mapping[str, Any]) -> str | None:
+    """The limits of a result whose networks are the whole credible set of a restricted problem — a palim, a
+    scoring limit, a table pruned without the knowledge (exit 3, ``complete`` true) — or of a capped list whose
+    posteriors cover every class; None where there are none or :func:`_cut_short` names them already."""
+    if _cut_short(r) is not None:
+        return None
+    return ", ".join(x for x in r.get("limits") or [] if x != "network_limit") or None
+
+
 def _cut_short_title(r: Mapping[str, Any]) -> str:
     why = _cut_short(r)
-    return "" if why is None else f" — INCOMPLETE ({why}): the networks found so far"
+    if why is not None:
+        return f" — INCOMPLETE ({why}): the networks found so far"
+    return "" if _limited(r) is None else f" — LIMITED: {_limits_text(r)}"
 
 
 def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],
@@ -467,8 +488,9 @@ def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],
     the graph's label."""
     required, forbidden = _known(r or {})
     lines = ['digraph "averaged" {']
-    if _cut_short(r or {}) is not None:
-        lines.append(f'  label="P(u -> v){_cut_short_title(r or {})}"; labelloc=t;')
+    title = _cut_short_title(r or {})
+    if title:
+        lines.append(f"  label={_dot_id('P(u -> v)' + title)}; labelloc=t;")
     lines += [f"  {_dot_id(v)};" for v in variables]
     for e in edges:
         p = float(e["posterior"])
@@ -646,9 +668,11 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         required, forbidden = _known(r)
         frame["knowledge"] = ["required" if (u, v) in required else "" for u, v in zip(frame["from"], frame["to"],
                                                                                           strict=True)]
-    cut = _cut_short(r)
+    cut, limited = _cut_short(r), _limited(r)
     if cut is not None:                 # every row says so: the posteriors are over the networks found
         frame["incomplete"] = cut
+    if limited is not None:             # ... or exact only within these limits (palim, knowledge_pruning, …)
+        frame["limited"] = limited
     put("edges.csv", frame.to_csv(index=False, lineterminator="\n"))
     mecs = r.get("mecs") or []
     classes = pd.DataFrame({
@@ -664,8 +688,11 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         "n_directed": [len((m.get("pdag") or m["cpdag"])["directed"]) for m in mecs],
         "n_undirected": [len((m.get("pdag") or m["cpdag"])["undirected"]) for m in mecs],
     })
+    cut = _cut_short(r, table=True)     # a capped class list is cut here even where the posteriors are whole
     if cut is not None:
         classes["incomplete"] = cut
+    if limited is not None:
+        classes["limited"] = limited
     put("mecs.csv", classes.to_csv(index=False, lineterminator="\n"))
     put("networks.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False) + "\n")
     if mecs:

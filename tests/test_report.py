@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import random
@@ -145,8 +146,6 @@ def test_names_that_would_split_a_parent_list_are_quoted_in_it(report):
 def test_output_to_a_file_is_wide_unless_columns_says_otherwise(monkeypatch):
     """:func:`bnilp.terminal.plain_console` not at a terminal: :data:`~bnilp.terminal.FILE_WIDTH` columns
     (rich's default there is 80); ``COLUMNS`` and an explicit width still decide."""
-    import io
-
     from bnilp.terminal import FILE_WIDTH, plain_console
 
     monkeypatch.delenv("COLUMNS", raising=False)
@@ -448,3 +447,48 @@ def test_a_cap_inside_a_class_gives_each_listed_dag_its_class_share_under_the_me
     assert whole.complete and len(whole.report["mecs"]) == len(counted.report["mecs"])
     for a, b in zip(whole.report["mecs"], counted.report["mecs"], strict=True):
         assert a["posterior"] == pytest.approx(b["posterior"], rel=1e-12)
+
+
+def test_report_files_mark_a_capped_list_and_a_limited_set_for_what_they_are(tmp_path) -> None:
+    """A review's finds. (1) A class list capped by the network cap whose posteriors still cover every credible
+    class (the rest counted): the files said INCOMPLETE "the networks found so far" on posteriors that are the
+    whole set's — now only the class table, which is cut, says so. (2) A run whose set is complete for a
+    restricted problem (palim 1, exit 3, ``complete`` true) had no mark in any file — now a ``limited`` column and
+    a LIMITED label/title naming the limit."""
+    from bnilp.pipeline import learn, solve_table
+
+    asia = "bnilp/instances/asia.csv"
+    table = learn(asia, bf=60).table
+    capped = solve_table(table, epsilon=math.log(60), max_networks=3)
+    whole = solve_table(table, epsilon=math.log(60))
+    assert not capped.complete and capped.report["posterior_classes"] == whole.report["n_mecs"] > 3
+    write_report(tmp_path / "capped", capped.report)
+    edges = pd.read_csv(tmp_path / "capped" / "edges.csv")
+    classes = pd.read_csv(tmp_path / "capped" / "mecs.csv")
+    assert "incomplete" not in edges and "limited" not in edges
+    want = {(e["from"], e["to"]): e["posterior"] for e in whole.report["edges"]}
+    assert {(u, v): p for u, v, p in zip(edges["from"], edges["to"], edges["directed_posterior"], strict=True)
+            if p > 0} == pytest.approx({k: p for k, p in want.items() if p > 0}, rel=1e-9)
+    assert (classes["incomplete"] == "network_limit").all() and len(classes) == 3
+    assert "label=" not in (tmp_path / "capped" / "averaged.dot").read_text().split("\n")[1]
+
+    limited = learn(asia, bf=20, palim=1)
+    assert limited.complete and limited.report["limits"] == ["palim"]
+    write_report(tmp_path / "palim", limited.report)
+    for name in ("edges.csv", "mecs.csv"):
+        frame = pd.read_csv(tmp_path / "palim" / name)
+        assert "incomplete" not in frame and (frame["limited"] == "palim").all()
+    dot = (tmp_path / "palim" / "averaged.dot").read_text()
+    assert 'label="P(u -> v) — LIMITED: exact for parent sets of size ≤ 1 (palim)"' in dot
+
+
+def test_the_panel_says_every_dag_was_listed_with_list_dags() -> None:
+    """With ``list_dags`` the panel said "equivalence classes (one DAG each)" over 44 listed DAGs (a review)."""
+    from bnilp.pipeline import learn
+
+    for list_dags, words in ((True, "equivalence classes (every DAG listed)"),
+                             (False, "equivalence classes (one DAG each)")):
+        out = io.StringIO()
+        print_report(learn("bnilp/instances/asia.csv", bf=60, list_dags=list_dags).report,
+                     Console(file=out, width=160))
+        assert words in out.getvalue()
