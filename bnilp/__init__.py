@@ -5,7 +5,7 @@
 """
 
 __version__ = "0.1.0"
-__all__ = ["Knowledge", "learn", "solve_table", "__version__"]
+__all__ = ["Knowledge", "LearnResult", "learn", "solve_table", "__version__"]
 
 
 def __getattr__(name: str) -> object:

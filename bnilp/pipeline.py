@@ -409,7 +409,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         try:
             table = restrict_table(table, k)
         except InputError as exc:
-            raise _no_dag_under(k, note, str(exc)) from None
+            palim = table.meta.get("palim")
+            beyond = palim is not None and any(len(ps) > palim for ps in k.required_parents().values())
+            # more required parents than the table's palim: no pruning explains it, the request is impossible
+            raise (InputError(str(exc)) if beyond else _no_dag_under(k, note, str(exc))) from None
         admitted = _admitted_warm_start(table, k, warm_start)
         if warm_start is not None and admitted is None:
             ws_note = "warm start not used: it does not satisfy the background knowledge"

@@ -599,6 +599,9 @@ def test_a_result_cut_by_a_limit_says_so_in_its_repr_and_its_panel_and_dir_lists
     assert "limited           exact for parent sets of size ≤ 2 (the scoring time limit) " in out.getvalue()
     assert "score_time_limit" not in out.getvalue()
     assert {"Knowledge", "LearnResult", "learn", "solve_table"} <= set(dir(bnilp)) and "Any" not in dir(bnilp)
+    # help(bnilp) lists what __all__ holds: LearnResult was missing (a review)
+    import pydoc
+    assert "class LearnResult(" in pydoc.render_doc(bnilp, renderer=pydoc.plaintext)
 
 
 @pytest.mark.parametrize("package, nth", [("numba", 20), ("pandas", 30)])
