@@ -731,3 +731,23 @@ def test_under_background_knowledge_the_classes_listed_are_the_same_dags_for_any
                solve_table(table, epsilon=eps, knowledge=known, enumerate_by="mecs", jobs=jobs).report["networks"]]
               for jobs in (1, 2)]
     assert len(listed[0]) > 20 and listed[0] == listed[1]
+
+
+@pytest.mark.parametrize("where", ["balanced_pairs", "_Inbox"])
+def test_a_ctrl_c_while_the_cubes_are_prepared_stops_the_run_with_what_it_found(split_at_once, monkeypatch, where):
+    """The first Ctrl-C reaches Python code as KeyboardInterrupt (the search's handler passes it on where no SCIP
+    model is solving). While the split was computed (``balanced_pairs``) or the problem written and the pool
+    started (here: the inbox), nothing caught it: the run ended with exit 130 and nothing written, OPT proven and
+    thousands of classes found (a review, hailfinder500 BF 3 at 11.4 s). Now it stops like an interrupt anywhere
+    else in the search: status ``interrupted``, what was found kept."""
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cubes, where, interrupted)
+    table = random_table(5, 901, keep=0.6)
+    res = solve(table, math.log(150), jobs=2, enumerate_by="mecs")
+    assert res.status == "interrupted" and not res.complete and res.optimum_proven
+    assert res.stats["phase2"]["method"] == "branch-and-cut in cubes"
+    opt, _ = brute_force_credible(table, math.log(150))
+    assert res.networks and res.networks[0].score == pytest.approx(opt)
+    check_result(table, res, math.log(150))

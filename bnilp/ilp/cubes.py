@@ -375,14 +375,20 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     ``got.memory_hit`` say that the cap or the memory guard (``watch``, over every class or DAG gathered)
     stopped them.
     """
-    budget = data.offset - found.opt + run.epsilon
-    sample = got.credible.ranked()[1]
-    costs = pair_costs(data)
-    pairs = split_pairs(data, budget, costs=costs)
-    # no pair qualifies: one cube, the whole rest
-    split = uniform_cubes(balanced_pairs(data, pairs, sample, cube_count(jobs)))
-    order = cube_order(data, split, costs)
-    stats2.update(method="branch-and-cut in cubes", jobs=jobs, order=order)
+    stats2.update(method="branch-and-cut in cubes", jobs=jobs)
+    try:
+        budget = data.offset - found.opt + run.epsilon
+        sample = got.credible.ranked()[1]
+        costs = pair_costs(data)
+        pairs = split_pairs(data, budget, costs=costs)
+        # no pair qualifies: one cube, the whole rest
+        split = uniform_cubes(balanced_pairs(data, pairs, sample, cube_count(jobs)))
+        order = cube_order(data, split, costs)
+    except KeyboardInterrupt:       # the split runs in Python, where the first Ctrl-C arrives as KeyboardInterrupt
+        run.sig.received = True     # (_signals_stop_the_search): the run stops with what the serial start found
+        stats2.update(cubes=0)      # (it ended with exit 130 and nothing written: a review)
+        return "interrupted", "interrupted (SIGINT/SIGTERM)"
+    stats2["order"] = order
     from joblib.externals.loky import ProcessPoolExecutor
     from joblib.externals.loky.backend import get_context
 
@@ -392,28 +398,31 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
     steal = settings.PHASE2_STEAL_SECONDS is not None and bool(pairs)
     state = CubeRun(rows=list(split), todo=deque(order), finds={} if steal else None)
     t0 = time.perf_counter()
-    # ignore_cleanup_errors: on Windows the board's memory map, still open when an error leaves _gather, cannot be
-    # removed, and that error hid the run's own
-    with tempfile.TemporaryDirectory(prefix="bnilp-cubes-", ignore_cleanup_errors=True) as tmp:
-        path, board_path = os.path.join(tmp, "problem.pkl"), os.path.join(tmp, "board.i64")
-        with open(path, "wb") as handle:
-            pickle.dump((data, found, run.epsilon, classes), handle, protocol=pickle.HIGHEST_PROTOCOL)
-        board = _Board(np.memmap(board_path, dtype=np.int64, mode="w+", shape=(settings.PHASE2_MAX_CUBES,)),
-                       data.n, pairs) if steal else None
-        rem = run.remaining()
-        deadline = None if rem is None else time.time() + rem
-        inbox = _Inbox(found_q)
-        try:
-            with ProcessPoolExecutor(max_workers=jobs, context=ctx, initializer=_worker_init,
-                                     initargs=(path, _settings_snapshot(), found_q, stop,
-                                               board_path if steal else None)) as pool:
-                def submit(i: int) -> Future:
-                    return pool.submit(_run_cube, i, cube_fixings(data, [state.rows[i]])[0], deadline)
+    try:
+        # ignore_cleanup_errors: on Windows the board's memory map, still open when an error leaves _gather, cannot
+        # be removed, and that error hid the run's own
+        with tempfile.TemporaryDirectory(prefix="bnilp-cubes-", ignore_cleanup_errors=True) as tmp:
+            path, board_path = os.path.join(tmp, "problem.pkl"), os.path.join(tmp, "board.i64")
+            with open(path, "wb") as handle:
+                pickle.dump((data, found, run.epsilon, classes), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            board = _Board(np.memmap(board_path, dtype=np.int64, mode="w+", shape=(settings.PHASE2_MAX_CUBES,)),
+                           data.n, pairs) if steal else None
+            rem = run.remaining()
+            deadline = None if rem is None else time.time() + rem
+            inbox = _Inbox(found_q)
+            try:
+                with ProcessPoolExecutor(max_workers=jobs, context=ctx, initializer=_worker_init,
+                                         initargs=(path, _settings_snapshot(), found_q, stop,
+                                                   board_path if steal else None)) as pool:
+                    def submit(i: int) -> Future:
+                        return pool.submit(_run_cube, i, cube_fixings(data, [state.rows[i]])[0], deadline)
 
-                _gather(run, submit, jobs, inbox, stop, state, got, max_networks, watch, data, board)
-        finally:
-            inbox.close()
-        del board
+                    _gather(run, submit, jobs, inbox, stop, state, got, max_networks, watch, data, board)
+            finally:
+                inbox.close()
+            del board
+    except KeyboardInterrupt:       # writing the problem or starting the pool: _gather catches it once it runs
+        run.sig.received = True
     stats2["seconds"] = time.perf_counter() - t0
     used = list(dict.fromkeys(pair for cube in state.rows for pair, _ in cube))
     stats2.update(cubes=len(state.rows), splits=len(state.taken),
