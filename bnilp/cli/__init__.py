@@ -128,6 +128,25 @@ def _end_on_signal(code: int) -> None:
             signal.signal(sig, lambda signum, frame: os._exit(code))
 
 
+@contextlib.contextmanager
+def _signals_let_pass():
+    """Ctrl-C and SIGTERM only noted (:func:`_after_the_outputs`) in the block — the exit's own clean-up, whose
+    exit code is settled — then put back; an ignored signal stays ignored. Off the main thread, nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(sig, _after_the_outputs)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:             # None: a handler not set from Python, which cannot be put back
+                signal.signal(sig, handler)
+
+
 def _ignore_signals_once_settled() -> None:
     """An exit handler, registered when this module is imported so that it runs after the others (they run last
     registered first): CPython's finalisation (``Py_FinalizeEx``, 3.11) resets every signal with a Python handler
@@ -156,6 +175,11 @@ def _exit(code: int) -> NoReturn:
 def _after_the_outputs(signum, frame) -> None:
     """A signal after the command's last outputs were written: the run is complete, and it goes on to its exit
     (the handlers of :func:`_end_on_signal` take over once the exit code is known)."""
+
+
+class InterruptSaid(KeyboardInterrupt):
+    """An interrupt whose line is printed already (:func:`outputs_whole`): the run ends with exit 130 and no second
+    ``bnilp: interrupted`` (a review found both lines)."""
 
 
 @contextlib.contextmanager
@@ -192,7 +216,7 @@ def outputs_whole(final: bool = True):
         # already (the outputs hold what it found, status interrupted, exit 3)
         if came and not SEARCH_STOPPED_BY_SIGNAL.is_set():
             click.echo("bnilp: interrupted while the outputs were written: each was written whole first", err=True)
-            raise KeyboardInterrupt
+            raise InterruptSaid
 
 
 #: click ≥ 8.2 raises this usage error for a group called without a command (it shows the help)
@@ -228,8 +252,13 @@ class LazyGroup(click.Group):
         except SystemExit as exc:
             if args is None:        # the process itself (the console script, python -m bnilp), not a caller's call
                 lattice = sys.modules.get("bnilp.lattice")
-                if _SETTLED.outputs_done and lattice is not None:
-                    lattice.stop_pool_before_exit()     # while a signal is let pass: the exit may be cut short
+                if lattice is not None:
+                    # the scoring pool's workers stopped before the exit, signals let pass meanwhile: once
+                    # _end_on_signal ends the process at a signal, a second Ctrl-C during the exit handlers skipped
+                    # the pool's shutdown - after an interrupted scoring run (exit 130) its workers and loky's
+                    # resource trackers lived on, and "leaked semlock objects" was printed (a review)
+                    with _signals_let_pass():
+                        lattice.stop_pool_before_exit()
                 _end_on_signal(exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1)
             raise
 
@@ -261,8 +290,9 @@ class LazyGroup(click.Group):
         except BnilpError as exc:
             click.echo(f"bnilp: error: {exc}", err=True)
             _exit(EXIT_INPUT)
-        except KeyboardInterrupt:
-            click.echo("bnilp: interrupted", err=True)
+        except KeyboardInterrupt as exc:
+            if not isinstance(exc, InterruptSaid):
+                click.echo("bnilp: interrupted", err=True)
             _exit(EXIT_INTERRUPTED)
         except MemoryError as exc:      # an allocation refused (ulimit -v, a batch system's cap): a limit, not a crash
             click.echo(f"bnilp: limited: out of memory: an allocation failed ({str(exc) or 'MemoryError'}); the "
