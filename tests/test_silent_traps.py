@@ -842,14 +842,6 @@ def test_closing_the_local_cluster_after_an_interrupt_logs_nothing_of_its_own_sh
                                               "exception=RuntimeError('a task of the user's')>"))
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(c) for c in handle.read().split()]
-    except OSError:
-        return []
-
-
 @pytest.mark.slow       # ~10 s: a scoring run on worker processes, stopped twice
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
 def test_two_ctrl_cs_while_scoring_on_processes_leave_no_worker_behind(tmp_path) -> None:
