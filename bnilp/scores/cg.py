@@ -324,7 +324,7 @@ def nested_gaussian_lr(y: np.ndarray, given: Sequence[np.ndarray], cells: np.nda
     can give a negative statistic: :class:`ConditionalGaussian`). Where no cell is small (every sub-cell, or
     cell, with a residual) it is the score's own ℓ(y | x ∪ Z) − ℓ(y | Z) (eqs. 3, 4, 12, 13), up to rounding."""
     if (x_values is None) == (x_codes is None):
-        raise ValueError("nested_gaussian_lr takes x_values or x_codes, not both")
+        raise ValueError("nested_gaussian_lr takes exactly one of x_values and x_codes")
     k = len(given)
     n_cells = int(cells.max()) + 1 if cells.size else 0
     n0, rss0 = group_rss(y, given, cells, n_cells)
@@ -356,11 +356,12 @@ def _split_by_states(cells: np.ndarray, n_cells: int, codes: np.ndarray,
     group, number of groups). Each cell's sub-cells by x's state with at least ``least`` rows are groups; its other
     rows form one group if they are ``least`` or more, else join its largest sub-cell (the first of equals);
     a cell without such a sub-cell is one group."""
-    sub_key = cells.astype(np.int64) * (int(codes.max()) + 1) + codes
+    radix = int(codes.max()) + 1
+    sub_key = cells.astype(np.int64) * radix + codes
     keys, sub = np.unique(sub_key, return_inverse=True)
     sub = sub.ravel()
     n_sub = np.bincount(sub, minlength=keys.size)
-    sub_cell = (keys // (int(codes.max()) + 1)).astype(np.int64)
+    sub_cell = (keys // radix).astype(np.int64)
     fits = n_sub >= least
     rest = np.bincount(sub_cell[~fits], weights=n_sub[~fits], minlength=n_cells)
     n_fits = np.bincount(sub_cell[fits], minlength=n_cells)
