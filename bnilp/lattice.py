@@ -45,7 +45,6 @@ import os
 import pickle
 import queue
 import secrets
-import signal
 import tempfile
 import threading
 import time
@@ -100,7 +99,7 @@ from bnilp.scores.subsets import (
     split_prefixes,
     subset_task,
 )
-from bnilp.threads import DaemonThreads, interrupts_where_safe
+from bnilp.threads import DaemonThreads, children_start_deaf_to_ctrl_c, deaf_to_ctrl_c, interrupts_where_safe
 
 #: families per block for scores without batched counts (CG, MVP, MML: one call per family)
 GENERIC_BLOCK = 512
@@ -777,7 +776,7 @@ def _init_local_dask_worker(coordinator: int) -> None:
     address is the user's and is left as it is.)"""
     _init_worker()
     if os.getpid() != coordinator and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        deaf_to_ctrl_c()
         logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
 
 
@@ -824,7 +823,8 @@ def start_pool(n_jobs: int):
         _POOL = None
     if _POOL is None:
         _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_loky_worker, timeout=POOL_IDLE_TIMEOUT)
-    _POOL.submit(_noop)   # workers are spawned on the first task
+    with children_start_deaf_to_ctrl_c():
+        _POOL.submit(_noop)   # workers are spawned on the first task
     return _POOL
 
 
@@ -895,7 +895,7 @@ def _init_loky_worker() -> None:
     """A worker of :func:`start_pool`: Ctrl-C ignored — a terminal sends SIGINT to its whole foreground process
     group, and a worker that took it printed its own ``KeyboardInterrupt`` traceback after "bnilp: interrupted"
     (and was lost to the pool); the coordinator stops the run — then :func:`_init_worker`."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    deaf_to_ctrl_c()
     _init_worker()
 
 
@@ -1006,7 +1006,8 @@ def _start_local_cluster(workers: int, processes: bool):
 
     before = set(SpecCluster._instances)
     try:
-        with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}):
+        with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}), \
+                children_start_deaf_to_ctrl_c():       # the worker processes, and the loop thread that starts them
             # no dashboard; the scheduler's HTTP server (health, metrics) on a free port of this host only: by
             # default it takes 8787, and where that is taken (another cluster, a test's) distributed warned on stderr
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,

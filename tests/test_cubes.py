@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 
 import numpy as np
 import pytest
@@ -731,6 +732,26 @@ def test_under_background_knowledge_the_classes_listed_are_the_same_dags_for_any
                solve_table(table, epsilon=eps, knowledge=known, enumerate_by="mecs", jobs=jobs).report["networks"]]
               for jobs in (1, 2)]
     assert len(listed[0]) > 20 and listed[0] == listed[1]
+
+
+@pytest.mark.slow       # 5–9 s, as the other runs of cubes
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
+def test_a_ctrl_c_as_the_cube_workers_start_neither_kills_one_nor_prints_its_traceback(split_at_once, capfd):
+    """The workers ignore Ctrl-C once their initializer runs, after their imports (SCIP's among them, about a
+    second): a terminal's Ctrl-C before then (it reaches the whole process group) killed a worker — the run
+    "interrupted (a worker process of phase 2 died)" — or printed its ``KeyboardInterrupt`` traceback (a
+    review: 2 of 7 runs interrupted at the start of the cubes). They now start with SIGINT ignored. Here only
+    the workers get it, so the run goes on and lists the whole set."""
+    from tests.trace_helpers import ctrl_c_to_each_new_child
+
+    table = random_table(5, 901, keep=0.6)
+    eps = math.log(150)
+    with ctrl_c_to_each_new_child() as hit:
+        res = solve(table, eps, jobs=2, enumerate_by="mecs")
+    assert hit and res.status == "optimal" and res.complete, res.message
+    assert res.stats["phase2"]["method"] == "branch-and-cut in cubes"
+    check_result(table, res, eps)
+    assert "KeyboardInterrupt" not in capfd.readouterr().err
 
 
 @pytest.mark.parametrize("where", ["balanced_pairs", "_Inbox"])

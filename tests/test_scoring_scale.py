@@ -1050,3 +1050,50 @@ def test_the_scoring_pool_s_workers_ignore_ctrl_c_and_end_quietly_with_the_proce
                           cwd=root, env={**os.environ, "PYTHONPATH": os.pathsep.join(
                               [root, os.environ.get("PYTHONPATH", "")])})
     assert proc.returncode == 0 and proc.stdout.strip() == "5" and proc.stderr == "", proc.stderr
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
+def test_a_ctrl_c_as_the_scoring_pool_starts_neither_kills_a_worker_nor_prints_its_traceback(capfd) -> None:
+    """A worker ignores Ctrl-C from its initializer on, but that runs only once it has imported numpy and bnilp:
+    a terminal's Ctrl-C before then (it reaches the whole process group) killed the worker — the pool broken,
+    ``TerminatedWorkerError`` — or made it print a ``KeyboardInterrupt`` traceback from its imports. Workers now
+    start with SIGINT ignored (:func:`bnilp.threads.children_start_deaf_to_ctrl_c`)."""
+    import time
+
+    import bnilp.lattice as lattice
+    from tests.trace_helpers import ctrl_c_to_each_new_child
+
+    lattice.stop_pool()
+    with ctrl_c_to_each_new_child() as hit:
+        pool = lattice.start_pool(2)
+        time.sleep(0.5)
+    assert hit
+    assert pool.submit(_sigint_ignored).result(timeout=120)
+    lattice.stop_pool()
+    assert "KeyboardInterrupt" not in capfd.readouterr().err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
+def test_a_ctrl_c_as_the_local_cluster_starts_its_processes_leaves_it_whole(capfd) -> None:
+    """``--scheduler local`` on processes: a worker that took the terminal's Ctrl-C while it still imported
+    dask (before :func:`~bnilp.lattice._init_local_dask_worker` set it ignored) printed its traceback, or the
+    cluster did not start at all ("Nanny failed to start", SIGINT to each new child at once). Its workers now
+    start deaf to it, and ignore it once they run."""
+    import signal
+    import time
+
+    pytest.importorskip("distributed")
+    import bnilp.lattice as lattice
+    from tests.trace_helpers import ctrl_c_to_each_new_child
+
+    lattice.stop_local_cluster()
+    try:
+        with ctrl_c_to_each_new_child() as hit:
+            client = lattice.start_local_cluster(2, processes=True)
+            time.sleep(0.2)
+        assert hit
+        assert set(client.run(signal.getsignal, signal.SIGINT).values()) == {signal.SIG_IGN}
+        assert len(client.scheduler_info()["workers"]) == 2
+    finally:
+        lattice.stop_local_cluster()
+    assert "KeyboardInterrupt" not in capfd.readouterr().err

@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 
-from bnilp.threads import DaemonThreads, interrupt_where_safe, interrupts_where_safe, unsafe_to_interrupt
+from bnilp.threads import (
+    DaemonThreads,
+    children_start_deaf_to_ctrl_c,
+    interrupt_where_safe,
+    interrupts_where_safe,
+    unsafe_to_interrupt,
+)
 from tests.trace_helpers import at_event
 
 #: a signal put off is sent again by another thread 1 ms later — on a loaded machine much later: the spins that
@@ -289,3 +295,32 @@ def test_an_import_is_no_place_for_an_interrupt(tmp_path, monkeypatch) -> None:
     import bnilp_probe_import
 
     assert bnilp_probe_import.UNSAFE and not unsafe_to_interrupt(sys._getframe())
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_a_process_started_deaf_to_ctrl_c_holds_it_until_it_drops_it_and_the_caller_loses_none() -> None:
+    """A child started inside :func:`children_start_deaf_to_ctrl_c` begins with SIGINT blocked (a terminal's
+    Ctrl-C waits instead of interrupting its imports) and :func:`deaf_to_ctrl_c` drops what waited: it lives on
+    and then ignores SIGINT; a child started outside has it open. The caller's mask is back afterwards, and a
+    Ctrl-C that reaches the caller meanwhile is not lost: its handler runs."""
+    import os
+    import subprocess
+
+    probe = [sys.executable, "-c",
+             "import os, signal, sys, time\n"
+             "from bnilp.threads import deaf_to_ctrl_c\n"
+             "held = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())\n"
+             "os.kill(os.getpid(), signal.SIGINT)\n"      # waits while blocked (or interrupts at once)
+             "time.sleep(0.05)\n"
+             "deaf_to_ctrl_c()\n"
+             "time.sleep(0.05)\n"
+             "print(held, signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set()))\n"]
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    with pytest.raises(KeyboardInterrupt), children_start_deaf_to_ctrl_c():   # another thread takes it, or none
+        deaf = subprocess.run(probe, capture_output=True, text=True, timeout=60)  # and it waits for the mask
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1.0)
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+    hearing = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+    assert (deaf.returncode, deaf.stdout.strip()) == (0, "True False"), deaf.stderr
+    assert hearing.returncode != 0 and "KeyboardInterrupt" in hearing.stderr

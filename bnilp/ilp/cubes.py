@@ -24,7 +24,6 @@ import math
 import os
 import pickle
 import queue as queue_module
-import signal
 import tempfile
 import threading
 import time
@@ -42,6 +41,7 @@ from bnilp.ilp.classbest import BestPerClass
 from bnilp.ilp.families import _Data
 from bnilp.memory import keep_grown_loky_workers
 from bnilp.scores.base import tie_tolerance
+from bnilp.threads import children_start_deaf_to_ctrl_c, deaf_to_ctrl_c
 
 #: seconds the coordinator waits for a message before it looks at the cubes again
 _POLL_SECONDS = 0.2
@@ -280,7 +280,7 @@ def _settings_snapshot() -> dict[str, Any]:
 def _worker_init(path: str, snapshot: dict[str, Any], found_q: Any, stop: Any, board_path: str | None = None) -> None:
     """A worker process: ignore SIGINT (the coordinator stops the cubes through ``stop``), take the
     coordinator's settings, load the problem once, map the split requests' board (read only)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    deaf_to_ctrl_c()
     keep_grown_loky_workers()
     for name, value in snapshot.items():
         setattr(settings, name, value)
@@ -415,7 +415,9 @@ def enumerate_in_cubes(run: Any, data: _Data, found: Any, got: Any, classes: boo
                                          initargs=(path, _settings_snapshot(), found_q, stop,
                                                    board_path if steal else None)) as pool:
                     def submit(i: int) -> Future:
-                        return pool.submit(_run_cube, i, cube_fixings(data, [state.rows[i]])[0], deadline)
+                        fixings = cube_fixings(data, [state.rows[i]])[0]
+                        with children_start_deaf_to_ctrl_c():       # the first submit starts the workers
+                            return pool.submit(_run_cube, i, fixings, deadline)
 
                     _gather(run, submit, jobs, inbox, stop, state, got, max_networks, watch, data, board)
             finally:
