@@ -1174,6 +1174,37 @@ def test_bound_mode_stopped_while_peeling_reports_its_best_dag_and_its_bound(mon
     assert res.optimum is not None and res.optimum <= upper
 
 
+def test_bound_mode_stopped_before_its_peeling_found_a_dag_still_reports_its_bound(monkeypatch):
+    """F32(V) is known once the forward pass is over: a stop after a first chunk that peeled no DAG (the
+    chunks count steps, not DAGs) dropped it, and ``solve`` reported the sum of the best scores as the bound (a
+    review: 95.99 against F32(V) 81.13 on 14 variables) — valid, but looser than what the programme knew."""
+    import bnilp.ilp.dp as dpmod
+    import bnilp.ilp.search as searchmod
+
+    table = random_table(5, 17, keep=0.5)     # its best parent sets make a cycle: offset > F32(V) ≥ OPT
+    data = _Data(table)
+    upper = float(solve_dp(data, bound=True).forward[-1])
+
+    class EmptyFirst(Peeler):
+        def next_chunk(self):
+            if not getattr(self, "started", False):
+                self.started = True
+                time.sleep(0.3)
+                return np.zeros((0, self.n), dtype=np.int64)
+            return super().next_chunk()
+
+    monkeypatch.setattr(dpmod, "Peeler", EmptyFirst)
+    monkeypatch.setattr(searchmod, "Peeler", EmptyFirst)
+    with pytest.raises(DPStopped) as stopped:
+        solve_dp(data, bound=True, stop=lambda: True)
+    assert stopped.value.result is None and stopped.value.incumbent == (None, upper)
+    monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 0)
+    res = solve(table, 0.0, time_limit=0.2)
+    assert res.status == "time_limit" and not res.complete
+    assert res.bound == pytest.approx(upper) and res.bound < data.offset
+    assert res.optimum is not None and res.optimum <= upper
+
+
 def test_peeling_that_finishes_in_the_chunk_where_the_time_runs_out_is_complete(monkeypatch):
     """The clock is asked after a chunk: when that chunk ended the peeling the set is whole, and it used to be
     reported as a time limit (exit 3 on a complete set)."""

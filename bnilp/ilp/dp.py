@@ -504,12 +504,12 @@ class DPStopped(Exception):
     """:func:`solve_dp` stopped before it was done (its ``stop`` said so, or SIGINT). ``result`` holds OPT
     and an optimal choice when it was known — in exact mode once the forward pass had finished
     (``best_containing`` None), in bound mode only once the peeling had finished — else None;
-    ``incumbent`` (bound mode, stopped while peeling) is the best DAG peeled so far and F32(V), an upper bound
-    on OPT, as (choice, bound); ``interrupted`` is True for SIGINT (KeyboardInterrupt); ``done`` says what
-    share of the passes ran."""
+    ``incumbent`` (bound mode, stopped while peeling) is the best DAG peeled so far (None before the first)
+    and F32(V), an upper bound on OPT, as (choice, bound); ``interrupted`` is True for SIGINT
+    (KeyboardInterrupt); ``done`` says what share of the passes ran."""
 
     def __init__(self, result: DPResult | None, interrupted: bool, done: float,
-                 incumbent: tuple[tuple[int, ...], float] | None = None):
+                 incumbent: tuple[tuple[int, ...] | None, float] | None = None):
         super().__init__("the dynamic programme was stopped")
         self.result = result
         self.interrupted = interrupted
@@ -580,7 +580,7 @@ class _Passes:
         self.tables = (self.offset, self.gather, ostart, outside, self.pmask, self.score)
         self.result: DPResult | None = None
         #: bound mode, while peeling: the best DAG peeled so far and F32(V) (:class:`DPStopped`)
-        self.incumbent: tuple[tuple[int, ...], float] | None = None
+        self.incumbent: tuple[tuple[int, ...] | None, float] | None = None
         self.total = 3.0 if self.containing else 1.0  # the tables and F; R; the filter
         self.steps = 0.0
         self.pending = 0
@@ -715,6 +715,7 @@ class _Passes:
             threshold = max(threshold, self.floor - margin)
         peeler = Peeler(self.data, f, threshold)
         best, row = -math.inf, None
+        self.incumbent = (None, upper)      # a stop before the first DAG still knows the bound
         while not peeler.done:
             rows = peeler.next_chunk()
             if rows.size:

@@ -431,7 +431,7 @@ def _dp_stopped(run: _Run, data: _Data, stopped: DPStopped, max_networks: int,
         choice, dual = run.incumbent or fallback
         if stopped.incumbent is not None and not rows:     # bound mode stopped while peeling: its best DAG, F32(V)
             peeled, upper = stopped.incumbent
-            if choice is None or data.exact(peeled) > data.exact(choice):
+            if peeled is not None and (choice is None or data.exact(peeled) > data.exact(choice)):
                 choice = peeled
             dual = min(dual, upper)
         return _unproven(run, data, stats, status, f"{where}, phase 1", choice, dual)
