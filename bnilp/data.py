@@ -16,12 +16,13 @@ import csv
 import hashlib
 import io
 import math
+import numbers
 import os
 import re
 import shlex
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
@@ -30,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import DataWarning, InputError, check_path, not_utf8
+from bnilp.errors import DataWarning, InputError, check_flag, check_path, not_utf8
 
 DISCRETE = "discrete"
 CONTINUOUS = "continuous"
@@ -42,6 +43,8 @@ MAX_INFERRED_LEVELS = 10
 MAX_INTEGER_CODE = 1000
 #: ``--discrete all``: every column is discrete
 ALL_COLUMNS = "all"
+#: the parameter (and the command line's flag) that lists extra missing-value tokens, as messages name it
+MISSING_PARAMETER = "missing (--missing)"
 #: a column of numbers except for at most this many distinct other tokens ("?", "nan", "NA", "-", "n/a")
 #: is numeric with probable missing values — an error, not a many-state discrete variable — when those
 #: tokens fill at most STRAY_SHARE of the rows, or fewer than half of them while the numbers alone
@@ -183,13 +186,19 @@ def twin_columns(data: Dataset) -> list[list[str]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _split_list(cols: str | list[str] | None) -> list[str]:
+def _split_list(cols: str | list[str] | None, name: str) -> list[str]:
     """Names from a comma-separated list (``--discrete a,b``), read as a CSV row so that a name holding a comma
-    can be given in double quotes (``'"Weight, kg",Sex'``), or from a list as given."""
+    can be given in double quotes (``'"Weight, kg",Sex'``), or from a list as given (each item by ``str``, as
+    column labels are named); anything else — a lone label such as ``0`` — is an :class:`InputError` naming
+    ``name``, the parameter (``0`` was a ``TypeError`` from the loop)."""
     if cols is None:
         return []
     if isinstance(cols, str):
         return [c.strip() for c in next(csv.reader([cols], skipinitialspace=True), []) if c.strip()]
+    if isinstance(cols, (bytes, Mapping)) or not isinstance(cols, Iterable):
+        raise InputError(f"{name} must be a list of names or one comma-separated string, got {cols!r}"
+                         + (f" (as a list: [{cols!r}])" if isinstance(cols, numbers.Integral)
+                            and not isinstance(cols, bool) else ""))
     return [str(c) for c in cols]
 
 
@@ -416,6 +425,11 @@ def load_data(
     if isinstance(path, pd.DataFrame):
         raise InputError("load_data reads a file: from_dataframe(df) reads a DataFrame")
     path = check_path(path, "path")
+    no_header = check_flag(no_header, "no_header (--no-header)")
+    integer_codes, drop_missing = _data_flags(integer_codes, drop_missing)
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n'):
+        raise InputError(f"delimiter must be one character other than a quote or a line break (or None: "
+                         f"sniffed), got {delimiter!r}")
     if fmt not in DATA_FORMATS:
         raise InputError(f"fmt (--format) must be one of {', '.join(DATA_FORMATS)}, got {fmt!r}")
     rows, lines, digest = _read_table(path, delimiter)
@@ -479,9 +493,16 @@ def load_data(
     return _warned(data)
 
 
+def _data_flags(integer_codes: object, drop_missing: object) -> tuple[bool, bool]:
+    """:func:`load_data`'s and :func:`from_dataframe`'s on/off settings as bools (``drop_missing="no"`` dropped
+    rows: any true value was taken as on)."""
+    return (bool(check_flag(integer_codes, "integer_codes")),
+            bool(check_flag(drop_missing, "drop_missing (--drop-missing)")))
+
+
 def _missing_tokens(missing: str | list[str] | None) -> set[str]:
     """The cells that mean a missing value: the empty cell and the tokens of ``missing`` (``--missing``)."""
-    return {""} | set(_split_list(missing))
+    return {""} | set(_split_list(missing, MISSING_PARAMETER))
 
 
 #: what a missing-value error adds
@@ -577,6 +598,7 @@ def from_dataframe(
     stripped) is an error, unless ``drop_missing`` leaves out its row (:func:`complete_rows`)."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: df must be a pandas DataFrame, got {type(df).__name__}")
+    integer_codes, drop_missing = _data_flags(integer_codes, drop_missing)
     names = [str(c) for c in df.columns]
     if len(set(names)) < len(names):      # df[name] would be a frame, not a column
         first = next(i for i, nm in enumerate(names) if names.index(nm) < i)
@@ -717,10 +739,10 @@ def _build(
                              + ("; every name is a number: if the file has no names line, give no_header=True "
                                 "(--no-header)" if lines is not None and _all_numbers(names) else ""))
         seen[name] = j
-    want_discrete = _split_list(discrete)
+    want_discrete = _split_list(discrete, "discrete (--discrete)")
     if want_discrete == [ALL_COLUMNS] and ALL_COLUMNS not in seen:
         want_discrete = list(names)
-    want_continuous = _split_list(continuous)
+    want_continuous = _split_list(continuous, "continuous (--continuous)")
     for name in want_discrete + want_continuous:
         if name not in seen:
             raise InputError(f"{source}: unknown variable {name!r} in discrete/continuous (--discrete/--continuous) "
@@ -752,7 +774,7 @@ def _build(
         elif hints.get(name) in (DISCRETE, CONTINUOUS):
             kind, why = hints[name], "declared"
         elif np.isnan(numeric).any():
-            _check_stray_tokens(cells, numeric, name, where, [t for t in _split_list(missing) if t])
+            _check_stray_tokens(cells, numeric, name, where, [t for t in _split_list(missing, MISSING_PARAMETER) if t])
             kind, why = DISCRETE, "non-numeric values"
             if _decimal_commas(cells):
                 example = str(cells[np.char.find(cells, ",") >= 0][0])

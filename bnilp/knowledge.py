@@ -155,6 +155,13 @@ def _independences(items: Iterable[Any] | str | None) -> tuple[Independence, ...
     return tuple(once.values())
 
 
+def _tier_numbers(values: object) -> bool:
+    """Whether ``values`` is None or a collection of whole numbers (Python's or NumPy's, not ``bool``; a string is
+    no list of numbers: "12" is not tiers 1 and 2)."""
+    return values is None or (not isinstance(values, str) and isinstance(values, Iterable)
+            and all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in values))
+
+
 @dataclass(frozen=True)
 class Knowledge:
     """Background knowledge over variable names (see the module doc for the meaning of each field).
@@ -189,13 +196,12 @@ class Knowledge:
                 or not all(isinstance(t, Iterable) and not isinstance(t, str) for t in self.tiers or ()):
             # a string would be a tier of its characters
             raise InputError(f"knowledge: tiers is a list of lists of names, got {self.tiers!r}")
-        strict = self.strict_tiers or ()
-        if isinstance(strict, str) or not isinstance(strict, Iterable) \
-                or not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in strict):
+        if not _tier_numbers(self.strict_tiers):
             raise InputError(f"knowledge: strict_tiers is a set of tier indices (integers), got {self.strict_tiers!r}")
         tiers = tuple(tuple(str(v) for v in t) for t in (self.tiers or ()))
         object.__setattr__(self, "tiers", tiers)
-        object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in self.strict_tiers))
+        strict = () if self.strict_tiers is None else self.strict_tiers
+        object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in strict))
 
     def _content(self) -> tuple:
         return (tuple(frozenset(getattr(self, f)) for f in _PAIR_FIELDS),
@@ -484,8 +490,12 @@ class Knowledge:
             if unknown:
                 known = [f.name for f in fields(cls) if f.name != "where"]
                 raise InputError(f"knowledge: unknown field {unknown[0]!r} (fields: {', '.join(known)})")
-            if "strict_tiers" in kw:
-                kw["strict_tiers"] = frozenset(int(i) - 1 for i in kw["strict_tiers"])
+            if "strict_tiers" in kw:        # numbered from 1 here; checked before they are moved to indices
+                if not _tier_numbers(kw["strict_tiers"]):
+                    raise InputError(f"knowledge: strict_tiers is a list of tier numbers (integers from 1), got "
+                                     f"{kw['strict_tiers']!r}")
+                numbers_from_1 = () if kw["strict_tiers"] is None else kw["strict_tiers"]
+                kw["strict_tiers"] = frozenset(int(i) - 1 for i in numbers_from_1)
             return cls(**kw)
         if not isinstance(obj, (str, os.PathLike)):          # an int would be opened as a file descriptor
             raise InputError(f"knowledge must be a Knowledge, a dict of its fields or a file path, got "

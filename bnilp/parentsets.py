@@ -682,7 +682,9 @@ def _score_pass(score: LocalScore, *, epsilon: float, palim: int | None, prune: 
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")
     if palim is not None:
         palim = check_count(palim, "palim (--palim)", 0)
-    rule_set = frozenset([rules] if isinstance(rules, str) else rules) if rules is not None else None
+    if rules is not None and not isinstance(rules, str) and not isinstance(rules, Iterable):
+        raise InputError(f"rules must be a list of pruning rules ({', '.join(sorted(ALL_RULES))}), got {rules!r}")
+    rule_set = frozenset([rules] if isinstance(rules, str) else map(str, rules)) if rules is not None else None
     if rule_set is not None and rule_set - ALL_RULES:
         raise InputError(f"rules: unknown pruning rules {sorted(map(str, rule_set - ALL_RULES))} "
                          f"(known: {', '.join(sorted(ALL_RULES))})")

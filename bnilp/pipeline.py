@@ -652,6 +652,8 @@ def learn(
     if optimum_only:
         if epsilon is not None and check_real(epsilon, "epsilon (--epsilon)", 0) != 0:
             raise InputError(f"optimum_only returns one optimal network: it takes no ε > 0 (got {epsilon})")
+        if bf is not None and check_real(bf, "bf (--bf)", 1) != 1:
+            raise InputError(f"optimum_only returns one optimal network: it takes no BF > 1 (got {bf})")
         eps = 0.0
     elif epsilon is None:
         eps = math.log(check_real(DEFAULT_LEARN_BF if bf is None else bf, "bf (--bf)", 1))
