@@ -67,6 +67,8 @@ COEF_RANGE = (0.5, 1.5)
 NOISE_VAR_RANGE = (0.5, 1.5)
 POLY_RANGE = (-1.0, 1.0)
 MAX_REDRAWS = 100
+#: ``bnilp simulate``'s average degree when none is given (fewer nodes: nodes − 1, the most they allow)
+DEFAULT_AVG_DEGREE = 2.0
 #: how a discrete child depends on its continuous parents: the seed's steps, or a logistic (softmax) link
 LINKS = ("bins", "logistic")
 DEFAULT_LINK = "bins"

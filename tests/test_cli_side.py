@@ -53,6 +53,19 @@ def test_simulate_writes_data_and_truth(simulated, tmp_path):
     assert json.loads(truth2.read_text())["parents"] == truth["parents"]
 
 
+@pytest.mark.parametrize("nodes, edges", [(1, 0), (2, 1), (3, 3), (12, 12)])
+def test_simulate_without_avg_degree_takes_2_or_as_many_as_the_nodes_allow(tmp_path, nodes, edges):
+    """``--avg-degree`` defaults to 2, or nodes − 1 where that is less: ``--nodes 1`` or ``2`` alone was an error
+    (the default 2 exceeded nodes − 1). round(d·n/2) edges: 0, 1, 3 (complete on 3 nodes), 12."""
+    data, truth = tmp_path / "d.csv", tmp_path / "t.json"
+    res = _run("simulate", "--nodes", str(nodes), "--samples", "30", "--seed", "2", "-q", "-o", str(data),
+               "--truth", str(truth))
+    assert res.exit_code == 0, res.output
+    got = json.loads(truth.read_text())
+    assert got["n_edges"] == edges == sum(len(p) for p in got["parents"].values())
+    assert got["settings"]["avg_degree"] == min(2, nodes - 1)
+
+
 def test_simulate_nonlinear_and_options(tmp_path):
     data, truth = tmp_path / "n.csv", tmp_path / "n.json"
     res = _run("simulate", "--nodes", "8", "--samples", "100", "--avg-degree", "3", "--max-degree", "4",

@@ -27,7 +27,7 @@ from bnilp.metrics import (
     thresholded_graph,
 )
 from bnilp.scorefile import atomic_write_text, output_set
-from bnilp.simulate import DEFAULT_LINK, LINKS
+from bnilp.simulate import DEFAULT_AVG_DEGREE, DEFAULT_LINK, LINKS
 from bnilp.simulate import simulate as simulate_data
 from bnilp.terminal import lossless, plain_console
 
@@ -60,8 +60,9 @@ def _parse_categories(text: str) -> tuple[int, int]:
 @click.command()
 @click.option("--nodes", type=int, required=True, help="Number of variables.")
 @click.option("--samples", type=int, required=True, help="Number of rows.")
-@click.option("--avg-degree", type=float, default=2.0, show_default=True,
-              help="Average degree, in [0, nodes − 1]; the DAG gets round(avg_degree·nodes/2) edges.")
+@click.option("--avg-degree", type=float, default=None,
+              help=f"Average degree, in [0, nodes − 1]; the DAG gets round(avg_degree·nodes/2) edges "
+                   f"[default: {DEFAULT_AVG_DEGREE:g}, or nodes − 1 where that is less].")
 @click.option("--max-degree", type=int, default=5, show_default=True,
               help="Largest degree of any node (0 = no limit).")
 @click.option("--discrete-fraction", type=float, default=0.5, show_default=True,
@@ -86,6 +87,8 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
     """Simulate mixed discrete/continuous data from a random DAG (Andrews et al. §6)."""
     check_seed(seed)
     check_outputs({"output": output, "truth": truth_path}, {"output": "-o", "truth": "--truth"})
+    if avg_degree is None:          # 1 or 2 nodes cannot have the default degree: as dense as they can be
+        avg_degree = float(min(DEFAULT_AVG_DEGREE, max(nodes - 1, 0)))
     lo, hi = _parse_categories(categories)
     if max_degree < 0:
         raise InputError(f"--max-degree must be ≥ 0 (0 = no limit), got {max_degree}")
