@@ -279,7 +279,7 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     lines = text.split("\n")
     if delimiter is None:
         for number, line in enumerate(lines, start=1):
-            rows.append(line.split())
+            rows.append(_whitespace_cells(line, path, number))
             starts.append(number)
     else:
         # strict: a quote never closed (or text after a closing quote) is an error, not a cell that swallows the rest
@@ -299,12 +299,34 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
                 from None
     if nul:
         rows = [[c.replace(nul, "\x00") for c in row] for row in rows]
-    blank = [not any(row) for row in rows]
-    if all(blank):
+    if not any(any(row) for row in rows):
         raise InputError(f"{path}: the file holds no values")
+    blank = [len(row) <= 1 and not any(row) for row in rows]     # a line of delimiters is a row of missing cells
     lo = blank.index(False)
     hi = len(rows) - blank[::-1].index(False)
     return rows[lo:hi], starts[lo:hi], digest
+
+
+#: a cell of a whitespace-separated line: in double quotes (a doubled quote inside is one quote; whitespace inside
+#: is the cell's), ending at whitespace or the line's end — as R's ``write.table`` writes names and labels — or a run
+#: of characters that are not whitespace
+_WHITESPACE_CELL = re.compile(r'"((?:[^"]|"")*)"(?=\s|$)|(\S+)')
+
+
+def _whitespace_cells(line: str, path: str, number: int) -> list[str]:
+    """The cells of ``line`` of a file separated by whitespace (no delimiter sniffed), quotes respected as in a
+    CSV: ``"a b" "x"`` is the two cells ``a b`` and ``x`` (the quotes were kept in names and labels: a quoted
+    number column became discrete). A quote that opens a cell and does not close it on its line, before
+    whitespace, is an error naming the line and column, as in a CSV."""
+    cells = []
+    for match in _WHITESPACE_CELL.finditer(line):
+        quoted, plain = match.groups()
+        if plain is not None and plain.startswith('"'):
+            raise InputError(f"{path}:{number}:{match.start() + 1}: a quote opens this cell and does not close it "
+                             f"before whitespace or the line's end (a quoted cell of a whitespace-separated file "
+                             f"ends on its line; a quote inside is doubled)")
+        cells.append(plain if plain is not None else quoted.replace('""', '"'))
+    return cells
 
 
 def _check_comment_line(text: str, path: str) -> None:
@@ -688,8 +710,9 @@ def _cell_numbers(cells: np.ndarray) -> np.ndarray:
     return numeric
 
 
-#: a number in decimal notation, with or without an exponent (the forms of one past the float range)
-_DECIMAL_FORM = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*"
+#: a number in decimal notation, with or without an exponent (the forms of one past the float range); ASCII
+#: digits only, as pandas reads numbers (Arabic-Indic ١ and full-width １ were read as 1: labels merged)
+_DECIMAL_FORM = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*", re.ASCII)
 
 
 def _row_names(index: pd.Index) -> Callable[[int], str]:

@@ -49,15 +49,19 @@ class LimitError(BnilpError):
     score table pruned without the required knowledge that then admits no DAG under it (``knowledge_pruning``)."""
 
 
-def not_utf8(path: object, exc: UnicodeDecodeError, what: str = "") -> InputError:
+def not_utf8(path: object, exc: UnicodeDecodeError, what: str = "", *, lone_cr_ends_a_line: bool = True) -> InputError:
     """The one-line error for a file that is not UTF-8 text: ``path:line:column`` of the first byte that does not
-    decode (the column in characters), the byte, and ``what`` the file should be (``"the knowledge file"``)."""
-    raw = exc.object
-    line_start = raw.rfind(b"\n", 0, exc.start) + 1
-    line = raw.count(b"\n", 0, exc.start) + 1
-    column = len(raw[line_start:exc.start].decode("utf-8", "replace")) + 1
+    decode (the column in characters), the byte, and ``what`` the file should be (``"the knowledge file"``). Lines
+    end at LF, CRLF and — where the file's reader says so (data and score files, not knowledge files) — a lone
+    CR, as the file's other errors count them (a data file with CR line ends was said to fail on line 1)."""
+    head = exc.object[:exc.start]
+    if lone_cr_ends_a_line:
+        head = head.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    line_start = head.rfind(b"\n") + 1
+    line = head.count(b"\n") + 1
+    column = len(head[line_start:].decode("utf-8", "replace")) + 1
     said = f"{what} is not UTF-8 text" if what else "not UTF-8 text"
-    return InputError(f"{path}:{line}:{column}: {said} (byte {raw[exc.start]:#04x}; save it as UTF-8)")
+    return InputError(f"{path}:{line}:{column}: {said} (byte {exc.object[exc.start]:#04x}; save it as UTF-8)")
 
 
 def caused_by_interrupt(exc: BaseException | None) -> bool:

@@ -591,7 +591,7 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
     except OSError as exc:
         raise InputError(f"{path}: cannot read the knowledge file ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
-        raise not_utf8(path, exc, "the knowledge file") from None
+        raise not_utf8(path, exc, "the knowledge file", lone_cr_ends_a_line=False) from None
     return parse_knowledge(text, os.fspath(path))
 
 

@@ -34,6 +34,40 @@ def test_tsv_and_whitespace_are_sniffed(tmp_path) -> None:
     assert np.array_equal(tsv.codes, ws.codes)
 
 
+def test_a_whitespace_separated_file_respects_quotes_as_a_csv_does(tmp_path) -> None:
+    """R's ``write.table`` writes names and labels in double quotes, separated by spaces: the quotes were kept in
+    names and states (a quoted column of numbers became discrete, its states ``"1.5"``), and a quoted label
+    holding a space was two cells. They are read as ``pd.read_csv(sep=r"\\s+")`` reads them."""
+    text = '"a" "b c" "d"\n"x" "1.5" 3\n"y z" "2.5" 4\n"x" 3.5 "5"\n"say ""hi""" 4.5 6\n'
+    data = load_data(write(tmp_path, "d.txt", text))
+    pandas = pd.read_csv(tmp_path / "d.txt", sep=r"\s+")
+    assert data.names == list(pandas.columns) == ["a", "b c", "d"]
+    assert data.kinds == [DISCRETE, CONTINUOUS, DISCRETE]
+    assert data.levels[0] == sorted(pandas["a"].unique()) == ['say "hi"', "x", "y z"]
+    assert np.array_equal(data.values[:, 1], pandas["b c"].to_numpy())
+    with pytest.raises(InputError, match=r"d2.txt:3:3: a quote opens this cell and does not close it"):
+        load_data(write(tmp_path, "d2.txt", 'a b\n1 2\n2 "x y\n'))
+
+
+def test_digits_of_other_scripts_are_labels_not_numbers(tmp_path) -> None:
+    """``1`` and ``١`` (Arabic-Indic), ``2`` and ``２`` (full-width) are four labels, as pandas reads them: the
+    fallback for numbers past the float range matched any Unicode digit and merged them into two states."""
+    data = load_data(write(tmp_path, "d.csv", "a,b\n1,0\n١,1\n2,0\n２,1\n1,0\n١,1\n"))
+    assert data.kinds[0] == DISCRETE and sorted(data.levels[0]) == sorted(["1", "١", "2", "２"])
+
+
+def test_bytes_that_are_not_utf8_are_placed_on_the_line_a_lone_cr_ends(tmp_path) -> None:
+    """A lone CR ends a line of a data file (old Mac files), as every other error of the file counts it: the
+    not-UTF-8 error counted only LFs and said line 1, column 10."""
+    path = tmp_path / "d.csv"
+    path.write_bytes(b"a,b\rx,1\ry\xff,2\r")
+    with pytest.raises(InputError, match=r"d.csv:3:2: not UTF-8 text \(byte 0xff"):
+        load_data(path)
+    path.write_bytes(b"a,b\r\nx,1\r\ny\xff,2\r\n")
+    with pytest.raises(InputError, match=r"d.csv:3:2: not UTF-8 text"):
+        load_data(path)
+
+
 def test_no_header_names_columns_by_position_and_crlf(tmp_path) -> None:
     path = tmp_path / "d.csv"
     path.write_bytes(b"0,1\r\n1,0\r\n1,1")
@@ -200,6 +234,7 @@ def test_dataframe_input() -> None:
     ("\n\na,a\n1,2\n", r"d.csv:3: duplicate column name 'a'"),            # blank lines before the names
     ("a,b\n1,2\n\n2,1\n", r"d.csv:3: expected 2 fields, found 0"),         # a blank line between rows stays
     (",,\n,,\n", "holds no values"),
+    ("a,b\n1,2\n2,1\n,\n", r"d.csv:4: column 'a': missing value"),   # a row of empty cells is a row, even last
 ])
 def test_bad_files_name_file_line_column(tmp_path, text: str, pattern: str) -> None:
     with pytest.raises(InputError, match=pattern):
