@@ -457,6 +457,17 @@ def test_the_interface_issues_named_is_there_as_named(runner, small_csv, tmp_pat
     assert given.exit_code == 2 and "missing value '?'" in given.output   # now read as missing: still an error
 
 
+@pytest.mark.parametrize("prior, words", [((), "parent sets: bic, ε"),
+                                          (("--prior", "binomial", "--expected-parents", "0.5"),
+                                           "parent sets: bic, binomial prior (r = 0.5), ε"),
+                                          (("--prior", "ebic"), "parent sets: bic, EBIC prior (γ = 0.5), ε")])
+def test_the_scoring_table_names_the_structure_prior_with_the_score(runner, small_csv, tmp_path, prior, words):
+    """A structure prior is part of the score (``scores.md``: its identity in headers and reports): the table
+    said ``parent sets: bic`` under either prior, and nothing else on screen named it (a review)."""
+    res = run(runner, "score", small_csv, "--bf", "3", *prior, "-o", tmp_path / "s.scores")
+    assert res.exit_code == 0 and words in res.output, res.output
+
+
 @pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
 def test_an_output_that_cannot_be_written_leaves_none_of_the_others(runner, small_csv, tmp_path) -> None:
     """``--json a.json --report rep --dot /dev/full`` wrote the JSON (saying ``complete``) and the whole report,

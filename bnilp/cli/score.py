@@ -164,9 +164,20 @@ def limited_to(meta: dict[str, Any]) -> int | None:
     return k if k is not None else meta.get("palim")
 
 
+def score_words(meta: dict) -> str:
+    """The score as the scoring table's title names it: with its structure prior, which is part of the score's
+    identity (``scores.md``): ``bic, binomial prior (r = 0.5)``, ``bdeu, EBIC prior (γ = 1)``."""
+    prior = meta.get("prior")
+    if prior == "binomial":
+        return f"{meta['score']}, binomial prior (r = {meta.get('expected_parents'):g})"
+    if prior == "ebic":
+        return f"{meta['score']}, EBIC prior (γ = {meta.get('ebic_gamma'):g})"
+    return str(meta["score"])
+
+
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     meta = table.meta
-    grid = Table(title=f"parent sets: {meta['score']}, ε = {meta['epsilon']:.6g} (BF {bf_text(meta['epsilon'])})",
+    grid = Table(title=f"parent sets: {score_words(meta)}, ε = {meta['epsilon']:.6g} (BF {bf_text(meta['epsilon'])})",
                  show_lines=False)
     for col in ("variable", "scored", "kept", *RULE_COLUMNS, "max |Π|", "s"):
         grid.add_column(col, justify="right" if col != "variable" else "left")
