@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import math
 import numbers
 import os
@@ -918,11 +919,14 @@ def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,
     """The states of a column whose ``.dat`` arity line declares ``r`` of them, more than it holds: GOBNILP and
     pygobnilp count every declared state in r (the BIC penalty's r − 1, BDeu's α/(q·r)), so the scores agree
     with theirs. Codes 0..r−1 written as integers make the states ``0``..``r−1`` (a code's state is itself);
-    other labels keep theirs, followed by ``unobserved 1``, ``unobserved 2`` …"""
+    other labels keep theirs, followed by ``unobserved 1``, ``unobserved 2`` … — the numbers no observed label
+    already holds (an observed ``unobserved 1`` made two states of one name, and BIF readers refuse those)."""
     if not np.isnan(numeric).any() and np.all(numeric == np.round(numeric)) and numeric.min() >= 0 \
             and numeric.max() < r:
         return [str(k) for k in range(r)], numeric.astype(np.int64)
-    extra = [f"unobserved {k}" for k in range(1, r - len(labels) + 1)]
+    taken = set(labels)
+    free = (name for name in (f"unobserved {k}" for k in itertools.count(1)) if name not in taken)
+    extra = list(itertools.islice(free, r - len(labels)))
     return labels + extra, inverse
 
 

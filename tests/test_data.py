@@ -82,6 +82,15 @@ def test_gobnilp_dat_with_arity_line_marks_continuous(tmp_path) -> None:
     assert data.arities == [2, 3, 0]
 
 
+def test_declared_states_never_seen_take_names_no_observed_state_holds(tmp_path) -> None:
+    """An arity line above the observed states adds ``unobserved 1``, ``unobserved 2`` …: a column that holds the
+    label ``unobserved 1`` itself got two states of that name (its BIF export then unreadable: pgmpy's "Repeated
+    state names"). The added ones skip the names taken."""
+    data = load_data(write(tmp_path, "m.dat", 'A C\n2 4\np x\nq "unobserved 1"\nq x\np "unobserved 3"\n'))
+    assert data.levels[1] == ["unobserved 1", "unobserved 3", "x", "unobserved 2"]
+    assert len(set(data.levels[1])) == data.arities[1] == 4
+
+
 def test_a_csv_row_that_looks_like_an_arity_line_is_data_and_a_broken_arity_line_is_refused(tmp_path) -> None:
     """A first row of ``-`` and positive integers in a ``.csv`` is data (here its ``-`` is a missing value,
     refused with its line), not a silently dropped arity line; in other files a declared arity smaller than
