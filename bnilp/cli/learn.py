@@ -156,8 +156,8 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         console.print("[yellow]no network was found: nothing exported[/yellow]")
         return None
     if k > n:
-        each = " (one per equivalence class)" if result.report.get("enumerate") == "mecs" else ""
-        error = f"--export-network {k}: only {n} network(s){each} were collected; nothing exported"
+        error = (f"--export-network {k}: only {n} network(s){_one_per_class(result.report)} were collected; "
+                 "nothing exported")
         result.report["export"] = {"path": opts["export_path"], "network": k, "error": error}
         return error
     from bnilp.export import default_method, export_format
@@ -179,10 +179,16 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         par = fitted["parameters"]
         how = par["method"] + (f", ESS {par['ess']:g}" if par["ess"] is not None else "")
         absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
-        listed = " (one per equivalence class)" if result.report.get("enumerate") == "mecs" else ""
-        console.print(f"exported network {k} of {n}{listed} with {how} parameters to {opts['export_path']}"
-                      f"{absent}", highlight=False, markup=False)
+        console.print(f"exported network {k} of {n}{_one_per_class(result.report)} with {how} parameters to "
+                      f"{opts['export_path']}{absent}", highlight=False, markup=False)
     return None
+
+
+def _one_per_class(report: dict[str, Any]) -> str:
+    """What the collected networks are, where they are not every DAG: one per class in ``mecs`` mode unless
+    ``--list-dags`` listed every DAG of every class (the export's lines said "one per equivalence class" then too)."""
+    listed_all = report.get("listed") == "all DAGs"          # the report's word for --list-dags
+    return " (one per equivalence class)" if report.get("enumerate") == "mecs" and not listed_all else ""
 
 
 def _where(info: dict[str, Any]) -> str:
