@@ -461,24 +461,21 @@ def _cut_short(r: Mapping[str, Any], table: bool = False) -> str | None:
     if r.get("complete", True) or (_counted_all(r) and not table):
         return None
     status = r.get("status")
-    return (", ".join(r.get("limits") or []) or (status if status and status != "optimal" else None)
-            or "not every credible network listed")
+    return status if status and status != "optimal" else "not every credible network listed"
 
 
 def _limited(r: Mapping[str, Any]) -> str | None:
-    """The limits of a result whose networks are the whole credible set of a restricted problem — a palim, a
-    scoring limit, a table pruned without the knowledge (exit 3, ``complete`` true) — or of a capped list whose
-    posteriors cover every class; None where there are none or :func:`_cut_short` names them already."""
-    if _cut_short(r) is not None:
-        return None
+    """The limits of the problem a result's networks belong to — a palim, a scoring limit, a table pruned without
+    the knowledge (``report["limits"]``) — whether or not the search listed its whole credible set; None where there
+    are none. What cut the listing short is :func:`_cut_short`'s (both were one word before: a run capped by
+    ``--max-networks`` under a palim was said INCOMPLETE (palim), with no word of the cap)."""
     return ", ".join(x for x in r.get("limits") or [] if x != "network_limit") or None
 
 
 def _cut_short_title(r: Mapping[str, Any]) -> str:
     why = _cut_short(r)
-    if why is not None:
-        return f" — INCOMPLETE ({why}): the networks found so far"
-    return "" if _limited(r) is None else f" — LIMITED: {_limits_text(r)}"
+    cut = "" if why is None else f" — INCOMPLETE ({why}): the networks found so far"
+    return cut + ("" if _limited(r) is None else f" — LIMITED: {_limits_text(r)}")
 
 
 def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],

@@ -198,7 +198,7 @@ def test_a_report_of_a_set_cut_short_says_so_in_every_file(tmp_path, monkeypatch
     for complete in (False, True):
         solved = _solver_dict(math.log(150), complete=complete)
         r = summarise(solved)
-        r["limits"] = [] if complete else ["time_limit"]
+        r["status"] = "optimal" if complete else "time_limit"      # as SolveResult words it
         out = tmp_path / f"rep{complete}"
         titles.clear()
         write_report(out, r, solved["networks"], NODES)
@@ -480,6 +480,26 @@ def test_report_files_mark_a_capped_list_and_a_limited_set_for_what_they_are(tmp
         assert "incomplete" not in frame and (frame["limited"] == "palim").all()
     dot = (tmp_path / "palim" / "averaged.dot").read_text()
     assert 'label="P(u -> v) — LIMITED: exact for parent sets of size ≤ 1 (palim)"' in dot
+
+
+@pytest.mark.parametrize("cut, why", [(dict(bf=20, enumerate_by="dags", max_networks=2), "network_limit"),
+                                      (dict(optimum_only=True), "not every credible network listed")])
+def test_a_report_both_cut_short_and_limited_names_each_in_its_place(tmp_path, cut, why) -> None:
+    """A run cut short (a cap, or one optimal network asked for) of a restricted problem (palim 1): the files said
+    ``incomplete`` = palim with no ``limited`` column and no word of the cap (a review) — the terminal and the JSON
+    said network_limit and palim. Now ``incomplete`` names what cut the listing and ``limited`` the problem's
+    limits, in both CSV files and the label."""
+    from bnilp.pipeline import learn
+
+    res = learn("bnilp/instances/asia.csv", palim=1, **cut)
+    assert not res.complete and res.report["limits"] == ["palim"]
+    write_report(tmp_path / "r", res.report)
+    for name in ("edges.csv", "mecs.csv"):
+        frame = pd.read_csv(tmp_path / "r" / name)
+        assert (frame["incomplete"] == why).all() and (frame["limited"] == "palim").all()
+    label = (tmp_path / "r" / "averaged.dot").read_text().split("\n")[1]
+    assert (f"INCOMPLETE ({why}): the networks found so far — LIMITED: exact for parent sets of size ≤ 1 (palim)"
+            in label)
 
 
 def test_the_panel_says_every_dag_was_listed_with_list_dags() -> None:
