@@ -416,6 +416,8 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bo
                          "name may have)")
     if path.exists() and path.is_dir() != folder:
         raise InputError(f"{path}: is {'a file' if folder else 'a directory'}")
+    if folder and open_descriptor(path) is not None:       # '-' made a folder named '-' (and sent the terminal's
+        raise InputError(f"{path}: names a stream, and this is a folder")   # report to stderr: a review)
     if not folder and is_stream(path):      # a device or FIFO: written into (atomic_output), not made beside
         descriptor = open_descriptor(path)
         if descriptor is not None and not _is_open(descriptor):

@@ -393,6 +393,9 @@ def test_outputs_that_would_replace_an_input_or_each_other_are_refused_before_an
         (("learn", str(chain_csv), "--json", str(chain_csv)), "DATA and --json name the same file"),
         (("learn", str(chain_csv), "--json", str(tmp_path / "r"), "--dot", str(tmp_path / "r")),
          "--json and --dot name the same file"),
+        # '-' is stdout as /dev/stdout is: both outputs went into it, one after the other (a review)
+        (("learn", str(chain_csv), "--json", "/dev/stdout", "--dot", "-"), "--json and --dot name the same file"),
+        (("learn", str(chain_csv), "--json", "-", "--graphml", "/dev/fd/1"), "--json and --graphml name the same"),
     )
     before = chain_csv.read_bytes()
     for args, words in cases:
@@ -451,6 +454,10 @@ def test_options_that_would_be_ignored_or_fail_after_the_search_are_one_line_bef
         (("citest", str(chain_csv), "x", "y", "--penalty-discount", "2"), "citest takes neither"),
         (("learn", str(chain_csv), "--optimum-only", "--export", str(out / "m.bif"), "--export-network", "2"),
          "--optimum-only returns one network"),
+        # options --optimum-only would ignore (they ran with no effect), and a report folder named '-' (stdout)
+        (("learn", str(chain_csv), "--optimum-only", "--prior", "mecs"), "enumerates nothing: drop --prior mecs"),
+        (("learn", str(chain_csv), "--optimum-only", "--max-networks", "5"), "enumerates nothing: drop --max-netw"),
+        (("learn", str(chain_csv), "--report", "-"), "--report: -: names a stream, and this is a folder"),
         (("learn", str(chain_csv), "--parameters", "bayes", "--ess", "0", "--export", str(out / "m.bif"),
           "--json", str(out / "r.json")), "--ess must be a finite number > 0 for --parameters bayes"),
         (("learn", str(labels), "--export", str(out / "m.xmlbif"), "--json", str(out / "r.json")),

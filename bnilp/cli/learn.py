@@ -25,6 +25,7 @@ from bnilp.cli.options import (
     check_outputs,
     data_options,
     epsilon_from,
+    given_on_command_line,
     knowledge_from_options,
     knowledge_options,
     load_from_options,
@@ -522,8 +523,10 @@ def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[st
     """--optimum-only means ε = 0 (scoring prunes for BF 1); a larger --bf/--epsilon contradicts it."""
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     given = [flag for flag, on in (("--enumerate", opts.get("enumerate_by") is not None),
-                                   ("--list-dags", opts.get("list_dags"))) if on]
-    if given:
+                                   ("--list-dags", opts.get("list_dags")),
+                                   ("--max-networks", given_on_command_line("max_networks")),
+                                   ("--prior mecs", split_priors(opts.get("priors"))[1] == "mecs")) if on]
+    if given:           # each would silently not apply (the last two ran with no effect: a review)
         raise InputError(f"--optimum-only returns one optimal network and enumerates nothing: drop "
                          f"{' and '.join(given)}")
     if eps != 0:

@@ -29,7 +29,14 @@ def same_file_key(path: str | os.PathLike[str]) -> str:
     """What two paths share when they name one file: the real path, without case where the platform's usual file
     systems ignore it (:data:`CASE_BLIND_PLATFORMS`; ``--json r.json --dot R.JSON``, or ``--json ASIA.CSV`` over
     the input ``asia.csv``, were let through there and one file replaced the other — found by a review). A
-    case-sensitive volume there has two outputs that differ only in case refused, which costs nothing."""
+    case-sensitive volume there has two outputs that differ only in case refused, which costs nothing. A name of
+    an open descriptor (:func:`bnilp.scorefile.open_descriptor`: ``-``, ``/dev/stdout``, ``/dev/fd/1``) is that
+    descriptor: ``--json /dev/stdout --dot -`` wrote both into stdout (the real path of ``-`` is ``$PWD/-``)."""
+    from bnilp.scorefile import open_descriptor
+
+    descriptor = open_descriptor(path)
+    if descriptor is not None:
+        return f"<descriptor {descriptor}>"
     key = os.path.normcase(os.path.realpath(path))
     return key.casefold() if sys.platform in CASE_BLIND_PLATFORMS else key
 
@@ -250,19 +257,24 @@ def load_from_options(path: str, opts: dict[str, Any], quiet: bool = False) -> D
     return data
 
 
+def given_on_command_line(key: str) -> bool:
+    """Whether the option stored as ``key`` was given (on the command line or through the environment), not left
+    at its default — False outside a click command."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and ctx.get_parameter_source(key) in (ParameterSource.COMMANDLINE,
+                                                                 ParameterSource.ENVIRONMENT)
+
+
 def _check_ignored_settings(opts: dict[str, Any]) -> None:
     """A score or prior setting given on the command line that the run would ignore is refused (``--bins`` with
     ``--score bic``, ``--expected-parents`` without ``--prior binomial``, …): it would silently not apply.
     ``--ess`` is used by ``--score bdeu`` and by ``--export`` with ``--parameters bayes`` (the default after
     BDeu); given for neither, it is refused."""
-    from click.core import ParameterSource
-
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
+    if click.get_current_context(silent=True) is None:
         return
-
-    def given(key: str) -> bool:
-        return ctx.get_parameter_source(key) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    given = given_on_command_line
 
     from bnilp.export import default_method
 
