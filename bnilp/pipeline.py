@@ -556,9 +556,15 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
             listed = (f"the best {max_networks:,} of {of} DAGs counted (--max-networks); edge posteriors "
                       "over those listed")
             note = f"DAG listing stopped at {max_networks:,} DAGs (--max-networks) of {of} counted"
+            said = solution.message
+            if solution.status == "network_limit" and solution.unlisted is not None:
+                # the search's cap here is on classes, which the user did not ask for: its "the best 2000 of 14225
+                # credible classes" read as 2000 classes kept, where 340 held the 2000 DAGs listed (a review)
+                note += f" in {len(mecs) + len(solution.unlisted):,} credible classes"
+                said = "network limit reached"
             solution = replace(solution, complete=False,
                                status="network_limit" if solution.status == "optimal" else solution.status,
-                               message="; ".join(filter(None, (solution.message, note))))
+                               message="; ".join(filter(None, (said, note))))
         elif not exact:     # the search stopped (a limit) before the set was complete: what it found, all of it
             listed = (f"all DAGs of the {len(mecs):,} classes found ({solution.status}: the set is not complete); "
                       "edge posteriors over those listed")

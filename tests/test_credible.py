@@ -570,6 +570,22 @@ def test_peeling_stopped_early_averages_over_the_classes_found_past_the_cap():
     assert res.report["posterior_dags"] > res.report["n_networks"]
 
 
+def test_list_dags_capped_below_the_classes_says_the_cap_is_on_dags() -> None:
+    """A cap below the number of classes also cuts the class search (max_networks caps classes there), whose words
+    "the best 3 of 9 credible classes" read as 3 classes kept beside 3 DAGs listed (a review: "the best 2000 of
+    14225 credible classes" where 340 classes held the 2,000 DAGs). The message now says the cap is on DAGs, of
+    the DAGs and classes counted."""
+    from bnilp.pipeline import learn
+
+    table = learn("bnilp/instances/asia.csv", bf=60).table
+    whole = solve_table(table, epsilon=math.log(60))
+    capped = solve_table(table, epsilon=math.log(60), list_dags=True, max_networks=3)
+    n, m = whole.report["n_networks"], whole.report["n_mecs"]
+    assert m > 3 and capped.solution.status == "network_limit" and capped.report["n_networks"] == 3
+    assert capped.solution.message == (f"network limit reached; DAG listing stopped at 3 DAGs (--max-networks) of "
+                                       f"the {n} counted in {m} credible classes")
+
+
 def test_count_past_cap_needs_class_enumeration_without_list_dags_or_knowledge():
     """Each combination it cannot serve is refused before any search, naming the parameters."""
     from tests.test_ilp import random_table
