@@ -486,12 +486,13 @@ def check_score_file_names(names: list[str], where: str = "") -> None:
 
 def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> str | None:
     """Write the score file atomically, and its JSON sidecar ``path + '.json'`` when asked and ``path`` is a file
-    (a stream has none); not a table whose totals the reader would refuse (:func:`check_score_range`). Returns the
-    sidecar's path, or None where none was written."""
+    (a stream has none); not a table the reader would refuse (:func:`check_table`: it wrote a variable as its own
+    parent, an empty family, NaN, and raised ``KeyError``/``TypeError`` on others — a review). Returns the sidecar's
+    path, or None where none was written."""
     check_is_table(table)
     path = check_path(path, "path")
+    check_table(table, os.fspath(path))    # what the reader would refuse (a self-parent, NaN, …) is not written
     check_score_file_names(table.variables)
-    check_score_range(table.families, os.fspath(path))
     body = format_jaakkola(table)
     with output_set():                          # both or neither (a file without its sidecar loses its provenance)
         atomic_write_text(path, body)
@@ -781,14 +782,32 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
     if meta.get("palim_reached") and meta.get("exact_for_parent_sets_up_to") is None and meta.get("palim") is None:
         raise InputError(f"{sidecar}: 'palim_reached' is true but neither 'palim' nor 'exact_for_parent_sets_up_to' "
                          "says up to which parent-set size the table is exact")
+    for key in ("score_time_limit_reached", "score_memory_limit_reached"):   # a scoring limit cuts at a palim
+        if meta.get(key) and not meta.get("palim_reached"):
+            raise InputError(f"{sidecar}: {key!r} is true but 'palim_reached' is not (a scoring limit leaves the "
+                             "table exact up to a parent-set size: which one is unknown)")
+    for key in ("score", "prior"):
+        if key in meta and not isinstance(meta[key], str):
+            raise InputError(f"{sidecar}: {key!r} must be a name (a string), got {json.dumps(meta[key])}")
+    unpruned = meta.get("knowledge_unpruned")
+    if unpruned is not None and (not isinstance(unpruned, list) or not all(isinstance(v, str) for v in unpruned)):
+        raise InputError(f"{sidecar}: 'knowledge_unpruned' must be a list of variable names, got {unpruned!r}")
+    if meta.get("epsilon") is None and meta.get("bf") is not None:      # what the file was pruned for: either says it
+        meta["epsilon"] = math.log(meta["bf"])
     known = meta.get("knowledge")
     if known is not None:
         try:
             if not isinstance(known, dict):
                 raise TypeError(f"an object, not {type(known).__name__}")
-            Knowledge.coerce(known)
+            recorded = Knowledge.coerce(known)
+            said = known.get("statements")
+            if said is not None and (not isinstance(said, list) or not all(isinstance(x, str) for x in said)):
+                raise TypeError(f"'statements' must be a list of lines, got {said!r}")
+            if said and not recorded.statements():     # lines alone: the fields are what is applied, and none are
+                raise ValueError("it has 'statements' but none of the fields that hold them (required, tiers, …)")
         except (TypeError, ValueError, InputError) as exc:
             raise InputError(f"{sidecar}: 'knowledge' is not a knowledge record ({exc})") from None
+        meta["knowledge"] = recorded.to_dict()      # its statements those of its fields, whatever the file held
     return meta
 
 

@@ -162,6 +162,15 @@ def test_a_token_after_a_sets_parents_is_refused_naming_its_line() -> None:
     (dict(bf=float("inf")), (), "'bf' must be a finite number"),
     (dict(seconds=float("nan")), (), "'seconds' is not a finite number"),
     (dict(bf=1000.0, epsilon=3.0), (), "'bf' 1000.0 and 'epsilon' 3.0 disagree"),      # a review's find
+    # a later review: these ended in a TypeError/KeyError traceback (exit 1), or were taken as something else
+    (dict(score=["bic"]), ("score_equivalent",), "'score' must be a name"),
+    (dict(prior={"x": 1}), (), "'prior' must be a name"),
+    (dict(knowledge_unpruned=5), (), "'knowledge_unpruned' must be a list of variable names"),
+    (dict(knowledge={"required": [["A", "B"]], "statements": 5}), (),
+     "'knowledge' is not a knowledge record \\('statements' must"),
+    (dict(knowledge={"statements": ["require A -> B"]}), (),
+     "'knowledge' is not a knowledge record \\(it has 'statements' but none"),
+    (dict(score_time_limit_reached=True, palim_reached=False), (), "'score_time_limit_reached' is true but"),
 ])
 def test_sidecar_fields_of_the_wrong_type_are_refused_naming_the_field(tmp_path, change, drop, words) -> None:
     """The sidecar decides what a table may be used for, so its fields are checked: finite numbers (json's NaN
@@ -356,6 +365,44 @@ def test_the_sidecar_of_a_linked_score_file_lies_beside_the_file_written(tmp_pat
     for name in (real / "x.scores", tmp_path / "l.scores"):
         table = read_jaakkola(name)
         assert table.families == second.families and table.meta["epsilon"] == 1.5
+
+
+def test_a_sidecar_that_gives_bf_alone_still_says_what_the_table_was_pruned_for(tmp_path) -> None:
+    """``bf`` without ``epsilon`` is the same record (ε = ln BF): a larger BF was let through and reported complete,
+    with a warning that nothing recorded the pruning BF (a review). And a knowledge record without its lines (the
+    fields are what is applied) gets them, so what is said to be applied is what is."""
+    import math
+
+    from bnilp.pipeline import solve_table
+
+    path = tmp_path / "t.scores"
+    write_jaakkola(sample_table(), path)
+    meta = json.loads((tmp_path / "t.scores.json").read_text())
+    meta.update(epsilon=None, bf=20.0, knowledge={"forbidden": [["A", "B"]]})
+    (tmp_path / "t.scores.json").write_text(json.dumps(meta))
+    table = read_jaakkola(path)
+    assert table.meta["epsilon"] == pytest.approx(math.log(20))
+    assert table.meta["knowledge"]["statements"] == ["forbid A -> B"]
+    with pytest.raises(InputError, match=r"the table was pruned for epsilon=2\.99573 \(BF 20\)"):
+        solve_table(table, epsilon=math.log(100))
+
+
+def test_a_malformed_table_is_not_written(tmp_path) -> None:
+    """``write_jaakkola`` wrote a variable as its own parent, an empty family, NaN scores — files its reader then
+    refused — and raised ``KeyError``/``TypeError`` on a parent that is no variable or a score that is text (a
+    review): it checks the table as :func:`~bnilp.scorefile.check_table` does, and writes nothing."""
+    from bnilp.scorefile import ScoreTable
+
+    bad = [({"A": {frozenset({"A"}): -1.0}}, "its own parent"),
+           ({"A": {}}, "has no parent sets"),
+           ({"A": {frozenset(): -1.0, frozenset({"B"}): float("nan")}, "B": {frozenset(): -1.0}}, "finite number"),
+           ({"A": {frozenset({"C"}): -1.0}, "B": {frozenset(): -1.0}}, "'C'"),
+           ({"A": {frozenset(): "x"}, "B": {frozenset(): -1.0}}, "finite number")]
+    for families, words in bad:
+        names = ["A"] if len(families) == 1 else ["A", "B"]
+        with pytest.raises(InputError, match=words):
+            write_jaakkola(ScoreTable(names, families), tmp_path / "x.scores")
+        assert not (tmp_path / "x.scores").exists()
 
 
 def test_a_sidecar_without_epsilon_is_not_called_missing() -> None:
