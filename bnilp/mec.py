@@ -969,6 +969,36 @@ def admitted_fractions(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Se
     return {e: k / total for e, k in counts.items()} if total else {}
 
 
+#: how many class representatives :func:`unequal_covered_reversal` is asked of where a table's score equivalence is
+#: assumed (no sidecar says it): a table that is not score-equivalent shows it in its first classes
+EQUIVALENCE_CHECKED_CLASSES = 1000
+#: the least move of a covered reversal that says a table is not score-equivalent: GOBNILP's tolerance, above a
+#: score file's rounding (four families written to 6 decimals move it by up to 2e-6)
+EQUIVALENCE_SLACK = 1e-4
+
+
+def unequal_covered_reversal(parents: Mapping[str, Iterable[str]], families: Mapping[str, Mapping[Any, float]],
+                             tolerance: float = EQUIVALENCE_SLACK) -> tuple[str, str, float, float] | None:
+    """A covered edge u → v of the DAG ``parents`` (Π(v) = Π(u) ∪ {u}) whose reversal the table scores differently,
+    as (u, v, score before, score after) of the two families it changes — else None. Reversing a covered edge
+    gives a Markov equivalent DAG, and any two equivalent DAGs are joined by such reversals (Chickering 1995,
+    Theorem 2), so a score-equivalent table gives every reversal the same total; one it does not is not
+    score-equivalent, and its classes' DAGs do not share a score. A move within ``tolerance`` is rounding; reversals
+    whose families the table lacks (pruned) are not judged."""
+    pa = {v: frozenset(ps) for v, ps in parents.items()}
+    for v, pv in pa.items():
+        for u in pv:
+            if pv != pa[u] | {u}:
+                continue
+            new_u, new_v = families[u].get(pa[u] | {v}), families[v].get(pa[u])
+            if new_u is None or new_v is None:
+                continue
+            before, after = families[u][pa[u]] + families[v][pv], new_u + new_v
+            if abs(after - before) > tolerance:
+                return u, v, before, after
+    return None
+
+
 def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any], nodes: Sequence[str],
                      complete_classes: bool, max_listed: int = 1_000_000, knowledge: Any = None,
                      first: int = 1) -> list[MEC]:

@@ -27,14 +27,28 @@ from bnilp.errors import InputError, LimitError, NoDagError, check_callback, che
 from bnilp.graphs import check_acyclic, parent_lists, to_digraph
 from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
-from bnilp.mec import class_tail_mass, credible_classes, expand_classes
+from bnilp.mec import (
+    EQUIVALENCE_CHECKED_CLASSES,
+    EQUIVALENCE_SLACK,
+    class_tail_mass,
+    credible_classes,
+    expand_classes,
+    unequal_covered_reversal,
+)
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.provenance import provenance
 from bnilp.report import summarise, summarise_classes
 from bnilp.scorefile import ScoreTable, check_is_table, check_table
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
-from bnilp.scores.base import DEFAULT_EBIC_GAMMA, DEFAULT_EXPECTED_PARENTS, bayes_factor, bf_text, score_equivalent
+from bnilp.scores.base import (
+    DEFAULT_EBIC_GAMMA,
+    DEFAULT_EXPECTED_PARENTS,
+    bayes_factor,
+    bf_text,
+    score_equivalent,
+    tie_tolerance,
+)
 
 #: --enumerate: ``auto`` picks ``mecs`` for score-equivalent scores, else ``dags``
 ENUMERATE_CHOICES = ("auto", "mecs", "dags")
@@ -428,6 +442,8 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if solution.status == "infeasible":       # no result to report: the CLI says this one line (exit 2)
         raise NoDagError("table: the score table admits no DAG (some variable lacks the empty parent set and every "
                          "choice of the candidate parent sets makes a cycle)")
+    if unit == "mecs" and score_equivalent(table.meta) is None:    # assumed: a table that is not says so here
+        _check_assumed_equivalence(table, solution)
     with paused_gc():
         if unit == "mecs":
             report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None,
@@ -477,6 +493,23 @@ def _no_dag_under(k: Knowledge, note: str | None, why: str) -> InputError | Limi
     return LimitError(f"knowledge_pruning: {why}, but the score table was pruned without the knowledge's required "
                       "arrows, adjacencies or ancestor relations and may lack the parent sets they need (score the "
                       "data with the knowledge, score_parent_sets(knowledge=…) / --knowledge, for an exact result)")
+
+
+def _check_assumed_equivalence(table: ScoreTable, solution: SolveResult) -> None:
+    """Where nothing says the table is score-equivalent and classes are enumerated all the same (``--enumerate
+    mecs`` on a file without a sidecar), a covered-edge reversal of one of the first
+    :data:`~bnilp.mec.EQUIVALENCE_CHECKED_CLASSES` representatives that changes the score shows it is not
+    (:func:`~bnilp.mec.unequal_covered_reversal`): an error, as for a score known not to be — each class's
+    DAGs were counted as sharing its representative's score, DAGs outside the BF included (a review)."""
+    slack = max(EQUIVALENCE_SLACK, float(tie_tolerance(solution.optimum)))     # the class listing's own tolerance
+    for network in solution.networks[:EQUIVALENCE_CHECKED_CLASSES]:
+        found = unequal_covered_reversal(network.parents, table.families, slack)
+        if found is not None:
+            u, v, before, after = found
+            raise InputError(f"enumerate_by='mecs' (--enumerate mecs) needs a score-equivalent table, and this one is "
+                             f"not: reversing the covered edge {u} → {v} of a credible DAG moves its score by "
+                             f"{after - before:+.6g} (Markov equivalent DAGs score differently); use enumerate_by="
+                             f"'dags' (--enumerate dags)")
 
 
 def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | None) -> None:

@@ -479,6 +479,7 @@ def test_a_class_cap_after_complete_peeling_still_averages_over_every_credible_c
     from tests.test_ilp import random_table
 
     table = random_table(5, 8, keep=0.9)
+    table.meta["score_equivalent"] = True   # assumed: random scores, counted as classes (the equivalence check off)
     whole = solve_table(table, epsilon=1e6, enumerate_by="mecs", prior=prior)
     capped = solve_table(table, epsilon=1e6, enumerate_by="mecs", prior=prior, max_networks=10)
     assert whole.solution.complete and capped.solution.status == "network_limit"
@@ -544,6 +545,7 @@ def test_counting_past_the_cap_stopped_early_averages_over_the_classes_found(mon
     from tests.test_ilp import random_table
 
     table = random_table(5, 8, keep=0.9)
+    table.meta["score_equivalent"] = True   # assumed: random scores, counted as classes (the equivalence check off)
     monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
     progress, sent = signal_once_listed(40)
     res = solve_table(table, epsilon=1e6, enumerate_by="mecs", max_networks=5, count_past_cap=True,

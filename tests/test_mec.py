@@ -34,6 +34,7 @@ from bnilp.mec import (
     mec_index,
     mec_key,
     network_items,
+    unequal_covered_reversal,
     v_structures,
 )
 from tests.oracles import all_dags, is_acyclic
@@ -802,3 +803,37 @@ def test_a_class_lists_its_dags_in_one_order_whatever_the_string_hash_seed(tmp_p
         seen.add(run.stdout)
     listed = json.loads(seen.pop())[0][0]
     assert not seen and len(listed) > 11        # the cap falls inside the list: which 11 are kept matters
+
+
+@pytest.mark.parametrize("score, equivalent", [("bic", True), ("bdeu", True), ("mml", False)])
+def test_a_covered_reversal_changes_the_score_only_where_the_score_is_not_equivalent(score, equivalent) -> None:
+    """Every DAG on 4 variables scored by BIC and BDeu (score-equivalent): no covered-edge reversal moves its score,
+    so the check that guards ``--enumerate mecs`` on a table of unknown equivalence never refuses a score-equivalent
+    table; MML (not score-equivalent) shows it on some DAG."""
+    from bnilp.data import from_dataframe
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+    from tests.conftest import random_discrete_frame
+
+    frame = random_discrete_frame(5, n=4, N=120)
+    table = score_parent_sets(make_score(score, from_dataframe(frame, discrete=list(frame.columns))), epsilon=0.0,
+                              prune=False)
+    flagged = sum(unequal_covered_reversal(dag, table.families) is not None for dag in all_dags(list(table.variables)))
+    assert (flagged == 0) is equivalent
+
+
+def test_classes_asked_of_a_table_that_is_not_score_equivalent_are_refused_where_nothing_said_so() -> None:
+    """``--enumerate mecs`` on a file without a sidecar assumes score equivalence: here A → B (−2) and B → A (−3.5)
+    are one class, and both were counted as credible at BF 1, each edge at 0.5 (a review; brute force: A → B
+    alone). The covered reversal shows it: an error, as where the sidecar says the score is not equivalent; with
+    DAG enumeration the answer is brute force's."""
+    from bnilp.pipeline import solve_table
+    from bnilp.scorefile import parse_jaakkola
+
+    table = parse_jaakkola("2\nA 2\n-1 0\n-0.5 1 B\nB 2\n-3 0\n-1 1 A\n")
+    assert table.meta == {}
+    with pytest.raises(InputError, match=r"not: reversing the covered edge A → B of a credible DAG moves its score "
+                                         r"by -1\.5"):
+        solve_table(table, epsilon=0.0, enumerate_by="mecs")
+    dags = solve_table(table, epsilon=0.0, enumerate_by="dags")
+    assert [n.parents for n in dags.solution.networks] == [{"A": frozenset(), "B": frozenset({"A"})}]
