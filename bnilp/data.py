@@ -319,6 +319,8 @@ def _whitespace_cells(line: str, path: str, number: int) -> list[str]:
     CSV: ``"a b" "x"`` is the two cells ``a b`` and ``x`` (the quotes were kept in names and labels: a quoted
     number column became discrete). A quote that opens a cell and does not close it on its line, before
     whitespace, is an error naming the line and column, as in a CSV."""
+    if '"' not in line:                 # nearly every line: no quote, the cells are what str.split gives
+        return line.split()
     cells = []
     for match in _WHITESPACE_CELL.finditer(line):
         quoted, plain = match.groups()
