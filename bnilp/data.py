@@ -280,7 +280,7 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     lines = text.split("\n")
     if delimiter is None:
         for number, line in enumerate(lines, start=1):
-            rows.append(_whitespace_cells(line, path, number))
+            rows.append(_whitespace_cells(line))
             starts.append(number)
     else:
         # strict: a quote never closed (or text after a closing quote) is an error, not a cell that swallows the rest
@@ -314,22 +314,15 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
 _WHITESPACE_CELL = re.compile(r'"((?:[^"]|"")*)"(?=\s|$)|(\S+)')
 
 
-def _whitespace_cells(line: str, path: str, number: int) -> list[str]:
+def _whitespace_cells(line: str) -> list[str]:
     """The cells of ``line`` of a file separated by whitespace (no delimiter sniffed), quotes respected as in a
     CSV: ``"a b" "x"`` is the two cells ``a b`` and ``x`` (the quotes were kept in names and labels: a quoted
-    number column became discrete). A quote that opens a cell and does not close it on its line, before
-    whitespace, is an error naming the line and column, as in a CSV."""
+    number column became discrete). A quote that does not make a whole quoted cell (``5"``, ``"x``, ``"x"y``) is
+    part of its cell, as before: GOBNILP's ``.dat`` files have no quoting, and such labels read there."""
     if '"' not in line:                 # nearly every line: no quote, the cells are what str.split gives
         return line.split()
-    cells = []
-    for match in _WHITESPACE_CELL.finditer(line):
-        quoted, plain = match.groups()
-        if plain is not None and plain.startswith('"'):
-            raise InputError(f"{path}:{number}:{match.start() + 1}: a quote opens this cell and does not close it "
-                             f"before whitespace or the line's end (a quoted cell of a whitespace-separated file "
-                             f"ends on its line; a quote inside is doubled)")
-        cells.append(plain if plain is not None else quoted.replace('""', '"'))
-    return cells
+    return [plain if plain is not None else quoted.replace('""', '"')
+            for quoted, plain in (match.groups() for match in _WHITESPACE_CELL.finditer(line))]
 
 
 def _check_comment_line(text: str, path: str) -> None:
@@ -791,6 +784,10 @@ def _build(
         bad = np.isin(cells, list(missing_tokens))
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
+            if all(str(frame[k].iloc[r]).strip() == "" for k in range(len(names))):
+                raise InputError(f"{where(r)}: the row holds no value at all (a line of delimiters alone, as a "
+                                 "spreadsheet may leave below a table): delete it, or leave out such rows with "
+                                 "drop_missing=True (--drop-missing)")
             raise InputError(f"{where(r)}: column {name!r}: missing value {str(cells[r])!r} ({MISSING_HINT})")
         numeric = _numbers(cells)
         if name in want_discrete:

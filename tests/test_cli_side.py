@@ -381,6 +381,27 @@ def test_simulate_never_leaves_its_data_without_its_truth_and_prints_names_verba
     assert len(sample_dag({"A": [], "B": ["A"]}, {"A": "continuous", "B": "discrete"}, 20, bins=np.int64(4))) == 20
 
 
+@pytest.mark.skipif(not __import__("os").path.isdir("/dev/fd"), reason="names descriptors through /dev/fd")
+def test_a_descriptor_that_leads_to_a_file_is_that_file_and_two_names_of_one_stream_are_one(tmp_path):
+    """``-``, ``/dev/stdout`` and ``/dev/fd/1`` are one output; a descriptor redirected to a regular file (``--json
+    /dev/stdout > r.dot --dot r.dot``, ``--json - >> DATA``) is that file, as its real path said before ``-`` was
+    made a descriptor's name (a review of that change: the JSON went into the data file)."""
+    import os
+
+    from bnilp.cli.options import same_file_key
+
+    assert same_file_key("-") == same_file_key("/dev/stdout") == same_file_key("/dev/fd/1")
+    target = tmp_path / "r.dot"
+    with open(target, "w") as handle:
+        assert same_file_key(f"/dev/fd/{handle.fileno()}") == same_file_key(target)
+    read, write = os.pipe()
+    try:
+        assert same_file_key(f"/dev/fd/{write}") == f"<descriptor {write}>" != same_file_key(target)
+    finally:
+        os.close(read)
+        os.close(write)
+
+
 def test_outputs_that_would_replace_an_input_or_each_other_are_refused_before_any_work(chain_csv, tmp_path):
     """An output path equal to the data, to another output, or to the sidecar ``PATH.json`` a score file
     brings is one line, exit 2, nothing written — the data was replaced by a score file, and a result JSON

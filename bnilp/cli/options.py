@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import sys
 import warnings
 from collections.abc import Callable
@@ -30,13 +31,21 @@ def same_file_key(path: str | os.PathLike[str]) -> str:
     systems ignore it (:data:`CASE_BLIND_PLATFORMS`; ``--json r.json --dot R.JSON``, or ``--json ASIA.CSV`` over
     the input ``asia.csv``, were let through there and one file replaced the other — found by a review). A
     case-sensitive volume there has two outputs that differ only in case refused, which costs nothing. A name of
-    an open descriptor (:func:`bnilp.scorefile.open_descriptor`: ``-``, ``/dev/stdout``, ``/dev/fd/1``) is that
+    an open descriptor (:func:`bnilp.scorefile.open_descriptor`: ``-``, ``/dev/stdout``, ``/dev/fd/1``) is the file
+    it leads to where that is a regular file (``--json - > r.dot --dot r.dot``, ``--json - >> DATA``), else that
     descriptor: ``--json /dev/stdout --dot -`` wrote both into stdout (the real path of ``-`` is ``$PWD/-``)."""
-    from bnilp.scorefile import open_descriptor
+    from bnilp.scorefile import DESCRIPTOR_FOLDER, open_descriptor
 
     descriptor = open_descriptor(path)
     if descriptor is not None:
-        return f"<descriptor {descriptor}>"
+        try:
+            regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
+        except OSError:
+            regular = False
+        via = os.path.join(DESCRIPTOR_FOLDER, str(descriptor))
+        if not (regular and os.path.exists(via)):      # a pipe, a terminal (or no /dev/fd: Windows)
+            return f"<descriptor {descriptor}>"
+        path = via
     key = os.path.normcase(os.path.realpath(path))
     return key.casefold() if sys.platform in CASE_BLIND_PLATFORMS else key
 
