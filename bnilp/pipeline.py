@@ -590,11 +590,14 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                       "over those listed")
             note = f"DAG listing stopped at {max_networks:,} DAGs (--max-networks) of {of} counted"
             said = solution.message
+            # the search's cap is on classes here, which the user did not ask for: its "the best 2000 of 14225
+            # credible classes" read as 2000 classes kept, where 340 held the 2000 DAGs listed (a review)
             if solution.status == "network_limit" and solution.unlisted is not None:
-                # the search's cap here is on classes, which the user did not ask for: its "the best 2000 of 14225
-                # credible classes" read as 2000 classes kept, where 340 held the 2000 DAGs listed (a review)
                 note += f" in {len(mecs) + len(solution.unlisted):,} credible classes"
                 said = "network limit reached"
+            elif solution.status == "network_limit":
+                said = (f"network limit reached: the class search stopped at {len(mecs):,} classes (--max-networks "
+                        "caps them too), so the DAGs are counted over those")
             solution = replace(solution, complete=False,
                                status="network_limit" if solution.status == "optimal" else solution.status,
                                message="; ".join(filter(None, (said, note))))

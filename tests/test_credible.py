@@ -588,6 +588,23 @@ def test_list_dags_capped_below_the_classes_says_the_cap_is_on_dags() -> None:
                                        f"the {n} counted in {m} credible classes")
 
 
+
+def test_list_dags_capped_while_branch_and_cut_lists_classes_says_the_class_search_stopped(monkeypatch) -> None:
+    """Branch-and-cut counts no class past the cap: the DAGs are counted over the classes it kept, and the message
+    says the class search stopped there (it said "the best 3 of the 4 found kept", classes the user did not cap)."""
+    from bnilp.ilp import settings
+    from bnilp.pipeline import learn
+
+    table = learn("bnilp/instances/asia.csv", bf=60).table
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    capped = solve_table(table, epsilon=math.log(60), list_dags=True, max_networks=3)
+    assert capped.solution.status == "network_limit" and capped.solution.unlisted is None
+    counted = capped.report["n_dags_counted"]
+    assert capped.solution.message == ("network limit reached: the class search stopped at 3 classes (--max-networks "
+                                       "caps them too), so the DAGs are counted over those; DAG listing stopped at 3 "
+                                       f"DAGs (--max-networks) of at least {counted} counted")
+
+
 def test_count_past_cap_needs_class_enumeration_without_list_dags_or_knowledge():
     """Each combination it cannot serve is refused before any search, naming the parameters."""
     from tests.test_ilp import random_table
