@@ -1007,7 +1007,7 @@ def _start_local_cluster(workers: int, processes: bool):
     before = set(SpecCluster._instances)
     try:
         with dask.config.set({**quiet, "distributed.scheduler.worker-saturation": float("inf")}), \
-                children_start_deaf_to_ctrl_c():       # the worker processes, and the loop thread that starts them
+                (children_start_deaf_to_ctrl_c() if processes else contextlib.nullcontext()):   # its workers' start
             # no dashboard; the scheduler's HTTP server (health, metrics) on a free port of this host only: by
             # default it takes 8787, and where that is taken (another cluster, a test's) distributed warned on stderr
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
