@@ -297,10 +297,14 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         head.add_row("ε = ln BF", _fmt(float(eps)))
         head.add_row("Bayes factor", bf_text(float(eps)) if math.isfinite(float(eps)) else "∞")
     listed = " in the listed classes" if r.get("posterior_classes", 0) > r.get("n_mecs", 0) else ""
+    dags = f"{n_nets}{listed}"
+    if r.get("n_dags_counted", 0) > n_nets:        # --list-dags capped: what was counted, beside what was listed
+        dags += f" listed, of {'the' if r.get('n_dags_counted_exact') else 'at least'} {r['n_dags_counted']} counted"
+    elif not (r.get("complete", True) or r.get("optimum_only") or listed):   # the panel said 5 where 15 were known
+        dags += " listed (not every credible DAG: see below)"
     if r.get("enumerate") == "mecs" and "n_representatives" in r:
-        head.add_row("credible DAGs", f"{n_nets}{listed} (counted from the classes' CPDAGs)")
-    else:
-        head.add_row("credible DAGs", f"{n_nets}{listed}")
+        dags += " (counted from the classes' CPDAGs)"
+    head.add_row("credible DAGs", dags)
     head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else ""))
     if r.get("posterior_classes", 0) > r.get("n_mecs", 0):
         found = "" if r.get("status") == "network_limit" else " found"
@@ -310,7 +314,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     head.add_row("enumerated", "DAGs" if r.get("enumerate") != "mecs" else
                  "equivalence classes (every DAG listed)" if listed_all else "equivalence classes (one DAG each)")
     if r.get("optimum_only"):
-        head.add_row("complete", "optimum only (tied optimal networks not listed)")
+        head.add_row("complete", "optimum only (tied optimal networks not listed)" if proven else
+                     "NO: optimum only asked, and OPT not proven (see status)")
     else:
         head.add_row("complete", "yes" if r.get("complete", True) else "NO (truncated)")
     head.add_row("status", str(r.get("status", "—")))
@@ -350,7 +355,9 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                       f"over the networks found only.", style="bold red", markup=False)
     mecs = r.get("mecs") or []
     if mecs:
-        of = (f"{len(mecs)} listed, {r['posterior_classes']} credible" if counted_all else str(len(mecs)))
+        tail = r.get("posterior_classes", 0) > len(mecs)       # classes counted past the cap, found or all
+        of = (f"{len(mecs)} listed, {r['posterior_classes']} credible{'' if counted_all else ' found'}" if tail
+              else str(len(mecs)))
         t = Table(title=f"Markov equivalence classes (top {min(TOP_MECS, len(mecs))} of {of})")
         size_col = "class size (with knowledge)" if known else "class size"
         for col in ("#", "score", "ln BF", "BF to best", "DAGs", size_col, "posterior"):

@@ -473,6 +473,16 @@ def test_cli_export_line_says_when_networks_are_class_representatives(tmp_path, 
     assert ("(one per equivalence class)" in line) is says
 
 
+def test_cli_export_line_of_a_capped_dag_listing_says_no_class_representatives(tmp_path) -> None:
+    """``--list-dags --max-networks 5``: five DAGs of two classes, not one per class (a review: the capped listing's
+    own words were not recognised as --list-dags)."""
+    res = CliRunner().invoke(main, ["learn", "--bf", "20", "--list-dags", "--max-networks", "5",
+                                    "--export", str(tmp_path / "a.json")], terminal_width=200)
+    assert res.exit_code == 3, res.output
+    line = next(t for t in res.output.splitlines() if t.startswith("exported network 1 of "))
+    assert line.startswith("exported network 1 of 5 with") and "equivalence class" not in line
+
+
 def test_cli_export_network_past_those_found_writes_the_other_outputs_then_exits_2(tmp_path) -> None:
     """Network K is known to be missing only after the search: the search's outputs are still written (the
     JSON's ``export`` says why nothing was exported), no model file is, and the exit is 2 with one line."""

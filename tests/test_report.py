@@ -512,3 +512,31 @@ def test_the_panel_says_every_dag_was_listed_with_list_dags() -> None:
         print_report(learn("bnilp/instances/asia.csv", bf=60, list_dags=list_dags).report,
                      Console(file=out, width=160))
         assert words in out.getvalue()
+
+
+def _panel(report: dict) -> str:
+    out = io.StringIO()
+    print_report(report, Console(file=out, width=200))
+    return out.getvalue()
+
+
+def test_the_panel_says_what_was_listed_beside_what_was_counted_and_an_unproven_optimum_only_run() -> None:
+    """A review of the terminal against the JSON: a capped list showed "credible DAGs 5" where 15 were counted and
+    said so below; a class list cut by a time limit past its cap titled its table "top 20 of 50" over 18,496
+    classes found; an ``optimum_only`` run stopped before OPT was proven said "complete: optimum only"."""
+    import copy
+
+    from bnilp.pipeline import learn
+
+    asia = "bnilp/instances/asia.csv"
+    assert "credible DAGs     5 listed, of the 15 counted" in _panel(learn(asia, list_dags=True, max_networks=5).report)
+    assert ("credible DAGs     5 listed (not every credible DAG: see below)"
+            in _panel(learn(asia, enumerate_by="dags", max_networks=5).report))
+    capped = learn(asia, bf=60, max_networks=3, count_past_cap=True).report
+    assert "(top 3 of 3 listed, 9 credible)" in _panel(capped)
+    stopped = copy.deepcopy(capped)     # the same list as a time limit leaves it: the classes past it only found
+    stopped.update(status="time_limit")
+    assert "(top 3 of 3 listed, 9 credible found)" in _panel(stopped)
+    unproven = copy.deepcopy(learn(asia, optimum_only=True).report)
+    unproven.update(status="time_limit", optimum_proven=False, gap=0.01)
+    assert "complete          NO: optimum only asked, and OPT not proven" in _panel(unproven)

@@ -188,7 +188,7 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
 def _one_per_class(report: dict[str, Any]) -> str:
     """What the collected networks are, where they are not every DAG: one per class in ``mecs`` mode unless
     ``--list-dags`` listed every DAG of every class (the export's lines said "one per equivalence class" then too)."""
-    listed_all = report.get("listed") == "all DAGs"          # the report's word for --list-dags
+    listed_all = ((report.get("provenance") or {}).get("settings") or {}).get("list_dags")
     return " (one per equivalence class)" if report.get("enumerate") == "mecs" and not listed_all else ""
 
 
