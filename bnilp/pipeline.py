@@ -403,8 +403,12 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         raise InputError(f"warm_start must be a dict of each variable → its parents, got {type(warm_start).__name__}")
     if optimum_only and epsilon != 0:
         raise InputError(f"optimum_only proves OPT and returns one optimal network: it takes no ε > 0 (got {epsilon})")
+    _check_optimum_only(optimum_only, enumerate_by, list_dags, prior)
     unit, why = ("dags", "optimum only: one optimal network, no enumeration") if optimum_only else \
         enumeration_unit(table, enumerate_by)
+    if list_dags and unit != "mecs":
+        raise InputError(f"list_dags (--list-dags) lists the DAGs of each equivalence class, but this run lists every "
+                         f"DAG already ({why})")
     k = with_recorded(table, Knowledge.coerce(knowledge))
     if k is not None and k.empty():
         k = None
@@ -510,6 +514,17 @@ def _check_assumed_equivalence(table: ScoreTable, solution: SolveResult) -> None
                              f"not: reversing the covered edge {u} → {v} of a credible DAG moves its score by "
                              f"{after - before:+.6g} (Markov equivalent DAGs score differently); use enumerate_by="
                              f"'dags' (--enumerate dags)")
+
+
+def _check_optimum_only(optimum_only: bool, enumerate_by: str, list_dags: bool, prior: str) -> None:
+    """``optimum_only`` enumerates nothing: an ``enumerate_by``, ``list_dags`` or ``prior="mecs"`` with it would
+    silently not apply — refused, as the command line refuses them (the API ran with them ignored: a review)."""
+    ignored = [name for name, on in (("enumerate_by (--enumerate)", enumerate_by != "auto"),
+                                     ("list_dags (--list-dags)", list_dags),
+                                     ("prior='mecs' (--prior mecs)", prior == "mecs")) if on]
+    if optimum_only and ignored:
+        raise InputError(f"optimum_only returns one optimal network and enumerates nothing: drop "
+                         f"{' and '.join(ignored)}")
 
 
 def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | None) -> None:
@@ -686,6 +701,7 @@ def learn(
     """
     list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
                                                            count_past_cap=count_past_cap)
+    _check_optimum_only(optimum_only, enumerate_by, list_dags, prior)
     check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
     check_real(ebic_gamma, "ebic_gamma (--ebic-gamma)", 0)
     check_seconds(score_time_limit, "score_time_limit (--score-time-limit)", positive=True)

@@ -322,6 +322,12 @@ def _api_misuses(asia, asia_table, tmp_path):
         (lambda: learn(ASIA, optimum_only=True, bf="x"), "bf (--bf) must be a finite number ≥ 1, got 'x'"),
         (lambda: learn(ASIA, optimum_only=True, bf=0.5), "bf (--bf) must be a finite number ≥ 1, got 0.5"),
         (lambda: learn(ASIA, optimum_only=True, bf=20), "optimum_only returns one optimal network: it takes no BF > 1"),
+        # what optimum_only or a DAG listing would ignore, refused as the command line refuses it (a review)
+        (lambda: learn(ASIA, optimum_only=True, enumerate_by="mecs"), "enumerates nothing: drop enumerate_by"),
+        (lambda: learn(ASIA, optimum_only=True, list_dags=True), "enumerates nothing: drop list_dags (--list-dags)"),
+        (lambda: learn(ASIA, optimum_only=True, prior="mecs"), "enumerates nothing: drop prior='mecs'"),
+        (lambda: solve_table(asia_table, epsilon=1.0, list_dags=True, enumerate_by="dags"),
+         "list_dags (--list-dags) lists the DAGs of each equivalence class, but this run lists every DAG already"),
         (lambda: learn(ASIA, ebic_gamma="x"), "ebic_gamma (--ebic-gamma) must be a finite number"),
         (lambda: learn(ASIA, expected_parents=-1), "expected_parents (--expected-parents) must be a finite number"),
         (lambda: learn(ASIA, structure_prior="flat"), "structure_prior (--prior) must be one of none, binomial, ebic"),
