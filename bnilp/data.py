@@ -784,7 +784,7 @@ def _build(
         bad = np.isin(cells, list(missing_tokens))
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
-            if all(str(frame[k].iloc[r]).strip() == "" for k in range(len(names))):
+            if lines is not None and all(str(frame[k].iloc[r]).strip() == "" for k in range(len(names))):
                 raise InputError(f"{where(r)}: the row holds no value at all (a line of delimiters alone, as a "
                                  "spreadsheet may leave below a table): delete it, or leave out such rows with "
                                  "drop_missing=True (--drop-missing)")

@@ -33,6 +33,7 @@ from bnilp.mec import (
     class_tail_mass,
     credible_classes,
     expand_classes,
+    rounding_slack,
     unequal_covered_reversal,
 )
 from bnilp.memory import paused_gc
@@ -505,7 +506,8 @@ def _check_assumed_equivalence(table: ScoreTable, solution: SolveResult) -> None
     :data:`~bnilp.mec.EQUIVALENCE_CHECKED_CLASSES` representatives that changes the score shows it is not
     (:func:`~bnilp.mec.unequal_covered_reversal`): an error, as for a score known not to be — each class's
     DAGs were counted as sharing its representative's score, DAGs outside the BF included (a review)."""
-    slack = max(EQUIVALENCE_SLACK, float(tie_tolerance(solution.optimum)))     # the class listing's own tolerance
+    # the class listing's own tolerance, or the file's rounding where it writes few decimals
+    slack = max(EQUIVALENCE_SLACK, float(tie_tolerance(solution.optimum)), rounding_slack(table.families))
     for network in solution.networks[:EQUIVALENCE_CHECKED_CLASSES]:
         found = unequal_covered_reversal(network.parents, table.families, slack)
         if found is not None:
@@ -600,25 +602,25 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         # every credible class found (the cap cut only the listing), or a count over those found so far
         exact = solution.status == "optimal" or (solution.status == "network_limit" and solution.unlisted is not None)
         of = f"the {total:,}" if exact else f"at least {total:,}"
+        # the search's cap is on classes here, which the user did not ask for: its "the best 2000 of 14225 credible
+        # classes" read as 2000 classes kept, where 340 held the 2000 DAGs listed (a review)
+        said, classes = solution.message, ""
+        if solution.status == "network_limit" and solution.unlisted is not None:
+            said, classes = "network limit reached", f" in {len(mecs) + len(solution.unlisted):,} credible classes"
+        elif solution.status == "network_limit":
+            said = (f"network limit reached: the class search stopped at {len(mecs):,} classes (--max-networks caps "
+                    "them too), so the DAGs are counted over those")
         if max_networks is not None and total > max_networks:
             listed = (f"the best {max_networks:,} of {of} DAGs counted (--max-networks); edge posteriors "
                       "over those listed")
-            note = f"DAG listing stopped at {max_networks:,} DAGs (--max-networks) of {of} counted"
-            said = solution.message
-            # the search's cap is on classes here, which the user did not ask for: its "the best 2000 of 14225
-            # credible classes" read as 2000 classes kept, where 340 held the 2000 DAGs listed (a review)
-            if solution.status == "network_limit" and solution.unlisted is not None:
-                note += f" in {len(mecs) + len(solution.unlisted):,} credible classes"
-                said = "network limit reached"
-            elif solution.status == "network_limit":
-                said = (f"network limit reached: the class search stopped at {len(mecs):,} classes (--max-networks "
-                        "caps them too), so the DAGs are counted over those")
+            note = f"DAG listing stopped at {max_networks:,} DAGs (--max-networks) of {of} counted{classes}"
             solution = replace(solution, complete=False,
                                status="network_limit" if solution.status == "optimal" else solution.status,
                                message="; ".join(filter(None, (said, note))))
         elif not exact:     # the search stopped (a limit) before the set was complete: what it found, all of it
             listed = (f"all DAGs of the {len(mecs):,} classes found ({solution.status}: the set is not complete); "
                       "edge posteriors over those listed")
+            solution = replace(solution, message=said)
         # the DAGs listed are the result's networks too (graphs(), fit(network=i), the exports), not only the JSON's
         solution = replace(solution, networks=[Network(s, dag) for s, dag in expand_classes(
             mecs, table.families, table.variables, knowledge, limit=max_networks)])

@@ -605,6 +605,26 @@ def test_list_dags_capped_while_branch_and_cut_lists_classes_says_the_class_sear
                                        f"DAGs (--max-networks) of at least {counted} counted")
 
 
+def test_list_dags_whose_kept_classes_hold_exactly_the_cap_says_the_class_search_stopped(monkeypatch) -> None:
+    """Where the classes the capped search kept hold exactly the cap of DAGs, nothing is cut from the listing, and
+    the search's own words ("the best 1 of the 2 found kept") stood (a review): they say the class search stopped."""
+    import numpy as np
+    import pandas as pd
+
+    from bnilp.ilp import settings
+    from bnilp.pipeline import learn
+
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 2, 2000), rng.integers(0, 2, 2000)
+    c = (a ^ b) ^ (rng.random(2000) < 0.05)           # a → c ← b: a class of one DAG
+    table = learn(pd.DataFrame({"a": a, "b": b, "c": c}).astype(str), bf=1e6).table
+    monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    capped = solve_table(table, epsilon=math.log(1e6), list_dags=True, max_networks=1)
+    assert capped.solution.status == "network_limit" and capped.report["n_dags_counted"] == 1
+    assert capped.solution.message == ("network limit reached: the class search stopped at 1 classes (--max-networks "
+                                       "caps them too), so the DAGs are counted over those")
+
+
 def test_count_past_cap_needs_class_enumeration_without_list_dags_or_knowledge():
     """Each combination it cannot serve is refused before any search, naming the parameters."""
     from tests.test_ilp import random_table
