@@ -53,8 +53,9 @@ from __future__ import annotations
 import numbers
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -538,8 +539,10 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
         if not line:
             continue
         src = f"{filename}:{lineno}"
-        odd = next((ch for ch in line if not ch.isprintable() and not ch.isspace()), None)
-        if odd is not None:         # a NUL, an escape: no name holds one, and it reached the terminal raw
+        # a NUL, an escape (category Cc): no name holds one, and it reached the terminal raw; a format character
+        # (ZWNJ in Persian words, a soft hyphen: Cf) is part of a name, as in the data (isprintable refused those)
+        odd = next((ch for ch in line if unicodedata.category(ch) == "Cc" and not ch.isspace()), None)
+        if odd is not None:
             raise InputError(f"{src}: a control character {odd!r} in {line!r}")
         word, rest = (line.split(None, 1) + [""])[:2]       # the keyword ends at any whitespace (a tab too)
         rest = rest.strip()
@@ -635,7 +638,11 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
                 raise InputError(f"--tiers {tiers!r}: tier {k} ({part!r}) has an empty name (names are separated by "
                                  "',')")
         text = "\n".join(("tier! " + p[1:].strip()) if p.startswith("!") else f"tier {p}" for p in parts)
-        t = parse_knowledge(text, "--tiers", comments=False)
+        try:
+            t = parse_knowledge(text, "--tiers", comments=False)
+        except InputError as exc:   # its lines are made here ("--tiers:3", "tier a"): the flag's value is named
+            detail = re.sub(r"--tiers:\d+(: )?", "", str(exc)).replace("()", "").strip()
+            raise InputError(f"--tiers {tiers!r}: {detail}") from None
         for k in list(t.where):
             t.where[k] = f"--tiers {tiers!r}"
         opts = opts.merged(t)
@@ -676,7 +683,11 @@ def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
             raise InputError("knowledge: the score table was scored under other tiers "
                              f"({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers or none")
         recorded = Knowledge(**{f: getattr(recorded, f) for f in _PAIR_FIELDS}, independent=recorded.independent)
-    return knowledge.merged(recorded)
+    # the record first, named as such: a statement of the user's that contradicts it (a cycle) is the one named — the
+    # record's, with no place of its own, was blamed as plain "knowledge" (a review)
+    sourced = replace(recorded, where={(f, a, b): "the score table's record (its sidecar's knowledge)"
+                                       for f in _PAIR_FIELDS for a, b in getattr(recorded, f)})
+    return sourced.merged(knowledge)
 
 
 def pruning_note(table: Any, knowledge: Knowledge) -> str | None:

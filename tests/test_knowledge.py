@@ -718,3 +718,41 @@ def test_dags_listed_from_classes_a_cap_cut_short_are_not_called_all() -> None:
     assert res.report["listed"].startswith(f"all DAGs of the {res.report['n_mecs']} classes found (network_limit")
     keys = {as_key(p) for _, p in credible}
     assert all(as_key(n.parents) in keys for n in res.solution.networks)
+
+
+def test_a_format_character_is_part_of_a_name_and_a_control_character_is_not() -> None:
+    """Persian writes ZWNJ (U+200C) inside words, a soft hyphen may sit in a name: format characters (Cf), which the
+    data keeps in names — a knowledge file and the flags refused them as "a control character" while the dict API
+    took them (a review). A control character (Cc) such as a NUL or an escape still is one."""
+    name = "خانه\u200cها"
+    assert parse_knowledge(f"require {name} -> lung\nforbid a\u00adb -> c\n").required == ((name, "lung"),)
+    assert from_options(require=[f"{name}->lung"]).required == ((name, "lung"),)
+    with pytest.raises(InputError, match=r"k:1: a control character '\\x1b'"):
+        parse_knowledge("require a\x1b -> b\n", "k")
+
+
+def test_an_error_in_the_tiers_flag_names_the_flag_as_given() -> None:
+    """``--tiers`` is parsed as lines made here: its errors named a file ``--tiers:3`` and quoted the made line
+    (``tier asia``), not the value given (a review)."""
+    with pytest.raises(InputError, match=r"^--tiers 'asia;tub;asia': 'asia' is already in a tier$"):
+        from_options(tiers="asia;tub;asia")
+    with pytest.raises(InputError, match=r"^--tiers 'asia\\x01;tub': a control character"):
+        from_options(tiers="asia\x01;tub")
+
+
+def test_a_statement_that_contradicts_a_score_files_record_is_the_one_named(tmp_path) -> None:
+    """A score file scored under ``require asia -> tub``, solved with ``require tub -> asia``: the cycle error named
+    the record's statement, as plain "knowledge" (a review); the user's statement closes it and is named, and a
+    record's own statements say where they come from."""
+    from bnilp.knowledge import with_recorded
+    from bnilp.scorefile import ScoreTable
+
+    table = ScoreTable(["asia", "tub"], {"asia": {frozenset(): -1.0}, "tub": {frozenset({"asia"}): -1.0}},
+                       meta={"knowledge": Knowledge(required=[("asia", "tub")]).to_dict()})
+    given = parse_knowledge("# mine\nrequire tub -> asia\n", "k.txt")
+    with pytest.raises(InputError, match=r"^k\.txt:2: 'require tub -> asia' closes a directed cycle"):
+        with_recorded(table, given).validated(table.variables)
+    forbidding = from_options(forbid=["asia->tub"])
+    with pytest.raises(InputError, match=r"^the score table's record \(its sidecar's knowledge\): 'require asia -> "
+                                         r"tub' contradicts forbid asia -> tub \(--forbid 'asia->tub'\)"):
+        with_recorded(table, forbidding).validated(table.variables)
