@@ -593,7 +593,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                + ("" if solution.optimum_proven else
                   " (OPT not proven: the class of the best DAG found so far, which may not be credible)"))
     if knowledge is not None:
-        counted += " that satisfy the background knowledge"
+        counted += " that satisfies the background knowledge" if sound else " that satisfy the background knowledge"
     listed = "all DAGs" if list_dags else "one representative per class"
     if list_dags:
         total = int(sum(m.n_dags for m in mecs))

@@ -303,7 +303,10 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     elif not (r.get("complete", True) or r.get("optimum_only") or listed):   # the panel said 5 where 15 were known
         dags += " listed (not every credible DAG: see below)"
     if r.get("enumerate") == "mecs" and "n_representatives" in r:
-        dags += " (counted from the classes' CPDAGs)"
+        # the CPDAG's count holds only where the table keeps every DAG of each class (``counted`` says which)
+        whole = str(r.get("counted", "every DAG")).startswith("every DAG")
+        dags += (" (counted from the classes' CPDAGs)" if whole else
+                 " (counted by listing each class: only DAGs whose parent sets the score table holds)")
     head.add_row("credible DAGs", dags)
     head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else ""))
     if r.get("posterior_classes", 0) > r.get("n_mecs", 0):

@@ -540,3 +540,32 @@ def test_the_panel_says_what_was_listed_beside_what_was_counted_and_an_unproven_
     unproven = copy.deepcopy(learn(asia, optimum_only=True).report)
     unproven.update(status="time_limit", optimum_proven=False, gap=0.01)
     assert "complete          NO: optimum only asked, and OPT not proven" in _panel(unproven)
+
+
+def test_the_panel_says_a_class_restricted_by_the_table_was_counted_by_listing_it() -> None:
+    """The panel said "(counted from the classes' CPDAGs)" for every class list (a review): on a table that does not
+    keep every DAG of a class (here one parent set removed, nothing recorded about its pruning) the count is of the
+    DAGs whose parent sets the table holds, by listing each class — the JSON's ``counted`` says so, and so must the
+    panel. The class of the chain a — b — c with the collider-free orientations: a table without c ← {b} keeps
+    the DAGs of that class that do not use it."""
+    from bnilp.data import from_dataframe
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.pipeline import solve_table
+    from bnilp.scores import make_score
+    from tests.conftest import random_discrete_frame
+    from tests.oracles import all_dags
+
+    frame = random_discrete_frame(11, n=3, N=200)
+    table = score_parent_sets(make_score("bic", from_dataframe(frame, discrete=list(frame.columns))),
+                              epsilon=math.log(20), prune=False)
+    whole = solve_table(table, epsilon=math.log(20), enumerate_by="mecs").report
+    assert whole["counted"].startswith("every DAG") and "(counted from the classes' CPDAGs)" in _panel(whole)
+    child, parents = next((c, p) for c, fam in table.families.items() for p in fam if len(p) == 1)
+    del table.families[child][parents]
+    table.meta.pop("epsilon", None)
+    table.meta["score_equivalent"] = True
+    cut = solve_table(table, epsilon=math.log(20), enumerate_by="mecs").report
+    admitted = [d for d in all_dags(table.variables) if all(frozenset(d[v]) in table.families[v] for v in d)]
+    assert cut["counted"].startswith("the DAGs of each class whose parent sets are all in the score table")
+    assert "(counted by listing each class: only DAGs whose parent sets the score table holds)" in _panel(cut)
+    assert "CPDAGs" not in _panel(cut) and cut["n_networks"] <= len(admitted)
