@@ -154,7 +154,8 @@ def test_listing_dags_past_the_cap_counts_the_rest_under_the_knowledge(statement
     capped = solve_table(table, epsilon=eps, knowledge=k, enumerate_by="mecs", list_dags=True, max_networks=3)
     assert capped.report["n_dags_counted"] == len(want) and capped.report["n_dags_counted_exact"] is True
     assert capped.report["n_networks"] == 3 and capped.solution.status == "network_limit"
-    assert capped.report["counted"].endswith(("that satisfy the background knowledge", "that satisfies the background knowledge"))
+    assert capped.report["counted"].endswith(("that satisfy the background knowledge",
+                                              "that satisfies the background knowledge"))
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -15,7 +15,9 @@ partition is built (once per base, when a family first needs it) and the key is 
 x_j(row): dense again while q⁺_Π·r_j is small enough, else ``slot`` numbers the configurations of
 Π ∪ {j} in the order their first row appears (O(rows) plus O(cells) per family), the slot table
 indexed by the key itself while the keys number at most :data:`DIRECT_KEYS_PER_ROW` per row, else
-hashed (many-valued columns), so scratch memory is O(rows) whatever q and the arities.
+hashed (many-valued columns), so scratch memory is O(rows) whatever q and the arities. A child of many
+states (:data:`WIDE_CHILD_STATES`) is counted by its family's configuration per row and then by cell, each
+numbered as it first appears (:func:`_wide_child_sums`), instead of in configurations × states.
 Per-family sums are LL = Σ n_ijk ln n_ijk − Σ n_ij ln n_ij, N·H(Π ∪ {j}) = N ln N − Σ n_ij ln n_ij,
 q⁺ (observed configurations), c⁺ (non-empty cells) and BDeu's Σ [lnΓ(α_jk + n_ijk) − lnΓ(α_jk)] −
 Σ [lnΓ(α_j + n_ij) − lnΓ(α_j)] (Heckerman, Geiger & Chickering 1995, eq. 28 with α_j = α/q, α_jk = α_j/r_i).
@@ -54,6 +56,12 @@ DIRECT_KEYS_MIN = 1 << 16
 DENSE_CELLS_PER_ROW = 1
 #: n·ln n is looked up for counts up to this (8 MiB), computed above it
 XLOGX_TABLE = 1 << 20
+#: a child with more states than this, or whose rows × states pass :data:`WIDE_CHILD_CELLS`, is counted cell by
+#: cell ("wide"): its cells numbered as they appear (a second refinement of the family's configurations by the
+#: child), memory O(rows) — the configurations × states layout took rows × states floats (40 GB for a child of
+#: 50,000 codes over 100,000 rows: a review) and visited every empty cell of every configuration
+WIDE_CHILD_STATES = 64
+WIDE_CHILD_CELLS = 1 << 25
 
 
 @dataclass
@@ -357,14 +365,58 @@ def _bdeu_cell_sums(cnt, m, r_c, branchless, reset, xlogx, a_j, rise, filled, ta
 
 
 @njit(cache=True, nogil=True)
+def _wide_child_sums(fam, m, xc, r_c, weights, xlogx, with_bdeu, a_j, rise, filled, cslot, chkeys, cbits, seen,
+                     cell, conf_cnt, cell_cnt):
+    """The sums of :func:`_bdeu_cell_sums` for a child of many states, from ``fam[row]`` (the row's configuration
+    of the family, 0..m−1): the cells are the distinct (configuration, state) pairs, numbered as they first
+    appear (:func:`_refine`), so only observed cells are stored and visited (O(rows) memory and time, whatever
+    r_c). The same quantities: Σ n ln n over cells and configurations, c⁺, q⁺, and BDeu's two sums of
+    ln Γ(a + n) − ln Γ(a) (a_jk = a_j / r_c) when ``with_bdeu``."""
+    cells = _refine(fam, xc, r_c, cslot, chkeys, cbits, seen, cell)
+    conf_cnt[:m] = 0.0
+    cell_cnt[:cells] = 0.0
+    for row in range(fam.size):
+        conf_cnt[fam[row]] += weights[row]
+        cell_cnt[cell[row]] += weights[row]
+    a_jk = a_j / r_c
+    rise_j, rise_jk = rise[0], rise[1]
+    filled_j, filled_jk = filled[0], filled[1]
+    s_cells = s_rows = g_cells = g_rows = 0.0
+    n_cells = configs = 0
+    for c in range(cells):
+        n = cell_cnt[c]
+        if n > 0.0:
+            n_cells += 1
+            s_cells += _xlogx(n, xlogx)
+            if with_bdeu:
+                g, filled_jk = log_rising(n, a_jk, rise_jk, filled_jk)
+                g_cells += g
+    for s in range(m):
+        n = conf_cnt[s]
+        if n > 0.0:
+            configs += 1
+            s_rows += _xlogx(n, xlogx)
+            if with_bdeu:
+                g, filled_j = log_rising(n, a_j, rise_j, filled_j)
+                g_rows += g
+    filled[0], filled[1] = filled_j, filled_jk
+    return s_cells, s_rows, n_cells, configs, g_cells, g_rows
+
+
+@njit(cache=True, nogil=True)
 def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all, ess, with_bdeu,
                  ll, nh, q_plus, c_plus, bdeu, n_log_n, xlogx, rslot, rhkeys, rbits, slot, hslot, hkeys, hbits,
-                 dense_keys):
+                 dense_keys, wide, cslot, chkeys, cbits):
     nb, k = bases.shape
     rows = xc.size
     tabled = xlogx.size > weights.sum()    # every count (≤ N) has its n·ln n in the table
     seen = np.empty(max(rows, 1), dtype=np.int64)
-    cnt = np.zeros(max(max(rows, 1), dense_keys) * r_c)
+    # a wide child's counts are per configuration and per observed cell (O(rows)); else configurations × states
+    cnt = np.zeros(1 if wide else max(max(rows, 1), dense_keys) * r_c)
+    fam = np.empty(rows if wide else 0, dtype=np.int64)
+    cell = np.empty(rows if wide else 0, dtype=np.int64)
+    conf_cnt = np.empty(rows if wide else 0)
+    cell_cnt = np.empty(rows if wide else 0)
     # prefix[t] = partition of the rows by the first t+1 parents of the current base (bases come in
     # lexicographic order, so consecutive bases share most of their prefix and refine only what differs)
     prefix = np.zeros((max(k, 1), rows), dtype=np.int32)
@@ -394,7 +446,7 @@ def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all,
             r_j = arities[new[f]]
             table, bits = slot, 0     # the slot table in use (set below where the family needs one)
             keys = pre_size * r_last * r_j
-            dense = keys <= dense_keys
+            dense = keys <= dense_keys and not wide
             if dense:
                 # the key itself indexes the cell, built from the prefix partition and the last two columns:
                 # the base's own partition is not needed (no slot look-up per row, no refinement)
@@ -408,7 +460,7 @@ def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all,
                     refined = True
                 code = prefix[k - 1] if k >= 1 else zero   # k = 0: one configuration (r_j over dense_keys)
                 keys = (prefix_size[k - 1] if k >= 1 else 1) * r_j
-                dense = keys <= dense_keys
+                dense = keys <= dense_keys and not wide
                 if dense:   # the base's own partition (q⁺_Π ≤ rows) makes the key space small enough
                     for row in range(rows):
                         cnt[(np.int64(code[row]) * r_j + col[row]) * r_c + xc[row]] += weights[row]
@@ -425,12 +477,25 @@ def _block_stats(columns, arities, bases, base_of, new, xc, r_c, weights, q_all,
                             table[pos] = s
                             seen[m] = pos
                             m += 1
-                        cnt[s * r_c + xc[row]] += weights[row]
-            if with_bdeu:
-                a_j = ess / q_all[f]
-                if a_j != rise_a:   # the rising tables depend on a_j only: kept while families share q_Π
-                    rise_a = a_j
-                    filled[:] = 0
+                        if wide:
+                            fam[row] = s
+                        else:
+                            cnt[s * r_c + xc[row]] += weights[row]
+            a_j = ess / q_all[f]
+            if with_bdeu and a_j != rise_a:   # the rising tables depend on a_j only: kept while families share q_Π
+                rise_a = a_j
+                filled[:] = 0
+            if wide:
+                for s in range(m):      # the configurations' slots freed first: the cells' refinement reuses seen
+                    table[seen[s]] = -1
+                    if bits:
+                        hkeys[seen[s]] = -1
+                s_cells, s_rows, cells, configs, g_cells, g_rows = _wide_child_sums(
+                    fam, m, xc, r_c, weights, xlogx, with_bdeu, a_j, rise, filled, cslot, chkeys, cbits, seen, cell,
+                    conf_cnt, cell_cnt)
+                if with_bdeu:
+                    bdeu[f] = g_cells - g_rows
+            elif with_bdeu:
                 s_cells, s_rows, cells, configs, g_cells, g_rows = _bdeu_cell_sums(
                     cnt, m, r_c, dense and tabled, not dense, xlogx, a_j, rise, filled, table, seen, hkeys, bits)
                 bdeu[f] = g_cells - g_rows
@@ -507,11 +572,15 @@ def family_counts(ctx: CountContext, child: int, bases: np.ndarray, base_of: np.
     slot, _, _ = _scratch(min(key_bound, max(DIRECT_KEYS_PER_ROW * rows, DIRECT_KEYS_MIN)), ctx.n_rows)
     hslot, hkeys, hbits = _scratch(key_bound, ctx.n_rows) if key_bound > slot.size else (slot, slot, 0)
     n_log_n = float(ctx.N * math.log(ctx.N)) if ctx.N > 0 else 0.0
+    r_c = int(ctx.arities[child])
+    wide = r_c > WIDE_CHILD_STATES or rows * r_c > WIDE_CHILD_CELLS     # decided by the child: the same every route
+    cslot, chkeys, cbits = _scratch(rows * r_c, ctx.n_rows) if wide else (_ZERO, _ZERO, 0)
     _block_stats(ctx.columns, ctx.arities, bases, np.ascontiguousarray(base_of, dtype=np.int64),
                  np.ascontiguousarray(new, dtype=np.int64), ctx.columns[child], int(ctx.arities[child]), ctx.weights,
                  np.ascontiguousarray(q_all, dtype=np.float64), float(ess if ess is not None else 1.0), ess is not None,
                  out.ll, out.nh, out.q_plus, out.c_plus, out.bdeu if out.bdeu is not None else out.ll, n_log_n,
-                 ctx.xlogx, rslot, rhkeys, rbits, slot, hslot, hkeys, hbits, int(DENSE_CELLS_PER_ROW * rows))
+                 ctx.xlogx, rslot, rhkeys, rbits, slot, hslot, hkeys, hbits, int(DENSE_CELLS_PER_ROW * rows),
+                 wide, cslot, chkeys, cbits)
     return out
 
 
