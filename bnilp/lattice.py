@@ -566,8 +566,12 @@ class _ChildWalk:
         k = level.parents.shape[1]
         self.size = k + 1
         if self.palim is not None and k + len(self.spec.fixed) >= self.palim:
-            self._closed = self._bases_pruned_whole()
-            self.stats.palim_reached = self._any_candidate()
+            tally = dict.fromkeys(self.stats.pruned, 0)
+            self._closed = self._bases_pruned_whole(tally)
+            self.stats.palim_reached = self._any_candidate(tally)
+            if not self.stats.palim_reached:    # the walk without the palim ends here too, after these prunings:
+                for rule, count in tally.items():   # the same tallies (a palim that cuts nothing changes nothing)
+                    self.stats.pruned[rule] += count
             self._finish()
             return False
         self._closed = self._bases_pruned_whole(self.stats.pruned)
@@ -582,14 +586,15 @@ class _ChildWalk:
         self._next_base = 0
         return True
 
-    def _any_candidate(self) -> bool:
+    def _any_candidate(self, pruned: dict[str, int]) -> bool:
         """Whether the next level would score any set: a candidate whose subsets all survived and that
         the count-free rules (R2, R5, R6) let through — the sets a palim here leaves unscored. Generated
-        a slice of bases at a time, stopping at the first survivor."""
+        a slice of bases at a time, stopping at the first survivor; the rules' firings are added to ``pruned``
+        (complete when the answer is False: every candidate was generated and pruned)."""
         step = max(1, MAX_BLOCK_CANDIDATES // max(1, self.candidates.size))
         for lo in range(0, self.level.size, step):
             hi = min(self.level.size, lo + step)
-            if not self._closed[lo:hi].all() and self._generate(lo, hi, record=False):
+            if not self._closed[lo:hi].all() and self._generate(lo, hi, pruned):
                 return True
         return False
 
@@ -619,11 +624,11 @@ class _ChildWalk:
             return None
         hi = min(level.size, lo + self._bases_per_block)
         self._next_base = hi
-        return self._generate(lo, hi)
+        return self._generate(lo, hi, self.stats.pruned)
 
-    def _generate(self, lo: int, hi: int, record: bool = True) -> list[Block]:
+    def _generate(self, lo: int, hi: int, pruned: dict[str, int]) -> list[Block]:
         """The blocks of the candidates of frontier rows lo..hi−1 (but the closed ones) that R2, R5, R6 let
-        through (their prunings counted in the stats when ``record``)."""
+        through (their prunings added to ``pruned``)."""
         level, spec = self.level, self.spec
         k = level.parents.shape[1]
         base_parents = level.parents[lo:hi]
@@ -634,8 +639,7 @@ class _ChildWalk:
         if new.size == 0:
             return []
         q_all = level.q[sub_rows[:, k]] * self.arities[new]
-        keep = ~_count_free_pruned(spec, q_all, best_subset, qplus_max, cplus_max,
-                                   self.stats.pruned if record else None)
+        keep = ~_count_free_pruned(spec, q_all, best_subset, qplus_max, cplus_max, pruned)
         sub_rows, base_local, new, best_subset, q_all = (sub_rows[keep], base_local[keep], new[keep],
                                                          best_subset[keep], q_all[keep])
         if new.size == 0:
