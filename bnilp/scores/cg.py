@@ -245,8 +245,8 @@ def equal_frequency_bins(x: np.ndarray, bins: int) -> np.ndarray:
 
 
 def group_rss(y: np.ndarray, columns: Sequence[np.ndarray], groups: np.ndarray,
-              n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, RSS) of each group of rows: the least residual sum of squares of ``y`` regressed on an intercept and
+              n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, RSS, rank) of each group of rows: the least residual sum of squares of ``y`` regressed on an intercept and
     ``columns`` inside the group (``groups`` numbers the rows' groups 0..n_groups − 1),
 
         RSS_g = min_{a, β} Σ_{i ∈ g} (y_i − a − βᵀx_i)² = s_yy − s_yxᵀ·S_xx⁺·s_xy,
@@ -256,7 +256,8 @@ def group_rss(y: np.ndarray, columns: Sequence[np.ndarray], groups: np.ndarray,
     direction of the regressors without spread in the group — a column constant there (variance ≤ ``FLAT_TOL``
     on the standardised scale) or collinear columns (eigenvalue of their correlation matrix ≤ ``EIG_TOL``) — is
     left out, which is least squares on the others (the pseudo-inverse S_xx⁺); rounding can leave RSS a little
-    below 0, which is taken as 0."""
+    below 0, which is taken as 0. The rank is the number of directions kept: the slopes the group's fit has
+    (n·σ̂²/σ² is χ² with n − 1 − rank df under a Gaussian model)."""
     n = np.bincount(groups, minlength=n_groups).astype(float)
     centred = []
     for col in (*columns, y):
@@ -269,6 +270,7 @@ def group_rss(y: np.ndarray, columns: Sequence[np.ndarray], groups: np.ndarray,
             scatter[:, a, b] = scatter[:, b, a] = np.bincount(groups, weights=centred[a] * centred[b],
                                                               minlength=n_groups)
     rss = scatter[:, -1, -1].copy()
+    rank = np.zeros(n_groups, dtype=np.int64)
     if m > 1:
         sxx, sxy = scatter[:, :-1, :-1], scatter[:, :-1, -1]
         spread = np.einsum("gii->gi", sxx)
@@ -279,22 +281,24 @@ def group_rss(y: np.ndarray, columns: Sequence[np.ndarray], groups: np.ndarray,
         proj = np.einsum("gij,gi->gj", vec, sxy * inv_sd)
         keep = lam > EIG_TOL
         rss -= np.where(keep, proj**2 / np.where(keep, lam, 1.0), 0.0).sum(axis=1)
-    return n, np.maximum(rss, 0.0)
+        rank = keep.sum(axis=1)
+    return n, np.maximum(rss, 0.0), rank
 
 
 @dataclass(frozen=True)
 class NestedGaussianLR:
     """The likelihood ratio of two nested Gaussian regressions of one continuous child (:func:`nested_gaussian_lr`):
     ``half_g`` = ℓ₁ − ℓ₀ ≥ 0, ``df`` the parameters the larger model adds, and the rows of the cells that carry
-    information — ``null_counts`` in the smaller model (``null_slopes`` regressors each), ``full_counts`` in the
-    larger (``full_slopes``) — from which :meth:`null_mean` gives E[G] under the smaller model."""
+    information — ``null_counts`` in the smaller model (``null_slopes`` regressors each: the rank of the cell's fit),
+    ``full_counts`` in the larger (``full_slopes``) — from which :meth:`null_mean` gives E[G] under the smaller
+    model."""
 
     half_g: float
     df: float
     null_counts: np.ndarray
     full_counts: np.ndarray
-    null_slopes: int
-    full_slopes: int
+    null_slopes: np.ndarray
+    full_slopes: np.ndarray
 
     def null_mean(self) -> float:
         """E[G] = D(null cells, k₀) − D(full cells, k₁), D = :func:`~bnilp.scores.base.residual_deviance_mean`."""
@@ -308,6 +312,10 @@ def nested_gaussian_lr(y: np.ndarray, given: Sequence[np.ndarray], cells: np.nda
     ``cells`` (numbered 0..P − 1) and the k continuous columns ``given``; x continuous (``x_values``) or discrete
     (``x_codes``). Both models are Gaussian regressions of y with intercept, MLE variance, per cell; G/2 =
     Σ_p [n_p·ln(σ̂²_0p + f) − Σ_{g ⊆ p} n_g·ln(σ̂²_g + f)] / 2 with f = ``FLAT_TOL`` (y standardised).
+
+    Here k = k_p is the rank of cell p's regression on Z's continuous columns: their number, less one for each
+    column constant in the cell or collinear with the others there (which give the fits no slope, so G is the same
+    with or without them, and so are df and E[G]).
 
     * x continuous: each cell p with n_p ≥ k + 3 rows (a residual left in the larger model) compares the
       regression on Z's columns with the one on Z's columns and x: one parameter more.
@@ -325,24 +333,28 @@ def nested_gaussian_lr(y: np.ndarray, given: Sequence[np.ndarray], cells: np.nda
     cell, with a residual) it is the score's own ℓ(y | x ∪ Z) − ℓ(y | Z) (eqs. 3, 4, 12, 13), up to rounding."""
     if (x_values is None) == (x_codes is None):
         raise ValueError("nested_gaussian_lr takes exactly one of x_values and x_codes")
-    k = len(given)
     n_cells = int(cells.max()) + 1 if cells.size else 0
-    n0, rss0 = group_rss(y, given, cells, n_cells)
+    # E[G] (:meth:`NestedGaussianLR.null_mean`) takes each fit's own rank: a continuous Z constant in a cell, or
+    # collinear with another, gives the fit no slope (G unchanged) and its residual one df more; the nominal k made
+    # E[G]/df 3.07 where it is 1.93 (a review: Z constant within the discrete Z's cells; size 0.000 at α = 0.05)
+    n0, rss0, rank0 = group_rss(y, given, cells, n_cells)
     if x_values is not None:
-        n1, rss1 = group_rss(y, (*given, x_values), cells, n_cells)
+        n1, rss1, _ = group_rss(y, (*given, x_values), cells, n_cells)
         rss1 = np.minimum(rss1, rss0)                   # the larger model's least RSS is never above; rounding
-        live = n0 >= k + 3
+        live = n0 >= rank0 + 3
         half = 0.5 * n0 * (_log_variance(n0, rss0) - _log_variance(n1, rss1))
-        return NestedGaussianLR(float(np.maximum(half[live], 0.0).sum()), float(live.sum()), n0[live], n0[live], k,
-                                k + 1)
-    groups, cell_of_group, n_groups = _split_by_states(cells, n_cells, x_codes, k + 2)
-    ng, rss = group_rss(y, given, groups, n_groups)
+        return NestedGaussianLR(float(np.maximum(half[live], 0.0).sum()), float(live.sum()), n0[live], n0[live],
+                                rank0[live], rank0[live] + 1)
+    groups, cell_of_group, n_groups = _split_by_states(cells, n_cells, x_codes, rank0 + 2)
+    ng, rss, rank = group_rss(y, given, groups, n_groups)
     per_cell = np.bincount(cell_of_group, minlength=n_cells)
     live = per_cell >= 2
     full = np.bincount(cell_of_group, weights=ng * _log_variance(ng, rss), minlength=n_cells)
     half = 0.5 * (n0 * _log_variance(n0, rss0) - full)
-    return NestedGaussianLR(float(np.maximum(half[live], 0.0).sum()), float((k + 2) * (per_cell[live] - 1).sum()),
-                            n0[live], ng[live[cell_of_group]], k, k)
+    in_live = live[cell_of_group]
+    return NestedGaussianLR(float(np.maximum(half[live], 0.0).sum()),
+                            float(((rank0[live] + 2) * (per_cell[live] - 1)).sum()),
+                            n0[live], ng[in_live], rank0[live], rank[in_live])
 
 
 def _log_variance(rows: np.ndarray, rss: np.ndarray) -> np.ndarray:
@@ -351,10 +363,10 @@ def _log_variance(rows: np.ndarray, rss: np.ndarray) -> np.ndarray:
 
 
 def _split_by_states(cells: np.ndarray, n_cells: int, codes: np.ndarray,
-                     least: int) -> tuple[np.ndarray, np.ndarray, int]:
+                     least: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """The larger model's groups for a discrete x (:func:`nested_gaussian_lr`): (group of every row, cell of every
-    group, number of groups). Each cell's sub-cells by x's state with at least ``least`` rows are groups; its other
-    rows form one group if they are ``least`` or more, else join its largest sub-cell (the first of equals);
+    group, number of groups). Each cell's sub-cells by x's state with at least ``least[cell]`` rows are groups; its
+    other rows form one group if they are that many or more, else join its largest sub-cell (the first of equals);
     a cell without such a sub-cell is one group."""
     radix = int(codes.max()) + 1
     sub_key = cells.astype(np.int64) * radix + codes
@@ -362,7 +374,7 @@ def _split_by_states(cells: np.ndarray, n_cells: int, codes: np.ndarray,
     sub = sub.ravel()
     n_sub = np.bincount(sub, minlength=keys.size)
     sub_cell = (keys // radix).astype(np.int64)
-    fits = n_sub >= least
+    fits = n_sub >= least[sub_cell]
     rest = np.bincount(sub_cell[~fits], weights=n_sub[~fits], minlength=n_cells)
     n_fits = np.bincount(sub_cell[fits], minlength=n_cells)
     largest = np.full(n_cells, -1, dtype=np.int64)
@@ -373,7 +385,7 @@ def _split_by_states(cells: np.ndarray, n_cells: int, codes: np.ndarray,
     largest[sub_cell[order[first]]] = order[first]
     cell_rest = sub_cell[~fits]
     target = np.arange(keys.size, dtype=np.int64)
-    pooled = (rest[cell_rest] >= least) | (n_fits[cell_rest] == 0)
+    pooled = (rest[cell_rest] >= least[cell_rest]) | (n_fits[cell_rest] == 0)
     target[~fits] = np.where(pooled, keys.size + cell_rest, largest[cell_rest])
     labels, groups = np.unique(target[sub], return_inverse=True)
     cell_of_group = np.where(labels < keys.size, sub_cell[np.minimum(labels, keys.size - 1)], labels - keys.size)
