@@ -436,7 +436,8 @@ def load_data(
     is an error. ``missing`` lists extra tokens (e.g. ``?``)
     that mean a missing value; an empty cell always does. Missing values are an error, unless ``drop_missing``
     leaves out every row that holds one (complete-case analysis, :func:`complete_rows`).
-    ``discrete="all"`` makes every column discrete. ``integer_codes`` (for a discrete-only score
+    ``discrete="all"`` makes every column discrete but those ``continuous`` names, and ``continuous="all"`` the
+    other way round (a column named ``all`` is that column). ``integer_codes`` (for a discrete-only score
     with no type options) takes a column of integers in 0..:data:`MAX_INTEGER_CODE` as discrete
     whatever its number of distinct values.
     """
@@ -759,9 +760,15 @@ def _build(
                                 "(--no-header)" if lines is not None and _all_numbers(names) else ""))
         seen[name] = j
     want_discrete = _split_list(discrete, "discrete (--discrete)")
-    if want_discrete == [ALL_COLUMNS] and ALL_COLUMNS not in seen:
-        want_discrete = list(names)
     want_continuous = _split_list(continuous, "continuous (--continuous)")
+    discrete_all, continuous_all = ([ALL_COLUMNS] == want and ALL_COLUMNS not in seen
+                                    for want in (want_discrete, want_continuous))
+    if discrete_all and continuous_all:
+        raise InputError(f"{source}: discrete and continuous (--discrete/--continuous) cannot both be 'all'")
+    if discrete_all:            # every column, but those named continuous
+        want_discrete = [name for name in names if name not in want_continuous]
+    if continuous_all:
+        want_continuous = [name for name in names if name not in want_discrete]
     for name in want_discrete + want_continuous:
         if name not in seen:
             raise InputError(f"{source}: unknown variable {name!r} in discrete/continuous (--discrete/--continuous) "

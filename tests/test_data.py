@@ -565,3 +565,18 @@ def test_a_dat_arity_line_counts_the_states_as_they_are_coded(tmp_path) -> None:
     with pytest.raises(InputError, match=r"e\.dat:2: column 'a' is declared with 2 states in the arity line but "
                                          r"holds 3 distinct values"):
         load_data(write(tmp_path, "e.dat", "a b\n2 2\n0 1\n1 0\n2 1\n1.0 0\n"))
+
+
+def test_all_names_every_column_but_those_the_other_type_option_names(tmp_path) -> None:
+    """``--continuous all`` was read as a column named 'all' (unknown variable, exit 2; a review) though
+    ``--discrete all`` made every column discrete. Either option takes ``all``: every column but those the other
+    names; both ``all`` is refused; a column named ``all`` is still that column."""
+    path = write(tmp_path, "m.csv", "a,b,c\n1.5,1,2\n2.5,2,3\n3.1,1,4\n0.2,2,1\n")
+    assert load_data(path, continuous="all").kinds == [CONTINUOUS] * 3
+    assert load_data(path, continuous="all", discrete="b").kinds == [CONTINUOUS, DISCRETE, CONTINUOUS]
+    assert load_data(path, discrete="all", continuous="a").kinds == [CONTINUOUS, DISCRETE, DISCRETE]
+    with pytest.raises(InputError, match=r"m\.csv: discrete and continuous \(--discrete/--continuous\) cannot both"):
+        load_data(path, discrete="all", continuous="all")
+    frame = pd.DataFrame({"all": [1.5, 2.5, 3.1], "b": [1, 2, 1]})
+    assert from_dataframe(frame, continuous="all").kinds[0] == CONTINUOUS
+    assert from_dataframe(frame, continuous="all").kinds[1] == DISCRETE      # inferred: 'all' is the column

@@ -119,9 +119,11 @@ def data_options(func: Callable) -> Callable:
     for opt in reversed([
         click.option("--no-header", is_flag=True, help="The file has no names line; columns are named 0..n-1."),
         click.option("--discrete", "discrete_cols", metavar="COLS",
-                     help="Comma-separated columns to treat as discrete ('all': every column)."),
+                     help="Comma-separated columns to treat as discrete ('all': every column but those "
+                          "--continuous names)."),
         click.option("--continuous", "continuous_cols", metavar="COLS",
-                     help="Comma-separated columns to treat as continuous."),
+                     help="Comma-separated columns to treat as continuous ('all': every column but those "
+                          "--discrete names)."),
         click.option("--missing", metavar="TOKENS",
                      help="Extra tokens meaning 'missing' (e.g. '?'); an error unless --drop-missing."),
         click.option("--drop-missing", is_flag=True,
