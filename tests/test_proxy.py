@@ -711,3 +711,22 @@ def test_asking_for_more_training_dags_than_exist_says_so_not_raise_the_density(
     res = CliRunner().invoke(main, ["proxy-search", str(path), "--samples", "10", "--seed", "1", "-q"])
     assert res.exit_code == 3
     assert "2 variables have only 3 DAGs in all: ask for fewer --samples" in res.output
+
+
+def test_the_json_names_the_score_its_structure_prior_and_the_data(tmp_path: Path):
+    """A proxy-search JSON held the network and its score but not what scored it: the same file came from
+    ``--score bdeu --ess 5 --prior binomial`` as from the default BIC (a review). ``scoring`` has the score's
+    settings (as a score file's sidecar has them) and the data's name, SHA-256 and N; ``provenance`` the command."""
+    import hashlib
+
+    data = simulate(tmp_path / "d.csv")
+    out = tmp_path / "g.json"
+    args = ["proxy-search", str(data), "--method", "greedy", "--score", "bdeu", "--ess", "5", "--prior", "binomial",
+            "--expected-parents", "2", "--json", str(out), "-q"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert {"score": "bdeu", "ess": 5.0, "prior": "binomial", "expected_parents": 2.0}.items() <= doc["scoring"].items()
+    assert doc["scoring"]["data_sha256"] == hashlib.sha256(data.read_bytes()).hexdigest()
+    assert doc["scoring"]["N"] == len(data.read_text().splitlines()) - 1
+    assert doc["provenance"]["command"][1:] == args

@@ -31,6 +31,7 @@ from bnilp.cli.options import (
     writes_stdout,
 )
 from bnilp.errors import InputError
+from bnilp.provenance import provenance
 from bnilp.proxy import (
     ADMISSIBLE_DAGS_MAX_VARIABLES,
     DEFAULT_EXPECTED_IN_DEGREE,
@@ -154,7 +155,13 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
                                       polish=polish, kappa=kappa, seed=seed, maxiter=fit_iterations,
                                       progress=progress)
     if json_out:
-        atomic_write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
+        # what was scored (the score's settings, its structure prior among them, and the data) and what ran it:
+        # a result JSON says so as learn's does (a proxy-search JSON did not name its score or prior; a review)
+        described = dataset.describe()
+        scoring = {**score.settings(), **{k: described[k] for k in ("data", "data_sha256", "N", "rows_dropped_missing")
+                                          if k in described}}
+        doc = {**result.to_dict(), "scoring": scoring, "provenance": provenance()}
+        atomic_write_text(json_out, json.dumps(doc, indent=2) + "\n")
     if not quiet:
         _summary(result, plain_console(stderr=writes_stdout(json_out)))     # stdout holds the JSON alone
     if method == "proxy" and result.limits:
