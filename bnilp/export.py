@@ -51,8 +51,9 @@ arrays as nested lists — that JSON is the documented export schema)::
      "notes": [str]}
 
 ``LearnResult.fit`` adds ``"score"`` (the score the network was learned with), ``"network"``
-(``{"rank": K, "score": s, "of": n}``, K = 1 for the best network) and ``"model_string"`` (None, with a
-note, where a variable's name holds a character bnlearn's syntax reserves).
+(``{"rank": K, "score": s, "of": n, "optimum_proven": bool, "limits": [...]}``, K = 1 for the best network;
+with ``"limited"``, the limits in words, where there are any — the file headers say both) and
+``"model_string"`` (None, with a note, where a variable's name holds a character bnlearn's syntax reserves).
 
 **Files.** :data:`EXPORT_FORMATS` maps file extensions to formats. BIF (:func:`bif_text`, the
 classic interchange format read by pgmpy, bnlearn, GeNIe …) and XMLBIF 0.3 (:func:`xmlbif_text`)
@@ -412,7 +413,10 @@ def _header(fitted: Mapping[str, Any]) -> list[str]:
         lines.append(f"data SHA-256 {fitted['data_sha256']}")
     net = fitted.get("network")
     if net:
-        lines.append(f"network {net['rank']} of {net['of']} (score {net['score']!r}, {fitted.get('score', '?')})")
+        lines.append(f"network {net['rank']} of {net['of']} (score {net['score']!r}, {fitted.get('score', '?')})"
+                     + ("" if net.get("optimum_proven", True) else "; OPT not proven: the best network found"))
+        if net.get("limited"):
+            lines.append(f"limited: {net['limited']}")
     lines.append(f"parameters: {how}")
     if fitted.get("absent"):
         lines.append("absent (not in the network): " + ", ".join(f"{k} ({v})" for k, v in fitted["absent"].items()))

@@ -39,7 +39,7 @@ from bnilp.mec import (
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.provenance import provenance
-from bnilp.report import summarise, summarise_classes
+from bnilp.report import limits_text, summarise, summarise_classes
 from bnilp.scorefile import ScoreTable, check_is_table, check_table
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import (
@@ -149,7 +149,11 @@ class LearnResult:
         for name in meta.get("dropped_constant", []):
             fitted["absent"].setdefault(name, "constant column (one value): left out of the network")
         fitted["score"] = meta.get("score")
-        fitted["network"] = {"rank": int(network) + 1, "score": score, "of": len(self.solution.networks)}
+        fitted["network"] = {"rank": int(network) + 1, "score": score, "of": len(self.solution.networks),
+                             # what the run it came from could not promise (the export files say so too)
+                             "optimum_proven": bool(self.solution.optimum_proven), "limits": self.limits}
+        if self.limits:
+            fitted["network"]["limited"] = limits_text(self.report)
         try:
             fitted["model_string"] = export.model_string(parents, self.table.variables)
         except InputError as exc:               # names bnlearn's syntax cannot hold: every format but it still works

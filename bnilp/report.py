@@ -263,7 +263,7 @@ def limit_reason(meta: Mapping[str, Any]) -> str:
     return "palim"
 
 
-def _limits_text(r: Mapping[str, Any]) -> str:
+def limits_text(r: Mapping[str, Any]) -> str:
     """The result's limits (``report["limits"]``, :attr:`bnilp.pipeline.LearnResult.limits`) in words: the panel
     said "complete yes" and "status optimal" over a run cut by its palim or scoring limit, with nothing to say
     the set is exact only for smaller parent sets. The palim's words name what cut the walk, so the scoring
@@ -322,7 +322,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     else:
         head.add_row("complete", "yes" if r.get("complete", True) else "NO (truncated)")
     head.add_row("status", str(r.get("status", "—")))
-    limited = _limits_text(r)
+    limited = limits_text(r)
     if limited:
         head.add_row("limited", limited)
     if r.get("seconds") is not None:
@@ -485,7 +485,7 @@ def _limited(r: Mapping[str, Any]) -> str | None:
 def _cut_short_title(r: Mapping[str, Any]) -> str:
     why = _cut_short(r)
     cut = "" if why is None else f" — INCOMPLETE ({why}): the networks found so far"
-    return cut + ("" if _limited(r) is None else f" — LIMITED: {_limits_text(r)}")
+    return cut + ("" if _limited(r) is None else f" — LIMITED: {limits_text(r)}")
 
 
 def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],

@@ -508,3 +508,31 @@ def test_cli_export_errors_are_one_line_with_exit_2(tmp_path, args, pattern) -> 
     assert res.exit_code == 2
     assert pattern in res.output
     assert res.output.strip().splitlines()[-1].startswith("bnilp: error:")
+
+
+def test_an_export_of_a_limited_run_says_so_in_its_json_and_file_headers(tmp_path) -> None:
+    """Export files said nothing of a palim or an unproven optimum (a review): a BIF from ``--palim 1`` read as the
+    optimal network. ``network`` now has ``optimum_proven``, ``limits`` and, where there are limits, ``limited`` in
+    words, and the BIF/XMLBIF header comments say them; a run without limits says nothing more."""
+    out = {}
+    for name, args in (("limited", ["--palim", "1"]), ("whole", [])):
+        for ext in ("json", "bif", "xmlbif"):
+            path = tmp_path / f"{name}.{ext}"
+            res = CliRunner().invoke(main, ["learn", str(ASIA), "--bf", "3", "-q", *args, "--export", str(path)])
+            assert res.exit_code == (3 if args else 0), res.output
+            out[name, ext] = path.read_text()
+    limited = json.loads(out["limited", "json"])["network"]
+    assert limited["limits"] == ["palim"] and limited["optimum_proven"] is True
+    assert limited["limited"] == "exact for parent sets of size ≤ 1 (palim)"
+    assert all("limited: exact for parent sets of size ≤ 1 (palim)" in out["limited", ext] for ext in ("bif", "xmlbif"))
+    whole = json.loads(out["whole", "json"])["network"]
+    assert whole["limits"] == [] and "limited" not in whole
+    assert not any("limited:" in out["whole", ext] or "OPT not proven" in out["whole", ext]
+                   for ext in ("bif", "xmlbif"))
+    unproven = bnilp.learn(ASIA, bf=3)
+    unproven.solution.gap = 0.01                       # as a time limit leaves it: the header says what it is
+    fitted = unproven.fit()
+    assert fitted["network"]["optimum_proven"] is False
+    from bnilp.export import bif_text
+
+    assert "OPT not proven: the best network found" in bif_text(fitted)
