@@ -99,7 +99,13 @@ from bnilp.scores.subsets import (
     split_prefixes,
     subset_task,
 )
-from bnilp.threads import DaemonThreads, children_start_deaf_to_ctrl_c, deaf_to_ctrl_c, interrupts_where_safe
+from bnilp.threads import (
+    DaemonThreads,
+    children_start_deaf_to_ctrl_c,
+    deaf_to_ctrl_c,
+    interrupts_where_safe,
+    may_start_processes,
+)
 
 #: families per block for scores without batched counts (CG, MVP, MML: one call per family)
 GENERIC_BLOCK = 512
@@ -750,6 +756,12 @@ class SerialExecutor:
 #: a worker's score: (token of the run, the score); read on the first block of a run
 _WORKER_SCORE: tuple[str, LocalScore] | None = None
 _POOL: Any = None
+#: the walks using the pool now (:class:`LokyExecutor` objects, until closed or collected): a pool in use is shared
+#: whatever its size, never replaced (a thread that asked another size shut it down under another's run: loky's
+#: "cannot schedule new futures after shutdown"; a review)
+_POOL_USERS: weakref.WeakSet = weakref.WeakSet()
+#: start, replacement and use-registration of the pool, one thread at a time
+_POOL_LOCK = threading.RLock()
 #: how long :func:`stop_pool_before_exit` waits for the task queue's feeder thread to end (it sends no more than
 #: the shutdown's few sentinels; a wait past this leaves the process's exit to loky as before)
 FEEDER_JOIN_SECONDS = 2.0
@@ -809,10 +821,12 @@ def _noop() -> None:
     return None
 
 
-def start_pool(n_jobs: int):
+def start_pool(n_jobs: int, user: Any = None):
     """The loky pool of ``n_jobs`` − 1 worker processes for :func:`run_walks`, started now if it is not
-    running (its workers then start and load the kernels in the background). Call it early — the
-    command line does, before reading the data — so that the workers' start overlaps other work; a
+    running (its workers then start and load the kernels in the background); ``user`` (an executor) is recorded as
+    using it until :func:`release_pool`. A pool another call uses is shared as it is, whatever its size (the number
+    of processes changes no result), and replaced by one of the size asked for only once no call uses it. Call it
+    early — the command line does, before reading the data — so that the workers' start overlaps other work; a
     later run with the same ``n_jobs`` in this process reuses the pool while it lives (its idle workers exit
     after :data:`POOL_IDLE_TIMEOUT` seconds and come back on demand). bnilp's own executor, not loky's
     process-wide reusable one: joblib's default backend takes that one over, and after a bnilp run every
@@ -822,22 +836,34 @@ def start_pool(n_jobs: int):
 
     global _POOL
     workers = max(1, n_jobs - 1)
-    if _POOL is not None and (_POOL._max_workers != workers or _POOL._flags.broken or _POOL._flags.shutdown):
-        _POOL.shutdown(wait=False, kill_workers=bool(_POOL._flags.broken))
-        _POOL = None
-    if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_loky_worker, timeout=POOL_IDLE_TIMEOUT)
-    with children_start_deaf_to_ctrl_c():
-        _POOL.submit(_noop)   # workers are spawned on the first task
-    return _POOL
+    with _POOL_LOCK:
+        if _POOL is not None and (_POOL._flags.broken or _POOL._flags.shutdown
+                                  or (_POOL._max_workers != workers and not _POOL_USERS)):
+            _POOL.shutdown(wait=False, kill_workers=bool(_POOL._flags.broken))
+            _POOL = None
+        if _POOL is None:
+            _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_loky_worker,
+                                        timeout=POOL_IDLE_TIMEOUT)
+        with children_start_deaf_to_ctrl_c():
+            _POOL.submit(_noop)   # workers are spawned on the first task
+        if user is not None:
+            _POOL_USERS.add(user)
+        return _POOL
+
+
+def release_pool(user: Any) -> None:
+    """``user`` no longer uses the pool of :func:`start_pool` (the pool stays for a later run)."""
+    with _POOL_LOCK:
+        _POOL_USERS.discard(user)
 
 
 def stop_pool() -> None:
     """Shut down the pool of :func:`start_pool` now (its workers exit; the next run starts a new one)."""
     global _POOL
-    if _POOL is not None:
-        _POOL.shutdown(wait=True)
-        _POOL = None
+    with _POOL_LOCK:
+        if _POOL is not None:
+            _POOL.shutdown(wait=True)
+            _POOL = None
 
 
 @atexit.register
@@ -981,6 +1007,10 @@ def _start_local_cluster(workers: int, processes: bool):
                          f"workers, {kind}) is in use by another call, and this one needs {workers} workers "
                          f"({'processes' if processes else 'threads'}); a cluster in use is not closed — wait for "
                          "that call, or give a cluster's address")
+    if processes and not may_start_processes():
+        raise InputError("scheduler (--scheduler) local: this process is a daemon (a multiprocessing pool's worker) "
+                         "and may not start the cluster's worker processes; give a cluster's address, or "
+                         "n_jobs (--jobs) without a scheduler")
     stop_local_cluster()
     try:
         from dask.distributed import Client, LocalCluster
@@ -1224,7 +1254,7 @@ class LokyExecutor(_PoolExecutor):
             self.remove_file()
             raise _no_temporary_file(exc) from None
         try:
-            self.pool = start_pool(n_jobs)
+            self.pool = start_pool(n_jobs, user=self)
         except BaseException:
             self.remove_file()
             raise
@@ -1240,6 +1270,7 @@ class LokyExecutor(_PoolExecutor):
         try:
             super().close()
         finally:
+            release_pool(self)
             self.remove_file()
 
 
@@ -1518,6 +1549,8 @@ def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
         return SerialExecutor(score)
     if isinstance(score, DiscreteScore):
         return ThreadExecutor(score, n_jobs)
+    if not may_start_processes():       # a multiprocessing pool's worker: no children of its own
+        return SerialExecutor(score)
     return LokyExecutor(score, n_jobs)
 
 

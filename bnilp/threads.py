@@ -276,6 +276,16 @@ def children_start_deaf_to_ctrl_c() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def may_start_processes() -> bool:
+    """Whether this process may start worker processes: not a daemon — a ``multiprocessing.Pool``'s worker is one,
+    and its children are refused ("daemonic processes are not allowed to have children", an ``AssertionError``
+    from inside loky or Dask; a review). There bnilp's work that would go to processes runs here instead (results
+    never depend on how many processes ran them)."""
+    import multiprocessing
+
+    return not multiprocessing.current_process().daemon
+
+
 def deaf_to_ctrl_c() -> None:
     """In a worker process (its main thread): SIGINT ignored, then unblocked — a Ctrl-C that came while it started
     (:func:`children_start_deaf_to_ctrl_c`) waits blocked, and is dropped here."""

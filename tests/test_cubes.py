@@ -194,6 +194,22 @@ def test_the_optimum_is_not_added_again_in_another_dag_of_its_class():
         assert len(got.credible) == want
 
 
+def test_a_daemon_process_keeps_phase_2_here_and_says_why(monkeypatch):
+    """In a ``multiprocessing.Pool`` worker (a daemon) loky may start no worker processes ("daemonic processes are
+    not allowed to have children"): phase 2 stays on this process to its end, lists the same set, and says why."""
+    from bnilp.ilp import search
+
+    monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
+    monkeypatch.setattr(ilp.settings, "PHASE2_SERIAL_SECONDS", 0.0)
+    monkeypatch.setattr(ilp.settings, "PHASE2_CUBES_MIN_SECONDS", 0.0)
+    table = random_table(5, 904, keep=0.6)
+    want = as_set(n.parents for n in solve(table, math.log(20)).networks)
+    monkeypatch.setattr(search, "may_start_processes", lambda: False)
+    here = solve(table, math.log(20), jobs=2)
+    assert here.complete and as_set(n.parents for n in here.networks) == want
+    assert "daemon" in here.stats["phase2"]["serial_reason"] and "phase2_serial" not in here.stats
+
+
 def test_a_time_limit_too_close_for_the_workers_keeps_phase_2_on_this_process(monkeypatch):
     """``--jobs 2 --time-limit 4`` with the split 2 s in ended at 7–10 s and listed fewer DAGs than one process
     (a review): the workers took the seconds left to start, every cube was handed out past the limit, and the run

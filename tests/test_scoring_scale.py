@@ -1168,3 +1168,44 @@ def test_a_ctrl_c_as_the_local_cluster_starts_its_processes_leaves_it_whole(capf
     finally:
         lattice.stop_local_cluster()
     assert "KeyboardInterrupt" not in capfd.readouterr().err
+
+
+def test_a_pool_in_use_is_shared_whatever_its_size_and_replaced_only_once_free() -> None:
+    """Two threads asking the loky pool for other sizes: the second shut down the pool the first was using, whose
+    next submit failed ("cannot schedule new futures after shutdown", 3 of 64 calls; a review). A pool in use is
+    now shared as it is (the number of processes changes no result) and replaced only once no call uses it."""
+    from bnilp import lattice
+
+    lattice.stop_pool()
+    user = object.__new__(lattice.LokyExecutor)          # stands for a walk holding the pool
+    first = lattice.start_pool(2, user=user)
+    try:
+        assert lattice.start_pool(3) is first and not first._flags.shutdown     # in use: shared, not replaced
+    finally:
+        lattice.release_pool(user)
+    second = lattice.start_pool(3)
+    assert second is not first and second._max_workers == 2 and first._flags.shutdown
+    lattice.stop_pool()
+
+
+def _learn_in_a_pool_worker(n_jobs: int) -> tuple[int, float]:
+    import warnings
+
+    from bnilp import learn
+    from bnilp.simulate import simulate
+
+    warnings.simplefilter("ignore")
+    frame, _ = simulate(5, 300, 2.0, seed=1)
+    result = learn(frame, score="cg", bf=3, n_jobs=n_jobs)
+    return result.report["n_networks"], result.report["optimum"]
+
+
+def test_n_jobs_inside_a_multiprocessing_pool_worker_runs_here_with_the_same_result() -> None:
+    """A ``multiprocessing.Pool`` worker is a daemon, which may start no processes: ``learn(…, n_jobs=2)`` with a
+    score evaluated in Python (CG: loky processes) raised a bare ``AssertionError`` ("daemonic processes are not
+    allowed to have children"; a review). The walk now runs in the worker itself, and gives what n_jobs=1 gives."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        one, two = pool.map(_learn_in_a_pool_worker, [1, 2])
+    assert one == two and one[0] >= 1

@@ -32,7 +32,7 @@ from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, worker_count
 from bnilp.scorefile import ScoreTable, check_is_table
 from bnilp.scores.base import tie_tolerance
-from bnilp.threads import SEARCH_STOPPED_BY_SIGNAL
+from bnilp.threads import SEARCH_STOPPED_BY_SIGNAL, may_start_processes
 
 logger = logging.getLogger("bnilp.ilp")
 
@@ -858,13 +858,17 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     (``stats["phase2"]["serial_reason"]``): the workers would take most of what is left to start."""
     from bnilp.ilp import cubes  # here: cubes imports this module
 
-    if run.deadline is not None and (run.deadline - time.perf_counter()
-                                     < settings.PHASE2_SERIAL_SECONDS + settings.PHASE2_CUBES_MIN_SECONDS):
+    serial_reason = None
+    if not may_start_processes():
+        serial_reason = "this process is a daemon (a multiprocessing pool's worker): it may start no worker processes"
+    elif run.deadline is not None and (run.deadline - time.perf_counter()
+                                       < settings.PHASE2_SERIAL_SECONDS + settings.PHASE2_CUBES_MIN_SECONDS):
+        serial_reason = ("the time limit left too little time to start worker processes "
+                         f"(less than {settings.PHASE2_SERIAL_SECONDS:g} s + {settings.PHASE2_CUBES_MIN_SECONDS:g} s)")
+    if serial_reason is not None:
         result = _enumerate(run, data, found, max_networks, classes, verbose, stats)     # no budget: to the end
         assert result is not None
-        result.stats["phase2"]["serial_reason"] = ("the time limit left too little time to start worker processes "
-                                                   f"(less than {settings.PHASE2_SERIAL_SECONDS:g} s + "
-                                                   f"{settings.PHASE2_CUBES_MIN_SECONDS:g} s)")
+        result.stats["phase2"]["serial_reason"] = serial_reason
         return result
     # what a race's branch-and-cut collected before its budget ran out indexes the families of the table before
     # the programme's filter (_credible_families): the serial start collects afresh
