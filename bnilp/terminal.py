@@ -164,3 +164,18 @@ def lossless(table: Table) -> Table:
         title = table.title.plain if isinstance(table.title, Text) else str(table.title)
         table.min_width = max(table.min_width or 0, cell_len(title))
     return table
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of a terminal: every character that ends a line or moves the cursor back — a control
+    character (Unicode's Cc: CR, LF, ESC …; a tab stays) and the line and paragraph separators (Zl, Zp) — written
+    as its escape (``\\r``, ``\\x1b``, ``\\u2028``). Error messages quote what the user gave (a statement, a cell),
+    and a raw carriage return in one made the terminal overwrite the start of the line (a review)."""
+    import unicodedata
+
+    def shown(ch: str) -> str:
+        if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Zl", "Zp"):
+            return ch
+        return repr(ch)[1:-1]
+
+    return "".join(map(shown, text)) if not text.isprintable() else text

@@ -789,3 +789,58 @@ def test_a_simulation_whose_truth_cannot_be_written_leaves_what_was_at_its_data_
         assert "/dev/full: cannot be written (No space left on device)" in line
     assert old.read_text() == "OLD\n" and os.path.islink(link) and target.read_text() == "TARGET\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "old.csv", "target.csv"]
+
+
+def test_compare_refuses_a_learned_result_whose_limits_or_status_it_cannot_read_and_names_both_files(
+        tmp_path, simulated):
+    """A learned result with ``"limits": "palim"`` (a string) or an unknown status was read as having no limit:
+    the comparison exited 0 without its note (a review; ``complete`` and ``optimum_proven`` were checked already).
+    Both are refused naming the file; graphs with different variables name both files."""
+    data, truth_path, _ = simulated
+    learned = tmp_path / "l.json"
+    res = _run("learn", str(data), "--score", "cg", "--bf", "3", "--palim", "1", "-q", "--json", str(learned))
+    assert res.exit_code == 3, res.output
+    doc = json.loads(learned.read_text())
+    assert _run("compare", str(learned), str(truth_path)).exit_code == 3
+    for key, value, says in (("limits", "palim", "'limits' must be a list of names, got 'palim'"),
+                             ("limits", {"palim": 1}, "'limits' must be a list of names"),
+                             ("status", "bogus", "'status' must be one of optimal, ")):
+        bad = tmp_path / f"bad_{key}.json"
+        bad.write_text(json.dumps({**doc, key: value}))
+        line = _one_line_error(_run("compare", str(bad), str(truth_path)))
+        assert str(bad) in line and says in line, line
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"parents": {"X1": [], "Y": []}}))
+    line = _one_line_error(_run("compare", str(other), str(truth_path)))
+    assert f"{other} (LEARNED) and {truth_path} (TRUE): the learned and true graphs have different variables" in line
+
+
+def test_an_error_quoting_a_carriage_return_stays_one_line(tmp_path) -> None:
+    """A knowledge statement holding a raw CR was quoted as it was: the terminal overwrote the start of the error
+    line with its end (a review). Every error line is written with such characters escaped."""
+    data = tmp_path / "d.csv"
+    data.write_text("X3,X4\n0,1\n1,0\n1,1\n0,0\n")
+    knowledge = tmp_path / "k.txt"
+    knowledge.write_bytes(b"require X\r3 -> X4\n")
+    line = _one_line_error(_run("score", str(data), "--knowledge", str(knowledge), "-o", str(tmp_path / "o.scores")))
+    assert "\r" not in line and "'require X\\r3 -> X4'" in line
+    from bnilp.terminal import one_line
+
+    assert one_line("a\rb\nc\x1b[2Jd\u2028e\tf") == "a\\rb\\nc\\x1b[2Jd\\u2028e\tf" and one_line("plain") == "plain"
+
+
+def test_a_table_whose_sidecar_hides_its_knowledge_is_refused_naming_the_file(tmp_path) -> None:
+    """A score file scored under ``--require`` whose sidecar lost its knowledge record reads as soundly pruned, and
+    its classes cannot all be counted: the error (exit 2) did not say which file (a review)."""
+    from bnilp.data import default_path
+
+    scores = tmp_path / "k.scores"
+    res = _run("score", str(default_path("asia.csv")), "--require", "lung->smoke", "--bf", "3", "-q",
+               "-o", str(scores))
+    assert res.exit_code == 0, res.output
+    sidecar = tmp_path / "k.scores.json"
+    doc = json.loads(sidecar.read_text())
+    doc.pop("knowledge")
+    sidecar.write_text(json.dumps(doc))
+    line = _one_line_error(_run("solve", str(scores), "--bf", "3", "-q"))
+    assert line.startswith(f"bnilp: error: {scores}: class 1 has") and "admits only" in line

@@ -24,7 +24,7 @@ import click
 from bnilp import __version__
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
 from bnilp.provenance import command_recorded, invoked_as
-from bnilp.terminal import tolerant_terminal
+from bnilp.terminal import one_line, tolerant_terminal
 from bnilp.threads import (
     SEARCH_STOPPED_BY_SIGNAL,
     WAITING_FOR_A_READER,
@@ -270,7 +270,7 @@ class LazyGroup(click.Group):
                 exc.show()
                 sys.exit(exc.exit_code)
             where = exc.ctx.command_path if exc.ctx is not None else "bnilp"
-            click.echo(f"bnilp: error: {exc.format_message()} (see {where} --help)", err=True)
+            click.echo(one_line(f"bnilp: error: {exc.format_message()} (see {where} --help)"), err=True)
             sys.exit(EXIT_INPUT)
         except click.ClickException as exc:
             exc.show()
@@ -285,10 +285,10 @@ class LazyGroup(click.Group):
             with _signals_as_interrupt():
                 return super().invoke(ctx)
         except LimitError as exc:
-            click.echo(f"bnilp: limited: {exc}", err=True)
+            click.echo(one_line(f"bnilp: limited: {exc}"), err=True)
             _exit(EXIT_LIMIT)
         except BnilpError as exc:
-            click.echo(f"bnilp: error: {exc}", err=True)
+            click.echo(one_line(f"bnilp: error: {exc}"), err=True)
             _exit(EXIT_INPUT)
         except KeyboardInterrupt as exc:
             if not isinstance(exc, InterruptSaid):

@@ -36,7 +36,7 @@ from bnilp.cli.options import (
 )
 from bnilp.cli.score import score_data, walk_options
 from bnilp.data import default_path
-from bnilp.errors import InputError, NoDagError, OutputError
+from bnilp.errors import InputError, NoDagError, OutputError, UnsoundTableError
 from bnilp.export import PARAMETER_METHODS
 from bnilp.graphs import check_acyclic
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
@@ -64,7 +64,7 @@ from bnilp.scorefile import (
 )
 from bnilp.scores.base import bf_text
 from bnilp.scores.discrete import DEFAULT_ESS
-from bnilp.terminal import LogProgress, plain_console
+from bnilp.terminal import LogProgress, one_line, plain_console
 
 
 def solve_options(func):
@@ -359,7 +359,7 @@ def _exit(result: LearnResult, export_error: str | None) -> None:
     """Every limit that applies said (with -q too), then the exit: 3 for any of them, 2 for ``export_error``."""
     report = result.report
     if export_error:
-        click.echo(f"bnilp: error: {export_error}", err=True)
+        click.echo(one_line(f"bnilp: error: {export_error}"), err=True)
     incomplete = not result.solution.complete and not (report.get("optimum_only")
                                                        and result.solution.status == "optimal")
     if incomplete:
@@ -516,7 +516,10 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         console.print("background knowledge: the score file's sidecar records "
                       f"{len(table.meta['knowledge']['statements'])} statement(s): applied (with any given here)",
                       highlight=False)
-    _run(table, eps, opts, console, None, t0, scores_path)
+    try:
+        _run(table, eps, opts, console, None, t0, scores_path)
+    except UnsoundTableError as exc:    # the file's pruning does not hold what its sidecar says: name the file
+        raise UnsoundTableError(f"{scores_path}: {exc}") from None
 
 
 def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[str, Any]) -> float:

@@ -29,6 +29,7 @@ from bnilp.metrics import (
 from bnilp.scorefile import atomic_write_text, output_set
 from bnilp.simulate import DEFAULT_AVG_DEGREE, DEFAULT_LINK, LINKS
 from bnilp.simulate import simulate as simulate_data
+from bnilp.statuses import STATUSES
 from bnilp.terminal import lossless, plain_console
 
 
@@ -148,7 +149,10 @@ def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool,
     true_graph = (cpdag_graph if cpdag else dag_graph)(true_parents, true)
     learned_obj = read_json(learned, "learned result")
     learned_graph = _learned_graph(learned_obj, learned, true_graph.nodes, edges_threshold, cpdag)
-    result = compare_marked(learned_graph, true_graph)
+    try:
+        result = compare_marked(learned_graph, true_graph)
+    except InputError as exc:       # the two graphs disagree: name both files (a review: it named neither)
+        raise InputError(f"{learned} (LEARNED) and {true} (TRUE): {exc}") from None
     result["mode"] = "cpdag" if cpdag else ("averaged" if edges_threshold is not None else "dag")
     if edges_threshold is not None:
         result["edges_threshold"] = edges_threshold
@@ -174,7 +178,11 @@ def _learned_state(obj: Any, result: dict[str, Any], where: str) -> str:
             raise InputError(f"{where}: {key!r} must be true or false, got {obj[key]!r}")
     status, complete, limits, proven = (obj.get("status"), obj.get("complete"), obj.get("limits"),
                                         obj.get("optimum_proven"))
-    limits = [str(x) for x in limits] if isinstance(limits, list) else None
+    # a mistyped limits or status was read as none, and the limit it stood for was not said (exit 0; a review)
+    if limits is not None and not (isinstance(limits, list) and all(isinstance(x, str) for x in limits)):
+        raise InputError(f"{where}: 'limits' must be a list of names, got {limits!r}")
+    if status is not None and status not in STATUSES:
+        raise InputError(f"{where}: 'status' must be one of {', '.join(STATUSES)}, got {status!r}")
     result.update(learned_status=status, learned_complete=complete, learned_limits=limits,
                   learned_optimum_proven=proven, learned_note=None)
     why = []

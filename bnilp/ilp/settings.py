@@ -217,17 +217,8 @@ PHASE2_CUBE_FLUSH_SECONDS = 0.5
 PHASE2_STEAL_SECONDS: float | None = None
 PHASE2_MAX_CUBES = 4096
 
-#: every status a solve can end in, with ``complete`` and the CLI's exit code (README, "Statuses")
-STATUSES = {
-    "optimal": "OPT proven; the credible set is complete (exit 0)",
-    "infeasible": "the score table admits no DAG (exit 2, no result)",
-    "time_limit": "the time limit stopped phase 1 or 2; OPT or the set is not proven (exit 3)",
-    "memory_limit": "the free memory would not hold the report of more networks (or SCIP's memory limit was "
-                    "reached): phase 2 stopped; what was found is kept (exit 3)",
-    "network_limit": "more than max_networks networks found, the best max_networks kept; there may be more (exit 3)",
-    "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search, or a worker process of phase 2 died (--jobs); "
-                   "what was found is kept (exit 3)",
-}
+#: every status a solve can end in (defined with no import of the search, for the command line's readers)
+from bnilp.statuses import STATUSES  # noqa: E402, F401  (re-exported: bnilp.ilp.STATUSES)
 
 # ---- plugin priorities and frequencies (SCIP's meaning; GOBNILP uses the same kinds of values) ----
 #: the acyclicity handler separates before SCIP's own separators (positive) and enforces after the
