@@ -378,29 +378,26 @@ def _wide_child_sums(fam, m, xc, r_c, weights, xlogx, with_bdeu, a_j, rise, fill
     for row in range(fam.size):
         conf_cnt[fam[row]] += weights[row]
         cell_cnt[cell[row]] += weights[row]
-    a_jk = a_j / r_c
-    rise_j, rise_jk = rise[0], rise[1]
-    filled_j, filled_jk = filled[0], filled[1]
-    s_cells = s_rows = g_cells = g_rows = 0.0
-    n_cells = configs = 0
-    for c in range(cells):
-        n = cell_cnt[c]
-        if n > 0.0:
-            n_cells += 1
-            s_cells += _xlogx(n, xlogx)
-            if with_bdeu:
-                g, filled_jk = log_rising(n, a_jk, rise_jk, filled_jk)
-                g_cells += g
-    for s in range(m):
-        n = conf_cnt[s]
-        if n > 0.0:
-            configs += 1
-            s_rows += _xlogx(n, xlogx)
-            if with_bdeu:
-                g, filled_j = log_rising(n, a_j, rise_j, filled_j)
-                g_rows += g
-    filled[0], filled[1] = filled_j, filled_jk
+    n_cells, s_cells, g_cells, filled[1] = _count_sums(cell_cnt, cells, xlogx, with_bdeu, a_j / r_c, rise[1],
+                                                       filled[1])
+    configs, s_rows, g_rows, filled[0] = _count_sums(conf_cnt, m, xlogx, with_bdeu, a_j, rise[0], filled[0])
     return s_cells, s_rows, n_cells, configs, g_cells, g_rows
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_sums(counts, k, xlogx, with_bdeu, a, rise, filled):
+    """Over ``counts[:k]``: (non-zero counts, Σ n ln n, Σ [ln Γ(a + n) − ln Γ(a)] when ``with_bdeu``, the rising
+    table's new ``filled``) — :func:`_wide_child_sums`'s sums over its cells and over its configurations."""
+    nonzero, s, g = 0, 0.0, 0.0
+    for i in range(k):
+        n = counts[i]
+        if n > 0.0:
+            nonzero += 1
+            s += _xlogx(n, xlogx)
+            if with_bdeu:
+                v, filled = log_rising(n, a, rise, filled)
+                g += v
+    return nonzero, s, g, filled
 
 
 @njit(cache=True, nogil=True)
