@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from bnilp.errors import DataWarning, InputError, check_flag, check_path, not_utf8
+from bnilp.inputs import read_input_bytes
 
 DISCRETE = "discrete"
 CONTINUOUS = "continuous"
@@ -251,8 +252,7 @@ def _read_table(path: str, delimiter: str | None) -> tuple[list[list[str]], list
     skipped (blank lines between rows are kept: they are rows of missing cells). A UTF-8 byte-order mark (Excel's
     "CSV UTF-8") is not part of the first name."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_input_bytes(path)
         text = raw.decode("utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None

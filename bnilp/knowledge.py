@@ -61,6 +61,7 @@ from typing import Any
 
 from bnilp.errors import InputError, check_path, not_utf8
 from bnilp.graphs import d_connecting_arcs, d_separated
+from bnilp.inputs import read_input_text
 
 Edge = tuple[str, str]
 Parents = Mapping[str, Iterable[str]]
@@ -589,8 +590,7 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
         # a byte-order mark (Windows editors) is not text; newline="": a lone '\r' stays in its line (whitespace,
         # as parse_knowledge reads it) — Python's universal newlines made it a line break, so text commented out
         # after one became a statement and later lines were misnumbered (a review)
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            text = fh.read()
+        text = read_input_text(path, "utf-8-sig", universal_newlines=False)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the knowledge file ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

@@ -32,6 +32,7 @@ from typing import Any
 
 from bnilp.errors import InputError, check_flag
 from bnilp.graphs import check_acyclic
+from bnilp.inputs import read_input_text
 
 Parents = Mapping[str, Iterable[str]]
 
@@ -199,7 +200,7 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
 def read_json(path: str | Path, what: str) -> Any:
     """A JSON file, with every failure as an :class:`InputError` naming the file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_input_text(path)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file ({what})") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bnilp.errors import InputError, OutputError, check_path, not_utf8
+from bnilp.inputs import read_input_text
 from bnilp.threads import WAITING_FOR_A_READER
 
 Families = dict[str, dict[frozenset[str], float]]
@@ -706,7 +707,7 @@ def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
     """Read a Jaakkola score file (and its JSON sidecar into ``meta`` if there is one)."""
     path = Path(check_path(path, "path"))
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_input_text(path, "utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except UnicodeDecodeError as exc:
@@ -748,7 +749,7 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
     from bnilp.knowledge import Knowledge
 
     try:
-        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        meta = json.loads(read_input_text(sidecar))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{sidecar}: not a readable score-file sidecar ({exc}); move it away to use the score "
                          "file without its provenance") from None

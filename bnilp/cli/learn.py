@@ -40,6 +40,7 @@ from bnilp.errors import InputError, NoDagError, OutputError, UnsoundTableError
 from bnilp.export import PARAMETER_METHODS
 from bnilp.graphs import check_acyclic
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
+from bnilp.inputs import read_input_text
 from bnilp.mec import MASK_MAX_VARIABLES
 from bnilp.pipeline import (
     DEFAULT_LEARN_BF,
@@ -273,8 +274,7 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
     """The network of a ``--warm-start`` JSON file: its ``parents`` (or its first network's), each variable
     mapped to a list of parent names; anything else is an :class:`InputError` naming the file."""
     try:
-        with open(spec, encoding="utf-8") as handle:
-            doc = json.load(handle)
+        doc = json.loads(read_input_text(spec))
         raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
