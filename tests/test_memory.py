@@ -113,7 +113,8 @@ def test_more_jobs_than_cores_start_one_worker_a_core(monkeypatch, tmp_path):
     started: list[int] = []
     for name in ("start_pool", "start_threads"):
         start = getattr(lattice, name)
-        monkeypatch.setattr(lattice, name, lambda n_jobs, start=start: started.append(n_jobs) or start(n_jobs))
+        monkeypatch.setattr(lattice, name,
+                            lambda n_jobs, start=start, **kw: started.append(n_jobs) or start(n_jobs, **kw))
     rng = np.random.default_rng(0)
     x = rng.normal(size=120)
     data = from_dataframe(pd.DataFrame({"x": x, "y": x + rng.normal(size=120), "d": rng.integers(0, 2, 120)}),
