@@ -37,8 +37,8 @@ def read_input_bytes(path: str | os.PathLike[str]) -> bytes:
             total += len(chunk)
             free = free_memory()
             if free is not None and READ_MEMORY_FACTOR * total > free:
-                raise LimitError(f"{os.fspath(path)}: out of memory reading it: {total / 2**30:.1f} GiB read and "
-                                 f"{free / 2**30:.1f} GiB of memory left")
+                raise LimitError(f"{os.fspath(path)}: out of memory reading it: {total / 2**20:,.0f} MiB read and "
+                                 f"{free / 2**20:,.0f} MiB of memory left")
     return b"".join(chunks)
 
 

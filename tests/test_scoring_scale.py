@@ -1209,3 +1209,30 @@ def test_n_jobs_inside_a_multiprocessing_pool_worker_runs_here_with_the_same_res
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         one, two = pool.map(_learn_in_a_pool_worker, [1, 2])
     assert one == two and one[0] >= 1
+
+
+def _command_line_in_a_pool_worker(args: list[str]) -> int:
+    from bnilp.cli import main
+
+    try:
+        main.main(args, standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def test_the_command_line_with_jobs_in_a_multiprocessing_pool_worker_runs_there(tmp_path) -> None:
+    """The command line starts the scoring processes before it reads the data: in a daemon (a
+    ``multiprocessing.Pool`` worker) that start raised the bare ``AssertionError`` the API no longer does (a review of
+    the fix). It is skipped there, and the walk runs in the worker; the score file is that of ``--jobs 1``."""
+    import multiprocessing
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=150)
+    data = tmp_path / "m.csv"
+    pd.DataFrame({"x": x, "y": x + rng.normal(size=150), "d": rng.integers(0, 2, 150)}).to_csv(data, index=False)
+    runs = [["score", str(data), "--score", "cg", "--jobs", str(jobs), "-q", "-o", str(tmp_path / f"{jobs}.scores")]
+            for jobs in (1, 2)]
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.map(_command_line_in_a_pool_worker, runs) == [0, 0]
+    assert (tmp_path / "1.scores").read_bytes() == (tmp_path / "2.scores").read_bytes()

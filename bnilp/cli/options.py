@@ -21,6 +21,7 @@ from bnilp.scores.base import DEFAULT_EBIC_GAMMA, DEFAULT_EXPECTED_PARENTS, DEFA
 from bnilp.scores.cg import DEFAULT_BINS
 from bnilp.scores.discrete import DEFAULT_ESS
 from bnilp.scores.mvp import DEFAULT_MVP_DEGREE
+from bnilp.threads import may_start_processes
 
 #: platforms whose usual file systems ignore case (APFS, NTFS): ``r.json`` and ``R.JSON`` are one file there
 CASE_BLIND_PLATFORMS = ("darwin", "win32", "cygwin")
@@ -246,7 +247,7 @@ def load_from_options(path: str, opts: dict[str, Any], quiet: bool = False) -> D
         raise InputError(f"--palim must be ≥ 0, got {opts['palim']}")
     n_jobs = worker_count(opts.get("n_jobs", 1))
     compiled = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES
-    if n_jobs > 1 and not opts.get("scheduler") and not compiled:
+    if n_jobs > 1 and not opts.get("scheduler") and not compiled and may_start_processes():    # a daemon: none
         from bnilp.lattice import start_pool
 
         start_pool(n_jobs)
