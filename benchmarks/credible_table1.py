@@ -136,7 +136,7 @@ def main() -> None:
             if "which hold" in (result.solution.message or ""):     # the class cap cut a complete listing
                 print(f"{'':<12} {'':>4} all credible (peeling listed them all; the report holds the best "
                       f"{rep['n_mecs']:,} classes): {p2['dags_listed']:,} DAGs in {p2['classes_found']:,} classes; "
-                      f"peeling {p2['seconds']:.1f} s of the {t_solve:.1f}", flush=True)
+                      f"peeling {p2['seconds']:.1f} s of the {t_solve:.1f} s", flush=True)
             elif rep.get("posterior_classes", 0) > rep["n_mecs"]:     # counted past the cap
                 whole = "all credible" if rep["status"] == "network_limit" else "all found (incomplete)"
                 print(f"{'':<12} {'':>4} {whole} (the report holds the best {rep['n_mecs']:,} classes): "

@@ -157,7 +157,7 @@ def main() -> None:
     print(f"{os.cpu_count()} cores, --jobs {args.jobs}, limit {args.limit:g} s per run, no palim, counts {args.counts}"
           + (f", deepening for {args.score_time_limit:g} s" if args.score_time_limit else ""))
     print(f"{'data':<14} {'score':<5} {'BF':>4} {'n':>3} {'N':>6} {'status':<10} {'seconds':>8} {'load s':>6} "
-          f"{'scored':>10} {'kept':>8} {'max |Π|':>7} {'seed palim':>10}")
+          f"{'scored':>10} {'kept':>8} {'max |Π|':>7} {'seed palim':>10} {'counted by'}")
     for score_name in args.scores.split(","):
         for bf in (float(b) for b in args.bfs.split(",")):
             for row in rows:
@@ -175,13 +175,15 @@ def main() -> None:
                 with open(out, "a") as handle:
                     handle.write(json.dumps(rec) + "\n")
                 print(f"{row['name']:<14} {score_name:<5} {bf:>4g} {res.get('n', row['n']):>3} "
-                      f"{res.get('N', row['N_table1']):>6} {res['status']:<10} {res.get('seconds', ''):>8} "
+                      f"{res.get('N', row['N_table1']):>6} {res['status']:<10.10} {res.get('seconds', ''):>8} "
                       f"{res.get('load_seconds', ''):>6} "
                       f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
                       f"{'—' if seed is None else seed:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)
+                if len(res["status"]) > 10:     # the whole status under the row (the column keeps its width)
+                    print(f"{'':<14} status: {res['status']}", flush=True)
                 if "reason" in res:
                     print(f"{'':<14} {res['reason']}", flush=True)
-                if "children_finished" in res:
+                if "children_finished" in res and not res["status"].startswith("failed"):
                     last = res['last_child_finished_at']
                     tail = "" if last is None else f", the last at {last} s"
                     print(f"{'':<14} at the limit: {res['children_finished']} of {row['n']} children walked to "

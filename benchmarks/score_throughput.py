@@ -209,6 +209,9 @@ def wide(args) -> None:
     data = simulated(args.wide_n, args.wide_rows)
     warm_up(data, eps)
     children = list(range(min(args.children, data.n)))
+    # the kernels of data wider than one mask word compile on their first call: untimed here (a review saw the
+    # compile as the lattice's throughput on a fresh checkout, 0.4× where a warm cache gives 20×)
+    _run_lattice(make_score("bic", data), children[:1], eps, 2, None, 1, None, None)
     print(f"{data.n} variables × {data.N} rows (simulated), BIC BF 3, one process; one-family walk vs lattice on "
           f"the first {len(children)} variables, then the whole file")
     print("| palim | one-family sets/s | lattice sets/s | speed-up | whole file: sets scored | kept | s | sets/s |")
