@@ -48,7 +48,7 @@ def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, 
     s = np.asarray(scores, dtype=float)
     if s.size == 0:
         return np.zeros(0)
-    if prior not in PRIORS:
+    if not isinstance(prior, str) or prior not in PRIORS:
         raise InputError(f"prior must be one of {PRIORS}, not {prior!r}")
     ref = float(np.max(s)) if optimum is None else max(float(optimum), float(np.max(s)))
     if prior == "dags":
@@ -103,7 +103,7 @@ def _class_mass(mecs: Sequence[MEC], optimum: float | None, prior: str,
                 tail: TailMass | None) -> tuple[np.ndarray, float, float]:
     """Unnormalised class weights relative to exp(ref), ref = max(OPT, best class score), their total with
     the tail's, and the tail's own (0 without one)."""
-    if prior not in PRIORS:
+    if not isinstance(prior, str) or prior not in PRIORS:
         raise InputError(f"prior must be one of {PRIORS}, not {prior!r}")
     s = np.array([m.score for m in mecs], dtype=float)
     if not mecs and tail is None:

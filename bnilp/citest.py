@@ -191,7 +191,9 @@ def _resolve(data: Dataset, var: str | int, what: str) -> int:
             raise InputError(f"{what}={var} is ambiguous: column index {var} is {data.names[var]!r} (of the columns "
                              f"kept), but a column is named {named!r}; pass the name as a string")
         return var
-    name = str(var)
+    if not isinstance(var, str):        # None, 1.0, a list: no variable ("unknown variable 'None'"; a review)
+        raise InputError(f"{what} must be a column name or index, got {var!r}")
+    name = var
     if name in data.dropped:
         raise InputError(f"{data.source}: variable {name!r} is constant (dropped when loading); "
                          "it is independent of everything")
@@ -319,11 +321,12 @@ def ci_test(
                          f"{type(data).__name__}")
     if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)) or not 0.0 < alpha < 1.0:
         raise InputError(f"alpha (--alpha) must be a number in (0, 1), got {alpha!r}")
-    if combine not in COMBINE_RULES:
+    alpha = float(alpha)        # a NumPy float made each verdict a numpy.bool the JSON could not hold (a review)
+    if not isinstance(combine, str) or combine not in COMBINE_RULES:
         raise InputError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
-    if correction not in CORRECTIONS:
+    if not isinstance(correction, str) or correction not in CORRECTIONS:
         raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
-    if null not in NULL_DISTRIBUTIONS:
+    if not isinstance(null, str) or null not in NULL_DISTRIBUTIONS:
         raise InputError(f"null must be one of {', '.join(NULL_DISTRIBUTIONS)}, got {null!r}")
     if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) or permutations < 1:
         raise InputError(f"permutations must be an integer ≥ 1, got {permutations!r}")

@@ -449,7 +449,7 @@ def load_data(
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n'):
         raise InputError(f"delimiter must be one character other than a quote or a line break (or None: "
                          f"sniffed), got {delimiter!r}")
-    if fmt not in DATA_FORMATS:
+    if not isinstance(fmt, str) or fmt not in DATA_FORMATS:
         raise InputError(f"fmt (--format) must be one of {', '.join(DATA_FORMATS)}, got {fmt!r}")
     rows, lines, digest = _read_table(path, delimiter)
     names_line = lines[0]

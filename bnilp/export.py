@@ -125,7 +125,7 @@ def default_method(score: str | None) -> str:
 
 
 def _check_method(method: str, ess: float | None) -> float | None:
-    if method not in PARAMETER_METHODS:
+    if not isinstance(method, str) or method not in PARAMETER_METHODS:
         raise InputError(f"method must be one of {', '.join(PARAMETER_METHODS)}, got {method!r}")
     if method == "ml":
         if ess is not None:

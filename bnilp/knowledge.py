@@ -90,7 +90,7 @@ def _statements_of(items: Any, what: str, kind: str) -> Iterable[Any]:
         return [items]
     if items is not None and not isinstance(items, Iterable):
         raise InputError(f"knowledge: {what} must be a list of {kind}, got {type(items).__name__}")
-    return items or ()
+    return () if items is None else items       # not ``items or ()``: a pandas Series has no truth value
 
 
 def _pairs(items: Iterable[Sequence[str]] | str | None, what: str) -> tuple[Edge, ...]:
@@ -194,13 +194,14 @@ class Knowledge:
         for f in _PAIR_FIELDS:
             object.__setattr__(self, f, _pairs(getattr(self, f), f))
         object.__setattr__(self, "independent", _independences(self.independent))
-        if not isinstance(self.tiers or (), Iterable) or isinstance(self.tiers, str) \
-                or not all(isinstance(t, Iterable) and not isinstance(t, str) for t in self.tiers or ()):
+        given = () if self.tiers is None else self.tiers    # False or 0 is no list of tiers (it read as none)
+        if not isinstance(given, Iterable) or isinstance(given, str) \
+                or not all(isinstance(t, Iterable) and not isinstance(t, str) for t in given):
             # a string would be a tier of its characters
             raise InputError(f"knowledge: tiers is a list of lists of names, got {self.tiers!r}")
         if not _tier_numbers(self.strict_tiers):
             raise InputError(f"knowledge: strict_tiers is a set of tier indices (integers), got {self.strict_tiers!r}")
-        tiers = tuple(tuple(str(v) for v in t) for t in (self.tiers or ()))
+        tiers = tuple(tuple(str(v) for v in t) for t in given)
         object.__setattr__(self, "tiers", tiers)
         strict = () if self.strict_tiers is None else self.strict_tiers
         object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in strict))

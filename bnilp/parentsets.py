@@ -567,6 +567,8 @@ def score_parent_sets(
     progress = _routed(progress, table_progress)
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler):
+        raise InputError(f"scheduler (--scheduler) must be a Dask scheduler's address or 'local', got {scheduler!r}")
     if scheduler is None or scheduler == "local":           # workers on this machine: at most its cores
         n_jobs = worker_count(n_jobs)
     if time_limit is not None:
@@ -676,7 +678,7 @@ def _score_pass(score: LocalScore, *, epsilon: float, palim: int | None, prune: 
     """:func:`score_parent_sets` without a time limit, or one pass of :func:`_deepen`: every child's palim
     capped at ``depth``, stopped at ``deadline``; ``meta["depth_cut"]`` says whether the cap cut a walk
     that its own palim would have continued."""
-    if counts not in COUNT_MODES:
+    if not isinstance(counts, str) or counts not in COUNT_MODES:
         raise InputError(f"counts must be one of {', '.join(COUNT_MODES)}, got {counts!r}")
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")

@@ -142,7 +142,7 @@ class LearnResult:
             if arity is not None and dataset.kinds[j] == "discrete" and arity != dataset.arities[j]:
                 raise InputError(f"data: {v!r} has {dataset.arities[j]} states here but had {arity} when the "
                                  "network was learned")
-        method = method or export.default_method(meta.get("score"))
+        method = export.default_method(meta.get("score")) if method is None else method    # not False, 0 or ''
         if ess is None and method == "bayes":
             ess = meta.get("ess", export.DEFAULT_ESS)
         fitted = export.fit_parameters(dataset, parents, method=method, ess=ess)
@@ -295,7 +295,7 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
     sidecar says the score is score-equivalent (:data:`bnilp.scores.base.SCORE_EQUIVALENT_SCORES`, no
     prior that breaks it); a file without a sidecar is not assumed to be. ``mecs`` on a score that is
     not score-equivalent is an error: its classes' DAGs do not share one score."""
-    if enumerate_by not in ENUMERATE_CHOICES:
+    if not isinstance(enumerate_by, str) or enumerate_by not in ENUMERATE_CHOICES:
         raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_CHOICES)}, got {enumerate_by!r}")
     meta = table.meta
     equivalent = score_equivalent(meta)
@@ -396,7 +396,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     ``posterior_dags`` cover every class found. Not with ``list_dags`` or ``knowledge``.
     """
     check_is_table(table)
-    if prior not in AVERAGING_PRIORS:
+    if not isinstance(prior, str) or prior not in AVERAGING_PRIORS:
         raise InputError(f"prior must be one of {', '.join(AVERAGING_PRIORS)}, got {prior!r}")
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
@@ -522,13 +522,20 @@ def _check_assumed_equivalence(table: ScoreTable, solution: SolveResult) -> None
                              f"'dags' (--enumerate dags)")
 
 
+def _is(value: object, word: str) -> bool:
+    """``value`` is the string ``word`` (a pandas Series compared with ``==`` is a Series, which has no truth)."""
+    return isinstance(value, str) and value == word
+
+
 def _check_optimum_only(optimum_only: bool, enumerate_by: str, list_dags: bool, prior: str) -> None:
     """``optimum_only`` enumerates nothing: an ``enumerate_by``, ``list_dags`` or ``prior="mecs"`` with it would
     silently not apply — refused, as the command line refuses them (the API ran with them ignored: a review)."""
-    ignored = [name for name, on in (("enumerate_by (--enumerate)", enumerate_by != "auto"),
-                                     ("list_dags (--list-dags)", list_dags),
-                                     ("prior='mecs' (--prior mecs)", prior == "mecs")) if on]
-    if optimum_only and ignored:
+    if optimum_only is not True:        # the settings are checked where they are used (a Series here: no bool)
+        return
+    ignored = [name for name, on in (("enumerate_by (--enumerate)", not _is(enumerate_by, "auto")),
+                                     ("list_dags (--list-dags)", list_dags is True),
+                                     ("prior='mecs' (--prior mecs)", _is(prior, "mecs"))) if on]
+    if ignored:
         raise InputError(f"optimum_only returns one optimal network and enumerates nothing: drop "
                          f"{' and '.join(ignored)}")
 

@@ -746,7 +746,7 @@ def greedy_search(
     began = time.perf_counter()
     check_score(score)
     check_callback(progress)
-    check_seed(seed)
+    seed = check_seed(seed)         # a NumPy integer as a plain one: the result's JSON holds it (a review)
     data = score.data
     n = data.n
     kmax = _check_max_parents(max_parents, n)
@@ -915,7 +915,7 @@ def proxy_search(
     check_real(kappa, "kappa (--kappa)", 0)
     if isinstance(radius, bool) or not isinstance(radius, int | np.integer) or radius < 1:
         raise InputError(f"radius must be an integer ≥ 1, got {radius!r}")
-    check_count(maxiter, "maxiter", 1)
+    maxiter = check_count(maxiter, "maxiter", 1)
     check_flag(polish, "polish (--polish)")
     check_flag(edge_slope, "edge_slope")
     per_round = max(5, samples) if refine_samples is None else check_count(refine_samples,
@@ -923,7 +923,8 @@ def proxy_search(
     if refine_samples is not None and refine == 0:      # as the command line: a setting that would be ignored
         raise InputError("refine_samples (--refine-samples) sets the moves each refinement round scores: refine=0 "
                          "(--refine 0) runs none")
-    if check_seed(seed) is None:
+    seed = check_seed(seed)
+    if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
     rng = np.random.default_rng(seed)
     data = score.data

@@ -161,7 +161,7 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
     ``extra``: the terms of P(u → v) and P(u — v undirected) from classes not in ``mecs``
     (:func:`bnilp.averaging.tail_posteriors`), added to theirs.
     """
-    if prior not in PRIOR_TEXT:
+    if not isinstance(prior, str) or prior not in PRIOR_TEXT:
         raise InputError(f"prior must be one of {sorted(PRIOR_TEXT)}, not {prior!r}")
     variables = list(variables)
     order = _PairOrder(variables)

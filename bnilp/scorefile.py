@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bnilp.errors import InputError, OutputError, check_path, not_utf8
+from bnilp.errors import InputError, OutputError, check_flag, check_path, not_utf8
 from bnilp.inputs import read_input_text
 from bnilp.threads import WAITING_FOR_A_READER
 
@@ -492,6 +492,7 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
     path, or None where none was written."""
     check_is_table(table)
     path = check_path(path, "path")
+    sidecar = check_flag(sidecar, "sidecar")       # 0, '' or None wrote none, 'no' one (a review)
     check_table(table, os.fspath(path))    # what the reader would refuse (a self-parent, NaN, …) is not written
     check_score_file_names(table.variables)
     body = format_jaakkola(table)

@@ -103,7 +103,7 @@ def _equal_frequency(x: np.ndarray, bins: int) -> np.ndarray:
 
 
 def _check_link(link: str) -> None:
-    if link not in LINKS:
+    if not isinstance(link, str) or link not in LINKS:
         raise InputError(f"link must be one of {', '.join(LINKS)}, got {link!r}")
 
 
@@ -178,13 +178,20 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
         raise InputError(f"avg_degree (--avg-degree) {avg_degree} asks for {target} edges, more than "
                          f"{n_nodes * int(max_degree) // 2}, the most that {n_nodes} nodes of degree at most "
                          f"{int(max_degree)} (--max-degree) can have")
-    need = int(n_samples) * int(n_nodes) * 24 + int(n_nodes) * (int(n_nodes) - 1) // 2 * _PAIR_BYTES
+    _check_memory(n_samples, n_nodes, int(n_nodes) * (int(n_nodes) - 1) // 2 * _PAIR_BYTES)
+    return lo, hi
+
+
+def _check_memory(n_samples: int, n_nodes: int, more: int = 0) -> None:
+    """A :class:`LimitError` where ``n_samples`` rows of ``n_nodes`` columns (24 bytes a cell) and ``more`` bytes
+    would take more than half the free memory — also for sizes past a float's range (10³⁰⁰ nodes was an
+    ``OverflowError``, 10³⁰ rows NumPy's "Maximum allowed dimension exceeded": a review)."""
+    need = int(n_samples) * int(n_nodes) * 24 + more
     free = free_memory()
     if free is not None and need > free // 2:
-        raise LimitError(f"simulating {n_samples} rows of {n_nodes} nodes needs about {need / 2**30:.1f} GiB, more "
-                         f"than half the {free / 2**30:.1f} GiB of free memory (fewer n_samples/n_nodes, "
-                         "--samples/--nodes)")
-    return lo, hi
+        raise LimitError(f"simulating {n_samples} rows of {n_nodes} nodes needs about "
+                         f"{min(need, 10**300) / 2**30:.3g} GiB, more than half the {free / 2**30:.1f} GiB of free "
+                         "memory (fewer n_samples/n_nodes, --samples/--nodes)")
 
 
 def _categories(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -370,6 +377,7 @@ def sample_dag(
     if unknown:
         raise InputError(f"parents/kinds: variable {unknown[0]!r} is not described")
     n_samples = _whole(n_samples, "n_samples", 3)     # 2 rows standardise to ±1: read back as discrete
+    _check_memory(n_samples, len(names))
     if not isinstance(bins, dict):
         bins = _whole(bins, "bins", 0)
     if categories is not None and not isinstance(categories, dict):
@@ -391,6 +399,9 @@ def sample_dag(
     few = [names[i] for i, r in (*arity.items(), *nbins.items()) if r < 2]
     if few:
         raise InputError(f"categories/bins: {few[0]!r} needs at least 2 (a single category is a constant column)")
+    many = [names[i] for i, r in (*arity.items(), *nbins.items()) if r > MAX_CATEGORIES]
+    if many:
+        raise InputError(f"categories/bins: {many[0]!r} asks for more than {MAX_CATEGORIES}")
     pa = [sorted(index[p] for p in parents[v]) for v in names]
     rng = np.random.default_rng(check_seed(seed))
     columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [], link)

@@ -668,3 +668,67 @@ def test_an_interrupt_during_the_first_calls_imports_leaves_the_session_usable(t
     assert proc.stdout.splitlines()[0] == "interrupted True"
     assert math.isclose(float(proc.stdout.splitlines()[1]), learn(shared_data / "pygobnilp" / "discrete.dat")
                         .report["optimum"])
+
+
+def test_numpy_scalars_give_the_plain_values_results_and_json() -> None:
+    """A fuzz of the API (a review): ``seed=np.int64(1)`` and ``maxiter=np.int64(20)`` were kept as NumPy integers
+    in a proxy result, ``alpha=np.float64(0.05)`` made a CI test's verdict a ``numpy.bool``, so ``json.dumps`` of
+    their ``to_dict()`` failed; ``ebic_gamma=np.float32(0.5)`` made the penalty float32 arithmetic (another
+    optimum). Each is now the plain value's result."""
+    from bnilp.proxy import greedy_search
+
+    numpy_seeded = json.loads(json.dumps(greedy_search(make_score("bic", load_data(ASIA)), seed=np.int64(1))
+                                         .to_dict()))
+    plain = greedy_search(make_score("bic", load_data(ASIA)), seed=1).to_dict()
+    assert numpy_seeded["seed"] == 1 and numpy_seeded["parents"] == plain["parents"]
+    assert numpy_seeded["score"] == plain["score"]
+    frame = simulate(4, 200, 1.5, seed=1)[0]
+    data = from_dataframe(frame, discrete=["X2", "X3"])
+    got = ci_test(data, "X1", "X2", ["X3"], alpha=np.float64(0.05)).to_dict()
+    assert json.loads(json.dumps(got)) == json.loads(json.dumps(ci_test(data, "X1", "X2", ["X3"], alpha=0.05)
+                                                                .to_dict()))
+    assert (learn(ASIA, bf=3, palim=1, structure_prior="ebic", ebic_gamma=np.float32(0.5)).report["optimum"]
+            == learn(ASIA, bf=3, palim=1, structure_prior="ebic", ebic_gamma=0.5).report["optimum"])
+
+
+@pytest.mark.parametrize("call, says", [
+    (lambda: learn(ASIA, prior=pd.Series(["dags"])), r"prior must be one of dags, mecs"),
+    (lambda: learn(ASIA, enumerate_by=pd.Series(["auto"])), r"enumerate_by must be one of"),
+    (lambda: learn(ASIA, structure_prior=pd.Series(["none"])), r"structure_prior \(--prior\) must be one of"),
+    (lambda: learn(ASIA, scheduler=pd.Series(["local"])), r"scheduler \(--scheduler\) must be a Dask scheduler"),
+    (lambda: learn(ASIA, counts=pd.Series(["auto"])), r"counts must be one of"),
+    (lambda: learn(ASIA, bf=3).fit(method=False), r"method"),
+    (lambda: learn(ASIA, bf=3).fit(method=""), r"method"),
+    (lambda: Knowledge(tiers=False), r"tiers is a list of lists of names, got False"),
+    (lambda: Knowledge(tiers=0), r"tiers is a list of lists of names, got 0"),
+])
+def test_values_of_the_wrong_kind_are_refused_naming_the_parameter(call, says) -> None:
+    """A fuzz of the API (a review): a pandas Series given for a choice raised pandas' bare "truth value of a
+    Series is ambiguous"; ``method=False`` or ``''`` ran as the default; ``tiers=False`` or ``0`` as no tiers."""
+    with pytest.raises(InputError, match=says):
+        call()
+
+
+def test_write_jaakkola_s_sidecar_is_true_or_false_and_ci_test_s_variables_are_names_or_indices(tmp_path) -> None:
+    table = score_parent_sets(make_score("bic", load_data(ASIA)), epsilon=1.0)
+    for value in (0, "", None, "no"):
+        with pytest.raises(InputError, match="sidecar must be true or false|sidecar"):
+            write_jaakkola(table, tmp_path / "t.scores", sidecar=value)
+    assert not (tmp_path / "t.scores").exists()
+    data = load_data(ASIA)
+    for x in (None, 1.0, [0]):
+        with pytest.raises(InputError, match=r"^x must be a column name or index, got"):
+            ci_test(data, x, "tub", [])
+
+
+def test_sizes_past_any_memory_are_a_limit_not_an_overflow() -> None:
+    """``simulate(1e300, …)`` raised ``OverflowError`` and ``sample_dag`` with 10³⁰ rows NumPy's "Maximum allowed
+    dimension exceeded" (a review): both are the memory limit they are."""
+    from bnilp.errors import LimitError
+
+    with pytest.raises(LimitError, match="simulating 50 rows of"):
+        simulate(1e300, 50, 1.5)
+    with pytest.raises(LimitError, match="simulating 1000000000000000000000000000000 rows of 1 nodes"):
+        sample_dag({"a": []}, {"a": "discrete"}, 10**30)
+    with pytest.raises(InputError, match="asks for more than"):
+        sample_dag({"a": []}, {"a": "continuous"}, 50, bins=10**30)

@@ -335,7 +335,7 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
            warm_start: Parents | None, enumerate_ties: bool, progress: Callable[[dict], None] | None,
            verbose: bool, sig: _Signals, enumerate_by: str, jobs: int = 1,
            count_past_cap: bool = False) -> SolveResult:
-    if enumerate_by not in ENUMERATE_UNITS:
+    if not isinstance(enumerate_by, str) or enumerate_by not in ENUMERATE_UNITS:
         raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_UNITS)}, got {enumerate_by!r}")
     if epsilon < 0 or not math.isfinite(epsilon):
         raise InputError(f"epsilon must be a finite number ≥ 0, got {epsilon}")

@@ -97,7 +97,7 @@ class StructurePrior:
     gamma: float = DEFAULT_EBIC_GAMMA
 
     def __post_init__(self) -> None:
-        if self.kind not in STRUCTURE_PRIORS:
+        if not isinstance(self.kind, str) or self.kind not in STRUCTURE_PRIORS:
             raise InputError(f"structure_prior (--prior) must be one of {', '.join(STRUCTURE_PRIORS)}, "
                              f"got {self.kind!r}")
         if self.kind == "binomial" and not (check_real(self.expected_parents, "expected_parents (--expected-parents)",
@@ -106,6 +106,11 @@ class StructurePrior:
                              f"(0, {self.n_variables - 1}), got {self.expected_parents}")
         if self.kind == "ebic":     # a finite γ: with γ = inf the prior of k = 0 is inf · 0 = nan
             check_real(self.gamma, "ebic_gamma (--ebic-gamma)", 0)
+        # as Python floats: a NumPy float32 γ made the penalty float32 arithmetic (a review: another optimum)
+        if self.kind == "binomial":
+            object.__setattr__(self, "expected_parents", float(self.expected_parents))
+        if self.kind == "ebic":
+            object.__setattr__(self, "gamma", float(self.gamma))
 
     def log_prior(self, k: int) -> float:
         m = self.n_variables - 1
