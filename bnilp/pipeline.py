@@ -717,6 +717,12 @@ def learn(
     _check_optimum_only(optimum_only, enumerate_by, list_dags, prior)
     check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
     check_real(ebic_gamma, "ebic_gamma (--ebic-gamma)", 0)
+    # a prior's setting given with another prior would not apply: refused, as the command line refuses it (a review)
+    for setting, value, default, kind in (("expected_parents", expected_parents, DEFAULT_EXPECTED_PARENTS, "binomial"),
+                                          ("ebic_gamma", ebic_gamma, DEFAULT_EBIC_GAMMA, "ebic")):
+        if value != default and not _is(structure_prior, kind):
+            raise InputError(f"{setting} is a setting of structure_prior='{kind}' (--prior {kind}); with "
+                             f"structure_prior={structure_prior!r} it would not apply")
     check_seconds(score_time_limit, "score_time_limit (--score-time-limit)", positive=True)
     if bf is not None and epsilon is not None:
         raise InputError(f"give bf or epsilon, not both (got bf={bf!r}, epsilon={epsilon!r})")

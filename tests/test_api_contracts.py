@@ -732,3 +732,13 @@ def test_sizes_past_any_memory_are_a_limit_not_an_overflow() -> None:
         sample_dag({"a": []}, {"a": "discrete"}, 10**30)
     with pytest.raises(InputError, match="asks for more than"):
         sample_dag({"a": []}, {"a": "continuous"}, 50, bins=10**30)
+
+
+def test_a_structure_prior_s_setting_with_another_prior_is_refused() -> None:
+    """``learn(ebic_gamma=2)`` or ``expected_parents=2`` under ``structure_prior="none"`` ran with the setting
+    ignored (a review); the command line refused ``--ebic-gamma`` without ``--prior ebic`` already."""
+    with pytest.raises(InputError, match=r"ebic_gamma is a setting of structure_prior='ebic'"):
+        learn(ASIA, bf=3, ebic_gamma=2.0)
+    with pytest.raises(InputError, match=r"expected_parents is a setting of structure_prior='binomial'"):
+        learn(ASIA, bf=3, structure_prior="ebic", expected_parents=2.0)
+    assert learn(ASIA, bf=3, structure_prior="ebic", ebic_gamma=2.0).complete
