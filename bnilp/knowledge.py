@@ -195,8 +195,9 @@ class Knowledge:
             object.__setattr__(self, f, _pairs(getattr(self, f), f))
         object.__setattr__(self, "independent", _independences(self.independent))
         given = () if self.tiers is None else self.tiers    # False or 0 is no list of tiers (it read as none)
-        if not isinstance(given, Iterable) or isinstance(given, str) \
-                or not all(isinstance(t, Iterable) and not isinstance(t, str) for t in given):
+        if isinstance(given, Iterable) and not isinstance(given, str):
+            given = list(given)                 # once: a generator checked and then read was empty (a review)
+        if not isinstance(given, list) or not all(isinstance(t, Iterable) and not isinstance(t, str) for t in given):
             # a string would be a tier of its characters
             raise InputError(f"knowledge: tiers is a list of lists of names, got {self.tiers!r}")
         if not _tier_numbers(self.strict_tiers):

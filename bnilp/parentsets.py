@@ -567,9 +567,12 @@ def score_parent_sets(
     progress = _routed(progress, table_progress)
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler):
-        raise InputError(f"scheduler (--scheduler) must be a Dask scheduler's address or 'local', got {scheduler!r}")
-    if scheduler is None or scheduler == "local":           # workers on this machine: at most its cores
+    # an address, 'local', or a Dask cluster object (distributed.Client takes it); not a pandas Series
+    if scheduler is not None and (not scheduler if isinstance(scheduler, str)
+                                  else not hasattr(scheduler, "scheduler_address")):
+        raise InputError(f"scheduler (--scheduler) must be a Dask scheduler's address, 'local' or a Dask cluster, "
+                         f"got {scheduler!r}")
+    if scheduler is None or (isinstance(scheduler, str) and scheduler == "local"):   # this machine: its cores
         n_jobs = worker_count(n_jobs)
     if time_limit is not None:
         time_limit = check_seconds(time_limit, "time_limit (--score-time-limit)", positive=True)

@@ -178,15 +178,20 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
         raise InputError(f"avg_degree (--avg-degree) {avg_degree} asks for {target} edges, more than "
                          f"{n_nodes * int(max_degree) // 2}, the most that {n_nodes} nodes of degree at most "
                          f"{int(max_degree)} (--max-degree) can have")
-    _check_memory(n_samples, n_nodes, int(n_nodes) * (int(n_nodes) - 1) // 2 * _PAIR_BYTES)
+    _check_memory(n_samples, n_nodes, int(n_nodes) * (int(n_nodes) - 1) // 2 * _PAIR_BYTES, widest=hi)
     return lo, hi
 
 
-def _check_memory(n_samples: int, n_nodes: int, more: int = 0) -> None:
-    """A :class:`LimitError` where ``n_samples`` rows of ``n_nodes`` columns (24 bytes a cell) and ``more`` bytes
-    would take more than half the free memory — also for sizes past a float's range (10³⁰⁰ nodes was an
-    ``OverflowError``, 10³⁰ rows NumPy's "Maximum allowed dimension exceeded": a review)."""
-    need = int(n_samples) * int(n_nodes) * 24 + more
+#: bytes per row and category of a discrete child's draw (its configurations' probabilities gathered to the rows)
+_CELL_ROW_BYTES = 24
+
+
+def _check_memory(n_samples: int, n_nodes: int, more: int = 0, widest: int = 1) -> None:
+    """A :class:`LimitError` where ``n_samples`` rows of ``n_nodes`` columns (24 bytes a cell) — or of ``widest``
+    categories, a discrete child's draw (:data:`_CELL_ROW_BYTES` a row and category), where that is larger — and
+    ``more`` bytes would take more than half the free memory, also for sizes past a float's range (10³⁰⁰ nodes was
+    an ``OverflowError``, 10³⁰ rows NumPy's "Maximum allowed dimension exceeded": a review)."""
+    need = int(n_samples) * max(int(n_nodes) * 24, _CELL_ROW_BYTES * int(widest)) + more
     free = free_memory()
     if free is not None and need > free // 2:
         raise LimitError(f"simulating {n_samples} rows of {n_nodes} nodes needs about "
@@ -402,6 +407,8 @@ def sample_dag(
     many = [names[i] for i, r in (*arity.items(), *nbins.items()) if r > MAX_CATEGORIES]
     if many:
         raise InputError(f"categories/bins: {many[0]!r} asks for more than {MAX_CATEGORIES}")
+    widest = max((*arity.values(), *nbins.values()), default=1)
+    _check_memory(n_samples, len(names), widest=widest)     # 2³¹ categories: 48 GiB a row
     pa = [sorted(index[p] for p in parents[v]) for v in names]
     rng = np.random.default_rng(check_seed(seed))
     columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [], link)

@@ -742,3 +742,27 @@ def test_a_structure_prior_s_setting_with_another_prior_is_refused() -> None:
     with pytest.raises(InputError, match=r"expected_parents is a setting of structure_prior='binomial'"):
         learn(ASIA, bf=3, structure_prior="ebic", expected_parents=2.0)
     assert learn(ASIA, bf=3, structure_prior="ebic", ebic_gamma=2.0).complete
+
+
+def test_tiers_from_a_generator_are_kept_and_a_dask_cluster_object_is_a_scheduler() -> None:
+    """A generator of tiers was read once by the type check and then found empty: the knowledge was lost without a
+    word; a Dask cluster object, which ``distributed.Client`` takes, was refused by the scheduler's new type check
+    (a review of the fixes)."""
+    assert Knowledge(tiers=(t for t in [["asia", "smoke"], ["tub"]])).tiers == (("asia", "smoke"), ("tub",))
+    assert Knowledge(tiers=iter([["a"], ["b"]]), strict_tiers=[0]).tiers == (("a",), ("b",))
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        assert learn(ASIA, bf=3, scheduler=cluster, n_jobs=2).report["n_networks"] == learn(ASIA, bf=3).report[
+            "n_networks"]
+
+
+def test_categories_past_the_memory_are_a_limit() -> None:
+    """2³¹ − 1 categories asked 16 GiB a row of the draw: a bare MemoryError (a review of the size checks)."""
+    from bnilp.errors import LimitError
+
+    with pytest.raises(LimitError, match="simulating 50 rows of 1 nodes needs about"):
+        sample_dag({"a": []}, {"a": "discrete"}, 50, categories={"a": 2**31 - 1})
+    with pytest.raises(LimitError, match="simulating 50 rows of 3 nodes"):
+        simulate(3, 50, 1.0, categories=(2, 2**31 - 1))
