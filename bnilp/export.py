@@ -575,6 +575,11 @@ def model_string(parents: Mapping[str, Iterable[str]], order: Iterable[str] | No
     bad = [v for v in parents if not v or _MODEL_FORBIDDEN & set(v)]
     if bad:
         raise InputError(f"model string: variable names may not contain [ ] | : (or be empty): {bad}")
+    if order is not None:           # a string was read as its letters, an unknown name ignored (a review)
+        order = _names(order, "order")
+        unknown = [v for v in order if v not in parents]
+        if unknown:
+            raise InputError(f"order names {unknown[0]!r}, which is not a variable of parents")
     nodes = topological_order(parents, order)
     rank = {v: i for i, v in enumerate(nodes)}
     parts = []
@@ -589,16 +594,37 @@ def cpdag_parents(variables: Iterable[str], directed: Iterable[Iterable[str]],
     """The parent map of a CPDAG for :func:`model_string`: u → v makes u a parent of v; u — v makes
     each a parent of the other. An edge naming a variable not in ``variables``, or a loop, is an
     :class:`InputError`."""
-    out: dict[str, set[str]] = {v: set() for v in variables}
+    out: dict[str, set[str]] = {v: set() for v in _names(variables, "variables")}
+    arrows: set[tuple[str, str]] = set()
     for what, edges in (("directed", directed), ("undirected", undirected)):
-        for u, v in edges:
+        if isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
+            raise InputError(f"{what} must be a list of (u, v) pairs, got {edges!r}")
+        for edge in edges:
+            if isinstance(edge, (str, bytes)) or not isinstance(edge, Iterable) or len(edge := tuple(edge)) != 2:
+                raise InputError(f"{what}: an edge is a pair (u, v), got {edge!r}")
+            u, v = edge
             if u not in out or v not in out or u == v:
                 why = "is a loop" if u == v else "names a variable not in variables"
                 raise InputError(f"{what}: the edge ({u!r}, {v!r}) {why}")
+            if what == "directed":     # u → v and v → u would read as the undirected edge u — v (a review)
+                if (v, u) in arrows:
+                    raise InputError(f"directed: both {u!r} → {v!r} and {v!r} → {u!r}; an edge either way is "
+                                     "undirected")
+                arrows.add((u, v))
             out[v].add(u)
             if what == "undirected":
                 out[u].add(v)
     return {v: frozenset(ps) for v, ps in out.items()}
+
+
+def _names(value: object, name: str) -> list[str]:
+    """``value`` as a list of variable names (a list, tuple … of strings; one string is no list of names)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InputError(f"{name} must be a list of variable names, got {value!r}")
+    names = list(value)
+    if not all(isinstance(v, str) for v in names):
+        raise InputError(f"{name} must be a list of variable names, got {names!r}")
+    return names
 
 
 def parse_model_string(text: str) -> dict[str, frozenset[str]]:

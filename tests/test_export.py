@@ -536,3 +536,25 @@ def test_an_export_of_a_limited_run_says_so_in_its_json_and_file_headers(tmp_pat
     from bnilp.export import bif_text
 
     assert "OPT not proven: the best network found" in bif_text(fitted)
+
+
+def test_cpdag_parents_and_model_string_check_their_arguments() -> None:
+    """A fuzz of the API (a review): ``cpdag_parents('ab', …)`` split the string into variables, a directed edge
+    given both ways was drawn as an undirected one, bad edges were bare TypeErrors; ``model_string(order='ba')``
+    read the letters and an unknown name in ``order`` was ignored."""
+    from bnilp.export import cpdag_parents, model_string
+
+    with pytest.raises(InputError, match="variables must be a list of variable names"):
+        cpdag_parents("ab", [("a", "b")], [])
+    with pytest.raises(InputError, match="directed: both 'b' → 'a' and 'a' → 'b'"):
+        cpdag_parents(["a", "b"], [("a", "b"), ("b", "a")], [])
+    with pytest.raises(InputError, match="directed must be a list of"):
+        cpdag_parents(["a", "b"], None, [])
+    with pytest.raises(InputError, match="an edge is a pair"):
+        cpdag_parents(["a", "b"], [("a", "b", "c")], [])
+    with pytest.raises(InputError, match="order must be a list of variable names"):
+        model_string({"a": [], "b": ["a"]}, order="ba")
+    with pytest.raises(InputError, match="order names 'zz'"):
+        model_string({"a": [], "b": ["a"]}, order=["zz"])
+    assert model_string(cpdag_parents(["a", "b", "c"], [("a", "c")], [("a", "b")]), ["a", "b", "c"]) == \
+        "[a|b][b|a][c|a]"
