@@ -78,7 +78,7 @@ from typing import Any
 import numpy as np
 
 from bnilp.data import Dataset
-from bnilp.errors import InputError, check_flag, check_seed
+from bnilp.errors import InputError, check_count, check_flag, check_seed
 from bnilp.scores import LocalScore, make_score
 
 #: scores whose likelihood-ratio statistic and df are symmetric in the two tested variables
@@ -328,8 +328,7 @@ def ci_test(
         raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     if not isinstance(null, str) or null not in NULL_DISTRIBUTIONS:
         raise InputError(f"null must be one of {', '.join(NULL_DISTRIBUTIONS)}, got {null!r}")
-    if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) or permutations < 1:
-        raise InputError(f"permutations must be an integer ≥ 1, got {permutations!r}")
+    permutations = check_count(permutations, "permutations", 1)
     xi = _resolve(data, x, "x")
     yi = _resolve(data, y, "y")
     if given is None:                                               # no conditioning set

@@ -605,9 +605,7 @@ def _hill_climb(
 def _check_max_parents(max_parents: int | None, n: int) -> int:
     if max_parents is None:
         return max(n - 1, 0)
-    if isinstance(max_parents, bool) or not isinstance(max_parents, int | np.integer) or max_parents < 0:
-        raise InputError(f"max_parents (--max-parents) must be an integer ≥ 0, got {max_parents!r}")
-    return int(max_parents)
+    return check_count(max_parents, "max_parents (--max-parents)", 0)
 
 
 def _start_adjacency(score: LocalScore, start: Mapping[str, Iterable[str]] | None, allowed: np.ndarray,
@@ -907,14 +905,11 @@ def proxy_search(
     began = time.perf_counter()
     check_score(score)
     check_callback(progress)
-    if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 2:
-        raise InputError(f"samples (--samples) must be an integer ≥ 2, got {samples!r}")
-    if isinstance(refine, bool) or not isinstance(refine, int | np.integer) or refine < 0:
-        raise InputError(f"refine (--refine) must be an integer ≥ 0, got {refine!r}")
+    samples = check_count(samples, "samples (--samples)", 2)
+    refine = check_count(refine, "refine (--refine)", 0)
     check_real(expected_parents, "expected_parents (--expected-in-degree)", 0, above=True)
     check_real(kappa, "kappa (--kappa)", 0)
-    if isinstance(radius, bool) or not isinstance(radius, int | np.integer) or radius < 1:
-        raise InputError(f"radius must be an integer ≥ 1, got {radius!r}")
+    radius = check_count(radius, "radius", 1)
     maxiter = check_count(maxiter, "maxiter", 1)
     check_flag(polish, "polish (--polish)")
     check_flag(edge_slope, "edge_slope")

@@ -59,7 +59,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import InputError, LimitError, check_flag, check_seed
+from bnilp.errors import InputError, LimitError, check_count, check_flag, check_seed
 from bnilp.graphs import check_acyclic, to_digraph
 from bnilp.memory import free_memory
 
@@ -139,16 +139,6 @@ def _random_dag(pairs: list[tuple[int, int]], n: int, n_edges: int, max_degree: 
     return edges
 
 
-def _whole(value: object, name: str, minimum: int) -> int:
-    """``value`` as an ``int`` when it is a whole real number ≥ ``minimum`` (``4`` or ``4.0``; not ``bool``, NaN,
-    ∞, None or a string), else an :class:`InputError` naming the parameter ``name``."""
-    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-          and int(value) == value and value >= minimum)
-    if not ok:
-        raise InputError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    return int(value)
-
-
 def _real(value: object, name: str) -> float:
     """``value`` as a finite ``float`` (not ``bool`` or a string), else an :class:`InputError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
@@ -158,17 +148,17 @@ def _real(value: object, name: str) -> float:
 
 def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int | None,
               discrete_fraction: float, categories: tuple[int, int]) -> tuple[int, int]:
-    n_nodes = _whole(n_nodes, "n_nodes (--nodes)", 1)
-    n_samples = _whole(n_samples, "n_samples (--samples)", 3)     # 2 rows standardise to ±1: read back as discrete
+    n_nodes = check_count(n_nodes, "n_nodes (--nodes)", 1)
+    n_samples = check_count(n_samples, "n_samples (--samples)", 3)     # 2 rows standardise to ±1: read back as discrete
     avg_degree = _real(avg_degree, "avg_degree (--avg-degree)")
     if not (0 <= avg_degree <= max(n_nodes - 1, 0)):
         raise InputError(f"avg_degree (--avg-degree) must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
     if max_degree is not None:
-        max_degree = _whole(max_degree, "max_degree (--max-degree)", 1)
+        max_degree = check_count(max_degree, "max_degree (--max-degree)", 1)
     if not (0.0 <= _real(discrete_fraction, "discrete_fraction (--discrete-fraction)") <= 1.0):
         raise InputError(f"discrete_fraction (--discrete-fraction) must lie in [0, 1], got {discrete_fraction}")
     try:
-        lo, hi = (_whole(c, "categories (--categories)", 0) for c in categories)
+        lo, hi = (check_count(c, "categories (--categories)", 0) for c in categories)
     except (TypeError, ValueError, InputError):
         raise InputError(f"categories (--categories) must be two integers lo-hi, got {categories!r}") from None
     if not 2 <= lo <= hi <= MAX_CATEGORIES:
@@ -294,7 +284,8 @@ def simulate(
     nonlinear = check_flag(nonlinear, "nonlinear (--nonlinear)")
     _check_link(link)
     n, N = int(n_nodes), int(n_samples)
-    if check_seed(seed) is None:
+    seed = check_seed(seed)
+    if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     rng = np.random.default_rng(seed)
     names = [f"X{i + 1}" for i in range(n)]
@@ -381,15 +372,15 @@ def sample_dag(
     unknown = sorted({p for ps in parents.values() for p in ps} - set(index)) + sorted(set(names) - set(kinds))
     if unknown:
         raise InputError(f"parents/kinds: variable {unknown[0]!r} is not described")
-    n_samples = _whole(n_samples, "n_samples", 3)     # 2 rows standardise to ±1: read back as discrete
+    n_samples = check_count(n_samples, "n_samples", 3)     # 2 rows standardise to ±1: read back as discrete
     _check_memory(n_samples, len(names))
     if not isinstance(bins, dict):
-        bins = _whole(bins, "bins", 0)
+        bins = check_count(bins, "bins", 0)
     if categories is not None and not isinstance(categories, dict):
         raise InputError(f"categories must be a dict of discrete variable → number of categories, got {categories!r}")
     for what, given in (("categories", categories or {}), ("bins", bins if isinstance(bins, dict) else {})):
         for v, r in given.items():
-            _whole(r, f"{what}[{v!r}]", 0)
+            check_count(r, f"{what}[{v!r}]", 0)
     check_acyclic(parents, "parents")
     graph = to_digraph(parents, nodes=names)
     order = [index[v] for v in nx.lexicographical_topological_sort(graph, key=index.__getitem__)]

@@ -766,3 +766,31 @@ def test_categories_past_the_memory_are_a_limit() -> None:
         sample_dag({"a": []}, {"a": "discrete"}, 50, categories={"a": 2**31 - 1})
     with pytest.raises(LimitError, match="simulating 50 rows of 3 nodes"):
         simulate(3, 50, 1.0, categories=(2, 2**31 - 1))
+
+
+def test_every_count_takes_a_whole_float_as_its_integer_and_refuses_a_fraction() -> None:
+    """A count read from a JSON or YAML configuration arrives as ``2.0``: ``simulate(4.0, …)`` took it while
+    ``learn(palim=2.0)`` refused it (an API fuzz). Every count now goes through one check
+    (:func:`bnilp.errors.check_count`): a whole real number is its integer, with the same result; a fraction,
+    NaN, ∞, a bool or a string is refused naming the parameter."""
+    from bnilp.proxy import greedy_search
+
+    frame = simulate(4.0, 60.0, 1.0, seed=3.0)[0]
+    assert frame.equals(simulate(4, 60, 1.0, seed=3)[0])
+    as_float = learn(ASIA, bf=3.0, palim=2.0, max_networks=50.0, n_jobs=1.0)
+    as_int = learn(ASIA, bf=3, palim=2, max_networks=50, n_jobs=1)
+    assert as_float.report["optimum"] == as_int.report["optimum"]
+    assert as_float.report["n_networks"] == as_int.report["n_networks"]
+    score = make_score("bic", load_data(ASIA))
+    assert (proxy_search(score, samples=8.0, refine=1.0, seed=1, maxiter=20.0).to_dict()["parents"]
+            == proxy_search(score, samples=8, refine=1, seed=1, maxiter=20).to_dict()["parents"])
+    assert greedy_search(score, seed=2.0).to_dict()["seed"] == 2
+    mixed = from_dataframe(frame, discrete=["X2"])
+    assert make_score("cgd", mixed, bins=4.0).bins == 4
+    assert (ci_test(mixed, "X1", "X3", null="local-permutation", permutations=9.0, seed=1).to_dict()
+            == ci_test(mixed, "X1", "X3", null="local-permutation", permutations=9, seed=1).to_dict())
+    for bad in (2.5, float("nan"), float("inf"), True, "2", np.float32(1.5)):
+        with pytest.raises(InputError, match=r"^palim \(--palim\) must be an integer ≥ 0, got "):
+            learn(ASIA, palim=bad)
+        with pytest.raises(InputError, match=r"^n_nodes \(--nodes\) must be an integer ≥ 1, got "):
+            simulate(bad, 60, 1.0)

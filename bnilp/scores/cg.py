@@ -76,7 +76,7 @@ import numpy as np
 from scipy.special import xlogy
 
 from bnilp.data import Dataset
-from bnilp.errors import InputError
+from bnilp.errors import InputError, check_count
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, residual_deviance_mean
 from bnilp.scores.discrete import BIC
 
@@ -608,10 +608,9 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
 
     def __init__(self, data: Dataset, *, bins: int = DEFAULT_BINS, prior: StructurePrior | None = None,
                  penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
-        if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 2:
-            raise InputError(f"bins (--bins) must be an integer ≥ 2, got {bins!r}")
+        bins = check_count(bins, "bins (--bins)", 2)
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
-        self.bins = int(bins)
+        self.bins = bins
         self.binned: dict[int, np.ndarray] = {}
         self.bin_arity: dict[int, int] = {}
         self._view: BIC | None = None
