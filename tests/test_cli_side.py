@@ -663,6 +663,25 @@ def test_a_score_setting_the_run_would_ignore_is_refused(tmp_path, args, flag) -
     assert "would ignore it" in res.output and not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("command", ["score", "learn"])
+@pytest.mark.parametrize("args, says", [
+    (("--score", "cg", "--mvp-degree", "2"), "bnilp: error: --mvp-degree is MVP's"),
+    (("--score", "bic", "--bf", "3"), "score 'bic' needs discrete data, but c is continuous"),
+])
+def test_an_error_after_the_data_are_read_is_still_the_one_line_under_q(tmp_path, command, args, says) -> None:
+    """The data's warnings are shown even with ``-q`` (an identifier column here), but a setting the score refuses
+    or data it cannot score ended the run with those warnings above the error: two or three lines where the
+    contract wants one (an option fuzz). The score is built before the data's warnings are printed."""
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"id": [f"p{i}" for i in range(60)], "a": rng.integers(0, 2, 60), "b": rng.integers(0, 3, 60),
+                  "c": rng.normal(size=60)}).to_csv(tmp_path / "d.csv", index=False)
+    out = ("-o", str(tmp_path / "x.scores")) if command == "score" else ()
+    assert says in _one_line_error(_run(command, str(tmp_path / "d.csv"), "-q", *args, *out))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
+    fine = _run(command, str(tmp_path / "d.csv"), "-q", "--score", "cg", "--palim", "1", *out)
+    assert "column 'id' has a distinct value on every one of its 60 rows" in fine.output      # the warning stays
+
+
 def test_the_settings_a_run_uses_are_taken(tmp_path) -> None:
     for args in (("--score", "bdeu", "--ess", "2"), ("--prior", "binomial", "--expected-parents", "2"),
                  ("--prior", "ebic", "--ebic-gamma", "0.9"), ("--score", "cgd", "--bins", "4")):

@@ -126,7 +126,10 @@ def _progress(console: Console, n: int, deepening: bool, quiet: bool):
 
 
 def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Console, quiet: bool) -> ScoreTable:
-    """Score and prune with the options of the command line; prints what was inferred and done."""
+    """Score and prune with the options of the command line; prints what was inferred and done. The score is
+    built first: a setting it refuses, or data it cannot score, is the one line of an error, not the last of the
+    data's warnings (shown even with ``-q``) followed by it."""
+    score = score_from_options(data, opts)
     for warning in data.warnings:  # shown even with -q
         console.print(Text(f"warning: {warning}", style="yellow"))
     many = [note for note in data.notes if note.endswith(" states")]
@@ -144,7 +147,6 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
             console.print(Text(f"warning: {constant_column_text(name)}", style="yellow"))
         for group in data.twins:
             console.print(Text(f"warning: {twin_columns_text(group)}", style="yellow"))
-    score = score_from_options(data, opts)
     deepening = opts.get("score_time_limit") is not None   # children are walked once per depth
     with _progress(console, data.n, deepening, quiet) as update:
         table = score_parent_sets(score, epsilon=epsilon, palim=opts.get("palim"), prune=not opts.get("no_prune"),
