@@ -420,6 +420,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if count_past_cap:
         _check_count_past_cap(unit, why, list_dags, k)
     note = ws_note = None
+    warm_start_given = warm_start is not None     # the record says a start was given, used or not (a review)
     if isinstance(warm_start, Mapping):    # only a hint: a network the table cannot hold is not used, and said so
         warm_start = parent_lists(warm_start, "warm_start")          # a string is one parent, never its letters
         _check_warm_start_network(table, warm_start)
@@ -489,7 +490,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     report["provenance"] = {**provenance(), "settings": {
         "time_limit": time_limit, "max_networks": max_networks, "prior": prior, "enumerate_by": enumerate_by,
         "list_dags": list_dags, "optimum_only": optimum_only, "count_past_cap": count_past_cap, "jobs": jobs,
-        "warm_start": warm_start is not None}}
+        "warm_start": warm_start_given}}
     return LearnResult(table, solution, report)
 
 

@@ -199,6 +199,14 @@ def test_a_warm_start_the_table_cannot_hold_is_not_used_and_the_report_says_why(
         assert got.report["warm_start_note"] == ("warm start not used: the parent set ['bronc', 'either'] of 'dysp' "
                                                  "is not in the score table (larger than the palim (1))")
         assert got.solution.optimum == pytest.approx(plain.solution.optimum)
+        # "whether one was given" (README): it read False for a start given but not used (a review)
+        assert got.report["provenance"]["settings"]["warm_start"] is True
+    best = plain.solution.networks[0].parents
+    child = next(v for v in table.variables if best[v])
+    against = solve_table(table, warm_start=best, knowledge=Knowledge(forbidden=[(next(iter(best[child])), child)]))
+    assert against.report["warm_start_note"] == "warm start not used: it does not satisfy the background knowledge"
+    assert against.report["provenance"]["settings"]["warm_start"] is True
+    assert plain.report["provenance"]["settings"]["warm_start"] is False
     for bad, words in (({**start, "ghost": frozenset()}, "unknown \\['ghost'\\]"),
                        ({v: ps for v, ps in start.items() if v != "asia"}, "missing \\['asia'\\]"),
                        ({**start, "asia": frozenset({"tub"}), "tub": frozenset({"asia"})}, "directed cycle")):
