@@ -584,8 +584,13 @@ def score_parent_sets(
                                   scheduler=scheduler, progress=progress, knowledge=knowledge, counts=counts,
                                   deadline=Deadline(math.inf, scoring_memory_floor()))
     except ScoringMemoryLimit as exc:
-        raise LimitError(f"scoring stopped: {exc}; time_limit (--score-time-limit) keeps the largest parent-set "
-                         "size the walk finished, palim (--palim) bounds the walk") from None
+        raise _scoring_stopped(exc) from None
+
+
+def _scoring_stopped(exc: ScoringMemoryLimit) -> LimitError:
+    """The limit a walk that ran the system short of memory ends the scoring with, where no finished pass is kept."""
+    return LimitError(f"scoring stopped: {exc}; time_limit (--score-time-limit) keeps the largest parent-set size "
+                      "the walk finished, palim (--palim) bounds the walk")
 
 
 def _routed(progress: Callable[[WalkStats], None] | None, table_progress: Callable[[TableProgress], None] | None
@@ -649,7 +654,10 @@ def _deepen(score: LocalScore, time_limit: float, kwargs: dict[str, Any]) -> Sco
         depth += 1
     if table is None:
         kept_depth = depth - 1
-        table = last if last is not None else _score_parent_sets(score, **kwargs, depth=0)
+        try:        # no pass finished: the required parents alone (depth 0), or the limit if even they do not fit
+            table = last if last is not None else _score_parent_sets(score, **kwargs, depth=0)
+        except ScoringMemoryLimit as exc:      # (a review: a traceback, exit 1, where the walk without the limit
+            raise _scoring_stopped(exc) from None      # ended in one line, exit 3)
         table.meta.pop("depth_cut", None)
         own = table.meta["exact_for_parent_sets_up_to"] if table.meta["palim_reached"] else None  # e.g. knowledge's
         table.meta.update(palim=kept_depth, palim_default=False, palim_reached=True,

@@ -133,6 +133,25 @@ def test_a_refused_allocation_is_a_memory_limit_not_a_crash(monkeypatch, tmp_pat
     assert res.output.strip().splitlines()[-1].startswith("bnilp: limited: scoring stopped: an allocation failed")
 
 
+def test_a_refused_allocation_in_every_pass_of_a_deepening_is_the_one_line_limit_too(monkeypatch, tmp_path) -> None:
+    """A review's find (``prlimit --as`` on alarm1000 with ``--score-time-limit``): no pass finished, so the
+    deepening fell back to the required parents alone (palim 0) outside its handler, and that walk's refused
+    allocation escaped as a traceback (exit 1) where the run without a time limit ended in one line, exit 3."""
+    def refused(*args, **kwargs):       # every pass, the fallback to palim 0 too
+        raise MemoryError("Unable to allocate 63.7 MiB for an array")
+
+    monkeypatch.setattr(parentsets, "_score_pass", refused)
+    with pytest.raises(LimitError, match=r"^scoring stopped: an allocation failed \(Unable to allocate"):
+        score_parent_sets(make_score("bic", discrete(5, 7, 300)), epsilon=math.log(20), time_limit=600)
+    frame = random_discrete_frame(7, n=7, N=300, max_arity=3)
+    path, out = tmp_path / "d.csv", tmp_path / "s.scores"
+    frame.to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["score", str(path), "-o", str(out), "--bf", "20", "--counts", "families",
+                                    "--score-time-limit", "600"])
+    assert res.exit_code == EXIT_LIMIT and "Traceback" not in res.output and not out.exists(), res.output
+    assert res.output.strip().splitlines()[-1].startswith("bnilp: limited: scoring stopped: an allocation failed")
+
+
 def test_a_refused_allocation_after_scoring_is_a_limit_too(monkeypatch, tmp_path) -> None:
     """A ``MemoryError`` anywhere else in a command (the search, the report) ends it with one line and exit 3."""
     import bnilp.pipeline
