@@ -483,6 +483,13 @@ def test_an_output_that_cannot_be_written_leaves_none_of_the_others(runner, smal
     # the summary is printed once the outputs are in place: none before the error (it read as a success)
     assert "complete" not in res.output and res.output.strip().splitlines() == [
         "bnilp: error: /dev/full: cannot be written (No space left on device)"]
+    # nor the export's line (a review: "exported network 1 of … to o.bif", then the error, and no o.bif)
+    res = run(runner, "learn", small_csv, "--bf", "20", "--export", tmp_path / "o.bif", "--dot", "/dev/full")
+    assert res.exit_code == 2 and "exported" not in res.output, res.output
+    assert res.output.strip().splitlines()[-1] == "bnilp: error: /dev/full: cannot be written (No space left on device)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    res = run(runner, "learn", small_csv, "--bf", "20", "--export", tmp_path / "o [1].bif")
+    assert res.exit_code == 0 and f"with ml parameters to {tmp_path / 'o [1].bif'}" in res.output
 
 
 def _piped_into_true(command: list, pipe: str = "|") -> subprocess.CompletedProcess:

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.cli import EXIT_INPUT, EXIT_LIMIT, outputs_whole
@@ -148,20 +149,21 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
         raise InputError(f"--ess must be a finite number > 0 for --parameters bayes, got {ess}")
 
 
-def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Console) -> str | None:
+def _export(result: LearnResult, data: Any, opts: dict[str, Any]) -> tuple[str | None, str | None]:
     """Fit and write the chosen network (--export); the report records what was written. Returns the error
     when network K was not collected (known only after the search): nothing is exported, the report
-    says why, and :func:`_finish` still writes the other outputs before it exits 2."""
+    says why, and :func:`_finish` still writes the other outputs before it exits 2; and the line to print
+    once every output is in place (a review: "exported … to o.bif" was printed, then a later file of the set
+    could not be written and the export was rolled back)."""
     k = opts.get("export_network") or 1
     n = len(result.solution.networks)
     if n == 0:                      # nothing to fit: the report says why (infeasible, or a limit hit first)
-        console.print("[yellow]no network was found: nothing exported[/yellow]")
-        return None
+        return None, "[yellow]no network was found: nothing exported[/yellow]"
     if k > n:
         error = (f"--export-network {k}: only {n} network(s){_one_per_class(result.report)} were collected; "
                  "nothing exported")
         result.report["export"] = {"path": opts["export_path"], "network": k, "error": error}
-        return error
+        return error, None
     from bnilp.export import default_method, export_format
 
     method = opts.get("parameter_method") or default_method(result.table.meta.get("score"))
@@ -172,18 +174,17 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any], console: Conso
         raise
     except InputError as exc:          # what only the fitted network shows: the search's outputs still count
         result.report["export"] = {"path": opts["export_path"], "network": k, "error": str(exc)}
-        return str(exc)
+        return str(exc), None
     info = {"path": opts["export_path"], "format": export_format(opts["export_path"]), "network": k,
             "score": fitted["network"]["score"], "parameters": fitted["parameters"],
             "absent": fitted["absent"]}
     result.report["export"] = info
-    if not opts.get("quiet"):
-        par = fitted["parameters"]
-        how = par["method"] + (f", ESS {par['ess']:g}" if par["ess"] is not None else "")
-        absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
-        console.print(f"exported network {k} of {n}{_one_per_class(result.report)} with {how} parameters to "
-                      f"{opts['export_path']}{absent}", highlight=False, markup=False)
-    return None
+    par = fitted["parameters"]
+    how = par["method"] + (f", ESS {par['ess']:g}" if par["ess"] is not None else "")
+    absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
+    done = f"exported network {k} of {n}{_one_per_class(result.report)} with {how} parameters to " \
+           f"{opts['export_path']}{absent}"
+    return None, None if opts.get("quiet") else escape(done)
 
 
 def _one_per_class(report: dict[str, Any]) -> str:
@@ -321,8 +322,10 @@ def _finish(result: LearnResult, opts: dict[str, Any], console: Console, t0: flo
     or none (:func:`bnilp.scorefile.output_set`); then the exit: 3 for a limit, 2 for an export the search could
     not serve (said on its own line either way), else 0."""
     with output_set():
-        export_error = _export(result, data, opts, console) if opts.get("export_path") else None
+        export_error, exported = _export(result, data, opts) if opts.get("export_path") else (None, None)
         _write(result, opts, t0)
+    if exported:
+        console.print(exported, highlight=False)
     _print(result, opts)
     _exit(result, export_error)
 
