@@ -45,6 +45,7 @@ import os
 import pickle
 import queue
 import secrets
+import sys
 import tempfile
 import threading
 import time
@@ -1073,16 +1074,17 @@ def _close_half_started(clusters: list) -> None:
 
 
 @contextlib.contextmanager
-def _distributed_quiet():
-    """distributed's loggers at ERROR for the block: closing a cluster after an interrupt cancels the tasks still
-    running, and distributed warns of each cancellation and of a busy worker it has to kill — its own doing, said
-    after "bnilp: interrupted" (distributed's configuration gives its loggers levels of their own, so each is
-    quieted)."""
+def _distributed_quiet(level: int = logging.ERROR):
+    """distributed's loggers at ``level`` for the block: closing a cluster after an interrupt cancels the tasks
+    still running, and distributed warns of each cancellation and of a busy worker it has to kill — its own
+    doing, said after "bnilp: interrupted" (distributed's configuration gives its loggers levels of their own, so
+    each is quieted). Above CRITICAL for a client whose scheduler was lost: closing it cancels its attempt to
+    reconnect, which distributed logs as an error with two tracebacks after the run's own line."""
     quiet = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
              if name == "distributed" or name.startswith("distributed.")]
     levels = [log.level for log in quiet]
     for log in quiet:
-        log.setLevel(logging.ERROR)
+        log.setLevel(level)
     try:
         yield
     finally:
@@ -1381,7 +1383,8 @@ class DaskExecutor:
     cluster (:meth:`_take_back`). On a cluster given by address the coordinator only coordinates."""
 
     def __init__(self, score: LocalScore, scheduler: str, n_jobs: int) -> None:
-        self.score, self.local = score, scheduler == "local"
+        self.score, self.local, self.address = score, scheduler == "local", scheduler
+        self.lost = False                     # the scheduler's connection lost mid-run (:meth:`_connected`)
         self.held: list[_DaskTask] = []      # blocks not sent yet, oldest first
         self.sent: list[tuple[Any, list[_DaskTask]]] = []   # tasks at the cluster and their blocks
         self.frontiers: dict[int, tuple[Any, Any]] = {}   # child -> (its level's stats, their Dask future)
@@ -1400,6 +1403,23 @@ class DaskExecutor:
                 self.client.close()
             raise InputError(f"scheduler (--scheduler) {scheduler}: the cluster takes no work ({exc})") from None
         self.slots = max(n_jobs, self.threads + self.coordinator_computes, 2)
+
+    @contextlib.contextmanager
+    def _connected(self) -> Iterator[None]:
+        """A cluster given by address whose scheduler is lost mid-run (stopped, killed, the network gone): the
+        client cancels every future (``FutureCancelledError``, read as a worker killed for memory) or a read fails
+        (``CommClosedError``: a traceback, exit 1; a review). It is one line naming ``scheduler`` instead, as a
+        scheduler that cannot be reached at the start is; nothing is kept (the results were on the cluster)."""
+        try:
+            yield
+        except Exception as exc:
+            comm = sys.modules.get("distributed.comm.core")
+            closed = comm is not None and isinstance(exc, comm.CommClosedError)
+            if self.local or (self.client.status == "running" and not closed):
+                raise
+            self.lost = True
+            raise InputError(f"scheduler (--scheduler) {self.address}: the connection to the scheduler was lost "
+                             f"mid-run ({type(exc).__name__}); nothing was kept") from None
 
     def submit(self, spec: WalkSpec, block: Block) -> _DaskTask:
         task = _DaskTask(spec, block)    # sent by wait_any, which follows the generation of a batch:
@@ -1453,23 +1473,24 @@ class DaskExecutor:
         results: dict[int, Any] = {}
         sent: dict[int, Any] = {}
         try:
-            while held or sent:
-                for i, f in [(i, f) for i, f in sent.items() if f.done()]:
-                    results[i] = f.result()
-                    del sent[i]
-                    if check is not None:
-                        check(i)
-                while held and len(sent) < DASK_QUEUED_PER_THREAD * self.threads:
-                    i = held.pop(0)
-                    with _no_large_graph_warning():
-                        sent[i] = self.client.submit(fn, self.score_future, tasks[i], *args, pure=False)
-                if held and self.coordinator_computes:
-                    i = held.pop()
-                    results[i] = fn(self.score, tasks[i], *args)
-                    if check is not None:
-                        check(i)
-                elif sent:
-                    wait(list(sent.values()), return_when="FIRST_COMPLETED")
+            with self._connected():
+                while held or sent:
+                    for i, f in [(i, f) for i, f in sent.items() if f.done()]:
+                        results[i] = f.result()
+                        del sent[i]
+                        if check is not None:
+                            check(i)
+                    while held and len(sent) < DASK_QUEUED_PER_THREAD * self.threads:
+                        i = held.pop(0)
+                        with _no_large_graph_warning():
+                            sent[i] = self.client.submit(fn, self.score_future, tasks[i], *args, pure=False)
+                    if held and self.coordinator_computes:
+                        i = held.pop()
+                        results[i] = fn(self.score, tasks[i], *args)
+                        if check is not None:
+                            check(i)
+                    elif sent:
+                        wait(list(sent.values()), return_when="FIRST_COMPLETED")
             return [results[i] for i in range(len(tasks))]
         finally:
             with contextlib.suppress(Exception):
@@ -1485,6 +1506,10 @@ class DaskExecutor:
         return held[1]
 
     def wait_any(self, tasks: list) -> None:
+        with self._connected():
+            self._wait_any(tasks)
+
+    def _wait_any(self, tasks: list) -> None:
         from dask.distributed import wait
 
         self._send()
@@ -1525,8 +1550,9 @@ class DaskExecutor:
         with contextlib.suppress(Exception):
             self.client.cancel([future for future, _ in self.sent if not future.done()] + [self.score_future])
         _LOCAL_DASK_USERS.discard(self)
-        if not self.local:
-            self.client.close()
+        if not self.local:      # (its scheduler lost: closing cancels the client's attempt to reconnect, logged)
+            with _distributed_quiet(logging.CRITICAL + 1) if self.lost else contextlib.nullcontext():
+                self.client.close()
 
 
 def _light(block: Block) -> Block:

@@ -1236,3 +1236,92 @@ def test_the_command_line_with_jobs_in_a_multiprocessing_pool_worker_runs_there(
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         assert pool.map(_command_line_in_a_pool_worker, runs) == [0, 0]
     assert (tmp_path / "1.scores").read_bytes() == (tmp_path / "2.scores").read_bytes()
+
+
+def test_a_lost_scheduler_is_one_line_naming_it_and_other_errors_pass_through() -> None:
+    """The client of a cluster given by address cancels every future when its scheduler goes (a review killed
+    it mid-run): read as a worker killed for memory (``FutureCancelledError``, exit 3) or a traceback
+    (``CommClosedError``, exit 1). Either is now one line naming ``scheduler``; an error of the work itself, with
+    the scheduler there, is the error it is; a local cluster's errors are not read as a lost address."""
+    from concurrent.futures import CancelledError
+
+    pytest.importorskip("distributed")
+    from distributed.comm.core import CommClosedError
+
+    from bnilp.errors import InputError
+    from bnilp.lattice import DaskExecutor
+
+    class Client:
+        status = "running"
+
+    def executor(local: bool, status: str) -> DaskExecutor:
+        ex = DaskExecutor.__new__(DaskExecutor)
+        ex.local, ex.address, ex.lost, ex.client = local, "tcp://10.0.0.9:8786", False, Client()
+        ex.client.status = status
+        return ex
+
+    for status, exc in (("connecting", CancelledError()), ("closed", CancelledError()),
+                        ("running", CommClosedError("in <TCP>: ConnectionResetError"))):
+        ex = executor(False, status)
+        with pytest.raises(InputError, match=r"^scheduler \(--scheduler\) tcp://10\.0\.0\.9:8786: the connection "
+                                             rf"to the scheduler was lost mid-run \({type(exc).__name__}\)"):
+            with ex._connected():
+                raise exc
+        assert ex.lost
+    for local, status, exc in ((False, "running", CancelledError()), (False, "running", ValueError("the work")),
+                               (True, "connecting", CancelledError())):
+        ex = executor(local, status)
+        with pytest.raises(type(exc)):
+            with ex._connected():
+                raise exc
+        assert not ex.lost
+
+
+@pytest.mark.slow
+def test_a_scheduler_killed_mid_run_ends_the_command_in_one_line_and_no_file(tmp_path) -> None:
+    """End to end, a cluster started here by the ``dask`` command: its scheduler killed while a walk of ~20 s
+    runs on its worker. One line naming ``--scheduler``, exit 2, no score file (a review: 117 lines ending in a
+    ``CommClosedError`` traceback, exit 1, or a worker "killed for memory", exit 3, with distributed's tracebacks
+    above it)."""
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    dask = shutil.which("dask")
+    if dask is None:
+        pytest.skip("needs the dask command")
+    frame = random_discrete_frame(6, n=36, N=1000, max_arity=2)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    env = {**os.environ, "PYTHONPATH": str(Path(bnilp.__file__).parents[1])}
+    started = []
+    try:
+        started.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                         "--scheduler-file", str(tmp_path / "s.json")], env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for _ in range(300):
+            if (tmp_path / "s.json").exists():
+                break
+            time.sleep(0.1)
+        started.append(subprocess.Popen([dask, "worker", "--nthreads", "1", "--no-dashboard", "--scheduler-file",
+                                         str(tmp_path / "s.json")], env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL))
+        address = json.loads((tmp_path / "s.json").read_text())["address"]
+        out = tmp_path / "o.scores"
+        run = subprocess.Popen([sys.executable, "-m", "bnilp", "score", str(tmp_path / "d.csv"), "--no-prune",
+                                "--palim", "5", "--scheduler", address, "-o", str(out), "-q"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(8)
+        assert run.poll() is None, "the walk ended before the scheduler was killed: make it longer"
+        started[0].kill()
+        _, err = run.communicate(timeout=120)
+    finally:
+        for proc in started:
+            proc.kill()
+            proc.wait()
+    assert run.returncode == 2, err
+    assert err.strip().splitlines() == [line for line in err.strip().splitlines() if line.startswith("bnilp: error: "
+                                        f"scheduler (--scheduler) {address}: the connection to the scheduler was "
+                                        "lost mid-run")] and len(err.strip().splitlines()) == 1, err
+    assert not out.exists() and not Path(f"{out}.json").exists()
