@@ -45,6 +45,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -1082,7 +1083,8 @@ def _counted_class(cpdag: CpdagEdges, whole: bool, families: Mapping[str, Any], 
 class TailMass:
     """What the classes past the cap add to the posteriors (:func:`class_tail_mass`), unnormalised, relative
     to exp(``ref``): their total weight, Σ W(M)·P_M(u → v) and Σ W(M)·[u — v undirected in M's CPDAG] as
-    matrices in the order of the variables, and their numbers of classes and admitted DAGs."""
+    matrices in the order of the variables, and their numbers of classes and admitted DAGs — of the tail's
+    first ``classes`` (best first), ``uncounted`` more left out at a deadline."""
 
     ref: float
     mass: float
@@ -1090,6 +1092,7 @@ class TailMass:
     undirected: np.ndarray
     classes: int
     dags: int
+    uncounted: int = 0
 
     def at(self, ref: float) -> float:
         """The total weight relative to exp(``ref``) instead."""
@@ -1102,7 +1105,7 @@ TAIL_CHUNK_BYTES = 1 << 30
 
 def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str], ref: float, prior: str,
                     complete_classes: bool, max_listed: int = 1_000_000, chunk: int | None = None,
-                    first: int = 1) -> TailMass:
+                    first: int = 1, deadline: float | None = None) -> TailMass:
     """Weights and edge shares of the classes in ``tail`` (:class:`bnilp.ilp.result.ClassTail`: one best DAG
     per class), summed without keeping the classes: W(M) = exp(s(M) − ref)·m(M) under the DAG prior (m(M)
     the admitted DAGs), exp(s(M) − ref) under the class prior, as :func:`bnilp.averaging.class_weights`.
@@ -1116,13 +1119,16 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
     Madigan & Perlman 1997), its share of a → b 1 for a directed CPDAG edge and #AMO(C; a → b)/#AMO(C)
     inside component C. A class the table may not wholly admit is counted as :func:`credible_classes`
     counts it (:func:`_counted_class`, with the same checks; errors name it by its rank among all classes
-    found, ``first`` for the tail's first: the classes listed + 1)."""
+    found, ``first`` for the tail's first: the classes listed + 1).
+
+    ``deadline`` (a :func:`time.perf_counter` time; None: none): no chunk is begun past it, and the classes not
+    reached are left out — the sums are then over the tail's best ``classes``, ``uncounted`` the rest."""
     if not 0 < len(nodes) <= MASK_MAX_VARIABLES:
         raise ValueError(f"class_tail_mass works on 1 to {MASK_MAX_VARIABLES} variables, not {len(nodes)}")
     index = {v: i for i, v in enumerate(nodes)}
     n = len(nodes)
-    if chunk is None:
-        chunk = max(1_000, min(200_000, TAIL_CHUNK_BYTES // (16 * n * n)))
+    if chunk is None:       # (smaller under a deadline: it is looked at between chunks)
+        chunk = max(1_000, min(200_000 if deadline is None else 20_000, TAIL_CHUNK_BYTES // (16 * n * n)))
     out = TailMass(ref, 0.0, np.zeros((n, n)), np.zeros((n, n)), len(tail), 0)
     fam_lists = [sorted(sum(1 << index[u] for u in ps) for ps in families[v]) for v in nodes]
     fstart = np.cumsum([0] + [len(f) for f in fam_lists]).astype(np.int64)
@@ -1130,6 +1136,9 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
     set_mask = np.array([sum(1 << index[u] for u in ps) for ps in tail.sets], dtype=np.int64)
     child_at = np.array([index[c] for c in tail.children], dtype=np.int64)
     for lo in range(0, len(tail), chunk):
+        if deadline is not None and time.perf_counter() > deadline:
+            out.classes, out.uncounted = lo, len(tail) - lo
+            break
         hi = min(len(tail), lo + chunk)
         choices = np.asarray(tail.choices[lo:hi], dtype=np.int64)
         pm = np.zeros((hi - lo, n), dtype=np.int64)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,7 +26,7 @@ from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import Dataset, from_dataframe, load_data
 from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real, check_seconds
 from bnilp.graphs import check_acyclic, parent_lists, to_digraph
-from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, solve
+from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, settings, solve
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import (
     EQUIVALENCE_CHECKED_CLASSES,
@@ -457,7 +458,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     with paused_gc():
         if unit == "mecs":
             report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None,
-                                             max_networks)
+                                             max_networks, _tail_deadline(solution.status, time_limit))
         else:
             report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k)
     if k is not None:
@@ -572,23 +573,42 @@ def knowledge_report(k: Knowledge) -> dict[str, Any]:
 
 
 def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool, knowledge: Knowledge | None,
-               first: int) -> int:
+               first: int, deadline: float | None = None) -> tuple[int, int]:
     """The DAGs of the classes past the cap (``tail``), counted as the listed ones are: under ``knowledge`` only
     those that satisfy it (:func:`bnilp.mec.credible_classes`; the table was restricted to its arrows, so the
-    compiled count of whole classes, which knows no knowledge, took the cut classes for unsound pruning)."""
+    compiled count of whole classes, which knows no knowledge, took the cut classes for unsound pruning), and how
+    many classes ``deadline`` left uncounted."""
     if knowledge is None:
-        return class_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound,
-                               first=first).dags
+        mass = class_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound,
+                               first=first, deadline=deadline)
+        return mass.dags, mass.uncounted
     return sum(m.n_dags for m in credible_classes(tail.items(0, len(tail)), table.families, table.variables,
-                                                  complete_classes=sound, knowledge=knowledge, first=first))
+                                                  complete_classes=sound, knowledge=knowledge, first=first)), 0
+
+
+#: what stopped a search whose classes past the cap were counted to a deadline, in the report's words
+_STOPPED_BY = {"time_limit": "time limit", "interrupted": "interrupt"}
+
+
+def _tail_deadline(status: str, time_limit: float | None) -> float | None:
+    """When counting the classes found past the cap must stop (a :func:`time.perf_counter` time), or None: a
+    search stopped by its ``time_limit`` gets :data:`~bnilp.ilp.settings.TAIL_COUNT_SHARE` of it more, one
+    interrupted :data:`~bnilp.ilp.settings.TAIL_COUNT_SECONDS` (at least that either way) — not minutes of
+    counting past the limit the user set (:func:`bnilp.mec.class_tail_mass`)."""
+    if status not in ("time_limit", "interrupted"):
+        return None
+    share = settings.TAIL_COUNT_SHARE * time_limit if time_limit is not None else 0.0
+    return time.perf_counter() + max(settings.TAIL_COUNT_SECONDS, share)
 
 
 def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prior: str,
                   list_dags: bool, knowledge: Knowledge | None = None, knowledge_sound: bool = True,
-                  max_networks: int | None = None) -> tuple[dict[str, Any], SolveResult]:
+                  max_networks: int | None = None, tail_deadline: float | None = None
+                  ) -> tuple[dict[str, Any], SolveResult]:
     """Counted classes → (report, solution); ``list_dags``: every admitted DAG of every class listed and
     averaged — at most ``max_networks`` of them: past it the best ``max_networks`` are listed and averaged
-    and the solution becomes incomplete (status ``network_limit``, as a DAG enumeration stopped by the cap)."""
+    and the solution becomes incomplete (status ``network_limit``, as a DAG enumeration stopped by the cap).
+    The classes found past the cap are counted until ``tail_deadline`` (:func:`_tail_deadline`)."""
     meta = table.meta
     made_for = meta.get("epsilon")
     table_sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached")
@@ -608,9 +628,11 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         counted += " that satisfies the background knowledge" if sound else " that satisfy the background knowledge"
     listed = "all DAGs" if list_dags else "one representative per class"
     if list_dags:
-        total = int(sum(m.n_dags for m in mecs))
+        total, uncounted = int(sum(m.n_dags for m in mecs)), 0
         if solution.unlisted is not None and len(solution.unlisted):     # classes found past the cap: counted
-            total += _tail_dags(solution.unlisted, table, solution.optimum, prior, sound, knowledge, len(mecs) + 1)
+            more, uncounted = _tail_dags(solution.unlisted, table, solution.optimum, prior, sound, knowledge,
+                                         len(mecs) + 1, tail_deadline)
+            total += more
         # every credible class found (the cap cut only the listing), or a count over those found so far
         exact = solution.status == "optimal" or (solution.status == "network_limit" and solution.unlisted is not None)
         of = f"the {total:,}" if exact else f"at least {total:,}"
@@ -642,6 +664,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                            class_members={m.key: m.n_dags for m in mecs})
         report["n_dags_counted"] = total
         report["n_dags_counted_exact"] = exact
+        report["classes_uncounted"] = uncounted
         # what the posteriors average over, as in class listing: here the DAGs listed and their classes
         report["posterior_classes"] = report["n_mecs"]
         report["posterior_dags"] = report["n_networks"]
@@ -649,11 +672,17 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         tail = None
         if solution.unlisted is not None and len(solution.unlisted) and knowledge is None:
             tail = class_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
-                                   complete_classes=sound, first=len(mecs) + 1)
+                                   complete_classes=sound, first=len(mecs) + 1, deadline=tail_deadline)
             found = "credible classes" if solution.status == "network_limit" else "credible classes found"
             listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge posteriors "
                       f"over all {len(mecs) + tail.classes:,} {found}")
+            if tail.uncounted:
+                listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge "
+                          f"posteriors over the best {len(mecs) + tail.classes:,} of the "
+                          f"{len(mecs) + len(solution.unlisted):,} {found} (the other {tail.uncounted:,} not "
+                          f"counted in the time left after the {_STOPPED_BY.get(solution.status, solution.status)})")
         report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables, tail=tail)
+        report["classes_uncounted"] = tail.uncounted if tail is not None else 0
     report["counted"] = counted
     report["listed"] = listed
     return report, solution
