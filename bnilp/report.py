@@ -309,10 +309,13 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                  " (counted by listing each class: only DAGs whose parent sets the score table holds)")
     head.add_row("credible DAGs", dags)
     head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else ""))
-    if r.get("posterior_classes", 0) > r.get("n_mecs", 0):
+    uncounted = r.get("classes_uncounted") or 0     # past a deadline after a time limit (pipeline._tail_deadline)
+    if r.get("posterior_classes", 0) > r.get("n_mecs", 0) or uncounted:
         found = "" if r.get("status") == "network_limit" else " found"
-        head.add_row("posteriors over", f"all {r['posterior_classes']} credible classes{found} "
-                                        f"({r['posterior_dags']} DAGs); the best {r.get('n_mecs')} listed")
+        over = (f"the best {r['posterior_classes']} of the {r['posterior_classes'] + uncounted} credible classes"
+                f"{found} ({r['posterior_dags']} DAGs; {uncounted} not counted in the time left)" if uncounted else
+                f"all {r['posterior_classes']} credible classes{found} ({r['posterior_dags']} DAGs)")
+        head.add_row("posteriors over", f"{over}; the best {r.get('n_mecs')} listed")
     listed_all = ((r.get("provenance") or {}).get("settings") or {}).get("list_dags")
     head.add_row("enumerated", "DAGs" if r.get("enumerate") != "mecs" else
                  "equivalence classes (every DAG listed)" if listed_all else "equivalence classes (one DAG each)")
@@ -358,8 +361,10 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                       f"over the networks found only.", style="bold red", markup=False)
     mecs = r.get("mecs") or []
     if mecs:
-        tail = r.get("posterior_classes", 0) > len(mecs)       # classes counted past the cap, found or all
-        of = (f"{len(mecs)} listed, {r['posterior_classes']} credible{'' if counted_all else ' found'}" if tail
+        # classes counted past the cap, found or all (and those found but not counted, past a deadline)
+        found = r.get("posterior_classes", 0) + (r.get("classes_uncounted") or 0)
+        tail = found > len(mecs)
+        of = (f"{len(mecs)} listed, {found} credible{'' if counted_all else ' found'}" if tail
               else str(len(mecs)))
         t = Table(title=f"Markov equivalence classes (top {min(TOP_MECS, len(mecs))} of {of})")
         size_col = "class size (with knowledge)" if known else "class size"

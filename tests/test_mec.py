@@ -615,6 +615,18 @@ def test_a_search_stopped_by_its_time_limit_counts_its_tail_for_a_bounded_time(m
     assert cut["classes_uncounted"] == full["posterior_classes"] - 100 and cut["posterior_classes"] == 100
     assert (f"over the best 100 of the {full['posterior_classes']:,} credible classes (the other "
             f"{cut['classes_uncounted']:,} not counted in the time left after the network_limit)") in cut["listed"]
+    import io
+
+    from rich.console import Console
+
+    from bnilp.report import print_report
+
+    panel = Console(file=io.StringIO(), width=300)
+    print_report(cut, panel)
+    said = panel.file.getvalue()        # not "all 100 credible classes": the panel says what was left out
+    assert (f"posteriors over   the best 100 of the {full['posterior_classes']} credible classes (" in said
+            and f"; {cut['classes_uncounted']} not counted in the time left); the best 100 listed" in said)
+    assert f"top 20 of 100 listed, {full['posterior_classes']} credible found" in said
 
 
 def test_a_tail_s_dag_total_past_2_63_is_exact():
