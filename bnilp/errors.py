@@ -83,8 +83,11 @@ def check_count(value: object, name: str, minimum: int = 0, also: tuple[int, ...
     fractional part (``4.0``, as read from a JSON or YAML configuration), not ``bool`` or a string — ≥ ``minimum``
     or one of ``also`` (e.g. −1 for "all cores"); else an :class:`InputError` naming the parameter ``name``.
     Every count of the API goes through here, so ``palim=2.0`` and ``simulate(4.0, …)`` are read alike."""
-    whole = (isinstance(value, numbers.Integral)
-             or (isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer()))
+    try:            # (a whole Fraction past a float's range overflows in isfinite: refused, as check_real does)
+        whole = (isinstance(value, numbers.Integral)
+                 or (isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer()))
+    except OverflowError:
+        whole = False
     if isinstance(value, bool) or not whole or not (value >= minimum or value in also):
         extra = "".join(f" or {a}" for a in also)
         raise InputError(f"{name} must be an integer ≥ {minimum}{extra}, got {value!r}")

@@ -1409,7 +1409,8 @@ class DaskExecutor:
         """A cluster given by address whose scheduler is lost mid-run (stopped, killed, the network gone): the
         client cancels every future (``FutureCancelledError``, read as a worker killed for memory) or a read fails
         (``CommClosedError``: a traceback, exit 1; a review). It is one line naming ``scheduler`` instead, as a
-        scheduler that cannot be reached at the start is; nothing is kept (the results were on the cluster)."""
+        scheduler that cannot be reached at the start is (a deepening keeps its finished passes, as it does when a
+        worker dies: :func:`bnilp.parentsets._deepen`)."""
         try:
             yield
         except Exception as exc:
@@ -1419,7 +1420,7 @@ class DaskExecutor:
                 raise
             self.lost = True
             raise InputError(f"scheduler (--scheduler) {self.address}: the connection to the scheduler was lost "
-                             f"mid-run ({type(exc).__name__}); nothing was kept") from None
+                             f"mid-run ({type(exc).__name__})") from None
 
     def submit(self, spec: WalkSpec, block: Block) -> _DaskTask:
         task = _DaskTask(spec, block)    # sent by wait_any, which follows the generation of a batch:

@@ -582,8 +582,14 @@ def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool
         mass = class_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound,
                                first=first, deadline=deadline)
         return mass.dags, mass.uncounted
-    return sum(m.n_dags for m in credible_classes(tail.items(0, len(tail)), table.families, table.variables,
-                                                  complete_classes=sound, knowledge=knowledge, first=first)), 0
+    dags, step = 0, 1_000       # the deadline looked at between steps, as class_tail_mass does between chunks
+    for lo in range(0, len(tail), step):
+        if deadline is not None and time.perf_counter() > deadline:
+            return dags, len(tail) - lo
+        dags += sum(m.n_dags for m in credible_classes(tail.items(lo, min(len(tail), lo + step)), table.families,
+                                                       table.variables, complete_classes=sound, knowledge=knowledge,
+                                                       first=first + lo))
+    return dags, 0
 
 
 #: what stopped a search whose classes past the cap were counted to a deadline, in the report's words
@@ -634,7 +640,8 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                                          len(mecs) + 1, tail_deadline)
             total += more
         # every credible class found (the cap cut only the listing), or a count over those found so far
-        exact = solution.status == "optimal" or (solution.status == "network_limit" and solution.unlisted is not None)
+        exact = not uncounted and (solution.status == "optimal"
+                                   or (solution.status == "network_limit" and solution.unlisted is not None))
         of = f"the {total:,}" if exact else f"at least {total:,}"
         # the search's cap is on classes here, which the user did not ask for: its "the best 2000 of 14225 credible
         # classes" read as 2000 classes kept, where 340 held the 2000 DAGs listed (a review)

@@ -567,6 +567,7 @@ def test_a_warm_start_file_the_table_cannot_hold_is_a_hint_not_used(chain_csv, t
         assert why in info["why"], info
         assert doc["warm_start_note"] == f"warm start not used: {info['why']}"
         assert "background knowledge" not in info["why"]
+        assert doc["provenance"]["settings"]["warm_start"] is True      # given, not used (it read false: a review)
     for parents, words in (({"x": [], "y": ["x"], "w": []}, "unknown variable(s) 'w'"),
                            ({"x": [], "y": ["q"], "z": []}, "unknown variable(s) 'q'"),
                            ({"x": [], "y": ["x"]}, "no parents given for 'z'"),

@@ -627,6 +627,13 @@ def test_a_search_stopped_by_its_time_limit_counts_its_tail_for_a_bounded_time(m
     assert (f"posteriors over   the best 100 of the {full['posterior_classes']} credible classes (" in said
             and f"; {cut['classes_uncounted']} not counted in the time left); the best 100 listed" in said)
     assert f"top 20 of 100 listed, {full['posterior_classes']} credible found" in said
+    # --list-dags counts the tail's DAGs, under background knowledge by listing them: bounded alike (a review)
+    from bnilp.knowledge import Knowledge
+
+    for knowledge in (None, Knowledge(forbidden=[("v0", "v1")])):
+        listed = solve_table(flat, epsilon=1.0, max_networks=100, enumerate_by="mecs", list_dags=True,
+                             knowledge=knowledge).report
+        assert listed["classes_uncounted"] > 0 and listed["n_dags_counted_exact"] is False
 
 
 def test_a_tail_s_dag_total_past_2_63_is_exact():

@@ -426,6 +426,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                 console.print(f"warm start ({warm_info['source']}) was {warm_info['gap_to_optimum']:.6f} "
                               "below the best network found", highlight=False, markup=False)
         result.report["warm_start"] = warm_info
+        # "whether one was given": a start the table cannot hold never reached solve_table (a review)
+        result.report["provenance"]["settings"]["warm_start"] = True
     with outputs_whole():
         _finish(result, opts, console, t0, data)
 
