@@ -85,16 +85,18 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
     """Group ``result_dict["networks"]`` into MECs, weight them and return :func:`result_json`
     (with ``knowledge``, a class is its DAGs that satisfy it: see :attr:`bnilp.mec.MEC.knowledge`).
     ``class_members``: the credible DAGs of each class by :attr:`~bnilp.mec.MEC.key`, where they were counted and
-    a cap listed only some (``prior="mecs"`` then gives each listed DAG W(M)/m(M), not its share of those listed)."""
+    a cap listed only some (``prior="mecs"`` then gives each listed DAG W(M)/m(M), not its share of those listed;
+    and the class's ``n_dags`` is m(M), not the members listed: a review)."""
     nets = network_items(result_dict.get("networks") or [])
     variables = list(variables) if variables is not None else _variables_of(result_dict)
     mecs = group_by_mec(nets)
     for m in mecs:
         m.knowledge = knowledge
+        if class_members is not None:
+            m.counted = max(len(m.members), int(class_members.get(m.key, 0)))
     scores = [s for s, _ in nets]
     ids = mec_index(mecs, len(nets)) if prior == "mecs" else None
-    sizes = ([max(len(m.members), int(class_members.get(m.key, 0))) for m in mecs]
-             if ids is not None and class_members is not None else None)
+    sizes = [m.n_dags for m in mecs] if ids is not None and class_members is not None else None
     w = weights(scores, result_dict.get("optimum"), prior, ids, sizes)
     return result_json(result_dict, mecs, w, variables, prior)
 

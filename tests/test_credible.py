@@ -308,6 +308,13 @@ def test_list_dags_stops_at_max_networks_and_says_so(tmp_path) -> None:
     best = sorted((n.score for n in every.solution.networks), reverse=True)[:cap]
     assert [n["score"] for n in capped.report["networks"]] == pytest.approx(best, abs=1e-9)
     assert "--max-networks" in capped.report["listed"]
+    # a class the cap cuts keeps its count: n_dags is m(M), the DAGs the table admits, not those listed (a review)
+    sizes = {tuple(sorted(map(tuple, (m["cpdag"]["directed"])))) + tuple(sorted(map(tuple, m["cpdag"]["undirected"]))):
+             m["n_dags"] for m in solve_table(table, epsilon=eps, enumerate_by="mecs").report["mecs"]}
+    cut = [m for m in capped.report["mecs"] if len(m["members"]) < m["n_dags"]]
+    assert cut and all(m["n_dags"] == sizes[tuple(sorted(map(tuple, m["cpdag"]["directed"])))
+                                            + tuple(sorted(map(tuple, m["cpdag"]["undirected"])))]
+                       for m in capped.report["mecs"])
     whole = solve_table(table, epsilon=eps, enumerate_by="mecs", list_dags=True, max_networks=total)
     assert whole.complete and whole.report["listed"] == "all DAGs" and whole.report["n_networks"] == total
 
