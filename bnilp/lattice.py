@@ -1407,7 +1407,8 @@ class DaskExecutor:
     @contextlib.contextmanager
     def _connected(self) -> Iterator[None]:
         """A cluster given by address whose scheduler is lost mid-run (stopped, killed, the network gone): the
-        client cancels every future (``FutureCancelledError``, read as a worker killed for memory) or a read fails
+        client cancels every future (``FutureCancelledError``/``FuturesCancelledError``, read as a worker killed for
+        memory) or a read fails
         (``CommClosedError``: a traceback, exit 1; a review). It is one line naming ``scheduler`` instead, as a
         scheduler that cannot be reached at the start is (a deepening keeps its finished passes, as it does when a
         worker dies: :func:`bnilp.parentsets._deepen`)."""

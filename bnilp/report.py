@@ -101,6 +101,14 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
     return result_json(result_dict, mecs, w, variables, prior)
 
 
+def _uncounted_classes(r: Mapping[str, Any]) -> int:
+    """The classes found past the cap that a deadline left out of the posteriors (``classes_uncounted``), where
+    the posteriors are over classes (not with ``--list-dags``: they are over the DAGs listed then, and its message
+    says what was counted; a review)."""
+    listed_all = ((r.get("provenance") or {}).get("settings") or {}).get("list_dags")
+    return 0 if listed_all else int(r.get("classes_uncounted") or 0)
+
+
 def summarise_classes(result_dict: Mapping[str, Any], mecs: Sequence[MEC], prior: str = "dags",
                       variables: Sequence[str] | None = None, tail: TailMass | None = None) -> dict[str, Any]:
     """:func:`result_json` of a class enumeration: ``result_dict["networks"]`` holds one representative per
@@ -311,7 +319,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                  " (counted by listing each class: only DAGs whose parent sets the score table holds)")
     head.add_row("credible DAGs", dags)
     head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else ""))
-    uncounted = r.get("classes_uncounted") or 0     # past a deadline after a time limit (pipeline._tail_deadline)
+    uncounted = _uncounted_classes(r)
     if r.get("posterior_classes", 0) > r.get("n_mecs", 0) or uncounted:
         found = "" if r.get("status") == "network_limit" else " found"
         over = (f"the best {r['posterior_classes']} of the {r['posterior_classes'] + uncounted} credible classes"
@@ -364,7 +372,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
     mecs = r.get("mecs") or []
     if mecs:
         # classes counted past the cap, found or all (and those found but not counted, past a deadline)
-        found = r.get("posterior_classes", 0) + (r.get("classes_uncounted") or 0)
+        found = r.get("posterior_classes", 0) + _uncounted_classes(r)
         tail = found > len(mecs)
         of = (f"{len(mecs)} listed, {found} credible{'' if counted_all else ' found'}" if tail
               else str(len(mecs)))

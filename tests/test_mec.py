@@ -634,6 +634,10 @@ def test_a_search_stopped_by_its_time_limit_counts_its_tail_for_a_bounded_time(m
         listed = solve_table(flat, epsilon=1.0, max_networks=100, enumerate_by="mecs", list_dags=True,
                              knowledge=knowledge).report
         assert listed["classes_uncounted"] > 0 and listed["n_dags_counted_exact"] is False
+        panel = Console(file=io.StringIO(), width=300)       # posteriors over the DAGs listed: no class count
+        print_report(listed, panel)                           # that adds the uncounted to the listed (a review)
+        said = panel.file.getvalue()
+        assert "posteriors over" not in said and f"(top 20 of {listed['n_mecs']})" in said
 
 
 def test_a_tail_s_dag_total_past_2_63_is_exact():
