@@ -470,6 +470,8 @@ def load_data(
     if not rows:
         raise InputError(f"{path}: no data rows")
     width = len(names)
+    if drop_missing:    # a blank line between rows is a row of missing cells (README): left out as such (a review)
+        rows = [[""] * width if not "".join(row).strip() else row for row in rows]
     for line, row in zip(lines, rows, strict=True):
         if len(row) != width:
             raise InputError(f"{path}:{line}: expected {width} fields, found {len(row)}")

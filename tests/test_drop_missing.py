@@ -137,3 +137,23 @@ def test_an_exported_network_names_the_rows_left_out_and_the_data_it_was_fitted_
     bif = (tmp_path / "net.bif").read_text()
     assert f"(N = {200 - left_out}; {left_out} rows with a missing value left out)" in bif
     assert f"data SHA-256 {digest}" in bif
+
+
+def test_a_blank_line_between_rows_is_a_row_of_missing_cells_and_left_out(tmp_path) -> None:
+    """README (Formats): a blank line between rows is a row of missing cells — an error, and ``--drop-missing``
+    leaves such rows out. A line of delimiters alone was left out, but a blank line (or one of spaces) stayed a
+    field-count error under ``drop_missing`` too (a review)."""
+    body = "a,b,c\n0,1,2\n1,0,1\n"
+    clean = load_data(_write(tmp_path, "clean.csv", body + "0,0,0\n1,1,2\n"))
+    for hole in ("\n", "   \n", ",,\n", "\t\n"):
+        data = load_data(_write(tmp_path, "holed.csv", body + hole + "0,0,0\n" + hole + "1,1,2\n"), drop_missing=True)
+        assert data.rows_dropped_missing == 2 and np.array_equal(data.codes, clean.codes), repr(hole)
+        assert (data.names, data.arities, data.levels) == (clean.names, clean.arities, clean.levels)
+    with pytest.raises(InputError, match=r"holed\.csv:4: expected 3 fields, found 0"):      # without it: an error
+        load_data(_write(tmp_path, "holed.csv", body + "\n0,0,0\n"))
+
+
+def _write(folder, name: str, text: str):
+    path = folder / name
+    path.write_text(text)
+    return path
