@@ -470,8 +470,9 @@ def load_data(
     if not rows:
         raise InputError(f"{path}: no data rows")
     width = len(names)
-    if drop_missing:    # a blank line between rows is a row of missing cells (README): left out as such (a review)
-        rows = [[""] * width if not "".join(row).strip() else row for row in rows]
+    if drop_missing:    # a blank line between rows is a row of missing cells (README): left out as such (a review);
+        # short of fields and blank — a full row of quoted spaces (states of a whitespace-separated file) stays
+        rows = [[""] * width if len(row) < width and not "".join(row).strip() else row for row in rows]
     for line, row in zip(lines, rows, strict=True):
         if len(row) != width:
             raise InputError(f"{path}:{line}: expected {width} fields, found {len(row)}")

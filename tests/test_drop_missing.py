@@ -151,6 +151,10 @@ def test_a_blank_line_between_rows_is_a_row_of_missing_cells_and_left_out(tmp_pa
         assert (data.names, data.arities, data.levels) == (clean.names, clean.arities, clean.levels)
     with pytest.raises(InputError, match=r"holed\.csv:4: expected 3 fields, found 0"):      # without it: an error
         load_data(_write(tmp_path, "holed.csv", body + "\n0,0,0\n"))
+    # a whole row of quoted spaces in a whitespace-separated file is a row of states, kept (a review of the fix)
+    quoted = _write(tmp_path, "q.txt", 'a b\n1 " "\n2 x\n" " " "\n1 x\n2 " "\n')
+    kept = load_data(quoted, drop_missing=True)
+    assert kept.rows_dropped_missing == 0 and kept.codes.shape[0] == 5 and kept.arities == load_data(quoted).arities
 
 
 def _write(folder, name: str, text: str):
