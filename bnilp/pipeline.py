@@ -108,7 +108,8 @@ class LearnResult:
         if not nets:
             raise InputError("no network: the score table admits no DAG")
         if not _is_index(network):      # a float index read "0..0" for 0.0 (a review): an index is an integer
-            raise InputError(f"network must be an integer index (0 = the best), got {network!r}")
+            raise InputError(f"network={network!r}: network is an index of the listed networks, an integer "
+                             "(0 = the best)")
         if not 0 <= network < len(nets):
             if self.report.get("enumerate") == "mecs" and "n_dags_counted" not in self.report:
                 raise InputError(f"network={network!r}: {len(nets)} networks are listed, {len(nets)} class "

@@ -226,7 +226,8 @@ def test_network_indexes_the_listed_networks_and_says_so_under_class_enumeration
     with pytest.raises(InputError, match=r"2 class representatives .* of 15 DAGs.*list_dags=True"):
         result.fit(asia, network=2)
     for index in (1.0, True, "1"):     # an index, not a count: 1.0 read "indexes … 0..1" (a review)
-        with pytest.raises(InputError, match=r"^network must be an integer index \(0 = the best\), got "):
+        with pytest.raises(InputError, match=r"^network=.*: network is an index of the listed networks, an integer "
+                                             r"\(0 = the best\)"):
             result.fit(asia, network=index)
     every = learn(asia, score="bic", bf=20, list_dags=True)          # as the message says: every DAG listed
     assert len(every.solution.networks) == len(every.graphs()) == every.report["n_networks"] == 15
