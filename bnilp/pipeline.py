@@ -654,6 +654,10 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         elif solution.status == "network_limit":
             said = (f"network limit reached: the class search stopped at {len(mecs):,} classes (--max-networks caps "
                     "them too), so the DAGs are counted over those")
+        elif solution.unlisted is not None and len(solution.unlisted) and said:    # stopped early, classes past the
+            # cap counted: "the best 2000 of them kept" read as 2,000 classes listed, where 66 held the DAGs (a review)
+            said = said.replace(f", the best {len(mecs)} of them kept", "")
+            classes = f" in {len(mecs) + len(solution.unlisted):,} credible classes found"
         if max_networks is not None and total > max_networks:
             listed = (f"the best {max_networks:,} of {of} DAGs counted (--max-networks); edge posteriors "
                       "over those listed")

@@ -638,6 +638,18 @@ def test_a_search_stopped_by_its_time_limit_counts_its_tail_for_a_bounded_time(m
         print_report(listed, panel)                           # that adds the uncounted to the listed (a review)
         said = panel.file.getvalue()
         assert "posteriors over" not in said and f"(top 20 of {listed['n_mecs']})" in said
+    # a search stopped by its time limit: the message does not say the cap's classes were "kept" (a review: "the
+    # best 2000 of them kept" beside 66 classes holding the 2,000 DAGs listed)
+    monkeypatch.undo()
+    monkeypatch.setattr(settings, "TAIL_COUNT_SECONDS", 0.0)
+    names8 = [f"v{i}" for i in range(8)]
+    flat8 = ScoreTable(names8, {v: {frozenset(c): 0.0 for k in range(3) for c in
+                                    itertools.combinations([u for u in names8 if u != v], k)} for v in names8})
+    stopped = solve_table(flat8, epsilon=1.0, max_networks=200, enumerate_by="mecs", list_dags=True,
+                          time_limit=0.2).report
+    assert stopped["status"] == "time_limit" and "of them kept" not in stopped["message"]
+    assert stopped["message"].endswith(" credible classes found") and "DAG listing stopped at 200 DAGs" in \
+        stopped["message"]
 
 
 def test_a_tail_s_dag_total_past_2_63_is_exact():
