@@ -101,12 +101,16 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
     return result_json(result_dict, mecs, w, variables, prior)
 
 
+def lists_every_dag(r: Mapping[str, Any]) -> bool:
+    """Whether the result ``r`` (a report) listed every DAG of each class (``list_dags``, ``--list-dags``)."""
+    return bool(((r.get("provenance") or {}).get("settings") or {}).get("list_dags"))
+
+
 def _uncounted_classes(r: Mapping[str, Any]) -> int:
     """The classes found past the cap that a deadline left out of the posteriors (``classes_uncounted``), where
     the posteriors are over classes (not with ``--list-dags``: they are over the DAGs listed then, and its message
     says what was counted; a review)."""
-    listed_all = ((r.get("provenance") or {}).get("settings") or {}).get("list_dags")
-    return 0 if listed_all else int(r.get("classes_uncounted") or 0)
+    return 0 if lists_every_dag(r) else int(r.get("classes_uncounted") or 0)
 
 
 def summarise_classes(result_dict: Mapping[str, Any], mecs: Sequence[MEC], prior: str = "dags",
@@ -326,7 +330,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                 f"{found} ({r['posterior_dags']} DAGs; {uncounted} not counted in the time left)" if uncounted else
                 f"all {r['posterior_classes']} credible classes{found} ({r['posterior_dags']} DAGs)")
         head.add_row("posteriors over", f"{over}; the best {r.get('n_mecs')} listed")
-    listed_all = ((r.get("provenance") or {}).get("settings") or {}).get("list_dags")
+    listed_all = lists_every_dag(r)
     head.add_row("enumerated", "DAGs" if r.get("enumerate") != "mecs" else
                  "equivalence classes (every DAG listed)" if listed_all else "equivalence classes (one DAG each)")
     if r.get("optimum_only"):

@@ -54,7 +54,15 @@ from bnilp.pipeline import (
     unknown_pruning_note,
     warm_start_unheld,
 )
-from bnilp.report import limit_reason, print_report, report_json_text, write_dot, write_graphml, write_report
+from bnilp.report import (
+    limit_reason,
+    lists_every_dag,
+    print_report,
+    report_json_text,
+    write_dot,
+    write_graphml,
+    write_report,
+)
 from bnilp.scorefile import (
     ScoreTable,
     atomic_write_text,
@@ -190,8 +198,7 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any]) -> tuple[str |
 def _one_per_class(report: dict[str, Any]) -> str:
     """What the collected networks are, where they are not every DAG: one per class in ``mecs`` mode unless
     ``--list-dags`` listed every DAG of every class (the export's lines said "one per equivalence class" then too)."""
-    listed_all = ((report.get("provenance") or {}).get("settings") or {}).get("list_dags")
-    return " (one per equivalence class)" if report.get("enumerate") == "mecs" and not listed_all else ""
+    return " (one per equivalence class)" if report.get("enumerate") == "mecs" and not lists_every_dag(report) else ""
 
 
 def _where(info: dict[str, Any]) -> str:
