@@ -45,7 +45,6 @@ from bnilp.scorefile import ScoreTable, check_is_table, check_table
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import (
     DEFAULT_EBIC_GAMMA,
-    DEFAULT_EXPECTED_PARENTS,
     bayes_factor,
     bf_text,
     score_equivalent,
@@ -713,7 +712,7 @@ def learn(
     max_networks: int = DEFAULT_MAX_NETWORKS,
     prior: str = "dags",
     structure_prior: str = "none",
-    expected_parents: float = DEFAULT_EXPECTED_PARENTS,
+    expected_parents: float | None = None,
     ebic_gamma: float = DEFAULT_EBIC_GAMMA,
     n_jobs: int = 1,
     enumerate_by: str = "auto",
@@ -750,8 +749,8 @@ def learn(
     that need one get :func:`bnilp.parentsets.default_palim`, recorded in the report). ``time_limit``
     (seconds) and ``max_networks`` (DAGs, or classes under class enumeration, at most) bound the search;
     reaching one leaves :attr:`LearnResult.complete` False, and ``solution.status`` names it. ``expected_parents``
-    (r of ``structure_prior="binomial"``) and ``ebic_gamma`` (γ of ``"ebic"``) are the structure priors'
-    settings.
+    (r of ``structure_prior="binomial"``; ``None``: :func:`bnilp.scores.base.default_expected_parents`, 1 from
+    three variables) and ``ebic_gamma`` (γ of ``"ebic"``) are the structure priors' settings.
 
     Returns a :class:`LearnResult`: the solution (optimum, networks, classes), the posteriors and the
     report dictionary that the command line writes as JSON.
@@ -759,10 +758,11 @@ def learn(
     list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
                                                            count_past_cap=count_past_cap)
     _check_optimum_only(optimum_only, enumerate_by, list_dags, prior)
-    check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
+    if expected_parents is not None:
+        check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
     check_real(ebic_gamma, "ebic_gamma (--ebic-gamma)", 0)
     # a prior's setting given with another prior would not apply: refused, as the command line refuses it (a review)
-    for setting, value, default, kind in (("expected_parents", expected_parents, DEFAULT_EXPECTED_PARENTS, "binomial"),
+    for setting, value, default, kind in (("expected_parents", expected_parents, None, "binomial"),
                                           ("ebic_gamma", ebic_gamma, DEFAULT_EBIC_GAMMA, "ebic")):
         if value != default and not _is(structure_prior, kind):
             raise InputError(f"{setting} is a setting of structure_prior='{kind}' (--prior {kind}); with "

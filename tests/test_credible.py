@@ -377,6 +377,33 @@ def test_a_structure_prior_on_one_variable_is_zero() -> None:
     assert make_score("bic", data, prior=StructurePrior("binomial", 1, expected_parents=0.5)).local(0, ()) == plain
 
 
+def test_the_binomial_prior_s_default_works_on_one_and_two_variables(tmp_path) -> None:
+    """The default r = 1 is p = r/(n − 1) = 1 on two variables (ln(1 − p) = −∞): ``learn(structure_prior=
+    "binomial")`` and ``--prior binomial`` were refused with their own default, and on one variable the refusal
+    named the empty range (0, 0). Left out, r is 1 from three variables and (n − 1)/2 = ½ on two, where p = ½
+    makes a → b, b → a and no edge equally likely a priori: the posterior is the likelihood's alone, as with no
+    prior; one variable takes any r > 0 (no parent to have)."""
+    for n, r in ((1, 1.0), (2, 0.5), (3, 1.0), (5, 1.0)):
+        assert StructurePrior("binomial", n).expected_parents == r
+    frame = random_discrete_frame(11, n=2, N=80)
+    ab = learn(frame, score="bic", bf=1e9, structure_prior="binomial")
+    plain = learn(frame, score="bic", bf=1e9)
+    assert ab.report["n_networks"] == plain.report["n_networks"] == 3
+    # each DAG's score moved by the same 2·ln ½: the same Bayes factors, so the same posteriors
+    by_edge = {(e["from"], e["to"]): e["posterior"] for e in plain.report["edges"]}
+    assert {(e["from"], e["to"]): pytest.approx(e["posterior"]) for e in ab.report["edges"]} == by_edge
+    assert ab.report["scoring"]["expected_parents"] == 0.5
+    one = learn(random_discrete_frame(12, n=1, N=30), score="bic", structure_prior="binomial")
+    assert one.report["n_networks"] == 1
+    with pytest.raises(InputError, match=r"must lie in \(0, n−1\) = \(0, 1\), got 1.0"):
+        learn(frame, score="bic", structure_prior="binomial", expected_parents=1.0)
+    frame.to_csv(tmp_path / "two.csv", index=False)
+    out = CliRunner().invoke(main, ["learn", str(tmp_path / "two.csv"), "--discrete", "all", "--prior", "binomial",
+                                    "--json", str(tmp_path / "o.json")])
+    assert out.exit_code == 0, out.output
+    assert json.loads((tmp_path / "o.json").read_text())["scoring"]["expected_parents"] == 0.5
+
+
 def _table_lacking_a_class_member():
     """(table, families without one parent set a credible DAG needs, ε, that DAG's class representative)."""
     frame = random_discrete_frame(11, n=4, N=400)

@@ -151,8 +151,9 @@ def score_options(func: Callable) -> Callable:
                      multiple=True, help="Structure prior added to every local score (none, binomial, ebic; "
                      "default none) and/or, for learn, the prior over structures for averaging (dags, mecs; "
                      "default dags). Repeat to give both, e.g. --prior binomial --prior mecs."),
-        click.option("--expected-parents", type=float, default=DEFAULT_EXPECTED_PARENTS, show_default=True,
-                     help="Binomial prior: expected number of parents r, in (0, n − 1)."),
+        click.option("--expected-parents", type=float, default=None,
+                     help=f"Binomial prior: expected number of parents r, in (0, n − 1) [default: "
+                     f"{DEFAULT_EXPECTED_PARENTS:g}; (n − 1)/2 with two variables]."),
         click.option("--ebic-gamma", type=float, default=DEFAULT_EBIC_GAMMA, show_default=True,
                      help="EBIC prior: γ (≥ 0)."),
         click.option("--penalty-discount", type=float, default=DEFAULT_PENALTY_DISCOUNT, show_default=True,
@@ -308,7 +309,7 @@ def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
     _check_ignored_settings(opts)
     name = opts.get("score_name", "bic")
     prior = StructurePrior(split_priors(opts.get("priors"))[0], data.n,
-                           opts.get("expected_parents", DEFAULT_EXPECTED_PARENTS),
+                           opts.get("expected_parents"),
                            opts.get("ebic_gamma", DEFAULT_EBIC_GAMMA))
     settings: dict[str, Any] = {"prior": prior,
                                 "penalty_discount": opts.get("penalty_discount", DEFAULT_PENALTY_DISCOUNT)}

@@ -87,23 +87,28 @@ class StructurePrior:
 
     - ``none``: 0.
     - ``binomial`` (Andrews et al. §5.1): each of the n−1 possible parents is present with
-      probability p = r/(n−1): ln π(k) = k·ln p + (n−1−k)·ln(1−p), r = expected parents.
+      probability p = r/(n−1): ln π(k) = k·ln p + (n−1−k)·ln(1−p), r = expected parents, in (0, n−1);
+      ``expected_parents=None``: :func:`default_expected_parents`. With one variable there is no parent to
+      have: π(0) = 1 whatever r > 0.
     - ``ebic`` (Chen & Chen 2008): −γ·ln C(n−1, k).
     """
 
     kind: str = "none"
     n_variables: int = 1
-    expected_parents: float = DEFAULT_EXPECTED_PARENTS
+    expected_parents: float | None = None
     gamma: float = DEFAULT_EBIC_GAMMA
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, str) or self.kind not in STRUCTURE_PRIORS:
             raise InputError(f"structure_prior (--prior) must be one of {', '.join(STRUCTURE_PRIORS)}, "
                              f"got {self.kind!r}")
-        if self.kind == "binomial" and not (check_real(self.expected_parents, "expected_parents (--expected-parents)",
-                                                       0, above=True) < max(self.n_variables - 1, 1)):
-            raise InputError(f"expected_parents (--expected-parents) must lie in (0, n−1) = "
-                             f"(0, {self.n_variables - 1}), got {self.expected_parents}")
+        if self.kind == "binomial" and self.expected_parents is None:
+            object.__setattr__(self, "expected_parents", default_expected_parents(self.n_variables))
+        if self.kind == "binomial":
+            r = check_real(self.expected_parents, "expected_parents (--expected-parents)", 0, above=True)
+            if self.n_variables > 1 and not r < self.n_variables - 1:
+                raise InputError(f"expected_parents (--expected-parents) must lie in (0, n−1) = "
+                                 f"(0, {self.n_variables - 1}), got {self.expected_parents}")
         if self.kind == "ebic":     # a finite γ: with γ = inf the prior of k = 0 is inf · 0 = nan
             check_real(self.gamma, "ebic_gamma (--ebic-gamma)", 0)
         # as Python floats: a NumPy float32 γ made the penalty float32 arithmetic (a review: another optimum)
@@ -127,6 +132,15 @@ class StructurePrior:
         if self.kind == "binomial":
             return {"prior": "binomial", "expected_parents": self.expected_parents}
         return {"prior": "ebic", "ebic_gamma": self.gamma}
+
+
+def default_expected_parents(n_variables: int) -> float:
+    """The binomial prior's r when none is given (``expected_parents=None``, ``--expected-parents`` left out):
+    :data:`DEFAULT_EXPECTED_PARENTS` (1, Andrews, Ramsey & Cooper 2018's setting in all their experiments), or
+    (n−1)/2 where 1 does not lie in (0, n−1): two variables, p = ½, so a → b, b → a and no edge are equally likely
+    (the prior is 0 for any r with one variable, which has no parent to have)."""
+    m = n_variables - 1
+    return DEFAULT_EXPECTED_PARENTS if DEFAULT_EXPECTED_PARENTS < m or m < 1 else m / 2
 
 
 def residual_deviance_mean(counts: np.ndarray, slopes: int | np.ndarray) -> float:
