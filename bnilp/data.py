@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -715,6 +716,11 @@ def _cell_numbers(cells: np.ndarray) -> np.ndarray:
 _DECIMAL_FORM = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*", re.ASCII)
 
 
+def _plain_label(label: Any) -> Any:
+    """An index label as Python writes it: a NumPy scalar as its Python value."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
 def _row_names(index: pd.Index) -> Callable[[int], str]:
     """A DataFrame row for messages: its position, and its index label where that differs (a filtered or
     re-indexed frame: ``df.loc[label]`` finds it)."""
@@ -722,7 +728,8 @@ def _row_names(index: pd.Index) -> Callable[[int], str]:
 
     def name(r: int) -> str:
         label = index[r]
-        label = label.item() if isinstance(label, np.generic) else label     # 12, not np.int64(12)
+        # 12, not np.int64(12); a MultiIndex's (2, 0), not (np.int64(2), np.int64(0)) (a review)
+        label = tuple(map(_plain_label, label)) if isinstance(label, tuple) else _plain_label(label)
         return f"row {r}" if default else f"row {r} (index {label!r})"
     return name
 

@@ -117,6 +117,11 @@ def test_bad_input():
         ci_test(data, 0, 7, score="bic")
     with pytest.raises(InputError, match="different data"):
         ci_test(data, "x", "y", score=make_score("bic", from_dataframe(_discrete(1))))
+    # a seed is checked whatever the null: the χ² null drew nothing, so seed=2.5 or "abc" was taken (a review)
+    for seed in (2.5, float("nan"), "abc", True, -3):
+        with pytest.raises(InputError, match=r"seed must be an integer ≥ 0"):
+            ci_test(data, "x", "y", score="bic", null="chi2", seed=seed)
+    assert ci_test(data, "x", "y", score="bic", null="chi2", seed=7.0).null == "chi2"
 
 
 def test_a_constant_conditioning_column_is_left_out_with_a_note_and_a_constant_tested_one_refused():

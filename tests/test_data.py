@@ -349,6 +349,8 @@ def test_a_dataframe_labels_cells_as_its_csv_does(tmp_path) -> None:
     (pd.DataFrame({"a": [1.0, 2.0, None]}, index=[10, 11, 12]), r"<DataFrame>: row 2 \(index 12\), column 'a'"),
     (pd.DataFrame({"a": ["1.5", "inf", "2"]}, index=list("xyz")),
      r"<DataFrame>: row 1 \(index 'y'\): column 'a' is continuous but holds 'inf'"),
+    (pd.DataFrame({"a": [0, 1, None, 1]}, index=pd.MultiIndex.from_arrays([[1, 1, 2, 2], [0, 1, 0, 1]])),
+     r"<DataFrame>: row 2 \(index \(2, 0\)\), column 'a'"),      # not (np.int64(2), np.int64(0))
 ])
 def test_a_bad_dataframe_is_one_line_naming_the_row_by_position_and_index_label(frame, pattern) -> None:
     """A frame's rows are named by position and, where the index is not 0..N−1 (a filtered frame), by the
