@@ -69,6 +69,9 @@ POLY_RANGE = (-1.0, 1.0)
 MAX_REDRAWS = 100
 #: ``bnilp simulate``'s average degree when none is given (fewer nodes: nodes − 1, the most they allow)
 DEFAULT_AVG_DEGREE = 2.0
+#: ``bnilp simulate``'s degree cap when none is given (``--max-degree``; Andrews et al. §6's maximum degree 5);
+#: :func:`simulate` takes ``max_degree=None``, no cap, as it takes no default average degree: pass both
+DEFAULT_MAX_DEGREE = 5
 #: how a discrete child depends on its continuous parents: the seed's steps, or a logistic (softmax) link
 LINKS = ("bins", "logistic")
 DEFAULT_LINK = "bins"
@@ -276,7 +279,9 @@ def simulate(
     ``categories`` (discrete variable → r drawn; the sample may show fewer states), ``bins``
     (continuous variable → temporary bins), ``order`` (causal order), ``n_edges``, ``settings``
     (the arguments, with the seed actually used) and ``notes``. The same arguments with the same
-    integer seed give identical output. ``link`` (:data:`LINKS`) is how a discrete child depends on
+    integer seed give identical output. ``max_degree``: None, no cap (the command line's ``--max-degree`` is
+    :data:`DEFAULT_MAX_DEGREE` unless given: pass it for the same graphs). ``link`` (:data:`LINKS`) is how a
+    discrete child depends on
     its continuous parents: ``"bins"`` (the seed's steps, through the temporary bins) or
     ``"logistic"`` (a softmax link, the form the conditional Gaussian model implies).
     """

@@ -766,6 +766,22 @@ def test_citest_help_offers_only_what_citest_takes(tmp_path) -> None:
     assert "bdeu" in _one_line_error(_run("citest", str(data), "x", "y", "--score", "bdeu"))
 
 
+def test_help_lists_only_the_choices_a_command_takes_and_says_where_auto_permutes(tmp_path) -> None:
+    """``score --help`` and ``proxy-search --help`` offered ``--prior [none|binomial|ebic|dags|mecs]``, and both
+    refuse dags and mecs (no credible set to average over): they list the structure priors only, and still refuse
+    the others with the reason. ``citest --null auto`` permutes sparse all-discrete cells only for the scores whose
+    test is a multinomial G² (BIC, CG, CGd; MVP's is not): its help said every score (a review)."""
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"x": [0, 1] * 30, "y": [0, 0, 1] * 20}).to_csv(data, index=False)
+    for command, args in (("score", ("-o", str(tmp_path / "o.scores"))), ("proxy-search", ())):
+        shown = _run(command, "--help").output
+        assert "--prior [none|binomial|ebic] " in shown and "mecs" not in shown, command
+        said = _one_line_error(_run(command, str(data), *args, "--prior", "mecs"))
+        assert "averaging prior of learn/solve" in said, command
+    assert "--prior [none|binomial|ebic|dags|mecs]" in _run("learn", "--help").output
+    assert "all-discreteG²(--scorebic,cg,cgd" in "".join(_run("citest", "--help").output.split())
+
+
 def test_a_warm_start_the_dynamic_programme_never_takes_is_said_unused(tmp_path, monkeypatch) -> None:
     """Up to 22 variables the dynamic programme proves OPT and branch-and-cut, which alone takes a start, never
     runs: the JSON said nothing (as if used). Now ``used`` is false with why, the start's score and gap stay;

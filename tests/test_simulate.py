@@ -258,3 +258,24 @@ def test_simulate_still_takes_whole_floats_and_numpy_numbers():
     """Whole numbers given as floats or NumPy scalars stay accepted (what the checks above must not refuse)."""
     data, truth = simulate(4.0, np.int64(20), np.float64(1.0), categories=(np.int64(2), 3), seed=1)
     assert data.shape == (20, 4) and truth["settings"]["categories"] == [2, 3]
+
+
+def test_the_command_line_s_default_degree_cap_is_the_api_s_named_default(tmp_path) -> None:
+    """``bnilp simulate`` caps degrees at 5 unless told (``--max-degree``), ``simulate()`` at nothing unless told
+    (``max_degree=None``): the one default is :data:`bnilp.simulate.DEFAULT_MAX_DEGREE`, and passing it gives the
+    command line's graph and data (a review found the two defaults, 5 and none, undocumented)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+    from bnilp.simulate import DEFAULT_MAX_DEGREE
+
+    out = CliRunner().invoke(main, ["simulate", "--nodes", "12", "--samples", "50", "--seed", "5", "-q",
+                                    "-o", str(tmp_path / "d.csv"), "--truth", str(tmp_path / "t.json")])
+    assert out.exit_code == 0, out.output
+    truth = json.loads((tmp_path / "t.json").read_text())
+    _, api = simulate(12, 50, 2.0, max_degree=DEFAULT_MAX_DEGREE, seed=5)
+    assert truth["settings"]["max_degree"] == DEFAULT_MAX_DEGREE == 5
+    assert truth["parents"] == api["parents"]
+    assert simulate(12, 50, 2.0, seed=5)[1]["settings"]["max_degree"] is None

@@ -18,6 +18,7 @@ from bnilp.citest import (
     DEFAULT_NULL,
     DEFAULT_PERMUTATIONS,
     LIKELIHOOD_SCORES,
+    MULTINOMIAL_G2_SCORES,
     NULL_DISTRIBUTIONS,
     SEQUENTIAL_EXCEEDANCES,
     SPARSE_ROWS_PER_CELL,
@@ -47,7 +48,9 @@ from bnilp.terminal import lossless, plain_console
               help="Reference distribution: auto permutes Y within groups of neighbouring rows where a tested "
                    "variable is discrete and GIVEN has a continuous variable (the score's model of the discrete "
                    "variable may be misspecified there), or where every variable is discrete and the cells "
-                   f"average fewer than {SPARSE_ROWS_PER_CELL:g} rows (χ² is off there), χ² elsewhere; chi2 "
+                   f"average fewer than {SPARSE_ROWS_PER_CELL:g} rows with an all-discrete G² "
+                   f"(--score {', '.join(sorted(MULTINOMIAL_G2_SCORES))}: χ² is off there), χ² "
+                   "elsewhere; chi2 "
                    "always (the seed's test).")
 @click.option("--permutations", type=int, default=DEFAULT_PERMUTATIONS, show_default=True,
               help="Most permuted data sets for a local-permutation p-value (stops after "
@@ -62,7 +65,8 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
     score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule).
     Where the score gives G's null mean (a Gaussian child), G·df/E[G] is referred to χ²_df (Bartlett).
     Where a tested variable is discrete and GIVEN holds a continuous variable, or every variable is discrete
-    and the cells are sparse, the p-value is a local permutation test's (--null)."""
+    and the cells are sparse (an all-discrete G²: BIC, CG, CGd), the p-value is a local permutation test's
+    (--null)."""
     check_seed(seed)
     discount = opts.get("penalty_discount", DEFAULT_PENALTY_DISCOUNT)
     if any(p != "none" for p in opts.get("priors") or ()) or discount != DEFAULT_PENALTY_DISCOUNT:

@@ -218,6 +218,15 @@ def epsilon_from(bf: float | None, epsilon: float | None, default_bf: float) -> 
 
 
 
+def structure_priors_only(command: click.Command) -> None:
+    """A command with no credible set to average over (score, proxy-search) lists only the structure priors under
+    --prior: ``dags``/``mecs`` stay refused with their reason (:func:`refuse_averaging_prior`) but leave the help,
+    which showed them (a review)."""
+    param = next(p for p in command.params if p.name == "priors")
+    param.metavar = f"[{'|'.join(STRUCTURE_PRIORS)}]"
+    param.help = f"Structure prior added to every local score ({', '.join(STRUCTURE_PRIORS)}; default none)."
+
+
 def refuse_averaging_prior(opts: dict[str, Any], command: str) -> None:
     """``--prior dags|mecs`` weighs the networks of a credible set: only learn and solve have one."""
     if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):

@@ -28,6 +28,7 @@ from bnilp.cli.options import (
     refuse_averaging_prior,
     score_from_options,
     score_options,
+    structure_priors_only,
     writes_stdout,
 )
 from bnilp.errors import InputError
@@ -185,3 +186,5 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
                       "exact scores)", highlight=False, soft_wrap=True)
         sys.exit(EXIT_LIMIT)
 
+
+structure_priors_only(proxy_search)

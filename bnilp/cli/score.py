@@ -25,6 +25,7 @@ from bnilp.cli.options import (
     refuse_averaging_prior,
     score_from_options,
     score_options,
+    structure_priors_only,
 )
 from bnilp.data import Dataset, constant_column_text, twin_columns_text
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, TableProgress, score_parent_sets
@@ -257,5 +258,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
         click.echo(f"bnilp: limited: the score file is exact only for parent sets of size ≤ {k} ({why})", err=True)
         sys.exit(EXIT_LIMIT)
 
+
+structure_priors_only(score)
 
 __all__ = ["score", "score_data", "walk_options"]

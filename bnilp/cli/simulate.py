@@ -27,7 +27,7 @@ from bnilp.metrics import (
     thresholded_graph,
 )
 from bnilp.scorefile import atomic_write_text, output_set
-from bnilp.simulate import DEFAULT_AVG_DEGREE, DEFAULT_LINK, LINKS
+from bnilp.simulate import DEFAULT_AVG_DEGREE, DEFAULT_LINK, DEFAULT_MAX_DEGREE, LINKS
 from bnilp.simulate import simulate as simulate_data
 from bnilp.statuses import STATUSES
 from bnilp.terminal import lossless, plain_console
@@ -64,7 +64,7 @@ def _parse_categories(text: str) -> tuple[int, int]:
 @click.option("--avg-degree", type=float, default=None,
               help=f"Average degree, in [0, nodes − 1]; the DAG gets round(avg_degree·nodes/2) edges "
                    f"[default: {DEFAULT_AVG_DEGREE:g}, or nodes − 1 where that is less].")
-@click.option("--max-degree", type=int, default=5, show_default=True,
+@click.option("--max-degree", type=int, default=DEFAULT_MAX_DEGREE, show_default=True,
               help="Largest degree of any node (0 = no limit).")
 @click.option("--discrete-fraction", type=float, default=0.5, show_default=True,
               help="Fraction of the variables that are discrete, in [0, 1].")
