@@ -248,7 +248,7 @@ def test_no_cube_is_handed_out_past_the_time_limit():
     def submit(i):
         raise AssertionError(f"cube {i} handed out past the time limit")
 
-    cubes._gather(run, submit, 2, inbox, stop, state, got, 10, search._MemoryWatch(0, 10 ** 6), data, None)
+    cubes._gather(run, submit, 2, inbox, stop, state, got, 10, search._MemoryWatch.of(data, False, 10 ** 6), data, None)
     inbox.close()
     assert stop.is_set() and not state.statuses and list(state.todo) == [0, 1] and not state.lost
 
@@ -316,8 +316,8 @@ def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypat
         else:
             fut.set_result(result)
         state, stop = cubes.CubeRun(rows=[[]], todo=cubes.deque([0])), threading.Event()
-        cubes._gather(run, lambda i: fut, 2, inbox, stop, state, got, 10, search._MemoryWatch(0, 10 ** 6), data,
-                      None)
+        watch = search._MemoryWatch.of(data, False, 10 ** 6)
+        cubes._gather(run, lambda i: fut, 2, inbox, stop, state, got, 10, watch, data, None)
         inbox.close()
         assert not inbox.thread.is_alive()
         return state, stop, got
@@ -359,7 +359,7 @@ def test_a_worker_killed_in_the_middle_of_a_message_does_not_hold_the_coordinato
     state, stop = cubes.CubeRun(rows=[[]], todo=cubes.deque([0])), threading.Event()
     gather = threading.Thread(target=cubes._gather, daemon=True,
                               args=(run, lambda i: fut, 2, inbox, stop, state, got, 10,
-                                    search._MemoryWatch(0, 10 ** 6), data, None))
+                                    search._MemoryWatch.of(data, False, 10 ** 6), data, None))
     gather.start()
     gather.join(timeout=60)        # a loop that reads the pipe itself would hang here: fail, don't hang
     hung = gather.is_alive()
@@ -468,7 +468,8 @@ def test_cubes_after_a_serial_start_add_only_what_it_did_not_find(monkeypatch):
     got.credible.add_rows(np.array(start), np.array([data.exact(c) for c in start]))
     run = search._Run(eps, "mecs", None, search._Signals(), 0.0, None, jobs=2)
     stats2 = {"cuts": {}}
-    stopped = cubes.enumerate_in_cubes(run, data, found, got, True, 2, 10 ** 6, search._MemoryWatch(0, 10 ** 6), stats2)
+    watch = search._MemoryWatch.of(data, True, 10 ** 6)
+    stopped = cubes.enumerate_in_cubes(run, data, found, got, True, 2, 10 ** 6, watch, stats2)
     assert stopped is None and stats2["cubes"] >= 2
     keys = [mec_key(data.parents(tuple(c))) for c in got.credible.ranked()[1].tolist()]
     assert len(keys) == len(set(keys)) == len(choices)

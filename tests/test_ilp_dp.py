@@ -281,6 +281,42 @@ def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
         assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == want
 
 
+@pytest.mark.parametrize("path", ["peeling", "branch-and-cut"])
+@pytest.mark.parametrize("unit", ["dags", "mecs"])
+def test_the_memory_guard_reserves_for_the_edges_of_what_was_recorded(monkeypatch, unit, path):
+    """The report's memory grows with each network's (class's) variables and edges: the guard reserves
+    base + per variable·n + per edge·(their mean edges) for each recorded, the edges tallied from the rows
+    recorded (a flat 30 KB a class stopped 6-variable sets about five times early; 20 KB a DAG was short of the
+    28 KB a 56-variable DAG takes). Stand-in: 64 GiB free, no floor, 1 GiB an edge and nothing else, so the
+    guard stops once the networks recorded hold more than 64 edges in all — by peeling after its first chunk
+    (every network it kept was tallied: exactly their edges), by branch-and-cut at the network that crossed 64."""
+    from bnilp.ilp import search, settings
+    gib = 1 << 30
+    table = random_table(5, 13, keep=1.0)          # 29,281 DAGs at ε = 10⁶
+    eps = 1e6
+    opt, expected = brute_force_credible(table, eps)
+    want = {mec_key(p) for _, p in expected} if unit == "mecs" else as_set(p for _, p in expected)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
+    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": (0, 0, gib, None), "mecs": (0, 0, gib, None)})
+    monkeypatch.setattr(search, "free_memory", lambda: 64 * gib)
+    if path == "branch-and-cut":
+        monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+    res = solve(table, eps, enumerate_by=unit)
+    assert res.stats["phase2"]["method"] == path
+    assert res.status == "memory_limit" and not res.complete and res.optimum_proven
+    got = [mec_key(x.parents) for x in res.networks] if unit == "mecs" else as_set(x.parents for x in res.networks)
+    assert set(got) <= want and len(set(got)) == len(got) < len(want)
+    edges = [sum(map(len, x.parents.values())) for x in res.networks]
+    needed = res.stats["phase2"]["memory_stop"]["needed_bytes"]
+    assert needed % gib == 0 and needed > 64 * gib
+    if path == "peeling":
+        assert needed == gib * sum(edges)
+    else:
+        assert needed <= gib * min(sum(edges), 64 + max(edges))
+
+
 @pytest.mark.parametrize("unit", ["dags", "mecs"])
 def test_peeling_stops_when_the_free_memory_would_not_hold_the_report(monkeypatch, unit):
     """Phase 2 by peeling is watched like branch-and-cut's: once the free memory falls below the floor plus
@@ -297,7 +333,8 @@ def test_peeling_stops_when_the_free_memory_would_not_hold_the_report(monkeypatc
     monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
     monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
     monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
-    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": 10 * gib, "mecs": 10 * gib})
+    ten_gib = (10 * gib, 0, 0, None)
+    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": ten_gib, "mecs": ten_gib})
     monkeypatch.setattr(search, "free_memory", lambda: 64 * gib)
     res = solve(table, eps, enumerate_by=unit)
     assert res.stats["phase2"]["method"] == "peeling"

@@ -231,6 +231,11 @@ class BestPerClass:
     def __len__(self) -> int:
         return self.count
 
+    def held_rows(self) -> np.ndarray:
+        """Each class's best row (family indices, one per variable), in the order the classes were opened: a
+        class's row may be replaced by a better member (the same skeleton), never moved."""
+        return self._a.best_r[:self.count]
+
     def add(self, words: np.ndarray | None, scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Fold DAGs in: ``rows[m, v]`` the family of variable v in DAG m, ``words[m]`` its class words
         (:meth:`~bnilp.ilp.families._Data.class_words`; None with ``key="row"``), ``scores[m]`` its exact

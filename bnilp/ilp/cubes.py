@@ -477,7 +477,7 @@ def _gather(run: Any, submit: Callable[[int], Future], jobs: int, inbox: _Inbox,
             if run.capped(len(got.credible), max_networks) and not got.limit_hit:
                 got.limit_hit = True
                 stop.set()
-            if not got.memory_hit and watch.short(len(got.credible)):
+            if not got.memory_hit and watch.short(len(got.credible), got.credible):
                 got.memory_hit = True
                 stop.set()
             if run.sig.received or state.broken:

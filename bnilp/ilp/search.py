@@ -283,35 +283,65 @@ class _Collected:
 class _MemoryWatch:
     """Phase 2's memory guard: short when the system's free memory is below the floor
     (:data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_FLOOR_SHARE`) plus what the report of the networks
-    recorded so far will need (``per_network`` bytes each, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`,
-    for the ``listed`` best; :data:`~bnilp.ilp.settings.ENUMERATION_TAIL_BYTES` for each class past them, kept
-    compact), looked at every :data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_CHECK_SECONDS`."""
+    recorded so far will need — for the ``listed`` best, a base plus a share per variable and per edge
+    (:func:`report_bytes`, :data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`: their mean number of edges,
+    tallied from the table of what was recorded, :meth:`tally`); :data:`~bnilp.ilp.settings.ENUMERATION_TAIL_BYTES`
+    for each class past them, kept compact — looked at every
+    :data:`~bnilp.ilp.settings.ENUMERATION_MEMORY_CHECK_SECONDS`."""
 
-    per_network: int
+    unit: str
+    n: int
+    #: each family's number of parents (the family index of a recorded row's variable → its edges)
+    sizes: np.ndarray
     listed: int
     floor: int = field(default_factory=lambda: memory_floor(settings.ENUMERATION_MEMORY_FLOOR_SHARE,
                                                             settings.ENUMERATION_MEMORY_FLOOR_BYTES))
     next_look: float = 0.0
     #: the free bytes and the bytes needed when it was last short
     seen: tuple[int, int] | None = None
+    #: the networks tallied and their edges
+    tallied: int = 0
+    edges: int = 0
 
     @classmethod
-    def of(cls, classes: bool, max_networks: int) -> _MemoryWatch:
-        """The guard of a phase 2 listing classes (or DAGs), the best ``max_networks`` of them reported in full."""
-        return cls(settings.ENUMERATION_REPORT_BYTES["mecs" if classes else "dags"], max_networks)
+    def of(cls, data: _Data, classes: bool, max_networks: int) -> _MemoryWatch:
+        """The guard of a phase 2 listing classes (or DAGs) of ``data``'s families, the best ``max_networks`` of
+        them reported in full."""
+        return cls("mecs" if classes else "dags", data.n, data.pbool.sum(axis=1).astype(np.int64), max_networks)
 
-    def short(self, recorded: int) -> bool:
+    def tally(self, rows: np.ndarray) -> None:
+        """Count in the edges of recorded networks ``rows`` (each a row of family indices, one per variable)."""
+        if len(rows):
+            self.tallied += len(rows)
+            self.edges += int(self.sizes[rows].sum())
+
+    def short(self, recorded: int, table: BestPerClass | None = None) -> bool:
+        """Whether the free memory is short of what ``recorded`` networks will need; ``table``: where they are
+        held (its rows not yet tallied are tallied first), else the caller tallies them."""
         now = time.perf_counter()
         if now < self.next_look:
             return False
         self.next_look = now + settings.ENUMERATION_MEMORY_CHECK_SECONDS
+        if table is not None and table.count > self.tallied:
+            self.tally(table.held_rows()[self.tallied:])
         free = free_memory()
         past = max(0, recorded - self.listed)
-        need = self.floor + self.per_network * (recorded - past) + settings.ENUMERATION_TAIL_BYTES * past
+        mean_edges = self.edges / self.tallied if self.tallied else 0.0
+        need = (self.floor + report_bytes(self.unit, self.n, mean_edges) * (recorded - past)
+                + settings.ENUMERATION_TAIL_BYTES * past)
         if free is None or free >= need:
             return False
-        self.seen = (free, need)
+        self.seen = (free, int(need))
         return True
+
+
+def report_bytes(unit: str, n: int, edges: float) -> float:
+    """What the report of one network (``unit`` "dags") or class ("mecs") of ``n`` variables and ``edges`` edges
+    is taken to need: min(base + per variable·n + per edge·edges, at most)
+    (:data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`, measured, with a margin)."""
+    base, per_variable, per_edge, most = settings.ENUMERATION_REPORT_BYTES[unit]
+    need = base + per_variable * n + per_edge * edges
+    return need if most is None else min(need, most)
 
 
 def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
@@ -709,11 +739,12 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
     if classes:                                 # listed first even if a limit stops the peeling early
         first = np.array([optimal])
         best_of_class.add(data.class_words(first), np.array([data.exact(optimal)]), first)
-    else:
+    watch = _MemoryWatch.of(data, classes, max_networks)
+    if not classes:
         got.credible[optimal] = data.exact(optimal)
+        watch.tally(np.array([optimal]))
     t0 = time.perf_counter()
     run.report("enumerate", 0, force=True)
-    watch = _MemoryWatch.of(classes, max_networks)
     try:
         with paused_gc():                       # millions of live tuples, no garbage among them
             stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2, watch)
@@ -766,6 +797,7 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
             best_of_class.add(data.class_words(rows), scores, rows)
         else:
             got.credible.update((tuple(row.tolist()), float(s)) for row, s in zip(rows, scores, strict=True))
+            watch.tally(rows)       # (best_of_class is tallied by the guard itself)
         if not classes and len(got.credible) > max_networks:      # one more than the cap: a set of exactly
             got.limit_hit = True                                  # max_networks is peeled to its end
             return None
@@ -780,7 +812,7 @@ def _peel_all(run: _Run, data: _Data, peeler: Peeler, got: _Collected,
         if rem is not None and rem <= 0:
             return _early_stop("timelimit", run.sig)
         found = len(best_of_class) if classes else len(got.credible)
-        if watch.short(found):
+        if watch.short(found, best_of_class if classes else None):
             got.memory_hit = True
             return _memory_stop(watch, stats2)
         run.report("enumerate", found)
@@ -806,10 +838,10 @@ def _enumerate(run: _Run, data: _Data, found: _Optimum, max_networks: int, class
     stats2["method"] = "branch-and-cut"
     stats["phase2"] = stats2
     got = _Collected.of(data, found.opt, epsilon, classes)
-    watch = _MemoryWatch.of(classes, max_networks)
+    watch = _MemoryWatch.of(data, classes, max_networks)
 
     def tick() -> None:
-        if not got.memory_hit and watch.short(len(got.credible)):
+        if not got.memory_hit and watch.short(len(got.credible), got.credible):
             got.memory_hit = True
             model2.interruptSolve()
         run.report("enumerate", len(got.credible))
@@ -882,7 +914,7 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     run.collected = None
     stats["phase2_serial"] = stats.pop("phase2")
     stats2 = stats["phase2"] = _new_stats()
-    watch = _MemoryWatch.of(classes, max_networks)
+    watch = _MemoryWatch.of(data, classes, max_networks)
     stopped = cubes.enumerate_in_cubes(run, data, found, got, classes, run.jobs, max_networks, watch, stats2)
     if got.memory_hit and not got.limit_hit and not run.sig.received:
         stopped = _memory_stop(watch, stats2)

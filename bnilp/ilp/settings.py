@@ -184,12 +184,19 @@ DEFAULT_MAX_NETWORKS = 150_000
 #: ..._BYTES) plus, for each network (or class) recorded, what building its report will need once the search ends
 #: (ENUMERATION_REPORT_BYTES, by unit) — instead of the out-of-memory killer ending the run with nothing.
 #: SCIP's search tree grows by about 20 KB a class in phase 2 (hailfinder500 BF 3: 2.5 GB at 106,267
-#: classes in 300 s; its open nodes hold the rows cut in above them), and the report then needs, measured on
-#: hailfinder500 BF 3 with 20,000 of each: 17 KB a DAG and 24.5 KB a class (class counts, edge shares and
-#: summary), 1.4 and 1.8 KB more for the JSON text (README, "Class enumeration")
+#: classes in 300 s; its open nodes hold the rows cut in above them); the report then needs, by unit, (base,
+#: per variable, per edge, at most) bytes a network, its edges the mean of those recorded
+#: (``search.report_bytes``). Measured (2026-12-05; the peak of the report and its JSON text per network, from
+#: the difference between two caps; n variables, e mean edges): a DAG takes 4.2 KB at n = 6 (e = 8), 6.8 at
+#: 12 (13), 7.6 at 20 (27), 13.9 at 28 (39), 27.7 at 56 (55): its parent map per variable dominates, so
+#: 2 KB + 0.55 KB·n + 0.15 KB·e (before: 20 KB flat, short at 56 variables); a class 4.0 KB at n = 6 (e = 7),
+#: 13.1 at 12 (14: a flat table's, mostly undirected edges — each a set, and a share both ways), 8.7 at 20
+#: (26), 16.1 at 28 (40), 18.4 at 56 (55), so 2 KB + 0.25 KB·n + 1 KB·e, at most the 30 KB of before (wholly
+#: undirected classes of more than about 25 edges may need more, as before)
 ENUMERATION_MEMORY_FLOOR_SHARE = 0.05
 ENUMERATION_MEMORY_FLOOR_BYTES = 1 << 29
-ENUMERATION_REPORT_BYTES = {"dags": 20_000, "mecs": 30_000}
+ENUMERATION_REPORT_BYTES: dict[str, tuple[int, int, int, int | None]] = {
+    "dags": (2_000, 550, 150, None), "mecs": (2_000, 250, 1_000, 30_000)}
 #: and for a class past the cap, kept compact (``count_past_cap``; peeling's classes past the cap): its row of
 #: :class:`~bnilp.ilp.result.ClassTail` (4 bytes a variable and its score) and the ranking's temporaries
 ENUMERATION_TAIL_BYTES = 1_000
