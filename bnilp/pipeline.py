@@ -45,6 +45,7 @@ from bnilp.scorefile import ScoreTable, check_is_table, check_table
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import (
     DEFAULT_EBIC_GAMMA,
+    DEFAULT_EXPECTED_PARENTS,
     bayes_factor,
     bf_text,
     score_equivalent,
@@ -761,10 +762,12 @@ def learn(
     if expected_parents is not None:
         check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
     check_real(ebic_gamma, "ebic_gamma (--ebic-gamma)", 0)
-    # a prior's setting given with another prior would not apply: refused, as the command line refuses it (a review)
-    for setting, value, default, kind in (("expected_parents", expected_parents, None, "binomial"),
-                                          ("ebic_gamma", ebic_gamma, DEFAULT_EBIC_GAMMA, "ebic")):
-        if value != default and not _is(structure_prior, kind):
+    # a prior's setting given with another prior would not apply: refused, as the command line refuses it (a review);
+    # its documented default value is taken as the default (expected_parents=1.0 was, before None meant "default")
+    for setting, value, defaults, kind in (("expected_parents", expected_parents, (None, DEFAULT_EXPECTED_PARENTS),
+                                            "binomial"),
+                                           ("ebic_gamma", ebic_gamma, (DEFAULT_EBIC_GAMMA,), "ebic")):
+        if value not in defaults and not _is(structure_prior, kind):
             raise InputError(f"{setting} is a setting of structure_prior='{kind}' (--prior {kind}); with "
                              f"structure_prior={structure_prior!r} it would not apply")
     check_seconds(score_time_limit, "score_time_limit (--score-time-limit)", positive=True)

@@ -754,6 +754,9 @@ def test_a_structure_prior_s_setting_with_another_prior_is_refused() -> None:
     with pytest.raises(InputError, match=r"expected_parents is a setting of structure_prior='binomial'"):
         learn(ASIA, bf=3, structure_prior="ebic", expected_parents=2.0)
     assert learn(ASIA, bf=3, structure_prior="ebic", ebic_gamma=2.0).complete
+    # a setting's documented default stays taken under any prior, as before expected_parents=None meant "default"
+    # (a review: expected_parents=1.0 with structure_prior="none" was accepted, then refused)
+    assert learn(ASIA, bf=3, structure_prior="none", expected_parents=1.0, ebic_gamma=0.5).complete
 
 
 def test_tiers_from_a_generator_are_kept_and_a_dask_cluster_object_is_a_scheduler() -> None:
