@@ -78,6 +78,7 @@ def network_items(networks: Iterable[Any]) -> list[tuple[float, Parents]]:
     Dicts are the solver's JSON form ``{"score": s, "parents": {var: [..]}}``.
     """
     out: list[tuple[float, Parents]] = []
+    shared: dict[int, tuple[Any, frozenset[str]]] = {}     # a parent list shared by many networks: one frozenset
     for net in networks:
         if isinstance(net, tuple):
             score, parents = net
@@ -85,8 +86,21 @@ def network_items(networks: Iterable[Any]) -> list[tuple[float, Parents]]:
             score, parents = net["score"], net["parents"]
         else:
             score, parents = net.score, net.parents
+        if type(parents) is dict and not all(type(p) is frozenset for p in parents.values()):
+            # the solver's JSON form holds each distinct parent list once (SolveResult.to_dict): a frozenset
+            # made per network and variable was 12 KB a DAG of 56 variables in the report's peak
+            parents = {v: p if type(p) is frozenset else _shared_set(shared, p) for v, p in parents.items()}
         out.append((float(score), as_parents(parents)))
     return out
+
+
+def _shared_set(shared: dict[int, tuple[Any, frozenset[str]]], p: Iterable[str]) -> frozenset[str]:
+    """``frozenset(p)``, made once for each parent-list object ``p``: keyed by its identity, which ``shared`` keeps
+    from being reused by holding ``p`` (networks made on the fly may drop their lists as they go)."""
+    got = shared.get(id(p))
+    if got is None:
+        got = shared[id(p)] = (p, frozenset(p))
+    return got[1]
 
 
 def skeleton(parents: Mapping[str, Iterable[str]]) -> frozenset[frozenset[str]]:

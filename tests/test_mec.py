@@ -960,3 +960,26 @@ def test_a_score_equivalent_table_written_with_few_decimals_is_not_refused_as_no
     if decimals in (4, None):
         with pytest.raises(InputError, match="needs a score-equivalent table, and this one is not"):
             solve_table(written("mml"), epsilon=math.log(150), enumerate_by="mecs")
+
+
+def test_network_items_makes_one_frozenset_per_shared_parent_list_and_reads_fresh_lists_right() -> None:
+    """The solver's JSON form (``SolveResult.to_dict``) holds each distinct parent list once; ``network_items``
+    made a frozenset per network and variable from it (12 KB a DAG of 56 variables in the report's peak). Now a
+    shared list gives one shared frozenset — and networks made on the fly, whose lists are dropped as they go
+    (so a list's identity could be reused), are still read as their own parents."""
+    a, b, empty = ["u"], ["u", "v"], []
+    shared = [{"score": -1.0 * i, "parents": {"u": empty, "v": a, "w": b}} for i in range(50)]
+    items = network_items(shared)
+    assert all(p == {"u": frozenset(), "v": frozenset("u"), "w": frozenset("uv")} for _, p in items)
+    assert len({id(p["w"]) for _, p in items}) == 1
+
+    rng = np.random.default_rng(3)
+    fresh = [{"u": [], "v": sorted(rng.choice(["u", "w"], size=int(rng.integers(0, 3)), replace=False).tolist()),
+              "w": sorted(rng.choice(["u"], size=int(rng.integers(0, 2)), replace=False).tolist())}
+             for _ in range(300)]
+
+    def on_the_fly():               # a new dict of new lists for each network, dropped after it is read
+        for i, ps in enumerate(fresh):
+            yield {"score": -float(i), "parents": {v: list(p) for v, p in ps.items()}}
+
+    assert [p for _, p in network_items(on_the_fly())] == [{v: frozenset(p) for v, p in ps.items()} for ps in fresh]

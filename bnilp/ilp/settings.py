@@ -187,16 +187,17 @@ DEFAULT_MAX_NETWORKS = 150_000
 #: classes in 300 s; its open nodes hold the rows cut in above them); the report then needs, by unit, (base,
 #: per variable, per edge, at most) bytes a network, its edges the mean of those recorded
 #: (``search.report_bytes``). Measured (2026-12-05; the peak of the report and its JSON text per network, from
-#: the difference between two caps; n variables, e mean edges): a DAG takes 4.2 KB at n = 6 (e = 8), 6.8 at
-#: 12 (13), 7.6 at 20 (27), 13.9 at 28 (39), 27.7 at 56 (55): its parent map per variable dominates, so
-#: 2 KB + 0.55 KB·n + 0.15 KB·e (before: 20 KB flat, short at 56 variables); a class 4.0 KB at n = 6 (e = 7),
+#: the difference between two caps; n variables, e mean edges): a DAG takes 2.8 KB at n = 6 (e = 8), 4.2 at
+#: 12 (13), 3.8 at 20 (27), 7.8 at 28 (39), 14.5 at 56 (55) — its parent map per variable dominates; 27.7 at 56
+#: before ``mec.network_items`` shared one frozenset per distinct parent list, when 20 KB flat was short —, so
+#: 2 KB + 0.25 KB·n + 0.1 KB·e; a class 4.0 KB at n = 6 (e = 7),
 #: 13.1 at 12 (14: a flat table's, mostly undirected edges — each a set, and a share both ways), 8.7 at 20
 #: (26), 16.1 at 28 (40), 18.4 at 56 (55), so 2 KB + 0.25 KB·n + 1 KB·e, at most the 30 KB of before (wholly
 #: undirected classes of more than about 25 edges may need more, as before)
 ENUMERATION_MEMORY_FLOOR_SHARE = 0.05
 ENUMERATION_MEMORY_FLOOR_BYTES = 1 << 29
 ENUMERATION_REPORT_BYTES: dict[str, tuple[int, int, int, int | None]] = {
-    "dags": (2_000, 550, 150, None), "mecs": (2_000, 250, 1_000, 30_000)}
+    "dags": (2_000, 250, 100, None), "mecs": (2_000, 250, 1_000, 30_000)}
 #: and for a class past the cap, kept compact (``count_past_cap``; peeling's classes past the cap): its row of
 #: :class:`~bnilp.ilp.result.ClassTail` (4 bytes a variable and its score) and the ranking's temporaries
 ENUMERATION_TAIL_BYTES = 1_000
