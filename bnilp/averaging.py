@@ -21,6 +21,7 @@ large that 𝒞 holds every DAG they coincide (checked by brute force in the tes
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -65,13 +66,15 @@ def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, 
         best = np.full(inv.max() + 1, -np.inf)
         np.maximum.at(best, inv, s)
         count = np.bincount(inv)
-        if class_members is not None:
-            members = np.asarray(class_members, dtype=float)
-            if members.shape != count.shape or (members < count).any():
+        log_count = np.log(count)
+        if class_members is not None:       # Python ints: a class may hold more than 1.8·10³⁰⁸ DAGs (a review)
+            members = [int(m) for m in np.asarray(class_members, dtype=object).ravel()]
+            if len(members) != count.size or any(m < c for m, c in zip(members, count.tolist(), strict=True)):
                 raise InputError(f"class_members needs one count ≥ the networks listed for each of the {count.size} "
                                  "classes")
-            count = members
-        w = np.exp(best[inv] - ref) / count[inv]
+            log_count = np.array([math.log(m) for m in members])
+        lw = best[inv] - log_count[inv]     # in logs, shifted by the largest: W(k)/m(k) may be below 10⁻³⁰⁸
+        w = np.exp(lw - np.max(lw))
     return w / w.sum()
 
 
@@ -101,19 +104,21 @@ def tail_posteriors(mecs: Sequence[MEC], optimum: float | None, prior: str,
 
 def _class_mass(mecs: Sequence[MEC], optimum: float | None, prior: str,
                 tail: TailMass | None) -> tuple[np.ndarray, float, float]:
-    """Unnormalised class weights relative to exp(ref), ref = max(OPT, best class score), their total with
-    the tail's, and the tail's own (0 without one)."""
+    """Unnormalised class weights relative to exp(ref), ref = max(OPT, the largest ln weight of a class), their
+    total with the tail's, and the tail's own (0 without one). In logs, ln W(M) = s(M) + ln m(M) under the DAG
+    prior: a class of more than 1.8·10³⁰⁸ DAGs (hundreds of variables in undirected components) overflowed
+    ``float(m(M))`` (a review: 400 triangles, 6⁴⁰⁰ DAGs)."""
     if not isinstance(prior, str) or prior not in PRIORS:
         raise InputError(f"prior must be one of {PRIORS}, not {prior!r}")
-    s = np.array([m.score for m in mecs], dtype=float)
+    lw = np.array([m.score for m in mecs], dtype=float)
     if not mecs and tail is None:
         return np.zeros(0), 0.0, 0.0
-    refs = [float(np.max(s))] if mecs else []
+    if prior == "dags" and mecs:
+        lw = lw + np.array([math.log(m.n_dags) if m.n_dags > 0 else -math.inf for m in mecs])
+    refs = [float(np.max(lw))] if mecs else []
     refs += [float(x) for x in (optimum, tail.ref if tail is not None else None) if x is not None]
     ref = max(refs)
-    w = np.exp(s - ref)
-    if prior == "dags":
-        w = w * np.array([float(m.n_dags) for m in mecs])
+    w = np.exp(lw - ref)
     tail_w = tail.at(ref) if tail is not None else 0.0
     return w, float(w.sum()) + tail_w, tail_w
 

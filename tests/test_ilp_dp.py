@@ -4,6 +4,7 @@ without it."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 
@@ -1302,3 +1303,62 @@ def test_the_programme_reports_the_share_of_its_passes_done(monkeypatch):
     assert programme and all(0.0 <= r["done"] <= 1.0 for r in programme)
     assert _where(programme[-1]) == f"dynamic programme: {programme[-1]['done']:.0%} of its passes done"
     assert _where({"phase": "enumerate", "networks": 12}) == "enumerate: 12 networks"
+
+
+def test_packed_class_words_past_62_variables_group_dags_by_skeleton_and_v_structures():
+    """Past 62 variables the class words are packed bits: the skeleton's upper triangle and each child's parents
+    that have a non-adjacent co-parent — n(n−1)/2 + n² bits. They held every unshielded triple (n³/2 bits, and an
+    n³ temporary a DAG: 206 GiB for 1,024 classes at 1,200 variables, a review). On 70 variables with up to three
+    parents each — colliders shielded and not, and the Markov equivalent reorientations of each DAG's class —
+    equal words are exactly equal reference keys (skeleton and v-structures, ``mec_key``)."""
+    from bnilp.mec import MASK_MAX_VARIABLES, dags_in_mec
+    from bnilp.scorefile import ScoreTable
+
+    rng = np.random.default_rng(62)
+    n = 70
+    assert n > MASK_MAX_VARIABLES
+    names = [f"V{i}" for i in range(n)]
+    nets = []
+    for _ in range(40):
+        order = rng.permutation(n)
+        parents = {v: frozenset() for v in names}
+        for pos in range(1, n):
+            child = names[order[pos]]
+            window = order[max(0, pos - 4):pos]         # near in the order: shielded and unshielded colliders
+            k = int(rng.integers(0, min(3, len(window)) + 1))
+            parents[child] = frozenset(names[j] for j in rng.choice(window, size=k, replace=False))
+        members = list(itertools.islice(dags_in_mec(parents), 6))
+        nets += [parents] + members
+    families = {v: {} for v in names}
+    for p in nets:
+        for v in names:
+            families[v][p[v]] = -float(len(p[v]))
+    data = _Data(ScoreTable(variables=names, families=families))
+    rows = _choice_rows(data, nets)
+    words = data.class_words(rows)
+    assert words.shape[1] == (n * (n - 1) // 2 + n * n + 7) // 8
+    reference = [mec_key(p) for p in nets]
+    by_key: dict = {}
+    by_words: dict = {}
+    assert [by_key.setdefault(r, len(by_key)) for r in reference] == \
+        [by_words.setdefault(w.tobytes(), len(by_words)) for w in words]
+    assert 40 <= len(by_key) < len(nets)                # classes of several members, and several classes
+
+
+def test_the_pair_rows_are_built_for_exactly_the_pairs_whose_cluster_has_both_children():
+    """The model's 2-cluster rows: every pair was tried (O(n²·K·n): 20 of 22 s to build 1,200 variables); now only
+    the pairs each of which holds the other among its candidate parents, in the same order — the pairs the old
+    test (:meth:`_Data.cluster_families` has both children) accepted."""
+    from bnilp.ilp.model import _mutual_pairs
+
+    for seed in range(12):
+        data = _Data(random_table(int(3 + seed % 6), 500 + seed, keep=0.3 + 0.05 * seed))
+        want = []
+        pair = np.zeros(data.n, dtype=bool)
+        for i in range(data.n):
+            for j in range(i + 1, data.n):
+                pair[:] = False
+                pair[[i, j]] = True
+                if len(set(data.child[data.cluster_families(pair)].tolist())) == 2:
+                    want.append((i, j))
+        assert _mutual_pairs(data) == want

@@ -174,6 +174,10 @@ class _Arrays:
                    np.zeros((cap, n), dtype=np.int32), slots, np.zeros(1, dtype=np.int64))
 
 
+#: the most bytes of rows a :class:`BestPerClass` sets aside at its first fold (it doubles as it fills)
+FIRST_TABLE_BYTES = 1 << 26
+
+
 class BestPerClass:
     """Per class (a row of class words), the best DAG folded in so far: the highest score, ties to the
     lexicographically smallest row of family indices — the same as sorting all DAGs by
@@ -213,6 +217,10 @@ class BestPerClass:
         cap = len(old.hashes)
         held_words = nw if self.key == "words" else 0
         if self._words is None:                 # the first fold: the arrays, then the width they hold
+            # (no more than FIRST_TABLE_BYTES of rows before they are needed: a class's words on 1,200 variables
+            # take 270 KB, and 1,024 of them were set aside at once)
+            row_bytes = 8 * held_words + 4 * self.n + 16
+            cap = min(cap, max(16, FIRST_TABLE_BYTES // row_bytes))
             self._a = _Arrays.empty(max(cap, need), self.n, held_words)
             self._words = nw
             return

@@ -23,6 +23,19 @@ def _new_stats() -> dict[str, Any]:
             "sepa_heuristic_seconds": 0.0, "subip_seconds": 0.0, "subip_calls": 0}
 
 
+def _mutual_pairs(data: _Data) -> list[tuple[int, int]]:
+    """The pairs i < j (in that order) whose 2-cluster row is not implied: some family of i holds j and some
+    family of j holds i — the pairs whose cluster families have both children (:meth:`_Data.cluster_families`).
+    Found from each variable's candidate parents, O(K·n); every pair was tried before, O(n²·K·n): 20 s of 22 to
+    build the model of 1,200 variables in 400 triangles (a review)."""
+    n = data.n
+    cand = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        if data.start[i + 1] > data.start[i]:
+            cand[i] = data.pbool[data.start[i]:data.start[i + 1]].any(axis=0)
+    return [(int(i), int(j)) for i, j in np.argwhere(np.triu(cand & cand.T, 1))]
+
+
 def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
            on_record: Callable[[tuple[int, ...]], None] | None = None,
            clusters: list[tuple[np.ndarray, int]] | None = None,
@@ -39,13 +52,10 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
         model.addCons(quicksum(xvars[k] for k in range(data.start[i], data.start[i + 1])) == 1,
                       name=f"convex_{i}")
     pair = np.zeros(data.n, dtype=bool)
-    for i in range(data.n):
-        for j in range(i + 1, data.n):
-            pair[:] = False
-            pair[[i, j]] = True
-            fams = data.cluster_families(pair)
-            if len(set(data.child[fams].tolist())) == 2:
-                model.addCons(_cluster_expr(xvars, *data.cluster_row(pair)), name=f"pair_{i}_{j}")
+    for i, j in _mutual_pairs(data):
+        pair[:] = False
+        pair[[i, j]] = True
+        model.addCons(_cluster_expr(xvars, *data.cluster_row(pair)), name=f"pair_{i}_{j}")
     packing = data.set_packing_clusters() if settings.SET_PACKING else []
     for cluster in packing:
         fams = data.set_packing_families(cluster)
