@@ -282,6 +282,23 @@ def test_class_keys_are_equal_exactly_for_markov_equivalent_dags(seed):
         assert [group_of_key.setdefault(k, len(group_of_key)) for k in keys] == want
 
 
+def _a_machine_short_of_memory(monkeypatch, unit: str, per_network: tuple) -> tuple:
+    """A 5-variable table of 29,281 DAGs at ε = 10⁶ on a stand-in machine: 64 GiB free, no floor, the guard
+    looking at every chance and reserving ``per_network`` (base, per variable, per edge, at most) for the report
+    of each network (class) recorded. Returns (table, ε, OPT, the credible DAGs or class keys)."""
+    from bnilp.ilp import search, settings
+    table = random_table(5, 13, keep=1.0)
+    eps = 1e6
+    opt, expected = brute_force_credible(table, eps)
+    want = {mec_key(p) for _, p in expected} if unit == "mecs" else as_set(p for _, p in expected)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
+    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
+    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": per_network, "mecs": per_network})
+    monkeypatch.setattr(search, "free_memory", lambda: 64 * (1 << 30))
+    return table, eps, opt, want
+
+
 @pytest.mark.parametrize("path", ["peeling", "branch-and-cut"])
 @pytest.mark.parametrize("unit", ["dags", "mecs"])
 def test_the_memory_guard_reserves_for_the_edges_of_what_was_recorded(monkeypatch, unit, path):
@@ -291,17 +308,9 @@ def test_the_memory_guard_reserves_for_the_edges_of_what_was_recorded(monkeypatc
     28 KB a 56-variable DAG takes). Stand-in: 64 GiB free, no floor, 1 GiB an edge and nothing else, so the
     guard stops once the networks recorded hold more than 64 edges in all — by peeling after its first chunk
     (every network it kept was tallied: exactly their edges), by branch-and-cut at the network that crossed 64."""
-    from bnilp.ilp import search, settings
+    from bnilp.ilp import settings
     gib = 1 << 30
-    table = random_table(5, 13, keep=1.0)          # 29,281 DAGs at ε = 10⁶
-    eps = 1e6
-    opt, expected = brute_force_credible(table, eps)
-    want = {mec_key(p) for _, p in expected} if unit == "mecs" else as_set(p for _, p in expected)
-    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
-    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
-    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
-    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": (0, 0, gib, None), "mecs": (0, 0, gib, None)})
-    monkeypatch.setattr(search, "free_memory", lambda: 64 * gib)
+    table, eps, _, want = _a_machine_short_of_memory(monkeypatch, unit, (0, 0, gib, None))
     if path == "branch-and-cut":
         monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
     res = solve(table, eps, enumerate_by=unit)
@@ -325,18 +334,8 @@ def test_peeling_stops_when_the_free_memory_would_not_hold_the_report(monkeypatc
     ``memory_limit`` — incomplete, OPT proven, every network kept credible and unique. Stand-in for a machine
     running short: 64 GiB free, 10 GiB needed per network and no floor, so the seventh is one too many; the
     first chunk (4,096 DAGs of 29,281) already holds more than seven."""
-    from bnilp.ilp import search, settings
     gib = 1 << 30
-    table = random_table(5, 13, keep=1.0)          # 29,281 DAGs at ε = 10⁶
-    eps = 1e6
-    opt, expected = brute_force_credible(table, eps)
-    want = {mec_key(p) for _, p in expected} if unit == "mecs" else as_set(p for _, p in expected)
-    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_CHECK_SECONDS", 0.0)
-    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_SHARE", 0.0)
-    monkeypatch.setattr(settings, "ENUMERATION_MEMORY_FLOOR_BYTES", 0)
-    ten_gib = (10 * gib, 0, 0, None)
-    monkeypatch.setattr(settings, "ENUMERATION_REPORT_BYTES", {"dags": ten_gib, "mecs": ten_gib})
-    monkeypatch.setattr(search, "free_memory", lambda: 64 * gib)
+    table, eps, opt, want = _a_machine_short_of_memory(monkeypatch, unit, (10 * gib, 0, 0, None))
     res = solve(table, eps, enumerate_by=unit)
     assert res.stats["phase2"]["method"] == "peeling"
     assert res.status == "memory_limit" and not res.complete and res.optimum_proven
