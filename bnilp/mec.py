@@ -78,7 +78,7 @@ def network_items(networks: Iterable[Any]) -> list[tuple[float, Parents]]:
     Dicts are the solver's JSON form ``{"score": s, "parents": {var: [..]}}``.
     """
     out: list[tuple[float, Parents]] = []
-    shared: dict[int, tuple[Any, frozenset[str]]] = {}     # a parent list shared by many networks: one frozenset
+    shared: dict[tuple[str, ...], frozenset[str]] = {}     # equal parent lists: one frozenset
     for net in networks:
         if isinstance(net, tuple):
             score, parents = net
@@ -94,13 +94,14 @@ def network_items(networks: Iterable[Any]) -> list[tuple[float, Parents]]:
     return out
 
 
-def _shared_set(shared: dict[int, tuple[Any, frozenset[str]]], p: Iterable[str]) -> frozenset[str]:
-    """``frozenset(p)``, made once for each parent-list object ``p``: keyed by its identity, which ``shared`` keeps
-    from being reused by holding ``p`` (networks made on the fly may drop their lists as they go)."""
-    got = shared.get(id(p))
+def _shared_set(shared: dict[tuple[str, ...], frozenset[str]], p: Iterable[str]) -> frozenset[str]:
+    """``frozenset(p)``, made once for each distinct parent list ``p`` (keyed by its items, not its identity: a
+    list refilled between networks was read as its first contents — a review)."""
+    key = tuple(p)
+    got = shared.get(key)
     if got is None:
-        got = shared[id(p)] = (p, frozenset(p))
-    return got[1]
+        got = shared[key] = frozenset(key)
+    return got
 
 
 def skeleton(parents: Mapping[str, Iterable[str]]) -> frozenset[frozenset[str]]:

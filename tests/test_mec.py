@@ -964,9 +964,9 @@ def test_a_score_equivalent_table_written_with_few_decimals_is_not_refused_as_no
 
 def test_network_items_makes_one_frozenset_per_shared_parent_list_and_reads_fresh_lists_right() -> None:
     """The solver's JSON form (``SolveResult.to_dict``) holds each distinct parent list once; ``network_items``
-    made a frozenset per network and variable from it (12 KB a DAG of 56 variables in the report's peak). Now a
-    shared list gives one shared frozenset — and networks made on the fly, whose lists are dropped as they go
-    (so a list's identity could be reused), are still read as their own parents."""
+    made a frozenset per network and variable from it (12 KB a DAG of 56 variables in the report's peak). Now
+    equal lists give one shared frozenset — and networks made on the fly, whose lists are dropped as they go or
+    refilled in place, are still read as their own parents."""
     a, b, empty = ["u"], ["u", "v"], []
     shared = [{"score": -1.0 * i, "parents": {"u": empty, "v": a, "w": b}} for i in range(50)]
     items = network_items(shared)
@@ -983,3 +983,12 @@ def test_network_items_makes_one_frozenset_per_shared_parent_list_and_reads_fres
             yield {"score": -float(i), "parents": {v: list(p) for v, p in ps.items()}}
 
     assert [p for _, p in network_items(on_the_fly())] == [{v: frozenset(p) for v, p in ps.items()} for ps in fresh]
+
+    def refilled():                 # one list refilled for each network (a review: read as its first contents)
+        buf: list[str] = []
+        for score, parents_of_b in ((-1.0, []), (-2.0, ["a"])):
+            buf[:] = parents_of_b
+            yield score, {"a": [], "b": buf}
+
+    assert [p["b"] for _, p in network_items(refilled())] == [frozenset(), frozenset("a")]
+    assert len(group_by_mec(refilled())) == 2
