@@ -827,7 +827,7 @@ def _edge_counts_known(comp: frozenset[str], adj: Mapping[str, set[str]], memo: 
         half = math.factorial(k) // 2
         return sub, {(a, b): half for a in comp for b in sub[a]}
     if n_edges == k - 1:
-        return sub, {(a, b): _side(sub, a, b) for a in comp for b in sub[a]}
+        return sub, _tree_sides(sub)
     return sub, memo.get(comp)
 
 
@@ -1298,6 +1298,32 @@ def _shape_counts(shape: np.ndarray) -> tuple[int, dict[tuple[int, int], int]]:
         raise InputError("a chain component is not chordal: not a CPDAG")
     total, forward = _component_forward(comp, adj, edges)
     return total, {(int(a), int(b)): c for (a, b), c in forward.items()}
+
+
+def _tree_sides(nbrs: Mapping[Any, Iterable[Any]]) -> dict[tuple[Any, Any], int]:
+    """:func:`_side` of every edge of a tree, both ways, in one pass: rooted anywhere, the edge from p down to c
+    leaves c's subtree (its size) on c's side and the rest on p's. O(k); an edge at a time was O(k²) — 25 s for
+    1,872 classes of a 300-variable set (a review)."""
+    nodes = list(nbrs)
+    if not nodes:
+        return {}
+    root = nodes[0]
+    parent = {root: None}
+    order = [root]
+    for x in order:                             # breadth first: each node after its parent
+        for y in nbrs[x]:
+            if y not in parent:
+                parent[y] = x
+                order.append(y)
+    size = dict.fromkeys(order, 1)
+    for x in reversed(order[1:]):
+        size[parent[x]] += size[x]
+    k = len(order)
+    out: dict[tuple[Any, Any], int] = {}
+    for x in order[1:]:
+        out[x, parent[x]] = size[x]
+        out[parent[x], x] = k - size[x]
+    return out
 
 
 def _side(nbrs: Mapping[Any, Iterable[Any]], a: Any, b: Any) -> int:

@@ -992,3 +992,21 @@ def test_network_items_makes_one_frozenset_per_shared_parent_list_and_reads_fres
 
     assert [p["b"] for _, p in network_items(refilled())] == [frozenset(), frozenset("a")]
     assert len(group_by_mec(refilled())) == 2
+
+
+def test_a_tree_s_sides_are_counted_in_one_pass_as_edge_by_edge() -> None:
+    """A tree component's edge counts #AMO(a → b) are the sizes of a's side of a — b (the root lies there). They
+    were one search of the tree an edge (O(k²): 25 s for 1,872 classes of a 300-variable set, a review); one pass
+    of subtree sizes gives the same, on random trees of 1–60 nodes against the edge-by-edge search."""
+    from bnilp.mec import _side, _tree_sides
+
+    rng = np.random.default_rng(5)
+    for k in list(range(1, 12)) + [30, 60]:
+        for _ in range(5):
+            labels = [f"n{i}" for i in rng.permutation(k)]
+            nbrs: dict = {x: set() for x in labels}
+            for i in range(1, k):
+                j = int(rng.integers(0, i))
+                nbrs[labels[i]].add(labels[j])
+                nbrs[labels[j]].add(labels[i])
+            assert _tree_sides(nbrs) == {(a, b): _side(nbrs, a, b) for a in nbrs for b in nbrs[a]}
