@@ -92,6 +92,14 @@ class _Data:
             self._pmask64 = np.array(self.pmask, dtype=np.int64)
         return self._pmask64
 
+    def candidate_parents(self) -> np.ndarray:
+        """cand[i, j]: some family of variable i has j among its parents (n × n)."""
+        cand = np.zeros((self.n, self.n), dtype=bool)
+        for i in range(self.n):
+            if self.start[i + 1] > self.start[i]:
+                cand[i] = self.pbool[self.start[i]:self.start[i + 1]].any(axis=0)
+        return cand
+
     def _class_words_packed(self, rows: np.ndarray) -> np.ndarray:
         """:meth:`class_words` as packed bits (uint8), for any number of variables: the adjacency matrix's upper
         triangle, then per child c the mask V_c of its parents that have a non-adjacent co-parent — the words'

@@ -28,11 +28,7 @@ def _mutual_pairs(data: _Data) -> list[tuple[int, int]]:
     family of j holds i — the pairs whose cluster families have both children (:meth:`_Data.cluster_families`).
     Found from each variable's candidate parents, O(K·n); every pair was tried before, O(n²·K·n): 20 s of 22 to
     build the model of 1,200 variables in 400 triangles (a review)."""
-    n = data.n
-    cand = np.zeros((n, n), dtype=bool)
-    for i in range(n):
-        if data.start[i + 1] > data.start[i]:
-            cand[i] = data.pbool[data.start[i]:data.start[i + 1]].any(axis=0)
+    cand = data.candidate_parents()
     return [(int(i), int(j)) for i, j in np.argwhere(np.triu(cand & cand.T, 1))]
 
 
@@ -62,9 +58,10 @@ def _build(data: _Data, stats: dict, enumerate_mode: bool, verbose: bool,
         model.addCons(quicksum(xvars[k] for k in fams) <= 1, name=f"setpack_{'_'.join(map(str, cluster))}")
     stats["set_packing_rows"] = len(packing)
     if settings.ARROW_VARIABLES:
+        cand = data.candidate_parents()
         for i in range(data.n):
             block = np.arange(data.start[i], data.start[i + 1])
-            for j in np.flatnonzero(data.pbool[block].any(axis=0)):
+            for j in np.flatnonzero(cand[i]):
                 arrow = model.addVar(name=f"a_{j}_{i}", vtype="B", obj=0.0)
                 model.chgVarBranchPriority(arrow, 10)
                 model.addCons(arrow == quicksum(xvars[k] for k in block[data.pbool[block, j]]),
