@@ -457,25 +457,65 @@ def test_the_subip_fallback_alone_separates_and_keeps_the_credible_sets(monkeypa
     assert rows > 0, "the sub-IP added no cut: the fallback was never needed"
 
 
+def _violation(data: _Data, x: np.ndarray, members: np.ndarray, k: int) -> float:
+    """Σ_{v∈C} Σ_{|Π∩C|≥k} x(v, Π) − (|C| − k), family by family."""
+    fams = [f for f in range(data.K) if members[data.child[f]]
+            and sum(bool(members[p]) for p in np.flatnonzero(data.pbool[f])) >= k]
+    return math.fsum(x[fams]) - (int(members.sum()) - k)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_local_search_move_is_valued_at_the_violation_of_the_moved_cluster(seed):
+    """The separator's move values (sums over the support's arrows) are the k-cluster violation
+    Σ_{v∈C'} Σ_{|Π∩C'|≥k} x(v, Π) − (|C'| − k) of C' = C ∪ {v} (v ∉ C) and C' = C ∖ {v} (v ∈ C, |C| > k + 1),
+    summed here family by family from the definition, on random points, clusters and k."""
+    from bnilp.ilp.sepa_cluster import _move_values, _SupportArrows
+
+    rng = np.random.default_rng(seed)
+    for trial in range(40):
+        n = int(rng.integers(2, 9))
+        data = _Data(random_table(n, 8700 + 50 * seed + trial, keep=0.8, max_size=4))
+        x = _random_point(data, rng, 3)
+        x[x < 0.05] = 0.0
+        sup = np.flatnonzero(x > settings._SUPPORT_TOL)
+        k = int(rng.integers(1, 4))
+        cvec = rng.random(n) < 0.5
+        cnt = np.array([sum(bool(cvec[p]) for p in np.flatnonzero(data.pbool[f])) for f in sup])
+        add, drop = _move_values(_SupportArrows.of(data, x, sup), cvec, cnt, k)
+
+        for v in range(n):
+            moved = cvec.copy()
+            moved[v] = not cvec[v]
+            if cvec[v] and cvec.sum() <= k + 1:
+                assert drop[v] == -math.inf
+            else:
+                assert (drop if cvec[v] else add)[v] == pytest.approx(_violation(data, x, moved, k), abs=1e-12)
+            assert (add if cvec[v] else drop)[v] == -math.inf
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_strong_components_are_networkx_s_on_random_digraphs(seed):
-    """The separator's and the cycle check's SCCs (compiled Kosaraju) are exactly networkx's (Tarjan's)
-    components with two or more vertices, for every graph of a stack, self-loops and empty graphs included."""
+    """The separator's and the cycle check's SCCs (compiled Kosaraju over an arc list) are exactly networkx's
+    (Tarjan's) components with two or more vertices, of every thresholded graph {arcs of weight ≥ t} and of the
+    unweighted graph, self-loops, repeated arcs and empty graphs included."""
     import networkx as nx
 
     from bnilp.ilp.sepa_cluster import strong_components
 
     rng = np.random.default_rng(seed)
+    thresholds = (0.999, 0.5, 0.25, 1e-6)
     for _ in range(50):
         n = int(rng.integers(1, 40))
-        stack = rng.random((3, n, n)) < rng.random(3)[:, None, None] * 0.15
-        got = strong_components(stack)
-        for t in range(3):
+        m = int(rng.integers(0, 3 * n + 1))
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        weight = rng.choice([0.0, 1e-7, 0.25, 0.3, 0.5, 0.7, 0.999, 1.0], m)
+        got = strong_components(n, src, dst, weight, thresholds) + strong_components(n, src, dst)
+        for graph, t in enumerate((*thresholds, -np.inf)):
             g = nx.DiGraph()
             g.add_nodes_from(range(n))
-            g.add_edges_from(zip(*np.nonzero(stack[t]), strict=True))
+            g.add_edges_from((int(a), int(b)) for a, b, w in zip(src, dst, weight, strict=True) if w >= t)
             want = sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) >= 2)
-            assert sorted(np.flatnonzero(c).tolist() for c in got[t]) == want
+            assert [np.flatnonzero(c).tolist() for c in got[graph]] == want
 
 
 def test_classes_past_the_cap_count_for_their_compact_row_in_the_memory_guard(monkeypatch):

@@ -24,11 +24,8 @@ _NO_SCORE = np.zeros(1)        # the recorded table only tells classes apart: ev
 def _cyclic_components(data: _Data, chosen: np.ndarray) -> list[np.ndarray]:
     """Strongly connected components (size ≥ 2, as bool vectors) of the union of the chosen
     families' arrows; empty when that graph is a DAG."""
-    n = data.n
-    adj = np.zeros((1, n, n), dtype=bool)
-    fam, par = np.nonzero(data.pbool[chosen])
-    adj[0, par, data.child[chosen][fam]] = True            # adj[0, j, i]: arc j → i
-    return sepa_cluster.strong_components(adj)[0]
+    src, dst, _ = data.arcs(chosen)
+    return sepa_cluster.strong_components(data.n, src, dst)[0]
 
 
 def _choice(data: _Data, vals: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] | None]:

@@ -106,12 +106,27 @@ class _Data:
         invariant, n(n−1)/2 + n² bits and O(Σ_c |Pa_c|²) work a DAG (:func:`_packed_class_words`). It held every
         triple (c, a, b) with a → c ← b unshielded: n³/2 bits, and an n³ temporary a DAG — 206 GiB for the
         first 1,024 classes of a 1,200-variable table (a review)."""
+        start, idx = self.parent_csr()
+        rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1, self.n)
+        return _packed_class_words(rows, start, idx, self.n)
+
+    def parent_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each family's parents as (start, indices), int64: family k's are ``indices[start[k]:start[k + 1]]``,
+        increasing (the rows of ``pbool`` in sparse form, built once)."""
         if self._parent_csr is None:
             fam, par = np.nonzero(self.pbool)
             self._parent_csr = (np.searchsorted(fam, np.arange(self.K + 1)).astype(np.int64), par.astype(np.int64))
-        start, idx = self._parent_csr
-        rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1, self.n)
-        return _packed_class_words(rows, start, idx, self.n)
+        return self._parent_csr
+
+    def arcs(self, fams: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The arrows of the families ``fams`` as (parent, child, position in ``fams``), one entry an arrow, in
+        the order of ``fams`` and, within a family, of its parents: O(Σ |Π|), not the K × n of ``pbool``."""
+        start, idx = self.parent_csr()
+        fams = np.asarray(fams, dtype=np.int64)
+        lens = start[fams + 1] - start[fams]
+        pos = np.repeat(np.arange(len(fams)), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return idx[start[fams][pos] + offs], self.child[fams][pos].astype(np.int64), pos
 
     def exact(self, choice: tuple[int, ...]) -> float:
         return math.fsum(self.score[k] for k in choice)

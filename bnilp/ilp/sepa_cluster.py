@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
@@ -9,29 +11,39 @@ from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL, _THRESHOLDS
 
 
-def strong_components(adj: np.ndarray) -> list[list[np.ndarray]]:
-    """Strongly connected components with at least two vertices, as bool vectors, of each digraph of
-    the stack ``adj`` (g, n, n) (``adj[t, j, i]``: arc j → i), each component labelled by its smallest
-    vertex and listed in that order.
+def strong_components(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray | None = None,
+                      thresholds: tuple[float, ...] = (0.0,)) -> list[list[np.ndarray]]:
+    """Strongly connected components with at least two vertices, as bool vectors over the ``n`` vertices, of
+    each digraph {src[e] → dst[e] : weight[e] ≥ t} for t in ``thresholds`` (every arc when ``weight`` is None),
+    each component labelled by its smallest vertex and listed in that order.
 
-    Kosaraju's two depth-first passes (Sharir 1981), compiled, O(g·n²) on the adjacency matrices: on the
-    ≤ 60-vertex graphs of a separation call (the separator runs at every node of phase 2) this replaced
-    repeated squaring of A ∪ I in float32 matrix products, which was 9 % of phase 2 on hailfinder500 BF 3."""
-    g, n, _ = adj.shape
-    labels = _component_labels(np.ascontiguousarray(adj, dtype=np.bool_))
+    Kosaraju's two depth-first passes (Sharir 1981), compiled, over the arc list in sparse (CSR) form:
+    O(n + arcs) a threshold. The separator runs at every node of phase 2; on its ≤ 60-vertex graphs this
+    replaced repeated squaring of A ∪ I in float32 matrix products (9 % of phase 2 on hailfinder500 BF 3), and
+    the dense n × n adjacency it then scanned grew as n² a call at hundreds of variables (a review: 16.8 ms a
+    call at 800)."""
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    w = np.ones(len(src)) if weight is None else np.asarray(weight, dtype=float)
+    th = np.asarray(thresholds if weight is not None else (0.0,), dtype=float)
+    out_order = np.argsort(src, kind="stable")
+    in_order = np.argsort(dst, kind="stable")
+    labels = _component_labels(n, np.searchsorted(src[out_order], np.arange(n + 1)), dst[out_order], w[out_order],
+                               np.searchsorted(dst[in_order], np.arange(n + 1)), src[in_order], w[in_order], th)
     out = []
-    for t in range(g):
+    for t in range(len(th)):
         sizes = np.bincount(labels[t], minlength=n)
         out.append([labels[t] == c for c in np.flatnonzero(sizes >= 2)])
     return out
 
 
 @njit(cache=True, nogil=True)
-def _component_labels(adj):
-    """labels[t, v] = the smallest vertex of v's strongly connected component in graph t (Kosaraju: finish
-    order by depth-first search on the graph, then depth-first search on the reverse graph in reverse finish
-    order; each second-pass tree is a component)."""
-    g, n, _ = adj.shape
+def _component_labels(n, out_start, out_to, out_w, in_start, in_from, in_w, thresholds):
+    """labels[t, v] = the smallest vertex of v's strongly connected component in the graph of the arcs of
+    weight ≥ thresholds[t] (Kosaraju: finish order by depth-first search on the graph, then depth-first search
+    on the reverse graph in reverse finish order; each second-pass tree is a component). The graph is given
+    twice in CSR form: arcs out of v are ``out_to[out_start[v]:out_start[v + 1]]``, into v ``in_from[...]``."""
+    g = len(thresholds)
     labels = np.empty((g, n), dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     stack = np.empty(n, dtype=np.int64)
@@ -39,7 +51,7 @@ def _component_labels(adj):
     members = np.empty(n, dtype=np.int64)
     seen = np.empty(n, dtype=np.bool_)
     for t in range(g):
-        a = adj[t]
+        th = thresholds[t]
         seen[:] = False
         done = 0
         for root in range(n):                   # pass 1: vertices in order of finishing
@@ -48,19 +60,22 @@ def _component_labels(adj):
             seen[root] = True
             top = 0
             stack[0] = root
-            nxt[root] = 0
+            nxt[root] = out_start[root]
             while top >= 0:
                 v = stack[top]
-                w = nxt[v]
-                while w < n and (seen[w] or not a[v, w]):
-                    w += 1
-                nxt[v] = w + 1
-                if w < n:
+                e = nxt[v]
+                end = out_start[v + 1]
+                while e < end and (seen[out_to[e]] or out_w[e] < th):
+                    e += 1
+                if e < end:
+                    nxt[v] = e + 1
+                    w = out_to[e]
                     seen[w] = True
-                    nxt[w] = 0
+                    nxt[w] = out_start[w]
                     top += 1
                     stack[top] = w
                 else:
+                    nxt[v] = end
                     order[done] = v
                     done += 1
                     top -= 1
@@ -81,8 +96,9 @@ def _component_labels(adj):
                 size += 1
                 if v < smallest:
                     smallest = v
-                for w in range(n):
-                    if not seen[w] and a[w, v]:
+                for e in range(in_start[v], in_start[v + 1]):
+                    w = in_from[e]
+                    if not seen[w] and in_w[e] >= th:
                         seen[w] = True
                         top += 1
                         stack[top] = w
@@ -91,28 +107,49 @@ def _component_labels(adj):
     return labels
 
 
+def _arc_weights(data: _Data, x: np.ndarray, sup: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The x-mass of each arrow j → i of the support families, Σ_{k ∈ sup: child i, j ∈ Π_k} x_k, as
+    (j, i, mass), one entry a distinct arrow, sorted by (j, i)."""
+    src, dst, pos = data.arcs(sup)
+    keys, inverse = np.unique(src * data.n + dst, return_inverse=True)
+    return keys // data.n, keys % data.n, np.bincount(inverse, weights=x[sup][pos], minlength=len(keys))
+
+
+def _pair_seeds(n: int, src: np.ndarray, dst: np.ndarray, mass: np.ndarray) -> list[np.ndarray]:
+    """For each variable i (increasing) with a two-way arrow mass min(w(i → j), w(j → i)) above the support
+    tolerance, the pair {i, j} of its heaviest (ties: the smallest j). ``(src, dst)`` sorted, distinct."""
+    keys = src * n + dst
+    back = np.searchsorted(keys, dst * n + src)
+    found = (back < len(keys)) & (keys[np.minimum(back, len(keys) - 1)] == dst * n + src)
+    two = np.where(found, np.minimum(mass, mass[np.minimum(back, len(keys) - 1)]), 0.0)
+    keep = two > _SUPPORT_TOL
+    i, j, two = src[keep], dst[keep], two[keep]
+    order = np.lexsort((j, -two, i))
+    first = order[np.r_[True, i[order][1:] != i[order][:-1]]] if len(order) else order
+    seeds = []
+    for a, b in zip(i[first].tolist(), j[first].tolist(), strict=True):
+        cvec = np.zeros(n, dtype=bool)
+        cvec[[a, b]] = True
+        seeds.append(cvec)
+    return seeds
+
+
 def _separate(data: _Data, x: np.ndarray, max_cuts: int = 50) -> list[np.ndarray]:
     """Violated cluster cuts (bool vectors over variables) for the fractional point ``x``.
 
     Seeds: the SCCs of the arrow-weight digraph at several thresholds and, for every variable,
     the pair with its heaviest two-way arrow weight. Each seed is improved by a best-move local
     search (add or drop one variable) on the violation ``Σ_{i∈C} Σ_{Π∩C≠∅} x − (|C| − 1)``,
-    vectorised over the support families of ``x``."""
+    vectorised over the support families of ``x``. The arrow weights are a sparse arc list, O(Σ |Π|) over
+    the support: a dense n × n matrix of them grew about n^2.3 a call (0.65 / 3.0 / 16.8 ms at 200 / 400 /
+    800 variables, 61 % of phase 2 at 800; a review)."""
     n = data.n
     sup = np.flatnonzero(x > _SUPPORT_TOL)
     if not len(sup) or n < 2:
         return []
-    xs, ps = x[sup], data.pbool[sup]
-    # weight[j, i] = x-mass of arrow j -> i
-    weight = ps.T.astype(float) @ ((data.child[sup][:, None] == np.arange(n)[None, :]) * xs[:, None])
-    seeds: list[np.ndarray] = [c for comps in strong_components(weight[None] >= np.asarray(_THRESHOLDS)[:, None, None])
-                               for c in comps]
-    two_way = np.minimum(weight, weight.T)
-    np.fill_diagonal(two_way, 0.0)
-    for i in np.flatnonzero(two_way.max(axis=1) > _SUPPORT_TOL):
-        cvec = np.zeros(n, dtype=bool)
-        cvec[[i, int(np.argmax(two_way[i]))]] = True
-        seeds.append(cvec)
+    src, dst, mass = _arc_weights(data, x, sup)
+    seeds: list[np.ndarray] = [c for comps in strong_components(n, src, dst, mass, _THRESHOLDS) for c in comps]
+    seeds += _pair_seeds(n, src, dst, mass)
     return _improve_seeds(data, x, sup, seeds, 1, max_cuts)
 
 
@@ -163,42 +200,82 @@ def _family_triples(child: np.ndarray, pbool: np.ndarray) -> np.ndarray:
     return np.unique(np.sort(np.concatenate(out), axis=1), axis=0)
 
 
+@dataclass(frozen=True)
+class _SupportArrows:
+    """The support families of a point (values ``xs``, children ``cs``) and their arrows: arrow e is
+    par[e] → the child of support family pos[e], of mass ``x_arc[e] = xs[pos[e]]``."""
+    xs: np.ndarray
+    cs: np.ndarray
+    par: np.ndarray
+    pos: np.ndarray
+    x_arc: np.ndarray
+    n: int
+
+    @classmethod
+    def of(cls, data: _Data, x: np.ndarray, sup: np.ndarray) -> _SupportArrows:
+        par, _, pos = data.arcs(sup)
+        return cls(x[sup], data.child[sup], par, pos, x[sup][pos], data.n)
+
+
+def _move_values(arrows: _SupportArrows, cvec: np.ndarray, cnt: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k-cluster violation after adding each v ∉ C and after dropping each v ∈ C (−inf elsewhere, and for
+    every drop while |C| ≤ k + 1), from sums over the support's arrows: O(n + Σ |Π|) a move (a dense
+    support × n product was O(n · support) a move, 10 % of phase 2 at 400 variables).
+
+    With c_f = |Π_f ∩ C| (``cnt``) and f ∈ C when f's child is, adding v ∉ C gives
+        Σ_{f∈C, c_f≥k} x_f + Σ_{f∈C, c_f=k−1, v∈Π_f} x_f + Σ_{f: child v, c_f≥k} x_f − (|C| + 1 − k)
+    (v is no parent in its own families), and dropping v ∈ C gives
+        Σ_{f∈C, c_f≥k} x_f − Σ_{f∈C, c_f≥k+1, child v} x_f − Σ_{f∈C, c_f=k, v∈Π_f or child v} x_f − (|C| − 1 − k)
+    (a family of C keeps |Π ∩ C| ≥ k when it had k + 1, or k and v ∉ Π; it leaves C with its child)."""
+    a, n, size = arrows, arrows.n, int(cvec.sum())
+    in_c = cvec[a.cs]
+    kept = float(a.xs[in_c & (cnt >= k)].sum())
+    add = (kept - (size + 1 - k)
+           + np.bincount(a.par, weights=np.where((in_c & (cnt == k - 1))[a.pos], a.x_arc, 0.0), minlength=n)
+           + np.bincount(a.cs, weights=np.where(~in_c & (cnt >= k), a.xs, 0.0), minlength=n))
+    add[cvec] = -np.inf
+    if size <= k + 1:
+        return add, np.full(n, -np.inf)
+    edge = in_c & (cnt == k)
+    drop = (kept - (size - 1 - k)
+            - np.bincount(a.cs, weights=np.where(in_c & (cnt >= k + 1), a.xs, 0.0), minlength=n)
+            - np.bincount(a.par, weights=np.where(edge[a.pos], a.x_arc, 0.0), minlength=n)
+            - np.bincount(a.cs, weights=np.where(edge, a.xs, 0.0), minlength=n))
+    drop[~cvec] = -np.inf
+    return add, drop
+
+
 def _improve_seeds(data: _Data, x: np.ndarray, sup: np.ndarray, seeds: list[np.ndarray], k: int,
                    max_cuts: int) -> list[np.ndarray]:
     """Each distinct seed improved by a best-move local search (add or drop one variable) on the
     k-cluster violation ``Σ_{i∈C} Σ_{|Π∩C|≥k} x − (|C| − k)``, vectorised over the support families;
-    the distinct violated results, most violated first, at most ``max_cuts``."""
+    the distinct violated results, most violated first, at most ``max_cuts`` (moves valued by
+    :func:`_move_values`)."""
     n = data.n
-    xs, cs = x[sup], data.child[sup]
-    pint = data.pbool[sup].astype(np.int32)
-    is_child = cs[:, None] == np.arange(n)[None, :]          # (support, n)
+    arrows = _SupportArrows.of(data, x, sup)
+    by_parent = np.argsort(arrows.par, kind="stable")
+    # the support families with v among their parents, for each v
+    fams_of = np.split(arrows.pos[by_parent], np.searchsorted(arrows.par[by_parent], np.arange(1, n)))
 
     def improve(cvec: np.ndarray) -> tuple[float, np.ndarray]:
         size = int(cvec.sum())
-        cnt = pint @ cvec.astype(np.int32)
-        in_c = cvec[cs]
+        cnt = np.bincount(arrows.pos, weights=cvec[arrows.par], minlength=len(sup)).astype(np.int64)
+        in_c = cvec[arrows.cs]
         # the inequality needs |C| > k; a smaller seed (a triple, for k ≥ 3) only grows until it has k + 1
-        value = float(xs[in_c & (cnt >= k)].sum()) - (size - k) if size > k else -np.inf
+        value = float(arrows.xs[in_c & (cnt >= k)].sum()) - (size - k) if size > k else -np.inf
         for _ in range(2 * n):
-            add = xs @ (((cnt[:, None] + pint) >= k) & (in_c[:, None] | is_child)) - (size + 1 - k)
-            add[cvec] = -np.inf
-            if size > k + 1:
-                drop = xs @ (((cnt[:, None] - pint) >= k) & (in_c[:, None] & ~is_child)) - (size - 1 - k)
-                drop[~cvec] = -np.inf
-            else:
-                drop = np.full(n, -np.inf)
+            add, drop = _move_values(arrows, cvec, cnt, k)
             va, vd = int(np.argmax(add)), int(np.argmax(drop))
             if max(add[va], drop[vd]) <= value + 1e-9:
                 break
             if add[va] >= drop[vd]:
                 v, value, size = va, float(add[va]) if size + 1 > k else -np.inf, size + 1
                 cvec[v] = True
-                cnt += pint[:, v]
+                cnt[fams_of[v]] += 1
             else:
                 v, value, size = vd, float(drop[vd]), size - 1
                 cvec[v] = False
-                cnt -= pint[:, v]
-            in_c = cvec[cs]
+                cnt[fams_of[v]] -= 1
         return value, cvec
 
     seen: set[bytes] = set()
