@@ -156,7 +156,7 @@ def compare_graphs(learned_parents: Parents, true_parents: Parents, *, cpdag: bo
     return out
 
 
-#: rounding allowed when posteriors are compared with a threshold
+#: rounding allowed when posteriors are compared with a threshold T, relative to T (THRESHOLD_TOL · T)
 THRESHOLD_TOL = 1e-9
 
 
@@ -166,7 +166,8 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
 
     The adjacency {u, v} is present when p(u → v) + p(v → u) ≥ ``threshold``; it is directed
     u → v when moreover p(u → v) ≥ threshold > p(v → u), and undirected (no arrowhead) otherwise. The
-    comparisons allow :data:`THRESHOLD_TOL` of rounding (0.7 + 0.2 is 0.8999999999999999 in floating point).
+    comparisons allow :data:`THRESHOLD_TOL` · threshold of rounding (0.7 + 0.2 is 0.8999999999999999 in floating
+    point); relative, so that a threshold of 1e-10 is not read as 0 (an absolute 1e-9 was; a review).
     """
     if not (math.isfinite(threshold) and 0 < threshold <= 1):
         raise InputError(f"threshold (--edges-threshold) must lie in (0, 1], got {threshold}")
@@ -188,11 +189,12 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
             raise InputError(f"{what}: entry {k} repeats the edge {u} → {v}")
         post[(u, v)] = p
     adj, heads = set(), set()
+    reached = threshold * (1.0 - THRESHOLD_TOL)
     for (u, v), p in post.items():
         back = post.get((v, u), 0.0)
-        if p + back >= threshold - THRESHOLD_TOL:
+        if p + back >= reached:
             adj.add(frozenset((u, v)))
-            if p >= threshold - THRESHOLD_TOL and back < threshold - THRESHOLD_TOL:
+            if p >= reached and back < reached:
                 heads.add((u, v))
     return MarkedGraph(node_set, frozenset(adj), frozenset(heads))
 

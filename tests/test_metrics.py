@@ -137,6 +137,16 @@ def test_thresholded_graph():
         thresholded_graph(edges[:1] * 2, "AB", 0.5)
 
 
+def test_a_tiny_threshold_is_not_read_as_zero():
+    """The rounding allowed is relative to T: at T = 1e-10 a posterior of 0.9 is an arrow and one of 1e-12, a
+    hundred times below T, is no edge (an absolute 1e-9 read every pair as present and no arrow as directed)."""
+    edges = [{"from": "a", "to": "b", "posterior": 0.9}, {"from": "b", "to": "c", "posterior": 1e-12}]
+    g = thresholded_graph(edges, "abc", 1e-10)
+    assert g.adjacencies == {frozenset("ab")} and g.arrowheads == {("a", "b")}
+    assert thresholded_graph(edges, "abc", 1e-12 * (1 + 1e-10)).adjacencies == {frozenset("ab"), frozenset("bc")}
+    assert thresholded_graph(edges, "abc", 1e-12 * (1 + 1e-8)).adjacencies == {frozenset("ab")}
+
+
 def test_parents_of_result():
     assert parents_of_result({"parents": {"A": ["B"], "B": []}}, "x") == {"A": ["B"], "B": []}
     net = {"networks": [{"score": -1.0, "parents": {"A": [], "B": ["A"]}}, {"score": -2.0, "parents": {}}]}
