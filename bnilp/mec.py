@@ -926,15 +926,20 @@ def _parent_options(fixed: frozenset[str], nbrs: Sequence[str],
     return [fixed | c for c in cliques]
 
 
+#: a class is listed to apply background knowledge to its DAGs only up to this many DAGs (per chain
+#: component when the knowledge decides orientations edge by edge, else the whole class)
+MAX_CLASS_LISTED = 1_000_000
+
+
 def count_admitted(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequence[str],
                    max_listed: int = 1_000_000, size: int | None = None) -> tuple[int, bool]:
     """(number of DAGs of the class whose every parent set is a key of ``families[node]``, exact).
 
     ``families`` maps each node to its admitted parent sets (a score table's families). When every
     parent set a node can take in the class (:func:`_parent_options`) is admitted, the whole class is
-    (count by Clique-Picking, or ``size`` when the caller has it); otherwise the class is listed and its
-    admitted members counted — ``exact`` is False if it has more than ``max_listed`` DAGs (the count is
-    then a lower bound).
+    (count by Clique-Picking, or ``size`` when the caller has it); otherwise chain component by chain
+    component (:func:`admitted_components`) — ``exact`` is False (and the count 0) if a component that must be
+    listed has more than ``max_listed`` orientations.
     """
     directed, und = _cpdag_of(cpdag_or_dag)
     fixed: dict[str, set[str]] = {v: set() for v in nodes}
@@ -958,31 +963,94 @@ def count_admitted(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequen
         if options is None or any(o not in families[v] for o in options):
             everything = False
             break
-    if size is None:
-        size = count_dags_in_mec((directed, und))
     if everything:
-        return size, True
-    admitted = 0
-    for i, dag in enumerate(dags_in_mec((directed, und), nodes)):
-        if i >= max_listed:
-            return admitted, False
-        admitted += all(dag[v] in families[v] for v in nodes)
-    return admitted, True
+        return (count_dags_in_mec((directed, und)) if size is None else size), True
+    try:
+        return admitted_components((directed, und), nodes, _in_table(families), max_listed)[0], True
+    except ComponentTooLarge:
+        return 0, False
 
 
 def admitted_fractions(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequence[str]) -> dict[Edge, float]:
-    """P(u → v) over the *admitted* DAGs of the class (listing them): for classes that a palim or a
-    foreign score file cuts, where :func:`directed_fractions` would count DAGs the problem excludes."""
-    cp = _cpdag_of(cpdag_or_dag)
-    counts: dict[Edge, int] = {}
-    total = 0
-    for dag in dags_in_mec(cp, nodes):
-        if all(dag[v] in families[v] for v in nodes):
-            total += 1
-            for c, ps in dag.items():
-                for p in ps:
-                    counts[(p, c)] = counts.get((p, c), 0) + 1
-    return {e: k / total for e, k in counts.items()} if total else {}
+    """P(u → v) over the *admitted* DAGs of the class (:func:`admitted_components`, no cap): for classes that a
+    palim or a foreign score file cuts, where :func:`directed_fractions` would count DAGs the problem excludes."""
+    return admitted_components(cpdag_or_dag, nodes, _in_table(families), math.inf)[1]
+
+
+def _in_table(families: Mapping[str, Any]) -> Callable[[str, frozenset[str]], bool]:
+    return lambda v, ps: ps in families[v]
+
+
+class ComponentTooLarge(Exception):
+    """A chain component that must be listed has more orientations than allowed (``component``, ``size``)."""
+
+    def __init__(self, component: frozenset[str], size: int):
+        super().__init__(component, size)
+        self.component, self.size = component, size
+
+
+def admitted_components(cpdag_or_dag: Any, nodes: Sequence[str], admits: Callable[[str, frozenset[str]], bool],
+                        max_listed: float = MAX_CLASS_LISTED) -> tuple[int, dict[Edge, float]]:
+    """(number of DAGs of the class whose every family (v, Π_v) ``admits``, P(u → v) over them), exactly.
+
+    A DAG of the class is its CPDAG's directed edges plus one acyclic moral orientation (AMO) of each chain
+    component, chosen independently (Andersson, Madigan & Perlman 1997), and v's parents are its directed
+    parents and its parents inside its own component. A condition on families is therefore a condition on
+    each component's orientation alone, and the admitted DAGs are a product:
+        #admitted = [every node outside a component admits its one family] · Π_C #{AMOs of C whose every
+        member's family is admitted},
+    a share P(u → v) counted inside u — v's component (directed edges: 1). A component whose members admit
+    every parent set they can take in the class (:func:`_parent_options`) is counted by shape
+    (:func:`_component_forward`); another is listed — :class:`ComponentTooLarge` past ``max_listed``
+    orientations. Listing the class whole instead multiplied the components: 21 separate pairs with one
+    forbidden arrow are 2²¹ DAGs, 21 components of 2 (a review). The shares hold only orientations some admitted
+    DAG has."""
+    directed, und = _cpdag_of(cpdag_or_dag)
+    fixed: dict[str, set[str]] = {v: set() for v in nodes}
+    for u, v in directed:
+        fixed[v].add(u)
+    comps, adj = _components_checked((directed, und))
+    inside = set().union(*comps) if comps else set()
+    if not all(admits(v, frozenset(fixed[v])) for v in nodes if v not in inside):
+        return 0, {}
+    total, shares = 1, {e: 1.0 for e in directed}
+    for c in comps:
+        kept, local = _component_admitted(c, adj, fixed, admits, max_listed)
+        if not kept:
+            return 0, {}
+        total *= kept
+        shares.update(local)
+    return total, shares
+
+
+def _component_admitted(comp: frozenset[str], adj: Mapping[str, set[str]], fixed: Mapping[str, set[str]],
+                        admits: Callable[[str, frozenset[str]], bool], max_listed: float
+                        ) -> tuple[int, dict[Edge, float]]:
+    """(#AMOs of the chain component ``comp`` whose members' families all pass ``admits``, P(a → b) over them):
+    by shape when every parent set a member can take passes, else by listing (:func:`admitted_components`)."""
+    members = sorted(comp)
+    options = [_parent_options(frozenset(fixed[v]), sorted(adj[v]), adj) for v in members]
+    if all(o is not None and all(admits(v, ps) for ps in o) for v, o in zip(members, options, strict=True)):
+        edges = frozenset(frozenset((a, b)) for a in comp for b in adj[a] if a < b)
+        kept, forward = _component_forward(comp, adj, edges)
+        local = {}
+        for (a, b), k in forward.items():
+            local.update({(a, b): k / kept} if k else {})
+            local.update({(b, a): (kept - k) / kept} if kept - k else {})
+        return kept, local
+    size = _count_amo(comp, adj)
+    if size > max_listed:
+        raise ComponentTooLarge(comp, size)
+    kept, counts = 0, {}
+    for amo in _amos(comp, adj):
+        pa = {v: set(fixed[v]) for v in members}
+        for a, b in amo:
+            pa[b].add(a)
+        if all(admits(v, frozenset(pa[v])) for v in members):
+            kept += 1
+            for e in amo:
+                counts[e] = counts.get(e, 0) + 1
+    return kept, _shares(counts, kept)
 
 
 #: how many class representatives :func:`unequal_covered_reversal` is asked of where a table's score equivalence is
@@ -1078,12 +1146,13 @@ def _counted_class(cpdag: CpdagEdges, whole: bool, families: Mapping[str, Any], 
     ``whole``: the table is known to admit every member; ``number`` names the class in errors)."""
     size, shares = class_counts(cpdag)
     if whole:
-        admitted, exact = size, True
-    else:
-        admitted, exact = count_admitted(cpdag, families, nodes, max_listed, size=size)
-    if not exact:
-        raise ValueError(f"class {number} has more than {max_listed} DAGs and some of them use parent sets the "
-                         "score table lacks: cannot count its admitted DAGs (use --enumerate dags)")
+        return size, size, shares
+    try:
+        admitted, admitted_shares = admitted_components(cpdag, nodes, _in_table(families), max_listed)
+    except ComponentTooLarge as big:
+        raise ValueError(f"class {number} has a chain component of {big.size} orientations, more than "
+                         f"{max_listed}, and some of them use parent sets the score table lacks: cannot count its "
+                         "admitted DAGs (use --enumerate dags)") from None
     if admitted == size:
         return size, admitted, shares
     if complete_classes:
@@ -1091,7 +1160,7 @@ def _counted_class(cpdag: CpdagEdges, whole: bool, families: Mapping[str, Any], 
                                 "a parent set a credible DAG needs was pruned (unsound pruning, or a score "
                                 "that is not score-equivalent); a score file whose scores were edited or made "
                                 "elsewhere counts only the DAGs it admits when solved without its .json sidecar")
-    return size, admitted, admitted_fractions(cpdag, families, nodes)
+    return size, admitted, admitted_shares
 
 
 @dataclass
@@ -1723,11 +1792,6 @@ def expand_classes(mecs: Sequence[MEC], families: Mapping[str, Mapping[frozenset
     return out
 
 
-#: a class is listed to apply background knowledge to its DAGs only up to this many DAGs (per chain
-#: component when the knowledge decides orientations edge by edge, else the whole class)
-MAX_CLASS_LISTED = 1_000_000
-
-
 def _class_too_large(size: int, what: str) -> Exception:
     return InputError(f"{what} has {size} DAGs, more than the {MAX_CLASS_LISTED} bnilp lists to apply background "
                       "knowledge (bnilp.mec.MAX_CLASS_LISTED): its size under the knowledge is not computed")
@@ -1746,70 +1810,68 @@ def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
     independently (Andersson, Madigan & Perlman 1997) — the admitted DAGs are the products of each
     component's admitted AMOs: #K = Π_C #{AMOs of C with no forbidden and no reversed required arrow},
     and a share is counted inside its component. This is the number of DAG extensions of Meek's
-    maximally oriented PDAG (Meek 1995: orient the known arrows, close under R1–R4), computed here by
-    listing each component's AMOs (:data:`MAX_CLASS_LISTED` per component). Ancestor statements are
+    maximally oriented PDAG (Meek 1995: orient the known arrows, close under R1–R4), computed here
+    (:func:`admitted_components`) by shape for a component the knowledge leaves free, else by listing its AMOs
+    (:data:`MAX_CLASS_LISTED` per component). Ancestor statements are
     not per-arrow: the class is listed whole (same guard) and each DAG checked with ``allows``. A conditional
     independence holds for every DAG of the class or for none (Verma & Pearl 1990): one DAG decides it.
     Past the guard an :class:`~bnilp.errors.InputError` says so — never a silent miscount.
     """
-    directed, und = _cpdag_of(cpdag_or_dag)
+    return _admitted_under(_cpdag_of(cpdag_or_dag), nodes, knowledge, None, max_listed)
+
+
+def _class_admits(cp: CpdagEdges, nodes: Sequence[str], knowledge: Any) -> bool:
+    """The statements that hold for every DAG of the class or for none: the adjacencies (required, forbidden),
+    the directed edges' arrows, and each conditional independence (Verma & Pearl 1990: one DAG decides it)."""
+    directed, und = cp
     forbidden = knowledge.forbidden_arrows()
     required = set(knowledge.required)
     skeleton_ = {frozenset(e) for e in directed} | und
     if (any(e in forbidden or (e[1], e[0]) in required for e in directed)
             or any(frozenset(e) not in skeleton_ for e in (*knowledge.required_adjacent, *knowledge.required))
             or any(frozenset(e) in skeleton_ for e in knowledge.forbidden_adjacent)):
-        return 0, {}
+        return False
     if knowledge.independent:
-        one = next(dags_in_mec((directed, und), nodes))
-        if any(not d_separated(one, a, b, z) for a, b, z in knowledge.independent):
-            return 0, {}
-    counts: dict[Edge, int] = {}
-    if knowledge.required_ancestors or knowledge.forbidden_ancestors:
-        size = count_dags_in_mec((directed, und))
-        if size > max_listed:
-            raise _class_too_large(size, "a class")
-        total = 0
-        for dag in dags_in_mec((directed, und), nodes):
-            if knowledge.allows(dag):
-                total += 1
-                for c, ps in dag.items():
-                    for p in ps:
-                        counts[(p, c)] = counts.get((p, c), 0) + 1
-        return total, _shares(counts, total)
-    comps, adj = _components_checked((directed, und))
-    total = 1
-    shares: dict[Edge, float] = {e: 1.0 for e in directed}
-    for c in comps:
-        size = _count_amo(c, adj)
-        if size > max_listed:
-            raise _class_too_large(size, f"chain component {sorted(c)}")
-        kept = 0
-        local: dict[Edge, int] = {}
-        for amo in _amos(c, adj):
-            if any(e in forbidden or (e[1], e[0]) in required for e in amo):
-                continue
-            kept += 1
-            for e in amo:
-                local[e] = local.get(e, 0) + 1
-        if not kept:
-            return 0, {}
-        total *= kept
-        shares.update(_shares(local, kept))
-    return total, shares
+        one = next(dags_in_mec(cp, nodes))
+        return all(d_separated(one, a, b, z) for a, b, z in knowledge.independent)
+    return True
+
+
+def _family_filter(knowledge: Any, families: Mapping[str, Any] | None = None
+                   ) -> Callable[[str, frozenset[str]], bool]:
+    """Whether a family (v, Π) passes ``knowledge``'s single-arrow statements (no forbidden parent, every
+    required one: :meth:`~bnilp.knowledge.Knowledge.family_ok`) and, given ``families``, is in the table."""
+    forbidden, required = knowledge.forbidden_arrows(), knowledge.required_parents()
+    if families is None:
+        return lambda v, ps: knowledge.family_ok(v, ps, forbidden, required)
+    return lambda v, ps: ps in families[v] and knowledge.family_ok(v, ps, forbidden, required)
 
 
 def _list_admitted(cpdag: Any, families: Mapping[str, Any], nodes: Sequence[str], knowledge: Any,
                    max_listed: int) -> tuple[int, dict[Edge, float]]:
     """(count, shares) of the class's DAGs that both the table (``families``) and ``knowledge`` admit."""
-    cp = _cpdag_of(cpdag)
+    return _admitted_under(_cpdag_of(cpdag), nodes, knowledge, families, max_listed)
+
+
+def _admitted_under(cp: CpdagEdges, nodes: Sequence[str], knowledge: Any, families: Mapping[str, Any] | None,
+                    max_listed: int) -> tuple[int, dict[Edge, float]]:
+    """:func:`knowledge_class` (``families`` None: every DAG of the class is in the problem) or
+    :func:`_list_admitted`: chain component by chain component (:func:`admitted_components`) unless the knowledge
+    holds ancestor statements, which are checked on the listed class."""
+    if not _class_admits(cp, nodes, knowledge):
+        return 0, {}
+    if not (knowledge.required_ancestors or knowledge.forbidden_ancestors):
+        try:
+            return admitted_components(cp, nodes, _family_filter(knowledge, families), max_listed)
+        except ComponentTooLarge as big:
+            raise _class_too_large(big.size, f"chain component {sorted(big.component)}") from None
     size = count_dags_in_mec(cp)
     if size > max_listed:
         raise _class_too_large(size, "a class")
     counts: dict[Edge, int] = {}
     total = 0
     for dag in dags_in_mec(cp, nodes):
-        if all(dag[v] in families[v] for v in nodes) and knowledge.allows(dag):
+        if (families is None or all(dag[v] in families[v] for v in nodes)) and knowledge.allows(dag):
             total += 1
             for c, ps in dag.items():
                 for p in ps:

@@ -129,7 +129,8 @@ class _Data:
         return idx[start[fams][pos] + offs], self.child[fams][pos].astype(np.int64), pos
 
     def exact(self, choice: tuple[int, ...]) -> float:
-        return math.fsum(self.score[k] for k in choice)
+        """The DAG's score Σ_i score(i, Π_i), correctly rounded (``math.fsum``: the same in any order)."""
+        return math.fsum(self.score[list(choice)].tolist()) if len(choice) else 0.0
 
     def exact_rows(self, rows: np.ndarray) -> np.ndarray:
         """:meth:`exact` of every DAG ``rows[m]`` (family indices), compiled: bit for bit ``math.fsum``."""

@@ -254,8 +254,8 @@ def _improve_seeds(data: _Data, x: np.ndarray, sup: np.ndarray, seeds: list[np.n
     n = data.n
     arrows = _SupportArrows.of(data, x, sup)
     by_parent = np.argsort(arrows.par, kind="stable")
-    # the support families with v among their parents, for each v
-    fams_of = np.split(arrows.pos[by_parent], np.searchsorted(arrows.par[by_parent], np.arange(1, n)))
+    # the support families with v among their parents: fams[first[v]:first[v + 1]]
+    fams, first = arrows.pos[by_parent], np.searchsorted(arrows.par[by_parent], np.arange(n + 1))
 
     def improve(cvec: np.ndarray) -> tuple[float, np.ndarray]:
         size = int(cvec.sum())
@@ -271,11 +271,11 @@ def _improve_seeds(data: _Data, x: np.ndarray, sup: np.ndarray, seeds: list[np.n
             if add[va] >= drop[vd]:
                 v, value, size = va, float(add[va]) if size + 1 > k else -np.inf, size + 1
                 cvec[v] = True
-                cnt[fams_of[v]] += 1
+                cnt[fams[first[v]:first[v + 1]]] += 1
             else:
                 v, value, size = vd, float(drop[vd]), size - 1
                 cvec[v] = False
-                cnt[fams_of[v]] -= 1
+                cnt[fams[first[v]:first[v + 1]]] -= 1
         return value, cvec
 
     seen: set[bytes] = set()
