@@ -770,12 +770,16 @@ FEEDER_JOIN_SECONDS = 2.0
 POOL_IDLE_TIMEOUT = 30
 
 
-def _init_worker() -> None:
-    """A new worker: one thread for BLAS, and the compiled kernels loaded (from numba's cache) while
-    the coordinator reads the data or generates the first blocks."""
-    for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
-    keep_grown_loky_workers()      # it grows by design when it reads a run's score; a restart reads it again
+def _init_worker(own_process: bool = True) -> None:
+    """A new worker: the compiled kernels loaded (from numba's cache) while the coordinator reads the data or
+    generates the first blocks; in a process of its own (``own_process``), one thread for BLAS. A worker thread
+    in the caller's process (``--scheduler local`` with BIC or BDeu) leaves the process's environment and loky's
+    settings as they are: it set OPENBLAS/MKL/OMP_NUM_THREADS=1 for every program the caller started later (a
+    review)."""
+    if own_process:
+        for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
+        keep_grown_loky_workers()      # it grows by design when it reads a run's score; a restart reads it again
     columns = np.zeros((2, 2), dtype=np.int32)
     ctx = CountContext(columns, np.ones(2), np.array([2, 2], dtype=np.int64), 2,
                        np.array([0.0, 0.0, 2.0 * math.log(2.0)]))
@@ -791,7 +795,7 @@ def _init_local_dask_worker(coordinator: int) -> None:
     interrupted". Nor does it warn when a block it runs is cancelled (the coordinator cancels what is left
     when a run stops early). (Run in the worker's event loop, which is its main thread; a cluster given by
     address is the user's and is left as it is.)"""
-    _init_worker()
+    _init_worker(own_process=os.getpid() != coordinator)
     if os.getpid() != coordinator and threading.current_thread() is threading.main_thread():
         deaf_to_ctrl_c()
         logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)

@@ -574,6 +574,21 @@ def test_learn_scores_on_a_dask_cluster_as_the_command_line_does() -> None:
     assert dask.report["n_networks"] == one.report["n_networks"] and dask.report["optimum"] == one.report["optimum"]
 
 
+def test_a_local_cluster_s_worker_threads_leave_the_caller_s_environment_as_it_was(monkeypatch) -> None:
+    """``scheduler="local"`` with BIC runs its workers as threads of the caller's process: starting them set
+    OPENBLAS/MKL/OMP_NUM_THREADS=1 in the caller's environment, for every program it started later (a review);
+    a worker process of its own still takes one BLAS thread."""
+    pytest.importorskip("distributed")
+    from bnilp import lattice
+
+    lattice.stop_local_cluster()                   # a cluster started earlier ran its workers' start already
+    for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    learn(ASIA, bf=20, scheduler="local", n_jobs=2)
+    lattice.stop_local_cluster()
+    assert not {"OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"} & set(os.environ)
+
+
 def test_learn_takes_the_scoring_limits_and_counts_of_the_command_line() -> None:
     """``--score-time-limit`` and ``--counts`` had no counterpart in ``learn()`` either: ``score_time_limit``
     stops the scoring walk (the result then exact for the sizes scored, said in ``limits`` as the command line
