@@ -766,8 +766,9 @@ def _build(
         if name in seen:
             raise InputError(f"{source}:{names_line}: duplicate column name {name!r} "
                              f"(columns {seen[name] + 1} and {j + 1})"
-                             + ("; every name is a number: if the file has no names line, give no_header=True "
-                                "(--no-header)" if lines is not None and _all_numbers(names) else ""))
+                             + ("; every name is a number: if the file has no names line, read it with "
+                                "load_data(..., no_header=True) (--no-header)"
+                                if lines is not None and _all_numbers(names) else ""))
         seen[name] = j
     want_discrete = _split_list(discrete, "discrete (--discrete)")
     want_continuous = _split_list(continuous, "continuous (--continuous)")

@@ -191,6 +191,9 @@ class Knowledge:
     where: dict[tuple[str, ...], str] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.where, Mapping):      # read as statement keys → their places (a bare int: TypeError)
+            raise InputError(f"knowledge: where maps statements to where they were written (a dict), got "
+                             f"{self.where!r}")
         for f in _PAIR_FIELDS:
             object.__setattr__(self, f, _pairs(getattr(self, f), f))
         object.__setattr__(self, "independent", _independences(self.independent))

@@ -157,7 +157,8 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
     if not (0 <= avg_degree <= max(n_nodes - 1, 0)):
         raise InputError(f"avg_degree (--avg-degree) must lie in [0, nodes−1] = [0, {n_nodes - 1}], got {avg_degree}")
     if max_degree is not None:
-        max_degree = check_count(max_degree, "max_degree (--max-degree)", 1)
+        # None is no cap here; the command line's --max-degree 0 is that None (a review: "≥ 1" cited the flag)
+        max_degree = check_count(max_degree, "max_degree (None: no cap; --max-degree 0)", 1)
     if not (0.0 <= _real(discrete_fraction, "discrete_fraction (--discrete-fraction)") <= 1.0):
         raise InputError(f"discrete_fraction (--discrete-fraction) must lie in [0, 1], got {discrete_fraction}")
     try:

@@ -248,6 +248,11 @@ def test_network_indexes_the_listed_networks_and_says_so_under_class_enumeration
     (lambda d: ci_test(d, "smoke", "lung", score="bic", alpha="0.05"), "alpha"),
     (lambda d: ci_test(d, "smoke", "lung", score="bic", alpha=None), "alpha"),
     (lambda d: ci_test(d, "smoke", "lung", score="bic", given=1.5), "given"),
+    # a score's own settings only: not the structure prior, nor a discount BDeu/MML refuse (both were listed)
+    (lambda d: learn(d, score="bdeu", foo=1), r"score 'bdeu' takes no setting 'foo' \(its settings: ess\)$"),
+    (lambda d: learn(d, score="bic", foo=1), r"score 'bic' takes no setting 'foo' \(its settings: penalty_discount\)$"),
+    (lambda d: learn(d, score="bdeu", penalty_discount=2), r"takes no penalty_discount \(--penalty-discount\)"),
+    (lambda d: learn(d, knowledge={"where": 5}), "knowledge: where maps statements to where they were written"),
 ])
 def test_wrong_settings_and_types_are_input_errors_naming_the_parameter(asia, call, words) -> None:
     """A setting the score does not take, or a value of the wrong type, is an ``InputError`` naming the score and

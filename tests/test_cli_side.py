@@ -880,3 +880,23 @@ def test_a_table_whose_sidecar_hides_its_knowledge_is_refused_naming_the_file(tm
     sidecar.write_text(json.dumps(doc))
     line = _one_line_error(_run("solve", str(scores), "--bf", "3", "-q"))
     assert line.startswith(f"bnilp: error: {scores}: class 1 has") and "admits only" in line
+
+
+def test_settings_a_run_would_ignore_are_refused_naming_their_flags(tmp_path):
+    """--permutations and --seed with citest --null chi2 (no permutation to make), --penalty-discount with BDeu (no
+    penalty): one line naming the flag, exit 2 (they were taken and ignored, or refused in the API's words); a
+    file whose names line is numbers points to load_data's no_header (API) and --no-header."""
+    for extra, flags in ((["--permutations", "5"], "--permutations is"), (["--seed", "3"], "--seed is"),
+                         (["--permutations", "5", "--seed", "3"], "--permutations and --seed are")):
+        out = _run("citest", "instances/asia.csv", "smoke", "lung", "--score", "bic", "--null", "chi2", *extra)
+        assert out.exit_code == 2 and _one_line_error(out).startswith(
+            f"bnilp: error: {flags} the permutation null's setting (--null auto or local-permutation)")
+    assert _run("citest", "instances/asia.csv", "smoke", "lung", "--score", "bic", "--null", "auto",
+                "--permutations", "5", "--json").exit_code == 0
+    out = _run("learn", "instances/asia.csv", "--score", "bdeu", "--penalty-discount", "2", "-q")
+    assert out.exit_code == 2 and "--penalty-discount is the penalised scores' (--score bic, cg, cgd, mvp) setting" \
+        in _one_line_error(out)
+    numbers = tmp_path / "numbers.csv"
+    numbers.write_text("0,1,1\n1,0,1\n0,0,1\n")
+    out = _run("learn", str(numbers), "-q")
+    assert out.exit_code == 2 and "read it with load_data(..., no_header=True) (--no-header)" in _one_line_error(out)

@@ -136,7 +136,8 @@ def test_a_headerless_file_read_with_a_names_line_is_warned_of_or_hinted_at(tmp_
     for names in ("0,1,2", "1,2,3", "a,1,2"):
         assert load_data(write(tmp_path, "p.csv", names + "\n" + body)).warnings == []
     with pytest.raises(InputError, match=r"b\.csv:1: duplicate column name '1' \(columns 2 and 3\); every name is a "
-                                         r"number: if the file has no names line, give no_header=True \(--no-header\)"):
+                                         r"number: if the file has no names line, read it with "
+                                         r"load_data\(\.\.\., no_header=True\) \(--no-header\)"):
         load_data(write(tmp_path, "b.csv", "0,1,1\n" + body))
 
 

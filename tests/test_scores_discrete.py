@@ -109,7 +109,7 @@ def test_bdeu_refuses_an_ess_that_is_not_a_finite_number_above_its_floor(ess: fl
 def test_bdeu_takes_no_penalty_discount() -> None:
     """BDeu has no penalty to discount: a discount other than 1 was accepted, ignored and recorded."""
     data = load_data("instances/asia.csv")
-    with pytest.raises(InputError, match="score 'bdeu' takes no penalty discount"):
+    with pytest.raises(InputError, match=r"score 'bdeu' takes no penalty_discount \(--penalty-discount\)"):
         make_score("bdeu", data, penalty_discount=5.0)
 
 

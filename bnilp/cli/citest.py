@@ -24,7 +24,14 @@ from bnilp.citest import (
     SPARSE_ROWS_PER_CELL,
     ci_test,
 )
-from bnilp.cli.options import check_seed, data_options, load_from_options, score_from_options, score_options
+from bnilp.cli.options import (
+    check_seed,
+    data_options,
+    given_on_command_line,
+    load_from_options,
+    score_from_options,
+    score_options,
+)
 from bnilp.errors import InputError
 from bnilp.scores import DISCRETE_ONLY_SCORES
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT
@@ -87,6 +94,12 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
             from None
     if permutations < 1:
         raise InputError(f"--permutations must be ≥ 1, got {permutations}")
+    ignored = [flag for key, flag in (("permutations", "--permutations"), ("seed", "--seed"))
+               if null == "chi2" and given_on_command_line(key)]
+    if ignored:
+        raise InputError(f"{' and '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} the permutation null's "
+                         "setting (--null auto or local-permutation): with --null chi2 this run would ignore "
+                         f"{'it' if len(ignored) == 1 else 'them'}")
     result = ci_test(data, x, y, z, score=score, alpha=alpha, combine=combine, correction=correction, null=null,
                      permutations=permutations, seed=seed)
     if as_json:

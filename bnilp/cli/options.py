@@ -308,7 +308,9 @@ def _check_ignored_settings(opts: dict[str, Any]) -> None:
             ("bins", "--bins", name == "cgd", "CGd's (--score cgd)"),
             ("mvp_degree", "--mvp-degree", name == "mvp", "MVP's (--score mvp)"),
             ("expected_parents", "--expected-parents", prior == "binomial", "the binomial prior's (--prior binomial)"),
-            ("ebic_gamma", "--ebic-gamma", prior == "ebic", "the EBIC prior's (--prior ebic)")):
+            ("ebic_gamma", "--ebic-gamma", prior == "ebic", "the EBIC prior's (--prior ebic)"),
+            ("penalty_discount", "--penalty-discount", name not in ("bdeu", "mml"),
+             "the penalised scores' (--score bic, cg, cgd, mvp)")):
         if given(key) and not used:
             raise InputError(f"{flag} is {why} setting: this run would ignore it")
 

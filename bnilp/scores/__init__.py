@@ -42,8 +42,11 @@ def make_score(name: str, data: Dataset, **settings: Any) -> LocalScore:
     takes = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "data")]
     unknown = [k for k in settings if k not in takes]
     if unknown:
-        raise InputError(f"score {key!r} takes no setting {', '.join(map(repr, unknown))} (its settings: "
-                         f"{', '.join(takes)})")
+        # its own settings: not the structure prior every score takes (``structure_prior`` in learn, where
+        # ``prior`` is the averaging prior), nor a penalty discount it refuses (a review: both were listed)
+        own = [p for p in takes if p != "prior" and (p != "penalty_discount" or cls.takes_penalty_discount)]
+        raise InputError(f"score {key!r} takes no setting {', '.join(map(repr, unknown))} "
+                         + (f"(its settings: {', '.join(own)})" if own else "(it has no settings of its own)"))
     return cls(data, **settings)
 
 

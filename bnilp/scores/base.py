@@ -169,6 +169,8 @@ class LocalScore(ABC):
     """
 
     name: str = ""
+    #: whether ``penalty_discount`` scales a penalty of this score (BDeu and MML have none: they refuse it)
+    takes_penalty_discount: bool = True
 
     def __init__(self, data: Dataset, *, prior: StructurePrior | None = None,
                  penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):

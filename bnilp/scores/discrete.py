@@ -220,6 +220,7 @@ class BDeu(DiscreteScore):
     """BDeu log marginal likelihood with equivalent sample size α (default 1)."""
 
     name = "bdeu"
+    takes_penalty_discount = False
 
     def __init__(self, data: Dataset, *, ess: float = DEFAULT_ESS, prior: StructurePrior | None = None,
                  penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
@@ -227,8 +228,8 @@ class BDeu(DiscreteScore):
             raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess!r} (smaller, α/(q·r) "
                              "underflows to 0 and the marginal likelihood is not defined)")
         if penalty_discount != DEFAULT_PENALTY_DISCOUNT:
-            raise InputError(f"score 'bdeu' takes no penalty discount (got {penalty_discount}); BDeu is a marginal "
-                             "likelihood with no BIC penalty to scale")
+            raise InputError(f"score 'bdeu' takes no penalty_discount (--penalty-discount) (got {penalty_discount}); "
+                             "BDeu is a marginal likelihood with no BIC penalty to scale")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.ess = float(ess)
 

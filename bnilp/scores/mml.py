@@ -139,11 +139,12 @@ class MinimumMessageLength(LocalScore):
     """MML score of Li & Dai (eqs. 3.8–3.14); continuous parents of discrete children are disallowed."""
 
     name = "mml"
+    takes_penalty_discount = False
 
     def __init__(self, data: Dataset, *, prior: StructurePrior | None = None,
                  penalty_discount: float = DEFAULT_PENALTY_DISCOUNT, intercept: bool = True):
         if penalty_discount != DEFAULT_PENALTY_DISCOUNT:
-            raise InputError(f"score 'mml' takes no penalty discount (got {penalty_discount}); "
+            raise InputError(f"score 'mml' takes no penalty_discount (--penalty-discount) (got {penalty_discount}); "
                              "MML has no BIC penalty to scale")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.intercept = bool(intercept)
