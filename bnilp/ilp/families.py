@@ -250,12 +250,14 @@ class _Data:
         Returns (family indices, lhs, rhs) with ``None`` for an infinite side. Needs 1 ≤ k < |C| (with
         |C| < k the row would read 0 ≤ |C| − k < 0 and cut off every DAG)."""
         check_kcluster(cvec, k)
-        in_c = cvec[self.child]
-        meets = in_c & (self.pbool[:, cvec].sum(axis=1) >= k)
+        # C's members' families only (contiguous by child): over all K families, the model's 2-cluster rows
+        # cost K · pairs — 8.7 of 15 s at 1,000 variables and 10^5 families (a review)
+        fams = np.concatenate([np.arange(self.start[c], self.start[c + 1]) for c in np.flatnonzero(cvec)])
+        meets = self.pbool[fams][:, cvec].sum(axis=1) >= k
         n_meets = int(meets.sum())
-        if int(in_c.sum()) > n_meets and 2 * n_meets > int(in_c.sum()):
-            return np.flatnonzero(in_c & ~meets), float(k), None
-        return np.flatnonzero(meets), None, float(cvec.sum() - k)
+        if len(fams) > n_meets and 2 * n_meets > len(fams):
+            return fams[~meets], float(k), None
+        return fams[meets], None, float(cvec.sum() - k)
 
     def set_packing_clusters(self, max_rows: int = settings.SET_PACKING_MAX_ROWS) -> list[tuple[int, ...]]:
         """Clusters C (|C| ≥ 3, sorted tuples) in which every member v has a candidate parent set
