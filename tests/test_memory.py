@@ -9,6 +9,7 @@ import pytest
 
 from bnilp import memory
 from bnilp.memory import cgroup_memory
+from bnilp.scorefile import read_jaakkola
 
 
 def _files(folder: Path, **contents: str) -> None:
@@ -126,3 +127,26 @@ def test_more_jobs_than_cores_start_one_worker_a_core(monkeypatch, tmp_path):
         many = score_parent_sets(make_score(name, subset), epsilon=3.0, n_jobs=100_000)
         assert many.families == one.families
     assert started and max(started) == 2
+
+
+def test_a_family_matrix_past_half_the_free_memory_is_a_limit_not_the_out_of_memory_killer(monkeypatch, tmp_path):
+    """The search's family arrays hold a dense K × n matrix (``_Data.pbool``, a byte a cell: 3 GB at 10⁶ families of
+    3,000 variables); past half the free memory the run ends ``limited`` (exit 3, one line naming the sizes), with
+    no output file — not killed mid-build. Below :data:`DENSE_CHECK_BYTES` nothing is asked."""
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+    from bnilp.ilp import families
+
+    table = read_jaakkola("scorefiles/wine.BIC.20.scores")
+    cells = sum(len(f) for f in table.families.values()) * len(table.variables)
+    monkeypatch.setattr(memory, "free_memory", lambda: 2 * cells - 2)
+    monkeypatch.setattr(families, "DENSE_CHECK_BYTES", 0)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["solve", "scorefiles/wine.BIC.20.scores", "-q", "--json", str(out)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 3 and len(lines) == 1 and not out.exists()
+    assert lines[0].startswith("bnilp: limited: memory_limit: the score table's ")
+    assert f" families of {len(table.variables)} variables take about " in lines[0]
+    monkeypatch.setattr(memory, "free_memory", lambda: 2 * cells)
+    assert CliRunner().invoke(main, ["solve", "scorefiles/wine.BIC.20.scores", "-q", "--optimum-only"]).exit_code == 0

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from bnilp.errors import LimitError
 from bnilp.ilp import settings
 from bnilp.ilp.result import Parents
 from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders
@@ -21,6 +22,26 @@ def check_kcluster(cvec: np.ndarray, k: int) -> None:
     row would read 0 ≤ |C| − k < 0 and cut off every DAG."""
     if not 1 <= k < int(cvec.sum()):
         raise ValueError(f"a k-cluster cut needs 1 <= k < |C|, not k={k} with |C|={int(cvec.sum())}")
+
+
+#: from this many bytes of ``_Data.pbool`` (K × n) on, its allocation is checked against the free memory first
+DENSE_CHECK_BYTES = 1 << 26
+
+
+def _check_dense_room(k: int, n: int) -> None:
+    """A :class:`~bnilp.errors.LimitError` (exit 3, ``limited``) where the family arrays' dense K × n matrix
+    (``_Data.pbool``, a byte a cell) would take more than half the free memory: the out-of-memory killer would end
+    the run with no message (a review: 0.95 GB at 10⁶ families of 1,000 variables, 3 GB at 3,000)."""
+    need = k * n
+    if need < DENSE_CHECK_BYTES:
+        return
+    from bnilp.memory import free_memory
+
+    free = free_memory()
+    if free is not None and need > free // 2:
+        raise LimitError(f"memory_limit: the score table's {k} families of {n} variables take about "
+                         f"{need / 2**30:.3g} GiB as the search's dense family × variable matrix, more than half the "
+                         f"{free / 2**30:.1f} GiB of free memory (fewer families: a higher BF or a palim when scoring)")
 
 
 class _Data:
@@ -47,6 +68,7 @@ class _Data:
         self.sets: list[frozenset[str]] = sets
         self.score = np.asarray(scores, dtype=float)
         self.start = np.asarray(start, dtype=np.intp)
+        _check_dense_room(self.K, n)
         self.pbool = np.zeros((self.K, n), dtype=bool)
         for k, ps in enumerate(sets):
             self.pbool[k, [index[p] for p in ps]] = True
