@@ -263,15 +263,18 @@ class Knowledge:
             out.setdefault((a, b), why)
             out.setdefault((b, a), why)
         tier = self.tier_of()
+        # each tier's place once, and of --tiers the flag alone: every arrow a tier forbids carries it, and n²/2
+        # reasons quoting the whole --tiers value grew as n³ (9.2 GB at 1,000 variables in 10 tiers; a review)
+        place = {v: "--tiers" if self._src(("tier", v)).startswith("--tiers ") else self._src(("tier", v))
+                 for v in tier}
         for a, ta in tier.items():
             for b, tb in tier.items():
                 if a == b:
                     continue
                 if ta > tb:
-                    out.setdefault((a, b), f"tiers: {a} (tier {ta + 1}) after {b} (tier {tb + 1}) "
-                                           f"({self._src(('tier', a))})")
+                    out.setdefault((a, b), f"tiers: {a} (tier {ta + 1}) after {b} (tier {tb + 1}) ({place[a]})")
                 elif ta == tb and ta in self.strict_tiers:
-                    out.setdefault((a, b), f"tier! {ta + 1}: no arrows within ({self._src(('tier', a))})")
+                    out.setdefault((a, b), f"tier! {ta + 1}: no arrows within ({place[a]})")
         return out
 
     def required_parents(self) -> dict[str, frozenset[str]]:
@@ -648,10 +651,8 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
         except InputError as exc:   # its lines are made here ("--tiers:3", "tier a"): the flag's value is named
             detail = re.sub(r"--tiers:\d+(: )?", "", str(exc)).replace("()", "").strip()
             raise InputError(f"--tiers {tiers!r}: {detail}") from None
-        for key, src in list(t.where.items()):
-            # the tier's number, not the whole value: every arrow a tier forbids carries its tier's place, and
-            # n²/2 reasons of n characters each grew as n³ (9.2 GB at 1,000 variables in 10 tiers; a review)
-            t.where[key] = "--tiers, tier " + src.rpartition(":")[2]
+        for k in list(t.where):
+            t.where[k] = f"--tiers {tiers!r}"
         opts = opts.merged(t)
     k = read_knowledge(path) if path is not None else None
     out = opts if k is None else k.merged(opts)

@@ -762,12 +762,16 @@ def test_a_statement_that_contradicts_a_score_files_record_is_the_one_named(tmp_
 def test_an_arrow_the_tiers_forbid_names_its_tier_not_the_whole_tiers_value():
     """Each arrow ``--tiers`` forbids carries its reason; with the whole value as its place, n²/2 reasons of n
     characters each grew as n³ (9.2 GB and a 280-MB JSON at 1,000 / 500 variables in 10 tiers; a review). The
-    place is the tier's number; errors about a tier still quote the value."""
+    place is the flag; errors about a tier still quote the value (an unknown name, tiers given twice)."""
     names = [f"v{i:03d}" for i in range(300)]
     k = from_options(tiers=";".join(",".join(names[i:i + 30]) for i in range(0, 300, 30)))
     why = k.forbidden_arrows()[("v030", "v000")]
-    assert why == "tiers: v030 (tier 2) after v000 (tier 1) (--tiers, tier 2)"
+    assert why == "tiers: v030 (tier 2) after v000 (tier 1) (--tiers)"
     assert len(k.forbidden_arrows()) == 300 * 270 // 2
     assert max(len(w) for w in k.forbidden_arrows().values()) < 80
     with pytest.raises(InputError, match=r"^--tiers 'a;b;a': 'a' is already in a tier$"):
         from_options(tiers="a;b;a")
+    with pytest.raises(InputError, match=r"^--tiers 'a;b': tiers given twice"):
+        Knowledge(tiers=[["c"]], where={("tier", "c"): "k.txt:1"}).merged(from_options(tiers="a;b"))
+    with pytest.raises(InputError, match=r"^--tiers 'a,b;c,foo': unknown variable 'foo' in tier 2"):
+        from_options(tiers="a,b;c,foo").validated(["a", "b", "c"])

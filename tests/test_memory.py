@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bnilp import memory
@@ -148,5 +149,8 @@ def test_a_family_matrix_past_half_the_free_memory_is_a_limit_not_the_out_of_mem
     assert result.exit_code == 3 and len(lines) == 1 and not out.exists()
     assert lines[0].startswith("bnilp: limited: memory_limit: the score table's ")
     assert f" families of {len(table.variables)} variables take about " in lines[0]
+    assert lines[0].endswith("(fewer families: a lower BF or a palim when scoring)")
+    data = families._Data(table, check_room=False)     # phase 2's restriction of a table that passed: not asked
+    assert data.restricted(np.ones(data.K, dtype=bool))[0].K == data.K
     monkeypatch.setattr(memory, "free_memory", lambda: 2 * cells)
     assert CliRunner().invoke(main, ["solve", "scorefiles/wine.BIC.20.scores", "-q", "--optimum-only"]).exit_code == 0

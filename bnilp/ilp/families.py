@@ -41,7 +41,7 @@ def _check_dense_room(k: int, n: int) -> None:
     if free is not None and need > free // 2:
         raise LimitError(f"memory_limit: the score table's {k} families of {n} variables take about "
                          f"{need / 2**30:.3g} GiB as the search's dense family × variable matrix, more than half the "
-                         f"{free / 2**30:.1f} GiB of free memory (fewer families: a higher BF or a palim when scoring)")
+                         f"{free / 2**30:.1f} GiB of free memory (fewer families: a lower BF or a palim when scoring)")
 
 
 class _Data:
@@ -49,7 +49,7 @@ class _Data:
     variables), exact score ``score[k]``, shifted objective ``obj[k] = score[k] − best[child]``.
     Families of one child are contiguous (``start[i]:start[i+1]``) and sorted best first."""
 
-    def __init__(self, table: ScoreTable):
+    def __init__(self, table: ScoreTable, check_room: bool = True):
         self.names = list(table.variables)
         self.knowledge = table.knowledge          # rows the family filter cannot say (ilp.knowledge_rows)
         #: whether the table's record says its score is score-equivalent (None: it says nothing)
@@ -68,7 +68,8 @@ class _Data:
         self.sets: list[frozenset[str]] = sets
         self.score = np.asarray(scores, dtype=float)
         self.start = np.asarray(start, dtype=np.intp)
-        _check_dense_room(self.K, n)
+        if check_room:          # (a restriction of a table that passed is smaller: not asked again)
+            _check_dense_room(self.K, n)
         self.pbool = np.zeros((self.K, n), dtype=bool)
         for k, ps in enumerate(sets):
             self.pbool[k, [index[p] for p in ps]] = True
@@ -89,7 +90,7 @@ class _Data:
         fams: dict[str, dict[frozenset[str], float]] = {v: {} for v in self.names}
         for k in np.flatnonzero(keep):
             fams[self.names[self.child[k]]][self.sets[k]] = float(self.score[k])
-        sub = _Data(ScoreTable(list(self.names), fams, knowledge=self.knowledge))
+        sub = _Data(ScoreTable(list(self.names), fams, knowledge=self.knowledge), check_room=False)
         sub.score_equivalent = self.score_equivalent
         new_index = np.where(keep, np.cumsum(keep) - 1, -1)
         assert all(sub.sets[new_index[k]] == self.sets[k] for k in np.flatnonzero(keep))
