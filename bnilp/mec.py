@@ -935,38 +935,13 @@ def count_admitted(cpdag_or_dag: Any, families: Mapping[str, Any], nodes: Sequen
                    max_listed: int = 1_000_000, size: int | None = None) -> tuple[int, bool]:
     """(number of DAGs of the class whose every parent set is a key of ``families[node]``, exact).
 
-    ``families`` maps each node to its admitted parent sets (a score table's families). When every
-    parent set a node can take in the class (:func:`_parent_options`) is admitted, the whole class is
-    (count by Clique-Picking, or ``size`` when the caller has it); otherwise chain component by chain
-    component (:func:`admitted_components`) — ``exact`` is False (and the count 0) if a component that must be
-    listed has more than ``max_listed`` orientations.
+    ``families`` maps each node to its admitted parent sets (a score table's families). Counted chain component
+    by chain component (:func:`admitted_components`: a component whose every parent option is admitted by shape,
+    another by listing) — ``exact`` is False (and the count 0) if a component that must be listed has more than
+    ``max_listed`` orientations. ``size`` (the class's size, where the caller has it) is accepted and not needed.
     """
-    directed, und = _cpdag_of(cpdag_or_dag)
-    fixed: dict[str, set[str]] = {v: set() for v in nodes}
-    for u, v in directed:
-        fixed[v].add(u)
-    # two undirected neighbours of v lie in v's chain component, so an edge between them is undirected too
-    und_adj: dict[str, set[str]] = {}
-    for e in und:
-        a, b = e
-        und_adj.setdefault(a, set()).add(b)
-        und_adj.setdefault(b, set()).add(a)
-    everything = True
-    for v in nodes:
-        base = frozenset(fixed[v])
-        if v not in und_adj:                    # no undirected neighbour: one parent set in the class
-            if base not in families[v]:
-                everything = False
-                break
-            continue
-        options = _parent_options(base, sorted(und_adj[v]), und_adj)
-        if options is None or any(o not in families[v] for o in options):
-            everything = False
-            break
-    if everything:
-        return (count_dags_in_mec((directed, und)) if size is None else size), True
     try:
-        return admitted_components((directed, und), nodes, _in_table(families), max_listed)[0], True
+        return admitted_components(cpdag_or_dag, nodes, _in_table(families), max_listed)[0], True
     except ComponentTooLarge:
         return 0, False
 

@@ -14,7 +14,7 @@ from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL, _THRESHOLDS
 def strong_components(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray | None = None,
                       thresholds: tuple[float, ...] = (0.0,)) -> list[list[np.ndarray]]:
     """Strongly connected components with at least two vertices, as bool vectors over the ``n`` vertices, of
-    each digraph {src[e] → dst[e] : weight[e] ≥ t} for t in ``thresholds`` (every arc when ``weight`` is None),
+    each digraph {src[e] → dst[e] : weight[e] ≥ t} for t in ``thresholds`` (``weight`` None: every arc weighs 1),
     each component labelled by its smallest vertex and listed in that order.
 
     Kosaraju's two depth-first passes (Sharir 1981), compiled, over the arc list in sparse (CSR) form:
@@ -25,7 +25,7 @@ def strong_components(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarr
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
     w = np.ones(len(src)) if weight is None else np.asarray(weight, dtype=float)
-    th = np.asarray(thresholds if weight is not None else (0.0,), dtype=float)
+    th = np.asarray(thresholds, dtype=float)
     out_order = np.argsort(src, kind="stable")
     in_order = np.argsort(dst, kind="stable")
     labels = _component_labels(n, np.searchsorted(src[out_order], np.arange(n + 1)), dst[out_order], w[out_order],
