@@ -692,9 +692,11 @@ def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
                              f"({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers or none")
         recorded = Knowledge(**{f: getattr(recorded, f) for f in _PAIR_FIELDS}, independent=recorded.independent)
     # the record first, named as such: a statement of the user's that contradicts it (a cycle) is the one named — the
-    # record's, with no place of its own, was blamed as plain "knowledge" (a review)
+    # record's, with no place of its own, was blamed as plain "knowledge" (a review). A statement the user gave too
+    # (learn scores under the user's knowledge, so all of them) keeps the user's place: its flag or file line
     sourced = replace(recorded, where={(f, a, b): "the score table's record (its sidecar's knowledge)"
-                                       for f in _PAIR_FIELDS for a, b in getattr(recorded, f)})
+                                       for f in _PAIR_FIELDS for a, b in getattr(recorded, f)
+                                       if (a, b) not in getattr(knowledge, f)})
     return sourced.merged(knowledge)
 
 

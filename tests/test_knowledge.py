@@ -759,6 +759,21 @@ def test_a_statement_that_contradicts_a_score_files_record_is_the_one_named(tmp_
         with_recorded(table, forbidding).validated(table.variables)
 
 
+def test_a_statement_both_recorded_and_given_keeps_the_users_place() -> None:
+    """``learn`` scores under the user's knowledge, so its table's record holds every statement the user gave; the
+    JSON's reason for ``--forbid 'asia->tub'`` read "(the score table's record (its sidecar's knowledge))" (a review).
+    A statement given by the user keeps the user's place; one only in the record is named as the record's."""
+    from bnilp.knowledge import with_recorded
+    from bnilp.scorefile import ScoreTable
+
+    recorded = Knowledge(forbidden=[("asia", "tub"), ("tub", "asia")])
+    table = ScoreTable(["asia", "tub"], {"asia": {frozenset(): -1.0}, "tub": {frozenset(): -1.0}},
+                       meta={"knowledge": recorded.to_dict()})
+    arrows = with_recorded(table, from_options(forbid=["asia->tub"])).forbidden_arrows()
+    assert arrows[("asia", "tub")] == "forbid asia -> tub (--forbid 'asia->tub')"
+    assert arrows[("tub", "asia")] == "forbid tub -> asia (the score table's record (its sidecar's knowledge))"
+
+
 def test_an_arrow_the_tiers_forbid_names_its_tier_not_the_whole_tiers_value():
     """Each arrow ``--tiers`` forbids carries its reason; with the whole value as its place, n²/2 reasons of n
     characters each grew as n³ (9.2 GB and a 280-MB JSON at 1,000 / 500 variables in 10 tiers; a review). The
