@@ -44,6 +44,10 @@ The seed's design, restated with every random draw made explicit:
    whose sample shows a single category (it would be dropped as constant when loaded) has its
    parameters redrawn, up to 100 times.
 
+The truth records the parameters drawn (the last draw where one was redrawn), on the scale of the returned
+data, cell by cell (:func:`simulate`'s docstring); recording them draws nothing, so a seed gives the data it gave
+before they were recorded.
+
 Discrete columns hold the integer codes 0..r−1; with r ≤ 10 ``bnilp.data.load_data`` infers them
 as discrete (integers with ≤ 10 distinct values) and the non-integer continuous columns as
 continuous. The truth lists the discrete columns in ``"discrete"`` for ``--discrete`` in any case.
@@ -79,10 +83,15 @@ DEFAULT_LINK = "bins"
 MAX_CATEGORIES = 2**31 - 1
 
 
-def _standardise(x: np.ndarray) -> np.ndarray:
+def _scale(x: np.ndarray) -> tuple[float, float]:
+    """The mean and the divisor :func:`_standardise` uses (the population sd; 1 for a constant ``x``)."""
     sd = float(np.std(x))
-    centred = x - float(np.mean(x))
-    return centred / sd if sd > 0 else centred
+    return float(np.mean(x)), sd if sd > 0 else 1.0
+
+
+def _standardise(x: np.ndarray) -> np.ndarray:
+    mean, sd = _scale(x)
+    return (x - mean) / sd
 
 
 def _signed(rng: np.random.Generator, size: int | tuple[int, ...]) -> np.ndarray:
@@ -90,19 +99,25 @@ def _signed(rng: np.random.Generator, size: int | tuple[int, ...]) -> np.ndarray
     return rng.uniform(*COEF_RANGE, size=size) * rng.choice([-1.0, 1.0], size=size)
 
 
-def _configurations(columns: list[np.ndarray], n_samples: int) -> tuple[np.ndarray, int]:
-    """Row-wise configuration index 0..q⁺−1 of the given integer columns (observed ones only)."""
+def _configurations(columns: list[np.ndarray], n_samples: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """Row-wise configuration index 0..q⁺−1 of the given integer columns (observed ones only), q⁺, and the
+    configurations themselves (q⁺ × columns, in index order)."""
     if not columns:
-        return np.zeros(n_samples, dtype=np.int64), 1
-    _, inverse = np.unique(np.column_stack(columns), axis=0, return_inverse=True)
+        return np.zeros(n_samples, dtype=np.int64), 1, np.zeros((1, 0), dtype=np.int64)
+    keys, inverse = np.unique(np.column_stack(columns), axis=0, return_inverse=True)
     inverse = np.asarray(inverse).reshape(-1)
-    return inverse.astype(np.int64), int(inverse.max()) + 1
+    return inverse.astype(np.int64), int(inverse.max()) + 1, keys
+
+
+def _cuts(x: np.ndarray, bins: int) -> np.ndarray:
+    """The cut points of :func:`_equal_frequency`: the empirical j/bins quantiles, j = 1..bins−1."""
+    return np.quantile(x, np.arange(1, bins) / bins)
 
 
 def _equal_frequency(x: np.ndarray, bins: int) -> np.ndarray:
-    """Equal-frequency bin codes 0..bins−1 (cuts at the empirical j/bins quantiles)."""
-    cuts = np.quantile(x, np.arange(1, bins) / bins)
-    return np.searchsorted(cuts, x, side="right").astype(np.int64)
+    """Equal-frequency bin codes 0..bins−1 (cuts at the empirical j/bins quantiles): code k where
+    cut[k−1] ≤ x < cut[k]."""
+    return np.searchsorted(_cuts(x, bins), x, side="right").astype(np.int64)
 
 
 def _check_link(link: str) -> None:
@@ -200,18 +215,28 @@ def _categories(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _terms(columns: dict[int, np.ndarray], cont_pa: list[int], nonlinear: bool,
-           rng: np.random.Generator) -> list[np.ndarray]:
-    """f_j(x_j) of every continuous parent: x_j, or a standardised random cubic when ``nonlinear``."""
+           rng: np.random.Generator) -> tuple[list[np.ndarray], list[dict[str, Any]]]:
+    """f_j(x_j) of every continuous parent: x_j, or a standardised random cubic when ``nonlinear``; and each
+    f_j as the truth's ``parameters`` record it (:func:`_term_record`)."""
     terms = [columns[p] for p in cont_pa]
-    if nonlinear:
-        terms = [_standardise(np.polyval(np.r_[rng.uniform(*POLY_RANGE, size=3), 0.0], t)) for t in terms]
-    return terms
+    if not nonlinear:
+        return terms, [{"form": "x"} for _ in terms]
+    made, records = [], []
+    for t in terms:
+        a = rng.uniform(*POLY_RANGE, size=3)                   # a[0]·x³ + a[1]·x² + a[2]·x (np.polyval's order)
+        raw = np.polyval(np.r_[a, 0.0], t)
+        mean, sd = _scale(raw)
+        made.append(_standardise(raw))
+        records.append({"form": "cubic", "coefficients": [float(a[2]), float(a[1]), float(a[0])],
+                        "mean": mean, "scale": sd})
+    return made, records
 
 
 def _discrete_child(config: np.ndarray, q: int, terms: list[np.ndarray], r: int, link: str,
-                    rng: np.random.Generator) -> np.ndarray:
+                    rng: np.random.Generator) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """One draw of a discrete child over its row configurations ``config`` (0..q−1): a Dirichlet table
-    per configuration, or with ``link="logistic"`` and continuous ``terms`` the softmax link (step 4)."""
+    per configuration, or with ``link="logistic"`` and continuous ``terms`` the softmax link (step 4); and
+    the parameters drawn (``probabilities`` q × r, or ``intercepts`` q × r and ``slopes`` q × terms × r)."""
     if link == "logistic" and terms:
         intercept = np.log(rng.dirichlet(np.ones(r), size=q))                     # (q, r)
         slope = _signed(rng, (q, len(terms), r))
@@ -221,14 +246,18 @@ def _discrete_child(config: np.ndarray, q: int, terms: list[np.ndarray], r: int,
             logits = logits + slope[config, j, :] * t[:, None]
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
-        return _categories(probs / probs.sum(axis=1, keepdims=True), rng)
-    return _categories(rng.dirichlet(np.ones(r), size=q)[config], rng)
+        return _categories(probs / probs.sum(axis=1, keepdims=True), rng), {"intercepts": intercept, "slopes": slope}
+    table = rng.dirichlet(np.ones(r), size=q)
+    return _categories(table[config], rng), {"probabilities": table}
 
 
 def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.ndarray, arity: dict[int, int],
                     bins: dict[int, int], N: int, nonlinear: bool, rng: np.random.Generator, names: list[str],
-                    notes: list[str], link: str = DEFAULT_LINK) -> dict[int, np.ndarray]:
-    """Step 4 of the module docstring: every variable in causal ``order`` given its ``parents``."""
+                    notes: list[str], link: str = DEFAULT_LINK,
+                    parameters: dict[str, Any] | None = None) -> dict[int, np.ndarray]:
+    """Step 4 of the module docstring: every variable in causal ``order`` given its ``parents``. With a dict
+    ``parameters``, each variable's drawn parameters go into it (:func:`simulate`'s ``truth["parameters"]``);
+    recording draws nothing, so the data are the same either way."""
     columns: dict[int, np.ndarray] = {}
     binned: dict[int, np.ndarray] = {}
     for v in order:
@@ -236,20 +265,24 @@ def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.
         disc_pa = [p for p in pa if is_discrete[p]]
         cont_pa = [p for p in pa if not is_discrete[p]]
         if is_discrete[v]:
-            terms = _terms(columns, cont_pa, nonlinear, rng) if link == "logistic" else []
+            terms, forms = _terms(columns, cont_pa, nonlinear, rng) if link == "logistic" else ([], [])
             # the softmax link partitions by the discrete parents only; the steps by the bins too
             steps = [] if terms else [binned[p] for p in cont_pa]
-            config, q = _configurations([columns[p] for p in disc_pa] + steps, N)
+            given = disc_pa + ([] if terms else cont_pa)
+            config, q, keys = _configurations([columns[p] for p in disc_pa] + steps, N)
             for _ in range(MAX_REDRAWS):
-                x = _discrete_child(config, q, terms, arity[v], link, rng)
+                x, drawn = _discrete_child(config, q, terms, arity[v], link, rng)
                 if np.unique(x).size > 1:
                     break
             else:
                 notes.append(f"{names[v]} shows a single category after {MAX_REDRAWS} draws")
             columns[v] = x
+            if parameters is not None:
+                parameters[names[v]] = _discrete_record(names, given, keys, cont_pa if terms else [], forms, drawn,
+                                                        arity[v])
         else:
-            config, q = _configurations([columns[p] for p in disc_pa], N)
-            terms = _terms(columns, cont_pa, nonlinear, rng)
+            config, q, keys = _configurations([columns[p] for p in disc_pa], N)
+            terms, forms = _terms(columns, cont_pa, nonlinear, rng)
             mu = _signed(rng, q)
             beta = _signed(rng, (q, len(cont_pa)))
             sigma = np.sqrt(rng.uniform(*NOISE_VAR_RANGE, size=q))
@@ -258,7 +291,44 @@ def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.
                 x += beta[config, j] * t
             columns[v] = _standardise(x)
             binned[v] = _equal_frequency(columns[v], bins[v])
+            if parameters is not None:
+                mean, sd = _scale(x)
+                cells = [{"given": _given(names, disc_pa, keys[c]), "intercept": float((mu[c] - mean) / sd),
+                          "coefficients": {names[p]: float(beta[c, j] / sd) for j, p in enumerate(cont_pa)},
+                          "sd": float(sigma[c] / sd)} for c in range(q)]
+                parameters[names[v]] = {"kind": "continuous", "discrete_parents": [names[p] for p in disc_pa],
+                                        "continuous_parents": _term_records(names, cont_pa, forms),
+                                        "cells": cells, "bin_cuts": [float(c) for c in _cuts(columns[v], bins[v])]}
     return columns
+
+
+def _given(names: list[str], parents: list[int], key: np.ndarray) -> dict[str, int]:
+    """A cell's parent configuration: parent name → code (a discrete parent's, or a continuous one's bin)."""
+    return {names[p]: int(c) for p, c in zip(parents, key, strict=True)}
+
+
+def _term_records(names: list[str], cont_pa: list[int], forms: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {names[p]: form for p, form in zip(cont_pa, forms, strict=True)}
+
+
+def _discrete_record(names: list[str], given: list[int], keys: np.ndarray, cont_pa: list[int],
+                     forms: list[dict[str, Any]], drawn: dict[str, np.ndarray], r: int) -> dict[str, Any]:
+    """A discrete child's entry of ``truth["parameters"]``: a distribution per observed cell of ``given``
+    (discrete parents' codes, and with the steps the continuous parents' bins), or under the logistic link
+    intercepts and slopes per cell of the discrete parents, f_j of each continuous parent in ``forms``."""
+    record: dict[str, Any] = {"kind": "discrete", "categories": r}
+    if "probabilities" in drawn:
+        record["given"] = [names[p] for p in given]
+        record["cells"] = [{"given": _given(names, given, keys[c]), "probabilities": [float(x) for x in row]}
+                           for c, row in enumerate(drawn["probabilities"])]
+        return record
+    record["discrete_parents"] = [names[p] for p in given]
+    record["continuous_parents"] = _term_records(names, cont_pa, forms)
+    record["cells"] = [{"given": _given(names, given, keys[c]),
+                        "intercepts": [float(x) for x in drawn["intercepts"][c]],
+                        "slopes": {names[p]: [float(x) for x in drawn["slopes"][c, j]] for j, p in enumerate(cont_pa)}}
+                       for c in range(len(keys))]
+    return record
 
 
 def simulate(
@@ -279,12 +349,27 @@ def simulate(
     (variable → sorted parent names, every variable present), ``kinds``, ``discrete`` (names),
     ``categories`` (discrete variable → r drawn; the sample may show fewer states), ``bins``
     (continuous variable → temporary bins), ``order`` (causal order), ``n_edges``, ``settings``
-    (the arguments, with the seed actually used) and ``notes``. The same arguments with the same
+    (the arguments, with the seed actually used), ``parameters`` (below) and ``notes``. The same arguments with the same
     integer seed give identical output. ``max_degree``: None, no cap (the command line's ``--max-degree`` is
     :data:`DEFAULT_MAX_DEGREE` unless given: pass it for the same graphs). ``link`` (:data:`LINKS`) is how a
     discrete child depends on
     its continuous parents: ``"bins"`` (the seed's steps, through the temporary bins) or
     ``"logistic"`` (a softmax link, the form the conditional Gaussian model implies).
+
+    ``truth["parameters"]`` holds every variable's drawn parameters on the scale of the returned data (each
+    continuous column standardised: the draw's intercepts, coefficients and noise sd divided by its sd, the
+    intercepts less its mean), one *cell* per configuration of the parents that the sample shows:
+
+    - continuous: ``discrete_parents``, ``continuous_parents`` (name → f: ``{"form": "x"}``, or ``{"form":
+      "cubic", "coefficients": [c1, c2, c3], "mean": m, "scale": s}`` for f(x) = (c1·x + c2·x² + c3·x³ − m)/s),
+      ``cells`` of ``{"given": {discrete parent: code}, "intercept", "coefficients": {parent: β}, "sd"}``: in
+      that cell the column is intercept + Σ β·f(parent) + sd·ε, ε ~ N(0, 1); and ``bin_cuts``, its temporary
+      bins' cut points (bin k holds cut[k−1] ≤ x < cut[k]);
+    - discrete, steps (``link="bins"``, or no continuous parent): ``given`` (the parents the cells are over) and
+      ``cells`` of ``{"given": {parent: code, or a continuous parent's bin}, "probabilities": [p_0 … p_{r−1}]}``;
+    - discrete, ``link="logistic"`` with continuous parents: ``discrete_parents``, ``continuous_parents`` (as
+      above) and ``cells`` of ``{"given": {discrete parent: code}, "intercepts": [a_k], "slopes": {parent:
+      [b_k]}}``: P(category k) = softmax_k(a_k + Σ b_k·f(parent)).
     """
     lo, hi = _validate(n_nodes, n_samples, avg_degree, max_degree, discrete_fraction, categories)
     nonlinear = check_flag(nonlinear, "nonlinear (--nonlinear)")
@@ -322,7 +407,8 @@ def simulate(
     arity = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(is_discrete)}
     bins = {int(i): int(rng.integers(lo, hi + 1)) for i in np.flatnonzero(~is_discrete)}
 
-    columns = _sample_columns(order, parents, is_discrete, arity, bins, N, nonlinear, rng, names, notes, link)
+    drawn: dict[str, Any] = {}
+    columns = _sample_columns(order, parents, is_discrete, arity, bins, N, nonlinear, rng, names, notes, link, drawn)
     data = pd.DataFrame({names[i]: columns[i] for i in range(n)})
     truth: dict[str, Any] = {
         "parents": {names[i]: [names[p] for p in parents[i]] for i in range(n)},
@@ -338,6 +424,7 @@ def simulate(
             "discrete_fraction": float(discrete_fraction), "categories": [lo, hi],
             "nonlinear": bool(nonlinear), "seed": int(seed), "link": link,
         },
+        "parameters": {names[i]: drawn[names[i]] for i in range(n)},
         "notes": notes,
         "generator": "bnilp.simulate (Andrews, Ramsey & Cooper §6)",
     }

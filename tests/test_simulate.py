@@ -279,3 +279,97 @@ def test_the_command_line_s_default_degree_cap_is_the_api_s_named_default(tmp_pa
     assert truth["settings"]["max_degree"] == DEFAULT_MAX_DEGREE == 5
     assert truth["parents"] == api["parents"]
     assert simulate(12, 50, 2.0, seed=5)[1]["settings"]["max_degree"] is None
+
+
+# ---- the truth's parameters: the data follow them, cell by cell ------------------------------------------------
+def _f(record: dict, x: np.ndarray) -> np.ndarray:
+    """f(parent) as the truth records it."""
+    if record["form"] == "x":
+        return x
+    c1, c2, c3 = record["coefficients"]
+    return (c1 * x + c2 * x**2 + c3 * x**3 - record["mean"]) / record["scale"]
+
+
+def _rows_of(df, given: dict[str, int], cuts: dict[str, list[float]]) -> np.ndarray:
+    """The rows of a cell: a discrete parent at its code, a continuous one in its bin (bin k: cut[k−1] ≤ x < cut[k])."""
+    rows = np.ones(len(df), dtype=bool)
+    for p, code in given.items():
+        col = df[p].to_numpy()
+        rows &= (np.searchsorted(cuts[p], col, side="right") if p in cuts else col) == code
+    return rows
+
+
+@pytest.mark.parametrize("nonlinear", [False, True])
+@pytest.mark.parametrize("link", ["bins", "logistic"])
+def test_the_truths_parameters_are_those_the_data_were_drawn_from(nonlinear, link):
+    """``truth["parameters"]`` on the data's scale: a continuous child's least-squares fit in each cell (on f of
+    its parents, as recorded) meets the recorded intercept and coefficients within 5 standard errors and its
+    residual sd the recorded sd within 5 of its standard errors; a discrete child's category frequencies in each
+    cell its recorded probabilities (steps) or, under the logistic link, the recorded model's mean probabilities,
+    each within 5 standard errors. The cells are exactly the configurations the sample shows, every row in one."""
+    df, truth = simulate(10, 20_000, 3.0, max_degree=4, discrete_fraction=0.5, categories=(2, 3),
+                         nonlinear=nonlinear, seed=6, link=link)
+    par = truth["parameters"]
+    assert set(par) == set(df.columns)
+    cuts = {v: p["bin_cuts"] for v, p in par.items() if p["kind"] == "continuous"}
+    checked = {"continuous": 0, "discrete": 0}
+    for v, p in par.items():
+        assert p["kind"] == truth["kinds"][v]
+        parents = p.get("given", p.get("discrete_parents", [])) + list(p.get("continuous_parents", {}))
+        assert sorted(set(parents)) == truth["parents"][v]
+        cell_cuts = cuts if "given" in p else {}               # only the steps' cells hold bins
+        covered = np.zeros(len(df), dtype=int)
+        y = df[v].to_numpy()
+        for cell in p["cells"]:
+            rows = _rows_of(df, cell["given"], cell_cuts)
+            assert rows.any()
+            covered += rows
+            terms = [_f(p["continuous_parents"][q], df[q].to_numpy()[rows]) for q in p.get("continuous_parents", {})]
+            if p["kind"] == "continuous":
+                X = np.column_stack([np.ones(rows.sum()), *terms])
+                fit, *_ = np.linalg.lstsq(X, y[rows], rcond=None)
+                resid = y[rows] - X @ fit
+                se = np.sqrt(np.diag(np.linalg.inv(X.T @ X)) * resid.var())
+                want = np.r_[cell["intercept"], [cell["coefficients"][q] for q in p["continuous_parents"]]]
+                assert np.all(np.abs(fit - want) <= 5 * se)
+                assert abs(resid.std() / cell["sd"] - 1) <= 5 / np.sqrt(2 * rows.sum())     # a sample sd's SE
+            else:
+                if "probabilities" in cell:
+                    prob = np.tile(cell["probabilities"], (rows.sum(), 1))
+                else:
+                    logits = np.array(cell["intercepts"]) + sum(
+                        np.outer(t, cell["slopes"][q]) for q, t in zip(p["continuous_parents"], terms, strict=True))
+                    prob = np.exp(logits - logits.max(axis=1, keepdims=True))
+                    prob /= prob.sum(axis=1, keepdims=True)
+                assert prob.shape[1] == p["categories"] == truth["categories"][v]
+                seen = np.eye(p["categories"])[y[rows]]
+                se = np.sqrt((prob * (1 - prob)).sum(axis=0)) / rows.sum() + 1e-12
+                assert np.all(np.abs(seen.mean(axis=0) - prob.mean(axis=0)) <= 5 * se)
+            checked[p["kind"]] += 1
+        assert (covered == 1).all()
+    assert checked["continuous"] > 1 and checked["discrete"] > 1
+    kinds = truth["kinds"]
+    mixed = [v for v, ps in truth["parents"].items()       # the seed's graph has every kind of family to check
+             if any(kinds[q] == "continuous" for q in ps) and any(kinds[q] == "discrete" for q in ps)]
+    assert {kinds[v] for v in mixed} == {"continuous", "discrete"}
+
+
+def test_recording_the_parameters_changes_no_draw():
+    """The parameters are recorded from the draws already made: sampling with and without recording them gives
+    the same columns from the same seed (every kind of child, both links, both forms of f), and the truth is JSON."""
+    import json
+
+    from bnilp.simulate import _sample_columns
+
+    parents = [[], [0], [0, 1], [1, 2], [0, 2, 3]]
+    is_discrete = np.array([False, True, False, True, True])
+    for nonlinear in (False, True):
+        for link in ("bins", "logistic"):
+            recorded: dict = {}
+            plain, kept = (_sample_columns(list(range(5)), parents, is_discrete, {1: 3, 3: 2, 4: 3}, {0: 3, 2: 2},
+                                           300, nonlinear, np.random.default_rng(7), [f"v{i}" for i in range(5)], [],
+                                           link, record) for record in (None, recorded))
+            assert all(np.array_equal(plain[v], kept[v]) for v in range(5))
+            assert set(recorded) == {f"v{i}" for i in range(5)}
+    _, truth = simulate(6, 50, 2.0, max_degree=5, seed=5, nonlinear=True, link="logistic")
+    assert json.loads(json.dumps(truth)) == truth
