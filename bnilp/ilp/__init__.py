@@ -91,6 +91,11 @@ OPT is the best DAG that peeling finds above F32(V) less its rounding, and phase
 bound. The passes are split among :data:`~bnilp.ilp.settings.DP_THREADS` threads (F and R layer by layer,
 the filter child by child).
 
+On a table of at most one parent a variable whose every arrow's reverse is held and scored alike, phase 1 and
+class enumeration need neither: each class is a forest scored by its edges, OPT's class is Kruskal's heaviest
+forest and the credible classes are listed heaviest first by Lawler's partition (:mod:`~bnilp.ilp.forests`,
+``FOREST_ENUMERATION``).
+
 Class enumeration (``enumerate_by="mecs"``, score-equivalent scores): phase 2 records one DAG per class
 and excludes its whole Markov equivalence class by GOBNILP's kbestMEC no-good (:meth:`_Data.mec_row`),
 written over adjacency and collider indicator variables linked to the families once

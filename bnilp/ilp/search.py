@@ -22,6 +22,7 @@ from bnilp.ilp.classbest import BestPerClass, best_members_below, canonical_repr
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
+from bnilp.ilp.forests import ForestEdges, ForestLister, forest_edges, representative
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
 from bnilp.ilp.model import _build, _new_stats
@@ -271,6 +272,8 @@ class _Collected:
     memory_hit: bool = False
     #: the classes are already represented by the DAGs they fix (peeling does it before its cap)
     canonical: bool = False
+    #: listed best first (forests): a list the cap cut is the best ``max_networks``
+    best_first: bool = False
 
     @classmethod
     def of(cls, data: _Data, opt: float, epsilon: float, classes: bool) -> _Collected:
@@ -394,13 +397,19 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
     """Phase 1 (the programme, or branch-and-cut racing it), then phase 2 when ``listing`` (peeling, or
     branch-and-cut). Raises :class:`DPStopped` when the time limit or a signal stops the programme."""
     epsilon = run.epsilon
+    classes = run.enumerated == "mecs"
+    forests = _forests(data, listing, classes)
     # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
-    use_dp = _dp_applies(data, run) and (listing or not needs_rows(data))
+    use_dp = forests is None and _dp_applies(data, run) and (listing or not needs_rows(data))
     dp = _dynamic_programme(run, data, listing, stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
         return _no_dag(run, stats)
-    if dp is not None and not needs_rows(data):
-        found: _Optimum | SolveResult | None = _optimum_of(data, dp, stats)
+    if forests is not None:
+        found: _Optimum | SolveResult | None = _forest_optimum(data, forests, stats)
+        if ws is not None:
+            stats["warm_start_used"] = False
+    elif dp is not None and not needs_rows(data):
+        found = _optimum_of(data, dp, stats)
         if ws is not None:      # only branch-and-cut's phase 1 takes a start: say it went unused
             stats["warm_start_used"] = False
     else:
@@ -420,7 +429,8 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
         return run.finish(optimum=found.opt, bound=max(found.dual, found.opt), gap=0.0, status="optimal",
                           complete=False, networks=[Network(found.opt, data.parents(found.choice))], stats=stats,
                           message="optimal network found; other optimal networks (ties) were not listed")
-    classes = run.enumerated == "mecs"
+    if forests is not None:
+        return _enumerate_forests(run, data, found, forests, max_networks, stats)
     if dp is None and run.budget is not None:   # still racing: phase 2 by branch-and-cut within the budget
         done = _enumerate(run, data, found, max_networks, classes, verbose, stats)
         if done is not None:
@@ -720,6 +730,80 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
                     list(hdlr.clusters.values()))
 
 
+def _forests(data: _Data, listing: bool, classes: bool) -> ForestEdges | None:
+    """The candidate edges when the table's classes are forests scored by their edges
+    (:mod:`bnilp.ilp.forests`; at most one parent a family, each arrow's reverse held and scored alike, no
+    knowledge rows), for phase 1 and class enumeration (:data:`~bnilp.ilp.settings.FOREST_ENUMERATION`); DAG
+    enumeration keeps its own phases. The orientations of a forest may differ by rounding only: n times the
+    largest difference stays within half the tie tolerance of the empty network's score."""
+    if not settings.FOREST_ENUMERATION or (listing and not classes) or needs_rows(data):
+        return None
+    return forest_edges(data, 0.5 * _tie_tol(data.offset) / max(1, data.n))
+
+
+def _forest_optimum(data: _Data, forests: ForestEdges, stats: dict[str, Any]) -> _Optimum:
+    """Phase 1 on a forest table: the heaviest forest (Kruskal, exact for the graphic matroid) is OPT's class."""
+    t0 = time.perf_counter()
+    lister = ForestLister(forests, data.n, -math.inf)
+    best = lister.next_forest()
+    assert best is not None                     # the empty forest at least
+    choice = tuple(int(k) for k in representative(forests, best[1], data.n))
+    opt = data.exact(choice)
+    stats["phase1"].update(method="forests", seconds=time.perf_counter() - t0, nodes=0, lps=0, lp_iterations=0,
+                           n_families=data.K, n_variables=data.n, forest_edges=len(forests.w))
+    return _Optimum(opt, math.fsum(data.obj[k] for k in choice), opt, choice, [])
+
+
+def _enumerate_forests(run: _Run, data: _Data, found: _Optimum, forests: ForestEdges, max_networks: int,
+                       stats: dict[str, Any]) -> SolveResult:
+    """Phase 2 on a forest table: the credible classes are the forests weighing at least OPT − ε − tol less the
+    empty network's score, listed heaviest first (:class:`~bnilp.ilp.forests.ForestLister`; a float margin below
+    it, the exact fsum of a representative deciding), one representative DAG each; stopped by the cap (one class
+    past it: the list is then the best ``max_networks``), a signal, the clock or the memory guard."""
+    opt = found.opt
+    got = _Collected(threshold=opt - run.epsilon - _tie_tol(opt), best_first=True)
+    floor = got.threshold - math.fsum(data.score[forests.empty]) - _dp_margin(opt) - data.n * forests.asymmetry
+    stats2: dict[str, Any] = {"method": "forests", "forest_edges": len(forests.w)}
+    stats["phase2"] = stats2
+    lister = ForestLister(forests, data.n, floor)
+    watch = _MemoryWatch.of(data, True, max_networks)
+    rows: list[np.ndarray] = []
+    stopped = None
+    t0 = time.perf_counter()
+    run.report("enumerate", 0, force=True)
+    try:
+        while not lister.done:
+            nxt = lister.next_forest()
+            assert nxt is not None
+            rows.append(representative(forests, nxt[1], data.n))
+            if run.capped(len(rows), max_networks):     # one more than the cap: the best max_networks are known
+                got.limit_hit = True
+                break
+            watch.tally(rows[-1][None, :])
+            if run.sig.received:                    # (a forest costs O(n·m) compiled: each is looked at)
+                stopped = _early_stop("userinterrupt", run.sig)
+                break
+            rem = run.remaining()
+            if rem is not None and rem <= 0:
+                stopped = _early_stop("timelimit", run.sig)
+                break
+            if watch.short(len(rows)):              # (it looks at the free memory every few seconds)
+                got.memory_hit = True
+                stopped = _memory_stop(watch, stats2)
+                break
+            run.report("enumerate", len(rows))
+    except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen at the next forest)
+        stopped = _early_stop("userinterrupt", run.sig)
+    table = np.array(rows, dtype=np.int64).reshape(len(rows), data.n)
+    scores = data.exact_rows(table)
+    if got.limit_hit and np.count_nonzero(scores >= got.threshold) <= max_networks:
+        got.limit_hit = False                   # the one past the cap was within the float margin, not credible
+    got.credible = {tuple(r): float(sc) for r, sc in zip(table.tolist(), scores.tolist(), strict=True)}
+    stats2.update(seconds=time.perf_counter() - t0, forests=len(rows), parts=lister.parts, collected=len(rows),
+                  classes_found=len(rows))
+    return _collected_result(run, data, found, got, stopped, max_networks, True, stats)
+
+
 def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult, max_networks: int,
                           classes: bool, stats: dict[str, Any]) -> SolveResult | None:
     """Phase 2 without branch-and-cut: every DAG with s ≥ OPT − ε − tol by canonical sink peeling under
@@ -969,6 +1053,8 @@ def _phase2_words(stats2: dict[str, Any]) -> str:
     method = stats2.get("method")
     if method == "peeling":
         return "by peeling"
+    if method == "forests":
+        return "forests"
     if method == "dynamic programming":
         return "the programme had not filtered the parent sets yet"
     if "memory_stop" in stats2:
@@ -1054,7 +1140,9 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
                           message=f"network limit reached: more than the cap of {max_networks} credible {unit}, "
                                   + (f"the best {n_found} of the {seen} found kept" if seen > n_found
                                      else f"{n_found} kept")
-                                  + f" (there may be more; the list is not the top {n_found})")
+                                  + (f" (there are more; listed best first, these are the top {n_found})"
+                                     if got.best_first else
+                                     f" (there may be more; the list is not the top {n_found})"))
     if stopped is not None:
         n_seen = stats2.get("classes_found", n_found)      # peeling's classes, more than the cap may keep
         found_words = (f"only {n_found} {unit} within epsilon were found" if n_seen <= n_found else

@@ -91,6 +91,10 @@ DP_THREADS = 0
 #: Phase 2 without branch-and-cut where the dynamic programme ran (and no knowledge needs rows): every
 #: credible DAG by canonical sink peeling under its bound (:class:`bnilp.ilp.dp.Peeler`).
 DP_ENUMERATION = True
+#: phase 1 and class enumeration by forests where every family has at most one parent and each arrow's reverse is
+#: held and scored alike (:mod:`bnilp.ilp.forests`): Kruskal's heaviest forest is OPT's class, and the credible
+#: classes are listed heaviest first by Lawler's partition, no LP
+FOREST_ENUMERATION = True
 
 #: Class enumeration by peeling lists the classes' DAGs; beyond this many, if the classes found so far
 #: average more than DP_ENUMERATION_DAGS_PER_CLASS DAGs, it hands over to class enumeration by

@@ -1,0 +1,265 @@
+"""Class enumeration on tables of at most one parent a variable: the credible classes are forests.
+
+With at most one parent per variable a DAG is a branching. It has no v-structure, so its Markov equivalence
+class is fixed by its skeleton alone (Verma & Pearl 1990), a forest F, and holds ∏_T |T| DAGs, one root per
+tree T. Where the table holds every arrow's family in both directions and the score is score-equivalent,
+
+    s(G) = Σ_v s(v | ∅) + Σ_{u—v ∈ F} w(u, v),   w(u, v) = s(v | {u}) − s(v | ∅) = s(u | {v}) − s(u | ∅),
+
+(score equivalence of u → v and v → u, each beside the other variable's empty set), so every DAG of the class
+scores the same, and the credible classes are the forests of the candidate-edge graph with
+W(F) ≥ OPT − ε − Σ_v s(v | ∅). They are listed best first by Lawler's (1972) partition of the solution space
+(Murty 1968 for assignments): a part is the forests holding its *included* edges and none of its *excluded*
+ones; its best forest S is Kruskal's (1956) greedy on the positive free edges once the included ones are
+merged (a forest is an independent set of the graphic matroid, and greedy on the contraction by an independent
+set is optimal: Edmonds 1971); every other forest of the part either lacks an edge of S — the first missing
+one, e_i, in S's order: e_1 … e_{i−1} included, e_i excluded — or holds all of S and more edges, which then
+join S's trees and all weigh ≤ 0 (a positive free edge outside S closes a cycle in S): the first of them in a
+fixed order, f_j, included, f_1 … f_{j−1} excluded. Those children partition the part without S, so every
+forest is the best of exactly one part, and a part is kept only when its best forest is credible (then it
+holds one): the parts looked at are the credible forests times (|S| + the f's).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+FREE, IN, OUT = 0, 1, 2
+
+
+@dataclass
+class ForestEdges:
+    """The candidate edges u — v (u < v), heaviest first: weight w(u, v), and the family indices of
+    v | {u} and u | {v}; ``empty[v]``: the family v | ∅."""
+
+    u: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    fam_uv: np.ndarray
+    fam_vu: np.ndarray
+    empty: np.ndarray
+    #: the largest |w(u, v) − w(v, u)| met (rounding of a score-equivalent score)
+    asymmetry: float
+
+
+def forest_edges(data, tolerance: float) -> ForestEdges | None:
+    """The candidate edges of ``data`` (a :class:`~bnilp.ilp.families._Data`) when its classes are forests
+    scored by their edges (module docstring): every variable has the empty family, every other family one
+    parent, each arrow's reverse is in the table, and w(u, v) and w(v, u) differ by at most ``tolerance``.
+    None otherwise."""
+    if data.K == 0:
+        return None
+    start, idx = data.parent_csr()
+    sizes = np.diff(start)
+    if sizes.max(initial=0) > 1:
+        return None
+    empty = np.full(data.n, -1, dtype=np.int64)
+    one: dict[tuple[int, int], int] = {}
+    for k in range(data.K):
+        c = int(data.child[k])
+        if sizes[k] == 0:
+            empty[c] = k
+        else:
+            one[(int(idx[start[k]]), c)] = k
+    if (empty < 0).any():
+        return None
+    us, vs, ws, fuv, fvu = [], [], [], [], []
+    asymmetry = 0.0
+    for (p, c), k in one.items():
+        back = one.get((c, p))
+        if back is None:
+            return None
+        if p < c:
+            w_pc = float(data.score[k] - data.score[empty[c]])
+            w_cp = float(data.score[back] - data.score[empty[p]])
+            asymmetry = max(asymmetry, abs(w_pc - w_cp))
+            us.append(p)
+            vs.append(c)
+            ws.append(max(w_pc, w_cp))
+            fuv.append(k)
+            fvu.append(back)
+    if asymmetry > tolerance:
+        return None
+    w = np.asarray(ws, dtype=float)
+    order = np.lexsort((np.asarray(vs), np.asarray(us), -w)) if len(w) else np.zeros(0, dtype=np.int64)
+    return ForestEdges(np.asarray(us, dtype=np.int64)[order], np.asarray(vs, dtype=np.int64)[order], w[order],
+                       np.asarray(fuv, dtype=np.int64)[order], np.asarray(fvu, dtype=np.int64)[order], empty,
+                       asymmetry)
+
+
+@numba.njit(cache=True)
+def _find(parent: np.ndarray, x: int) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@numba.njit(cache=True)
+def _best_forest(state: np.ndarray, eu: np.ndarray, ev: np.ndarray, ew: np.ndarray, n: int,
+                 chosen: np.ndarray) -> float:
+    """The heaviest forest holding the included edges and no excluded one (Kruskal on the positive free
+    edges after merging the included ones); its edges marked in ``chosen``, its weight returned."""
+    parent = np.arange(n)
+    total = 0.0
+    chosen[:] = False
+    for e in range(len(state)):
+        if state[e] == IN:
+            a, b = _find(parent, eu[e]), _find(parent, ev[e])
+            parent[a] = b
+            total += ew[e]
+            chosen[e] = True
+    for e in range(len(state)):
+        if state[e] == FREE and ew[e] > 0.0:
+            a, b = _find(parent, eu[e]), _find(parent, ev[e])
+            if a != b:
+                parent[a] = b
+                total += ew[e]
+                chosen[e] = True
+    return total
+
+
+@numba.njit(cache=True)
+def _components(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> np.ndarray:
+    """Union-find roots of the forest ``chosen``, fully compressed: ``roots[x]`` names x's tree."""
+    parent = np.arange(n)
+    for e in range(len(chosen)):
+        if chosen[e]:
+            a, b = _find(parent, eu[e]), _find(parent, ev[e])
+            parent[a] = b
+    for x in range(n):
+        parent[x] = _find(parent, x)
+    return parent
+
+
+@numba.njit(cache=True)
+def _children(state: np.ndarray, chosen: np.ndarray, weight: float, eu: np.ndarray, ev: np.ndarray,
+              ew: np.ndarray, n: int, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of Lawler's partition of ``state``'s part without its best forest ``chosen`` (module
+    docstring) whose best forest weighs at least ``floor``: each named by its edge (:func:`_child_state`) and
+    its best weight."""
+    m = len(state)
+    edges = []
+    weights = []
+    scratch = np.zeros(m, dtype=np.bool_)
+    child = state.copy()
+    for e in range(m):                     # the first missing edge of the best forest: e_1 … e_{i−1} in, e_i out
+        if chosen[e] and state[e] == FREE:
+            child[e] = OUT
+            w = _best_forest(child, eu, ev, ew, n, scratch)
+            if w >= floor:
+                edges.append(e)
+                weights.append(w)
+            child[e] = IN
+    roots = _components(chosen, eu, ev, n)
+    for e in range(m):                     # all of the best forest and more: the first extra edge f_j
+        if state[e] == FREE and not chosen[e] and roots[eu[e]] != roots[ev[e]] and weight + ew[e] >= floor:
+            edges.append(e)
+            weights.append(weight + ew[e])
+    return np.array(edges, dtype=np.int64), np.array(weights, dtype=np.float64)
+
+
+@numba.njit(cache=True)
+def _child_state(state: np.ndarray, chosen: np.ndarray, edge: int, eu: np.ndarray, ev: np.ndarray,
+                 n: int) -> np.ndarray:
+    """The part of :func:`_children` named by ``edge``: an edge of the best forest — the earlier free ones of
+    it included, ``edge`` excluded; else an extra edge — the whole best forest included, the earlier free
+    edges joining two of its trees excluded, ``edge`` included."""
+    child = state.copy()
+    if chosen[edge]:
+        for e in range(edge):
+            if chosen[e] and state[e] == FREE:
+                child[e] = IN
+        child[edge] = OUT
+        return child
+    roots = _components(chosen, eu, ev, n)
+    for e in range(len(state)):
+        if chosen[e]:
+            child[e] = IN
+        elif e < edge and state[e] == FREE and roots[eu[e]] != roots[ev[e]]:
+            child[e] = OUT
+    child[edge] = IN
+    return child
+
+
+class ForestLister:
+    """The forests of ``edges`` weighing at least ``floor``, heaviest first (ties in the order of their parts):
+    :meth:`next_forest` gives the next one's weight and edge mask, None when there is none left. A part waiting
+    in the heap is its parent's number and an edge (:func:`_child_state`); each parent keeps its state and best
+    forest as bits, about m/2.7 bytes for m candidate edges."""
+
+    def __init__(self, edges: ForestEdges, n: int, floor: float):
+        self.edges, self.n, self.floor = edges, n, floor
+        self.parts = 0
+        self._m = m = len(edges.w)
+        root = np.zeros(m, dtype=np.int8)
+        chosen = np.zeros(m, dtype=np.bool_)
+        best = _best_forest(root, edges.u, edges.v, edges.w, n, chosen)
+        #: each expanded part: (included, excluded, best forest), packed bits
+        self._nodes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._heap: list[tuple[float, int, int, int]] = []
+        self._made = 0
+        if best >= floor:
+            self._heap.append((-best, 0, -1, -1))
+
+    @property
+    def done(self) -> bool:
+        return not self._heap
+
+    def _state(self, node: int) -> tuple[np.ndarray, np.ndarray]:
+        inc, exc, best = self._nodes[node]
+        m = self._m
+        state = np.unpackbits(inc, count=m).astype(np.int8) * IN + np.unpackbits(exc, count=m).astype(np.int8) * OUT
+        return state, np.unpackbits(best, count=m).astype(np.bool_)
+
+    def next_forest(self) -> tuple[float, np.ndarray] | None:
+        if not self._heap:
+            return None
+        e = self.edges
+        _, _, node, edge = heapq.heappop(self._heap)
+        if node < 0:
+            state = np.zeros(self._m, dtype=np.int8)
+        else:
+            parent_state, parent_best = self._state(node)
+            state = _child_state(parent_state, parent_best, edge, e.u, e.v, self.n)
+        chosen = np.zeros(self._m, dtype=np.bool_)
+        weight = _best_forest(state, e.u, e.v, e.w, self.n, chosen)
+        edges, weights = _children(state, chosen, weight, e.u, e.v, e.w, self.n, self.floor)
+        if len(edges):
+            here = len(self._nodes)
+            self._nodes.append((np.packbits(state == IN), np.packbits(state == OUT), np.packbits(chosen)))
+            for k, w in zip(edges.tolist(), weights.tolist(), strict=True):
+                self._made += 1
+                heapq.heappush(self._heap, (-w, self._made, here, k))
+            self.parts += len(edges)
+        return weight, chosen
+
+
+def representative(edges: ForestEdges, chosen: np.ndarray, n: int) -> np.ndarray:
+    """A DAG of the forest's class as family indices, one per variable: each tree rooted at its smallest
+    variable (the empty family), every other variable's parent its neighbour towards the root."""
+    adj: list[list[int]] = [[] for _ in range(n)]
+    fam: dict[tuple[int, int], int] = {}
+    for e in np.flatnonzero(chosen):
+        a, b = int(edges.u[e]), int(edges.v[e])
+        adj[a].append(b)
+        adj[b].append(a)
+        fam[(a, b)] = int(edges.fam_uv[e])      # b | {a}
+        fam[(b, a)] = int(edges.fam_vu[e])      # a | {b}
+    row = np.full(n, -1, dtype=np.int64)
+    for r in range(n):
+        if row[r] >= 0:
+            continue
+        row[r] = edges.empty[r]
+        stack = [r]
+        while stack:
+            a = stack.pop()
+            for b in adj[a]:
+                if row[b] < 0:
+                    row[b] = fam[(a, b)]
+                    stack.append(b)
+    return row
