@@ -186,6 +186,12 @@ def _child_state(state: np.ndarray, chosen: np.ndarray, edge: int, eu: np.ndarra
     return child
 
 
+def heaviest_forest(edges: ForestEdges, n: int) -> tuple[float, np.ndarray]:
+    """The heaviest forest of ``edges`` (Kruskal on the positive edges): its weight and edge mask."""
+    chosen = np.zeros(len(edges.w), dtype=np.bool_)
+    return _best_forest(np.zeros(len(edges.w), dtype=np.int8), edges.u, edges.v, edges.w, n, chosen), chosen
+
+
 class ForestLister:
     """The forests of ``edges`` weighing at least ``floor``, heaviest first (ties in the order of their parts):
     :meth:`next_forest` gives the next one's weight and edge mask, None when there is none left. A part waiting
@@ -195,10 +201,8 @@ class ForestLister:
     def __init__(self, edges: ForestEdges, n: int, floor: float):
         self.edges, self.n, self.floor = edges, n, floor
         self.parts = 0
-        self._m = m = len(edges.w)
-        root = np.zeros(m, dtype=np.int8)
-        chosen = np.zeros(m, dtype=np.bool_)
-        best = _best_forest(root, edges.u, edges.v, edges.w, n, chosen)
+        self._m = len(edges.w)
+        best, _ = heaviest_forest(edges, n)
         #: each expanded part: (included, excluded, best forest), packed bits
         self._nodes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._heap: list[tuple[float, int, int, int]] = []

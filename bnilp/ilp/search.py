@@ -22,7 +22,7 @@ from bnilp.ilp.classbest import BestPerClass, best_members_below, canonical_repr
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
-from bnilp.ilp.forests import ForestEdges, ForestLister, forest_edges, representative
+from bnilp.ilp.forests import ForestEdges, ForestLister, forest_edges, heaviest_forest, representative
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
 from bnilp.ilp.knowledge_rows import needs_rows
 from bnilp.ilp.model import _build, _new_stats
@@ -744,10 +744,8 @@ def _forests(data: _Data, listing: bool, classes: bool) -> ForestEdges | None:
 def _forest_optimum(data: _Data, forests: ForestEdges, stats: dict[str, Any]) -> _Optimum:
     """Phase 1 on a forest table: the heaviest forest (Kruskal, exact for the graphic matroid) is OPT's class."""
     t0 = time.perf_counter()
-    lister = ForestLister(forests, data.n, -math.inf)
-    best = lister.next_forest()
-    assert best is not None                     # the empty forest at least
-    choice = tuple(int(k) for k in representative(forests, best[1], data.n))
+    _, chosen = heaviest_forest(forests, data.n)
+    choice = tuple(int(k) for k in representative(forests, chosen, data.n))
     opt = data.exact(choice)
     stats["phase1"].update(method="forests", seconds=time.perf_counter() - t0, nodes=0, lps=0, lp_iterations=0,
                            n_families=data.K, n_variables=data.n, forest_edges=len(forests.w))
