@@ -137,17 +137,17 @@ def _components(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> n
 
 
 @numba.njit(cache=True)
-def _children(state: np.ndarray, chosen: np.ndarray, weight: float, eu: np.ndarray, ev: np.ndarray,
-              ew: np.ndarray, n: int, floor: float) -> tuple[np.ndarray, np.ndarray]:
-    """The parts of Lawler's partition of ``state``'s part without its best forest ``chosen`` (module
-    docstring) whose best forest weighs at least ``floor``: each named by its edge (:func:`_child_state`) and
-    its best weight."""
+def _missing_children(state: np.ndarray, chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, ew: np.ndarray,
+                      n: int, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of Lawler's partition that lack an edge of the best forest ``chosen`` (module docstring: e_1 …
+    e_{i−1} included, e_i excluded) whose best forest weighs at least ``floor``: their edges e_i and best weights
+    (a Kruskal pass each; at most n − 1 of them)."""
     m = len(state)
     edges = []
     weights = []
     scratch = np.zeros(m, dtype=np.bool_)
     child = state.copy()
-    for e in range(m):                     # the first missing edge of the best forest: e_1 … e_{i−1} in, e_i out
+    for e in range(m):
         if chosen[e] and state[e] == FREE:
             child[e] = OUT
             w = _best_forest(child, eu, ev, ew, n, scratch)
@@ -155,20 +155,26 @@ def _children(state: np.ndarray, chosen: np.ndarray, weight: float, eu: np.ndarr
                 edges.append(e)
                 weights.append(w)
             child[e] = IN
-    roots = _components(chosen, eu, ev, n)
-    for e in range(m):                     # all of the best forest and more: the first extra edge f_j
-        if state[e] == FREE and not chosen[e] and roots[eu[e]] != roots[ev[e]] and weight + ew[e] >= floor:
-            edges.append(e)
-            weights.append(weight + ew[e])
     return np.array(edges, dtype=np.int64), np.array(weights, dtype=np.float64)
+
+
+@numba.njit(cache=True)
+def _next_extra(state: np.ndarray, roots: np.ndarray, eu: np.ndarray, ev: np.ndarray, after: int) -> int:
+    """The first free edge past ``after`` that joins two trees of the best forest (``roots``: its trees) — the
+    next part holding the whole best forest and more (module docstring: f_j); −1 when there is none. In edge
+    order, so heaviest first: such a part's best forest is the best forest plus f_j."""
+    for e in range(after + 1, len(state)):
+        if state[e] == FREE and roots[eu[e]] != roots[ev[e]]:
+            return e
+    return -1
 
 
 @numba.njit(cache=True)
 def _child_state(state: np.ndarray, chosen: np.ndarray, edge: int, eu: np.ndarray, ev: np.ndarray,
                  n: int) -> np.ndarray:
-    """The part of :func:`_children` named by ``edge``: an edge of the best forest — the earlier free ones of
-    it included, ``edge`` excluded; else an extra edge — the whole best forest included, the earlier free
-    edges joining two of its trees excluded, ``edge`` included."""
+    """The part named by ``edge``: an edge of the best forest ``chosen`` — the earlier free ones of it included,
+    ``edge`` excluded; else an extra edge — the whole best forest included, the earlier free edges joining two
+    of its trees excluded, ``edge`` included."""
     child = state.copy()
     if chosen[edge]:
         for e in range(edge):
@@ -192,54 +198,99 @@ def heaviest_forest(edges: ForestEdges, n: int) -> tuple[float, np.ndarray]:
     return _best_forest(np.zeros(len(edges.w), dtype=np.int8), edges.u, edges.v, edges.w, n, chosen), chosen
 
 
+@dataclass
+class _Part:
+    """A part of the partition whose best forest was listed: its state and best forest as bits, the weight, the
+    parts lacking an edge of it (edges and weights, heaviest first) and how many of those are in the heap or
+    gone, and the last extra edge handed out (the parts holding all of it and more come lazily, in edge order)."""
+
+    included: np.ndarray
+    excluded: np.ndarray
+    best: np.ndarray
+    weight: float
+    missing: np.ndarray
+    missing_weights: np.ndarray
+    next_missing: int = 0
+    last_extra: int = -1
+
+
 class ForestLister:
-    """The forests of ``edges`` weighing at least ``floor``, heaviest first (ties in the order of their parts):
-    :meth:`next_forest` gives the next one's weight and edge mask, None when there is none left. A part waiting
-    in the heap is its parent's number and an edge (:func:`_child_state`); each parent keeps its state and best
-    forest as bits, about m/2.7 bytes for m candidate edges."""
+    """The forests of ``edges`` weighing at least ``floor``, heaviest first (ties in the order their parts were
+    made): :meth:`next_forest` gives the next one's weight and edge mask, None when there is none left.
+
+    Each listed part keeps its state as bits (:class:`_Part`, m/2.7 bytes for m candidate edges) and its at most
+    n − 1 parts lacking an edge of its forest; the heap holds, per listed part, only its next such part and its
+    next extra-edge part (the extra edges' parts come in edge order, which is their weight order), so it grows with
+    the forests listed, not with the parts looked at (every extra edge a part: m heap entries a forest before)."""
 
     def __init__(self, edges: ForestEdges, n: int, floor: float):
         self.edges, self.n, self.floor = edges, n, floor
         self.parts = 0
         self._m = len(edges.w)
         best, _ = heaviest_forest(edges, n)
-        #: each expanded part: (included, excluded, best forest), packed bits
-        self._nodes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._heap: list[tuple[float, int, int, int]] = []
+        self._listed: list[_Part] = []
+        #: (−weight, order made, listed part, 0 = lacking its missing[k] / 1 = its extra edge k, k)
+        self._heap: list[tuple[float, int, int, int, int]] = []
         self._made = 0
         if best >= floor:
-            self._heap.append((-best, 0, -1, -1))
+            self._heap.append((-best, 0, -1, 0, -1))
 
     @property
     def done(self) -> bool:
         return not self._heap
 
-    def _state(self, node: int) -> tuple[np.ndarray, np.ndarray]:
-        inc, exc, best = self._nodes[node]
-        m = self._m
-        state = np.unpackbits(inc, count=m).astype(np.int8) * IN + np.unpackbits(exc, count=m).astype(np.int8) * OUT
-        return state, np.unpackbits(best, count=m).astype(np.bool_)
+    def _push(self, weight: float, part: int, kind: int, k: int) -> None:
+        self._made += 1
+        self.parts += 1
+        heapq.heappush(self._heap, (-weight, self._made, part, kind, k))
+
+    def _push_missing(self, index: int) -> None:
+        part = self._listed[index]
+        k = part.next_missing
+        if k < len(part.missing):
+            part.next_missing += 1
+            self._push(float(part.missing_weights[k]), index, 0, k)
+
+    def _push_extra(self, index: int, state: np.ndarray, chosen: np.ndarray) -> None:
+        part = self._listed[index]
+        e = self.edges
+        roots = _components(chosen, e.u, e.v, self.n)
+        nxt = _next_extra(state, roots, e.u, e.v, part.last_extra)
+        if nxt >= 0 and part.weight + e.w[nxt] >= self.floor:
+            part.last_extra = nxt
+            self._push(part.weight + float(e.w[nxt]), index, 1, nxt)
+
+    def _state(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        part, m = self._listed[index], self._m
+        state = (np.unpackbits(part.included, count=m).astype(np.int8) * IN
+                 + np.unpackbits(part.excluded, count=m).astype(np.int8) * OUT)
+        return state, np.unpackbits(part.best, count=m).astype(np.bool_)
 
     def next_forest(self) -> tuple[float, np.ndarray] | None:
         if not self._heap:
             return None
         e = self.edges
-        _, _, node, edge = heapq.heappop(self._heap)
-        if node < 0:
+        _, _, parent, kind, k = heapq.heappop(self._heap)
+        if parent < 0:
             state = np.zeros(self._m, dtype=np.int8)
         else:
-            parent_state, parent_best = self._state(node)
-            state = _child_state(parent_state, parent_best, edge, e.u, e.v, self.n)
+            parent_state, parent_best = self._state(parent)
+            if kind == 0:
+                state = _child_state(parent_state, parent_best, int(self._listed[parent].missing[k]), e.u, e.v,
+                                     self.n)
+                self._push_missing(parent)
+            else:
+                state = _child_state(parent_state, parent_best, k, e.u, e.v, self.n)
+                self._push_extra(parent, parent_state, parent_best)
         chosen = np.zeros(self._m, dtype=np.bool_)
         weight = _best_forest(state, e.u, e.v, e.w, self.n, chosen)
-        edges, weights = _children(state, chosen, weight, e.u, e.v, e.w, self.n, self.floor)
-        if len(edges):
-            here = len(self._nodes)
-            self._nodes.append((np.packbits(state == IN), np.packbits(state == OUT), np.packbits(chosen)))
-            for k, w in zip(edges.tolist(), weights.tolist(), strict=True):
-                self._made += 1
-                heapq.heappush(self._heap, (-w, self._made, here, k))
-            self.parts += len(edges)
+        missing, weights = _missing_children(state, chosen, e.u, e.v, e.w, self.n, self.floor)
+        order = np.lexsort((missing, -weights))
+        self._listed.append(_Part(np.packbits(state == IN), np.packbits(state == OUT), np.packbits(chosen), weight,
+                                  missing[order], weights[order]))
+        here = len(self._listed) - 1
+        self._push_missing(here)
+        self._push_extra(here, state, chosen)
         return weight, chosen
 
 

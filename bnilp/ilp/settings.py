@@ -196,8 +196,9 @@ DEFAULT_MAX_NETWORKS = 150_000
 #: before ``mec.network_items`` shared one frozenset per distinct parent list, when 20 KB flat was short —, so
 #: 2 KB + 0.25 KB·n + 0.1 KB·e; a class 4.0 KB at n = 6 (e = 7),
 #: 13.1 at 12 (14: a flat table's, mostly undirected edges — each a set, and a share both ways), 8.7 at 20
-#: (26), 16.1 at 28 (40), 18.4 at 56 (55), so 2 KB + 0.25 KB·n + 1 KB·e, at most the 30 KB of before (wholly
-#: undirected classes of more than about 25 edges may need more, as before)
+#: (26), 16.1 at 28 (40), 18.4 at 56 (55), so 2 KB + 0.25 KB·n + 1 KB·e, at most the 30 KB of before up to
+#: MASK_MAX_VARIABLES (62) variables (wholly undirected classes of more than about 25 edges may need more, as
+#: before); past it the sum alone — a forest's class of 300 variables takes 305 KB (``search.report_bytes``)
 ENUMERATION_MEMORY_FLOOR_SHARE = 0.05
 ENUMERATION_MEMORY_FLOOR_BYTES = 1 << 29
 ENUMERATION_REPORT_BYTES: dict[str, tuple[int, int, int, int | None]] = {
