@@ -114,10 +114,11 @@ def _cuts(x: np.ndarray, bins: int) -> np.ndarray:
     return np.quantile(x, np.arange(1, bins) / bins)
 
 
-def _equal_frequency(x: np.ndarray, bins: int) -> np.ndarray:
+def _equal_frequency(x: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
     """Equal-frequency bin codes 0..bins−1 (cuts at the empirical j/bins quantiles): code k where
-    cut[k−1] ≤ x < cut[k]."""
-    return np.searchsorted(_cuts(x, bins), x, side="right").astype(np.int64)
+    cut[k−1] ≤ x < cut[k]; and the cuts."""
+    cuts = _cuts(x, bins)
+    return np.searchsorted(cuts, x, side="right").astype(np.int64), cuts
 
 
 def _check_link(link: str) -> None:
@@ -290,7 +291,7 @@ def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.
             for j, t in enumerate(terms):
                 x += beta[config, j] * t
             columns[v] = _standardise(x)
-            binned[v] = _equal_frequency(columns[v], bins[v])
+            binned[v], cuts = _equal_frequency(columns[v], bins[v])
             if parameters is not None:
                 mean, sd = _scale(x)
                 cells = [{"given": _given(names, disc_pa, keys[c]), "intercept": float((mu[c] - mean) / sd),
@@ -298,7 +299,7 @@ def _sample_columns(order: list[int], parents: list[list[int]], is_discrete: np.
                           "sd": float(sigma[c] / sd)} for c in range(q)]
                 parameters[names[v]] = {"kind": "continuous", "discrete_parents": [names[p] for p in disc_pa],
                                         "continuous_parents": _term_records(names, cont_pa, forms),
-                                        "cells": cells, "bin_cuts": [float(c) for c in _cuts(columns[v], bins[v])]}
+                                        "cells": cells, "bin_cuts": [float(c) for c in cuts]}
     return columns
 
 

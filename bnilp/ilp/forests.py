@@ -170,19 +170,23 @@ def _next_extra(state: np.ndarray, roots: np.ndarray, eu: np.ndarray, ev: np.nda
 
 
 @numba.njit(cache=True)
-def _child_state(state: np.ndarray, chosen: np.ndarray, edge: int, eu: np.ndarray, ev: np.ndarray,
-                 n: int) -> np.ndarray:
-    """The part named by ``edge``: an edge of the best forest ``chosen`` — the earlier free ones of it included,
-    ``edge`` excluded; else an extra edge — the whole best forest included, the earlier free edges joining two
-    of its trees excluded, ``edge`` included."""
+def _missing_state(state: np.ndarray, chosen: np.ndarray, edge: int) -> np.ndarray:
+    """The part lacking ``edge`` of the best forest ``chosen``: the earlier free edges of it included, ``edge``
+    excluded."""
     child = state.copy()
-    if chosen[edge]:
-        for e in range(edge):
-            if chosen[e] and state[e] == FREE:
-                child[e] = IN
-        child[edge] = OUT
-        return child
-    roots = _components(chosen, eu, ev, n)
+    for e in range(edge):
+        if chosen[e] and state[e] == FREE:
+            child[e] = IN
+    child[edge] = OUT
+    return child
+
+
+@numba.njit(cache=True)
+def _extra_state(state: np.ndarray, chosen: np.ndarray, roots: np.ndarray, edge: int, eu: np.ndarray,
+                 ev: np.ndarray) -> np.ndarray:
+    """The part holding the best forest ``chosen`` (trees ``roots``) and the extra ``edge``: the forest included,
+    the earlier free edges joining two of its trees excluded, ``edge`` included."""
+    child = state.copy()
     for e in range(len(state)):
         if chosen[e]:
             child[e] = IN
@@ -251,10 +255,9 @@ class ForestLister:
             part.next_missing += 1
             self._push(float(part.missing_weights[k]), index, 0, k)
 
-    def _push_extra(self, index: int, state: np.ndarray, chosen: np.ndarray) -> None:
+    def _push_extra(self, index: int, state: np.ndarray, roots: np.ndarray) -> None:
         part = self._listed[index]
         e = self.edges
-        roots = _components(chosen, e.u, e.v, self.n)
         nxt = _next_extra(state, roots, e.u, e.v, part.last_extra)
         if nxt >= 0 and part.weight + e.w[nxt] >= self.floor:
             part.last_extra = nxt
@@ -276,12 +279,12 @@ class ForestLister:
         else:
             parent_state, parent_best = self._state(parent)
             if kind == 0:
-                state = _child_state(parent_state, parent_best, int(self._listed[parent].missing[k]), e.u, e.v,
-                                     self.n)
+                state = _missing_state(parent_state, parent_best, int(self._listed[parent].missing[k]))
                 self._push_missing(parent)
             else:
-                state = _child_state(parent_state, parent_best, k, e.u, e.v, self.n)
-                self._push_extra(parent, parent_state, parent_best)
+                roots = _components(parent_best, e.u, e.v, self.n)
+                state = _extra_state(parent_state, parent_best, roots, k, e.u, e.v)
+                self._push_extra(parent, parent_state, roots)
         chosen = np.zeros(self._m, dtype=np.bool_)
         weight = _best_forest(state, e.u, e.v, e.w, self.n, chosen)
         missing, weights = _missing_children(state, chosen, e.u, e.v, e.w, self.n, self.floor)
@@ -290,7 +293,7 @@ class ForestLister:
                                   missing[order], weights[order]))
         here = len(self._listed) - 1
         self._push_missing(here)
-        self._push_extra(here, state, chosen)
+        self._push_extra(here, state, _components(chosen, e.u, e.v, self.n))
         return weight, chosen
 
 
