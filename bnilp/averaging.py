@@ -127,13 +127,13 @@ def class_edge_posteriors(mecs: Sequence[MEC], class_w: Sequence[float] | np.nda
                           variables: Sequence[str]) -> pd.DataFrame:
     """P(u → v) = Σ_M W(M)·P_M(u → v), P_M the share of M's DAGs with u → v (``MEC.shares``)."""
     n = len(variables)
-    flat = {(u, v): i * n + j for i, u in enumerate(variables) for j, v in enumerate(variables)}
+    at = {v: i for i, v in enumerate(variables)}     # (a dict of all n² pairs was 1.4 s at 3,000 variables)
     pairs: list[int] = []
     terms: list[float] = []
     for m, wm in zip(mecs, np.asarray(class_w, dtype=float).tolist(), strict=True):
         if m.shares is None:
             raise InputError("class_edge_posteriors needs MEC.shares (see bnilp.mec.credible_classes)")
-        pairs.extend(flat[e] for e in m.shares)
+        pairs.extend(at[u] * n + at[v] for u, v in m.shares)
         terms.extend(wm * p for p in m.shares.values())
     mat = np.bincount(np.asarray(pairs, dtype=np.int64), weights=np.asarray(terms, dtype=float),
                       minlength=n * n).reshape(n, n)

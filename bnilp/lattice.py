@@ -597,12 +597,16 @@ class _ChildWalk:
         """Whether the next level would score any set: a candidate whose subsets all survived and that
         the count-free rules (R2, R5, R6) let through — the sets a palim here leaves unscored. Generated
         a slice of bases at a time, stopping at the first survivor; the rules' firings are added to ``pruned``
-        (complete when the answer is False: every candidate was generated and pruned)."""
-        step = max(1, MAX_BLOCK_CANDIDATES // max(1, self.candidates.size))
-        for lo in range(0, self.level.size, step):
+        (complete when the answer is False: every candidate was generated and pruned). The slices start at one
+        base and double up to a block's worth: a survivor is usually among the first bases, and a whole block
+        first (262 bases of 1,000 candidates) was 65 % of a palim-1 walk over 1,000 variables."""
+        most = max(1, MAX_BLOCK_CANDIDATES // max(1, self.candidates.size))
+        lo, step = 0, 1
+        while lo < self.level.size:
             hi = min(self.level.size, lo + step)
             if not self._closed[lo:hi].all() and self._generate(lo, hi, pruned):
                 return True
+            lo, step = hi, min(2 * step, most)
         return False
 
     def _bases_pruned_whole(self, pruned: dict[str, int] | None = None) -> np.ndarray:

@@ -1108,7 +1108,11 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
                 m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed)
             out.append(m)
             continue
-        if compiled and counts[i] is not None:      # the table admits the whole class: counted by shape
+        branching = None if compiled else forest_class(parents, families)
+        if branching is not None:                   # a forest whose every rooting the table admits
+            m.__dict__["cpdag"], size, m.shares = branching
+            m.counted = size
+        elif compiled and counts[i] is not None:    # the table admits the whole class: counted by shape
             size, m.shares = counts[i]
             m.counted = size
         else:
@@ -1117,6 +1121,48 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
         m.__dict__["class_size"] = size         # the cached property, counted with the shares
         out.append(m)
     return out
+
+
+def forest_class(parents: Mapping[str, Iterable[str]], families: Mapping[str, Any]
+                 ) -> tuple[CpdagEdges, int, dict[Edge, float]] | None:
+    """(CPDAG, size, P(u → v)) of the class of a DAG of at most one parent a node whose every rooting ``families``
+    admits (each node's empty set, and each neighbour alone), in O(n); None for any other DAG or table.
+
+    Such a DAG (a branching) has no v-structure, so its class is every DAG on its skeleton, a forest F, without
+    one (Verma & Pearl 1990): one root per tree, ∏_T |T| DAGs, the CPDAG F undirected; u → v in the rootings with
+    the root on u's side of u — v, P(u → v) = |T_u|/|T| (:func:`_tree_sides`). The general count
+    (:func:`admitted_components`) gives the same at a few hundred times the cost past
+    :data:`MASK_MAX_VARIABLES` (130 ms a class at 3,000 variables)."""
+    nbrs: dict[str, list[str]] = {v: [] for v in parents}
+    empty: frozenset[str] = frozenset()
+    for v, ps in parents.items():
+        ps = tuple(ps)
+        if len(ps) > 1 or empty not in families[v]:
+            return None
+        if ps:
+            (u,) = ps
+            if frozenset((v,)) not in families[u] or frozenset(ps) not in families[v]:
+                return None
+            nbrs[v].append(u)
+            nbrs[u].append(v)
+    seen: set[str] = set()
+    size, shares = 1, {}
+    for root in parents:
+        if root in seen or not nbrs[root]:
+            continue
+        tree, order = {root: nbrs[root]}, [root]
+        seen.add(root)
+        for x in order:
+            for y in nbrs[x]:
+                if y not in seen:
+                    seen.add(y)
+                    tree[y] = nbrs[y]
+                    order.append(y)
+        k = len(order)
+        size *= k
+        shares.update({e: side / k for e, side in _tree_sides(tree).items()})
+    undirected = {frozenset((v, u)) for v, ps in parents.items() for u in ps}
+    return (set(), undirected), size, shares
 
 
 def _counted_class(cpdag: CpdagEdges, whole: bool, families: Mapping[str, Any], nodes: Sequence[str],

@@ -638,3 +638,23 @@ def test_enumeration_records_no_point_a_higher_priority_handler_found_infeasible
     for lp in (True, False):
         assert hdlr._enforce(point, lp, solinfeasible=True) == {"result": SCIP_RESULT.INFEASIBLE}
     assert recorded == [] and not hdlr.recorded and len(hdlr.recorded_table) == 0
+
+
+def test_the_family_arrays_dense_and_sparse_rows_agree() -> None:
+    """``_Data``'s dense K × n parent matrix and its CSR rows (built together from the parent sets, in each
+    family's variable order) name the same parents, the masks too, on a table with empty, single and wide sets
+    and variables whose names sort otherwise than their order."""
+    rng = np.random.default_rng(5)
+    names = [f"z{i}" if i % 2 else f"a{i}" for i in range(9)]
+    families = {}
+    for v in names:
+        others = [u for u in names if u != v]
+        sets = {frozenset()} | {frozenset(rng.choice(others, int(rng.integers(1, 5)), replace=False)) for _ in range(6)}
+        families[v] = {ps: -float(rng.random()) - len(ps) for ps in sets}
+    data = _Data(ScoreTable(names, families))
+    start, idx = data.parent_csr()
+    fam, par = np.nonzero(data.pbool)
+    assert np.array_equal(start, np.searchsorted(fam, np.arange(data.K + 1))) and np.array_equal(idx, par)
+    index = {v: i for i, v in enumerate(names)}
+    assert all({names[j] for j in idx[start[k]:start[k + 1]]} == set(data.sets[k]) for k in range(data.K))
+    assert data.pmask == [sum(1 << index[p] for p in ps) for ps in data.sets]

@@ -264,3 +264,51 @@ def test_the_memory_guard_reserves_what_a_wide_class_report_takes() -> None:
 
     assert report_bytes("mecs", 56, 55) == 30_000
     assert report_bytes("mecs", 300, 299) >= 305_000
+
+
+def _kruskal_per_edge(state, chosen, eu, ev, ew, n, floor):
+    """The parts lacking an edge of the best forest by a Kruskal pass each (the lister's first way, O(n·m))."""
+    from bnilp.ilp.forests import FREE, IN, OUT, _best_forest
+
+    edges, weights = [], []
+    child = state.copy()
+    for e in range(len(state)):
+        if chosen[e] and state[e] == FREE:
+            child[e] = OUT
+            w = _best_forest(child, eu, ev, ew, n, np.zeros(len(state), dtype=np.bool_))
+            if w >= floor:
+                edges.append(e)
+                weights.append(w)
+            child[e] = IN
+    return dict(zip(edges, weights, strict=True))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_parts_best_forest_is_one_exchange_from_its_parents(seed) -> None:
+    """The parts lacking an edge e of a part's best forest S weigh W − w(e) + max(0, w(f)), f the heaviest free
+    edge that joins S − e's two sides (found for every e by path labelling): the same parts and weights as a
+    Kruskal pass per edge, on random graphs with included and excluded edges, weights of both signs and ties."""
+    from bnilp.ilp.forests import FREE, IN, OUT, _best_forest, _find, _missing_children
+
+    rng = np.random.default_rng(seed)
+    for trial in range(400):
+        n = int(rng.integers(2, 12))
+        pairs = [p for p in itertools.combinations(range(n), 2) if rng.random() < 0.6] or [(0, 1)]
+        w = rng.choice([-1.0, 0.0, 0.5, 1.0, 2.0], len(pairs)) if trial % 2 else rng.normal(0.5, 1.0, len(pairs))
+        e = _edges(n, pairs, list(w))
+        state = rng.choice([FREE, FREE, IN, OUT], len(pairs)).astype(np.int8)
+        roots = np.arange(n)
+        for k in range(len(pairs)):              # the included edges must be a forest
+            if state[k] == IN:
+                a, b = _find(roots, e.u[k]), _find(roots, e.v[k])
+                state[k] = FREE if a == b else IN
+                roots[a] = b
+        chosen = np.zeros(len(pairs), dtype=np.bool_)
+        best = _best_forest(state, e.u, e.v, e.w, n, chosen)
+        floor = best - float(rng.uniform(0.0, 4.0))
+        want = _kruskal_per_edge(state, chosen, e.u, e.v, e.w, n, floor)
+        got_e, got_w = _missing_children(state, chosen, e.u, e.v, e.w, n, floor - 1e-9, best)
+        got = dict(zip(got_e.tolist(), got_w.tolist(), strict=True))
+        assert set(want) <= set(got), trial
+        assert all(math.isclose(got[k], want[k], abs_tol=1e-9) for k in want), trial
+        assert all(got[k] < floor + 1e-9 for k in set(got) - set(want)), trial     # only within the margin

@@ -1122,3 +1122,78 @@ def test_the_chordality_check_agrees_with_networkx_on_trees_and_cyclic_graphs() 
         adj = {v: set(g[v]) for v in g}
         assert _is_chordal(frozenset(names), adj) == nx.is_chordal(g)
     assert 50 < trees < 300
+
+
+def _random_branching(rng: random.Random, n: int) -> dict[str, frozenset[str]]:
+    """A random DAG of at most one parent a node on n nodes (a forest, each tree rooted somewhere)."""
+    names = [f"v{i}" for i in range(n)]
+    parents = {v: frozenset() for v in names}
+    for i in range(1, n):
+        if rng.random() < 0.8:                 # attach to an earlier node, then re-root by relabelling below
+            parents[names[i]] = frozenset({names[rng.randrange(i)]})
+    order = names[:]
+    rng.shuffle(order)
+    relabel = dict(zip(names, order, strict=True))
+    return {relabel[v]: frozenset(relabel[p] for p in ps) for v, ps in parents.items()}
+
+
+def _rooting_families(parents: dict[str, frozenset[str]]) -> dict[str, dict[frozenset[str], float]]:
+    """Each node's empty set and each neighbour alone: every rooting of the forest admitted."""
+    fams = {v: {frozenset(): 0.0} for v in parents}
+    for v, ps in parents.items():
+        for u in ps:
+            fams[v][frozenset({u})] = 0.0
+            fams[u][frozenset({v})] = 0.0
+    return fams
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_forest_class_is_counted_in_closed_form_as_the_general_count_does(seed) -> None:
+    """:func:`forest_class` (∏ |T| rootings, P(u → v) = |T_u|/|T|) against :func:`class_counts` and
+    :func:`admitted_components` on random branchings of 1–90 nodes; None where the table misses a rooting's
+    family or the DAG is no branching, which the general count then handles."""
+    from bnilp.mec import _in_table, admitted_components, forest_class
+
+    rng = random.Random(seed)
+    for _ in range(25):
+        n = rng.randint(1, 90)
+        dag = _random_branching(rng, n)
+        fams = _rooting_families(dag)
+        got = forest_class(dag, fams)
+        assert got is not None
+        size, shares = class_counts(dag)
+        assert got[0] == cpdag_edges(dag) and got[1] == size
+        assert got[2].keys() == shares.keys() and all(math.isclose(got[2][e], shares[e]) for e in shares)
+        edges = [(u, v) for v, ps in dag.items() for u in ps]
+        if edges:                              # a rooting's family missing: not this shortcut's to count
+            u, v = rng.choice(edges)
+            del fams[u][frozenset({v})]
+            assert forest_class(dag, fams) is None
+            assert admitted_components(dag, list(dag), _in_table(fams))[0] < size
+        lone = rng.choice(list(dag))
+        fams = _rooting_families(dag)
+        del fams[lone][frozenset()]
+        assert forest_class(dag, fams) is None
+    collider = {"a": frozenset(), "b": frozenset(), "c": frozenset({"a", "b"})}
+    assert forest_class(collider, {"a": {frozenset(): 0.0}, "b": {frozenset(): 0.0},
+                                   "c": {frozenset({"a", "b"}): 0.0, frozenset(): 0.0}}) is None
+
+
+def test_credible_classes_of_wide_forests_match_the_general_count(monkeypatch) -> None:
+    """Past the compiled masks (62 variables) a branching's class takes the closed form: the same CPDAG, size,
+    admitted count and shares as the general count, on random 70–120-node forests, complete or not."""
+    import bnilp.mec as mec
+
+    rng = random.Random(7)
+    dags = [_random_branching(rng, rng.randint(70, 120)) for _ in range(6)]
+    for dag in dags:
+        fams = _rooting_families(dag)
+        nodes = sorted(dag)
+        for complete in (True, False):
+            fast = mec.credible_classes([(0.0, dag)], fams, nodes, complete)[0]
+            with monkeypatch.context() as m:
+                m.setattr(mec, "forest_class", lambda parents, families: None)
+                slow = mec.credible_classes([(0.0, dag)], fams, nodes, complete)[0]
+            assert (fast.cpdag, fast.class_size, fast.counted) == (slow.cpdag, slow.class_size, slow.counted)
+            assert fast.shares.keys() == slow.shares.keys()
+            assert all(math.isclose(fast.shares[e], slow.shares[e]) for e in slow.shares)

@@ -178,6 +178,26 @@ def test_a_palim_is_reported_as_reached_exactly_when_it_left_sets_unscored(score
     assert seen == {True, False}
 
 
+@pytest.mark.filterwarnings("ignore::bnilp.errors.DataWarning")        # twin columns at 20 rows: no matter here
+@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+def test_each_walk_says_its_palim_was_reached_exactly_when_one_more_size_scores_a_set(score_name: str) -> None:
+    """Per child, on wide data whose many candidates are looked at a growing slice at a time (one frontier row,
+    then two, four, … until a survivor): ``palim_reached`` holds iff the walk with the palim one higher scores
+    more sets for that child, and a walk whose palim cut nothing tallies the same prunings as the higher one."""
+    seen = set()
+    for seed, n, N in ((3, 40, 20), (4, 30, 60)):
+        data = discrete(seed, n, N)
+        eps = math.log(3)
+        for k in (1, 2, 3):
+            cut = score_parent_sets(make_score(score_name, data), epsilon=eps, palim=k).meta["per_variable"]
+            more = score_parent_sets(make_score(score_name, data), epsilon=eps, palim=k + 1).meta["per_variable"]
+            reached = {v: st["palim_reached"] for v, st in cut.items()}
+            assert reached == {v: more[v]["scored"] > st["scored"] for v, st in cut.items()}, (seed, k)
+            assert all(cut[v]["pruned"] == more[v]["pruned"] for v in cut if not reached[v]), (seed, k)
+            seen |= set(reached.values())
+    assert seen == ({True, False} if score_name == "bic" else {True})   # BDeu's walks here all pass size 3
+
+
 def test_the_palim_of_required_knowledge_is_kept_when_deepening() -> None:
     """Required knowledge on more than 16 variables walks the children it touches without pruning, up to a
     default palim; a time limit that is not reached gives that run, not a deeper one."""

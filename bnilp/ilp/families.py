@@ -70,13 +70,15 @@ class _Data:
         self.start = np.asarray(start, dtype=np.intp)
         if check_room:          # (a restriction of a table that passed is smaller: not asked again)
             _check_dense_room(self.K, n)
+        members = [sorted(index[p] for p in ps) for ps in sets]
+        lens = np.fromiter((len(m) for m in members), dtype=np.int64, count=self.K)
+        idx = np.fromiter((i for m in members for i in m), dtype=np.int64, count=int(lens.sum()))
         self.pbool = np.zeros((self.K, n), dtype=bool)
-        for k, ps in enumerate(sets):
-            self.pbool[k, [index[p] for p in ps]] = True
-        self.pmask = [sum(1 << index[p] for p in ps) for ps in sets]
+        self.pbool[np.repeat(np.arange(self.K), lens), idx] = True
+        self.pmask = [sum(1 << i for i in m) for m in members]
         self._pmask64: np.ndarray | None = None
-        #: each family's parents as (start, indices): family k's are indices[start[k]:start[k + 1]]
-        self._parent_csr: tuple[np.ndarray, np.ndarray] | None = None
+        #: each family's parents as (start, indices): family k's are indices[start[k]:start[k + 1]], increasing
+        self._parent_csr = (np.concatenate(([0], np.cumsum(lens))).astype(np.int64), idx)
         self.child_names = [self.names[c] for c in child]       # family k's child, as a Python list
         self.best = np.array([self.score[start[i]] if start[i + 1] > start[i] else -math.inf
                               for i in range(n)])
@@ -135,10 +137,7 @@ class _Data:
 
     def parent_csr(self) -> tuple[np.ndarray, np.ndarray]:
         """Each family's parents as (start, indices), int64: family k's are ``indices[start[k]:start[k + 1]]``,
-        increasing (the rows of ``pbool`` in sparse form, built once)."""
-        if self._parent_csr is None:
-            fam, par = np.nonzero(self.pbool)
-            self._parent_csr = (np.searchsorted(fam, np.arange(self.K + 1)).astype(np.int64), par.astype(np.int64))
+        increasing (the rows of ``pbool`` in sparse form, built with it)."""
         return self._parent_csr
 
     def arcs(self, fams: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

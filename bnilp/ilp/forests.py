@@ -138,23 +138,80 @@ def _components(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> n
 
 @numba.njit(cache=True)
 def _missing_children(state: np.ndarray, chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, ew: np.ndarray,
-                      n: int, floor: float) -> tuple[np.ndarray, np.ndarray]:
-    """The parts of Lawler's partition that lack an edge of the best forest ``chosen`` (module docstring: e_1 …
-    e_{i−1} included, e_i excluded) whose best forest weighs at least ``floor``: their edges e_i and best weights
-    (a Kruskal pass each; at most n − 1 of them)."""
+                      n: int, floor: float, weight: float) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of Lawler's partition that lack an edge of the best forest ``chosen`` (weighing ``weight``;
+    module docstring: e_1 … e_{i−1} included, e_i excluded) whose best forest weighs at least ``floor``: their
+    edges e_i and best weights, at most n − 1 of them.
+
+    Such a part's best forest is S − e_i + f, f the heaviest free positive edge outside S that joins the two sides
+    of S − e_i, or S − e_i where there is none (its weight W − w(e_i) + max(0, w(f))): the best independent set of
+    a matroid avoiding one element of a best one differs from it by one exchange (the replacement-edge lemma for
+    spanning trees, e.g. Tarjan 1982; a forest of positive edges is a spanning tree of the graph with a vertex
+    joined to every variable by an edge of weight 0, so f is that edge where no positive one joins the sides;
+    a free positive edge from one side to another tree of S cannot exist, as S would take it), and the part's
+    included edges (contracted) and excluded ones (deleted) leave a matroid. Each tree edge's f is found by
+    path labelling: the non-tree edges heaviest first (``eu``, ``ev``, ``ew`` are in that order), each labelling
+    the unlabelled edges of its tree path, which union-find jumps over once labelled — O(m α(n)) a forest, where a
+    Kruskal pass per edge of S (as before) cost O(n·m)."""
     m = len(state)
+    # S rooted: each tree's first variable its root; up_edge[x] is the edge from x to its parent
+    deg = np.zeros(n + 1, dtype=np.int64)
+    for e in range(m):
+        if chosen[e]:
+            deg[eu[e] + 1] += 1
+            deg[ev[e] + 1] += 1
+    for x in range(n):
+        deg[x + 1] += deg[x]
+    nbr = np.empty(deg[n], dtype=np.int64)
+    via = np.empty(deg[n], dtype=np.int64)
+    fill = deg[:n].copy()
+    for e in range(m):
+        if chosen[e]:
+            nbr[fill[eu[e]]], via[fill[eu[e]]] = ev[e], e
+            fill[eu[e]] += 1
+            nbr[fill[ev[e]]], via[fill[ev[e]]] = eu[e], e
+            fill[ev[e]] += 1
+    parent = np.full(n, -1, dtype=np.int64)
+    up_edge = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    tree = np.full(n, -1, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        if tree[r] >= 0:
+            continue
+        tree[r] = r
+        stack[0] = r
+        top = 1
+        while top > 0:
+            top -= 1
+            a = stack[top]
+            for j in range(deg[a], deg[a + 1]):
+                b = nbr[j]
+                if tree[b] < 0:
+                    tree[b], parent[b], up_edge[b], depth[b] = r, a, via[j], depth[a] + 1
+                    stack[top] = b
+                    top += 1
+    # path labelling: jump[x] is x while x's edge to its parent is unlabelled (or x is a root)
+    label = np.full(m, -np.inf)
+    jump = np.arange(n)
+    for f in range(m):
+        if chosen[f] or state[f] != FREE or not ew[f] > 0.0 or tree[eu[f]] != tree[ev[f]]:
+            continue
+        x, y = _find(jump, eu[f]), _find(jump, ev[f])
+        while x != y:
+            if depth[x] < depth[y]:
+                x, y = y, x
+            label[up_edge[x]] = ew[f]
+            jump[x] = parent[x]
+            x = _find(jump, x)
     edges = []
     weights = []
-    scratch = np.zeros(m, dtype=np.bool_)
-    child = state.copy()
     for e in range(m):
         if chosen[e] and state[e] == FREE:
-            child[e] = OUT
-            w = _best_forest(child, eu, ev, ew, n, scratch)
+            w = weight - ew[e] + max(0.0, label[e])
             if w >= floor:
                 edges.append(e)
                 weights.append(w)
-            child[e] = IN
     return np.array(edges, dtype=np.int64), np.array(weights, dtype=np.float64)
 
 
@@ -287,7 +344,7 @@ class ForestLister:
                 self._push_extra(parent, parent_state, roots)
         chosen = np.zeros(self._m, dtype=np.bool_)
         weight = _best_forest(state, e.u, e.v, e.w, self.n, chosen)
-        missing, weights = _missing_children(state, chosen, e.u, e.v, e.w, self.n, self.floor)
+        missing, weights = _missing_children(state, chosen, e.u, e.v, e.w, self.n, self.floor, weight)
         order = np.lexsort((missing, -weights))
         self._listed.append(_Part(np.packbits(state == IN), np.packbits(state == OUT), np.packbits(chosen), weight,
                                   missing[order], weights[order]))
