@@ -312,3 +312,24 @@ def test_a_parts_best_forest_is_one_exchange_from_its_parents(seed) -> None:
         assert set(want) <= set(got), trial
         assert all(math.isclose(got[k], want[k], abs_tol=1e-9) for k in want), trial
         assert all(got[k] < floor + 1e-9 for k in set(got) - set(want)), trial     # only within the margin
+
+
+def test_the_forests_never_build_the_dense_family_matrix(monkeypatch) -> None:
+    """The forests read the families' sparse rows only: with the free memory too small for the dense K × n matrix
+    (``_Data.pbool``) a forest table is still listed, complete and the same as with room, while the other phases
+    on the same table are refused with ``memory_limit`` before any work (exit 3 from the CLI)."""
+    from bnilp import memory
+    from bnilp.errors import LimitError
+    from bnilp.ilp import families, settings
+
+    table = _random_forest_table(7, 2)
+    roomy = solve_table(table, epsilon=2.0, enumerate_by="mecs")
+    monkeypatch.setattr(memory, "free_memory", lambda: 1)
+    monkeypatch.setattr(families, "DENSE_CHECK_BYTES", 0)
+    tight = solve_table(table, epsilon=2.0, enumerate_by="mecs")
+    assert tight.solution.stats["phase2"]["method"] == "forests" and tight.solution.complete
+    assert [vp_key(x.parents) for x in tight.solution.networks] == [vp_key(x.parents)
+                                                                     for x in roomy.solution.networks]
+    monkeypatch.setattr(settings, "FOREST_ENUMERATION", False)
+    with pytest.raises(LimitError, match="memory_limit: the score table's"):
+        solve_table(table, epsilon=2.0, enumerate_by="mecs")

@@ -68,13 +68,13 @@ class _Data:
         self.sets: list[frozenset[str]] = sets
         self.score = np.asarray(scores, dtype=float)
         self.start = np.asarray(start, dtype=np.intp)
-        if check_room:          # (a restriction of a table that passed is smaller: not asked again)
-            _check_dense_room(self.K, n)
+        #: whether building :attr:`pbool` asks the free memory first (a restriction of a table that passed is
+        #: smaller: not asked again)
+        self._check_room = check_room
+        self._pbool: np.ndarray | None = None
         members = [sorted(index[p] for p in ps) for ps in sets]
         lens = np.fromiter((len(m) for m in members), dtype=np.int64, count=self.K)
         idx = np.fromiter((i for m in members for i in m), dtype=np.int64, count=int(lens.sum()))
-        self.pbool = np.zeros((self.K, n), dtype=bool)
-        self.pbool[np.repeat(np.arange(self.K), lens), idx] = True
         self.pmask = [sum(1 << i for i in m) for m in members]
         self._pmask64: np.ndarray | None = None
         #: each family's parents as (start, indices): family k's are indices[start[k]:start[k + 1]], increasing
@@ -85,6 +85,28 @@ class _Data:
         self.offset = math.fsum(self.best) if n else 0.0
         self.obj = self.score - self.best[self.child] if self.K else np.zeros(0)
         self._finite = bool(np.isfinite(self.score).all())
+
+    @property
+    def pbool(self) -> np.ndarray:
+        """pbool[k, j]: variable j is a parent in family k (K × n, a byte a cell): :meth:`dense_parents`."""
+        return self.dense_parents()
+
+    def dense_parents(self) -> np.ndarray:
+        """:attr:`pbool`, built on first use — the forests (:mod:`bnilp.ilp.forests`) never use it: 0.8 GB at 3,000
+        variables of 272,150 families. Past half the free memory a :class:`~bnilp.errors.LimitError` instead
+        (:func:`_check_dense_room`)."""
+        if self._pbool is None:
+            if self._check_room:
+                _check_dense_room(self.K, self.n)
+            start, idx = self._parent_csr
+            dense = np.zeros((self.K, self.n), dtype=bool)
+            dense[np.repeat(np.arange(self.K), np.diff(start)), idx] = True
+            self._pbool = dense
+        return self._pbool
+
+    def family_sizes(self) -> np.ndarray:
+        """|Π| of every family (int64), from the sparse rows."""
+        return np.diff(self._parent_csr[0])
 
     def restricted(self, keep: np.ndarray) -> tuple[_Data, np.ndarray]:
         """The families with ``keep[k]`` (same variables, knowledge and order), and each old family's

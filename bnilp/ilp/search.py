@@ -310,7 +310,7 @@ class _MemoryWatch:
     def of(cls, data: _Data, classes: bool, max_networks: int) -> _MemoryWatch:
         """The guard of a phase 2 listing classes (or DAGs) of ``data``'s families, the best ``max_networks`` of
         them reported in full."""
-        return cls("mecs" if classes else "dags", data.n, data.pbool.sum(axis=1).astype(np.int64), max_networks)
+        return cls("mecs" if classes else "dags", data.n, data.family_sizes(), max_networks)
 
     def tally(self, rows: np.ndarray) -> None:
         """Count in the edges of recorded networks ``rows`` (each a row of family indices, one per variable)."""
@@ -402,6 +402,8 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
     epsilon = run.epsilon
     classes = run.enumerated == "mecs"
     forests = _forests(data, listing, classes)
+    if forests is None:     # the other phases read the dense family matrix: built (or refused) before any work
+        data.dense_parents()
     # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
     use_dp = forests is None and _dp_applies(data, run) and (listing or not needs_rows(data))
     dp = _dynamic_programme(run, data, listing, stats) if use_dp else None
@@ -612,7 +614,7 @@ def _dp_sums_trusted(data: _Data) -> bool:
     if data.K == 0 or not data._finite:
         return True
     magnitude = _score_magnitude(data)
-    empty = np.flatnonzero(~data.pbool.any(axis=1))             # each variable's family with no parents
+    empty = np.flatnonzero(data.family_sizes() == 0)            # each variable's family with no parents
     if data.offset < 0:
         lo = -data.offset
     elif len(empty) == data.n and (e := math.fsum(data.score[empty].tolist())) > 0:
