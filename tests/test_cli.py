@@ -689,3 +689,23 @@ def test_a_score_file_written_to_stdout_is_said_to_have_no_sidecar(small_csv) ->
                           text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.startswith("5\n"), done.stderr
     assert re.search(r"wrote - \(\d+ parent sets\) no sidecar", done.stderr) and "-.json" not in done.stderr
+
+
+def test_the_scoring_table_of_wide_data_shows_the_heaviest_walks_and_says_where_the_rest_are(tmp_path) -> None:
+    """Past ``SCORING_TABLE_ROWS`` variables the table lists the variables that scored the most sets, in file
+    order, and its caption says how many of how many and where every row is (the sidecar's per_variable)."""
+    from bnilp.cli.score import SCORING_TABLE_ROWS
+
+    n = SCORING_TABLE_ROWS + 5
+    frame = random_discrete_frame(4, n=n, N=60, max_arity=4)       # walks of many lengths (R2 by arity)
+    frame.to_csv(tmp_path / "w.csv", index=False)
+    out = tmp_path / "w.scores"
+    res = CliRunner().invoke(main, ["score", str(tmp_path / "w.csv"), "--score", "bic", "--palim", "2", "-o", str(out)])
+    assert res.exit_code in (0, 3), res.output
+    per = json.loads((tmp_path / "w.scores.json").read_text())["per_variable"]
+    heavy = sorted(per, key=lambda v: -per[v]["scored"])[:SCORING_TABLE_ROWS]
+    rows = [line.split("│")[1].strip() for line in res.stderr.splitlines() if line.startswith("│ ")]
+    assert rows == [v for v in per if v in heavy] and rows != list(per)[:SCORING_TABLE_ROWS]
+    caption = " ".join(res.stderr.split())
+    assert f"the {SCORING_TABLE_ROWS} of {n} variables that scored the most sets" in caption
+    assert "per_variable" in caption

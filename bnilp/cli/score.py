@@ -36,6 +36,9 @@ from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_T
 from bnilp.terminal import LogProgress, lossless, plain_console
 
 RULE_COLUMNS = tuple(sorted(ALL_RULES))
+#: past this many variables the scoring table shows the ones that scored the most sets (the rest are in the score
+#: file's sidecar, ``per_variable``): 3,000 rows scrolled the rest of the output away
+SCORING_TABLE_ROWS = 40
 
 
 def walk_options(func):
@@ -180,11 +183,20 @@ def score_words(meta: dict) -> str:
 
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     meta = table.meta
+    rows = meta["per_variable"]
+    shown = list(rows)
+    if len(shown) > SCORING_TABLE_ROWS:     # the heaviest walks, in file order
+        heavy = set(sorted(shown, key=lambda v: -rows[v]["scored"])[:SCORING_TABLE_ROWS])
+        shown = [v for v in shown if v in heavy]
     grid = Table(title=f"parent sets: {score_words(meta)}, ε = {meta['epsilon']:.6g} (BF {bf_text(meta['epsilon'])})",
                  show_lines=False)
+    if len(shown) < len(rows):
+        grid.caption = (f"the {len(shown)} of {len(rows)} variables that scored the most sets; every variable's row "
+                        "is in a score file's sidecar (per_variable: score -o, learn --scores)")
     for col in ("variable", "scored", "kept", *RULE_COLUMNS, "max |Π|", "s"):
         grid.add_column(col, justify="right" if col != "variable" else "left")
-    for name, st in meta["per_variable"].items():
+    for name in shown:
+        st = rows[name]
         pr = st["pruned"]
         grid.add_row(Text(name), str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
                      str(st["max_kept_size"]), f"{st['seconds']:.2f}")
