@@ -1017,6 +1017,8 @@ def _component_admitted(comp: frozenset[str], adj: Mapping[str, set[str]], fixed
             local.update({(a, b): k / kept} if k else {})
             local.update({(b, a): (kept - k) / kept} if kept - k else {})
         return kept, local
+    if sum(len(adj[a]) for a in comp) == 2 * (len(comp) - 1):     # a tree: its AMOs are its rootings
+        return _tree_admitted(members, adj, fixed, admits)
     size = _count_amo(comp, adj)
     if size > max_listed:
         raise ComponentTooLarge(comp, size)
@@ -1030,6 +1032,48 @@ def _component_admitted(comp: frozenset[str], adj: Mapping[str, set[str]], fixed
             for e in amo:
                 counts[e] = counts.get(e, 0) + 1
     return kept, _shares(counts, kept)
+
+
+def _tree_admitted(members: Sequence[str], adj: Mapping[str, set[str]], fixed: Mapping[str, set[str]],
+                   admits: Callable[[str, frozenset[str]], bool]) -> tuple[int, dict[Edge, float]]:
+    """:func:`_component_admitted` of a chain component that is a tree, in O(|C|) look-ups: its AMOs are its
+    rootings (a node of two parents inside it would be a new v-structure), the root r taking its directed parents
+    ``fixed[r]`` and every other node v those and its neighbour towards r. Rooted at r, an edge u — v points away
+    from r; moving the root from u to a neighbour v turns that edge alone, so the number of edges whose family the
+    table lacks follows from the first root's along a breadth-first order, and r is admitted iff that number is 0
+    and ``fixed[r]`` is admitted. P(u → v) = (admitted roots on u's side) / (admitted roots), the sides summed up
+    the same order. Listing the AMOs (each closed under Meek's rules) took 0.37 s a class over 1,000 variables in
+    ten tiers (a review)."""
+    root = members[0]
+    parent, order = {root: root}, [root]
+    for x in order:
+        for y in adj[x]:
+            if y not in parent:
+                parent[y] = x
+                order.append(y)
+
+    def lacks(a: str, b: str) -> int:                   # 1 when the table lacks b's family under a → b
+        return 0 if admits(b, frozenset(fixed[b] | {a})) else 1
+
+    bad = {root: sum(lacks(parent[c], c) for c in order[1:])}
+    for c in order[1:]:
+        p = parent[c]
+        bad[c] = bad[p] - lacks(p, c) + lacks(c, p)
+    ok = {v: int(bad[v] == 0 and admits(v, frozenset(fixed[v]))) for v in order}
+    kept = sum(ok.values())
+    if not kept:
+        return 0, {}
+    below = dict(ok)                                    # admitted roots in each node's subtree (from ``root``)
+    for c in reversed(order[1:]):
+        below[parent[c]] += below[c]
+    shares: dict[Edge, float] = {}
+    for c in order[1:]:
+        p = parent[c]
+        if below[c]:
+            shares[c, p] = below[c] / kept
+        if kept - below[c]:
+            shares[p, c] = (kept - below[c]) / kept
+    return kept, shares
 
 
 #: how many class representatives :func:`unequal_covered_reversal` is asked of where a table's score equivalence is

@@ -430,14 +430,18 @@ def test_score_file_records_knowledge_and_solve_applies_it(tmp_path) -> None:
 
 
 def test_class_listing_guard_is_an_error_not_a_miscount() -> None:
-    """A class too large to list for the knowledge is refused with the guard's name."""
+    """A class too large to list for the knowledge is refused with the guard's name; a chain component that is
+    a tree is counted without listing (its rootings, root by root), so no guard stops it."""
     from bnilp.mec import knowledge_class
 
     chain = {"a": frozenset(), "b": frozenset({"a"}), "c": frozenset({"b"}), "d": frozenset({"c"})}
     assert knowledge_class(chain, list(chain), Knowledge(forbidden=[("a", "b")]))[0] == 3
     assert knowledge_class(chain, list(chain), Knowledge(required_ancestors=[("d", "a")]))[0] == 1
+    assert knowledge_class(chain, list(chain), Knowledge(forbidden=[("a", "b")]), max_listed=2)[0] == 3
+    clique = {"a": frozenset(), "b": frozenset("a"), "c": frozenset("ab"), "d": frozenset("abc")}   # 24 DAGs
+    assert knowledge_class(clique, list(clique), Knowledge(forbidden=[("a", "b")]))[0] == 12
     with pytest.raises(InputError, match="MAX_CLASS_LISTED"):
-        knowledge_class(chain, list(chain), Knowledge(forbidden=[("a", "b")]), max_listed=2)
+        knowledge_class(clique, list(clique), Knowledge(forbidden=[("a", "b")]), max_listed=2)
 
 
 def test_reports_mark_required_and_forbidden_arrows(tmp_path) -> None:

@@ -1197,3 +1197,30 @@ def test_credible_classes_of_wide_forests_match_the_general_count(monkeypatch) -
             assert (fast.cpdag, fast.class_size, fast.counted) == (slow.cpdag, slow.class_size, slow.counted)
             assert fast.shares.keys() == slow.shares.keys()
             assert all(math.isclose(fast.shares[e], slow.shares[e]) for e in slow.shares)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_tree_components_admitted_rootings_are_counted_without_listing_them(seed) -> None:
+    """A chain component that is a tree is counted by rerooting (``_tree_admitted``): the admitted DAGs and the
+    shares over them equal brute force over every DAG of the class (:func:`dags_in_mec`), on random forests with
+    and without two common directed parents, the table missing random families (a rooting's, a root's)."""
+    from bnilp.mec import _in_table, admitted_components
+
+    rng = random.Random(seed)
+    for _ in range(30):
+        dag = _random_branching(rng, rng.randint(2, 7))
+        if rng.random() < 0.5:                  # x, y → every node: each tree a chain component with those parents
+            dag = {v: ps | {"x", "y"} for v, ps in dag.items()} | {"x": frozenset(), "y": frozenset()}
+        nodes = sorted(dag)
+        members = list(dags_in_mec(dag, nodes))
+        fams = {v: set() for v in nodes}
+        for g in members:
+            for v, ps in g.items():
+                fams[v].add(frozenset(ps))
+        table = {v: {ps: 0.0 for ps in sets if rng.random() < 0.8 or v in "xy"} for v, sets in fams.items()}
+        admitted = [g for g in members if all(frozenset(g[v]) in table[v] for v in nodes)]
+        got, shares = admitted_components(cpdag_edges(dag), nodes, _in_table(table))
+        assert got == len(admitted)
+        arrows = collections.Counter((u, v) for g in admitted for v, ps in g.items() for u in ps)
+        assert shares.keys() == arrows.keys()
+        assert all(math.isclose(shares[e], arrows[e] / len(admitted)) for e in arrows)
