@@ -333,3 +333,17 @@ def test_the_forests_never_build_the_dense_family_matrix(monkeypatch) -> None:
     monkeypatch.setattr(settings, "FOREST_ENUMERATION", False)
     with pytest.raises(LimitError, match="memory_limit: the score table's"):
         solve_table(table, epsilon=2.0, enumerate_by="mecs")
+
+
+def test_a_cap_that_cuts_through_tied_classes_says_the_choice_among_them_is_the_listings() -> None:
+    """Listed best first, a capped list is the top K; where the class past the cap scores as the last one kept,
+    which tied classes are kept is the listing's order (a last bit of a heap key chose them), and the message and
+    ``stats.phase2.tie_at_cap`` say so — not where the cap falls between different scores."""
+    tied = solve_table(tied_forests(5), epsilon=0.0, enumerate_by="mecs", max_networks=10)
+    assert tied.solution.status == "network_limit" and tied.solution.stats["phase2"]["tie_at_cap"] is True
+    assert "the next class scores the same as the last kept" in tied.solution.message
+    table = _random_forest_table(6, 3)
+    whole = solve_table(table, epsilon=2.0, enumerate_by="mecs").solution.networks
+    assert whole[4].score > whole[5].score + 1e-6           # the cap below falls between two scores
+    capped = solve_table(table, epsilon=2.0, enumerate_by="mecs", max_networks=5).solution
+    assert capped.stats["phase2"]["tie_at_cap"] is False and "scores the same" not in capped.message
