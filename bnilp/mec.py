@@ -1055,10 +1055,10 @@ def _tree_admitted(members: Sequence[str], adj: Mapping[str, set[str]], fixed: M
     def lacks(a: str, b: str) -> int:                   # 1 when the table lacks b's family under a → b
         return 0 if admits(b, frozenset(fixed[b] | {a})) else 1
 
-    bad = {root: sum(lacks(parent[c], c) for c in order[1:])}
+    down = {c: lacks(parent[c], c) for c in order[1:]}     # each edge pointing away from ``root``
+    bad = {root: sum(down.values())}
     for c in order[1:]:
-        p = parent[c]
-        bad[c] = bad[p] - lacks(p, c) + lacks(c, p)
+        bad[c] = bad[parent[c]] - down[c] + lacks(c, parent[c])
     ok = {v: int(bad[v] == 0 and admits(v, frozenset(fixed[v]))) for v in order}
     kept = sum(ok.values())
     if not kept:

@@ -1140,8 +1140,8 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
                                   + (f", which hold {got.of_dags} DAGs" if got.of_dags is not None else ""))
     if got.limit_hit:
         seen = max(len(scores), stats2.get("networks_found", 0))
-        # listed best first, the one past the cap scoring as the last kept: which tied classes are kept is the
-        # listing's order (a review: the forests' keys moved by a last bit changed them, and the posteriors)
+        # listed best first (the forests: classes), the one past the cap scoring as the last kept: which tied
+        # classes are kept is the listing's order (a review: the forests' keys moved by a last bit changed them)
         tie = got.best_first and len(scores) > n_found and scores[n_found] >= scores[n_found - 1] - _tie_tol(opt)
         if got.best_first:
             stats2["tie_at_cap"] = bool(tie)
@@ -1153,9 +1153,9 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
                                   + (f" (there are more; listed best first, these are the top {n_found})"
                                      if got.best_first else
                                      f" (there may be more; the list is not the top {n_found})")
-                                  + (f"; the next {unit[:-2] if classes else 'network'} scores the same as the "
-                                     f"last kept, so which of the tied ones are kept is the listing's order, not "
-                                     f"the data's, and so are the posteriors over them" if tie else ""))
+                                  + ("; the next class scores the same as the last kept, so which of the tied "
+                                     "ones are kept is the listing's order, not the data's, and so are the "
+                                     "posteriors over them" if tie else ""))
     if stopped is not None:
         n_seen = stats2.get("classes_found", n_found)      # peeling's classes, more than the cap may keep
         found_words = (f"only {n_found} {unit} within epsilon were found" if n_seen <= n_found else
