@@ -449,8 +449,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
                      warm_start=warm_start, progress=progress, enumerate_by=unit,
                      enumerate_ties=not optimum_only, jobs=jobs, count_past_cap=count_past_cap)
     if warm_start is not None and solution.stats.get("warm_start_used") is False:
-        prover = ("the heaviest forest (Kruskal) is OPT's class" if solution.stats["phase1"].get("method") == "forests"
-                  else "the dynamic programme proved OPT")
+        prover = {"forests": "the heaviest forest (Kruskal) is OPT's class",
+                  "branchings": "the maximum spanning arborescence (Edmonds) is OPT's DAG"}.get(
+            solution.stats["phase1"].get("method"), "the dynamic programme proved OPT")
         ws_note = f"warm start not used: {prover}; only branch-and-cut takes a start"
     if k is not None and solution.status == "infeasible":
         raise _no_dag_under(k, note, "knowledge: no DAG satisfies the background knowledge with these candidate "

@@ -789,6 +789,7 @@ def test_a_warm_start_the_dynamic_programme_never_takes_is_said_unused(tmp_path,
     from bnilp.ilp import settings
 
     monkeypatch.setattr(settings, "FOREST_ENUMERATION", False)      # (its table has at most one parent a variable)
+    monkeypatch.setattr(settings, "BRANCHING_ENUMERATION", False)
     data = tmp_path / "d.csv"
     rng = np.random.default_rng(2)
     a = rng.integers(0, 2, 400)

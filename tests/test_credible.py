@@ -598,6 +598,7 @@ def test_peeling_stopped_early_averages_over_the_classes_found_past_the_cap(monk
     more classes found than the cap of 10: the best 10 listed, the totals and posteriors over every class found,
     and the report says "found"."""
     monkeypatch.setattr("bnilp.ilp.settings.FOREST_ENUMERATION", False)
+    monkeypatch.setattr("bnilp.ilp.settings.BRANCHING_ENUMERATION", False)
     progress, sent = signal_once_listed(50)
     res = solve_table(tied_forests(9), epsilon=0.0, enumerate_by="mecs", max_networks=10, progress=progress)
     assert sent and res.solution.status == "interrupted" and res.solution.stats["phase2"]["method"] == "peeling"

@@ -660,6 +660,7 @@ def _routes(monkeypatch, table, eps, **kw):
     from bnilp.pipeline import solve_table
 
     monkeypatch.setattr(ilp.settings, "FOREST_ENUMERATION", False)     # (a palim-1 table would take the forests)
+    monkeypatch.setattr(ilp.settings, "BRANCHING_ENUMERATION", False)
     first = solve_table(table, epsilon=eps, **kw)
     with monkeypatch.context() as m:
         m.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)

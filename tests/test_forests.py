@@ -114,6 +114,7 @@ def test_forest_classes_equal_every_dag_of_at_most_one_parent(score_name, seed, 
                     assert ours.loc[u, v] == pytest.approx(p, abs=1e-9)
             with monkeypatch.context() as m:
                 m.setattr("bnilp.ilp.settings.FOREST_ENUMERATION", False)
+                m.setattr("bnilp.ilp.settings.BRANCHING_ENUMERATION", False)
                 other = solve_table(table, epsilon=eps, prior=prior, enumerate_by="mecs")
             assert other.solution.stats["phase2"]["method"] != "forests"
             assert [vp_key(x.parents) for x in other.solution.networks] == [vp_key(x.parents) for x in got.networks]
@@ -238,6 +239,7 @@ def test_a_forbidden_adjacency_keeps_the_forests_and_their_classes(monkeypatch) 
     res = solve_table(table, epsilon=2.0, enumerate_by="mecs")
     with monkeypatch.context() as m:
         m.setattr("bnilp.ilp.settings.FOREST_ENUMERATION", False)
+        m.setattr("bnilp.ilp.settings.BRANCHING_ENUMERATION", False)
         other = solve_table(table, epsilon=2.0, enumerate_by="mecs")
     assert res.solution.stats["phase2"]["method"] == "forests" != other.solution.stats["phase2"]["method"]
     assert {vp_key(x.parents) for x in res.solution.networks} == {vp_key(x.parents) for x in other.solution.networks}
@@ -331,6 +333,7 @@ def test_the_forests_never_build_the_dense_family_matrix(monkeypatch) -> None:
     assert [vp_key(x.parents) for x in tight.solution.networks] == [vp_key(x.parents)
                                                                      for x in roomy.solution.networks]
     monkeypatch.setattr(settings, "FOREST_ENUMERATION", False)
+    monkeypatch.setattr(settings, "BRANCHING_ENUMERATION", False)
     with pytest.raises(LimitError, match="memory_limit: the score table's"):
         solve_table(table, epsilon=2.0, enumerate_by="mecs")
 

@@ -554,6 +554,7 @@ def test_the_race_needs_room_for_the_programme_after_its_budget(monkeypatch):
     """No race when the time limit cannot hold the budget and twice the programme's estimate after it, nor
     when knowledge needs rows (the programme could not prove OPT): branch-and-cut alone, as before."""
     _race(monkeypatch, 5.0)
+    monkeypatch.setattr("bnilp.ilp.settings.BRANCHING_ENUMERATION", False)     # (its table: one parent a variable)
     table = random_table(7, 14, keep=0.12, max_size=3, pruned=True)
     hurried = solve(table, math.log(3), time_limit=14.0)
     assert "dp" not in hurried.stats and "phase1_branch_and_cut" not in hurried.stats
@@ -1099,6 +1100,7 @@ def test_bound_mode_races_where_the_time_limit_leaves_room_for_its_estimate_once
         return budgets[-1]
 
     monkeypatch.setattr(search, "_race_budget", recorded)
+    monkeypatch.setattr(ilp.settings, "BRANCHING_ENUMERATION", False)     # (its table: one parent a variable)
     table = random_table(7, 14, keep=0.12, max_size=3, pruned=True)
     exact = solve(table, math.log(3), time_limit=90.0)
     monkeypatch.setattr(ilp.settings, "DP_EXACT_MAX_VARIABLES", 6)

@@ -86,6 +86,7 @@ def test_class_enumeration_with_the_symmetry_lists_the_same_classes(monkeypatch,
     each once — with images recorded and lex rows added."""
     monkeypatch.setattr(ilp.settings, "DP_MAX_VARIABLES", 0)
     monkeypatch.setattr(ilp.settings, "FOREST_ENUMERATION", False)     # (a palim-1 table would take the forests)
+    monkeypatch.setattr(ilp.settings, "BRANCHING_ENUMERATION", False)
     eps = math.log(bf)
     table = _table(_with_twins(seed, n, twins), score, bf)
     runs = {}

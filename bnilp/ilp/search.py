@@ -18,13 +18,14 @@ from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
 from bnilp.errors import InputError, check_callback, check_count, check_flag, check_real, check_seconds
 from bnilp.graphs import check_acyclic
 from bnilp.ilp import settings, symmetry
+from bnilp.ilp.branchings import BranchingArcs, BranchingLister, best_branching, branching_arcs
 from bnilp.ilp.classbest import BestPerClass, best_members_below, canonical_representatives, choice_table, ranked
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.ilp.forests import ForestEdges, ForestLister, forest_edges, heaviest_forest, representative
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
-from bnilp.ilp.knowledge_rows import needs_rows
+from bnilp.ilp.knowledge_rows import _index_pairs, needs_rows
 from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult
 from bnilp.ilp.settings import ENUMERATE_UNITS
@@ -402,15 +403,21 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
     epsilon = run.epsilon
     classes = run.enumerated == "mecs"
     forests = _forests(data, listing, classes)
-    if forests is None:     # the other phases read the dense family matrix: built (or refused) before any work
-        data.dense_parents()
+    # where the programme runs (to 22 variables) peeling lists faster (a DAG costs the branchings n arborescences)
+    branchings = _branchings(data, classes) if forests is None and not _dp_applies(data, run) else None
+    if forests is None and branchings is None:  # the other phases read the dense family matrix: built (or refused)
+        data.dense_parents()                    # before any work
     # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
-    use_dp = forests is None and _dp_applies(data, run) and (listing or not needs_rows(data))
+    use_dp = forests is None and branchings is None and _dp_applies(data, run) and (listing or not needs_rows(data))
     dp = _dynamic_programme(run, data, listing, stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
         return _no_dag(run, stats)
     if forests is not None:
         found: _Optimum | SolveResult | None = _forest_optimum(data, forests, stats)
+        if ws is not None:
+            stats["warm_start_used"] = False
+    elif branchings is not None:
+        found = _branching_optimum(run, data, branchings, stats)
         if ws is not None:
             stats["warm_start_used"] = False
     elif dp is not None and not needs_rows(data):
@@ -436,6 +443,8 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
                           message="optimal network found; other optimal networks (ties) were not listed")
     if forests is not None:
         return _enumerate_forests(run, data, found, forests, max_networks, stats)
+    if branchings is not None:
+        return _enumerate_branchings(run, data, found, branchings, classes, max_networks, stats)
     if dp is None and run.budget is not None:   # still racing: phase 2 by branch-and-cut within the budget
         done = _enumerate(run, data, found, max_networks, classes, verbose, stats)
         if done is not None:
@@ -757,6 +766,90 @@ def _forest_optimum(data: _Data, forests: ForestEdges, stats: dict[str, Any]) ->
     return _Optimum(opt, math.fsum(data.obj[k] for k in choice), opt, choice, [])
 
 
+def _branchings(data: _Data, classes: bool) -> BranchingArcs | None:
+    """The arcs when every family has at most one parent and the forests do not apply (arrows held one way only,
+    required adjacencies; DAG enumeration; :mod:`bnilp.ilp.branchings`,
+    :data:`~bnilp.ilp.settings.BRANCHING_ENUMERATION`) — phase 1 and the listing of DAGs or classes, where the
+    programme does not run; None with knowledge the arcs cannot say (ancestors,
+    independences: branch-and-cut's rows) and, for classes, where an arrow and its reverse score apart by more
+    than rounding (not score-equivalent: the forests' tolerance)."""
+    if not settings.BRANCHING_ENUMERATION:
+        return None
+    k = getattr(data, "knowledge", None)
+    if k is not None and (k.required_ancestors or k.forbidden_ancestors or k.independent):
+        return None
+    arcs = branching_arcs(data, _index_pairs(data, k.required_adjacent) if k is not None else None)
+    if arcs is None or (classes and arcs.asymmetry > 0.5 * _tie_tol(data.offset) / max(1, data.n)):
+        return None
+    return arcs
+
+
+def _branching_optimum(run: _Run, data: _Data, arcs: BranchingArcs, stats: dict[str, Any]) -> _Optimum | SolveResult:
+    """Phase 1 on a one-parent table: the maximum spanning arborescence is OPT's DAG."""
+    t0 = time.perf_counter()
+    best = best_branching(arcs)
+    stats["phase1"].update(method="branchings", seconds=time.perf_counter() - t0, nodes=0, lps=0, lp_iterations=0,
+                           n_families=data.K, n_variables=data.n, arcs=len(arcs.tail))
+    if best is None:
+        return _no_dag(run, stats)
+    choice = tuple(int(k) for k in best[1])
+    opt = data.exact(choice)
+    return _Optimum(opt, math.fsum(data.obj[k] for k in choice), opt, choice, [])
+
+
+def _enumerate_branchings(run: _Run, data: _Data, found: _Optimum, arcs: BranchingArcs, classes: bool,
+                          max_networks: int, stats: dict[str, Any]) -> SolveResult:
+    """Phase 2 on a one-parent table: the credible DAGs, or one DAG per admitted class, heaviest first
+    (:class:`~bnilp.ilp.branchings.BranchingLister`; a float margin below OPT − ε − tol, the exact fsum of each
+    DAG deciding); stopped by the cap (one past it: the list is then the best ``max_networks``), a signal, the
+    clock or the memory guard, as the forests."""
+    opt = found.opt
+    got = _Collected(threshold=opt - run.epsilon - _tie_tol(opt), best_first=True)
+    floor = got.threshold - arcs.base_score - _dp_margin(opt) - data.n * arcs.asymmetry
+    stats2: dict[str, Any] = {"method": "branchings", "arcs": len(arcs.tail)}
+    stats["phase2"] = stats2
+    lister = BranchingLister(arcs, classes, floor)
+    watch = _MemoryWatch.of(data, classes, max_networks)
+    rows: list[np.ndarray] = []
+    stopped = None
+    t0 = time.perf_counter()
+    run.report("enumerate", 0, force=True)
+    try:
+        while True:
+            nxt = lister.next_solution()
+            if nxt is None:
+                break
+            rows.append(nxt[1])
+            if run.capped(len(rows), max_networks):     # one more than the cap: the best max_networks are known
+                got.limit_hit = True
+                break
+            watch.tally(rows[-1][None, :])
+            if lister.done:                         # complete: no clock, signal or guard can make it less
+                break
+            if run.sig.received:
+                stopped = _early_stop("userinterrupt", run.sig)
+                break
+            rem = run.remaining()
+            if rem is not None and rem <= 0:
+                stopped = _early_stop("timelimit", run.sig)
+                break
+            if watch.short(len(rows)):
+                got.memory_hit = True
+                stopped = _memory_stop(watch, stats2)
+                break
+            run.report("enumerate", len(rows))
+    except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen at the next one)
+        stopped = _early_stop("userinterrupt", run.sig)
+    table = np.array(rows, dtype=np.int64).reshape(len(rows), data.n)
+    scores = data.exact_rows(table)
+    if got.limit_hit and np.count_nonzero(scores >= got.threshold) <= max_networks:
+        got.limit_hit = False                   # the one past the cap was within the float margin, not credible
+    got.credible = {tuple(r): float(sc) for r, sc in zip(table.tolist(), scores.tolist(), strict=True)}
+    stats2.update(seconds=time.perf_counter() - t0, parts=lister.parts, arborescences=lister.solved,
+                  collected=len(rows), **({"classes_found": len(rows)} if classes else {"networks_found": len(rows)}))
+    return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
+
+
 def _enumerate_forests(run: _Run, data: _Data, found: _Optimum, forests: ForestEdges, max_networks: int,
                        stats: dict[str, Any]) -> SolveResult:
     """Phase 2 on a forest table: the credible classes are the forests weighing at least OPT − ε − tol less the
@@ -1058,8 +1151,8 @@ def _phase2_words(stats2: dict[str, Any]) -> str:
     method = stats2.get("method")
     if method == "peeling":
         return "by peeling"
-    if method == "forests":
-        return "forests"
+    if method in ("forests", "branchings"):
+        return method
     if method == "dynamic programming":
         return "the programme had not filtered the parent sets yet"
     if "memory_stop" in stats2:

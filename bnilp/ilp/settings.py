@@ -96,6 +96,11 @@ DP_ENUMERATION = True
 #: classes are listed heaviest first by Lawler's partition, no LP
 FOREST_ENUMERATION = True
 
+#: On tables of at most one parent a variable that the forests do not serve (arrows missing one way: tiers,
+#: forbidden or required arrows; required adjacencies): OPT by the maximum spanning arborescence, and the
+#: credible DAGs or classes listed heaviest first by Lawler's partition (:mod:`bnilp.ilp.branchings`), no LP
+BRANCHING_ENUMERATION = True
+
 #: Class enumeration by peeling lists the classes' DAGs; beyond this many, if the classes found so far
 #: average more than DP_ENUMERATION_DAGS_PER_CLASS DAGs, it hands over to class enumeration by
 #: branch-and-cut, which never lists a class's members (fast on a few large classes, 15–25 classes a
