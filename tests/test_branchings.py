@@ -50,8 +50,10 @@ def test_the_arborescence_is_the_best_choice_of_in_arcs_that_reaches_the_root(se
     dead arcs, ties and negative weights: the arborescence it gives is one (every node's chosen arc enters it and
     is alive, every node reaches the root) and weighs as much as the best of every choice of one in-arc a node;
     where no choice reaches the root it says so. Its reduced weights are 0 on it, never negative, and every
-    arborescence T as heavy in the first place weighs at most W(S) − Σ_{a ∈ T} rc(a) (the lazy parts' bound)."""
+    arborescence T as heavy in the first place weighs at most W(S) − Σ_{a ∈ T} rc(a) (the lazy parts' bound), and
+    at most that plus a pair's μ where T holds neither arc between two variables contracted as a cycle of their own."""
     rng = np.random.default_rng(seed)
+    pairs_met = [0]
     for _ in range(400):
         nn = int(rng.integers(2, 7))
         arcs = [(a, b) for a in range(nn) for b in range(1, nn) if a != b and rng.random() < 0.7]
@@ -64,7 +66,8 @@ def test_the_arborescence_is_the_best_choice_of_in_arcs_that_reaches_the_root(se
         alive = rng.random(len(arcs)) < 0.9
         chosen = np.full(nn, -1, dtype=np.int64)
         rc_i, rc_f = np.empty(len(arcs), dtype=np.int64), np.empty(len(arcs))
-        ok = _arborescence(nn, tail, head, wi, wf, alive, chosen, rc_i, rc_f)
+        pair_i, pair_f = np.empty(len(arcs), dtype=np.int64), np.empty(len(arcs))
+        ok = _arborescence(nn, tail, head, wi, wf, alive, chosen, rc_i, rc_f, pair_i, pair_f)
         every = []
         for combo in itertools.product(*([k for k in range(len(arcs)) if head[k] == v and alive[k]]
                                          for v in range(1, nn))):
@@ -82,9 +85,18 @@ def test_the_arborescence_is_the_best_choice_of_in_arcs_that_reaches_the_root(se
         assert (rc_i[combo] == 0).all() and np.allclose(rc_f[combo], 0.0, atol=1e-12)
         live = np.flatnonzero(alive)
         assert ((rc_i[live] > 0) | ((rc_i[live] == 0) & (rc_f[live] >= -1e-12))).all()
+        paired = np.flatnonzero((pair_i != 0) | (pair_f != 0))
+        assert ((pair_i[paired] < 0) | ((pair_i[paired] == 0) & (pair_f[paired] <= 0))).all()
         for c in every:
             if int(wi[c].sum()) == best[0]:
                 assert rc_i[c].sum() == 0 and wf[c].sum() <= wf[combo].sum() - rc_f[c].sum() + 1e-9
+                # lacking both arcs between a pair's two variables, T enters the pair twice
+                for k in paired:
+                    if not any({int(tail[x]), int(head[x])} == {int(tail[k]), int(head[k])} for x in c):
+                        assert pair_i[k] == 0
+                        assert wf[c].sum() <= wf[combo].sum() - rc_f[c].sum() + pair_f[k] + 1e-9
+                        pairs_met[0] += 1
+    assert pairs_met[0] > 100
 
 
 def test_a_vertex_is_rootable_when_every_edge_away_from_it_is_an_arc_of_the_table() -> None:

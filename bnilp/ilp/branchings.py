@@ -166,7 +166,8 @@ def _find(uf: np.ndarray, x: int) -> int:
 
 @numba.njit(cache=True)
 def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, wf: np.ndarray,
-                  alive: np.ndarray, chosen: np.ndarray, rc_i: np.ndarray, rc_f: np.ndarray) -> bool:
+                  alive: np.ndarray, chosen: np.ndarray, rc_i: np.ndarray, rc_f: np.ndarray,
+                  pair_i: np.ndarray, pair_f: np.ndarray) -> bool:
     """The maximum spanning arborescence of nodes 0 … nn − 1 rooted at 0 over the ``alive`` arcs, weights
     (``wi``, ``wf``) compared lexicographically (Chu & Liu 1965; Edmonds 1967): each node takes its heaviest
     in-arc; following them from node to node, a cycle is contracted into a new node whose in-arcs, entering it
@@ -181,10 +182,14 @@ def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, w
     § 52.5): w(a) is the sum of μ over the node sets that a enters, less rc(a), and the optimum S the sum of
     every μ, while any arborescence T enters each of them at least once — so W(T) ≤ W(S) − Σ_{a ∈ T} rc(a)
     (the μ of a contracted set is ≤ 0 and is met once by S, so entering it more often only lowers W(T)), the
-    bound :func:`_missing_parts` uses."""
+    bound :func:`_missing_parts` uses. ``pair_i``, ``pair_f``: for an arc between two variables contracted as a
+    cycle of their own, that pair's μ (≤ 0; else 0): a T with neither arc between them enters the pair twice, so
+    W(T) ≤ W(S) + μ − Σ_{a ∈ T} rc(a)."""
     m = len(tail)
     rc_i[:] = 1
     rc_f[:] = np.inf
+    pair_i[:] = 0
+    pair_f[:] = 0.0
     big = 2 * nn
     # the alive in-arcs of each variable
     start = np.zeros(nn + 1, dtype=np.int64)
@@ -224,6 +229,7 @@ def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, w
     mu_i = np.zeros(big, dtype=wi.dtype)
     mu_f = np.zeros(big)
     internal = np.zeros(m, dtype=np.bool_)
+    pairs = np.zeros(2, dtype=np.int64)
     for v in range(1, nn):
         for j in range(start[v], start[v + 1]):
             a = arcs_in[j]
@@ -287,6 +293,7 @@ def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, w
                 grown[:used] = pool[:used]
                 pool = grown
             at[c] = used
+            inner = 0
             z = kid[c]
             while z >= 0:
                 for j in range(at[z], at[z] + n_in[z]):
@@ -297,6 +304,9 @@ def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, w
                     if _find(uf, tail[a]) == c:
                         internal[a] = True
                         rc_i[a], rc_f[a] = -ai, -af
+                        if inner < 2:
+                            pairs[inner] = a
+                        inner += 1
                         continue
                     pool[used] = a
                     used += 1
@@ -306,6 +316,10 @@ def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, w
             n_in[c] = used - at[c]
             if best[c] < 0:
                 return False
+            z = kid[c]
+            if z < nn and sib[z] >= 0 and sib[z] < nn and sib[sib[z]] < 0:     # two variables, a cycle of their own
+                for i in range(min(inner, 2)):
+                    pair_i[pairs[i]], pair_f[pairs[i]] = mu_i[c], mu_f[c]
             path[depth] = c
             depth += 1
             mark[c] = 1
@@ -347,7 +361,7 @@ def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, w
 @numba.njit(cache=True)
 def _best_part(state: np.ndarray, item: np.ndarray, required: np.ndarray, tail: np.ndarray, head: np.ndarray,
                w: np.ndarray, nn: int, classes: bool, chosen: np.ndarray, rc_i: np.ndarray,
-               rc_f: np.ndarray) -> tuple[bool, float]:
+               rc_f: np.ndarray, pair_i: np.ndarray, pair_f: np.ndarray) -> tuple[bool, float]:
     """The best arborescence of a part (``state`` per item: edges for ``classes``, else arcs; ``item[a]``: arc
     a's edge, −1 for a root arc) and its weight, with each arc's reduced weight (:func:`_arborescence`); False
     where the part holds none. An included edge, or an arc of a required edge, weighs 1 in the first place of the
@@ -380,7 +394,7 @@ def _best_part(state: np.ndarray, item: np.ndarray, required: np.ndarray, tail: 
         for a in range(m):
             if forced[head[a]] >= 0 and forced[head[a]] != a:
                 alive[a] = False
-    if not _arborescence(nn, tail, head, wi, w, alive, chosen, rc_i, rc_f):
+    if not _arborescence(nn, tail, head, wi, w, alive, chosen, rc_i, rc_f, pair_i, pair_f):
         return False, 0.0
     total = 0.0
     got = 0
@@ -405,15 +419,17 @@ def _items(chosen: np.ndarray, item: np.ndarray, n_items: int, classes: bool) ->
 
 @numba.njit(cache=True)
 def _missing_parts(state: np.ndarray, mask: np.ndarray, chosen: np.ndarray, item: np.ndarray, by_head: np.ndarray,
-                   head_start: np.ndarray, rc_i: np.ndarray, rc_f: np.ndarray, weight: float, classes: bool,
-                   floor: float) -> tuple[np.ndarray, np.ndarray]:
+                   head_start: np.ndarray, rc_i: np.ndarray, rc_f: np.ndarray, pair_i: np.ndarray,
+                   pair_f: np.ndarray, weight: float, classes: bool, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """The parts lacking a free item of the best solution ``mask`` (module docstring: e_1 … e_{i−1} included,
     e_i excluded), with an upper bound on each one's best that is at least ``floor``: their items e_i and bounds.
 
     Lacking e_i, a DAG T of the part gives the head v of S's arc on e_i another in-arc b (not an arc of e_i nor an
     excluded one), so W(T) ≤ W(S) − rc(b) (:func:`_arborescence`'s bound; T weighs as many in the first place as
-    S, so b has rc_i(b) = 0): the bound is W(S) less the least such rc_f(b); a part with no such b is empty.
-    ``by_head``/``head_start``: the arcs grouped by head node; ``chosen``: S's arc into each node."""
+    S, so b has rc_i(b) = 0): the bound is W(S) less the least such rc_f(b); a part with no such b is empty. For
+    classes, where e_i's two variables were contracted as a cycle of their own, T holds neither arc between them
+    and enters the pair twice: the pair's μ (``pair_f``, ≤ 0) is added (a part is empty where that costs the first
+    place). ``by_head``/``head_start``: the arcs grouped by head node; ``chosen``: S's arc into each node."""
     items = []
     bounds = []
     for v in range(1, len(chosen)):
@@ -421,6 +437,11 @@ def _missing_parts(state: np.ndarray, mask: np.ndarray, chosen: np.ndarray, item
         e = a if not classes else item[a]
         if e < 0 or not mask[e] or state[e] != FREE:
             continue
+        extra = 0.0
+        if classes:
+            if pair_i[a] < 0:
+                continue
+            extra = pair_f[a]
         least = np.inf
         for j in range(head_start[v], head_start[v + 1]):
             b = by_head[j]
@@ -430,9 +451,9 @@ def _missing_parts(state: np.ndarray, mask: np.ndarray, chosen: np.ndarray, item
             if eb >= 0 and (eb == e or state[eb] == OUT):
                 continue
             least = min(least, rc_f[b])
-        if least < np.inf and weight - least >= floor:
+        if least < np.inf and weight - least + extra >= floor:
             items.append(e)
-            bounds.append(weight - least)
+            bounds.append(weight - least + extra)
     return np.array(items, dtype=np.int64), np.array(bounds, dtype=np.float64)
 
 
@@ -530,6 +551,8 @@ class _Solved:
     chosen: np.ndarray
     rc_i: np.ndarray
     rc_f: np.ndarray
+    pair_i: np.ndarray
+    pair_f: np.ndarray
 
 
 MISSING, EXTRA, WEIGHED = 0, 1, 2
@@ -577,12 +600,12 @@ class BranchingLister:
     def _solve(self, state: np.ndarray) -> _Solved | None:
         a = self.arcs
         chosen = np.full(self._nn, -1, dtype=np.int64)
-        rc_i = np.empty(len(a.tail), dtype=np.int64)
-        rc_f = np.empty(len(a.tail))
+        rc_i, pair_i = np.empty(len(a.tail), dtype=np.int64), np.empty(len(a.tail), dtype=np.int64)
+        rc_f, pair_f = np.empty(len(a.tail)), np.empty(len(a.tail))
         self.solved += 1
         ok, weight = _best_part(state, a.edge, a.required, self._tail, self._head, a.w, self._nn, self.classes,
-                                chosen, rc_i, rc_f)
-        return _Solved(weight, chosen, rc_i, rc_f) if ok else None
+                                chosen, rc_i, rc_f, pair_i, pair_f)
+        return _Solved(weight, chosen, rc_i, rc_f, pair_i, pair_f) if ok else None
 
     def _push(self, key: float, part: int, kind: int, k: int) -> int:
         self._made += 1
@@ -644,7 +667,8 @@ class BranchingLister:
                 continue
             mask = _items(got.chosen, a.edge, self._m, self.classes)
             missing, bounds = _missing_parts(state, mask, got.chosen, a.edge, self._by_head, self._head_start,
-                                             got.rc_i, got.rc_f, got.weight, self.classes, self.floor)
+                                             got.rc_i, got.rc_f, got.pair_i, got.pair_f, got.weight, self.classes,
+                                             self.floor)
             order = np.lexsort((missing, -bounds))
             self._listed.append(_Part(np.packbits(state == IN), np.packbits(state == OUT), np.packbits(mask),
                                       got.weight, missing[order], bounds[order]))
@@ -662,8 +686,8 @@ def best_branching(arcs: BranchingArcs) -> tuple[float, np.ndarray] | None:
     state = np.zeros(len(arcs.ew), dtype=np.int8)
     state[arcs.required] = IN
     chosen = np.full(arcs.n + 1, -1, dtype=np.int64)
-    rc_i = np.empty(len(arcs.tail), dtype=np.int64)
-    rc_f = np.empty(len(arcs.tail))
+    rc_i, pair_i = np.empty(len(arcs.tail), dtype=np.int64), np.empty(len(arcs.tail), dtype=np.int64)
+    rc_f, pair_f = np.empty(len(arcs.tail)), np.empty(len(arcs.tail))
     ok, weight = _best_part(state, arcs.edge, arcs.required, arcs.tail + 1, arcs.head + 1, arcs.w, arcs.n + 1, True,
-                            chosen, rc_i, rc_f)
+                            chosen, rc_i, rc_f, pair_i, pair_f)
     return (weight, arcs.fam[chosen[1:]]) if ok else None
