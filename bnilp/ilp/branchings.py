@@ -53,7 +53,17 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from bnilp.ilp.forests import FREE, IN, OUT, _components, _extra_state, _missing_state
+from bnilp.ilp.forests import (
+    FREE,
+    IN,
+    OUT,
+    _components,
+    _extra_state,
+    _missing_state,
+    _Part,
+    adjacency,
+    one_parent_rows,
+)
 
 
 @dataclass
@@ -90,12 +100,10 @@ def branching_arcs(data, required_adjacent: list[tuple[int, int]] | None = None)
     """The arcs of ``data`` (a :class:`~bnilp.ilp.families._Data`) when every family has at most one parent and
     every variable has its empty family or a single family (a required parent); None otherwise.
     ``required_adjacent``: variable index pairs that every DAG must join (None where there are none)."""
-    if data.K == 0:
+    rows = one_parent_rows(data)
+    if rows is None:
         return None
-    start, idx = data.parent_csr()
-    sizes = np.diff(start)
-    if sizes.max(initial=0) > 1:
-        return None
+    start, idx, sizes = rows
     n = data.n
     empty = np.full(n, -1, dtype=np.int64)
     count = np.bincount(np.asarray(data.child, dtype=np.int64), minlength=n)
@@ -463,24 +471,13 @@ def _rootable(mask: np.ndarray, eu: np.ndarray, ev: np.ndarray, has_uv: np.ndarr
     """Per variable x, whether x's tree in the forest ``mask`` can be rooted at x with arcs of the table
     (every edge pointed away from x held that way): the number of edges pointing the wrong way, counted from
     one root of each tree and moved along each edge (rerooting), is 0."""
-    deg = np.zeros(n + 1, dtype=np.int64)
-    for e in range(len(mask)):
-        if mask[e]:
-            deg[eu[e] + 1] += 1
-            deg[ev[e] + 1] += 1
-    for x in range(n):
-        deg[x + 1] += deg[x]
-    nbr = np.empty(deg[n], dtype=np.int64)
+    deg, nbr, edge_of = adjacency(mask, eu, ev, n)
     down = np.empty(deg[n], dtype=np.bool_)     # the table holds the arc from this end to the neighbour
     up = np.empty(deg[n], dtype=np.bool_)       # and the one back
-    fill = deg[:n].copy()
-    for e in range(len(mask)):
-        if mask[e]:
-            a, b = eu[e], ev[e]
-            nbr[fill[a]], down[fill[a]], up[fill[a]] = b, has_uv[e], has_vu[e]
-            fill[a] += 1
-            nbr[fill[b]], down[fill[b]], up[fill[b]] = a, has_vu[e], has_uv[e]
-            fill[b] += 1
+    for x in range(n):
+        for j in range(deg[x], deg[x + 1]):
+            e = edge_of[j]
+            down[j], up[j] = (has_uv[e], has_vu[e]) if x == eu[e] else (has_vu[e], has_uv[e])
     bad = np.full(n, -1, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     via = np.full(n, -1, dtype=np.int64)
@@ -525,22 +522,6 @@ def _next_class_extra(state: np.ndarray, roots: np.ndarray, rootable: np.ndarray
                 (has_uv[e] and rootable[ev[e]]) or (has_vu[e] and rootable[eu[e]])):
             return e
     return -1
-
-
-@dataclass
-class _Part:
-    """A part whose best solution was listed (as :class:`bnilp.ilp.forests._Part`): its state and best items as
-    bits, the weight, the parts lacking an item of it with a bound on each one's best (highest first) and how
-    many were handed out, and the last extra edge handed out (classes)."""
-
-    included: np.ndarray
-    excluded: np.ndarray
-    best: np.ndarray
-    weight: float
-    missing: np.ndarray
-    missing_bounds: np.ndarray
-    next_missing: int = 0
-    last_extra: int = -1
 
 
 @dataclass
@@ -618,7 +599,7 @@ class BranchingLister:
         k = part.next_missing
         if k < len(part.missing):
             part.next_missing += 1
-            self._push(float(part.missing_bounds[k]), index, MISSING, k)
+            self._push(float(part.missing_weights[k]), index, MISSING, k)
 
     def _push_extra(self, index: int, state: np.ndarray, best: np.ndarray) -> None:
         a = self.arcs

@@ -46,17 +46,27 @@ class ForestEdges:
     asymmetry: float
 
 
-def forest_edges(data, tolerance: float) -> ForestEdges | None:
-    """The candidate edges of ``data`` (a :class:`~bnilp.ilp.families._Data`) when its classes are forests
-    scored by their edges (module docstring): every variable has the empty family, every other family one
-    parent, each arrow's reverse is in the table, and w(u, v) and w(v, u) differ by at most ``tolerance``.
-    None otherwise."""
+def one_parent_rows(data) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The sparse parent rows (:meth:`~bnilp.ilp.families._Data.parent_csr`: ``start``, ``idx``) and each
+    family's number of parents, when ``data`` has families and none of more than one parent; else None."""
     if data.K == 0:
         return None
     start, idx = data.parent_csr()
     sizes = np.diff(start)
     if sizes.max(initial=0) > 1:
         return None
+    return start, idx, sizes
+
+
+def forest_edges(data, tolerance: float) -> ForestEdges | None:
+    """The candidate edges of ``data`` (a :class:`~bnilp.ilp.families._Data`) when its classes are forests
+    scored by their edges (module docstring): every variable has the empty family, every other family one
+    parent, each arrow's reverse is in the table, and w(u, v) and w(v, u) differ by at most ``tolerance``.
+    None otherwise."""
+    rows = one_parent_rows(data)
+    if rows is None:
+        return None
+    start, idx, sizes = rows
     empty = np.full(data.n, -1, dtype=np.int64)
     one: dict[tuple[int, int], int] = {}
     for k in range(data.K):
@@ -137,6 +147,29 @@ def _components(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> n
 
 
 @numba.njit(cache=True)
+def adjacency(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The forest ``chosen`` (a mask over the edges ``eu`` — ``ev``) as adjacency lists: x's neighbours are
+    ``nbr[deg[x]:deg[x + 1]]``, each joined to x by the edge ``via[j]``."""
+    deg = np.zeros(n + 1, dtype=np.int64)
+    for e in range(len(chosen)):
+        if chosen[e]:
+            deg[eu[e] + 1] += 1
+            deg[ev[e] + 1] += 1
+    for x in range(n):
+        deg[x + 1] += deg[x]
+    nbr = np.empty(deg[n], dtype=np.int64)
+    via = np.empty(deg[n], dtype=np.int64)
+    fill = deg[:n].copy()
+    for e in range(len(chosen)):
+        if chosen[e]:
+            nbr[fill[eu[e]]], via[fill[eu[e]]] = ev[e], e
+            fill[eu[e]] += 1
+            nbr[fill[ev[e]]], via[fill[ev[e]]] = eu[e], e
+            fill[ev[e]] += 1
+    return deg, nbr, via
+
+
+@numba.njit(cache=True)
 def _missing_children(state: np.ndarray, chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, ew: np.ndarray,
                       n: int, floor: float, weight: float) -> tuple[np.ndarray, np.ndarray]:
     """The parts of Lawler's partition that lack an edge of the best forest ``chosen`` (weighing ``weight``;
@@ -155,22 +188,7 @@ def _missing_children(state: np.ndarray, chosen: np.ndarray, eu: np.ndarray, ev:
     Kruskal pass per edge of S (as before) cost O(n·m)."""
     m = len(state)
     # S rooted: each tree's first variable its root; up_edge[x] is the edge from x to its parent
-    deg = np.zeros(n + 1, dtype=np.int64)
-    for e in range(m):
-        if chosen[e]:
-            deg[eu[e] + 1] += 1
-            deg[ev[e] + 1] += 1
-    for x in range(n):
-        deg[x + 1] += deg[x]
-    nbr = np.empty(deg[n], dtype=np.int64)
-    via = np.empty(deg[n], dtype=np.int64)
-    fill = deg[:n].copy()
-    for e in range(m):
-        if chosen[e]:
-            nbr[fill[eu[e]]], via[fill[eu[e]]] = ev[e], e
-            fill[eu[e]] += 1
-            nbr[fill[ev[e]]], via[fill[ev[e]]] = eu[e], e
-            fill[ev[e]] += 1
+    deg, nbr, via = adjacency(chosen, eu, ev, n)
     parent = np.full(n, -1, dtype=np.int64)
     up_edge = np.full(n, -1, dtype=np.int64)
     depth = np.zeros(n, dtype=np.int64)
@@ -263,7 +281,8 @@ def heaviest_forest(edges: ForestEdges, n: int) -> tuple[float, np.ndarray]:
 class _Part:
     """A part of the partition whose best forest was listed: its state and best forest as bits, the weight, the
     parts lacking an edge of it (edges and weights, heaviest first) and how many of those are in the heap or
-    gone, and the last extra edge handed out (the parts holding all of it and more come lazily, in edge order)."""
+    gone, and the last extra edge handed out (the parts holding all of it and more come lazily, in edge order).
+    :class:`~bnilp.ilp.branchings.BranchingLister` keeps bounds on the missing parts' weights in their place."""
 
     included: np.ndarray
     excluded: np.ndarray

@@ -801,52 +801,23 @@ def _enumerate_branchings(run: _Run, data: _Data, found: _Optimum, arcs: Branchi
                           max_networks: int, stats: dict[str, Any]) -> SolveResult:
     """Phase 2 on a one-parent table: the credible DAGs, or one DAG per admitted class, heaviest first
     (:class:`~bnilp.ilp.branchings.BranchingLister`; a float margin below OPT − ε − tol, the exact fsum of each
-    DAG deciding); stopped by the cap (one past it: the list is then the best ``max_networks``), a signal, the
-    clock or the memory guard, as the forests."""
+    DAG deciding), as the forests (:func:`_listed_best_first`)."""
     opt = found.opt
     got = _Collected(threshold=opt - run.epsilon - _tie_tol(opt), best_first=True)
     floor = got.threshold - arcs.base_score - _dp_margin(opt) - data.n * arcs.asymmetry
     stats2: dict[str, Any] = {"method": "branchings", "arcs": len(arcs.tail)}
     stats["phase2"] = stats2
     lister = BranchingLister(arcs, classes, floor)
-    watch = _MemoryWatch.of(data, classes, max_networks)
-    rows: list[np.ndarray] = []
-    stopped = None
     t0 = time.perf_counter()
-    run.report("enumerate", 0, force=True)
-    try:
-        while True:
-            nxt = lister.next_solution()
-            if nxt is None:
-                break
-            rows.append(nxt[1])
-            if run.capped(len(rows), max_networks):     # one more than the cap: the best max_networks are known
-                got.limit_hit = True
-                break
-            watch.tally(rows[-1][None, :])
-            if lister.done:                         # complete: no clock, signal or guard can make it less
-                break
-            if run.sig.received:
-                stopped = _early_stop("userinterrupt", run.sig)
-                break
-            rem = run.remaining()
-            if rem is not None and rem <= 0:
-                stopped = _early_stop("timelimit", run.sig)
-                break
-            if watch.short(len(rows)):
-                got.memory_hit = True
-                stopped = _memory_stop(watch, stats2)
-                break
-            run.report("enumerate", len(rows))
-    except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen at the next one)
-        stopped = _early_stop("userinterrupt", run.sig)
-    table = np.array(rows, dtype=np.int64).reshape(len(rows), data.n)
-    scores = data.exact_rows(table)
-    if got.limit_hit and np.count_nonzero(scores >= got.threshold) <= max_networks:
-        got.limit_hit = False                   # the one past the cap was within the float margin, not credible
-    got.credible = {tuple(r): float(sc) for r, sc in zip(table.tolist(), scores.tolist(), strict=True)}
+
+    def next_row() -> np.ndarray | None:
+        nxt = lister.next_solution()
+        return None if nxt is None else nxt[1]
+
+    stopped = _listed_best_first(run, data, got, next_row, lambda: lister.done, max_networks, classes, stats2)
     stats2.update(seconds=time.perf_counter() - t0, parts=lister.parts, arborescences=lister.solved,
-                  collected=len(rows), **({"classes_found": len(rows)} if classes else {"networks_found": len(rows)}))
+                  collected=len(got.credible),
+                  **{"classes_found" if classes else "networks_found": len(got.credible)})
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)
 
 
@@ -854,31 +825,51 @@ def _enumerate_forests(run: _Run, data: _Data, found: _Optimum, forests: ForestE
                        stats: dict[str, Any]) -> SolveResult:
     """Phase 2 on a forest table: the credible classes are the forests weighing at least OPT − ε − tol less the
     empty network's score, listed heaviest first (:class:`~bnilp.ilp.forests.ForestLister`; a float margin below
-    it, the exact fsum of a representative deciding), one representative DAG each; stopped by the cap (one class
-    past it: the list is then the best ``max_networks``), a signal, the clock or the memory guard."""
+    it, the exact fsum of a representative deciding), one representative DAG each (:func:`_listed_best_first`)."""
     opt = found.opt
     got = _Collected(threshold=opt - run.epsilon - _tie_tol(opt), best_first=True)
     floor = got.threshold - math.fsum(data.score[forests.empty]) - _dp_margin(opt) - data.n * forests.asymmetry
     stats2: dict[str, Any] = {"method": "forests", "forest_edges": len(forests.w)}
     stats["phase2"] = stats2
     lister = ForestLister(forests, data.n, floor)
-    watch = _MemoryWatch.of(data, True, max_networks)
+    t0 = time.perf_counter()
+
+    def next_row() -> np.ndarray | None:
+        nxt = lister.next_forest()
+        return None if nxt is None else representative(forests, nxt[1], data.n)
+
+    stopped = _listed_best_first(run, data, got, next_row, lambda: lister.done, max_networks, True, stats2)
+    n_rows = len(got.credible)
+    stats2.update(seconds=time.perf_counter() - t0, forests=n_rows, parts=lister.parts, collected=n_rows,
+                  classes_found=n_rows)
+    return _collected_result(run, data, found, got, stopped, max_networks, True, stats)
+
+
+def _listed_best_first(run: _Run, data: _Data, got: _Collected, next_row: Callable[[], np.ndarray | None],
+                       done: Callable[[], bool], max_networks: int, classes: bool,
+                       stats2: dict[str, Any]) -> tuple[str, str] | None:
+    """Phase 2's loop over a lister that gives the credible DAGs or classes heaviest first (the forests, the
+    branchings): ``next_row`` the next one's DAG as family indices (None when none is left), ``done`` whether the
+    list is complete. Stopped by the cap (one past it: the list is then the best ``max_networks``), a signal, the
+    clock or the memory guard — the reason returned, None when complete or capped; what was listed goes into
+    ``got.credible`` with its exact fsum scores."""
+    watch = _MemoryWatch.of(data, classes, max_networks)
     rows: list[np.ndarray] = []
     stopped = None
-    t0 = time.perf_counter()
     run.report("enumerate", 0, force=True)
     try:
-        while not lister.done:
-            nxt = lister.next_forest()
-            assert nxt is not None
-            rows.append(representative(forests, nxt[1], data.n))
+        while not done():
+            row = next_row()
+            if row is None:
+                break
+            rows.append(row)
             if run.capped(len(rows), max_networks):     # one more than the cap: the best max_networks are known
                 got.limit_hit = True
                 break
             watch.tally(rows[-1][None, :])
-            if lister.done:                         # complete: no clock, signal or guard can make it less
+            if done():                              # complete: no clock, signal or guard can make it less
                 break
-            if run.sig.received:                    # (a forest costs O(n·m) compiled: each is looked at)
+            if run.sig.received:                    # (each listed one is looked at: compiled, milliseconds)
                 stopped = _early_stop("userinterrupt", run.sig)
                 break
             rem = run.remaining()
@@ -890,16 +881,14 @@ def _enumerate_forests(run: _Run, data: _Data, found: _Optimum, forests: ForestE
                 stopped = _memory_stop(watch, stats2)
                 break
             run.report("enumerate", len(rows))
-    except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen at the next forest)
+    except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen at the next one)
         stopped = _early_stop("userinterrupt", run.sig)
     table = np.array(rows, dtype=np.int64).reshape(len(rows), data.n)
     scores = data.exact_rows(table)
     if got.limit_hit and np.count_nonzero(scores >= got.threshold) <= max_networks:
         got.limit_hit = False                   # the one past the cap was within the float margin, not credible
     got.credible = {tuple(r): float(sc) for r, sc in zip(table.tolist(), scores.tolist(), strict=True)}
-    stats2.update(seconds=time.perf_counter() - t0, forests=len(rows), parts=lister.parts, collected=len(rows),
-                  classes_found=len(rows))
-    return _collected_result(run, data, found, got, stopped, max_networks, True, stats)
+    return stopped
 
 
 def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult, max_networks: int,
