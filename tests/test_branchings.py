@@ -281,6 +281,8 @@ def test_knowledge_the_arcs_cannot_say_and_asymmetric_classes_keep_the_other_pha
     opt, = {s for s, _ in brute_force_networks(cut)[:1]}
     assert {_dag_key(x.parents) for x in res.solution.networks} == {
         _dag_key(p) for s, p in brute_force_networks(cut) if s >= opt - 1.5 - 1e-9}
+    # a DAG's weight is exact: the listing stops at the credible ones, not n·asymmetry below them (a review)
+    assert res.solution.stats["phase2"]["networks_found"] == len(res.solution.networks)
 
 
 def _tiered_wide(n: int, seed: int) -> tuple[ScoreTable, Knowledge]:
@@ -292,7 +294,8 @@ def _tiered_wide(n: int, seed: int) -> tuple[ScoreTable, Knowledge]:
 def test_the_cap_keeps_the_best_and_a_time_limit_or_a_signal_stops_with_what_was_listed(no_programme) -> None:
     """12 and 40 variables in two tiers, every pair a candidate: a cap keeps the best classes (the message says they are
     the top ones, as the complete list's first); a time limit and SIGTERM stop a vast listing with OPT proven and
-    the classes listed so far, incomplete, the message naming the branchings."""
+    the classes listed so far, incomplete, the message naming the branchings; a DAG listing the cap cuts through
+    tied DAGs says the tie is among networks."""
     table, k = _tiered_wide(12, 4)
     whole = solve_table(table, epsilon=2.0, enumerate_by="mecs", knowledge=k)
     assert whole.solution.complete and whole.report["n_mecs"] > 8
@@ -304,6 +307,9 @@ def test_the_cap_keeps_the_best_and_a_time_limit_or_a_signal_stops_with_what_was
     timed = solve_table(big, epsilon=8.0, enumerate_by="mecs", knowledge=k, time_limit=1.0, max_networks=10**6)
     assert timed.solution.status == "time_limit" and not timed.solution.complete
     assert timed.solution.stats["phase2"]["method"] == "branchings" and len(timed.solution.networks) > 1
+    every_tied = ScoreTable(big.variables, {v: {ps: 0.0 for ps in f} for v, f in big.families.items()})
+    tied = solve_table(every_tied, epsilon=0.0, enumerate_by="dags", knowledge=k, max_networks=50)
+    assert tied.solution.stats["phase2"]["tie_at_cap"] and "the next network scores the same" in tied.solution.message
     progress, sent = signal_once_listed(5)
     stopped = solve_table(big, epsilon=8.0, enumerate_by="dags", knowledge=k, max_networks=10**6, progress=progress)
     assert sent and stopped.solution.status == "interrupted" and "branchings" in stopped.solution.message
