@@ -403,12 +403,13 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
     epsilon = run.epsilon
     classes = run.enumerated == "mecs"
     forests = _forests(data, listing, classes)
+    dp_applies = forests is None and _dp_applies(data, run)
     # where the programme runs (to 22 variables) peeling lists faster (a DAG costs the branchings n arborescences)
-    branchings = _branchings(data, classes) if forests is None and not _dp_applies(data, run) else None
+    branchings = _branchings(data, classes) if forests is None and not dp_applies else None
     if forests is None and branchings is None:  # the other phases read the dense family matrix: built (or refused)
         data.dense_parents()                    # before any work
     # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
-    use_dp = forests is None and branchings is None and _dp_applies(data, run) and (listing or not needs_rows(data))
+    use_dp = dp_applies and (listing or not needs_rows(data))
     dp = _dynamic_programme(run, data, listing, stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
         return _no_dag(run, stats)
