@@ -42,6 +42,7 @@ against brute force and against the source-vertex sum of He, Jia & Yu (2015),
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import math
@@ -969,7 +970,8 @@ class ComponentTooLarge(Exception):
 
 
 def admitted_components(cpdag_or_dag: Any, nodes: Sequence[str], admits: Callable[[str, frozenset[str]], bool],
-                        max_listed: float = MAX_CLASS_LISTED) -> tuple[int, dict[Edge, float]]:
+                        max_listed: float = MAX_CLASS_LISTED, memo: dict[Any, Any] | None = None
+                        ) -> tuple[int, dict[Edge, float]]:
     """(number of DAGs of the class whose every family (v, Π_v) ``admits``, P(u → v) over them), exactly.
 
     A DAG of the class is its CPDAG's directed edges plus one acyclic moral orientation (AMO) of each chain
@@ -983,7 +985,12 @@ def admitted_components(cpdag_or_dag: Any, nodes: Sequence[str], admits: Callabl
     (:func:`_component_forward`); another is listed — :class:`ComponentTooLarge` past ``max_listed``
     orientations. Listing the class whole instead multiplied the components: 21 separate pairs with one
     forbidden arrow are 2²¹ DAGs, 21 components of 2 (a review). The shares hold only orientations some admitted
-    DAG has."""
+    DAG has.
+
+    ``memo``: a dict kept by the caller across classes counted under the same ``admits`` and ``max_listed`` — a
+    component's count and shares depend only on its edges and its members' directed parents, and the classes of
+    one listing share most of their components (the forests a listing of one-parent tables meets differ by an
+    edge or two)."""
     directed, und = _cpdag_of(cpdag_or_dag)
     fixed: dict[str, set[str]] = {v: set() for v in nodes}
     for u, v in directed:
@@ -993,8 +1000,14 @@ def admitted_components(cpdag_or_dag: Any, nodes: Sequence[str], admits: Callabl
     if not all(admits(v, frozenset(fixed[v])) for v in nodes if v not in inside):
         return 0, {}
     total, shares = 1, {e: 1.0 for e in directed}
-    for c in comps:
-        kept, local = _component_admitted(c, adj, fixed, admits, max_listed)
+    for c, key in zip(comps, _component_keys(comps, und, fixed) if memo is not None else [None] * len(comps),
+                      strict=True):
+        got = memo.get(key) if key is not None else None
+        if got is None:
+            got = _component_admitted(c, adj, fixed, admits, max_listed)
+            if key is not None:
+                memo[key] = got
+        kept, local = got
         if not kept:
             return 0, {}
         total *= kept
@@ -1002,12 +1015,27 @@ def admitted_components(cpdag_or_dag: Any, nodes: Sequence[str], admits: Callabl
     return total, shares
 
 
+def _component_keys(comps: Sequence[frozenset[str]], und: set[frozenset[str]], fixed: Mapping[str, set[str]]
+                    ) -> list[tuple[frozenset[frozenset[str]], frozenset[tuple[str, frozenset[str]]]]]:
+    """For each chain component, what its admitted orientations depend on: its undirected edges and its members'
+    directed parents (:func:`admitted_components`' ``memo``)."""
+    where = {v: i for i, c in enumerate(comps) for v in c}
+    edges: list[list[frozenset[str]]] = [[] for _ in comps]
+    for e in und:
+        edges[where[next(iter(e))]].append(e)
+    return [(frozenset(edges[i]), frozenset((v, frozenset(fixed[v])) for v in c if fixed[v]))
+            for i, c in enumerate(comps)]
+
+
 def _component_admitted(comp: frozenset[str], adj: Mapping[str, set[str]], fixed: Mapping[str, set[str]],
                         admits: Callable[[str, frozenset[str]], bool], max_listed: float
                         ) -> tuple[int, dict[Edge, float]]:
     """(#AMOs of the chain component ``comp`` whose members' families all pass ``admits``, P(a → b) over them):
-    by shape when every parent set a member can take passes, else by listing (:func:`admitted_components`)."""
+    a tree by its rootings (:func:`_tree_admitted`, in O(|C|) look-ups), another by shape when every parent set a
+    member can take passes, else by listing (:func:`admitted_components`)."""
     members = sorted(comp)
+    if sum(len(adj[a]) for a in comp) == 2 * (len(comp) - 1):     # a tree: its AMOs are its rootings
+        return _tree_admitted(members, adj, fixed, admits)
     options = [_parent_options(frozenset(fixed[v]), sorted(adj[v]), adj) for v in members]
     if all(o is not None and all(admits(v, ps) for ps in o) for v, o in zip(members, options, strict=True)):
         edges = frozenset(frozenset((a, b)) for a in comp for b in adj[a] if a < b)
@@ -1017,8 +1045,6 @@ def _component_admitted(comp: frozenset[str], adj: Mapping[str, set[str]], fixed
             local.update({(a, b): k / kept} if k else {})
             local.update({(b, a): (kept - k) / kept} if kept - k else {})
         return kept, local
-    if sum(len(adj[a]) for a in comp) == 2 * (len(comp) - 1):     # a tree: its AMOs are its rootings
-        return _tree_admitted(members, adj, fixed, admits)
     size = _count_amo(comp, adj)
     if size > max_listed:
         raise ComponentTooLarge(comp, size)
@@ -1141,15 +1167,23 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     compiled = knowledge is None and 0 < len(nodes) <= MASK_MAX_VARIABLES and len(items) > 0
     if compiled:
         cpdags, whole, counts = _class_cpdags(items, families, nodes)
+    # the classes share most of their chain components: each counted once under each filter (knowledge; the
+    # table and knowledge), where the knowledge decides arrow by arrow (:func:`admitted_components`)
+    memos: tuple[dict[Any, Any], dict[Any, Any]] | None = None
+    if knowledge is not None and not (knowledge.required_ancestors or knowledge.forbidden_ancestors):
+        memos = {}, {}
     for i, (score, parents) in enumerate(items):
         m = MEC(score=score, members=[i], representative=parents, knowledge=knowledge)
         if compiled:
             m.__dict__["cpdag"] = cpdags[i]     # the cached property, computed for all classes at once
         if knowledge is not None:
+            if memos is not None:
+                _knowledge_class_with(m, memos[0])
             if complete_classes:
                 m.counted, m.shares = m.knowledge_class
             else:
-                m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed)
+                m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed,
+                                                     None if memos is None else memos[1])
             out.append(m)
             continue
         branching = None if compiled else forest_class(parents, families)
@@ -1165,6 +1199,13 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
         m.__dict__["class_size"] = size         # the cached property, counted with the shares
         out.append(m)
     return out
+
+
+def _knowledge_class_with(m: MEC, memo: dict[Any, Any]) -> None:
+    """Set ``m``'s cached :attr:`MEC.knowledge_class`, its components counted through ``memo``; a class that
+    cannot be counted is left to the property, which raises where its caller expects it."""
+    with contextlib.suppress(InputError):
+        m.__dict__["knowledge_class"] = knowledge_class(m.cpdag, m.nodes, m.knowledge, memo=memo)
 
 
 def forest_class(parents: Mapping[str, Iterable[str]], families: Mapping[str, Any]
@@ -1871,7 +1912,8 @@ def _shares(counts: Mapping[Edge, int], total: int) -> dict[Edge, float]:
 
 
 def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
-                    max_listed: int = MAX_CLASS_LISTED) -> tuple[int, dict[Edge, float]]:
+                    max_listed: int = MAX_CLASS_LISTED, memo: dict[Any, Any] | None = None
+                    ) -> tuple[int, dict[Edge, float]]:
     """(number of DAGs of the class that satisfy ``knowledge``, P(u → v) over them), exactly.
 
     Skeleton statements (adjacencies) hold for all DAGs of a class or for none. When the knowledge
@@ -1884,9 +1926,10 @@ def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
     (:data:`MAX_CLASS_LISTED` per component). Ancestor statements are
     not per-arrow: the class is listed whole (same guard) and each DAG checked with ``allows``. A conditional
     independence holds for every DAG of the class or for none (Verma & Pearl 1990): one DAG decides it.
-    Past the guard an :class:`~bnilp.errors.InputError` says so — never a silent miscount.
+    Past the guard an :class:`~bnilp.errors.InputError` says so — never a silent miscount. ``memo``: as
+    :func:`admitted_components`', for classes counted under the same knowledge.
     """
-    return _admitted_under(_cpdag_of(cpdag_or_dag), nodes, knowledge, None, max_listed)
+    return _admitted_under(_cpdag_of(cpdag_or_dag), nodes, knowledge, None, max_listed, memo)
 
 
 def _class_admits(cp: CpdagEdges, nodes: Sequence[str], knowledge: Any) -> bool:
@@ -1917,13 +1960,13 @@ def _family_filter(knowledge: Any, families: Mapping[str, Any] | None = None
 
 
 def _list_admitted(cpdag: Any, families: Mapping[str, Any], nodes: Sequence[str], knowledge: Any,
-                   max_listed: int) -> tuple[int, dict[Edge, float]]:
+                   max_listed: int, memo: dict[Any, Any] | None = None) -> tuple[int, dict[Edge, float]]:
     """(count, shares) of the class's DAGs that both the table (``families``) and ``knowledge`` admit."""
-    return _admitted_under(_cpdag_of(cpdag), nodes, knowledge, families, max_listed)
+    return _admitted_under(_cpdag_of(cpdag), nodes, knowledge, families, max_listed, memo)
 
 
 def _admitted_under(cp: CpdagEdges, nodes: Sequence[str], knowledge: Any, families: Mapping[str, Any] | None,
-                    max_listed: int) -> tuple[int, dict[Edge, float]]:
+                    max_listed: int, memo: dict[Any, Any] | None = None) -> tuple[int, dict[Edge, float]]:
     """:func:`knowledge_class` (``families`` None: every DAG of the class is in the problem) or
     :func:`_list_admitted`: chain component by chain component (:func:`admitted_components`) unless the knowledge
     holds ancestor statements, which are checked on the listed class."""
@@ -1931,7 +1974,7 @@ def _admitted_under(cp: CpdagEdges, nodes: Sequence[str], knowledge: Any, famili
         return 0, {}
     if not (knowledge.required_ancestors or knowledge.forbidden_ancestors):
         try:
-            return admitted_components(cp, nodes, _family_filter(knowledge, families), max_listed)
+            return admitted_components(cp, nodes, _family_filter(knowledge, families), max_listed, memo)
         except ComponentTooLarge as big:
             raise _class_too_large(big.size, f"chain component {sorted(big.component)}") from None
     size = count_dags_in_mec(cp)

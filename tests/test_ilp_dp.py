@@ -327,6 +327,27 @@ def test_the_memory_guard_reserves_for_the_edges_of_what_was_recorded(monkeypatc
         assert needed <= gib * min(sum(edges), 64 + max(edges))
 
 
+def test_the_memory_guard_caps_a_class_only_where_its_report_is_compiled(monkeypatch):
+    """A class's report was taken to need at most 30 KB up to 62 variables, measured where it is counted on
+    compiled masks; under background knowledge each class is counted in Python and keeps its admitted DAGs'
+    count, shares and PDAG as well (hailfinder500 at palim 1 in five tiers: 50 KB a class, so the guard would
+    have let the report outgrow the memory it watched). Stand-in: 1 GiB an edge, at most 1 GiB a class — the
+    cap holds without knowledge (each class reserves at most 1 GiB) and not with it (each reserves its edges)."""
+    gib = 1 << 30
+    table, eps, _, want = _a_machine_short_of_memory(monkeypatch, "mecs", (0, 0, gib, gib))
+    known = Knowledge(forbidden=(("V0", "V1"),))
+    for k, capped in ((None, True), (known, False)):
+        res = solve(table if k is None else restrict_table(table, k), eps, enumerate_by="mecs")
+        assert res.stats["phase2"]["method"] == "peeling"
+        assert res.status == "memory_limit" and not res.complete and res.optimum_proven
+        got = [mec_key(x.parents) for x in res.networks]
+        assert len(set(got)) == len(got) and (k is not None or set(got) <= want)
+        edges = [sum(map(len, x.parents.values())) for x in res.networks]
+        needed = res.stats["phase2"]["memory_stop"]["needed_bytes"]
+        assert needed == (gib * sum(min(e, 1) for e in edges) if capped else gib * sum(edges))
+        assert needed > 64 * gib
+
+
 @pytest.mark.parametrize("unit", ["dags", "mecs"])
 def test_peeling_stops_when_the_free_memory_would_not_hold_the_report(monkeypatch, unit):
     """Phase 2 by peeling is watched like branch-and-cut's: once the free memory falls below the floor plus

@@ -1224,3 +1224,80 @@ def test_a_tree_components_admitted_rootings_are_counted_without_listing_them(se
         arrows = collections.Counter((u, v) for g in admitted for v, ps in g.items() for u in ps)
         assert shares.keys() == arrows.keys()
         assert all(math.isclose(shares[e], arrows[e] / len(admitted)) for e in arrows)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_classes_counted_through_one_memo_equal_each_class_counted_alone(seed) -> None:
+    """Under background knowledge ``credible_classes`` counts each chain component once per filter (the knowledge;
+    the table and the knowledge) over all the classes it is given — a listing's classes share most components
+    (a one-parent listing's forests differ by an edge or two): on random forests and denser DAGs over 9 nodes,
+    each the last one with an edge moved, under one knowledge and a table lacking random families, every class's
+    counts, shares and PDAG equal its own counted alone (no memo) and brute force over its DAGs, and the memo
+    spares components."""
+    from bnilp import Knowledge, mec
+    from tests.oracles import satisfies_knowledge
+
+    rng = random.Random(4400 + seed)
+    names = [f"v{i}" for i in range(9)]
+    order = rng.sample(names, 9)                        # the tiers' order: thirds of it, arrows drawn along it
+    sizes = [0, 1] if seed % 2 else [0, 1, 1, 2]        # forests, or denser
+
+    def drawn(v: str) -> frozenset[str]:
+        older = order[:order.index(v)]
+        return frozenset(rng.sample(older, min(len(older), rng.choice(sizes))))
+
+    dags = [{v: drawn(v) for v in names}]
+    while len(dags) < 40:                               # a neighbour of the last: one node's parents redrawn
+        v = rng.choice(names)
+        dags.append({**dags[-1], v: drawn(v)})
+    keys = {mec_key(d) for d in dags}
+    dags = [d for i, d in enumerate(dags) if mec_key(d) not in {mec_key(e) for e in dags[:i]}]
+    assert len(dags) == len(keys)
+    members = {i: _consistent_extensions(d) for i, d in enumerate(dags)}
+    fams = {v: {m[v] for ms in members.values() for m in ms} for v in names}
+    table = {v: {ps: 0.0 for ps in sorted(sets, key=sorted) if not ps or rng.random() < 0.85}
+             for v, sets in fams.items()}
+    k = Knowledge(tiers=(tuple(order[:3]), tuple(order[3:6]), tuple(order[6:])), forbidden=((order[7], order[6]),))
+    calls = collections.Counter()
+    real = mec._component_admitted
+
+    def counted(*args):
+        calls["components"] += 1
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(mec, "_component_admitted", counted)
+        together = mec.credible_classes([(0.0, d) for d in dags], table, names, False, knowledge=k)
+        once = calls["components"]
+        alone = [mec.credible_classes([(0.0, d)], table, names, False, knowledge=k)[0] for d in dags]
+    assert once < calls["components"] - once        # the memo spared some components
+    for i, (a, b) in enumerate(zip(together, alone, strict=True)):
+        assert (a.counted, a.shares, a.class_size, a.pdag) == (b.counted, b.shares, b.class_size, b.pdag)
+        for in_table, size, shares in ((True, a.counted, a.shares), (False, *a.knowledge_class)):
+            kept = [g for g in members[i]
+                    if (not in_table or all(g[v] in table[v] for v in names)) and satisfies_knowledge(g, k)]
+            assert size == len(kept)
+            arrows = collections.Counter((u, v) for g in kept for v, ps in g.items() for u in ps)
+            assert shares.keys() == arrows.keys()
+            assert all(math.isclose(shares[e], arrows[e] / len(kept)) for e in arrows)
+
+
+
+def test_a_memo_tells_apart_one_component_under_other_directed_parents() -> None:
+    """The chain a — b — c alone, and under x → {a, b, c} ← y (colliders at each: the chain stays undirected
+    with two compelled parents a node): the same undirected edges, other families — the table lacks c's family
+    {x, y, b}, so the second class keeps only the rooting at c (1 DAG of 3) where the first keeps all 3."""
+    from bnilp import Knowledge, mec
+
+    alone = {"a": frozenset(), "b": frozenset("a"), "c": frozenset("b"), "x": frozenset(), "y": frozenset()}
+    under = {v: ps | {"x", "y"} if v in "abc" else ps for v, ps in alone.items()}
+    names = sorted(alone)
+    table = {v: {ps: 0.0 for g in (alone, under) for ps in (g[v], g[v] - set("abc"), g[v] | set("abc") - {v})}
+             for v in names}
+    for v in "abc":                                   # every rooting's families, less c's {x, y, b}
+        table[v].update({ps | frozenset(w) - {v}: 0.0 for ps in (frozenset(), frozenset("xy")) for w in "abc"})
+    del table["c"][frozenset({"x", "y", "b"})]
+    k = Knowledge(tiers=(("x", "y"), ("a", "b", "c")))
+    got = mec.credible_classes([(0.0, alone), (0.0, under)], table, names, False, knowledge=k)
+    assert [m.counted for m in got] == [3, 1]
+    assert [m.class_size for m in got] == [3, 3]

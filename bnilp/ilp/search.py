@@ -298,6 +298,8 @@ class _MemoryWatch:
     #: each family's number of parents (the family index of a recorded row's variable → its edges)
     sizes: np.ndarray
     listed: int
+    #: the report counts the classes on compiled masks (no background knowledge: :func:`report_bytes`' cap)
+    compiled: bool = True
     floor: int = field(default_factory=lambda: memory_floor(settings.ENUMERATION_MEMORY_FLOOR_SHARE,
                                                             settings.ENUMERATION_MEMORY_FLOOR_BYTES))
     next_look: float = 0.0
@@ -311,7 +313,8 @@ class _MemoryWatch:
     def of(cls, data: _Data, classes: bool, max_networks: int) -> _MemoryWatch:
         """The guard of a phase 2 listing classes (or DAGs) of ``data``'s families, the best ``max_networks`` of
         them reported in full."""
-        return cls("mecs" if classes else "dags", data.n, data.family_sizes(), max_networks)
+        return cls("mecs" if classes else "dags", data.n, data.family_sizes(), max_networks,
+                   compiled=data.knowledge is None)
 
     def tally(self, rows: np.ndarray) -> None:
         """Count in the edges of recorded networks ``rows`` (each a row of family indices, one per variable)."""
@@ -331,7 +334,7 @@ class _MemoryWatch:
         free = free_memory()
         past = max(0, recorded - self.listed)
         mean_edges = self.edges / self.tallied if self.tallied else 0.0
-        need = (self.floor + report_bytes(self.unit, self.n, mean_edges) * (recorded - past)
+        need = (self.floor + report_bytes(self.unit, self.n, mean_edges, self.compiled) * (recorded - past)
                 + settings.ENUMERATION_TAIL_BYTES * past)
         if free is None or free >= need:
             return False
@@ -339,16 +342,18 @@ class _MemoryWatch:
         return True
 
 
-def report_bytes(unit: str, n: int, edges: float) -> float:
+def report_bytes(unit: str, n: int, edges: float, compiled: bool = True) -> float:
     """What the report of one network (``unit`` "dags") or class ("mecs") of ``n`` variables and ``edges`` edges
     is taken to need: min(base + per variable·n + per edge·edges, at most)
     (:data:`~bnilp.ilp.settings.ENUMERATION_REPORT_BYTES`, measured, with a margin). The cap was measured up to 56
-    variables, where the report counts classes on compiled masks; past
+    variables, where the report counts classes on compiled masks (``compiled``: no background knowledge); past
     :data:`~bnilp.mec.MASK_MAX_VARIABLES` the sum alone (a wholly undirected class of 300 variables, a forest,
-    took 305 KB: 23,199 of them peaked at 7.6 GB against the 0.7 GB the cap reserved)."""
+    took 305 KB: 23,199 of them peaked at 7.6 GB against the 0.7 GB the cap reserved), and so under knowledge,
+    where each class also keeps its admitted DAGs' count and shares and its PDAG (hailfinder500 at palim 1 in five
+    tiers, 56 variables, 48 edges a class: 50 KB a class, 35 KB once the components were counted once)."""
     base, per_variable, per_edge, most = settings.ENUMERATION_REPORT_BYTES[unit]
     need = base + per_variable * n + per_edge * edges
-    return need if most is None or n > MASK_MAX_VARIABLES else min(need, most)
+    return need if most is None or n > MASK_MAX_VARIABLES or not compiled else min(need, most)
 
 
 def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:

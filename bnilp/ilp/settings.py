@@ -203,7 +203,9 @@ DEFAULT_MAX_NETWORKS = 150_000
 #: 13.1 at 12 (14: a flat table's, mostly undirected edges — each a set, and a share both ways), 8.7 at 20
 #: (26), 16.1 at 28 (40), 18.4 at 56 (55), so 2 KB + 0.25 KB·n + 1 KB·e, at most the 30 KB of before up to
 #: MASK_MAX_VARIABLES (62) variables (wholly undirected classes of more than about 25 edges may need more, as
-#: before); past it the sum alone — a forest's class of 300 variables takes 305 KB (``search.report_bytes``)
+#: before); past it the sum alone — a forest's class of 300 variables takes 305 KB (``search.report_bytes``) —,
+#: and so under background knowledge, where classes are counted in Python (hailfinder500 at palim 1 in five
+#: tiers, 48 edges a class: 49.7 KB, 38.5 KB since each chain component is counted once for all its classes)
 ENUMERATION_MEMORY_FLOOR_SHARE = 0.05
 ENUMERATION_MEMORY_FLOOR_BYTES = 1 << 29
 ENUMERATION_REPORT_BYTES: dict[str, tuple[int, int, int, int | None]] = {
