@@ -624,11 +624,16 @@ def test_what_reading_the_data_noticed_is_a_warning_a_notebook_shows(tmp_path) -
     frame["id"], frame["k"], frame["a2"] = [f"p{i}" for i in range(60)], "x", frame["a"].map({0: "lo", 1: "hi"})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        learn(frame, palim=1)
+        res = learn(frame, palim=1)
     texts = [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
     assert len(texts) == 3 and {w.filename for w in caught if issubclass(w.category, DataWarning)} == {__file__}
     assert "column 'id' has a distinct value on every one" in texts[0] and "column 'k' is constant" in texts[1]
     assert "columns 'a', 'a2' are one-to-one recodings" in texts[2]
+    # and kept in the result where the README says: the identifier as text, the constant and twins by name
+    scoring = res.report["scoring"]
+    assert res.dataset.warnings == scoring["warnings"] and "column 'id'" in scoring["warnings"][0]
+    assert res.dataset.dropped == scoring["dropped_constant"] == ["k"]
+    assert res.dataset.twins == scoring["twin_columns"] == [["a", "a2"]]
     path = tmp_path / "d.csv"
     frame.to_csv(path, index=False)
     with pytest.warns(DataWarning, match="column 'k' is constant"):

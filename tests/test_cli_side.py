@@ -664,6 +664,20 @@ def test_a_score_setting_the_run_would_ignore_is_refused(tmp_path, args, flag) -
     assert "would ignore it" in res.output and not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("args, says", [
+    (("citest", "instances/asia.csv", "smoke", "lung", "--score", "bic", "--ess", "2"),
+     "--ess is BDeu's (which citest does not take: its --score is one of bic, cg, cgd, mvp) setting"),
+    (("score", "instances/asia.csv", "--ess", "2"), "--ess is BDeu's (--score bdeu) setting"),
+    (("learn", "instances/asia.csv", "--ess", "2"), "--ess is BDeu's (--score bdeu) and --parameters bayes's setting"),
+])
+def test_the_refusal_of_an_ignored_ess_names_only_what_the_command_offers(tmp_path, args, says) -> None:
+    """``--ess`` given where nothing would use it was refused for being "BDeu's (--score bdeu) and --parameters
+    bayes's" in every command — ``citest`` offers neither (its --score has no bdeu), ``score`` no export (a review)."""
+    out = ("-o", str(tmp_path / "x.scores")) if args[0] == "score" else ()
+    res = _run(*args, *out)
+    assert _one_line_error(res) == f"bnilp: error: {says}: this run would ignore it", res.output
+
+
 @pytest.mark.parametrize("command", ["score", "learn"])
 @pytest.mark.parametrize("args, says", [
     (("--score", "cg", "--mvp-degree", "2"), "bnilp: error: --mvp-degree is MVP's"),
@@ -740,8 +754,8 @@ def test_every_option_says_what_it_takes() -> None:
     assert "--report DIR" in _run("learn", "--help").output and "-o, --output FILE" in _run("score", "--help").output
     stated = {  # the ranges each command enforces (an InputError naming the flag), stated in its help too
         "citest": ["Significance level, in (0, 1)", "equal-frequency bins (≥ 2)"],
-        "score": ["sample size (> 0)", "r, in (0, n − 1)", "γ (≥ 0)", "MVP; > 0)", "BF ≥ 1)", "--bf; ≥ 0)",
-                  "an integer ≥ 1"],
+        "score": ["sample size (> 0; the BDeu score needs ≥ 1e-100)", "r, in (0, n − 1)", "γ (≥ 0)", "MVP; > 0)",
+                  "BF ≥ 1)", "--bf; ≥ 0)", "an integer ≥ 1"],
         "proxy-search": ["random DAGs; ≥ 2)", "posterior sd (≥ 0)", "training DAGs (> 0)"],
         "simulate": ["Average degree, in [0, nodes − 1]", "discrete, in [0, 1]"],
         "compare": ["at this threshold, in (0, 1]"]}

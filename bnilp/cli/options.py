@@ -19,7 +19,7 @@ from bnilp.memory import worker_count
 from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
 from bnilp.scores.base import DEFAULT_EBIC_GAMMA, DEFAULT_EXPECTED_PARENTS, DEFAULT_PENALTY_DISCOUNT, STRUCTURE_PRIORS
 from bnilp.scores.cg import DEFAULT_BINS
-from bnilp.scores.discrete import DEFAULT_ESS
+from bnilp.scores.discrete import DEFAULT_ESS, MIN_ESS
 from bnilp.scores.mvp import DEFAULT_MVP_DEGREE
 from bnilp.threads import may_start_processes
 
@@ -142,7 +142,7 @@ def score_options(func: Callable) -> Callable:
     for opt in reversed([
         click.option("--score", "score_name", type=click.Choice(sorted(REGISTRY)), default="bic", show_default=True),
         click.option("--ess", type=float, default=DEFAULT_ESS, show_default=True,
-                     help="BDeu equivalent sample size (> 0)."),
+                     help=f"BDeu equivalent sample size (> 0; the BDeu score needs ≥ {MIN_ESS:g})."),
         click.option("--mvp-degree", default=DEFAULT_MVP_DEGREE, show_default=True, metavar="log|N",
                      help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer ≥ 1."),
         click.option("--bins", type=int, default=DEFAULT_BINS, show_default=True,
@@ -304,7 +304,7 @@ def _check_ignored_settings(opts: dict[str, Any]) -> None:
     bayes_export = bool(opts.get("export_path")) and (
         opts.get("parameter_method") or default_method(name)) == "bayes"
     for key, flag, used, why in (
-            ("ess", "--ess", name == "bdeu" or bayes_export, "BDeu's (--score bdeu) and --parameters bayes's"),
+            ("ess", "--ess", name == "bdeu" or bayes_export, _ess_users()),
             ("bins", "--bins", name == "cgd", "CGd's (--score cgd)"),
             ("mvp_degree", "--mvp-degree", name == "mvp", "MVP's (--score mvp)"),
             ("expected_parents", "--expected-parents", prior == "binomial", "the binomial prior's (--prior binomial)"),
@@ -313,6 +313,19 @@ def _check_ignored_settings(opts: dict[str, Any]) -> None:
              "the penalised scores' (--score bic, cg, cgd, mvp)")):
         if given(key) and not used:
             raise InputError(f"{flag} is {why} setting: this run would ignore it")
+
+
+def _ess_users() -> str:
+    """Who takes ``--ess`` in this command, for the refusal of one it would ignore: BDeu where its ``--score``
+    offers it, the export's Bayesian parameters where it exports (``citest`` has neither, ``score`` no export)."""
+    ctx = click.get_current_context()
+    params = {p.name: p for p in ctx.command.params}
+    scores = list(getattr(getattr(params.get("score_name"), "type", None), "choices", ()))
+    users = [*(["BDeu's (--score bdeu)"] if "bdeu" in scores else []),
+             *(["--parameters bayes's"] if "parameter_method" in params else [])]
+    if not users:
+        return f"BDeu's (which {ctx.info_name} does not take: its --score is one of {', '.join(scores)})"
+    return " and ".join(users)
 
 
 def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
