@@ -558,7 +558,8 @@ def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | N
                          "are counted, not listed")
     if k is not None:
         raise InputError("count_past_cap does not apply with background knowledge: classes under knowledge are "
-                         "counted by listing them")
+                         "counted one by one (chain component by chain component), not by the compact count past "
+                         "the cap")
 
 
 def _admitted_warm_start(table: ScoreTable, k: Knowledge, warm_start: Parents | None) -> Parents | None:
