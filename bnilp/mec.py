@@ -1169,21 +1169,18 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
         cpdags, whole, counts = _class_cpdags(items, families, nodes)
     # the classes share most of their chain components: each counted once under each filter (knowledge; the
     # table and knowledge), where the knowledge decides arrow by arrow (:func:`admitted_components`)
-    memos: tuple[dict[Any, Any], dict[Any, Any]] | None = None
-    if knowledge is not None and not (knowledge.required_ancestors or knowledge.forbidden_ancestors):
-        memos = {}, {}
+    memos = (component_memo(knowledge), component_memo(knowledge))
     for i, (score, parents) in enumerate(items):
         m = MEC(score=score, members=[i], representative=parents, knowledge=knowledge)
         if compiled:
             m.__dict__["cpdag"] = cpdags[i]     # the cached property, computed for all classes at once
         if knowledge is not None:
-            if memos is not None:
-                _knowledge_class_with(m, memos[0])
+            if memos[0] is not None:
+                count_knowledge_class(m, memos[0])
             if complete_classes:
                 m.counted, m.shares = m.knowledge_class
             else:
-                m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed,
-                                                     None if memos is None else memos[1])
+                m.counted, m.shares = _list_admitted(m.cpdag, families, nodes, knowledge, max_listed, memos[1])
             out.append(m)
             continue
         branching = None if compiled else forest_class(parents, families)
@@ -1201,9 +1198,19 @@ def credible_classes(representatives: Iterable[Any], families: Mapping[str, Any]
     return out
 
 
-def _knowledge_class_with(m: MEC, memo: dict[Any, Any]) -> None:
-    """Set ``m``'s cached :attr:`MEC.knowledge_class`, its components counted through ``memo``; a class that
-    cannot be counted is left to the property, which raises where its caller expects it."""
+def component_memo(knowledge: Any) -> dict[Any, Any] | None:
+    """A memo for :func:`admitted_components` over the classes of one report under ``knowledge`` — an empty dict
+    where the knowledge decides arrow by arrow (the classes are then counted chain component by chain component),
+    None where there is no knowledge or it holds ancestor statements (each class is listed whole)."""
+    if knowledge is None or knowledge.required_ancestors or knowledge.forbidden_ancestors:
+        return None
+    return {}
+
+
+def count_knowledge_class(m: MEC, memo: dict[Any, Any]) -> None:
+    """Set ``m``'s cached :attr:`MEC.knowledge_class`, its components counted through ``memo``
+    (:func:`component_memo`, one for all the classes of a report: they share most components); a class that cannot
+    be counted is left to the property, which raises where its caller expects it."""
     with contextlib.suppress(InputError):
         m.__dict__["knowledge_class"] = knowledge_class(m.cpdag, m.nodes, m.knowledge, memo=memo)
 

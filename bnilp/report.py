@@ -62,7 +62,7 @@ from bnilp.averaging import (
     weights,
 )
 from bnilp.errors import InputError
-from bnilp.mec import MEC, TailMass, group_by_mec, mec_index, network_items
+from bnilp.mec import MEC, TailMass, component_memo, count_knowledge_class, group_by_mec, mec_index, network_items
 from bnilp.scorefile import atomic_output, atomic_write_text, check_writable, output_set, strict_json
 from bnilp.scores.base import bayes_factor, bf_text
 from bnilp.terminal import lossless, plain_console
@@ -90,8 +90,11 @@ def summarise(result_dict: Mapping[str, Any], prior: str = "dags",
     nets = network_items(result_dict.get("networks") or [])
     variables = list(variables) if variables is not None else _variables_of(result_dict)
     mecs = group_by_mec(nets)
+    memo = component_memo(knowledge)
     for m in mecs:
         m.knowledge = knowledge
+        if memo is not None:            # (a DAG listing's classes share most chain components, too)
+            count_knowledge_class(m, memo)
         if class_members is not None:
             m.counted = max(len(m.members), int(class_members.get(m.key, 0)))
     scores = [s for s, _ in nets]

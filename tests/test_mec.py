@@ -1271,6 +1271,12 @@ def test_classes_counted_through_one_memo_equal_each_class_counted_alone(seed) -
         once = calls["components"]
         alone = [mec.credible_classes([(0.0, d)], table, names, False, knowledge=k)[0] for d in dags]
     assert once < calls["components"] - once        # the memo spared some components
+    # a DAG listing's report (``summarise``) counts its classes through one memo too: class sizes as brute force
+    from bnilp.report import summarise
+    listed = [(0.0, g) for i in members for g in members[i] if satisfies_knowledge(g, k)]
+    report = summarise({"networks": listed, "optimum": 0.0}, knowledge=k, variables=names)
+    want = {i: sum(satisfies_knowledge(g, k) for g in members[i]) for i in members}
+    assert sorted(c["class_size"] for c in report["mecs"]) == sorted(w for w in want.values() if w)
     for i, (a, b) in enumerate(zip(together, alone, strict=True)):
         assert (a.counted, a.shares, a.class_size, a.pdag) == (b.counted, b.shares, b.class_size, b.pdag)
         for in_table, size, shares in ((True, a.counted, a.shares), (False, *a.knowledge_class)):
