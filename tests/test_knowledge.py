@@ -794,3 +794,57 @@ def test_an_arrow_the_tiers_forbid_names_its_tier_not_the_whole_tiers_value():
         Knowledge(tiers=[["c"]], where={("tier", "c"): "k.txt:1"}).merged(from_options(tiers="a;b"))
     with pytest.raises(InputError, match=r"^--tiers 'a,b;c,foo': unknown variable 'foo' in tier 2"):
         from_options(tiers="a,b;c,foo").validated(["a", "b", "c"])
+
+
+def _derived_arrows(k: Knowledge) -> dict[tuple[str, str], str]:
+    """The forbidden arrows as the knowledge derived them into one dict (the code before 2026-12-06, kept as the
+    oracle): the statements' in order, then every pair of tiered variables in tier order."""
+    out = dict(k.forbidden_arrows()._stated)            # the statements' part is held as it was
+    tier = k.tier_of()
+    place = k.forbidden_arrows()._place
+    for a, ta in tier.items():
+        for b, tb in tier.items():
+            if a == b:
+                continue
+            if ta > tb:
+                out.setdefault((a, b), f"tiers: {a} (tier {ta + 1}) after {b} (tier {tb + 1}) ({place[a]})")
+            elif ta == tb and ta in k.strict_tiers:
+                out.setdefault((a, b), f"tier! {ta + 1}: no arrows within ({place[a]})")
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_tiers_arrows_are_decided_on_demand_as_the_dict_of_them_said(seed) -> None:
+    """The tiers' forbidden arrows (about n²/2) are no longer held in a dict but decided from each variable's tier:
+    on random knowledge (tiers, some strict, statements that repeat a tier's arrow or not) the mapping has the same
+    items in the same order, length, membership (of every pair, of non-pairs) and reasons as the dict, and a DAG's
+    violations come in the same order (its first one names the same statement); it pickles and cannot be changed."""
+    import pickle
+
+    rng = random.Random(7100 + seed)
+    names = [f"x{i}" for i in range(rng.randrange(3, 12))]
+    for _ in range(30):
+        order = rng.sample(names, len(names))
+        cuts = sorted(rng.sample(range(1, len(names)), min(len(names) - 1, rng.randrange(0, 4))))
+        tiers = [order[i:j] for i, j in zip([0, *cuts], [*cuts, len(names)], strict=True)]
+        tiers = [t for t in tiers if t][:rng.randrange(0, len(tiers) + 1)]
+        pairs = [(a, b) for a in names for b in names if a != b]
+        try:
+            k = Knowledge(tiers=tiers, strict_tiers={i for i in range(len(tiers)) if rng.random() < 0.3},
+                          forbidden=tuple(rng.sample(pairs, rng.randrange(0, 4))),
+                          forbidden_adjacent=tuple(rng.sample(pairs, rng.randrange(0, 2))))
+        except InputError:
+            continue
+        got, want = k.forbidden_arrows(), _derived_arrows(k)
+        assert list(got.items()) == list(want.items()) and len(got) == len(want)
+        assert all(((a, b) in got) == ((a, b) in want) for a in names for b in names)
+        assert ("x0",) not in got and "x0" not in got and ("x0", "nobody") not in got
+        with pytest.raises(KeyError):
+            got[("x0", "x0")]
+        assert pickle.loads(pickle.dumps(k)).forbidden_arrows() == got
+        assert not hasattr(got, "clear") and not hasattr(got, "__setitem__")
+        dag = {v: frozenset(rng.sample(order[:order.index(v)], min(order.index(v), rng.randrange(0, 3))))
+               for v in names}
+        stated = [why for (a, b), why in want.items() if a in dag[b]]
+        assert k.violations(dag)[:len(stated)] == stated
+        assert k.allows(dag) == (not k.violations(dag))
