@@ -1000,14 +1000,14 @@ def admitted_components(cpdag_or_dag: Any, nodes: Sequence[str], admits: Callabl
     if not all(admits(v, frozenset(fixed[v])) for v in nodes if v not in inside):
         return 0, {}
     total, shares = 1, {e: 1.0 for e in directed}
-    for c, key in zip(comps, _component_keys(comps, und, fixed) if memo is not None else [None] * len(comps),
-                      strict=True):
-        got = memo.get(key) if key is not None else None
-        if got is None:
-            got = _component_admitted(c, adj, fixed, admits, max_listed)
-            if key is not None:
-                memo[key] = got
-        kept, local = got
+    keys = _component_keys(comps, und, fixed) if memo is not None else [None] * len(comps)
+    for c, key in zip(comps, keys, strict=True):
+        if memo is None:
+            kept, local = _component_admitted(c, adj, fixed, admits, max_listed)
+        else:
+            if key not in memo:
+                memo[key] = _component_admitted(c, adj, fixed, admits, max_listed)
+            kept, local = memo[key]
         if not kept:
             return 0, {}
         total *= kept
