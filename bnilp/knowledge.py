@@ -733,11 +733,7 @@ class ForbiddenArrows(Mapping):
     def __contains__(self, arrow: object) -> bool:
         if arrow in self._stated:
             return True
-        try:
-            a, b = arrow        # type: ignore[misc]
-        except (TypeError, ValueError):
-            return False
-        return self._by_tiers(a, b)
+        return isinstance(arrow, tuple) and len(arrow) == 2 and self._by_tiers(*arrow)   # ("ba" is no arrow)
 
     def __getitem__(self, arrow: Edge) -> str:
         why = self._stated.get(arrow)
@@ -784,6 +780,22 @@ class ForbiddenArrows(Mapping):
                 before += sizes[t]
             self._len = len(self._stated) + tiers - sum(self._by_tiers(a, b) for a, b in self._stated)
         return self._len
+
+    # what the read-only dict view it replaced (a mappingproxy) offered besides a Mapping's methods
+    def copy(self) -> dict[Edge, str]:
+        return dict(self.items())
+
+    def __or__(self, other: Any) -> dict[Edge, str]:
+        return self.copy() | other if isinstance(other, Mapping) else NotImplemented
+
+    def __ror__(self, other: Any) -> dict[Edge, str]:
+        return dict(other) | self.copy() if isinstance(other, Mapping) else NotImplemented
+
+    def __reversed__(self):
+        return reversed(list(self))
+
+    def __repr__(self) -> str:
+        return f"ForbiddenArrows({self.copy()!r})"
 
     def order(self, arrow: Edge) -> tuple[int, ...]:
         """``arrow``'s place in the iteration order (it must be forbidden)."""

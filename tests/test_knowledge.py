@@ -839,6 +839,10 @@ def test_the_tiers_arrows_are_decided_on_demand_as_the_dict_of_them_said(seed) -
         assert list(got.items()) == list(want.items()) and len(got) == len(want)
         assert all(((a, b) in got) == ((a, b) in want) for a in names for b in names)
         assert ("x0",) not in got and "x0" not in got and ("x0", "nobody") not in got
+        for a, b in want:                           # two letters, or a set, are no arrow (a review)
+            assert a + b not in got and frozenset((a, b)) not in got and got.get(a + b) is None
+        assert got.copy() == want and got | {} == want and {} | got == want
+        assert list(reversed(got)) == list(reversed(want)) and repr(got) == f"ForbiddenArrows({want!r})"
         with pytest.raises(KeyError):
             got[("x0", "x0")]
         assert pickle.loads(pickle.dumps(k)).forbidden_arrows() == got
