@@ -235,10 +235,10 @@ class Knowledge:
         return {v: i for i, t in enumerate(self.tiers) for v in t}
 
     def forbidden_arrows(self) -> Mapping[Edge, str]:
-        """Every arrow a → b that no DAG of D(K) has, with the reason (statement and its place);
-        computed once per Knowledge (it is immutable) — :meth:`allows` runs it for every DAG of a class. A
-        read-only view of that one computation: a caller that cleared the dict it was given made the same
-        Knowledge allow the arrows it forbids in every later solve."""
+        """Every arrow a → b that no DAG of D(K) has, with the reason (statement and its place): a read-only
+        :class:`ForbiddenArrows`, made once per Knowledge (it is immutable; :meth:`allows` asks it for every DAG
+        of a class), the tiers' arrows decided on demand — a caller that cleared the dict it was once given made
+        the same Knowledge allow the arrows it forbids in every later solve."""
         cached = self.__dict__.get("_forbidden_arrows")
         if cached is None:
             cached = self._derive_forbidden_arrows()
