@@ -748,7 +748,12 @@ class ForbiddenArrows(Mapping):
         return f"tier! {ta + 1}: no arrows within ({self._place[a]})"
 
     def __iter__(self):
-        return (arrow for arrow, _ in self._pairs())
+        yield from self._stated
+        tier, stated = self._tier, self._stated
+        for a in tier:
+            for b in tier:
+                if self._by_tiers(a, b) and (a, b) not in stated:
+                    yield a, b
 
     def items(self) -> ItemsView:
         return _ArrowsAndReasons(self)
