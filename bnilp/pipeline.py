@@ -41,7 +41,7 @@ from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.provenance import provenance
 from bnilp.report import limits_text, summarise, summarise_classes
-from bnilp.scorefile import ScoreTable, check_is_table, check_table
+from bnilp.scorefile import SIDECAR_HASH, ScoreTable, check_is_table, check_table, exact_up_to
 from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import (
     DEFAULT_EBIC_GAMMA,
@@ -216,14 +216,6 @@ class LearnResult:
         return frame
 
 
-def exact_up_to(meta: dict[str, Any]) -> int | None:
-    """The parent-set size up to which a table cut by its palim is exact: ``exact_for_parent_sets_up_to``, else
-    its ``palim`` (0 is a size, not a missing value; the sidecar reader requires one of them with
-    ``palim_reached``)."""
-    exact = meta.get("exact_for_parent_sets_up_to")
-    return meta.get("palim") if exact is None else exact
-
-
 def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     """What the report says about how the candidate parent sets were made (from the sidecar)."""
     meta = table.meta
@@ -338,7 +330,10 @@ def unknown_pruning_note(table: ScoreTable, epsilon: float) -> str | None:
     ``-q`` too)."""
     if epsilon <= 0 or table.meta.get("epsilon") is not None or not table.meta.get("prune", True):
         return None
-    why = "its sidecar has no 'epsilon'" if table.meta else "no sidecar"
+    if "pss" in table.meta and SIDECAR_HASH not in table.meta:
+        why = "no sidecar, and a PSS file's header has no such field"
+    else:
+        why = "its sidecar has no 'epsilon'" if table.meta else "no sidecar"
     return (f"nothing records the BF this score table was pruned for ({why}): its credible set is complete "
             f"only if the table was pruned for at least BF {bf_text(epsilon)}")
 

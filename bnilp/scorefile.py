@@ -1,4 +1,6 @@
-"""GOBNILP/Jaakkola score files: the hand-off between scoring and search.
+"""Score files, the hand-off between scoring and search: GOBNILP/Jaakkola files, and URLearning's PSS files
+(:func:`parse_pss`, :func:`format_pss`; :func:`read_score_file` reads either, :func:`write_score_file` writes PSS
+where the name ends in ``.pss``).
 
 Format (Jaakkola et al. 2010; GOBNILP, pygobnilp)::
 
@@ -475,14 +477,20 @@ def format_jaakkola(table: ScoreTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-def check_score_file_names(names: list[str], where: str = "") -> None:
+def check_score_file_names(names: list[str], where: str = "", path: str | os.PathLike[str] | None = None) -> None:
     """Names a score file can hold: not empty, no whitespace (it separates the tokens), no leading ``#`` (a
-    comment line) — else an :class:`InputError` (``where``: what asks for the file, e.g. ``--scores``), which the
-    commands raise from the data's columns before any scoring."""
+    comment line), and for a PSS file (``path`` ends in :data:`PSS_SUFFIX`) none that URLearning's reader would
+    misread (:func:`pss_unreadable_name`) — else an :class:`InputError` (``where``: what asks for the file, e.g.
+    ``--scores``), which the commands raise from the data's columns before any scoring."""
+    pss = path is not None and score_file_format(path) == "pss"
     for name in names:
         if not name or any(ch.isspace() for ch in name) or name.startswith("#"):
             raise InputError(f"{where}{': ' if where else ''}variable name {name!r} cannot be written to a score file "
                              "(empty, contains whitespace or starts with '#')")
+        why = pss_unreadable_name(name) if pss else ""
+        if why:
+            raise InputError(f"{where}{': ' if where else ''}variable {name!r} cannot be written to a PSS file: its "
+                             f"name {why} (write a Jaakkola score file instead: a name not ending in {PSS_SUFFIX})")
 
 
 def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> str | None:
@@ -491,11 +499,15 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
     parent, an empty family, NaN, and raised ``KeyError``/``TypeError`` on others — a review). Returns the sidecar's
     path, or None where none was written."""
     check_is_table(table)
-    path = check_path(path, "path")
+    return _write_table(table, check_path(path, "path"), sidecar, format_jaakkola)
+
+
+def _write_table(table: ScoreTable, path: str, sidecar: bool, formatter: Any) -> str | None:
+    """:func:`write_jaakkola` and :func:`write_pss`: the table in ``formatter``'s text and its sidecar."""
     sidecar = check_flag(sidecar, "sidecar")       # 0, '' or None wrote none, 'no' one (a review)
     check_table(table, os.fspath(path))    # what the reader would refuse (a self-parent, NaN, …) is not written
     check_score_file_names(table.variables)
-    body = format_jaakkola(table)
+    body = formatter(table)
     with output_set():                          # both or neither (a file without its sidecar loses its provenance)
         atomic_write_text(path, body)
         if sidecar and not is_stream(path):        # /dev/null, stdout, a pipe: no file to put a sidecar beside
@@ -507,6 +519,108 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
             atomic_write_text(sidecar_path(path), text + "\n")
             return sidecar_path(path)
     return None
+
+
+#: the score-file formats bnilp reads and writes (:func:`read_score_file`, :func:`write_score_file`)
+SCORE_FILE_FORMATS = ("jaakkola", "pss")
+#: the name ending that makes :func:`write_score_file` (``bnilp score -o``, ``learn --scores``) write PSS
+PSS_SUFFIX = ".pss"
+#: bnilp's score names → URLearning's (``META score_type``); a PSS file's other names are kept, in lower case
+PSS_SCORE_TYPES = {"bic": "BIC", "bdeu": "BDeu"}
+
+
+def score_file_format(path: str | os.PathLike[str]) -> str:
+    """The format :func:`write_score_file` writes to ``path``: ``"pss"`` for a name ending in :data:`PSS_SUFFIX`
+    (any case), else ``"jaakkola"`` (a stream, ``-``, included)."""
+    return "pss" if os.fspath(path).lower().endswith(PSS_SUFFIX) else "jaakkola"
+
+
+def pss_unreadable_name(name: str) -> str:
+    """Why URLearning's reader would misread a file naming variable ``name``, or "". Its reader (Malone's
+    URLearning, ``score_cache.cpp``, read for the format, not copied) takes any line that *contains* "meta" (any case)
+    for a META line and any line that contains "var " for a new variable, so a parent set of ``metastasis`` would
+    be skipped and ``covar X`` read as a variable; it splits a line at spaces alone."""
+    low = name.lower()
+    if "meta" in low:
+        return "contains 'meta', and URLearning's reader takes every line containing 'meta' for a META line"
+    if low.endswith("var"):
+        return "ends in 'var', and URLearning's reader takes every line containing 'var ' for a new variable"
+    return ""
+
+
+def format_pss(table: ScoreTable) -> str:
+    """The table as a PSS file ("parent set scores", URLearning's format; Malone, Yuan et al. 2011–2014)::
+
+        META pss_version = 0.1
+        META num_records=N            (where the table's record has N)
+        META parent_limit=K           (0: none)
+        META score_type=BIC           (BIC, BDeu, or bnilp's score name)
+        META ess=1.0                  (BDeu)
+
+        VAR NAME
+        META arity=R                  (where the record has the arities)
+        SCORE P1 P2 …                 a line per parent set: local score (higher is better), then its parents
+
+    Sections in ``table.variables`` order, sets best-first, scores at full ``repr`` precision (URLearning writes 6
+    decimals of a 32-bit float; its reader takes any)."""
+    meta = table.meta
+    score = str(meta.get("score", "unknown"))
+    lines = ["META pss_version = 0.1"]
+    if isinstance(meta.get("N"), int):
+        lines.append(f"META num_records={meta['N']}")
+    lines.append(f"META parent_limit={pss_parent_limit(meta)}")
+    lines.append(f"META score_type={PSS_SCORE_TYPES.get(score, score)}")
+    if score == "bdeu" and meta.get("ess") is not None:
+        lines.append(f"META ess={float(meta['ess'])!r}")
+    arities = meta.get("arities") if isinstance(meta.get("arities"), Mapping) else {}
+    for child in table.variables:
+        lines += ["", f"VAR {child}"]
+        if isinstance(arities.get(child), int):
+            lines.append(f"META arity={arities[child]}")
+        for parents, value in table.sorted_family(child):
+            lines.append(" ".join([repr(float(value)), *sorted(parents, key=table.variables.index)]))
+    return "\n".join(lines) + "\n"
+
+
+def exact_up_to(meta: Mapping[str, Any]) -> int | None:
+    """The parent-set size up to which a table cut by its palim is exact: ``exact_for_parent_sets_up_to``, else
+    its ``palim`` (0 is a size, not a missing value; the sidecar reader requires one of them with
+    ``palim_reached``)."""
+    exact = meta.get("exact_for_parent_sets_up_to")
+    return meta.get("palim") if exact is None else exact
+
+
+def pss_parent_limit(meta: Mapping[str, Any]) -> int:
+    """A PSS file's ``parent_limit``: the size up to which a table cut by its palim is exact (:func:`exact_up_to`),
+    0 for a table no palim cut (URLearning: below 1, no limit). A table exact only for empty parent sets cannot be
+    written so — its limit would read as none — and is an :class:`InputError`."""
+    if not meta.get("palim_reached"):
+        return 0
+    k = exact_up_to(meta)
+    if not isinstance(k, int) or k < 1:
+        raise InputError(f"a PSS file cannot say that this table is exact only for parent sets of size ≤ {k} "
+                         "(its parent_limit 0 means no limit): write a Jaakkola score file (a name not ending in "
+                         ".pss)")
+    return k
+
+
+def write_score_file(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> str | None:
+    """Write ``table`` as PSS where ``path`` ends in :data:`PSS_SUFFIX` (:func:`write_pss`), else as Jaakkola text
+    (:func:`write_jaakkola`), with the same JSON sidecar either way; returns the sidecar's path or None."""
+    if score_file_format(check_path(path, "path")) == "pss":
+        return write_pss(table, path, sidecar)
+    return write_jaakkola(table, path, sidecar)
+
+
+def write_pss(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> str | None:
+    """Write the table as a PSS file (:func:`format_pss`) atomically, with the sidecar :func:`write_jaakkola` writes
+    (its hash that of this text). Names URLearning's reader would misread (:func:`pss_unreadable_name`) are an
+    :class:`InputError` naming the variable: the Jaakkola format holds them."""
+    check_is_table(table)
+    path = check_path(path, "path")
+    check_table(table, os.fspath(path))
+    check_score_file_names(table.variables, os.fspath(path), PSS_SUFFIX)
+    return _write_table(table, path, sidecar, format_pss)
 
 
 def sidecar_path(path: str | os.PathLike[str]) -> str:
@@ -550,26 +664,49 @@ class _Tokens:
 
     def next_score(self) -> tuple[float, int]:
         tok, line = self.next("a local score")
-        try:       # float() reads strtod's spellings, and Python's own: underscores, non-ASCII digits
-            if "_" in tok or not tok.isascii():
-                raise ValueError(tok)
-            value = float(tok)
-        except ValueError:
-            raise InputError(f"{self.filename}:{line}: expected a local score, found {tok!r}") from None
-        if not math.isfinite(value):
-            raise InputError(f"{self.filename}:{line}: local score {tok!r} is not finite")
-        return value, line
+        return _plain_score(tok, f"{self.filename}:{line}"), line
+
+
+def _plain_score(tok: str, where: str) -> float:
+    """A local score written as a plain ASCII number, finite — else an :class:`InputError` at ``where``."""
+    try:       # float() reads strtod's spellings, and Python's own: underscores, non-ASCII digits
+        if "_" in tok or not tok.isascii():
+            raise ValueError(tok)
+        value = float(tok)
+    except ValueError:
+        raise InputError(f"{where}: expected a local score, found {tok!r}") from None
+    if not math.isfinite(value):
+        raise InputError(f"{where}: local score {tok!r} is not finite")
+    return value
+
+
+def _add_parent_set(families: Families, child: str, parents: list[str], score: float, where: str) -> frozenset[str]:
+    """Record ``child``'s parent set ``parents`` with its score, refusing (at ``where``) a repeated parent, the child
+    among its parents and a set listed twice; returns the set (its parents' names are checked once all are known)."""
+    key = frozenset(parents)
+    if len(key) != len(parents):
+        raise InputError(f"{where}: a parent is repeated in {parents}")
+    problem = _set_problem(child, key, None)
+    if problem:
+        raise InputError(f"{where}: {problem}")
+    if key in families[child]:
+        raise InputError(f"{where}: parent set {sorted(key)} of {child!r} is listed twice")
+    families[child][key] = score
+    return key
 
 
 def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
     """Parse Jaakkola text; errors name ``filename:line`` and what was expected."""
     toks = _Tokens(text, filename)
+    if toks.items and toks.items[0][0].upper() in ("META", "VAR"):
+        raise InputError(f"{filename}:{toks.items[0][1]}: expected the number of variables, found "
+                         f"{toks.items[0][0]!r}: a PSS file, not a Jaakkola one (read_score_file reads either)")
     n, nline = toks.next_int("the number of variables")
     if n == 0:
         raise InputError(f"{filename}:{nline}: the score file declares no variables")
     variables: list[str] = []
     families: Families = {}
-    pending: list[tuple[str, frozenset[str], int]] = []
+    pending: list[tuple[str, frozenset[str], str]] = []
     for _ in range(n):
         name, line = toks.next("a variable name")
         if name in families:
@@ -594,26 +731,132 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
                 raise InputError(f"{filename}:{line}: {len(extra)} token(s) after the {m} parent(s) of this set "
                                  f"(first {extra[0]!r}): a parent set's line is its score, its parent count m and "
                                  "m parent names, and nothing more")
-            key = frozenset(parents)
-            if len(key) != m:
-                raise InputError(f"{filename}:{line}: a parent is repeated in {parents}")
-            problem = _set_problem(name, key, None)
-            if problem:
-                raise InputError(f"{filename}:{line}: {problem}")
-            if key in families[name]:
-                raise InputError(f"{filename}:{line}: parent set {sorted(key)} of {name!r} is listed twice")
-            families[name][key] = score
-            pending.append((name, key, line))
+            where = f"{filename}:{line}"
+            pending.append((name, _add_parent_set(families, name, parents, score, where), where))
     if toks.pos < len(toks.items):
         tok, line = toks.items[toks.pos]
         raise InputError(f"{filename}:{line}: unexpected {tok!r} after the last of {n} variable sections")
+    _check_parents_declared(variables, pending, families, filename)
+    return ScoreTable(variables=variables, families=families)
+
+
+def _check_parents_declared(variables: list[str], pending: list[tuple[str, frozenset[str], str]], families: Families,
+                            filename: str) -> None:
+    """Once a file is read: every parent of every ``pending`` (child, set, where) a declared variable, and totals
+    the search can sum (:func:`check_score_range`)."""
     known = set(variables)
-    for name, key, line in pending:
+    for name, key, where in pending:
         problem = _set_problem(name, key, known)
         if problem:
-            raise InputError(f"{filename}:{line}: {problem}")
+            raise InputError(f"{where}: {problem}")
     check_score_range(families, filename)
-    return ScoreTable(variables=variables, families=families)
+
+
+def _pss_words(line: str) -> list[tuple[str, int]]:
+    """The whitespace-separated words of a line with their 1-based columns."""
+    return [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", line)]
+
+
+def _pss_meta(line: str, where: str) -> tuple[str, str]:
+    """``META key = value`` → (key in lower case, value), spaces around ``=`` optional."""
+    body = line.strip()[4:]
+    key, eq, value = body.partition("=")
+    if not eq or not key.strip():
+        raise InputError(f"{where}: expected 'META key=value', found {line.strip()!r}")
+    return key.strip().lower(), value.strip()
+
+
+def _pss_header_meta(header: dict[str, str], filename: str, lines: dict[str, int]) -> dict[str, Any]:
+    """What a PSS file's header says about how it was made, in the sidecar's fields: ``score`` (``score_type``,
+    URLearning's BIC and BDeu as bnilp's ``bic`` and ``bdeu``, other names in lower case — fNML is not
+    score-equivalent, so its classes are not enumerated), ``ess``, ``N`` (``num_records``), and a ``parent_limit``
+    above 0 as ``palim`` with ``palim_reached`` (the file is exact only for parent sets up to it: what it does not
+    hold was never scored). Nothing records the ε it was pruned for (URLearning prunes for ε = 0), so the search
+    says so (``pruning_note``). The header itself is kept under ``pss``."""
+    meta: dict[str, Any] = {"pss": dict(header)}
+
+    def number(key: str, kind: Any, low: float | None) -> Any:
+        try:
+            value = kind(header[key])
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or (low is not None and value < low):
+            what = "an integer" if kind is int else "a number"
+            raise InputError(f"{filename}:{lines[key]}: META {key} must be {what}"
+                             f"{'' if low is None else f' ≥ {low:g}'}, got {header[key]!r}")
+        return value
+
+    if header.get("score_type"):
+        score = header["score_type"].lower()
+        meta["score"] = score
+    if "ess" in header and meta.get("score") == "bdeu":
+        meta["ess"] = number("ess", float, 1e-100)
+    if "num_records" in header:
+        meta["N"] = number("num_records", int, 0)
+    if "parent_limit" in header:
+        limit = number("parent_limit", int, None)     # URLearning: below 1, no limit
+        if limit > 0:
+            meta.update(palim=limit, palim_reached=True, exact_for_parent_sets_up_to=limit)
+    return meta
+
+
+def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
+    """Parse a PSS file (:func:`format_pss` shows the format): ``META`` lines, then a ``VAR NAME`` line per variable
+    followed by its ``META`` lines (``arity``, ``values``, others kept) and a line per parent set, its score
+    (higher is better) and its parents' names. ``META`` and ``VAR`` are read in any case, ``#`` starts a comment
+    line, a parent may be a variable declared later. Errors name ``filename:line:column`` and what was expected.
+    The header's settings go to ``meta`` (:func:`_pss_header_meta`), and the arities where every variable has one."""
+    header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
+    variables: list[str] = []
+    families: Families = {}
+    arities: dict[str, int] = {}
+    pending: list[tuple[str, frozenset[str], str]] = []
+    child: str | None = None
+    for lineno, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
+        words = _pss_words(line)
+        if not words or words[0][0].startswith("#"):
+            continue
+        first, col = words[0]
+        where = f"{filename}:{lineno}:{col}"
+        if first.upper() == "META":
+            key, value = _pss_meta(line, where)
+            if child is None:
+                if key in header:
+                    raise InputError(f"{where}: META {key} is given twice")
+                header[key], header_lines[key] = value, lineno
+            elif key == "arity":
+                if not (value.isascii() and value.isdigit() and int(value) >= 1):
+                    raise InputError(f"{where}: META arity of {child!r} must be an integer ≥ 1, got {value!r}")
+                arities[child] = int(value)
+            continue
+        if first.upper() == "VAR":
+            if len(words) != 2:
+                raise InputError(f"{where}: expected 'VAR NAME' (one name, no spaces), found {line.strip()!r}")
+            name, ncol = words[1]
+            if name in families:
+                raise InputError(f"{filename}:{lineno}:{ncol}: variable {name!r} has a second section")
+            if child is not None and not families[child]:
+                raise InputError(f"{where}: variable {child!r} has no parent sets (a network needs one for every "
+                                 "variable)")
+            child = name
+            variables.append(name)
+            families[name] = {}
+            continue
+        if child is None:
+            raise InputError(f"{where}: expected META or VAR before the first parent set, found {first!r}")
+        value = _plain_score(first, where)
+        key = _add_parent_set(families, child, [w for w, _ in words[1:]], value, where)
+        pending.append((child, key, where))
+    if child is None:
+        raise InputError(f"{filename}: no VAR section: the score file declares no variables")
+    if not families[child]:
+        raise InputError(f"{filename}: variable {child!r} has no parent sets (a network needs one for every variable)")
+    _check_parents_declared(variables, pending, families, filename)
+    meta = _pss_header_meta(header, filename, header_lines)
+    if set(arities) == set(variables):
+        meta["arities"] = {v: arities[v] for v in variables}
+    return ScoreTable(variables=variables, families=families, meta=meta)
 
 
 def _set_problem(child: str, parents: frozenset[str], known: set[str] | None) -> str:
@@ -706,6 +949,32 @@ def check_score_range(families: Mapping[str, Mapping[Any, float]], where: str) -
 
 def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
     """Read a Jaakkola score file (and its JSON sidecar into ``meta`` if there is one)."""
+    return _read_table(path, parse_jaakkola)
+
+
+def read_pss(path: str | os.PathLike[str]) -> ScoreTable:
+    """Read a PSS score file (:func:`parse_pss`; its JSON sidecar, where bnilp wrote one, into ``meta``)."""
+    return _read_table(path, parse_pss)
+
+
+def read_score_file(path: str | os.PathLike[str]) -> ScoreTable:
+    """Read a score file of either format (:data:`SCORE_FILE_FORMATS`), told apart by its first token: a number
+    begins a Jaakkola file, ``META`` or ``VAR`` (any case) a PSS file (:func:`score_file_format_of_text`)."""
+    return _read_table(path, None)
+
+
+def score_file_format_of_text(text: str) -> str:
+    """``"pss"`` where the first token that is no comment (``#``) is ``META`` or ``VAR`` in any case, else
+    ``"jaakkola"`` (whose parser then says what is wrong with a file of neither format)."""
+    for line in re.split(r"\r\n|\r|\n", text):
+        words = line.split()
+        if words and not words[0].startswith("#"):
+            return "pss" if words[0].upper() in ("META", "VAR") else "jaakkola"
+    return "jaakkola"
+
+
+def _read_table(path: str | os.PathLike[str], parse: Any) -> ScoreTable:
+    """A score file read by ``parse`` (None: by the format its text shows), and its sidecar."""
     path = Path(check_path(path, "path"))
     try:
         text = read_input_text(path, "utf-8-sig")
@@ -715,7 +984,9 @@ def read_jaakkola(path: str | os.PathLike[str]) -> ScoreTable:
         raise not_utf8(path, exc) from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
-    table = parse_jaakkola(text, str(path))
+    if parse is None:
+        parse = parse_pss if score_file_format_of_text(text) == "pss" else parse_jaakkola
+    table = parse(text, str(path))
     sidecar = Path(sidecar_path(path))
     if sidecar.exists():
         table.meta = _read_sidecar(sidecar)

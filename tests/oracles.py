@@ -337,3 +337,30 @@ def nested_regression_lr_by_loops(y: np.ndarray, given: np.ndarray, cells: np.nd
         half += max(0.5 * (null - sum(g.size * log_var(g, given) for g in own)), 0.0)
         df += (k + 2) * (len(own) - 1)
     return half, df
+
+
+def urlearning_style_read(text: str) -> tuple[list[str], dict[str, dict[frozenset[str], float]]]:
+    """A PSS file read line by line the way URLearning's reader does (Malone's ``score_cache.cpp``, its behaviour
+    restated, no code taken): comment (``#``) and empty lines skipped; any line that *contains* "meta" (any case) is
+    a META line; any line that contains "var " opens the variable named by its second space-separated word; every
+    other line is a score and its parents, split at spaces alone. Written apart from :func:`bnilp.scorefile.parse_pss`
+    to check that what bnilp writes reads the same there."""
+    variables: list[str] = []
+    families: dict[str, dict[frozenset[str], float]] = {}
+    child = None
+    for line in text.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        low = line.lower()
+        if "meta" in low:
+            continue
+        words = [w for w in line.strip().split(" ") if w]
+        if "var " in low:
+            child = words[1]
+            variables.append(child)
+            families[child] = {}
+            continue
+        if not words:
+            continue
+        families[child][frozenset(words[1:])] = float(words[0])
+    return variables, families

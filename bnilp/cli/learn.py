@@ -68,9 +68,9 @@ from bnilp.scorefile import (
     atomic_write_text,
     check_score_file_names,
     output_set,
-    read_jaakkola,
+    read_score_file,
     sidecar_path,
-    write_jaakkola,
+    write_score_file,
 )
 from bnilp.scores.base import bf_text
 from bnilp.scores.discrete import DEFAULT_ESS
@@ -473,7 +473,7 @@ def _check_before_scoring(data: Any, opts: dict[str, Any], scores_out: str | Non
     ``--count-past-cap`` or ``--list-dags`` with a score that is not score-equivalent (the table's sidecar will say what
     ``--score`` and the structure ``--prior`` say now, :func:`bnilp.pipeline.enumeration_unit`)."""
     if scores_out:
-        check_score_file_names(data.names, "--scores")
+        check_score_file_names(data.names, "--scores", scores_out)
     _check_warm_start_names(opts, data.names, tuple(data.dropped))
     if opts.get("optimum_only"):
         return
@@ -516,8 +516,8 @@ def _search_jobs(opts: dict[str, Any]) -> int:
               help="Prior over structures for averaging: uniform over DAGs (default) or over MECs.")
 @knowledge_options
 def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
-    """Prove the optimal network of a GOBNILP/Jaakkola score file; with --bf, every network within
-    that Bayes factor of it (default --bf 1: the optimal networks, ties included)."""
+    """Prove the optimal network of a GOBNILP/Jaakkola or URLearning PSS score file; with --bf, every network
+    within that Bayes factor of it (default --bf 1: the optimal networks, ties included)."""
     t0 = time.perf_counter()
     console = plain_console(stderr=True)
     eps = _optimum_only_epsilon(bf, epsilon, opts) if opts.get("optimum_only") else \
@@ -525,7 +525,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     _check_search_options(opts)
     check_outputs(opts, OUTPUT_FLAGS, folders=("report_dir",),
                   inputs=read_paths(opts, {scores_path: "SCORES", sidecar_path(scores_path): "SCORES's sidecar"}))
-    table = read_jaakkola(scores_path)
+    table = read_score_file(scores_path)
     _check_warm_start_names(opts, table.variables, of="the score file's variables")
     _check_table_epsilon(table, eps)
     opts["knowledge"] = knowledge_from_options(opts)
@@ -575,7 +575,8 @@ def _check_table_epsilon(table: ScoreTable, eps: float) -> None:
 @solve_options
 @export_options
 @knowledge_options
-@click.option("--scores", "scores_out", metavar="FILE", help="Also save the score file here (and its .json sidecar).")
+@click.option("--scores", "scores_out", metavar="FILE",
+              help="Also save the score file here (and its .json sidecar); PSS where FILE ends in .pss.")
 def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores_out: str | None,
           **opts: Any) -> None:
     """Score DATA, prove the optimal network and find every network within --bf (default 20) of it,
@@ -603,5 +604,5 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         with outputs_whole(final=False):        # the search is still to come
-            write_jaakkola(table, scores_out)
+            write_score_file(table, scores_out)
     _run(table, eps, opts, console, data, t0, data_path)

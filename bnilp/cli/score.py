@@ -30,7 +30,7 @@ from bnilp.cli.options import (
 from bnilp.data import Dataset, constant_column_text, twin_columns_text
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, TableProgress, score_parent_sets
 from bnilp.report import limit_reason
-from bnilp.scorefile import ScoreTable, check_score_file_names, write_jaakkola
+from bnilp.scorefile import ScoreTable, check_score_file_names, write_score_file
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 from bnilp.terminal import LogProgress, lossless, plain_console
@@ -235,7 +235,8 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
 @click.command()
 @click.argument("data_path", metavar="DATA")
 @click.option("-o", "--output", "out", required=True, metavar="FILE",
-              help="Score file to write (a JSON sidecar OUT.json is written beside it).")
+              help="Score file to write: Jaakkola (GOBNILP) format, or PSS (URLearning) where FILE ends in .pss; "
+                   "a JSON sidecar FILE.json is written beside it.")
 @score_options
 @bf_options
 @walk_options
@@ -243,7 +244,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
 @knowledge_options
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary.")
 def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: float | None, **opts: Any) -> None:
-    """Score candidate parent sets of DATA and write a GOBNILP/Jaakkola score file.
+    """Score candidate parent sets of DATA and write a GOBNILP/Jaakkola score file (PSS for a name ending in .pss).
 
     Keeps every parent set that a network within the Bayes factor --bf of the optimum can use
     (ε = ln BF; --bf 1, the default, keeps what optimal networks can use). Exits 3 after writing the file when a palim
@@ -254,13 +255,13 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     refuse_averaging_prior(opts, "score")
     check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs=read_paths(opts, {data_path: "DATA"}))
     data = load_from_options(data_path, opts, quiet=quiet)
-    check_score_file_names(data.names, "-o")
+    check_score_file_names(data.names, "-o", out)
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
         opts["knowledge"].validated(data.names, data.dropped)
     table = score_data(data, opts, eps, console, quiet)
     with outputs_whole():
-        written = write_jaakkola(table, out)
+        written = write_score_file(table, out)
     if not quiet:
         beside = f"and {written}" if written else "no sidecar: a stream has no folder"
         console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) {beside}", markup=False, highlight=False)
