@@ -527,6 +527,11 @@ SCORE_FILE_FORMATS = ("jaakkola", "pss")
 PSS_SUFFIX = ".pss"
 #: bnilp's score names → URLearning's (``META score_type``); a PSS file's other names are kept, in lower case
 PSS_SCORE_TYPES = {"bic": "BIC", "bdeu": "BDeu"}
+#: URLearning's score names (``META score_type``) beside bnilp's own (:data:`bnilp.scores.REGISTRY`): fNML is
+#: URLearning's, not score-equivalent
+PSS_OTHER_SCORES = ("fnml",)
+#: bnilp's own header field: the size up to which a table a palim cut is exact (``parent_limit`` cannot say 0)
+PSS_EXACT_KEY = "exact_for_parent_sets_up_to"
 
 
 def score_file_format(path: str | os.PathLike[str]) -> str:
@@ -553,8 +558,9 @@ def format_pss(table: ScoreTable) -> str:
 
         META pss_version = 0.1
         META num_records=N            (where the table's record has N)
-        META parent_limit=K           (0: none)
-        META score_type=BIC           (BIC, BDeu, or bnilp's score name)
+        META parent_limit=K           (n − 1, as URLearning writes it, for a table no palim cut)
+        META exact_for_parent_sets_up_to=K   (bnilp's: a table a palim cut; parent_limit then K, if K ≥ 1)
+        META score_type=BIC           (BIC, BDeu, or bnilp's score name; none where the record has no score)
         META ess=1.0                  (BDeu)
 
         VAR NAME
@@ -564,12 +570,18 @@ def format_pss(table: ScoreTable) -> str:
     Sections in ``table.variables`` order, sets best-first, scores at full ``repr`` precision (URLearning writes 6
     decimals of a 32-bit float; its reader takes any)."""
     meta = table.meta
-    score = str(meta.get("score", "unknown"))
+    score = meta.get("score")
     lines = ["META pss_version = 0.1"]
     if isinstance(meta.get("N"), int):
         lines.append(f"META num_records={meta['N']}")
-    lines.append(f"META parent_limit={pss_parent_limit(meta)}")
-    lines.append(f"META score_type={PSS_SCORE_TYPES.get(score, score)}")
+    cut = exact_up_to(meta) if meta.get("palim_reached") else None
+    if cut is None:
+        lines.append(f"META parent_limit={max(0, len(table.variables) - 1)}")
+    else:
+        lines += [f"META parent_limit={cut}"] if cut >= 1 else []
+        lines.append(f"META {PSS_EXACT_KEY}={cut}")
+    if isinstance(score, str):
+        lines.append(f"META score_type={PSS_SCORE_TYPES.get(score, score)}")
     if score == "bdeu" and meta.get("ess") is not None:
         lines.append(f"META ess={float(meta['ess'])!r}")
     arities = meta.get("arities") if isinstance(meta.get("arities"), Mapping) else {}
@@ -588,20 +600,6 @@ def exact_up_to(meta: Mapping[str, Any]) -> int | None:
     ``palim_reached``)."""
     exact = meta.get("exact_for_parent_sets_up_to")
     return meta.get("palim") if exact is None else exact
-
-
-def pss_parent_limit(meta: Mapping[str, Any]) -> int:
-    """A PSS file's ``parent_limit``: the size up to which a table cut by its palim is exact (:func:`exact_up_to`),
-    0 for a table no palim cut (URLearning: below 1, no limit). A table exact only for empty parent sets cannot be
-    written so — its limit would read as none — and is an :class:`InputError`."""
-    if not meta.get("palim_reached"):
-        return 0
-    k = exact_up_to(meta)
-    if not isinstance(k, int) or k < 1:
-        raise InputError(f"a PSS file cannot say that this table is exact only for parent sets of size ≤ {k} "
-                         "(its parent_limit 0 means no limit): write a Jaakkola score file (a name not ending in "
-                         ".pss)")
-    return k
 
 
 def write_score_file(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = True) -> str | None:
@@ -680,15 +678,17 @@ def _plain_score(tok: str, where: str) -> float:
     return value
 
 
-def _add_parent_set(families: Families, child: str, parents: list[str], score: float, where: str) -> frozenset[str]:
-    """Record ``child``'s parent set ``parents`` with its score, refusing (at ``where``) a repeated parent, the child
-    among its parents and a set listed twice; returns the set (its parents' names are checked once all are known)."""
+def _add_parent_set(families: Families, child: str, parents: list[str], score: float, where: str,
+                    columns: Mapping[str, str] | None = None) -> frozenset[str]:
+    """Record ``child``'s parent set ``parents`` with its score, refusing (at ``where``, or at the parent's own place
+    in ``columns``) a repeated parent, the child among its parents and a set listed twice; returns the set (its
+    parents' names are checked once all are known)."""
     key = frozenset(parents)
     if len(key) != len(parents):
         raise InputError(f"{where}: a parent is repeated in {parents}")
     problem = _set_problem(child, key, None)
     if problem:
-        raise InputError(f"{where}: {problem}")
+        raise InputError(f"{(columns or {}).get(child, where)}: {problem}")
     if key in families[child]:
         raise InputError(f"{where}: parent set {sorted(key)} of {child!r} is listed twice")
     families[child][key] = score
@@ -740,15 +740,15 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
     return ScoreTable(variables=variables, families=families)
 
 
-def _check_parents_declared(variables: list[str], pending: list[tuple[str, frozenset[str], str]], families: Families,
-                            filename: str) -> None:
-    """Once a file is read: every parent of every ``pending`` (child, set, where) a declared variable, and totals
-    the search can sum (:func:`check_score_range`)."""
+def _check_parents_declared(variables: list[str], pending: list[tuple], families: Families, filename: str) -> None:
+    """Once a file is read: every parent of every ``pending`` (child, set, where[, each parent's place]) a declared
+    variable, and totals the search can sum (:func:`check_score_range`)."""
     known = set(variables)
-    for name, key, where in pending:
-        problem = _set_problem(name, key, known)
-        if problem:
-            raise InputError(f"{where}: {problem}")
+    for name, key, where, *places in pending:
+        unknown = sorted(map(str, key - known))
+        if unknown:
+            at = places[0].get(unknown[0], where) if places else where
+            raise InputError(f"{at}: {_set_problem(name, frozenset(unknown[:1]), known)}")
     check_score_range(families, filename)
 
 
@@ -757,62 +757,73 @@ def _pss_words(line: str) -> list[tuple[str, int]]:
     return [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", line)]
 
 
-def _pss_meta(line: str, where: str) -> tuple[str, str]:
-    """``META key = value`` → (key in lower case, value), spaces around ``=`` optional."""
-    body = line.strip()[4:]
-    key, eq, value = body.partition("=")
+def _pss_meta(line: str, where: str) -> tuple[str, str, int]:
+    """``META key = value`` → (key in lower case, value, the value's column), spaces around ``=`` optional."""
+    start = line.index(line.strip()[:4]) + 4
+    key, eq, value = line[start:].partition("=")
     if not eq or not key.strip():
         raise InputError(f"{where}: expected 'META key=value', found {line.strip()!r}")
-    return key.strip().lower(), value.strip()
+    after = start + len(key) + 1
+    return key.strip().lower(), value.strip(), after + len(value) - len(value.lstrip()) + 1
 
 
-def _pss_header_meta(header: dict[str, str], filename: str, lines: dict[str, int]) -> dict[str, Any]:
-    """What a PSS file's header says about how it was made, in the sidecar's fields: ``score`` (``score_type``,
-    URLearning's BIC and BDeu as bnilp's ``bic`` and ``bdeu``, other names in lower case — fNML is not
-    score-equivalent, so its classes are not enumerated), ``ess``, ``N`` (``num_records``), and a ``parent_limit``
-    above 0 as ``palim`` with ``palim_reached`` (the file is exact only for parent sets up to it: what it does not
-    hold was never scored). Nothing records the ε it was pruned for (URLearning prunes for ε = 0), so the search
-    says so (``pruning_note``). The header itself is kept under ``pss``."""
-    meta: dict[str, Any] = {"pss": dict(header)}
+def _pss_header_meta(header: dict[str, tuple[str, str]], n: int) -> tuple[dict[str, Any], int | None]:
+    """What a PSS file's header (key → (value, where)) says about how the table was made, in the sidecar's fields:
+    ``score`` from ``score_type`` where it names a score (URLearning's ``BIC``, ``BDeu``, ``fNML`` — not
+    score-equivalent, so its classes are not enumerated — or bnilp's; another name is no score's, so the table's
+    equivalence stays unknown), ``ess``, ``N`` (``num_records``), and where the table was cut, ``palim`` with
+    ``palim_reached`` and ``exact_for_parent_sets_up_to``: bnilp's own field of that name, else a
+    ``parent_limit`` from 1 to n − 2 (URLearning writes n − 1 for no limit, lowers it for BIC to ⌊ln(2N/ln N)⌋
+    and does not record whether that cut anything, so the file is taken to be exact only up to it). Nothing
+    records the ε it was pruned for (URLearning prunes for ε = 0), so the search says so (``pruning_note``). The
+    header itself is kept under ``pss``. Numbers are plain ASCII (no ``_``, no other digits), as the scores.
+    Returns the record and the ``parent_limit`` that cut the table (no set is larger), or None."""
+    from bnilp.scores import REGISTRY
 
-    def number(key: str, kind: Any, low: float | None) -> Any:
-        try:
-            value = kind(header[key])
-        except ValueError:
-            value = None
-        if value is None or not math.isfinite(value) or (low is not None and value < low):
-            what = "an integer" if kind is int else "a number"
-            raise InputError(f"{filename}:{lines[key]}: META {key} must be {what}"
-                             f"{'' if low is None else f' ≥ {low:g}'}, got {header[key]!r}")
+    meta: dict[str, Any] = {"pss": {k: v for k, (v, _) in header.items()}}
+
+    def number(key: str, pattern: str, what: str) -> str:
+        value, where = header[key]
+        if not re.fullmatch(pattern, value):
+            raise InputError(f"{where}: META {key} must be {what}, got {value!r}")
         return value
 
-    if header.get("score_type"):
-        score = header["score_type"].lower()
+    score = header.get("score_type", ("", ""))[0].lower()
+    if score in REGISTRY or score in PSS_OTHER_SCORES:
         meta["score"] = score
-    if "ess" in header and meta.get("score") == "bdeu":
-        meta["ess"] = number("ess", float, 1e-100)
+    if "ess" in header and score == "bdeu":
+        ess = float(number("ess", r"[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?|[0-9]+\.", "a positive number"))
+        if not 1e-100 <= ess < math.inf:
+            raise InputError(f"{header['ess'][1]}: META ess must be a number ≥ 1e-100, got {header['ess'][0]!r}")
+        meta["ess"] = ess
     if "num_records" in header:
-        meta["N"] = number("num_records", int, 0)
-    if "parent_limit" in header:
-        limit = number("parent_limit", int, None)     # URLearning: below 1, no limit
-        if limit > 0:
-            meta.update(palim=limit, palim_reached=True, exact_for_parent_sets_up_to=limit)
-    return meta
+        meta["N"] = int(number("num_records", r"[0-9]+", "an integer ≥ 0"))
+    limit = held = None
+    if PSS_EXACT_KEY in header:         # bnilp's: exact up to it (required parents may make a set larger)
+        limit = int(number(PSS_EXACT_KEY, r"[0-9]+", "an integer ≥ 0"))
+    elif "parent_limit" in header:
+        given = int(number("parent_limit", r"-?[0-9]+", "an integer"))
+        limit = held = given if 0 < given < n - 1 else None
+    if limit is not None:
+        meta.update(palim=limit, palim_reached=True, exact_for_parent_sets_up_to=limit)
+    return meta, held
 
 
 def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
     """Parse a PSS file (:func:`format_pss` shows the format): ``META`` lines, then a ``VAR NAME`` line per variable
     followed by its ``META`` lines (``arity``, ``values``, others kept) and a line per parent set, its score
     (higher is better) and its parents' names. ``META`` and ``VAR`` are read in any case, ``#`` starts a comment
-    line, a parent may be a variable declared later. Errors name ``filename:line:column`` and what was expected.
-    The header's settings go to ``meta`` (:func:`_pss_header_meta`), and the arities where every variable has one."""
-    header: dict[str, str] = {}
-    header_lines: dict[str, int] = {}
+    line, a parent may be a variable declared later. Errors name ``filename:line:column`` (the column of the word
+    at fault) and what was expected; a file whose totals the search cannot sum names the file. The header's
+    settings go to ``meta`` (:func:`_pss_header_meta`: a parent set larger than a ``parent_limit`` that cut the
+    table is an error), and the arities where every variable has one."""
+    header: dict[str, tuple[str, str]] = {}
     variables: list[str] = []
     families: Families = {}
     arities: dict[str, int] = {}
-    pending: list[tuple[str, frozenset[str], str]] = []
+    pending: list[tuple[str, frozenset[str], str, dict[str, str]]] = []
     child: str | None = None
+    child_at = ""
     for lineno, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
         words = _pss_words(line)
         if not words or words[0][0].startswith("#"):
@@ -820,14 +831,15 @@ def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
         first, col = words[0]
         where = f"{filename}:{lineno}:{col}"
         if first.upper() == "META":
-            key, value = _pss_meta(line, where)
+            key, value, vcol = _pss_meta(line, where)
+            at = f"{filename}:{lineno}:{vcol}"
             if child is None:
                 if key in header:
                     raise InputError(f"{where}: META {key} is given twice")
-                header[key], header_lines[key] = value, lineno
+                header[key] = (value, at)
             elif key == "arity":
                 if not (value.isascii() and value.isdigit() and int(value) >= 1):
-                    raise InputError(f"{where}: META arity of {child!r} must be an integer ≥ 1, got {value!r}")
+                    raise InputError(f"{at}: META arity of {child!r} must be an integer ≥ 1, got {value!r}")
                 arities[child] = int(value)
             continue
         if first.upper() == "VAR":
@@ -837,23 +849,32 @@ def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
             if name in families:
                 raise InputError(f"{filename}:{lineno}:{ncol}: variable {name!r} has a second section")
             if child is not None and not families[child]:
-                raise InputError(f"{where}: variable {child!r} has no parent sets (a network needs one for every "
+                raise InputError(f"{child_at}: variable {child!r} has no parent sets (a network needs one for every "
                                  "variable)")
-            child = name
+            child, child_at = name, f"{filename}:{lineno}:{ncol}"
             variables.append(name)
             families[name] = {}
             continue
         if child is None:
             raise InputError(f"{where}: expected META or VAR before the first parent set, found {first!r}")
         value = _plain_score(first, where)
-        key = _add_parent_set(families, child, [w for w, _ in words[1:]], value, where)
-        pending.append((child, key, where))
+        columns = {w: f"{filename}:{lineno}:{c}" for w, c in reversed(words[1:])}     # a name's first column
+        parents = [w for w, _ in words[1:]]
+        for i, (w, c) in enumerate(words[1:]):
+            if w in parents[:i]:
+                raise InputError(f"{filename}:{lineno}:{c}: a parent is repeated in {parents}")
+        key = _add_parent_set(families, child, parents, value, where, columns)
+        pending.append((child, key, where, columns))
     if child is None:
         raise InputError(f"{filename}: no VAR section: the score file declares no variables")
     if not families[child]:
-        raise InputError(f"{filename}: variable {child!r} has no parent sets (a network needs one for every variable)")
+        raise InputError(f"{child_at}: variable {child!r} has no parent sets (a network needs one for every variable)")
+    meta, limit = _pss_header_meta(header, len(variables))
+    for name, key, where, _ in pending:
+        if limit is not None and len(key) > limit:
+            raise InputError(f"{where}: a parent set of {len(key)} for {name!r}, but the header says the file holds "
+                             f"parent sets of at most {limit} (parent_limit)")
     _check_parents_declared(variables, pending, families, filename)
-    meta = _pss_header_meta(header, filename, header_lines)
     if set(arities) == set(variables):
         meta["arities"] = {v: arities[v] for v in variables}
     return ScoreTable(variables=variables, families=families, meta=meta)
@@ -964,12 +985,17 @@ def read_score_file(path: str | os.PathLike[str]) -> ScoreTable:
 
 
 def score_file_format_of_text(text: str) -> str:
-    """``"pss"`` where the first token that is no comment (``#``) is ``META`` or ``VAR`` in any case, else
-    ``"jaakkola"`` (whose parser then says what is wrong with a file of neither format)."""
+    """``"pss"`` where the first token that is no comment (``#``) is ``META`` or ``VAR`` in any case — or is no
+    count while a later line begins with one of them (a parent set before the first ``VAR``) — else ``"jaakkola"``
+    (whose parser then says what is wrong with a file of neither format)."""
     for line in re.split(r"\r\n|\r|\n", text):
         words = line.split()
         if words and not words[0].startswith("#"):
-            return "pss" if words[0].upper() in ("META", "VAR") else "jaakkola"
+            if words[0].upper() in ("META", "VAR"):
+                return "pss"
+            if not (words[0].isascii() and words[0].isdigit()) and re.search(r"(?im)^[ \t]*(META|VAR)[ \t]", text):
+                return "pss"        # a parent set before the first VAR: the PSS reader says so
+            return "jaakkola"
     return "jaakkola"
 
 

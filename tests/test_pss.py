@@ -95,33 +95,46 @@ def _written(write, table: ScoreTable, path: Path) -> Path:
     return path
 
 
+def _urlearning_text(table: ScoreTable, parent_limit: int, largest: int | None = None) -> str:
+    """A table in the layout URLearning's ``score`` writes (its header — score_type in lower case, parent_limit n − 1
+    for none, ⌊ln(2N/ln N)⌋ for BIC below that —, ``META values``, six decimals, trailing spaces), sets of at
+    most ``largest`` parents."""
+    lines = ["META pss_version = 0.1", f"META input_file={ASIA}", "META num_records=5000",
+             f"META parent_limit={parent_limit}", "META score_type=bic", "META ess=1.000000", ""]
+    for v in table.variables:
+        lines += [f"VAR {v}", "META arity=2", "META values=no yes "]
+        lines += [f"{s:f} " + "".join(f"{p} " for p in sorted(ps)) for ps, s in table.families[v].items()
+                  if largest is None or len(ps) <= largest] + [""]
+    return "\n".join(lines)
+
+
 def test_a_urlearning_file_is_solved_as_the_same_table_in_jaakkola_form(tmp_path) -> None:
-    """A file in URLearning's own layout (its header, ``META values``, six decimals, trailing spaces, no sidecar):
-    the same credible set as the Jaakkola file of the same scores, classes enumerated because its score_type
-    says BIC; and the header's parent limit reported as a palim."""
+    """A file in URLearning's own layout (no sidecar): the same credible set as the Jaakkola file of the same
+    scores, classes enumerated because its score_type says bic; its parent_limit of n − 1 is no limit, one below
+    that (URLearning's BIC cap) a palim that cut the table, and a set above it a contradiction."""
     from bnilp.data import load_data
     from bnilp.parentsets import score_parent_sets
     from bnilp.scores import make_score
 
     table = score_parent_sets(make_score("bic", load_data(ASIA)), epsilon=math.log(20))
-    rounded = {v: {p: round(s, 6) for p, s in f.items()} for v, f in table.families.items()}
-    lines = ["META pss_version = 0.1", f"META input_file={ASIA}", "META num_records=5000", "META parent_limit=0",
-             "META score_type=BIC", "META ess=1.000000", ""]
-    for v in table.variables:
-        lines += [f"VAR {v}", "META arity=2", "META values=no yes "]
-        lines += [f"{s:f} " + "".join(f"{p} " for p in sorted(ps)) for ps, s in rounded[v].items()] + [""]
-    (tmp_path / "asia.pss").write_text("\n".join(lines))
+    rounded = ScoreTable(list(table.variables), {v: {p: round(s, 6) for p, s in f.items()}
+                                                 for v, f in table.families.items()})
+    (tmp_path / "asia.pss").write_text(_urlearning_text(rounded, 7))
     pss = read_score_file(tmp_path / "asia.pss")
-    assert pss.families == rounded and pss.meta["N"] == 5000 and "palim" not in pss.meta
-    jaakkola = ScoreTable(list(table.variables), rounded)
-    a, b = solve_table(pss, epsilon=math.log(20)), solve_table(jaakkola, epsilon=math.log(20), enumerate_by="mecs")
+    assert pss.families == rounded.families and pss.meta["N"] == 5000 and "palim" not in pss.meta
+    a = solve_table(pss, epsilon=math.log(20))
+    b = solve_table(rounded, epsilon=math.log(20), enumerate_by="mecs")
     assert a.report["enumerate"] == "mecs" and "no sidecar, and a PSS file's header" in a.report["pruning_note"]
     assert a.report["n_mecs"] == b.report["n_mecs"] > 1 and a.report["optimum"] == b.report["optimum"]
     assert [m["n_dags"] for m in a.report["mecs"]] == [m["n_dags"] for m in b.report["mecs"]]
-    assert a.report["edges"] == b.report["edges"]
-    (tmp_path / "asia.pss").write_text("\n".join(lines).replace("parent_limit=0", "parent_limit=2"))
+    assert a.report["edges"] == b.report["edges"] and "palim" not in a.report["limits"]
+    (tmp_path / "asia.pss").write_text(_urlearning_text(rounded, 2, largest=2))
     limited = solve_table(read_score_file(tmp_path / "asia.pss"), epsilon=math.log(20))
     assert "palim" in limited.report["limits"] and limited.report["exact_for_parent_sets_up_to"] == 2
+    (tmp_path / "asia.pss").write_text(_urlearning_text(rounded, 1))
+    with pytest.raises(InputError, match=r"asia.pss:\d+:1: a parent set of 2 for '\w+', but the header says the "
+                                         r"file holds parent sets of at most 1"):
+        read_score_file(tmp_path / "asia.pss")
 
 
 def test_a_score_type_that_is_not_score_equivalent_lists_dags() -> None:
@@ -136,25 +149,33 @@ def test_a_score_type_that_is_not_score_equivalent_lists_dags() -> None:
 @pytest.mark.parametrize("text,pattern", [
     ("", r"f: no VAR section"),
     ("META score_type=BIC\n", r"f: no VAR section"),
+    ("META score_type=BIC\n-1 A\nVAR A\n-1\n", r"f:2:1: expected META or VAR before the first parent set"),
     ("-1 A\nVAR A\n-1\n", r"f:1:1: expected META or VAR before the first parent set, found '-1'"),
     ("META score_type\nVAR A\n-1\n", r"f:1:1: expected 'META key=value'"),
     ("META ess=1\nMETA ess=2\nVAR A\n-1\n", r"f:2:1: META ess is given twice"),
-    ("META num_records=many\nVAR A\n-1\n", r"f:1: META num_records must be an integer ≥ 0, got 'many'"),
-    ("META score_type=BDeu\nMETA ess=0\nVAR A\n-1\n", r"f:2: META ess must be a number ≥ 1e-100, got '0'"),
-    ("META parent_limit=2.5\nVAR A\n-1\n", r"f:1: META parent_limit must be an integer, got '2.5'"),
+    ("META num_records=many\nVAR A\n-1\n", r"f:1:18: META num_records must be an integer ≥ 0, got 'many'"),
+    ("META num_records = ١٠\nVAR A\n-1\n", r"f:1:20: META num_records must be an integer ≥ 0, got '١٠'"),
+    ("META num_records=+5\nVAR A\n-1\n", r"f:1:18: META num_records must be an integer ≥ 0, got '\+5'"),
+    ("META score_type=BDeu\nMETA ess=0\nVAR A\n-1\n", r"f:2:10: META ess must be a number ≥ 1e-100, got '0'"),
+    ("META score_type=BDeu\nMETA ess=٣.٥\nVAR A\n-1\n", r"f:2:10: META ess must be a positive number"),
+    ("META parent_limit=2.5\nVAR A\n-1\n", r"f:1:19: META parent_limit must be an integer, got '2.5'"),
+    ("META parent_limit=1_0\nVAR A\n-1\n", r"f:1:19: META parent_limit must be an integer, got '1_0'"),
+    ("META exact_for_parent_sets_up_to=-1\nVAR A\n-1\n", r"f:1:34: META exact_for_parent_sets_up_to must be"),
     ("VAR\n-1\n", r"f:1:1: expected 'VAR NAME'"),
     ("VAR A B\n-1\n", r"f:1:1: expected 'VAR NAME'"),
     ("VAR A\n-1\nVAR A\n-1\n", r"f:3:5: variable 'A' has a second section"),
-    ("VAR A\nVAR B\n-1\n", r"f:2:1: variable 'A' has no parent sets"),
-    ("VAR A\n-1\nVAR B\n", r"f: variable 'B' has no parent sets"),
+    ("VAR A\nVAR B\n-1\n", r"f:1:5: variable 'A' has no parent sets"),
+    ("VAR A\n-1\n VAR B\n", r"f:3:6: variable 'B' has no parent sets"),
     ("VAR A\n  abc B\nVAR B\n-1\n", r"f:2:3: expected a local score, found 'abc'"),
     ("VAR A\nnan\n", r"f:2:1: local score 'nan' is not finite"),
     ("VAR A\n1_0\n", r"f:2:1: expected a local score, found '1_0'"),
-    ("VAR A\n-1 A\n", r"f:2:1: 'A' is listed as its own parent"),
-    ("VAR A\n-1 B B\nVAR B\n-1\n", r"f:2:1: a parent is repeated"),
+    ("VAR A\n-1  A\n", r"f:2:5: 'A' is listed as its own parent"),
+    ("VAR A\n-1 B  B\nVAR B\n-1\n", r"f:2:7: a parent is repeated"),
     ("VAR A\n-1\n-2\n", r"f:3:1: parent set \[\] of 'A' is listed twice"),
-    ("VAR A\n-1 Q\n", r"f:2:1: parent 'Q' of 'A' is not a declared variable"),
-    ("VAR A\nMETA arity=two\n-1\n", r"f:2:1: META arity of 'A' must be an integer ≥ 1, got 'two'"),
+    ("VAR A\n-1 B Q\nVAR B\n-1\n", r"f:2:6: parent 'Q' of 'A' is not a declared variable"),
+    ("VAR A\nMETA arity=two\n-1\n", r"f:2:12: META arity of 'A' must be an integer ≥ 1, got 'two'"),
+    ("META parent_limit=1\nVAR A\n-1 B C\nVAR B\n-1\nVAR C\n-1\nVAR D\n-1\n",
+     r"f:3:1: a parent set of 2 for 'A', but the header says the file holds parent sets of at most 1"),
     ("VAR A\n-1e308\nVAR B\n-1e308\n", r"f: the local scores are too large"),
 ])
 def test_malformed_pss_files_are_refused_naming_line_and_column(text: str, pattern: str) -> None:
@@ -171,12 +192,30 @@ def test_names_urlearnings_reader_would_misread_are_not_written_as_pss(tmp_path,
     assert not list(tmp_path.glob("t.pss*"))
 
 
-def test_a_table_exact_only_for_empty_parent_sets_is_not_written_as_pss(tmp_path) -> None:
-    """URLearning's parent_limit 0 means no limit, so a table cut at palim 0 cannot say what it is."""
-    table = ScoreTable(["A"], {"A": {frozenset(): -1.0}}, {"palim": 0, "palim_reached": True})
-    with pytest.raises(InputError, match="exact only for parent sets of size ≤ 0"):
-        write_pss(table, tmp_path / "t.pss")
-    assert not list(tmp_path.iterdir())
+@pytest.mark.parametrize("cut", [None, 0, 1, 3])
+def test_where_a_palim_cut_the_table_reads_back_without_the_sidecar(tmp_path, cut) -> None:
+    """bnilp's own header field says the size up to which a cut table is exact — 0 too, which URLearning's
+    parent_limit cannot say (there 0 means none); a table no palim cut gets parent_limit n − 1, no limit."""
+    meta = {"score": "bic"} if cut is None else {"score": "bic", "palim": cut, "palim_reached": True}
+    table = ScoreTable(["A", "B", "C", "D"], {v: {frozenset(): -1.0} for v in "ABCD"}, meta)
+    write_pss(table, tmp_path / "t.pss", sidecar=False)
+    text = (tmp_path / "t.pss").read_text()
+    assert ("META parent_limit=3" in text) == (cut is None or cut == 3)
+    back = read_score_file(tmp_path / "t.pss").meta
+    assert back.get("palim_reached", False) == (cut is not None)
+    assert back.get("exact_for_parent_sets_up_to") == cut
+
+
+def test_a_table_of_no_recorded_score_leaves_its_equivalence_unknown(tmp_path) -> None:
+    """No score_type is written for it, and a score_type that names no score is none: the table's equivalence is
+    then unknown (assumed and checked with --enumerate mecs), not "not score-equivalent"."""
+    table = ScoreTable(["A", "B"], {"A": {frozenset(): -2.0, frozenset("B"): -1.0},
+                                    "B": {frozenset(): -2.0, frozenset("A"): -1.0}})
+    assert "score_type" not in format_pss(table)
+    for text in (format_pss(table), format_pss(table).replace("META pss", "META score_type=unknown\nMETA pss")):
+        back = parse_pss(text)
+        assert "score" not in back.meta
+        assert solve_table(back, epsilon=0.0, enumerate_by="mecs").report["n_mecs"] == 1
 
 
 def test_score_writes_pss_by_its_name_and_solve_reads_it_as_the_jaakkola_file(runner, tmp_path) -> None:
