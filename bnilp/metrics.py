@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,6 +214,110 @@ def read_json(path: str | Path, what: str) -> Any:
         raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
     except ValueError as exc:           # e.g. an integer past Python's 4,300-digit conversion limit
         raise InputError(f"{path}: not usable JSON ({exc})") from None
+
+
+#: the first line of a graph in Tetrad's text format (``GraphSaveLoadUtils``' text graphs, the truth graphs of
+#: Tetrad's simulations)
+TETRAD_HEADER = "Graph Nodes:"
+#: an edge line of Tetrad's text format: ``7. X1 --> X2`` (any words after the second node — Tetrad's edge
+#: properties — are left aside)
+_TETRAD_EDGE = re.compile(r"\s*\d+\.\s+(\S+)\s+(\S{3})\s+(\S+)(\s.*)?")
+
+
+def is_tetrad_graph(text: str) -> bool:
+    """Whether ``text`` is a graph in Tetrad's text format: its first line that is not blank is ``Graph Nodes:``."""
+    for line in text.lstrip("\ufeff").splitlines():
+        if line.strip():
+            return line.strip() == TETRAD_HEADER
+    return False
+
+
+def parse_tetrad_graph(text: str, where: str) -> tuple[list[str], set[tuple[str, str]], set[frozenset[str]]]:
+    """A graph in Tetrad's text format (``Graph Nodes:``, a line of names separated by ``;`` — or ``,`` in older
+    files —, ``Graph Edges:``, then numbered edges ``1. X1 --> X2``; a later section such as ``Graph
+    Attributes:`` ends the edges) → (nodes in order, directed edges (u, v), undirected edges {u, v}). ``-->`` and
+    ``<--`` are directed, ``---`` undirected (a CPDAG's reversible edge); bidirected and circle marks (``<->``,
+    ``o->``, ``o-o``: PAGs, ADMGs) are no DAG's nor CPDAG's and are an :class:`InputError`, as is an unknown node,
+    a self-loop, a pair given two edges, or a line that is no edge — each naming ``where:line``."""
+    lines = text.lstrip("\ufeff").splitlines()
+    pos = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if pos is None or lines[pos].strip() != TETRAD_HEADER:
+        raise InputError(f"{where}:{(pos or 0) + 1}: expected {TETRAD_HEADER!r} (a graph in Tetrad's text format)")
+    rest = [(i + 1, line) for i, line in enumerate(lines) if i > pos and line.strip()]
+    if not rest:
+        raise InputError(f"{where}:{pos + 1}: {TETRAD_HEADER} is followed by no line of node names")
+    at, names = rest[0]
+    nodes = [n.strip() for n in re.split(r"[;,]", names) if n.strip()]
+    if len(set(nodes)) != len(nodes):
+        twice = next(n for n in nodes if nodes.count(n) > 1)
+        raise InputError(f"{where}:{at}: node {twice!r} is listed twice")
+    if len(rest) < 2 or rest[1][1].strip() != "Graph Edges:":
+        line_no = rest[1][0] if len(rest) > 1 else at
+        raise InputError(f"{where}:{line_no}: expected 'Graph Edges:' after the line of node names")
+    known, seen = set(nodes), set()
+    directed: set[tuple[str, str]] = set()
+    undirected: set[frozenset[str]] = set()
+    for line_no, line in rest[2:]:
+        match = _TETRAD_EDGE.fullmatch(line)
+        if match is None:
+            if line.strip().endswith(":"):      # the next section (attributes, triples): the edges are over
+                break
+            raise InputError(f"{where}:{line_no}: expected an edge 'N. A --> B', found {line.strip()!r}")
+        a, mark, b = match.group(1), match.group(2), match.group(3)
+        for name in (a, b):
+            if name not in known:
+                raise InputError(f"{where}:{line_no}: node {name!r} is not in the {TETRAD_HEADER} line")
+        if a == b:
+            raise InputError(f"{where}:{line_no}: an edge from {a!r} to itself")
+        pair = frozenset((a, b))
+        if pair in seen:
+            raise InputError(f"{where}:{line_no}: a second edge between {a!r} and {b!r}")
+        seen.add(pair)
+        if mark == "-->":
+            directed.add((a, b))
+        elif mark == "<--":
+            directed.add((b, a))
+        elif mark == "---":
+            undirected.add(pair)
+        else:
+            raise InputError(f"{where}:{line_no}: edge mark {mark!r}: only directed (-->) and undirected (---) "
+                             "edges are read (a DAG or a CPDAG; bidirected and circle marks belong to ADMGs and PAGs)")
+    return nodes, directed, undirected
+
+
+def read_graph_or_json(path: str | Path, what: str) -> Any:
+    """A result or truth JSON (:func:`read_json`), or a graph in Tetrad's text format (:func:`is_tetrad_graph`),
+    returned as ``{"parents": …}`` where every edge is directed and as ``{"parents": …, "undirected": [[u, v],
+    …]}`` (the parents of the directed edges alone) where some are not (a CPDAG, e.g. Tetrad's fGES output)."""
+    try:
+        text = read_input_text(path)
+    except (OSError, UnicodeDecodeError):
+        return read_json(path, what)            # its own messages for a missing or unreadable file
+    if not is_tetrad_graph(text):
+        return read_json(path, what)
+    nodes, directed, undirected = parse_tetrad_graph(text, str(path))
+    parents: dict[str, list[str]] = {v: [] for v in nodes}
+    for u, v in sorted(directed):
+        parents[v].append(u)
+    obj: dict[str, Any] = {"parents": parents}
+    if undirected:
+        obj["undirected"] = sorted(sorted(pair) for pair in undirected)
+    return obj
+
+
+def pattern_graph(obj: Mapping[str, Any], where: str) -> MarkedGraph:
+    """A graph given with undirected edges (:func:`read_graph_or_json`) as it stands: its directed edges keep their
+    arrowheads, its undirected ones have none — a CPDAG to compare with others (``--cpdag``); its directed part
+    must be acyclic."""
+    pa = checked_parents(obj["parents"], where)
+    check_acyclic(pa, where, "a CPDAG's directed edges hold no cycle")
+    directed = {(p, c) for c, ps in pa.items() for p in ps}
+    undirected = {frozenset(e) for e in obj["undirected"]}
+    clash = undirected & {frozenset(e) for e in directed}
+    if clash:
+        u, v = sorted(next(iter(clash)))
+        raise InputError(f"{where}: {u!r} and {v!r} are joined by a directed and an undirected edge")
+    return MarkedGraph(frozenset(pa), frozenset({frozenset(e) for e in directed} | undirected), frozenset(directed))
 
 
 def parents_of_result(obj: Any, where: str) -> dict[str, list[str]]:

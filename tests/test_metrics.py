@@ -1,13 +1,23 @@
-"""bnilp.metrics: AP/AR/AHP/AHR/SHD/skeleton F1 on hand-made graphs (values derived by hand)."""
+"""bnilp.metrics: AP/AR/AHP/AHR/SHD/skeleton F1 on hand-made graphs (values derived by hand); graphs read from
+Tetrad's text format."""
 
 from __future__ import annotations
 
+import json
 import math
 
+import numpy as np
 import pytest
 
 from bnilp.errors import InputError
-from bnilp.metrics import compare_graphs, parents_of_result, thresholded_graph
+from bnilp.metrics import (
+    compare_graphs,
+    compare_marked,
+    dag_graph,
+    parents_of_result,
+    read_graph_or_json,
+    thresholded_graph,
+)
 from bnilp.simulate import simulate
 
 
@@ -154,3 +164,68 @@ def test_parents_of_result():
     for bad in ({"networks": []}, {"foo": 1}, [1, 2], {"parents": [1]}):
         with pytest.raises(InputError):
             parents_of_result(bad, "x")
+
+
+def _tetrad_text(nodes, edges, sep=";") -> str:
+    lines = ["Graph Nodes:", sep.join(nodes), "", "Graph Edges:"]
+    lines += [f"{i}. {a} {mark} {b}" for i, (a, mark, b) in enumerate(edges, start=1)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_tetrad_text_graph_reads_as_the_dag_it_writes(tmp_path, seed) -> None:
+    """A random DAG written in Tetrad's text format (``;`` or the older ``,`` between names, arrows either way,
+    an attributes section after the edges) reads back as its parents; compared with itself it is perfect."""
+    rng = np.random.default_rng(seed)
+    nodes = [f"X{i}" for i in range(1, 8)]
+    order = list(rng.permutation(nodes))
+    edges = [(order[i], order[j]) for i in range(7) for j in range(i + 1, 7) if rng.random() < 0.35]
+    written = [(a, "-->", b) if rng.random() < 0.5 else (b, "<--", a) for a, b in edges]
+    text = _tetrad_text(nodes, written, sep=";" if seed % 2 else ",") + "\nGraph Attributes:\nBIC: -1.0\n"
+    (tmp_path / "g.txt").write_text(text)
+    obj = read_graph_or_json(tmp_path / "g.txt", "graph")
+    assert obj == {"parents": {v: sorted(a for a, b in edges if b == v) for v in nodes}}
+    graph = dag_graph(obj["parents"])
+    assert compare_marked(graph, graph)["SHD"] == 0
+
+
+def test_a_tetrad_cpdag_is_compared_as_it_stands_and_only_as_a_cpdag(runner, tmp_path) -> None:
+    """fGES's output (undirected edges): with --cpdag its marks are compared as given — against the CPDAG of the
+    DAG a → b → c, whose edges are both reversible; without --cpdag it is refused, exit 2, one line."""
+    from bnilp.cli import main
+
+    (tmp_path / "dag.json").write_text('{"parents": {"a": [], "b": ["a"], "c": ["b"]}}')
+    (tmp_path / "cpdag.txt").write_text(_tetrad_text(["a", "b", "c"], [("a", "---", "b"), ("c", "---", "b")]))
+    done = runner.invoke(main, ["compare", str(tmp_path / "dag.json"), str(tmp_path / "cpdag.txt"), "--cpdag",
+                                "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["SHD"] == 0
+    (tmp_path / "collider.txt").write_text(_tetrad_text(["a", "b", "c"], [("a", "-->", "b"), ("c", "-->", "b")]))
+    done = runner.invoke(main, ["compare", str(tmp_path / "dag.json"), str(tmp_path / "collider.txt"), "--cpdag",
+                                "--json"])
+    assert json.loads(done.output)["SHD"] == 2       # two undirected edges against two arrows: marks differ
+    done = runner.invoke(main, ["compare", str(tmp_path / "dag.json"), str(tmp_path / "cpdag.txt")])
+    assert done.exit_code == 2 and "cpdag.txt (TRUE) has undirected edges" in done.output
+    assert len(done.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("edges,pattern", [
+    ([("a", "<->", "b")], r"g.txt:5: edge mark '<->': only directed"),
+    ([("a", "o-o", "b")], r"g.txt:5: edge mark 'o-o'"),
+    ([("a", "-->", "q")], r"g.txt:5: node 'q' is not in the Graph Nodes: line"),
+    ([("a", "-->", "a")], r"g.txt:5: an edge from 'a' to itself"),
+    ([("a", "-->", "b"), ("b", "-->", "a")], r"g.txt:6: a second edge between 'b' and 'a'"),
+    ([("a", "->", "b")], r"g.txt:5: expected an edge 'N. A --> B', found '1. a -> b'"),
+])
+def test_a_malformed_tetrad_graph_names_its_line(tmp_path, edges, pattern) -> None:
+    (tmp_path / "g.txt").write_text(_tetrad_text(["a", "b"], edges))
+    with pytest.raises(InputError, match=pattern):
+        read_graph_or_json(tmp_path / "g.txt", "graph")
+
+
+def test_the_shared_tetrad_truth_graphs_read_as_the_dags_their_readme_counts(shared_data) -> None:
+    """graph20_1.txt and graph20_2.txt: 37 and 44 edges (the data README), acyclic, over X1…X20."""
+    for name, count in (("graph20_1.txt", 37), ("graph20_2.txt", 44)):
+        obj = read_graph_or_json(shared_data / "mixed" / name, "truth")
+        assert set(obj) == {"parents"} and sorted(obj["parents"]) == sorted(f"X{i}" for i in range(1, 21))
+        assert len(dag_graph(obj["parents"]).arrowheads) == count

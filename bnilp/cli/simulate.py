@@ -23,7 +23,8 @@ from bnilp.metrics import (
     cpdag_graph,
     dag_graph,
     parents_of_result,
-    read_json,
+    pattern_graph,
+    read_graph_or_json,
     thresholded_graph,
 )
 from bnilp.scorefile import atomic_write_text, output_set
@@ -113,10 +114,19 @@ def simulate(nodes: int, samples: int, avg_degree: float, max_degree: int, discr
         click.echo(f"discrete columns: --discrete {','.join(truth['discrete'])}", err=to_stderr)
 
 
+def _graph(obj: Any, where: str, role: str, cpdag: bool):
+    """The graph of a result, a parents file or a Tetrad text graph: a DAG's own (or its CPDAG, ``--cpdag``); a
+    graph given with undirected edges (a CPDAG) as it stands, and only with ``--cpdag``."""
+    if isinstance(obj, dict) and "undirected" in obj:
+        if not cpdag:
+            raise InputError(f"{where} ({role}) has undirected edges (a CPDAG, not a DAG): compare CPDAGs with --cpdag")
+        return pattern_graph(obj, where)
+    return (cpdag_graph if cpdag else dag_graph)(parents_of_result(obj, where), where)
+
+
 def _learned_graph(obj: Any, where: str, true_nodes: frozenset[str], threshold: float | None, cpdag: bool):
     if threshold is None:
-        parents = parents_of_result(obj, where)
-        return (cpdag_graph if cpdag else dag_graph)(parents, where)
+        return _graph(obj, where, "LEARNED", cpdag)
     if cpdag:
         raise InputError("--cpdag compares DAGs; it cannot be combined with --edges-threshold")
     if not isinstance(obj, dict) or not isinstance(obj.get("edges"), list):
@@ -144,10 +154,11 @@ def _fmt(x: Any) -> str:
 @click.option("--cpdag", is_flag=True, help="Compare the CPDAGs (equivalence classes) of both DAGs.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 def compare(learned: str, true: str, edges_threshold: float | None, cpdag: bool, as_json: bool) -> None:
-    """Compare a LEARNED result with the TRUE graph: AP, AR, AHP, AHR, SHD, skeleton F1 (§6)."""
-    true_parents = parents_of_result(read_json(true, "true graph"), true)
-    true_graph = (cpdag_graph if cpdag else dag_graph)(true_parents, true)
-    learned_obj = read_json(learned, "learned result")
+    """Compare a LEARNED result with the TRUE graph: AP, AR, AHP, AHR, SHD, skeleton F1 (§6).
+
+    Each is a result or parents JSON, or a graph in Tetrad's text format (Graph Nodes: / Graph Edges:)."""
+    true_graph = _graph(read_graph_or_json(true, "true graph"), true, "TRUE", cpdag)
+    learned_obj = read_graph_or_json(learned, "learned result")
     learned_graph = _learned_graph(learned_obj, learned, true_graph.nodes, edges_threshold, cpdag)
     try:
         result = compare_marked(learned_graph, true_graph)
