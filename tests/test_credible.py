@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
+import signal
 
 import numpy as np
 import pandas as pd
@@ -606,6 +608,42 @@ def test_peeling_stopped_early_averages_over_the_classes_found_past_the_cap(monk
     assert res.report["n_mecs"] == 10 and sent[0] <= found == res.solution.stats["phase2"]["classes_found"]
     assert f"over all {found:,} credible classes found" in res.report["listed"]
     assert res.report["posterior_dags"] > res.report["n_networks"]
+
+
+@pytest.mark.parametrize("max_networks", [150_000, 3])
+def test_a_signal_once_the_listing_is_over_is_said_and_the_whole_result_kept(monkeypatch, tmp_path, max_networks):
+    """A SIGTERM while peeling's classes are ranked (the listing over, nothing left to stop): the result is the
+    whole set — the same classes as without the signal, the status its own (optimal, or network_limit at a cap of
+    3) — and the message and ``stats["signal_after_search"]`` say a signal came (it was taken and dropped unsaid)."""
+    from bnilp.ilp import classbest
+
+    monkeypatch.setattr("bnilp.ilp.settings.FOREST_ENUMERATION", False)
+    monkeypatch.setattr("bnilp.ilp.settings.BRANCHING_ENUMERATION", False)
+    table = learn("bnilp/instances/asia.csv", bf=60).table
+    quiet = solve_table(table, epsilon=math.log(60), max_networks=max_networks)
+    ranked = classbest.BestPerClass.ranked
+    sent = []
+
+    def ranked_under_a_signal(self):
+        sent.append(os.getpid())
+        os.kill(os.getpid(), signal.SIGTERM)
+        return ranked(self)
+
+    monkeypatch.setattr(classbest.BestPerClass, "ranked", ranked_under_a_signal)
+    res = solve_table(table, epsilon=math.log(60), max_networks=max_networks)
+    assert sent and res.solution.stats["phase2"]["method"] == "peeling"
+    assert res.solution.status == quiet.solution.status == ("optimal" if max_networks > 3 else "network_limit")
+    assert [m["n_dags"] for m in res.report["mecs"]] == [m["n_dags"] for m in quiet.report["mecs"]]
+    assert res.report["posterior_classes"] == quiet.report["posterior_classes"]
+    assert res.solution.stats["signal_after_search"] and "signal_after_search" not in quiet.solution.stats
+    assert "a SIGINT/SIGTERM came after the search had ended" in res.solution.message
+    assert "SIGINT/SIGTERM" not in (quiet.solution.message or "")
+    write_jaakkola(table, tmp_path / "asia.scores")     # the command line says it on stderr, -q too
+    done = CliRunner().invoke(main, ["solve", str(tmp_path / "asia.scores"), "--bf", "60", "-q",
+                                     "--max-networks", str(max_networks), "--json", str(tmp_path / "r.json")])
+    assert done.exit_code == (0 if max_networks > 3 else 3), done.output
+    assert "a SIGINT/SIGTERM came after the search had ended" in done.output
+    assert json.loads((tmp_path / "r.json").read_text())["complete"] == (max_networks > 3)
 
 
 def test_list_dags_capped_below_the_classes_says_the_cap_is_on_dags() -> None:

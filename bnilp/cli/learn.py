@@ -378,6 +378,9 @@ def _exit(result: LearnResult, export_error: str | None) -> None:
                                                        and result.solution.status == "optimal")
     if incomplete:
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
+    elif (result.solution.stats or {}).get("signal_after_search"):     # the set whole: the signal came too late
+        click.echo("bnilp: a SIGINT/SIGTERM came after the search had ended: the result written is whole "
+                   f"(status {result.solution.status})", err=True)
     if "knowledge_pruning" in result.limits:
         click.echo(f"bnilp: limited: {report.get('knowledge_note')}", err=True)
     if "palim" in result.limits:

@@ -237,6 +237,14 @@ class _Run:
             self.progress({"phase": phase, "networks": networks, "elapsed": now - self.t_start, **extra})
 
     def finish(self, **kw: Any) -> SolveResult:
+        """The result; where a SIGINT/SIGTERM came once nothing it could stop was left (the listing over, its
+        classes being ranked) and the set is whole as its status says (``optimal``, ``network_limit``), the message
+        says so and ``stats["signal_after_search"]`` is True — the signal was taken and dropped unsaid (a review's
+        SIGTERM timeline: 21 s of ranking, then a complete result written with nothing of the signal)."""
+        if self.sig.received and kw.get("status") in ("optimal", "network_limit"):
+            note = "a SIGINT/SIGTERM came after the search had ended; the result is whole as its status says"
+            kw["message"] = "; ".join(filter(None, (kw.get("message"), note)))
+            kw["stats"] = {**(kw.get("stats") or {}), "signal_after_search": True}
         res = SolveResult(seconds=self.elapsed(), epsilon=float(self.epsilon), enumerated=self.enumerated, **kw)
         self.report("done", len(res.networks), force=True, status=res.status)
         logger.info("bnilp.ilp: %s, OPT %s, %d networks in %.2f s", res.status, res.optimum,
