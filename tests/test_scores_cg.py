@@ -11,7 +11,7 @@ import pytest
 
 from bnilp.data import load_data
 from bnilp.errors import InputError
-from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized, PartitionCache
+from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized, PartitionCache, flat_columns
 from bnilp.scores.discrete import BIC
 from tests.mixed_helpers import assert_true_parents_of_g_win, make_dataset, random_mixed
 
@@ -317,18 +317,47 @@ def test_the_set_table_is_read_before_the_cache_and_travels_without_the_caches()
     assert [copy.uses_set_function(j) for j in range(4)] == [False, True, False, True]
 
 
-@pytest.mark.parametrize("shift", [1e2, 1e5, 1e6])
-def test_cells_far_apart_keep_their_own_covariance(shift: float) -> None:
-    """A discrete parent that moves the mean of x by 10⁵ of x's within-cell spreads makes each cell's variance
+@pytest.mark.parametrize("shift,rel", [(1e2, 1e-10), (1e5, 1e-10), (1e6, 1e-10), (1e9, 1e-8), (1e11, 1e-6),
+                                       (1e12, 1e-5)])
+def test_cells_far_apart_keep_their_own_covariance(shift: float, rel: float) -> None:
+    """A discrete parent that moves the mean of x by up to 10¹² of x's within-cell spreads makes each cell's variance
     tiny on x's overall (standardised) scale, but the cells are large and not singular: ℓ(x | d) is the
-    per-cell maximum-likelihood sum Σ_p n_p ln(n_p/N) − n_p/2·(ln σ̂²_p + ln 2π + 1) − ℓ(d), whatever the shift."""
+    per-cell maximum-likelihood sum Σ_p n_p ln(n_p/N) − n_p/2·(ln σ̂²_p + ln 2π + 1) − ℓ(d), whatever the shift —
+    to the digits the shifted doubles keep (a spread 10⁻¹⁰ of the SD counted as constant before: 4,288 nats off at
+    10¹¹, a review)."""
     rng = np.random.default_rng(3)
     d = rng.integers(0, 2, 2000)
     x = shift * d + rng.normal(size=2000) * np.where(d == 1, 10.0, 1.0)
     score = ConditionalGaussian(make_dataset([d, x], "dc"))
     ll, _ = score.loglik_df(1, (0,))
     want = sum(-(d == c).sum() / 2 * (math.log(x[d == c].var()) + math.log(2 * math.pi) + 1) for c in (0, 1))
-    assert ll == pytest.approx(want, rel=1e-10)
+    assert ll == pytest.approx(want, rel=rel)
+
+
+@pytest.mark.parametrize("outlier,rel", [(1e3, 1e-10), (1e11, 1e-7), (1e13, 1e-5)])
+def test_one_extreme_outlier_leaves_the_other_cells_their_own_covariance(outlier: float, rel: float) -> None:
+    """One value of y far out (alone in its cell of d) leaves y's other cells a standardised spread of 10⁻¹¹ and
+    less: each keeps its own variance, so ℓ(y | d) is the per-cell sum, the outlier's single-row cell (n_p ≤ k, so
+    small) aside — as computed from the oracle's cells; a cell of duplicate values at that offset stays constant."""
+    rng = np.random.default_rng(5)
+    d = np.repeat([0, 1, 2], [30, 30, 1])
+    y = rng.normal(size=61) + 3.0 * d
+    y[-1] = outlier
+    score = ConditionalGaussian(make_dataset([d, y], "dc"))
+    ll, _ = score.loglik_df(1, (0,))
+    regular = sum(-30 / 2 * (math.log(y[d == c].var()) + math.log(2 * math.pi) + 1) for c in (0, 1))
+    zt, cells = score.zt[1], [d == c for c in (0, 1)]
+    var = np.array([[zt[c].var()] for c in cells])
+    means = np.array([[zt[c].mean()] for c in cells])
+    assert not flat_columns(var, means, score.z_offset[[1]]).any()
+    # the outlier's single-row cell is small: the pooled within-cell variance (floored at 1/N), on the raw scale
+    pooled_var = max(float((30 * var[:, 0]).sum() / 61), 1 / 61)
+    alone = -0.5 * (math.log(pooled_var) + math.log(2 * math.pi)) - score.log_sd[1]
+    assert ll == pytest.approx(regular + alone, rel=rel)     # to the digits the outlier leaves the others
+    duplicates = np.where(d == 0, 7.25, y)      # cell 0 one value: constant there, whatever the others' spread
+    dup = ConditionalGaussian(make_dataset([d, duplicates], "dc"))
+    zd = dup.zt[1][d == 0]
+    assert flat_columns(np.array([[zd.var()]]), np.array([[zd.mean()]]), dup.z_offset[[1]]).all()
 
 
 def test_degenerate_inputs_stay_finite() -> None:

@@ -23,11 +23,14 @@ function, CG is score-equivalent. With only discrete variables CG is BIC; a cont
 k continuous parents is linear regression with intercept and MLE variance, df = k + 2.
 
 **Small cells** (not in the paper; tetrad-notes leaves the rule to us). A cell of S is *small*
-when n_p ≤ k (Σ̂_p necessarily singular), when a column is constant inside it (variance at most
-``FLAT_TOL`` = 1e−20 on globally standardised columns: duplicate rows) or when the smallest eigenvalue of its
-*correlation* matrix is below ``EIG_TOL`` = 1e−9 (collinear variables inside the cell). The test is on the
+when n_p ≤ k (Σ̂_p necessarily singular), when a column is constant inside it (duplicate rows: a spread within
+rounding of its values, :func:`flat_columns`) or when the smallest eigenvalue of its
+*correlation* matrix is below ``EIG_TOL`` = 1e−9 (collinear variables inside the cell). The tests are on the
 cell's own scale: a cell whose spread is tiny beside the column's overall spread (cells far apart, as with a
-discrete parent that shifts a mean by 10⁵ standard deviations) is not singular and keeps its own Σ̂_p.
+discrete parent that shifts a mean by 10¹¹ standard deviations, or a column whose one outlier lies 10¹¹ times
+the others' spread away) is not singular and keeps its own Σ̂_p (until 2026-12-06 a spread below 10⁻¹⁰ of the
+column's SD counted as constant, and such a cell's parent lost its gain to the pooled covariance: a review's
+y = 10¹¹·c + noise scored s(y | c) 4,288 nats below y = 10⁹·c + noise, which has the same cells).
 A small cell keeps its own means and mixing weight but uses the
 *pooled within-cell covariance* Σ_W = Σ_p n_p·Σ̂_p / N of S (all rows of S, each centred on its
 cell mean), through the proper Gaussian log-likelihood
@@ -86,6 +89,19 @@ DEFAULT_BINS = 3
 EIG_TOL = 1e-9
 
 
+def flat_columns(var: np.ndarray, means: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """Which columns of each cell are constant there: standardised variance σ̂²_pj ≤ (``FLAT_RTOL``·M_pj)², M_pj =
+    |x̄_pj| + |z̄_pj| + |μ_j| in the column's SDs (x̄, z̄ the cell's raw and standardised means, μ the column's).
+
+    Why this scale: a standardised value z = (x − μ)/σ carries the rounding of x, of μ and of the division, about
+    2⁻⁵³·(|x| + |μ| + |z|·σ)/σ, so a cell of duplicate raw values has a computed spread of a few times that, and a
+    cell of distinct doubles (which differ by at least one ulp of x) more. A spread beside the column's *overall* SD
+    says nothing of it: cells far apart, or one extreme outlier, leave ordinary cells with a standardised spread of
+    10⁻¹¹ and more digits than a measurement has. ``var`` and ``means`` are (cells, k), ``offset`` μ/σ per column."""
+    magnitude = np.abs(means + offset) + np.abs(means) + np.abs(offset)
+    return var <= (FLAT_RTOL * magnitude) ** 2
+
+
 def pooled_floor(n_rows: int) -> float:
     """The least eigenvalue the pooled within-cell covariance Σ_W of the small-cell rule may take, on the
     globally standardised scale: 1/N (and never below ``EIG_TOL``).
@@ -100,9 +116,12 @@ def pooled_floor(n_rows: int) -> float:
     ½·ln N a row, far above the ½·ln N its one slope costs in all."""
     return max(EIG_TOL, 1.0 / n_rows)
 
-#: a column whose variance in a cell is at most this (globally standardised scale: a spread of 1e-10 of the
-#: column's standard deviation, far below any measurement's but far above rounding's) is constant there
+#: floor of a standardised variance where a log of it must stay finite (the CI tests' nested regressions)
 FLAT_TOL = 1e-20
+#: a column is constant in a cell when its spread there is at most this fraction of the magnitude of its raw
+#: values (on the standardised scale, :func:`flat_columns`): a hundred times the rounding of a double (2⁻⁵³ ≈
+#: 1.1e-16) that standardising and the cell's two-pass sums leave on duplicate values, far below any measurement
+FLAT_RTOL = 1e-14
 #: cache sizes (entries): the set cache is cleared when full; the partition cache keeps the first partitions
 #: asked for (:class:`PartitionCache`)
 _SET_CACHE = 200_000
@@ -416,6 +435,7 @@ class ConditionalGaussian(LocalScore):
         # continuous columns standardised (population SD); ℓ is corrected back to the raw scale
         self.zt = np.zeros((data.n, self.N))       # one contiguous row per column (a cell's sums read columns)
         self.log_sd = np.zeros(data.n)
+        self.z_offset = np.zeros(data.n)           # the column's mean in its own SDs: z + offset = raw / SD
         for j in range(data.n):
             if not self.discrete[j]:
                 col = data.values[:, j].astype(float)
@@ -423,6 +443,7 @@ class ConditionalGaussian(LocalScore):
                 sd = sd if sd > 0 else 1.0
                 self.zt[j] = (col - col.mean()) / sd
                 self.log_sd[j] = math.log(sd)
+                self.z_offset[j] = col.mean() / sd
         self._sets: dict[frozenset[int], tuple[float, float]] = {}
         self._table: dict[frozenset[int], tuple[float, float]] = {}
         self.partition = PartitionCache(self.codes, self.arities, self.N)
@@ -515,7 +536,8 @@ class ConditionalGaussian(LocalScore):
         scatter = self._scatter(part, cont)
         cov = scatter / n[:, None, None]
         var = np.einsum("pii->pi", cov)
-        flat = (var <= FLAT_TOL).any(axis=1)            # a column constant inside the cell
+        means = np.stack([part.means[j] for j in cont], axis=1)
+        flat = flat_columns(var, means, self.z_offset[cont]).any(axis=1)     # a column constant inside the cell
         scale = 1.0 / np.sqrt(np.where(flat[:, None], 1.0, var))
         eig = np.linalg.eigvalsh(cov * scale[:, :, None] * scale[:, None, :])   # of the cell's correlations
         small = (n <= k) | flat | (eig[:, 0] <= EIG_TOL)
@@ -592,8 +614,9 @@ class ConditionalGaussian(LocalScore):
             "df_per_cell": "k + k(k+1)/2 + 1 (means counted), minus 1 per set",
             "cells_counted_in_df": "all combinations of the discrete variables, observed or not",
             "discrete_child": "single Gaussian per discrete-parent cell in the denominator (paper)",
-            "small_partitions": f"cells with n_p <= k, a column constant in the cell (variance <= {FLAT_TOL:g}, "
-                                f"standardised) or min eigenvalue of the cell's correlations <= {EIG_TOL:g} use "
+            "small_partitions": f"cells with n_p <= k, a column constant in the cell (spread <= {FLAT_RTOL:g} of "
+                                f"its values' magnitude) or min eigenvalue of the cell's correlations <= {EIG_TOL:g} "
+                                "use "
                                 "the pooled within-cell covariance in the Gaussian likelihood, its eigenvalues "
                                 "floored at 1/N (standardised)",
             "pruning": "R1 only",
