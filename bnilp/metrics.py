@@ -202,12 +202,21 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
 
 def read_json(path: str | Path, what: str) -> Any:
     """A JSON file, with every failure as an :class:`InputError` naming the file."""
+    return _json_of(_read_text(path, what), path)
+
+
+def _read_text(path: str | Path, what: str) -> str:
+    """A text file's contents, a missing or unreadable one an :class:`InputError` naming it and ``what`` it is."""
     try:
-        text = read_input_text(path)
+        return read_input_text(path)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file ({what})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
+
+
+def _json_of(text: str, path: str | Path) -> Any:
+    """``text`` (read from ``path``) as JSON, each failure an :class:`InputError` naming the place."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -289,12 +298,9 @@ def read_graph_or_json(path: str | Path, what: str) -> Any:
     """A result or truth JSON (:func:`read_json`), or a graph in Tetrad's text format (:func:`is_tetrad_graph`),
     returned as ``{"parents": …}`` where every edge is directed and as ``{"parents": …, "undirected": [[u, v],
     …]}`` (the parents of the directed edges alone) where some are not (a CPDAG, e.g. Tetrad's fGES output)."""
-    try:
-        text = read_input_text(path)
-    except (OSError, UnicodeDecodeError):
-        return read_json(path, what)            # its own messages for a missing or unreadable file
+    text = _read_text(path, what)      # once: a pipe (<(…)) gives its text to one read only
     if not is_tetrad_graph(text):
-        return read_json(path, what)
+        return _json_of(text, path)
     nodes, directed, undirected = parse_tetrad_graph(text, str(path))
     parents: dict[str, list[str]] = {v: [] for v in nodes}
     for u, v in sorted(directed):

@@ -477,12 +477,14 @@ def format_jaakkola(table: ScoreTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-def check_score_file_names(names: list[str], where: str = "", path: str | os.PathLike[str] | None = None) -> None:
+def check_score_file_names(names: list[str], where: str = "", path: str | os.PathLike[str] | None = None, *,
+                           pss: bool | None = None) -> None:
     """Names a score file can hold: not empty, no whitespace (it separates the tokens), no leading ``#`` (a
-    comment line), and for a PSS file (``path`` ends in :data:`PSS_SUFFIX`) none that URLearning's reader would
-    misread (:func:`pss_unreadable_name`) — else an :class:`InputError` (``where``: what asks for the file, e.g.
-    ``--scores``), which the commands raise from the data's columns before any scoring."""
-    pss = path is not None and score_file_format(path) == "pss"
+    comment line), and for a PSS file (``pss``, or by default ``path`` ending in :data:`PSS_SUFFIX`) none that
+    URLearning's reader would misread (:func:`pss_unreadable_name`) — else an :class:`InputError` (``where``: what
+    asks for the file, e.g. ``--scores``), which the commands raise from the data's columns before any scoring."""
+    if pss is None:
+        pss = path is not None and score_file_format(path) == "pss"
     for name in names:
         if not name or any(ch.isspace() for ch in name) or name.startswith("#"):
             raise InputError(f"{where}{': ' if where else ''}variable name {name!r} cannot be written to a score file "
@@ -502,11 +504,11 @@ def write_jaakkola(table: ScoreTable, path: str | os.PathLike[str], sidecar: boo
     return _write_table(table, check_path(path, "path"), sidecar, format_jaakkola)
 
 
-def _write_table(table: ScoreTable, path: str, sidecar: bool, formatter: Any) -> str | None:
+def _write_table(table: ScoreTable, path: str, sidecar: bool, formatter: Any, pss: bool = False) -> str | None:
     """:func:`write_jaakkola` and :func:`write_pss`: the table in ``formatter``'s text and its sidecar."""
     sidecar = check_flag(sidecar, "sidecar")       # 0, '' or None wrote none, 'no' one (a review)
     check_table(table, os.fspath(path))    # what the reader would refuse (a self-parent, NaN, …) is not written
-    check_score_file_names(table.variables)
+    check_score_file_names(table.variables, os.fspath(path) if pss else "", pss=pss)
     body = formatter(table)
     with output_set():                          # both or neither (a file without its sidecar loses its provenance)
         atomic_write_text(path, body)
@@ -615,10 +617,7 @@ def write_pss(table: ScoreTable, path: str | os.PathLike[str], sidecar: bool = T
     (its hash that of this text). Names URLearning's reader would misread (:func:`pss_unreadable_name`) are an
     :class:`InputError` naming the variable: the Jaakkola format holds them."""
     check_is_table(table)
-    path = check_path(path, "path")
-    check_table(table, os.fspath(path))
-    check_score_file_names(table.variables, os.fspath(path), PSS_SUFFIX)
-    return _write_table(table, path, sidecar, format_pss)
+    return _write_table(table, check_path(path, "path"), sidecar, format_pss, pss=True)
 
 
 def sidecar_path(path: str | os.PathLike[str]) -> str:

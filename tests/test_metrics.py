@@ -229,3 +229,22 @@ def test_the_shared_tetrad_truth_graphs_read_as_the_dags_their_readme_counts(sha
         obj = read_graph_or_json(shared_data / "mixed" / name, "truth")
         assert set(obj) == {"parents"} and sorted(obj["parents"]) == sorted(f"X{i}" for i in range(1, 21))
         assert len(dag_graph(obj["parents"]).arrowheads) == count
+
+
+@pytest.mark.parametrize("kind", ["tetrad", "json"])
+def test_a_graph_given_through_a_pipe_is_read_once(tmp_path, kind) -> None:
+    """compare's files may be pipes (``<(zcat truth.txt.gz)``): the text is read once and told apart there — read
+    again for JSON after the Tetrad check, a pipe would give nothing the second time."""
+    import os
+    import threading
+
+    text = (_tetrad_text(["a", "b"], [("a", "-->", "b")]) if kind == "tetrad"
+            else '{"parents": {"a": [], "b": ["a"]}}')
+    fifo = tmp_path / "graph"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    try:
+        assert read_graph_or_json(fifo, "truth") == {"parents": {"a": [], "b": ["a"]}}
+    finally:
+        writer.join(timeout=10)
