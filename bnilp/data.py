@@ -854,7 +854,8 @@ def _build(
                                      "read as one value (shift or rescale the column, or give it as discrete)")
                 dropped.append(name)
                 continue
-            spread = float(np.std(numeric))
+            scale = float(np.max(np.abs(numeric)))      # > 0 here: the SD of values near 1e-200 underflowed to 0
+            spread = float(np.std(numeric / scale)) * scale   # and the message said so (a review)
             if not spread >= MIN_CONTINUOUS_SD:
                 raise InputError(f"{source}: column {name!r} is continuous with a standard deviation of {spread:.3g}: "
                                  f"below {MIN_CONTINUOUS_SD:g} its variance underflows the scores' arithmetic "

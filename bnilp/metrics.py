@@ -230,33 +230,37 @@ def _json_of(text: str, path: str | Path) -> Any:
 TETRAD_HEADER = "Graph Nodes:"
 #: an edge line of Tetrad's text format: ``7. X1 --> X2`` (any words after the second node — Tetrad's edge
 #: properties — are left aside)
-_TETRAD_EDGE = re.compile(r"\s*\d+\.\s+(\S+)\s+(\S{3})\s+(\S+)(\s.*)?")
+_TETRAD_EDGE = re.compile(r"\s*\d+\.\s*(\S+)\s+(\S{3})\s+(\S+)(\s.*)?")
 
 
 def is_tetrad_graph(text: str) -> bool:
-    """Whether ``text`` is a graph in Tetrad's text format: its first line that is not blank is ``Graph Nodes:``."""
-    for line in text.lstrip("\ufeff").splitlines():
-        if line.strip():
-            return line.strip() == TETRAD_HEADER
-    return False
+    """Whether ``text`` is a graph in Tetrad's text format: a line ``Graph Nodes:`` in a text that is no JSON (whose
+    first character is ``{`` or ``[``); lines before it — what causal-cmd writes above a graph — are left aside,
+    as Tetrad's reader leaves them."""
+    body = text.lstrip("\ufeff").lstrip()
+    if body[:1] in ("{", "["):
+        return False
+    return any(line.strip() == TETRAD_HEADER for line in body.splitlines())
 
 
 def parse_tetrad_graph(text: str, where: str) -> tuple[list[str], set[tuple[str, str]], set[frozenset[str]]]:
     """A graph in Tetrad's text format (``Graph Nodes:``, a line of names separated by ``;`` — or ``,`` in older
     files —, ``Graph Edges:``, then numbered edges ``1. X1 --> X2``; a later section such as ``Graph
-    Attributes:`` ends the edges) → (nodes in order, directed edges (u, v), undirected edges {u, v}). ``-->`` and
-    ``<--`` are directed, ``---`` undirected (a CPDAG's reversible edge); bidirected and circle marks (``<->``,
-    ``o->``, ``o-o``: PAGs, ADMGs) are no DAG's nor CPDAG's and are an :class:`InputError`, as is an unknown node,
-    a self-loop, a pair given two edges, or a line that is no edge — each naming ``where:line``."""
+    Attributes:`` ends the edges; lines before ``Graph Nodes:`` are left aside) → (nodes in order, directed edges
+    (u, v), undirected edges {u, v}). A node written ``(L)`` (latent) or ``[S]`` (selection) is named ``L``, ``S``.
+    ``-->`` and ``<--`` are directed, ``---`` undirected (a CPDAG's reversible edge), ``...`` (null endpoints: a
+    bootstrap's "no edge") no edge; bidirected and circle marks (``<->``, ``o->``, ``o-o``: PAGs, ADMGs) are no
+    DAG's nor CPDAG's and are an :class:`InputError`, as is an unknown node, a self-loop, a pair given two edges,
+    or a line that is no edge — each naming ``where:line``."""
     lines = text.lstrip("\ufeff").splitlines()
-    pos = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if pos is None or lines[pos].strip() != TETRAD_HEADER:
-        raise InputError(f"{where}:{(pos or 0) + 1}: expected {TETRAD_HEADER!r} (a graph in Tetrad's text format)")
+    pos = next((i for i, line in enumerate(lines) if line.strip() == TETRAD_HEADER), None)
+    if pos is None:
+        raise InputError(f"{where}: no {TETRAD_HEADER!r} line (a graph in Tetrad's text format)")
     rest = [(i + 1, line) for i, line in enumerate(lines) if i > pos and line.strip()]
     if not rest:
         raise InputError(f"{where}:{pos + 1}: {TETRAD_HEADER} is followed by no line of node names")
     at, names = rest[0]
-    nodes = [n.strip() for n in re.split(r"[;,]", names) if n.strip()]
+    nodes = [_tetrad_name(n) for n in re.split(r"[;,]", names) if n.strip()]
     if len(set(nodes)) != len(nodes):
         twice = next(n for n in nodes if nodes.count(n) > 1)
         raise InputError(f"{where}:{at}: node {twice!r} is listed twice")
@@ -273,6 +277,8 @@ def parse_tetrad_graph(text: str, where: str) -> tuple[list[str], set[tuple[str,
                 break
             raise InputError(f"{where}:{line_no}: expected an edge 'N. A --> B', found {line.strip()!r}")
         a, mark, b = match.group(1), match.group(2), match.group(3)
+        if mark == "...":                        # null endpoints: a bootstrap graph's "[no edge]"
+            continue
         for name in (a, b):
             if name not in known:
                 raise InputError(f"{where}:{line_no}: node {name!r} is not in the {TETRAD_HEADER} line")
@@ -292,6 +298,15 @@ def parse_tetrad_graph(text: str, where: str) -> tuple[list[str], set[tuple[str,
             raise InputError(f"{where}:{line_no}: edge mark {mark!r}: only directed (-->) and undirected (---) "
                              "edges are read (a DAG or a CPDAG; bidirected and circle marks belong to ADMGs and PAGs)")
     return nodes, directed, undirected
+
+
+def _tetrad_name(text: str) -> str:
+    """A node's name in Tetrad's list of nodes: ``(L)`` (a latent) and ``[S]`` (a selection variable) are ``L`` and
+    ``S``, as Tetrad's reader takes them."""
+    name = text.strip()
+    if len(name) > 2 and (name[0], name[-1]) in (("(", ")"), ("[", "]")):
+        return name[1:-1]
+    return name
 
 
 def read_graph_or_json(path: str | Path, what: str) -> Any:

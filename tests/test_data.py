@@ -324,8 +324,12 @@ def test_a_continuous_column_whose_variance_underflows_is_refused_naming_it(tmp_
     rng = np.random.default_rng(1)
     text = "a,b,c\n" + "".join(f"{i % 2},{rng.random() * 1e-200:.6e},{rng.random() * 1e-30:.6e}\n" for i in range(40))
     path = write(tmp_path, "tiny.csv", text)
-    with pytest.raises(InputError, match=r"tiny\.csv: column 'b' is continuous with a standard deviation of .*rescale"):
+    refusal = r"tiny\.csv: column 'b' is continuous with a standard deviation of .*rescale"
+    with pytest.raises(InputError, match=refusal) as refused:
         load_data(path)
+    said = float(str(refused.value).split("standard deviation of ")[1].split(":")[0])      # its own SD, not 0
+    values = pd.read_csv(path)["b"].to_numpy()
+    assert said == pytest.approx(float(np.std(values * 1e200)) * 1e-200, rel=1e-2) and said > 0
     frame = pd.read_csv(path)
     with pytest.raises(InputError, match="column 'b'"):
         from_dataframe(frame)

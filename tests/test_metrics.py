@@ -248,3 +248,13 @@ def test_a_graph_given_through_a_pipe_is_read_once(tmp_path, kind) -> None:
         assert read_graph_or_json(fifo, "truth") == {"parents": {"a": [], "b": ["a"]}}
     finally:
         writer.join(timeout=10)
+
+
+def test_what_tetrad_writes_around_a_graph_is_read_as_tetrad_reads_it(tmp_path) -> None:
+    """Lines above ``Graph Nodes:`` (causal-cmd's), latent ``(L)`` and selection ``[S]`` nodes (named L and S), a
+    bootstrap's null edge (``...``: no edge) with its probabilities, and ``1.A --> B`` without a space (a review)."""
+    text = ("causal-cmd: fges\nScore: sem-bic\n\nGraph Nodes:\nA;B;(L);[S]\n\nGraph Edges:\n"
+            "1. L --> A\n2.L --> B\n3. A ... S [no edge]:1.0000;\n4. B --> S [B-->S]:0.7;[no edge]:0.3;\n")
+    (tmp_path / "g.txt").write_text(text)
+    assert read_graph_or_json(tmp_path / "g.txt", "graph") == {"parents": {"A": ["L"], "B": ["L"], "L": [],
+                                                                           "S": ["B"]}}

@@ -334,11 +334,12 @@ def test_cells_far_apart_keep_their_own_covariance(shift: float, rel: float) -> 
     assert ll == pytest.approx(want, rel=rel)
 
 
-@pytest.mark.parametrize("outlier,rel", [(1e3, 1e-10), (1e11, 1e-7), (1e13, 1e-5)])
+@pytest.mark.parametrize("outlier,rel", [(1e3, 1e-10), (1e11, 1e-7), (1e13, 1e-5), (1e16, 1e-2)])
 def test_one_extreme_outlier_leaves_the_other_cells_their_own_covariance(outlier: float, rel: float) -> None:
     """One value of y far out (alone in its cell of d) leaves y's other cells a standardised spread of 10⁻¹¹ and
     less: each keeps its own variance, so ℓ(y | d) is the per-cell sum, the outlier's single-row cell (n_p ≤ k, so
-    small) aside — as computed from the oracle's cells; a cell of duplicate values at that offset stays constant."""
+    small: the pooled variance, floored at 1/N) aside — to the digits the outlier leaves the others (at 10¹⁶ a raw
+    spread of 1 is held to 0.03: two digits; a review found such cells pooled, 1,500 nats off)."""
     rng = np.random.default_rng(5)
     d = np.repeat([0, 1, 2], [30, 30, 1])
     y = rng.normal(size=61) + 3.0 * d
@@ -347,17 +348,27 @@ def test_one_extreme_outlier_leaves_the_other_cells_their_own_covariance(outlier
     ll, _ = score.loglik_df(1, (0,))
     regular = sum(-30 / 2 * (math.log(y[d == c].var()) + math.log(2 * math.pi) + 1) for c in (0, 1))
     zt, cells = score.zt[1], [d == c for c in (0, 1)]
-    var = np.array([[zt[c].var()] for c in cells])
-    means = np.array([[zt[c].mean()] for c in cells])
-    assert not flat_columns(var, means, score.z_offset[[1]]).any()
-    # the outlier's single-row cell is small: the pooled within-cell variance (floored at 1/N), on the raw scale
-    pooled_var = max(float((30 * var[:, 0]).sum() / 61), 1 / 61)
+    low, high = np.array([[zt[c].min()] for c in cells]), np.array([[zt[c].max()] for c in cells])
+    assert not flat_columns(low, high, score.z_offset[[1]]).any()
+    var = np.array([zt[c].var() for c in cells])
+    pooled_var = max(float((30 * var).sum() / 61), 1 / 61)
     alone = -0.5 * (math.log(pooled_var) + math.log(2 * math.pi)) - score.log_sd[1]
-    assert ll == pytest.approx(regular + alone, rel=rel)     # to the digits the outlier leaves the others
-    duplicates = np.where(d == 0, 7.25, y)      # cell 0 one value: constant there, whatever the others' spread
-    dup = ConditionalGaussian(make_dataset([d, duplicates], "dc"))
-    zd = dup.zt[1][d == 0]
-    assert flat_columns(np.array([[zd.var()]]), np.array([[zd.mean()]]), dup.z_offset[[1]]).all()
+    assert ll == pytest.approx(regular + alone, rel=rel)
+
+
+@pytest.mark.parametrize("rows", [30, 1_000, 100_000])
+def test_duplicate_values_in_a_cell_count_as_constant_however_many_rows(rows: int) -> None:
+    """A cell whose column holds one value (duplicates, or values equal but for rounding: 0.3 and 0.1 + 0.2) is
+    constant there and its cell pooled, whatever its size: its variance is no test, as the cell mean's rounding
+    (up to n_p ulps) squares into a spread that grows with n_p (0.1 over 1,000 rows: 2·10⁻³⁰)."""
+    rng = np.random.default_rng(11)
+    d = np.repeat([0, 1], [rows, 200])
+    for value in (0.1, 7.25, -1.2345678901, 1e12):
+        y = np.concatenate((np.full(rows, value), rng.normal(size=200)))
+        y[: rows // 2] = value + value * 1e-16 if value == 0.1 else value      # 0.1 and its rounding neighbour
+        score = ConditionalGaussian(make_dataset([d, y], "dc"))
+        low, high = score._ranges(score.partition((0,)), [1])
+        assert flat_columns(low, high, score.z_offset[[1]]).tolist() == [[True], [False]], (value, rows)
 
 
 def test_degenerate_inputs_stay_finite() -> None:

@@ -7,7 +7,7 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,10 +41,24 @@ logger = logging.getLogger("bnilp.ilp")
 
 @dataclass
 class _Signals:
-    """SIGINT or SIGTERM seen during a solve, and the SCIP model to interrupt."""
+    """SIGINT or SIGTERM seen during a solve, the SCIP model to interrupt, and how many stages that catch a
+    KeyboardInterrupt are running (:meth:`catching`)."""
 
     received: bool = False
     model: Any = None
+    catching: int = 0
+
+    @contextmanager
+    def catching_interrupts(self) -> Iterator[None]:
+        """A stage that catches KeyboardInterrupt (the dynamic programme, peeling, the forests' and branchings'
+        listing, the cubes' coordinator) runs in the block: only there does the first SIGINT raise one. Elsewhere
+        it is noted, as SIGTERM always is — once the listing was over, a Ctrl-C while its classes were ranked
+        raised where nothing caught it, and the whole result was lost (exit 130, nothing written; a review)."""
+        self.catching += 1
+        try:
+            yield
+        finally:
+            self.catching -= 1
 
 
 @contextmanager
@@ -69,7 +83,7 @@ def _signals_stop_the_search(sig: _Signals):
         try:
             if sig.model is not None and sig.model.getStage() == SCIP_STAGE.SOLVING:
                 sig.model.interruptSolve()
-            elif first and signum == signal.SIGINT and callable(previous[signal.SIGINT]):
+            elif first and signum == signal.SIGINT and sig.catching and callable(previous[signal.SIGINT]):
                 previous[signal.SIGINT](signum, frame)
         finally:
             SEARCH_STOPPED_BY_SIGNAL.set()
@@ -659,8 +673,9 @@ def _dynamic_programme(run: _Run, data: _Data, containing: bool, stats: dict[str
                    "scan_steps_estimate": plan.scan_steps, "seconds_estimate": _dp_estimate(data),
                    "mode": "bound (float32 F, no filter)" if bound_mode(data.n) else "exact"}
     try:
-        dp = solve_dp(data, containing=containing, stop=run.dp_should_stop, floor=floor,
-                      progress=lambda share: run.report("dynamic programme", 0, done=share))
+        with run.sig.catching_interrupts():
+            dp = solve_dp(data, containing=containing, stop=run.dp_should_stop, floor=floor,
+                          progress=lambda share: run.report("dynamic programme", 0, done=share))
     except DPStopped as stopped:
         stats["dp"].update(seconds=time.perf_counter() - t0, stopped=stopped.done)
         if stopped.result is not None:
@@ -875,29 +890,30 @@ def _listed_best_first(run: _Run, data: _Data, got: _Collected, next_row: Callab
     stopped = None
     run.report("enumerate", 0, force=True)
     try:
-        while not done():
-            row = next_row()
-            if row is None:
-                break
-            rows.append(row)
-            if run.capped(len(rows), max_networks):     # one more than the cap: the best max_networks are known
-                got.limit_hit = True
-                break
-            watch.tally(rows[-1][None, :])
-            if done():                              # complete: no clock, signal or guard can make it less
-                break
-            if run.sig.received:                    # (each listed one is looked at: compiled, milliseconds)
-                stopped = _early_stop("userinterrupt", run.sig)
-                break
-            rem = run.remaining()
-            if rem is not None and rem <= 0:
-                stopped = _early_stop("timelimit", run.sig)
-                break
-            if watch.short(len(rows)):              # (it looks at the free memory every few seconds)
-                got.memory_hit = True
-                stopped = _memory_stop(watch, stats2)
-                break
-            run.report("enumerate", len(rows))
+        with run.sig.catching_interrupts():
+            while not done():
+                row = next_row()
+                if row is None:
+                    break
+                rows.append(row)
+                if run.capped(len(rows), max_networks):     # one more than the cap: the best max_networks are known
+                    got.limit_hit = True
+                    break
+                watch.tally(rows[-1][None, :])
+                if done():                              # complete: no clock, signal or guard can make it less
+                    break
+                if run.sig.received:                    # (each listed one is looked at: compiled, milliseconds)
+                    stopped = _early_stop("userinterrupt", run.sig)
+                    break
+                rem = run.remaining()
+                if rem is not None and rem <= 0:
+                    stopped = _early_stop("timelimit", run.sig)
+                    break
+                if watch.short(len(rows)):              # (it looks at the free memory every few seconds)
+                    got.memory_hit = True
+                    stopped = _memory_stop(watch, stats2)
+                    break
+                run.report("enumerate", len(rows))
     except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen at the next one)
         stopped = _early_stop("userinterrupt", run.sig)
     table = np.array(rows, dtype=np.int64).reshape(len(rows), data.n)
@@ -934,7 +950,7 @@ def _enumerate_by_peeling(run: _Run, data: _Data, found: _Optimum, dp: DPResult,
     t0 = time.perf_counter()
     run.report("enumerate", 0, force=True)
     try:
-        with paused_gc():                       # millions of live tuples, no garbage among them
+        with paused_gc(), run.sig.catching_interrupts():    # millions of live tuples, no garbage among them
             stopped = _peel_all(run, data, peeler, got, best_of_class, max_networks, classes, stats2, watch)
     except KeyboardInterrupt:                   # SIGINT (SIGTERM sets run.sig.received, seen between chunks)
         stopped = _early_stop("userinterrupt", run.sig)
@@ -1103,7 +1119,8 @@ def _enumerate_split(run: _Run, data: _Data, found: _Optimum, max_networks: int,
     stats["phase2_serial"] = stats.pop("phase2")
     stats2 = stats["phase2"] = _new_stats()
     watch = _MemoryWatch.of(data, classes, max_networks)
-    stopped = cubes.enumerate_in_cubes(run, data, found, got, classes, run.jobs, max_networks, watch, stats2)
+    with run.sig.catching_interrupts():
+        stopped = cubes.enumerate_in_cubes(run, data, found, got, classes, run.jobs, max_networks, watch, stats2)
     if got.memory_hit and not got.limit_hit and not run.sig.received:
         stopped = _memory_stop(watch, stats2)
     return _collected_result(run, data, found, got, stopped, max_networks, classes, stats)

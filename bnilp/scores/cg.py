@@ -30,7 +30,8 @@ cell's own scale: a cell whose spread is tiny beside the column's overall spread
 discrete parent that shifts a mean by 10¹¹ standard deviations, or a column whose one outlier lies 10¹¹ times
 the others' spread away) is not singular and keeps its own Σ̂_p (until 2026-12-06 a spread below 10⁻¹⁰ of the
 column's SD counted as constant, and such a cell's parent lost its gain to the pooled covariance: a review's
-y = 10¹¹·c + noise scored s(y | c) 4,288 nats below y = 10⁹·c + noise, which has the same cells).
+y = 10¹¹·c + noise scored s(y | c) 4,288 nats below y = 10⁹·c + noise, which has the same cells). Constant is a
+range of the values within a few ulps (:func:`flat_columns`), not a small variance.
 A small cell keeps its own means and mixing weight but uses the
 *pooled within-cell covariance* Σ_W = Σ_p n_p·Σ̂_p / N of S (all rows of S, each centred on its
 cell mean), through the proper Gaussian log-likelihood
@@ -89,17 +90,20 @@ DEFAULT_BINS = 3
 EIG_TOL = 1e-9
 
 
-def flat_columns(var: np.ndarray, means: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """Which columns of each cell are constant there: standardised variance σ̂²_pj ≤ (``FLAT_RTOL``·M_pj)², M_pj =
-    |x̄_pj| + |z̄_pj| + |μ_j| in the column's SDs (x̄, z̄ the cell's raw and standardised means, μ the column's).
+def flat_columns(low: np.ndarray, high: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """Which columns of each cell are constant there: the range of their standardised values z = (x − μ)/σ in the
+    cell, high − low, at most ``FLAT_ULPS`` units in the last place of the values' magnitude M = max(|low|, |high|)
+    + |μ/σ| (their raw size in the column's SDs, μ the column's mean).
 
-    Why this scale: a standardised value z = (x − μ)/σ carries the rounding of x, of μ and of the division, about
-    2⁻⁵³·(|x| + |μ| + |z|·σ)/σ, so a cell of duplicate raw values has a computed spread of a few times that, and a
-    cell of distinct doubles (which differ by at least one ulp of x) more. A spread beside the column's *overall* SD
-    says nothing of it: cells far apart, or one extreme outlier, leave ordinary cells with a standardised spread of
-    10⁻¹¹ and more digits than a measurement has. ``var`` and ``means`` are (cells, k), ``offset`` μ/σ per column."""
-    magnitude = np.abs(means + offset) + np.abs(means) + np.abs(offset)
-    return var <= (FLAT_RTOL * magnitude) ** 2
+    Why the range and this scale: duplicate raw values give identical z (range 0), and values equal but for
+    rounding (0.3 and 0.1 + 0.2) a range of an ulp or two of M; distinct measurements more — however small their
+    spread beside the column's *overall* SD (cells far apart, or one extreme outlier, leave ordinary cells a
+    standardised spread of 10⁻¹¹ and less). A variance would not do: the cell's mean, a sum of n_p values, carries a
+    rounding of up to n_p ulps, which the centred products of identical values square into a spread (0.1 in a
+    cell of 1,000 rows: 2·10⁻³⁰, of 10⁶ rows 2·10⁻²⁴ — more than 1e-14 of the value, where a rule on the variance
+    set its line). ``low`` and ``high`` are (cells, k), ``offset`` μ/σ per column."""
+    magnitude = np.maximum(np.abs(low), np.abs(high)) + np.abs(offset)
+    return high - low <= FLAT_ULPS * np.finfo(float).eps * magnitude
 
 
 def pooled_floor(n_rows: int) -> float:
@@ -118,10 +122,9 @@ def pooled_floor(n_rows: int) -> float:
 
 #: floor of a standardised variance where a log of it must stay finite (the CI tests' nested regressions)
 FLAT_TOL = 1e-20
-#: a column is constant in a cell when its spread there is at most this fraction of the magnitude of its raw
-#: values (on the standardised scale, :func:`flat_columns`): a hundred times the rounding of a double (2⁻⁵³ ≈
-#: 1.1e-16) that standardising and the cell's two-pass sums leave on duplicate values, far below any measurement
-FLAT_RTOL = 1e-14
+#: a column is constant in a cell when the range of its values there is at most this many units in the last place
+#: of their magnitude (:func:`flat_columns`): duplicates up to the rounding that standardising leaves
+FLAT_ULPS = 4
 #: cache sizes (entries): the set cache is cleared when full; the partition cache keeps the first partitions
 #: asked for (:class:`PartitionCache`)
 _SET_CACHE = 200_000
@@ -144,7 +147,7 @@ class Partition:
     MVP keeps its orthonormal powers and their sums in ``extra``.
     """
 
-    __slots__ = ("_order", "starts", "counts", "inverse", "means", "products", "extra", "key", "held")
+    __slots__ = ("_order", "starts", "counts", "inverse", "means", "products", "ranges", "extra", "key", "held")
 
     def __init__(self, codes: np.ndarray) -> None:
         uniq, inverse = np.unique(codes, return_inverse=True)
@@ -154,6 +157,7 @@ class Partition:
         self.starts = np.concatenate(([0], np.cumsum(self.counts)[:-1]))
         self.means: dict[int, np.ndarray] = {}
         self.products: dict[tuple[int, int], np.ndarray] = {}
+        self.ranges: dict[int, tuple[np.ndarray, np.ndarray]] = {}     # CG's least and greatest value in each cell
         self.extra: dict[tuple, Any] = {}          # another score's per-partition sums (MVP's bases)
         self.key: tuple[int, ...] | None = None    # its discrete columns, where a PartitionCache made it
         self.held = 0                              # bytes a PartitionCache counts for it (itself and its sums)
@@ -529,6 +533,20 @@ class ConditionalGaussian(LocalScore):
                 scatter[:, a, b] = scatter[:, b, a] = part.products[cont[a], cont[b]]
         return scatter
 
+    def _ranges(self, part: Partition, cont: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The least and greatest standardised value of each column of ``cont`` in each cell (cells × k each), kept
+        on the partition as its sums are (:meth:`_scatter`)."""
+        cells = part.counts.size
+        for j in cont:
+            if j not in part.ranges:
+                low, high = np.full(cells, np.inf), np.full(cells, -np.inf)
+                np.minimum.at(low, part.inverse, self.zt[j])
+                np.maximum.at(high, part.inverse, self.zt[j])
+                part.ranges[j] = (low, high)
+                self.partition.grew(part, low.nbytes + high.nbytes)
+        return (np.stack([part.ranges[j][0] for j in cont], axis=1),
+                np.stack([part.ranges[j][1] for j in cont], axis=1))
+
     def _gaussian_part(self, part: Partition, cont: list[int]) -> float:
         """Σ_p −n_p/2·(ln|Σ̃_p| + …) on the raw scale, with the small-cell rule."""
         k = len(cont)
@@ -536,8 +554,8 @@ class ConditionalGaussian(LocalScore):
         scatter = self._scatter(part, cont)
         cov = scatter / n[:, None, None]
         var = np.einsum("pii->pi", cov)
-        means = np.stack([part.means[j] for j in cont], axis=1)
-        flat = flat_columns(var, means, self.z_offset[cont]).any(axis=1)     # a column constant inside the cell
+        low, high = self._ranges(part, cont)
+        flat = flat_columns(low, high, self.z_offset[cont]).any(axis=1)     # a column constant inside the cell
         scale = 1.0 / np.sqrt(np.where(flat[:, None], 1.0, var))
         eig = np.linalg.eigvalsh(cov * scale[:, :, None] * scale[:, None, :])   # of the cell's correlations
         small = (n <= k) | flat | (eig[:, 0] <= EIG_TOL)
@@ -614,8 +632,8 @@ class ConditionalGaussian(LocalScore):
             "df_per_cell": "k + k(k+1)/2 + 1 (means counted), minus 1 per set",
             "cells_counted_in_df": "all combinations of the discrete variables, observed or not",
             "discrete_child": "single Gaussian per discrete-parent cell in the denominator (paper)",
-            "small_partitions": f"cells with n_p <= k, a column constant in the cell (spread <= {FLAT_RTOL:g} of "
-                                f"its values' magnitude) or min eigenvalue of the cell's correlations <= {EIG_TOL:g} "
+            "small_partitions": f"cells with n_p <= k, a column constant in the cell (a range of at most {FLAT_ULPS} "
+                                f"ulps of its values) or min eigenvalue of the cell's correlations <= {EIG_TOL:g} "
                                 "use "
                                 "the pooled within-cell covariance in the Gaussian likelihood, its eigenvalues "
                                 "floored at 1/N (standardised)",
