@@ -65,11 +65,13 @@ class _Signals:
 def _signals_stop_the_search(sig: _Signals):
     """While solving (main thread only), Ctrl-C and SIGTERM stop the search, which returns what it found
     (status ``interrupted``): a SCIP model that is solving is interrupted (Python runs the handler at the next
-    callback into Python, which the cluster handler makes frequent), elsewhere (the dynamic programme, peeling,
-    the cubes' coordinator) the first SIGINT goes to the handler that was in place (KeyboardInterrupt, which
-    those stages catch). Further signals are only noted: two Ctrl-Cs 50 ms apart (a double press, or ``timeout``
-    passing on the terminal's) reached the command line's handler while the result was being built and the run
-    ended with exit 130 and nothing written. SCIP's own Ctrl-C handler is off (``misc/catchctrlc``, every model of
+    callback into Python, which the cluster handler makes frequent), inside the stages that catch it (the dynamic
+    programme, peeling, the forests' and branchings' listing, the cubes' coordinator:
+    :meth:`_Signals.catching_interrupts`) the first SIGINT goes to the handler that was in place
+    (KeyboardInterrupt), and anywhere else it is noted as SIGTERM is (each stage looks at ``received``). Further
+    signals are only noted: two Ctrl-Cs 50 ms apart (a double press, or ``timeout`` passing on the terminal's)
+    reached the command line's handler while the result was being built and the run ended with exit 130 and
+    nothing written. SCIP's own Ctrl-C handler is off (``misc/catchctrlc``, every model of
     :mod:`bnilp.ilp`): it printed "pressed CTRL-C 1 times" on stdout, into ``--json /dev/stdout``, and inside a
     cluster sub-IP it stopped the sub-IP only. An ignored SIGINT stays ignored."""
     if threading.current_thread() is not threading.main_thread():
