@@ -756,14 +756,16 @@ def _pss_words(line: str) -> list[tuple[str, int]]:
     return [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", line)]
 
 
-def _pss_meta(line: str, where: str) -> tuple[str, str, int]:
-    """``META key = value`` → (key in lower case, value, the value's column), spaces around ``=`` optional."""
+def _pss_meta(line: str, where: str) -> tuple[str, str, int, int]:
+    """``META key = value`` → (key in lower case, value, the key's column, the value's column), spaces around ``=``
+    optional."""
     start = line.index(line.strip()[:4]) + 4
     key, eq, value = line[start:].partition("=")
     if not eq or not key.strip():
         raise InputError(f"{where}: expected 'META key=value', found {line.strip()!r}")
     after = start + len(key) + 1
-    return key.strip().lower(), value.strip(), after + len(value) - len(value.lstrip()) + 1
+    return (key.strip().lower(), value.strip(), start + len(key) - len(key.lstrip()) + 1,
+            after + len(value) - len(value.lstrip()) + 1)
 
 
 def _pss_header_meta(header: dict[str, tuple[str, str]], n: int) -> tuple[dict[str, Any], int | None]:
@@ -790,11 +792,12 @@ def _pss_header_meta(header: dict[str, tuple[str, str]], n: int) -> tuple[dict[s
     score = header.get("score_type", ("", ""))[0].lower()
     if score in REGISTRY or score in PSS_OTHER_SCORES:
         meta["score"] = score
-    if "ess" in header and score == "bdeu":
+    if "ess" in header:                 # URLearning writes it for every score: read, kept for BDeu
         ess = float(number("ess", r"[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?|[0-9]+\.", "a positive number"))
         if not 1e-100 <= ess < math.inf:
             raise InputError(f"{header['ess'][1]}: META ess must be a number ≥ 1e-100, got {header['ess'][0]!r}")
-        meta["ess"] = ess
+        if score == "bdeu":
+            meta["ess"] = ess
     if "num_records" in header:
         meta["N"] = int(number("num_records", r"[0-9]+", "an integer ≥ 0"))
     limit = held = None
@@ -830,11 +833,11 @@ def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
         first, col = words[0]
         where = f"{filename}:{lineno}:{col}"
         if first.upper() == "META":
-            key, value, vcol = _pss_meta(line, where)
+            key, value, kcol, vcol = _pss_meta(line, where)
             at = f"{filename}:{lineno}:{vcol}"
             if child is None:
                 if key in header:
-                    raise InputError(f"{where}: META {key} is given twice")
+                    raise InputError(f"{filename}:{lineno}:{kcol}: META {key} is given twice")
                 header[key] = (value, at)
             elif key == "arity":
                 if not (value.isascii() and value.isdigit() and int(value) >= 1):
