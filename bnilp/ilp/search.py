@@ -42,7 +42,7 @@ logger = logging.getLogger("bnilp.ilp")
 @dataclass
 class _Signals:
     """SIGINT or SIGTERM seen during a solve, the SCIP model to interrupt, and how many stages that catch a
-    KeyboardInterrupt are running (:meth:`catching`)."""
+    KeyboardInterrupt are running (``catching``, kept by :meth:`catching_interrupts`)."""
 
     received: bool = False
     model: Any = None
