@@ -61,11 +61,19 @@ class _Signals:
             self.catching -= 1
 
 
+# The stages in which SCIP takes an interrupt and keeps it until it stops (measured on PySCIPOpt 6: one given in
+# presolving stops the solve before its root; one given to a model not yet solving is cleared when the solve
+# starts, and SCIP refuses one while it initialises the solve).
+_INTERRUPTIBLE = frozenset({SCIP_STAGE.INITPRESOLVE, SCIP_STAGE.PRESOLVING, SCIP_STAGE.EXITPRESOLVE,
+                            SCIP_STAGE.PRESOLVED, SCIP_STAGE.SOLVING})
+
+
 @contextmanager
 def _signals_stop_the_search(sig: _Signals):
     """While solving (main thread only), Ctrl-C and SIGTERM stop the search, which returns what it found
-    (status ``interrupted``): a SCIP model that is solving is interrupted (Python runs the handler at the next
-    callback into Python, which the cluster handler makes frequent), inside the stages that catch it (the dynamic
+    (status ``interrupted``): a SCIP model that is presolving or solving is interrupted (Python runs the handler at
+    the next callback into Python, which the cluster handler makes frequent; one that came while the model was
+    built stops it as it starts, :func:`_optimize`), inside the stages that catch it (the dynamic
     programme, peeling, the forests' and branchings' listing, the cubes' coordinator:
     :meth:`_Signals.catching_interrupts`) the first SIGINT goes to the handler that was in place
     (KeyboardInterrupt), and anywhere else it is noted as SIGTERM is (each stage looks at ``received``). Further
@@ -83,7 +91,7 @@ def _signals_stop_the_search(sig: _Signals):
         first = not sig.received
         sig.received = True             # every stage checks it too (a KeyboardInterrupt put off comes back here)
         try:
-            if sig.model is not None and sig.model.getStage() == SCIP_STAGE.SOLVING:
+            if sig.model is not None and sig.model.getStage() in _INTERRUPTIBLE:
                 sig.model.interruptSolve()
             elif first and signum == signal.SIGINT and sig.catching and callable(previous[signal.SIGINT]):
                 previous[signal.SIGINT](signum, frame)
@@ -388,10 +396,13 @@ def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
         model.setParam("limits/time", min(max(rem, 1e-3), settings.SCIP_TIME_LIMIT_MAX))
     t0 = time.perf_counter()
     run.sig.model = model
+    came_before = run.sig.received         # while the model was built: SCIP would clear an interrupt given now,
+    if came_before:                        # and the whole phase ran before the signal was looked at again; so it
+        model.setParam("limits/time", 1e-3)     # stops at once, by its clock
     model.optimize()
     run.sig.model = None
     stats["seconds"] = time.perf_counter() - t0
-    status = model.getStatus()
+    status = "userinterrupt" if came_before else model.getStatus()
     stats.update(scip_status=status, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
                  lps=model.getNLPs(), timing=scip_timing(model))
     return status
