@@ -11,7 +11,13 @@ import pytest
 
 from bnilp.data import load_data
 from bnilp.errors import InputError
-from bnilp.scores.cg import ConditionalGaussian, ConditionalGaussianDiscretized, PartitionCache, flat_columns
+from bnilp.scores.cg import (
+    ConditionalGaussian,
+    ConditionalGaussianDiscretized,
+    PartitionCache,
+    cell_means,
+    flat_columns,
+)
 from bnilp.scores.discrete import BIC
 from tests.mixed_helpers import assert_true_parents_of_g_win, make_dataset, random_mixed
 
@@ -318,13 +324,14 @@ def test_the_set_table_is_read_before_the_cache_and_travels_without_the_caches()
 
 
 @pytest.mark.parametrize("shift,rel", [(1e2, 1e-10), (1e5, 1e-10), (1e6, 1e-10), (1e9, 1e-8), (1e11, 1e-6),
-                                       (1e12, 1e-5)])
+                                       (1e12, 1e-5), (1e13, 1e-5), (1e14, 5e-5), (1e15, 1e-3)])
 def test_cells_far_apart_keep_their_own_covariance(shift: float, rel: float) -> None:
-    """A discrete parent that moves the mean of x by up to 10¹² of x's within-cell spreads makes each cell's variance
+    """A discrete parent that moves the mean of x by up to 10¹⁵ of x's within-cell spreads makes each cell's variance
     tiny on x's overall (standardised) scale, but the cells are large and not singular: ℓ(x | d) is the
     per-cell maximum-likelihood sum Σ_p n_p ln(n_p/N) − n_p/2·(ln σ̂²_p + ln 2π + 1) − ℓ(d), whatever the shift —
     to the digits the shifted doubles keep (a spread 10⁻¹⁰ of the SD counted as constant before: 4,288 nats off at
-    10¹¹, a review)."""
+    10¹¹, a review; the cell means' naive sums left 3·10⁻⁴ of it at 10¹⁴ and half at 10¹⁵: now
+    :func:`~bnilp.scores.cg.cell_means`, 1.2·10⁻⁵ and 4·10⁻⁴, the rest the standardised values' rounding)."""
     rng = np.random.default_rng(3)
     d = rng.integers(0, 2, 2000)
     x = shift * d + rng.normal(size=2000) * np.where(d == 1, 10.0, 1.0)
@@ -332,6 +339,24 @@ def test_cells_far_apart_keep_their_own_covariance(shift: float, rel: float) -> 
     ll, _ = score.loglik_df(1, (0,))
     want = sum(-(d == c).sum() / 2 * (math.log(x[d == c].var()) + math.log(2 * math.pi) + 1) for c in (0, 1))
     assert ll == pytest.approx(want, rel=rel)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e8, -1e14, 3e15])
+def test_cell_means_are_the_nearest_floats_to_the_exact_means(offset: float) -> None:
+    """Each cell's mean from :func:`~bnilp.scores.cg.cell_means` is the exact mean of its values (``math.fsum``,
+    correctly rounded sums, over n) to within one ulp, for cells of 1 to 20,000 rows sitting far from 0 with a
+    spread of an ulp or a few thousand: the naive per-cell sum is off by up to n ulps (checked: it misses here)."""
+    rng = np.random.default_rng(17)
+    sizes = np.array([1, 2, 7, 1_000, 20_000, 3_333])
+    cells = np.repeat(np.arange(sizes.size), sizes)
+    base = offset + rng.normal(size=sizes.size) * max(1.0, abs(offset)) * 1e-3
+    x = base[cells] + rng.normal(size=cells.size) * np.spacing(base[cells]) * rng.choice([1.0, 5e3], cells.size)
+    got = cell_means(x, cells, sizes)
+    exact = np.array([math.fsum(x[cells == c]) / sizes[c] for c in range(sizes.size)])
+    assert np.all(np.abs(got - exact) <= np.spacing(np.abs(exact)))
+    naive = np.bincount(cells, weights=x) / sizes
+    assert offset == 0.0 or np.any(np.abs(naive - exact) > np.spacing(np.abs(exact)))
+    assert cell_means(np.ones(3), np.array([0, 0, 2]), np.array([2, 0, 1])).tolist() == [1.0, 0.0, 1.0]
 
 
 @pytest.mark.parametrize("outlier,rel", [(1e3, 1e-10), (1e11, 1e-7), (1e13, 1e-5), (1e16, 1e-2)])

@@ -58,7 +58,7 @@ import numpy as np
 from bnilp.data import Dataset
 from bnilp.errors import InputError
 from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior
-from bnilp.scores.cg import Partition, PartitionCache, discrete_mask
+from bnilp.scores.cg import Partition, PartitionCache, cell_means, discrete_mask
 
 #: best known lattice quantiser constants κ_d, d = 1..8 (Conway & Sloane, table 2.3)
 KAPPA = {1: 1 / 12, 2: 5 / (36 * math.sqrt(3)), 3: 0.0785433, 4: 0.0766032, 5: 0.0756254,
@@ -287,7 +287,7 @@ class MinimumMessageLength(LocalScore):
         added = 0
         for j in cols:
             if j not in part.means:
-                part.means[j] = np.bincount(inv, weights=self.centred[j], minlength=cells) / n
+                part.means[j] = cell_means(self.centred[j], inv, n)
                 added += part.means[j].nbytes
         for a, b in itertools.combinations_with_replacement(sorted(cols), 2):
             if (a, b) not in part.products:
