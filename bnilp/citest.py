@@ -95,7 +95,8 @@ COMBINE_RULES = ("simes", "either")
 #: reference distribution of the statistic: χ², or local permutation where a discrete tested variable is
 #: modelled given a continuous conditioning variable (``auto``), or always
 NULL_DISTRIBUTIONS = ("auto", "chi2", "local-permutation")
-#: permutations drawn at most for a local-permutation p-value (p resolution 1/(B + 1) = 0.005)
+#: permutations drawn at most for a local-permutation p-value (p resolution 1/(B + 1) = 0.005), or more where α
+#: needs them (:func:`least_permutations`)
 DEFAULT_PERMUTATIONS = 199
 #: the test's defaults, one place for the API and ``bnilp ci-test``: significance level, the two-direction
 #: rule, the small-sample correction and the reference distribution
@@ -261,6 +262,22 @@ def chi2_log_sf(x: float, k: float) -> float:
     return (a - 1.0) * math.log(t) - t - math.lgamma(a) + math.log(total)
 
 
+def multinomial_table(score: LocalScore, child: int, parent: int, given: tuple[int, ...]) -> Dataset | None:
+    """The all-discrete data whose multinomial G² is the statistic of ``child`` given ``parent`` and ``given``, or
+    ``None`` where it is not one: the data itself where the three are discrete (a score of
+    :data:`MULTINOMIAL_G2_SCORES`), and CGd's binned data for a discrete child whatever its parents (its model
+    of a discrete child is the multinomial on the binned parents, :meth:`~bnilp.scores.cg.
+    ConditionalGaussianDiscretized.lr_difference`: with the score's df over every configuration of 6 ternary Z,
+    2,916, a step function of y read as p = 1, where the table's observed df are 26 and p = 5e-6 — a review)."""
+    if score.name not in MULTINOMIAL_G2_SCORES:
+        return None
+    if all(score.data.is_discrete(v) for v in (child, parent, *given)):
+        return score.data
+    if score.name == "cgd" and score.data.is_discrete(child):
+        return score.discrete_view().data
+    return None
+
+
 def _one_direction(score: LocalScore, child: int, parent: int, given: tuple[int, ...],
                    alpha: float, correction: str = DEFAULT_CORRECTION) -> DirectionResult:
     try:
@@ -269,8 +286,9 @@ def _one_direction(score: LocalScore, child: int, parent: int, given: tuple[int,
         raise InputError(f"score {score.name!r} has no log-likelihood/df decomposition; "
                          f"use a likelihood-based score ({', '.join(LIKELIHOOD_SCORES)})") from None
     stat = max(2.0 * half_g, 0.0)
-    if score.name in MULTINOMIAL_G2_SCORES and all(score.data.is_discrete(v) for v in (child, parent, *given)):
-        k = float(observed_df(score.data, child, parent, given))
+    table = multinomial_table(score, child, parent, given)
+    if table is not None:
+        k = float(observed_df(table, child, parent, given))
     factor = 1.0
     null_mean = score.lr_null_mean(child, parent, given) if correction == "bartlett" else None
     if null_mean is not None:
@@ -293,7 +311,7 @@ def ci_test(
     combine: str = DEFAULT_COMBINE,
     correction: str = DEFAULT_CORRECTION,
     null: str = DEFAULT_NULL,
-    permutations: int = DEFAULT_PERMUTATIONS,
+    permutations: int | None = None,
     seed: int | None = 0,
     **score_settings: Any,
 ) -> CITestResult:
@@ -312,9 +330,11 @@ def ci_test(
     variable is discrete and ``given`` holds a continuous variable, where the score's model of the
     discrete variable may be misspecified; there it permutes ``y`` within groups of neighbouring rows
     (module docstring; at most ``permutations`` data sets, random stream ``seed``, so a result is
-    reproducible). Rejects when p ≤ α. A constant column in ``given`` (dropped when loading) is left out with
-    a note. Bad variables, α outside (0, 1), ``permutations`` < 1 or a score without ℓ/df raise
-    :class:`~bnilp.errors.InputError`.
+    reproducible; ``None``: :data:`DEFAULT_PERMUTATIONS`, or :func:`least_permutations` of α where that is
+    more — a permutation p-value is never below 1/(B + 1), so with 199 draws no α below 0.005 could reject; a
+    number too small for α is drawn as given and the result's notes say the test cannot reject). Rejects when
+    p ≤ α. A constant column in ``given`` (dropped when loading) is left out with a note. Bad variables, α
+    outside (0, 1), ``permutations`` < 1 or a score without ℓ/df raise :class:`~bnilp.errors.InputError`.
     """
     if not isinstance(data, Dataset):
         raise InputError(f"data must be a bnilp Dataset (bnilp.data.load_data or from_dataframe makes one), got "
@@ -323,13 +343,16 @@ def ci_test(
         raise InputError(f"alpha (--alpha) must be a number in (0, 1), got {alpha!r}")
     alpha = float(alpha)        # a NumPy float made each verdict a numpy.bool the JSON could not hold (a review)
     if not isinstance(combine, str) or combine not in COMBINE_RULES:
-        raise InputError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+        raise InputError(f"combine (--combine) must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
     if not isinstance(correction, str) or correction not in CORRECTIONS:
-        raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+        raise InputError(f"correction (--correction) must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     if not isinstance(null, str) or null not in NULL_DISTRIBUTIONS:
-        raise InputError(f"null must be one of {', '.join(NULL_DISTRIBUTIONS)}, got {null!r}")
-    permutations = check_count(permutations, "permutations", 1)
-    seed = check_seed(seed)     # whatever the null: a seed 2.5 was taken where the χ² null needed none (a review)
+        raise InputError(f"null (--null) must be one of {', '.join(NULL_DISTRIBUTIONS)}, got {null!r}")
+    least = least_permutations(alpha)
+    if permutations is None:
+        permutations = max(DEFAULT_PERMUTATIONS, least)
+    permutations = check_count(permutations, "permutations (--permutations)", 1)
+    seed = check_seed(seed, "seed (--seed)")  # whatever the null: a seed 2.5 was taken where χ² needed none (a review)
     xi = _resolve(data, x, "x")
     yi = _resolve(data, y, "y")
     if given is None:                                               # no conditioning set
@@ -375,8 +398,10 @@ def ci_test(
     used = null
     if null == "auto":
         mixed = any(data.is_discrete(v) for v in (xi, yi)) and any(not data.is_discrete(z) for z in zi)
-        sparse = (scorer.name in MULTINOMIAL_G2_SCORES and all(data.is_discrete(v) for v in (xi, yi, *zi))
-                  and rows_per_cell(data, xi, yi, zi) < SPARSE_ROWS_PER_CELL)
+        table = multinomial_table(scorer, xi, yi, zi)
+        if table is None and both_directions:
+            table = multinomial_table(scorer, yi, xi, zi)
+        sparse = table is not None and rows_per_cell(table, xi, yi, zi) < SPARSE_ROWS_PER_CELL
         used = "local-permutation" if mixed or sparse else "chi2"
     p, drawn = p_chi2, 0
     notes = [f"conditioning on {name!r}, a constant column (dropped when loading), changes nothing: left out"
@@ -386,6 +411,10 @@ def ci_test(
         notes.append(f"the local permutation is calibrated for one continuous conditioning variable; with {n_cont} "
                      "its groups of neighbours are far apart and it rejects too often (measured 28-33 % at "
                      "alpha 0.05 with 2-3 continuous Z)")
+    if used == "local-permutation" and permutations < least:
+        notes.append(f"with {permutations} permutations the p-value is at least 1/{permutations + 1} = "
+                     f"{1 / (permutations + 1):.3g}, above alpha {alpha:g}: this test cannot reject; "
+                     f"{least} permutations or more (--permutations) can")
     if used == "local-permutation":
         groups = local_groups(data, zi)
         p, drawn = local_permutation_p_value(
@@ -396,6 +425,13 @@ def ci_test(
         statistic=best.statistic, df=best.df, p_value=p, dependent=p <= alpha, directions=directions,
         combine=combine, correction=correction, null=used, permutations=drawn, chi2_p_value=p_chi2, notes=notes,
     )
+
+
+def least_permutations(alpha: float) -> int:
+    """The fewest permutations B with which a permutation p-value can reach ``alpha``: its least value is
+    1/(B + 1) (:func:`local_permutation_p_value`), so B = ⌈1/α⌉ − 1 (999 at α = 0.001; 1/α rounded to 9
+    digits first, so that 0.001 gives 999, not 1,000)."""
+    return max(1, math.ceil(round(1.0 / alpha, 9)) - 1)
 
 
 def local_groups(data: Dataset, given: Iterable[int], size: int | None = None) -> list[np.ndarray]:

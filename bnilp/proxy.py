@@ -744,7 +744,7 @@ def greedy_search(
     began = time.perf_counter()
     check_score(score)
     check_callback(progress)
-    seed = check_seed(seed)         # a NumPy integer as a plain one: the result's JSON holds it (a review)
+    seed = check_seed(seed, "seed (--seed)")     # a NumPy integer as a plain one: the result's JSON holds it (a review)
     data = score.data
     n = data.n
     kmax = _check_max_parents(max_parents, n)
@@ -918,7 +918,7 @@ def proxy_search(
     if refine_samples is not None and refine == 0:      # as the command line: a setting that would be ignored
         raise InputError("refine_samples (--refine-samples) sets the moves each refinement round scores: refine=0 "
                          "(--refine 0) runs none")
-    seed = check_seed(seed)
+    seed = check_seed(seed, "seed (--seed)")
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
     rng = np.random.default_rng(seed)

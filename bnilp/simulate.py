@@ -196,17 +196,26 @@ def _validate(n_nodes: int, n_samples: int, avg_degree: float, max_degree: int |
 _CELL_ROW_BYTES = 24
 
 
-def _check_memory(n_samples: int, n_nodes: int, more: int = 0, widest: int = 1) -> None:
+def _check_memory(n_samples: int, n_nodes: int, more: int = 0, widest: int = 1, *, command_line: bool = True) -> None:
     """A :class:`LimitError` where ``n_samples`` rows of ``n_nodes`` columns (24 bytes a cell) — or of ``widest``
     categories, a discrete child's draw (:data:`_CELL_ROW_BYTES` a row and category), where that is larger — and
     ``more`` bytes would take more than half the free memory, also for sizes past a float's range (10³⁰⁰ nodes was
-    an ``OverflowError``, 10³⁰ rows NumPy's "Maximum allowed dimension exceeded": a review)."""
-    need = int(n_samples) * max(int(n_nodes) * 24, _CELL_ROW_BYTES * int(widest)) + more
+    an ``OverflowError``, 10³⁰ rows NumPy's "Maximum allowed dimension exceeded": a review). The message names what
+    to lower: the rows, and the nodes or the categories, whichever makes a row (fewer nodes did not help a run of 3
+    nodes with 2·10⁹ categories: a review) — with ``simulate``'s flags, or :func:`sample_dag`'s parameters
+    (``command_line`` False)."""
+    row = max(int(n_nodes) * 24, _CELL_ROW_BYTES * int(widest))
+    need = int(n_samples) * row + more
     free = free_memory()
     if free is not None and need > free // 2:
+        if command_line:
+            rows, wide = "n_samples (--samples)", ("categories (--categories)" if row > int(n_nodes) * 24 else
+                                                   "n_nodes (--nodes)")
+        else:
+            rows, wide = "n_samples", "categories/bins" if row > int(n_nodes) * 24 else "variables"
         raise LimitError(f"simulating {n_samples} rows of {n_nodes} nodes needs about "
                          f"{min(need, 10**300) / 2**30:.3g} GiB, more than half the {free / 2**30:.1f} GiB of free "
-                         "memory (fewer n_samples/n_nodes, --samples/--nodes)")
+                         f"memory (fewer {rows}, or fewer {wide})")
 
 
 def _categories(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -376,7 +385,7 @@ def simulate(
     nonlinear = check_flag(nonlinear, "nonlinear (--nonlinear)")
     _check_link(link)
     n, N = int(n_nodes), int(n_samples)
-    seed = check_seed(seed)
+    seed = check_seed(seed, "seed (--seed)")
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     rng = np.random.default_rng(seed)
@@ -467,7 +476,7 @@ def sample_dag(
     if unknown:
         raise InputError(f"parents/kinds: variable {unknown[0]!r} is not described")
     n_samples = check_count(n_samples, "n_samples", 3)     # 2 rows standardise to ±1: read back as discrete
-    _check_memory(n_samples, len(names))
+    _check_memory(n_samples, len(names), command_line=False)
     if not isinstance(bins, dict):
         bins = check_count(bins, "bins", 0)
     if categories is not None and not isinstance(categories, dict):
@@ -493,7 +502,7 @@ def sample_dag(
     if many:
         raise InputError(f"categories/bins: {many[0]!r} asks for more than {MAX_CATEGORIES}")
     widest = max((*arity.values(), *nbins.values()), default=1)
-    _check_memory(n_samples, len(names), widest=widest)     # 2³¹ categories: 48 GiB a row
+    _check_memory(n_samples, len(names), widest=widest, command_line=False)     # 2³¹ categories: 48 GiB a row
     pa = [sorted(index[p] for p in parents[v]) for v in names]
     rng = np.random.default_rng(check_seed(seed))
     columns = _sample_columns(order, pa, is_discrete, arity, nbins, int(n_samples), nonlinear, rng, names, [], link)

@@ -70,8 +70,9 @@ def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> No
         (lambda: make_score("bic", asia, prior="binomial"), "prior must be a StructurePrior, got str"),
         (lambda: make_score("bic", asia, prior=StructurePrior("ebic", 3)), "prior is for 3 variables, the data have 8"),
         (lambda: from_dataframe(frame, discrete=["z"]), "unknown variable 'z' in discrete/continuous"),
-        (lambda: proxy_search(make_score("bic", asia), samples=5, seed=-1), "seed must be an integer ≥ 0, got -1"),
-        (lambda: simulate(5, 100, 1.0, seed=-1), "seed must be an integer ≥ 0, got -1"),
+        (lambda: proxy_search(make_score("bic", asia), samples=5, seed=-1),
+         "seed (--seed) must be an integer ≥ 0, got -1"),
+        (lambda: simulate(5, 100, 1.0, seed=-1), "seed (--seed) must be an integer ≥ 0, got -1"),
         (lambda: sample_dag({"a": [], "b": ["a"]}, {"a": "discrete", "b": "discrete"}, 10, seed=-3), "seed must be"),
     ]
     for call, words in cases:

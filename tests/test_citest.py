@@ -119,9 +119,15 @@ def test_bad_input():
         ci_test(data, "x", "y", score=make_score("bic", from_dataframe(_discrete(1))))
     # a seed is checked whatever the null: the χ² null drew nothing, so seed=2.5 or "abc" was taken (a review)
     for seed in (2.5, float("nan"), "abc", True, -3):
-        with pytest.raises(InputError, match=r"seed must be an integer ≥ 0"):
+        with pytest.raises(InputError, match=r"seed \(--seed\) must be an integer ≥ 0"):
             ci_test(data, "x", "y", score="bic", null="chi2", seed=seed)
     assert ci_test(data, "x", "y", score="bic", null="chi2", seed=7.0).null == "chi2"
+    # each parameter that a flag sets is named with the flag (a review: only alpha's was)
+    for kwargs, flag in (({"combine": "any"}, "combine (--combine)"),
+                         ({"correction": "x"}, "correction (--correction)"), ({"null": "perm"}, "null (--null)"),
+                         ({"permutations": 0}, "permutations (--permutations)")):
+        with pytest.raises(InputError, match=rf"^{flag.replace('(', '[(]').replace(')', '[)]')} must be"):
+            ci_test(data, "x", "y", score="bic", **kwargs)
 
 
 def test_a_constant_conditioning_column_is_left_out_with_a_note_and_a_constant_tested_one_refused():
@@ -623,6 +629,77 @@ def test_auto_refers_a_sparse_all_discrete_table_to_the_stratified_permutation()
         assert (r.permutations > 0) == sparse and 1 / 200 <= r.p_value <= 1
 
 
+def _step_dependence(seed: int = 5, N: int = 300) -> pd.DataFrame:
+    """b a function of a (plus noise), c unrelated: a dependence whose χ² p-value underflows (2e-49 at seed 5)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, N)
+    return pd.DataFrame({"a": a, "b": (a + rng.integers(0, 2, N)) % 3, "c": rng.integers(0, 2, N)}).astype(str)
+
+
+def test_the_permutations_reach_any_alpha_unless_too_few_are_asked_for(tmp_path):
+    """A permutation p-value is at least 1/(B + 1): with 199 draws no α below 0.005 could reject, and the test said
+    "independent (not rejected)" of a dependence with χ² p = 2e-49, with no note (a review). By default B is now
+    199 or ⌈1/α⌉ − 1, whichever is more, so the sparse table's stratified permutation rejects at α = 0.001 (p =
+    1/1,000, every draw less extreme); a B given too small for α is drawn as given and a note says the test
+    cannot reject, on the command line too."""
+    from click.testing import CliRunner
+
+    from bnilp.citest import DEFAULT_PERMUTATIONS, least_permutations
+    from bnilp.cli import main
+
+    assert [least_permutations(a) for a in (0.5, 0.05, 0.01, 0.005, 0.004, 0.001, 1e-4)] == \
+        [1, 19, 99, 199, 249, 999, 9999]
+    assert all(1 / (least_permutations(a) + 1) <= a < 1 / least_permutations(a) for a in (0.3, 0.0049, 0.001, 7e-5))
+    data = from_dataframe(_step_dependence())
+    for alpha in (0.01, 0.001):
+        r = ci_test(data, "a", "b", ["c"], score="bic", alpha=alpha)
+        assert r.null == "local-permutation" and r.chi2_p_value < 1e-40 and r.dependent and not r.notes
+        assert r.permutations == max(DEFAULT_PERMUTATIONS, least_permutations(alpha)) and r.p_value <= alpha
+    few = ci_test(data, "a", "b", ["c"], score="bic", alpha=0.05, permutations=9)
+    assert few.permutations == 9 and few.p_value == 0.1 and not few.dependent
+    assert list(few.notes) == ["with 9 permutations the p-value is at least 1/10 = 0.1, above alpha 0.05: this test "
+                               "cannot reject; 19 permutations or more (--permutations) can"]
+    frame = tmp_path / "m.csv"
+    _step_dependence().to_csv(frame, index=False)
+    base = ["citest", str(frame), "a", "b", "--given", "c", "--score", "bic"]
+    out = CliRunner().invoke(main, [*base, "--alpha", "0.001"])
+    assert out.exit_code == 0 and "decision: dependent, p = 0.001" in out.output and "999 permuted" in out.output
+    out = CliRunner().invoke(main, [*base, "--alpha", "0.05", "--permutations", "9"])
+    assert out.exit_code == 0 and "note: with 9 permutations" in out.output and "independent" in out.output
+
+
+def test_cgd_tests_a_discrete_child_on_its_binned_parent_with_the_observed_df():
+    """CGd models a discrete child as the multinomial on its binned parents, so that direction's G² is the
+    all-discrete one on the binned data, its df counted over the table as observed — as BIC's test on the binned
+    column gives. With the df over every configuration of 6 ternary Z (2,916) x, a step function of y, read as
+    p = 1 (a review); the observed tables give df 26 and p ≈ 5e-6. The sparse table (≈1 row a cell) is then
+    referred to the stratified permutation under null="auto", as an all-discrete one is."""
+    from bnilp.citest import multinomial_table, observed_df
+
+    rng = np.random.default_rng(1)
+    N = 300
+    z = rng.integers(0, 3, (N, 6))
+    y = rng.normal(size=N)
+    x = (y > 0).astype(int) + (y > 1)
+    frame = pd.DataFrame({"x": x, "y": y, **{f"z{i}": z[:, i] for i in range(6)}})
+    zs = [f"z{i}" for i in range(6)]
+    data = from_dataframe(frame, discrete=["x", *zs])
+    r = ci_test(data, "x", "y", zs, score="cgd", alpha=0.05, null="chi2")
+    x_given_y = r.directions[0]
+    assert (x_given_y.child, x_given_y.parent) == ("x", "y") and x_given_y.df == 26
+    binned = make_score("cgd", data).discrete_view().data
+    oracle = ci_test(binned, "x", "y", zs, score="bic", alpha=0.05, null="chi2", both_directions=False)
+    assert x_given_y.statistic == pytest.approx(oracle.statistic, rel=1e-12) and oracle.df == 26
+    assert x_given_y.p_value == pytest.approx(oracle.p_value, rel=1e-9) and x_given_y.p_value < 1e-5
+    assert r.dependent
+    cgd = make_score("cgd", data)
+    idx = [data.index(v) for v in zs]
+    assert multinomial_table(cgd, data.index("x"), data.index("y"), tuple(idx)) is cgd.discrete_view().data
+    assert multinomial_table(cgd, data.index("y"), data.index("x"), tuple(idx)) is None   # y continuous: CG's
+    assert observed_df(cgd.discrete_view().data, 0, 1, tuple(idx)) == 26
+    assert ci_test(data, "x", "y", zs, score="cgd", alpha=0.05).null == "local-permutation"
+
+
 def test_a_local_permutation_over_several_continuous_z_carries_a_note(tmp_path):
     """The local permutation is calibrated for one continuous Z; with two the result and the CLI say so."""
     from click.testing import CliRunner
@@ -634,14 +711,14 @@ def test_a_local_permutation_over_several_continuous_z_carries_a_note(tmp_path):
     z1, z2 = rng.normal(size=(2, N))
     frame = pd.DataFrame({"x": (z1 > 0).astype(int), "y": (z2 > 0).astype(int), "z1": z1, "z2": z2})
     data = from_dataframe(frame, discrete=["x", "y"], continuous=["z1", "z2"])
-    one = ci_test(data, "x", "y", ["z1"], score="cg", permutations=19)
-    two = ci_test(data, "x", "y", ["z1", "z2"], score="cg", permutations=19)
+    one = ci_test(data, "x", "y", ["z1"], score="cg", permutations=19, alpha=0.05)   # (the least p is 1/20)
+    two = ci_test(data, "x", "y", ["z1", "z2"], score="cg", permutations=19, alpha=0.05)
     assert one.null == two.null == "local-permutation"
     assert one.notes == () and "calibrated for one continuous" in two.notes[0]
     path = tmp_path / "m.csv"
     frame.rename(columns={"y": "y[bold]"}).to_csv(path, index=False)
     res = CliRunner().invoke(main, ["citest", str(path), "x", "y[bold]", "--given", "z1,z2", "--discrete", "x,y[bold]",
-                                    "--permutations", "19"])
+                                    "--permutations", "19", "--alpha", "0.05"])
     assert res.exit_code == 0, res.output
     assert "note: the local permutation is calibrated" in res.output and "y[bold]" in res.output
     assert "χ² p-value" in res.output

@@ -507,7 +507,7 @@ def test_proxy_rejects_bad_arguments(small):
                          ({"refine_samples": 2.7}, "refine_samples")):
         with pytest.raises(InputError, match=rf"^{name}\b"):
             proxy_search(score, samples=10, **kwargs)
-    with pytest.raises(InputError, match=r"^seed must be an integer ≥ 0, got 'abc'"):
+    with pytest.raises(InputError, match=r"^seed \(--seed\) must be an integer ≥ 0, got 'abc'"):
         greedy_search(score, seed="abc")
 
 

@@ -59,15 +59,16 @@ from bnilp.terminal import lossless, plain_console
                    f"(--score {', '.join(sorted(MULTINOMIAL_G2_SCORES))}: χ² is off there), χ² "
                    "elsewhere; chi2 "
                    "always (the seed's test).")
-@click.option("--permutations", type=int, default=DEFAULT_PERMUTATIONS, show_default=True,
+@click.option("--permutations", type=int, default=None,
               help="Most permuted data sets for a local-permutation p-value (stops after "
-                   f"{SEQUENTIAL_EXCEEDANCES} exceedances).")
+                   f"{SEQUENTIAL_EXCEEDANCES} exceedances). Default: {DEFAULT_PERMUTATIONS}, or ⌈1/α⌉ − 1 where "
+                   "that is more (a permutation p-value is at least 1/(B + 1), so fewer could not reject at α).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random stream of the permutations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @data_options
 @score_options
 def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float, combine: str, correction: str,
-           null: str, permutations: int, seed: int, as_json: bool, **opts: Any) -> None:
+           null: str, permutations: int | None, seed: int, as_json: bool, **opts: Any) -> None:
     """Test X ⟂ Y | GIVEN on DATA: 2(ℓ(X | Y,Z) − ℓ(X | Z)) against χ², both directions for a
     score that is not score-equivalent (MVP, CGd), combined by Simes (--combine either: the seed's rule).
     Where the score gives G's null mean (a Gaussian child), G·df/E[G] is referred to χ²_df (Bartlett).
@@ -92,7 +93,7 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
     except ModuleNotFoundError as exc:
         raise InputError(f"score {opts.get('score_name')!r} is not available in this installation ({exc})") \
             from None
-    if permutations < 1:
+    if permutations is not None and permutations < 1:
         raise InputError(f"--permutations must be ≥ 1, got {permutations}")
     ignored = [flag for key, flag in (("permutations", "--permutations"), ("seed", "--seed"))
                if null == "chi2" and given_on_command_line(key)]
