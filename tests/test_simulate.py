@@ -215,8 +215,14 @@ def test_a_simulation_that_would_not_fit_in_memory_is_a_limit_not_a_traceback(mo
     from bnilp.errors import LimitError
 
     monkeypatch.setattr(sim, "free_memory", lambda: 2**30)
-    with pytest.raises(LimitError, match=r"simulating 100000000 rows of 20 nodes needs about 44\.7 GiB"):
+    with pytest.raises(LimitError, match=r"simulating 100000000 rows of 20 nodes needs about 44\.7 GiB.*\(fewer "
+                                         r"n_samples \(--samples\), or fewer n_nodes \(--nodes\)\)$"):
         simulate(20, 10**8, 2, seed=1)
+    # what makes a row is named: 2·10⁹ categories (fewer nodes did not help, as the message said: a review)
+    with pytest.raises(LimitError, match=r"\(fewer n_samples \(--samples\), or fewer categories \(--categories\)\)$"):
+        simulate(3, 10, 1, discrete_fraction=1.0, categories=(2 * 10**9, 2 * 10**9), seed=1)
+    with pytest.raises(LimitError, match=r"\(fewer n_samples, or fewer variables\)$"):
+        sample_dag({"a": [], "b": ["a"]}, {"a": "discrete", "b": "discrete"}, 10**9, seed=1)
 
 
 @pytest.mark.parametrize("kwargs, words", [
