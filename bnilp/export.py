@@ -91,7 +91,7 @@ from bnilp.errors import InputError, check_path, check_real
 from bnilp.graphs import check_acyclic, topological_order
 from bnilp.metrics import checked_parents
 from bnilp.scorefile import atomic_write_text
-from bnilp.scores.discrete import DEFAULT_ESS
+from bnilp.scores.discrete import DEFAULT_ESS, MIN_ESS
 
 #: parameter estimators for discrete children (see the module docstring)
 PARAMETER_METHODS = ("ml", "bayes")
@@ -125,13 +125,22 @@ def default_method(score: str | None) -> str:
 
 
 def _check_method(method: str, ess: float | None) -> float | None:
+    """The ESS the fit uses: none for ``ml``, for ``bayes`` a finite one ≥ :data:`~bnilp.scores.discrete.MIN_ESS`
+    as BDeu's — below it α = ESS/(r·q) underflows to 0 and a configuration the data never show got the row
+    0/0 = NaN (NaN in the BIF and XMLBIF, a traceback writing JSON: a review)."""
     if not isinstance(method, str) or method not in PARAMETER_METHODS:
-        raise InputError(f"method must be one of {', '.join(PARAMETER_METHODS)}, got {method!r}")
+        raise InputError(f"method (--parameters) must be one of {', '.join(PARAMETER_METHODS)}, got {method!r}")
     if method == "ml":
         if ess is not None:
             raise InputError(f"ess={ess!r} goes with method='bayes' only: method='ml' would ignore it")
         return None
-    return DEFAULT_ESS if ess is None else check_real(ess, "ess", 0, above=True)
+    if ess is None:
+        return DEFAULT_ESS
+    ess = check_real(ess, "ess (--ess)", 0, above=True)
+    if ess < MIN_ESS:
+        raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess!r} (smaller, α/(q·r) "
+                         "underflows to 0 and an unseen configuration's row is 0/0)")
+    return ess
 
 
 def _ordered_parents(parents: Mapping[str, Iterable[str]], dataset: Dataset) -> dict[str, list[str]]:
@@ -293,19 +302,35 @@ def export_format(path: str | os.PathLike[str]) -> str:
     """The format a path asks for by its extension (:data:`EXPORT_FORMATS`)."""
     ext = Path(check_path(path, "path")).suffix.lower()
     if ext not in EXPORT_FORMATS:
+        stdout = " (the format is read from the extension, so an export cannot go to standard output)" \
+            if os.fspath(path) in ("-", "/dev/stdout") or os.fspath(path).startswith("/dev/fd/") else ""
         raise InputError(f"{os.fspath(path)}: unknown export format {ext or '(no extension)'!r} "
-                         f"(use {', '.join(EXPORT_FORMATS)})")
+                         f"(use {', '.join(EXPORT_FORMATS)}){stdout}")
     return EXPORT_FORMATS[ext]
 
 
 def check_fitted(fitted: object) -> None:
     """An :class:`InputError` unless ``fitted`` is what :func:`fit_parameters` returns (the schema's name in
-    ``format`` and a ``variables`` mapping): a writer given another dict failed with a ``KeyError``."""
+    ``format`` and a ``variables`` mapping, each variable's entry with its type's keys): a writer given another
+    dict failed with a ``KeyError`` (``to_pgmpy`` with ``KeyError: 'type'`` on an entry without one: a review)."""
     if not (isinstance(fitted, Mapping) and fitted.get("format") == SCHEMA[0]
             and isinstance(fitted.get("variables"), Mapping)):
         raise InputError(f"fitted must be the dict fit_parameters (or LearnResult.fit) returns, got "
                          f"{type(fitted).__name__}" + (f" with keys {sorted(map(str, fitted))[:6]}"
                                                         if isinstance(fitted, Mapping) else ""))
+    for v, entry in fitted["variables"].items():
+        kind = entry.get("type") if isinstance(entry, Mapping) else None
+        need = _ENTRY_KEYS.get(kind, ("type",))
+        lacking = [k for k in need if not isinstance(entry, Mapping) or k not in entry]
+        if lacking:
+            raise InputError(f"fitted: the entry of variable {v!r} lacks {', '.join(map(repr, lacking))} (an entry "
+                             "of fit_parameters' schema: type 'discrete' or 'continuous' and that type's fields)")
+
+
+#: the fields each type of variable entry holds (module docstring's schema)
+_ENTRY_KEYS = {DISCRETE: ("type", "parents", "states", "cpt"),
+               CONTINUOUS: ("type", "parents", "discrete_parents", "continuous_parents", "configurations",
+                            "regressions")}
 
 
 def continuous_variables(fitted: Mapping[str, Any]) -> list[str]:
@@ -334,8 +359,9 @@ def check_xml_text(states: Mapping[str, Sequence[str]]) -> None:
         for kind, text in (("variable", v), *(("state", str(s)) for s in labels)):
             bad = _XML_FORBIDDEN.search(text)
             if bad:
+                of = "" if kind == "variable" else f" of the variable {v!r}"
                 raise InputError(f"XMLBIF cannot hold the control character U+{ord(bad.group()):04X} of the {kind} "
-                                 f"{text!r} (XML 1.0 has none; export .bif, which renames it, or .json)")
+                                 f"{text!r}{of} (XML 1.0 has none; export .bif, which renames it, or .json)")
 
 
 def xml_text(text: str) -> str:

@@ -332,9 +332,13 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     replaced. A device, FIFO or socket (:func:`is_stream`) gets the whole file copied into it once it is
     complete (the temporary file then lies in the system's temporary folder, which an error then names):
     renaming a file over ``/dev/null`` replaced the device with a regular file, and a reader of ``/dev/stdout``
-    or a FIFO got nothing.
+    or a FIFO got nothing. A path that ends in ``/`` names a folder: an :class:`InputError` (``Path`` drops the
+    slash, and the API wrote ``out.bif/`` as ``out.bif``, or said "Is a directory" where there was none: a review).
     """
-    path = Path(check_path(path, "path"))
+    raw = check_path(path, "path")
+    if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})):
+        raise InputError(f"{raw}: ends in '/': it names a folder, give a file name")
+    path = Path(raw)
     stream = is_stream(path)
     if not stream and path.is_symlink():
         path = Path(os.path.realpath(path))

@@ -480,7 +480,11 @@ def test_options_that_would_be_ignored_or_fail_after_the_search_are_one_line_bef
         (("learn", str(chain_csv), "--optimum-only", "--max-networks", "5"), "enumerates nothing: drop --max-netw"),
         (("learn", str(chain_csv), "--report", "-"), "--report: -: names a stream, and this is a folder"),
         (("learn", str(chain_csv), "--parameters", "bayes", "--ess", "0", "--export", str(out / "m.bif"),
-          "--json", str(out / "r.json")), "--ess must be a finite number > 0 for --parameters bayes"),
+          "--json", str(out / "r.json")), "--ess must be a finite number ≥ 1e-100 for --parameters bayes"),
+        # an ESS so small that α/(q·r) underflows: NaN rows in the BIF, a traceback writing the JSON (a review)
+        (("learn", str(chain_csv), "--parameters", "bayes", "--ess", "5e-324", "--export", str(out / "m.bif"),
+          "--json", str(out / "r.json")), "--ess must be a finite number ≥ 1e-100 for --parameters bayes"),
+        (("learn", str(chain_csv), "--export", "-"), "an export cannot go to standard output"),
         (("learn", str(labels), "--export", str(out / "m.xmlbif"), "--json", str(out / "r.json")),
          "XMLBIF cannot hold the control character U+0001"),
         (("learn", str(chain_csv), "--json", str(tmp_path)), "--json: "),
@@ -916,3 +920,18 @@ def test_settings_a_run_would_ignore_are_refused_naming_their_flags(tmp_path):
     numbers.write_text("0,1,1\n1,0,1\n0,0,1\n")
     out = _run("learn", str(numbers), "-q")
     assert out.exit_code == 2 and "read it with load_data(..., no_header=True) (--no-header)" in _one_line_error(out)
+
+
+@pytest.mark.parametrize("suffix", [".scores", ".pss"])
+def test_a_score_file_given_as_data_is_named_one(tmp_path, suffix) -> None:
+    """``learn`` or ``score`` on a score file said only that its line 2 had the wrong number of fields (a review);
+    the line now says it is a score file, which ``solve`` reads. A data file that fails to read is not called one."""
+    scores = tmp_path / f"asia{suffix}"
+    assert _run("score", "bnilp/instances/asia.csv", "-q", "-o", str(scores)).exit_code == 0
+    for command in ("learn", "score"):
+        args = [command, str(scores), "-q"] + (["-o", str(tmp_path / "x.scores")] if command == "score" else [])
+        line = _one_line_error(_run(*args))
+        assert line.endswith(f"({scores} is a score file, not data: `bnilp solve` reads it)"), line
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2,3\n")
+    assert _one_line_error(_run("learn", str(bad), "-q")) == f"bnilp: error: {bad}:2: expected 2 fields, found 3"

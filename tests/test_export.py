@@ -136,13 +136,23 @@ def test_bdeu_runs_default_to_bayes_parameters_with_the_runs_ess(labelled_frame)
 
 
 def test_fit_checks_its_arguments(asia_result, labelled_frame) -> None:
-    with pytest.raises(InputError, match="method"):
+    with pytest.raises(InputError, match=r"^method \(--parameters\) must be one of"):
         asia_result.fit(method="mle")
     with pytest.raises(InputError, match="network=99"):
         asia_result.fit(network=99)
     for ess in (-1, "abc", "2", True, float("nan")):      # a number > 0, not a string or a bool
-        with pytest.raises(InputError, match=r"^ess must be a finite number > 0, got "):
+        with pytest.raises(InputError, match=r"^ess \(--ess\) must be a finite number > 0, got "):
             asia_result.fit(method="bayes", ess=ess)
+    # an ESS whose α = ESS/(r·q) underflows gave an unseen configuration the row 0/0 = NaN (a review)
+    for ess in (5e-324, 1e-323, 1e-101):
+        with pytest.raises(InputError, match=r"^ess \(--ess\) must be a finite number ≥ 1e-100, got "):
+            asia_result.fit(method="bayes", ess=ess)
+    tiny = asia_result.fit(method="bayes", ess=1e-100)
+    assert all(np.isfinite(np.asarray(e["cpt"], dtype=float)).all() for e in tiny["variables"].values())
+    fitted = asia_result.fit()
+    lacking = {**fitted, "variables": {**fitted["variables"], "asia": {"parents": [], "states": ["no", "yes"]}}}
+    with pytest.raises(InputError, match=r"^fitted: the entry of variable 'asia' lacks 'type'"):
+        to_pgmpy(lacking)
     with pytest.raises(InputError, match="not columns of the data"):
         asia_result.fit(labelled_frame)
     other = pd.read_csv(ASIA, keep_default_na=False)
@@ -558,3 +568,29 @@ def test_cpdag_parents_and_model_string_check_their_arguments() -> None:
         model_string({"a": [], "b": ["a"]}, order=["zz"])
     assert model_string(cpdag_parents(["a", "b", "c"], [("a", "c")], [("a", "b")]), ["a", "b", "c"]) == \
         "[a|b][b|a][c|a]"
+
+
+def test_a_path_that_ends_in_a_slash_is_refused_by_every_writer(asia_result, tmp_path) -> None:
+    """The command line refuses ``--export x.bif/`` (it names a folder); the API wrote ``x.bif`` instead (``Path``
+    drops the slash), and a score file's writer said "Is a directory" where there was none (a review). Now every
+    atomic writer refuses it, writing nothing."""
+    from bnilp.export import write_bif, write_json
+    from bnilp.scorefile import write_jaakkola
+
+    fitted = asia_result.fit()
+    for write in (lambda p: asia_result.export(p), lambda p: write_bif(fitted, p), lambda p: write_json(fitted, p),
+                  lambda p: write_jaakkola(asia_result.table, p)):
+        for path in (f"{tmp_path}/out.bif/", f"{tmp_path}/sub/x.json/"):
+            with pytest.raises(InputError, match=r"ends in '/': it names a folder, give a file name$"):
+                write(path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_xmlbif_names_the_variable_whose_state_it_cannot_hold() -> None:
+    """A control character in a state is refused naming the state and its variable (it named the state only)."""
+    from bnilp.export import check_xml_text
+
+    with pytest.raises(InputError, match=r"of the state 'n\\x02o' of the variable 'xray' \(XML 1\.0 has none"):
+        check_xml_text({"asia": ["no", "yes"], "xray": ["n\x02o", "yes"]})
+    with pytest.raises(InputError, match=r"of the variable 'x\\x01' \(XML"):
+        check_xml_text({"x\x01": ["a", "b"]})

@@ -73,7 +73,7 @@ from bnilp.scorefile import (
     write_score_file,
 )
 from bnilp.scores.base import bf_text
-from bnilp.scores.discrete import DEFAULT_ESS
+from bnilp.scores.discrete import DEFAULT_ESS, MIN_ESS
 from bnilp.terminal import LogProgress, one_line, plain_console
 
 
@@ -153,8 +153,9 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
         raise InputError(f"--optimum-only returns one network: --export-network {k} cannot be exported")
     method = opts.get("parameter_method") or default_method(opts.get("score_name"))
     ess = opts.get("ess", DEFAULT_ESS)
-    if method == "bayes" and not (math.isfinite(ess) and ess > 0):
-        raise InputError(f"--ess must be a finite number > 0 for --parameters bayes, got {ess}")
+    if method == "bayes" and not (math.isfinite(ess) and ess >= MIN_ESS):
+        raise InputError(f"--ess must be a finite number ≥ {MIN_ESS:g} for --parameters bayes, got {ess} (smaller, "
+                         "α/(q·r) underflows to 0 and an unseen configuration's row is 0/0)")
 
 
 def _export(result: LearnResult, data: Any, opts: dict[str, Any]) -> tuple[str | None, str | None]:

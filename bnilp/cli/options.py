@@ -245,6 +245,21 @@ def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
 
 
 
+def _is_score_file(path: str) -> bool:
+    """Whether ``path``, which did not read as data, reads as a score file (Jaakkola or PSS): a user who gave one
+    to ``learn`` was told only that its line 2 had the wrong number of fields (a review). A stream cannot be read
+    twice: no."""
+    from bnilp.scorefile import is_stream, read_score_file
+
+    try:
+        if is_stream(path):
+            return False
+        read_score_file(path)
+    except (InputError, OSError, ValueError):
+        return False
+    return True
+
+
 def load_from_options(path: str, opts: dict[str, Any], quiet: bool = False) -> Dataset:
     """Load DATA with the type options; with a discrete-only score and none of --discrete/--continuous,
     columns of small non-negative integers are discrete whatever their number of codes. With --jobs and a
@@ -265,10 +280,15 @@ def load_from_options(path: str, opts: dict[str, Any], quiet: bool = False) -> D
     integer_codes = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES and not typed
     with warnings.catch_warnings():     # the commands print their own lines (score_data), -q or not
         warnings.simplefilter("ignore", DataWarning)
-        data = load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
-                         continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
-                         fmt=opts.get("fmt", "auto"), integer_codes=integer_codes,
-                         drop_missing=opts.get("drop_missing", False))
+        try:
+            data = load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
+                             continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
+                             fmt=opts.get("fmt", "auto"), integer_codes=integer_codes,
+                             drop_missing=opts.get("drop_missing", False))
+        except InputError as exc:
+            if _is_score_file(path):
+                raise InputError(f"{exc} ({path} is a score file, not data: `bnilp solve` reads it)") from None
+            raise
     if data.rows_dropped_missing and not quiet:   # stderr: stdout may
         # hold an output (--json -)
         from rich.text import Text
