@@ -545,12 +545,12 @@ def _check_optimum_only(optimum_only: bool, enumerate_by: str, list_dags: bool, 
 
 def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | None) -> None:
     """``count_past_cap`` needs class enumeration, whose classes past the cap are counted compactly
-    (:func:`bnilp.mec.class_tail_mass`); it cannot list their DAGs, nor count classes under knowledge."""
+    (:func:`bnilp.mec.class_tail_mass`); it cannot count classes under knowledge. With ``list_dags`` the best
+    ``max_networks`` classes, kept whole, hold the best ``max_networks`` DAGs (each holds one or more), which are
+    listed, and the DAGs of the rest are counted — the exact total, as peeling gives it (it was refused: the DAG
+    total of a branch-and-cut or forests listing capped at ``max_networks`` classes was "at least")."""
     if unit != "mecs":
         raise InputError(f"count_past_cap counts equivalence classes, but this enumeration lists DAGs ({why})")
-    if list_dags:
-        raise InputError("count_past_cap and list_dags exclude each other: the DAGs of the classes past the cap "
-                         "are counted, not listed")
     if k is not None:
         raise InputError("count_past_cap does not apply with background knowledge: classes under knowledge are "
                          "counted one by one (chain component by chain component), not by the compact count past "

@@ -685,6 +685,43 @@ def test_list_dags_capped_while_branch_and_cut_lists_classes_says_the_class_sear
                                        f"DAGs (--max-networks) of at least {counted} counted")
 
 
+@pytest.mark.parametrize("palim, bf", [(None, 60), (1, 400)])
+def test_count_past_cap_with_list_dags_counts_every_dag_as_peeling_does(monkeypatch, tmp_path, palim, bf) -> None:
+    """With count_past_cap (it was refused with list_dags) branch-and-cut — or the forests on a palim-1 table — lists
+    on past the cap, so the best K DAGs come from the best K classes and every DAG is counted: the same networks,
+    edge posteriors, status and message as peeling's (the dynamic programme's, which lists every class), the total
+    exact where the capped class search said "at least"; on the command line too."""
+    from bnilp.ilp import settings
+    from bnilp.pipeline import learn
+
+    table = learn("bnilp/instances/asia.csv", bf=bf, palim=palim).table
+    eps = math.log(bf)
+    for cap in (3, 10, 40):
+        monkeypatch.setattr(settings, "FOREST_ENUMERATION", False)     # (a palim-1 table goes to the forests)
+        peeled = solve_table(table, epsilon=eps, list_dags=True, max_networks=cap)
+        assert peeled.solution.stats["phase2"]["method"] == "peeling"
+        monkeypatch.undo()
+        monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+        counted = solve_table(table, epsilon=eps, list_dags=True, max_networks=cap, count_past_cap=True)
+        capped = solve_table(table, epsilon=eps, list_dags=True, max_networks=cap)
+        monkeypatch.undo()
+        assert counted.solution.stats["phase2"]["method"] == ("forests" if palim else "branch-and-cut")
+        assert counted.solution.status == peeled.solution.status == "network_limit"
+        assert counted.solution.message == peeled.solution.message, (cap, counted.solution.message)
+        assert [(n.score, n.parents) for n in counted.solution.networks] == \
+            [(n.score, n.parents) for n in peeled.solution.networks]
+        assert counted.report["edges"] == peeled.report["edges"] and counted.report["listed"] == peeled.report["listed"]
+        whole = solve_table(table, epsilon=eps)
+        total = sum(m["n_dags"] for m in whole.report["mecs"])
+        assert f"of the {total} counted" in counted.solution.message
+        if "class search stopped" in capped.solution.message:       # the capped search's total, a lower bound
+            assert f"at least {capped.report['n_dags_counted']} counted" in capped.solution.message
+    write_jaakkola(table, tmp_path / "asia.scores")
+    done = CliRunner().invoke(main, ["solve", str(tmp_path / "asia.scores"), "--bf", str(bf), "-q", "--list-dags",
+                                     "--count-past-cap", "--max-networks", "3"])
+    assert done.exit_code == 3 and f"of the {total} counted" in done.output, done.output
+
+
 def test_list_dags_whose_kept_classes_hold_exactly_the_cap_says_the_class_search_stopped(monkeypatch) -> None:
     """Where the classes the capped search kept hold exactly the cap of DAGs, nothing is cut from the listing, and
     the search's own words ("the best 1 of the 2 found kept") stood (a review): they say the class search stopped."""
@@ -705,13 +742,14 @@ def test_list_dags_whose_kept_classes_hold_exactly_the_cap_says_the_class_search
                                        "caps them too), so the DAGs are counted over those")
 
 
-def test_count_past_cap_needs_class_enumeration_without_list_dags_or_knowledge():
-    """Each combination it cannot serve is refused before any search, naming the parameters."""
+def test_count_past_cap_needs_class_enumeration_without_knowledge():
+    """Each combination it cannot serve is refused before any search, naming the parameters (list_dags was one:
+    it is served since, :func:`test_count_past_cap_with_list_dags_counts_every_dag_as_peeling_does`)."""
     from tests.test_ilp import random_table
 
     table = random_table(5, 11, keep=0.7)
     u, v = table.variables[:2]
-    for kw, words in (({"enumerate_by": "dags"}, "lists DAGs"), ({"list_dags": True}, "list_dags"),
+    for kw, words in (({"enumerate_by": "dags"}, "lists DAGs"), ({"enumerate_by": "dags", "list_dags": True}, "DAGs"),
                       ({"knowledge": {"forbidden": [[u, v]]}}, "background knowledge")):
         with pytest.raises(InputError, match=words):
             solve_table(table, epsilon=1.0, count_past_cap=True, **({"enumerate_by": "mecs"} | kw))

@@ -97,8 +97,9 @@ def solve_options(func):
         click.option("--count-past-cap", is_flag=True,
                      help="With class enumeration, do not stop at --max-networks classes: list on until the set "
                           "is complete (or a limit stops it), report the best --max-networks classes and count "
-                          "every class found into the DAG counts and posteriors. Where the dynamic programme "
-                          "lists the set (peeling) every class is counted already: it changes nothing there."),
+                          "every class found into the DAG counts and posteriors (with --list-dags: the best "
+                          "--max-networks DAGs listed, every DAG counted). Where the dynamic programme lists the "
+                          "set (peeling) every class is counted already: it changes nothing there."),
         click.option("--warm-start", "warm_start", metavar="proxy|greedy|FILE.json",
                      help="Hand branch-and-cut a first network: from greedy or proxy search (learn only: they need "
                           "the data), or a JSON with 'parents'. Where the dynamic programme proves OPT (up to 22 "
@@ -448,14 +449,11 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
 
 
 def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> None:
-    """--count-past-cap needs class enumeration, without --list-dags, --optimum-only or background knowledge
+    """--count-past-cap needs class enumeration, without --optimum-only or background knowledge
     (:func:`bnilp.pipeline.solve_table` checks the same, naming its parameters); ``table`` None: what the
     options alone say, before scoring."""
     if opts.get("optimum_only"):
         raise InputError("--count-past-cap counts equivalence classes: --optimum-only lists none")
-    if opts.get("list_dags"):
-        raise InputError("--count-past-cap and --list-dags exclude each other: the DAGs of the classes past "
-                         "the cap are counted, not listed")
     if opts.get("enumerate_by") == "dags":
         raise InputError("--count-past-cap counts equivalence classes: --enumerate dags lists DAGs")
     if table is not None:
