@@ -1366,6 +1366,36 @@ def class_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str]
     return out
 
 
+def knowledge_tail_mass(tail: Any, families: Mapping[str, Any], nodes: Sequence[str], ref: float, prior: str,
+                        complete_classes: bool, knowledge: Any, first: int = 1, deadline: float | None = None,
+                        step: int = 1_000) -> TailMass:
+    """:func:`class_tail_mass` under background knowledge, where a class's DAGs are those it admits: each class
+    past the cap is counted as a listed one is (:func:`credible_classes` with ``knowledge``: m(M) its admitted
+    DAGs, P_M(u → v) their shares, its PDAG's undirected edges as :func:`bnilp.averaging.undirected_posteriors`
+    reads them), ``step`` classes at a time, ``deadline`` looked at between steps — in Python, about a millisecond
+    a class (:func:`credible_classes` under knowledge). W(M) = exp(s(M) − ref)·m(M) under the DAG prior,
+    exp(s(M) − ref) under the class prior."""
+    index = {v: i for i, v in enumerate(nodes)}
+    n = len(nodes)
+    out = TailMass(ref, 0.0, np.zeros((n, n)), np.zeros((n, n)), len(tail), 0)
+    for lo in range(0, len(tail), step):
+        if deadline is not None and time.perf_counter() > deadline:
+            out.classes, out.uncounted = lo, len(tail) - lo
+            break
+        for m in credible_classes(tail.items(lo, min(len(tail), lo + step)), families, nodes,
+                                  complete_classes=complete_classes, knowledge=knowledge, first=first + lo):
+            w = math.exp(m.score - ref) * (m.n_dags if prior == "dags" else 1)
+            out.mass += w
+            out.dags += m.n_dags
+            for (u, v), p in (m.shares or {}).items():
+                out.directed[index[u], index[v]] += w * p
+            for e in m.pdag_or_why[0][1]:
+                a, b = (index[x] for x in e)
+                out.undirected[a, b] += w
+                out.undirected[b, a] += w
+    return out
+
+
 @dataclass
 class _Components:
     """The chain components of m CPDAGs, counted (:func:`_component_counts`): component j belongs to class

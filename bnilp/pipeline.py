@@ -34,6 +34,7 @@ from bnilp.mec import (
     class_tail_mass,
     credible_classes,
     expand_classes,
+    knowledge_tail_mass,
     rounding_slack,
     unequal_covered_reversal,
 )
@@ -551,10 +552,6 @@ def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | N
     total of a branch-and-cut or forests listing capped at ``max_networks`` classes was "at least")."""
     if unit != "mecs":
         raise InputError(f"count_past_cap counts equivalence classes, but this enumeration lists DAGs ({why})")
-    if k is not None:
-        raise InputError("count_past_cap does not apply with background knowledge: classes under knowledge are "
-                         "counted one by one (chain component by chain component), not by the compact count past "
-                         "the cap")
 
 
 def _admitted_warm_start(table: ScoreTable, k: Knowledge, warm_start: Parents | None) -> Parents | None:
@@ -686,6 +683,11 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         if solution.unlisted is not None and len(solution.unlisted) and knowledge is None:
             tail = class_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
                                    complete_classes=sound, first=len(mecs) + 1, deadline=tail_deadline)
+        elif solution.unlisted is not None and len(solution.unlisted):     # each class as a listed one is
+            tail = knowledge_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
+                                       complete_classes=sound, knowledge=knowledge, first=len(mecs) + 1,
+                                       deadline=tail_deadline)
+        if tail is not None:
             found = "credible classes" if solution.status == "network_limit" else "credible classes found"
             listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge posteriors "
                       f"over all {len(mecs) + tail.classes:,} {found}")

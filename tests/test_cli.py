@@ -282,7 +282,9 @@ def test_count_past_cap_lists_on_past_the_cap_by_branch_and_cut(runner, tmp_path
     the listing; exit 3 (network_limit), the best 3 classes in the table, the JSON's totals and edge posteriors
     those of the uncapped run, the panel saying over how many. Combinations it cannot serve exit 2 with one
     line naming their flags, before the data are scored (what the options and the score's name decide);
-    --list-dags is served (test_count_past_cap_with_list_dags_counts_every_dag_as_peeling_does)."""
+    --list-dags and background knowledge are served
+    (test_count_past_cap_with_list_dags_counts_every_dag_as_peeling_does,
+    test_classes_past_the_cap_under_knowledge_count_into_the_posteriors)."""
     path = tmp_path / "five.csv"
     random_discrete_frame(3, n=5, N=60).to_csv(path, index=False)
     whole, capped = tmp_path / "whole.json", tmp_path / "capped.json"
@@ -300,8 +302,7 @@ def test_count_past_cap_lists_on_past_the_cap_by_branch_and_cut(runner, tmp_path
     assert all(e["posterior"] == pytest.approx(want[e["from"], e["to"]], abs=1e-9) for e in doc["edges"])
     for extra, flag, early in ((["--enumerate", "dags"], "--enumerate dags", True),
                                (["--optimum-only"], "--optimum-only", True),
-                               (["--score", "mml"], "lists DAGs", True),
-                               (["--forbid", "V0->V1"], "background knowledge", True)):
+                               (["--score", "mml"], "lists DAGs", True)):
         res = runner.invoke(main, ["learn", str(path), "--count-past-cap", *extra])
         assert res.exit_code == 2 and "--count-past-cap" in res.output and flag in res.output, res.output
         assert "Traceback" not in res.output and ("scored" not in res.output) == early, res.output

@@ -722,6 +722,50 @@ def test_count_past_cap_with_list_dags_counts_every_dag_as_peeling_does(monkeypa
     assert done.exit_code == 3 and f"of the {total} counted" in done.output, done.output
 
 
+@pytest.mark.parametrize("knowledge", [
+    {"forbidden": [["smoke", "lung"]]}, {"required": [["smoke", "lung"]]},
+    {"tiers": [["asia", "smoke"], ["tub", "lung", "bronc"], ["either", "xray", "dysp"]]},
+    {"required_ancestors": [["smoke", "dysp"]]}, {"independent": ["asia,smoke|lung"]}])
+@pytest.mark.parametrize("prior", ["dags", "mecs"])
+def test_classes_past_the_cap_under_knowledge_count_into_the_posteriors(monkeypatch, knowledge, prior) -> None:
+    """Under background knowledge the classes past the cap are counted as the listed ones are (their admitted DAGs,
+    the shares of their arrows, their PDAGs: :func:`bnilp.mec.knowledge_tail_mass`), so the class and edge
+    posteriors of a capped run are the uncapped run's — where peeling lists the set (knowledge that restricts the
+    table), and with count_past_cap by branch-and-cut (any knowledge; it was refused). Before, peeling's capped
+    posteriors averaged over the best K classes alone, while its message counted them all."""
+    from bnilp.ilp import settings
+    from bnilp.pipeline import learn
+
+    table = learn("bnilp/instances/asia.csv", bf=400).table
+    eps = math.log(400)
+    whole = solve_table(table, epsilon=eps, knowledge=knowledge, prior=prior)
+    want = {(e["from"], e["to"]): e for e in whole.report["edges"]}
+    n_classes, n_dags = whole.report["n_mecs"], whole.report["n_networks"]
+    assert n_classes > 3
+    runs = []
+    for cap in (1, 3):
+        peeled = solve_table(table, epsilon=eps, knowledge=knowledge, prior=prior, max_networks=cap)
+        if peeled.solution.stats["phase2"]["method"] == "peeling":    # (ancestors, independences: their own rows)
+            runs.append((cap, peeled))
+        monkeypatch.setattr(settings, "DP_MAX_VARIABLES", 0)
+        runs.append((cap, solve_table(table, epsilon=eps, knowledge=knowledge, prior=prior, max_networks=cap,
+                                      count_past_cap=True)))
+        monkeypatch.undo()
+    assert len(runs) >= 2
+    for cap, res in runs:
+        rep = res.report
+        assert res.solution.status == "network_limit" and rep["n_mecs"] == cap
+        assert (rep["posterior_classes"], rep["posterior_dags"]) == (n_classes, n_dags)
+        assert f"class and edge posteriors over all {n_classes} credible classes" in rep["listed"]
+        for got, full in zip(rep["mecs"], whole.report["mecs"], strict=False):
+            assert got["n_dags"] == full["n_dags"] and got["posterior"] == pytest.approx(full["posterior"], abs=1e-9)
+        assert {(e["from"], e["to"]) for e in rep["edges"]} == set(want)
+        for e in rep["edges"]:
+            full = want[e["from"], e["to"]]
+            for key in ("posterior", "adjacency_posterior", "undirected_posterior"):
+                assert (e.get(key) or 0.0) == pytest.approx(full.get(key) or 0.0, abs=1e-9), (key, e)
+
+
 def test_list_dags_whose_kept_classes_hold_exactly_the_cap_says_the_class_search_stopped(monkeypatch) -> None:
     """Where the classes the capped search kept hold exactly the cap of DAGs, nothing is cut from the listing, and
     the search's own words ("the best 1 of the 2 found kept") stood (a review): they say the class search stopped."""
@@ -742,15 +786,14 @@ def test_list_dags_whose_kept_classes_hold_exactly_the_cap_says_the_class_search
                                        "caps them too), so the DAGs are counted over those")
 
 
-def test_count_past_cap_needs_class_enumeration_without_knowledge():
-    """Each combination it cannot serve is refused before any search, naming the parameters (list_dags was one:
-    it is served since, :func:`test_count_past_cap_with_list_dags_counts_every_dag_as_peeling_does`)."""
+def test_count_past_cap_needs_class_enumeration():
+    """Each combination it cannot serve is refused before any search, naming the parameters (list_dags and
+    knowledge were two: served since, :func:`test_count_past_cap_with_list_dags_counts_every_dag_as_peeling_does`,
+    :func:`test_classes_past_the_cap_under_knowledge_count_into_the_posteriors`)."""
     from tests.test_ilp import random_table
 
     table = random_table(5, 11, keep=0.7)
-    u, v = table.variables[:2]
-    for kw, words in (({"enumerate_by": "dags"}, "lists DAGs"), ({"enumerate_by": "dags", "list_dags": True}, "DAGs"),
-                      ({"knowledge": {"forbidden": [[u, v]]}}, "background knowledge")):
+    for kw, words in (({"enumerate_by": "dags"}, "lists DAGs"), ({"enumerate_by": "dags", "list_dags": True}, "DAGs")):
         with pytest.raises(InputError, match=words):
             solve_table(table, epsilon=1.0, count_past_cap=True, **({"enumerate_by": "mecs"} | kw))
 

@@ -463,10 +463,6 @@ def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> Non
         if len(table.variables) > MASK_MAX_VARIABLES:
             raise InputError(f"--count-past-cap works on at most {MASK_MAX_VARIABLES} variables, not "
                              f"{len(table.variables)}")
-    if opts.get("knowledge") is not None or (table is not None and table.meta.get("knowledge")):
-        raise InputError("--count-past-cap does not apply with background knowledge: classes under knowledge "
-                         "are counted one by one (chain component by chain component), not by the compact count "
-                         "past the cap")
 
 
 def _check_before_scoring(data: Any, opts: dict[str, Any], scores_out: str | None) -> None:
