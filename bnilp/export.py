@@ -309,6 +309,12 @@ def export_format(path: str | os.PathLike[str]) -> str:
     return EXPORT_FORMATS[ext]
 
 
+#: the fields each type of variable entry holds (module docstring's schema)
+_ENTRY_KEYS = {DISCRETE: ("type", "parents", "states", "cpt"),
+               CONTINUOUS: ("type", "parents", "discrete_parents", "continuous_parents", "configurations",
+                            "regressions")}
+
+
 def check_fitted(fitted: object) -> None:
     """An :class:`InputError` unless ``fitted`` is what :func:`fit_parameters` returns (the schema's name in
     ``format`` and a ``variables`` mapping, each variable's entry with its type's keys): a writer given another
@@ -325,12 +331,6 @@ def check_fitted(fitted: object) -> None:
         if lacking:
             raise InputError(f"fitted: the entry of variable {v!r} lacks {', '.join(map(repr, lacking))} (an entry "
                              "of fit_parameters' schema: type 'discrete' or 'continuous' and that type's fields)")
-
-
-#: the fields each type of variable entry holds (module docstring's schema)
-_ENTRY_KEYS = {DISCRETE: ("type", "parents", "states", "cpt"),
-               CONTINUOUS: ("type", "parents", "discrete_parents", "continuous_parents", "configurations",
-                            "regressions")}
 
 
 def continuous_variables(fitted: Mapping[str, Any]) -> list[str]:

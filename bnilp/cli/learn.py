@@ -449,7 +449,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
 
 
 def _check_count_past_cap(table: ScoreTable | None, opts: dict[str, Any]) -> None:
-    """--count-past-cap needs class enumeration, without --optimum-only or background knowledge
+    """--count-past-cap needs class enumeration, without --optimum-only, on at most MASK_MAX_VARIABLES variables
     (:func:`bnilp.pipeline.solve_table` checks the same, naming its parameters); ``table`` None: what the
     options alone say, before scoring."""
     if opts.get("optimum_only"):
