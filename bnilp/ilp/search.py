@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_STAGE
+from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING
 
 from bnilp.errors import InputError, check_callback, check_count, check_flag, check_real, check_seconds
 from bnilp.graphs import check_acyclic
@@ -22,6 +22,7 @@ from bnilp.ilp.branchings import BranchingArcs, BranchingLister, best_branching,
 from bnilp.ilp.classbest import BestPerClass, best_members_below, canonical_representatives, choice_table, ranked
 from bnilp.ilp.cons_acyclic import _choice
 from bnilp.ilp.dp import DPResult, DPStopped, Peeler, bound_mode, plan_tables, solve_dp
+from bnilp.ilp.event_interrupt import InterruptPending, should_interrupt
 from bnilp.ilp.families import _Data
 from bnilp.ilp.forests import ForestEdges, ForestLister, forest_edges, heaviest_forest, representative
 from bnilp.ilp.heur_sinks import _sink_dag, _SinkHeur
@@ -61,21 +62,14 @@ class _Signals:
             self.catching -= 1
 
 
-# The stages in which SCIP takes an interrupt and keeps it until it stops (measured on PySCIPOpt 6: one given in
-# presolving stops the solve before its root; one given to a model not yet solving is cleared when the solve
-# starts, and SCIP refuses one while it initialises the solve).
-_INTERRUPTIBLE = frozenset({SCIP_STAGE.INITPRESOLVE, SCIP_STAGE.PRESOLVING, SCIP_STAGE.EXITPRESOLVE,
-                            SCIP_STAGE.PRESOLVED, SCIP_STAGE.SOLVING})
-
-
 @contextmanager
 def _signals_stop_the_search(sig: _Signals):
     """While solving (main thread only), Ctrl-C and SIGTERM stop the search, which returns what it found
     (status ``interrupted``): a SCIP model that is presolving or solving is interrupted (Python runs the handler at
     the next callback into Python, which the cluster handler makes frequent; one that came while the model was
-    built stops it as it starts, :func:`_optimize`), inside the stages that catch it (the dynamic
-    programme, peeling, the forests' and branchings' listing, the cubes' coordinator:
-    :meth:`_Signals.catching_interrupts`) the first SIGINT goes to the handler that was in place
+    built or transformed is delivered at the next presolving round or node, :mod:`bnilp.ilp.event_interrupt`),
+    inside the stages that catch it (the dynamic programme, peeling, the forests' and branchings' listing, the
+    cubes' coordinator: :meth:`_Signals.catching_interrupts`) the first SIGINT goes to the handler that was in place
     (KeyboardInterrupt), and anywhere else it is noted as SIGTERM is (each stage looks at ``received``). Further
     signals are only noted: two Ctrl-Cs 50 ms apart (a double press, or ``timeout`` passing on the terminal's)
     reached the command line's handler while the result was being built and the run ended with exit 130 and
@@ -91,7 +85,7 @@ def _signals_stop_the_search(sig: _Signals):
         first = not sig.received
         sig.received = True             # every stage checks it too (a KeyboardInterrupt put off comes back here)
         try:
-            if sig.model is not None and sig.model.getStage() in _INTERRUPTIBLE:
+            if sig.model is not None and should_interrupt(True, sig.model.getStage()):
                 sig.model.interruptSolve()
             elif first and signum == signal.SIGINT and sig.catching and callable(previous[signal.SIGINT]):
                 previous[signal.SIGINT](signum, frame)
@@ -396,13 +390,14 @@ def _optimize(model: Any, run: _Run, stats: dict[str, Any]) -> str:
         model.setParam("limits/time", min(max(rem, 1e-3), settings.SCIP_TIME_LIMIT_MAX))
     t0 = time.perf_counter()
     run.sig.model = model
-    came_before = run.sig.received         # while the model was built: SCIP would clear an interrupt given now,
-    if came_before:                        # and the whole phase ran before the signal was looked at again; so it
-        model.setParam("limits/time", 1e-3)     # stops at once, by its clock
+    # a signal noted while the model was built or transformed, where SCIP takes no interrupt, is delivered at the
+    # next presolving round or node (the whole phase ran before anyone looked at it again: a review)
+    model.includeEventhdlr(InterruptPending(lambda: run.sig.received), "bnilp_interrupt",
+                           "interrupt the solve where a signal was noted")
     model.optimize()
     run.sig.model = None
     stats["seconds"] = time.perf_counter() - t0
-    status = "userinterrupt" if came_before else model.getStatus()
+    status = model.getStatus()
     stats.update(scip_status=status, nodes=model.getNTotalNodes(), lp_iterations=model.getNLPIterations(),
                  lps=model.getNLPs(), timing=scip_timing(model))
     return status
