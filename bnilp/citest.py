@@ -96,8 +96,10 @@ COMBINE_RULES = ("simes", "either")
 #: modelled given a continuous conditioning variable (``auto``), or always
 NULL_DISTRIBUTIONS = ("auto", "chi2", "local-permutation")
 #: permutations drawn at most for a local-permutation p-value (p resolution 1/(B + 1) = 0.005), or more where α
-#: needs them (:func:`least_permutations`)
+#: needs them (:func:`least_permutations`), up to MAX_AUTO_PERMUTATIONS unless asked for: a dependence draws every
+#: one (no exceedance stops it), about a millisecond each at N = 400, so α = 1e-7 would have drawn for hours
 DEFAULT_PERMUTATIONS = 199
+MAX_AUTO_PERMUTATIONS = 9_999
 #: the test's defaults, one place for the API and ``bnilp ci-test``: significance level, the two-direction
 #: rule, the small-sample correction and the reference distribution
 DEFAULT_ALPHA = 0.01
@@ -331,8 +333,9 @@ def ci_test(
     discrete variable may be misspecified; there it permutes ``y`` within groups of neighbouring rows
     (module docstring; at most ``permutations`` data sets, random stream ``seed``, so a result is
     reproducible; ``None``: :data:`DEFAULT_PERMUTATIONS`, or :func:`least_permutations` of α where that is
-    more — a permutation p-value is never below 1/(B + 1), so with 199 draws no α below 0.005 could reject; a
-    number too small for α is drawn as given and the result's notes say the test cannot reject). Rejects when
+    more, up to :data:`MAX_AUTO_PERMUTATIONS` — a permutation p-value is never below 1/(B + 1), so with 199 draws
+    no α below 0.005 could reject; a number too small for α is drawn as given, and the result's notes say the
+    test cannot reject and how many would). Rejects when
     p ≤ α. A constant column in ``given`` (dropped when loading) is left out with a note. Bad variables, α
     outside (0, 1), ``permutations`` < 1 or a score without ℓ/df raise :class:`~bnilp.errors.InputError`.
     """
@@ -350,7 +353,7 @@ def ci_test(
         raise InputError(f"null (--null) must be one of {', '.join(NULL_DISTRIBUTIONS)}, got {null!r}")
     least = least_permutations(alpha)
     if permutations is None:
-        permutations = max(DEFAULT_PERMUTATIONS, least)
+        permutations = max(DEFAULT_PERMUTATIONS, min(least, MAX_AUTO_PERMUTATIONS))
     permutations = check_count(permutations, "permutations (--permutations)", 1)
     seed = check_seed(seed, "seed (--seed)")  # whatever the null: a seed 2.5 was taken where χ² needed none (a review)
     xi = _resolve(data, x, "x")

@@ -309,7 +309,8 @@ def export_format(path: str | os.PathLike[str]) -> str:
     return EXPORT_FORMATS[ext]
 
 
-#: the fields each type of variable entry holds (module docstring's schema)
+#: the fields the fitted structure and each type of variable entry hold (module docstring's schema)
+_TOP_KEYS = ("format", "parameters", "variables")
 _ENTRY_KEYS = {DISCRETE: ("type", "parents", "states", "cpt"),
                CONTINUOUS: ("type", "parents", "discrete_parents", "continuous_parents", "configurations",
                             "regressions")}
@@ -317,20 +318,38 @@ _ENTRY_KEYS = {DISCRETE: ("type", "parents", "states", "cpt"),
 
 def check_fitted(fitted: object) -> None:
     """An :class:`InputError` unless ``fitted`` is what :func:`fit_parameters` returns (the schema's name in
-    ``format`` and a ``variables`` mapping, each variable's entry with its type's keys): a writer given another
-    dict failed with a ``KeyError`` (``to_pgmpy`` with ``KeyError: 'type'`` on an entry without one: a review)."""
+    ``format``, ``parameters`` and a ``variables`` mapping; each variable's entry of type ``discrete`` or
+    ``continuous`` with that type's keys, a discrete one's CPT a table of numbers, one row per configuration and
+    one column per state, where it has one): a writer given another dict failed with a ``KeyError``, or named
+    the wrong thing (``to_pgmpy`` with ``KeyError: 'type'`` on an entry without one; an entry of type 'weird'
+    called continuous; a CPT 'x' a ``ValueError``: two reviews)."""
     if not (isinstance(fitted, Mapping) and fitted.get("format") == SCHEMA[0]
-            and isinstance(fitted.get("variables"), Mapping)):
+            and isinstance(fitted.get("variables"), Mapping) and all(k in fitted for k in _TOP_KEYS)):
         raise InputError(f"fitted must be the dict fit_parameters (or LearnResult.fit) returns, got "
                          f"{type(fitted).__name__}" + (f" with keys {sorted(map(str, fitted))[:6]}"
                                                         if isinstance(fitted, Mapping) else ""))
     for v, entry in fitted["variables"].items():
-        kind = entry.get("type") if isinstance(entry, Mapping) else None
-        need = _ENTRY_KEYS.get(kind, ("type",))
-        lacking = [k for k in need if not isinstance(entry, Mapping) or k not in entry]
+        if not isinstance(entry, Mapping) or "type" not in entry:
+            raise InputError(f"fitted: the entry of variable {v!r} lacks 'type' (an entry of fit_parameters' "
+                             "schema: type 'discrete' or 'continuous' and that type's fields)")
+        kind = entry["type"]
+        if kind not in _ENTRY_KEYS:
+            raise InputError(f"fitted: the entry of variable {v!r} has type {kind!r}, not 'discrete' or "
+                             "'continuous' (fit_parameters' schema)")
+        need = _ENTRY_KEYS[kind] + (("configurations",) if kind == DISCRETE and entry.get("cpt") is not None else ())
+        lacking = [k for k in need if k not in entry]
         if lacking:
             raise InputError(f"fitted: the entry of variable {v!r} lacks {', '.join(map(repr, lacking))} (an entry "
-                             "of fit_parameters' schema: type 'discrete' or 'continuous' and that type's fields)")
+                             f"of fit_parameters' schema: a {kind} entry holds {', '.join(need)})")
+        if kind == DISCRETE and entry["cpt"] is not None:
+            try:
+                cpt = np.asarray(entry["cpt"], dtype=float)
+            except (TypeError, ValueError):
+                cpt = None
+            if cpt is None or cpt.shape != (len(entry["configurations"]), len(entry["states"])):
+                raise InputError(f"fitted: the CPT of variable {v!r} must be a table of numbers, one row per "
+                                 f"configuration ({len(entry['configurations'])}) and one column per state "
+                                 f"({len(entry['states'])})")
 
 
 def continuous_variables(fitted: Mapping[str, Any]) -> list[str]:

@@ -332,12 +332,14 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     replaced. A device, FIFO or socket (:func:`is_stream`) gets the whole file copied into it once it is
     complete (the temporary file then lies in the system's temporary folder, which an error then names):
     renaming a file over ``/dev/null`` replaced the device with a regular file, and a reader of ``/dev/stdout``
-    or a FIFO got nothing. A path that ends in ``/`` names a folder: an :class:`InputError` (``Path`` drops the
-    slash, and the API wrote ``out.bif/`` as ``out.bif``, or said "Is a directory" where there was none: a review).
+    or a FIFO got nothing. A path that ends in ``/`` (or ``/.``, ``/..``) names a folder: an :class:`InputError`
+    (``Path`` drops the slash, and the API wrote ``out.bif/`` and ``out.bif/.`` as ``out.bif``, or said "Is a
+    directory" where there was none: two reviews).
     """
     raw = check_path(path, "path")
-    if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})):
-        raise InputError(f"{raw}: ends in '/': it names a folder, give a file name")
+    if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})) or os.path.basename(raw) in (".", ".."):
+        raise InputError(f"{raw}: ends in '/'{'' if raw.endswith(tuple({'/', os.sep})) else ' and a dot'}: it names "
+                         "a folder, give a file name")
     path = Path(raw)
     stream = is_stream(path)
     if not stream and path.is_symlink():

@@ -644,7 +644,7 @@ def test_the_permutations_reach_any_alpha_unless_too_few_are_asked_for(tmp_path)
     cannot reject, on the command line too."""
     from click.testing import CliRunner
 
-    from bnilp.citest import DEFAULT_PERMUTATIONS, least_permutations
+    from bnilp.citest import DEFAULT_PERMUTATIONS, MAX_AUTO_PERMUTATIONS, least_permutations
     from bnilp.cli import main
 
     assert [least_permutations(a) for a in (0.5, 0.05, 0.01, 0.005, 0.004, 0.001, 1e-4)] == \
@@ -659,6 +659,11 @@ def test_the_permutations_reach_any_alpha_unless_too_few_are_asked_for(tmp_path)
     assert few.permutations == 9 and few.p_value == 0.1 and not few.dependent
     assert list(few.notes) == ["with 9 permutations the p-value is at least 1/10 = 0.1, above alpha 0.05: this test "
                                "cannot reject; 19 permutations or more (--permutations) can"]
+    # the automatic B stops at MAX_AUTO_PERMUTATIONS: a dependence draws them all (α = 1e-7 drew for hours: a review)
+    tiny = ci_test(data, "a", "b", ["c"], score="bic", alpha=1e-7)
+    assert tiny.permutations == MAX_AUTO_PERMUTATIONS == 9_999 and tiny.p_value == 1e-4 and not tiny.dependent
+    assert list(tiny.notes) == ["with 9999 permutations the p-value is at least 1/10000 = 0.0001, above alpha 1e-07: "
+                                "this test cannot reject; 9999999 permutations or more (--permutations) can"]
     frame = tmp_path / "m.csv"
     _step_dependence().to_csv(frame, index=False)
     base = ["citest", str(frame), "a", "b", "--given", "c", "--score", "bic"]

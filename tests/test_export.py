@@ -153,6 +153,18 @@ def test_fit_checks_its_arguments(asia_result, labelled_frame) -> None:
     lacking = {**fitted, "variables": {**fitted["variables"], "asia": {"parents": [], "states": ["no", "yes"]}}}
     with pytest.raises(InputError, match=r"^fitted: the entry of variable 'asia' lacks 'type'"):
         to_pgmpy(lacking)
+    # what passed the check and failed in a writer, or named the wrong thing (a review)
+    either = fitted["variables"]["either"]
+    for entry, words in (({"type": "weird"}, r"has type 'weird', not 'discrete' or 'continuous'"),
+                         ({k: v for k, v in either.items() if k != "configurations"}, r"lacks 'configurations'"),
+                         ({**either, "cpt": "x"}, r"CPT of variable 'either' must be a table of numbers"),
+                         ({**either, "cpt": either["cpt"][:1]}, r"one row per configuration \(4\)")):
+        broken = {**fitted, "variables": {**fitted["variables"], "either": entry}}
+        for use in (to_pgmpy, bif_text):
+            with pytest.raises(InputError, match=r"^fitted: .*" + words):
+                use(broken)
+    with pytest.raises(InputError, match=r"^fitted must be the dict"):
+        bif_text({k: v for k, v in fitted.items() if k != "parameters"})
     with pytest.raises(InputError, match="not columns of the data"):
         asia_result.fit(labelled_frame)
     other = pd.read_csv(ASIA, keep_default_na=False)

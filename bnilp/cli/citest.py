@@ -18,6 +18,7 @@ from bnilp.citest import (
     DEFAULT_NULL,
     DEFAULT_PERMUTATIONS,
     LIKELIHOOD_SCORES,
+    MAX_AUTO_PERMUTATIONS,
     MULTINOMIAL_G2_SCORES,
     NULL_DISTRIBUTIONS,
     SEQUENTIAL_EXCEEDANCES,
@@ -62,7 +63,8 @@ from bnilp.terminal import lossless, plain_console
 @click.option("--permutations", type=int, default=None,
               help="Most permuted data sets for a local-permutation p-value (stops after "
                    f"{SEQUENTIAL_EXCEEDANCES} exceedances). Default: {DEFAULT_PERMUTATIONS}, or ⌈1/α⌉ − 1 where "
-                   "that is more (a permutation p-value is at least 1/(B + 1), so fewer could not reject at α).")
+                   f"that is more, up to {MAX_AUTO_PERMUTATIONS} (a permutation p-value is at least 1/(B + 1), so "
+                   "fewer could not reject at α; a note says so).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random stream of the permutations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @data_options

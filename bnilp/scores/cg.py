@@ -107,9 +107,11 @@ def flat_columns(low: np.ndarray, high: np.ndarray, offset: np.ndarray) -> np.nd
 
 
 def cell_means(x: np.ndarray, cells: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Each cell's mean of ``x`` (``cells`` the rows' cells, ``n`` their counts) to the float nearest it: the naive
-    mean m₁ = Σ x / n, then its error m₁ − x̄ = Σ (x − m₁) / n, summed over the rows' differences from m₁, which
-    are small and exact where the cell is narrow (Björck 1996, §2.2: the corrected two-pass algorithm). A naive
+    """Each cell's mean of ``x`` (``cells`` the rows' cells, ``n`` their counts), within an ulp or so of the exact
+    mean where the cell is narrow (its values within a factor of two of each other — the case that matters here:
+    a cell far from the column's mean): the naive mean m₁ = Σ x / n, then its error m₁ − x̄ = Σ (x − m₁) / n,
+    summed over the rows' differences from m₁, which are then small and exact (Björck 1996, §2.2: the corrected
+    two-pass algorithm). Values that cancel (10¹⁶, 1, −10¹⁶, 1) keep the naive sum's error. A naive
     sum is off by up to n·u·Σ|x| (u the unit roundoff), which squares into each cell's variance: a cell of
     10⁻¹⁴ of the column's spread (a discrete parent that moves it by 10¹⁴ within-cell SDs) lost a third of its
     variance to a mean off by 10⁻¹⁴ on 1,000 rows."""

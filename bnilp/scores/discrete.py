@@ -225,8 +225,9 @@ class BDeu(DiscreteScore):
     def __init__(self, data: Dataset, *, ess: float = DEFAULT_ESS, prior: StructurePrior | None = None,
                  penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         if isinstance(ess, bool) or not isinstance(ess, numbers.Real) or not (math.isfinite(ess) and ess >= MIN_ESS):
-            raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess!r} (smaller, α/(q·r) "
-                             "underflows to 0 and the marginal likelihood is not defined)")
+            why = (" (smaller, α/(q·r) underflows to 0 and the marginal likelihood is not defined)"
+                   if isinstance(ess, numbers.Real) and not isinstance(ess, bool) and 0 < ess < MIN_ESS else "")
+            raise InputError(f"ess (--ess) must be a finite number ≥ {MIN_ESS:g}, got {ess!r}{why}")
         if penalty_discount != DEFAULT_PENALTY_DISCOUNT:
             raise InputError(f"score 'bdeu' takes no penalty_discount (--penalty-discount) (got {penalty_discount}); "
                              "BDeu is a marginal likelihood with no BIC penalty to scale")
