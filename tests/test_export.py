@@ -592,8 +592,8 @@ def test_a_path_that_ends_in_a_slash_is_refused_by_every_writer(asia_result, tmp
     fitted = asia_result.fit()
     for write in (lambda p: asia_result.export(p), lambda p: write_bif(fitted, p), lambda p: write_json(fitted, p),
                   lambda p: write_jaakkola(asia_result.table, p)):
-        for path in (f"{tmp_path}/out.bif/", f"{tmp_path}/sub/x.json/"):
-            with pytest.raises(InputError, match=r"ends in '/': it names a folder, give a file name$"):
+        for path in (f"{tmp_path}/out.bif/", f"{tmp_path}/sub/x.json/", f"{tmp_path}/o.bif/.", f"{tmp_path}/o.bif/.."):
+            with pytest.raises(InputError, match=r"ends in '/'( and a dot)?: it names a folder, give a file name$"):
                 write(path)
     assert list(tmp_path.iterdir()) == []
 
