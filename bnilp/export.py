@@ -90,7 +90,7 @@ from bnilp.data import CONTINUOUS, DISCRETE, Dataset
 from bnilp.errors import InputError, check_path, check_real
 from bnilp.graphs import check_acyclic, topological_order
 from bnilp.metrics import checked_parents
-from bnilp.scorefile import atomic_write_text
+from bnilp.scorefile import atomic_write_text, check_file_name
 from bnilp.scores.discrete import DEFAULT_ESS, MIN_ESS
 
 #: parameter estimators for discrete children (see the module docstring)
@@ -300,7 +300,8 @@ def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], metho
 
 def export_format(path: str | os.PathLike[str]) -> str:
     """The format a path asks for by its extension (:data:`EXPORT_FORMATS`)."""
-    ext = Path(check_path(path, "path")).suffix.lower()
+    check_file_name(check_path(path, "path"))
+    ext = Path(os.fspath(path)).suffix.lower()
     if ext not in EXPORT_FORMATS:
         stdout = " (the format is read from the extension, so an export cannot go to standard output)" \
             if os.fspath(path) in ("-", "/dev/stdout") or os.fspath(path).startswith("/dev/fd/") else ""

@@ -322,6 +322,14 @@ def output_set() -> Iterator[_OutputSet]:
     current.commit()
 
 
+def check_file_name(raw: str) -> None:
+    """An :class:`InputError` where the path ``raw`` names a folder by its form — it ends in ``/`` (or ``/.``,
+    ``/..``) —, which ``Path`` would drop and write the file it names without (:func:`atomic_output`)."""
+    if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})) or os.path.basename(raw) in (".", ".."):
+        dot = "" if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})) else " and a dot"
+        raise InputError(f"{raw}: ends in '/'{dot}: it names a folder, give a file name")
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary path beside ``path``; on success it is renamed to ``path`` (atomic on POSIX) — at the
@@ -337,9 +345,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     directory" where there was none: two reviews).
     """
     raw = check_path(path, "path")
-    if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})) or os.path.basename(raw) in (".", ".."):
-        raise InputError(f"{raw}: ends in '/'{'' if raw.endswith(tuple({'/', os.sep})) else ' and a dot'}: it names "
-                         "a folder, give a file name")
+    check_file_name(raw)
     path = Path(raw)
     stream = is_stream(path)
     if not stream and path.is_symlink():
