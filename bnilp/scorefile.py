@@ -327,7 +327,7 @@ def check_file_name(raw: str) -> None:
     ``/..``) —, which ``Path`` would drop and write the file it names without (:func:`atomic_output`)."""
     if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})) or os.path.basename(raw) in (".", ".."):
         dot = "" if raw.endswith(tuple({"/", os.sep, os.altsep or "/"})) else " and a dot"
-        raise InputError(f"{raw}: ends in '/'{dot}: it names a folder, give a file name")
+        raise InputError(f"{raw} ends in '/'{dot}: it names a folder, give a file name")
 
 
 @contextmanager

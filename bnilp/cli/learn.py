@@ -143,7 +143,10 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
         return
     from bnilp.export import check_discrete, check_xml_text, default_method, export_format
 
-    fmt = export_format(opts["export_path"])
+    try:
+        fmt = export_format(opts["export_path"])
+    except InputError as exc:       # (the API's message names the path; the command line's its flag too)
+        raise InputError(f"--export: {exc}") from None
     check_discrete(data, fmt)
     if fmt == "xmlbif":
         check_xml_text(dict(zip(data.names, data.levels, strict=True)))

@@ -60,15 +60,18 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     it): one would silently replace the other. Nor does one output lie inside another (``--dot nest`` with
     ``--json nest/r.json``): the second written would fail after the work, the first already there (a file
     may go into the folder of ``--report DIR``, beside the files it writes)."""
-    from bnilp.scorefile import check_writable, is_stream, sidecar_path
+    from bnilp.scorefile import check_file_name, check_writable, is_stream, sidecar_path
 
     written: dict[str, str] = {same_file_key(path): name for path, name in (inputs or {}).items()}
     outputs: list[tuple[str, str, str, str]] = []     # files written: (key, real path, what names it, its flag)
     for key, flag in flags.items():
         if opts.get(key) == "":
             raise InputError(f"{flag}: an empty path (give a file name)")
-        if opts.get(key) and key not in folders and str(opts[key]).endswith(("/", os.sep)):
-            raise InputError(f"{flag}: {opts[key]} ends in '/': it names a folder, give a file name")
+        if opts.get(key) and key not in folders:
+            try:
+                check_file_name(str(opts[key]))     # it ends in '/', '/.' or '/..'
+            except InputError as exc:
+                raise InputError(f"{flag}: {exc}") from None
         if opts.get(key):
             paths = [(opts[key], flag)] + ([(sidecar_path(opts[key]), f"{flag}'s sidecar")]
                                            if key in sidecars and not is_stream(opts[key]) else [])
