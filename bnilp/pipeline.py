@@ -393,7 +393,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
 
     ``count_past_cap`` (class enumeration): list on past ``max_networks`` classes (``ilp.solve``); the report
     holds the best ``max_networks`` and its class and edge posteriors, ``posterior_classes`` and
-    ``posterior_dags`` cover every class found. Not with ``list_dags`` or ``knowledge``.
+    ``posterior_dags`` cover every class found (with ``list_dags``: the best ``max_networks`` DAGs listed, every
+    DAG counted; under ``knowledge`` each class past the cap counted as a listed one, for at most
+    :data:`~bnilp.ilp.settings.TAIL_COUNT_SECONDS`).
     """
     check_is_table(table)
     if not isinstance(prior, str) or prior not in AVERAGING_PRIORS:
@@ -546,10 +548,10 @@ def _check_optimum_only(optimum_only: bool, enumerate_by: str, list_dags: bool, 
 
 def _check_count_past_cap(unit: str, why: str, list_dags: bool, k: Knowledge | None) -> None:
     """``count_past_cap`` needs class enumeration, whose classes past the cap are counted compactly
-    (:func:`bnilp.mec.class_tail_mass`); it cannot count classes under knowledge. With ``list_dags`` the best
-    ``max_networks`` classes, kept whole, hold the best ``max_networks`` DAGs (each holds one or more), which are
-    listed, and the DAGs of the rest are counted — the exact total, as peeling gives it (it was refused: the DAG
-    total of a branch-and-cut or forests listing capped at ``max_networks`` classes was "at least")."""
+    (:func:`bnilp.mec.class_tail_mass`; under knowledge :func:`bnilp.mec.knowledge_tail_mass`). With ``list_dags``
+    the best ``max_networks`` classes, kept whole, hold the best ``max_networks`` DAGs (each holds one or more),
+    which are listed, and the DAGs of the rest are counted — the exact total, as peeling gives it (it was refused:
+    the DAG total of a branch-and-cut or forests listing capped at ``max_networks`` classes was "at least")."""
     if unit != "mecs":
         raise InputError(f"count_past_cap counts equivalence classes, but this enumeration lists DAGs ({why})")
 
@@ -595,6 +597,24 @@ def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool
 _STOPPED_BY = {"time_limit": "time limit", "interrupted": "interrupt"}
 
 
+def _knowledge_tail_deadline(deadline: float | None) -> float:
+    """When counting the classes past the cap under background knowledge must stop: ``deadline`` (a search stopped
+    by a limit or a signal, :func:`_tail_deadline`), else :data:`~bnilp.ilp.settings.TAIL_COUNT_SECONDS` from now.
+    Each class is counted in Python there (:func:`bnilp.mec.knowledge_tail_mass`, about 0.1–1 ms a class): 401,978
+    classes of a completed search on 20 variables took 55 s after a search of 8.6 s, and a Ctrl-C in that time lost
+    the whole result (a review)."""
+    return deadline if deadline is not None else time.perf_counter() + settings.TAIL_COUNT_SECONDS
+
+
+def _uncounted_words(uncounted: int, status: str, knowledge: Knowledge | None) -> str:
+    """Why ``uncounted`` classes past the cap were left out of the counts, in the report's words: the time left
+    after a limit or a signal, or (a completed search) the bound on counting them under background knowledge."""
+    if status in _STOPPED_BY or knowledge is None:
+        return f"the other {uncounted:,} not counted in the time left after the {_STOPPED_BY.get(status, status)}"
+    return (f"the other {uncounted:,} not counted: under background knowledge the classes past the cap are "
+            f"counted one by one, for at most {settings.TAIL_COUNT_SECONDS:g} s")
+
+
 def _tail_deadline(status: str, time_limit: float | None) -> float | None:
     """When counting the classes found past the cap must stop (a :func:`time.perf_counter` time), or None: a
     search stopped by its ``time_limit`` gets :data:`~bnilp.ilp.settings.TAIL_COUNT_SHARE` of it more, one
@@ -636,7 +656,8 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         total, uncounted = int(sum(m.n_dags for m in mecs)), 0
         if solution.unlisted is not None and len(solution.unlisted):     # classes found past the cap: counted
             more, uncounted = _tail_dags(solution.unlisted, table, solution.optimum, prior, sound, knowledge,
-                                         len(mecs) + 1, tail_deadline)
+                                         len(mecs) + 1, tail_deadline if knowledge is None else
+                                         _knowledge_tail_deadline(tail_deadline))
             total += more
         # every credible class found (the cap cut only the listing), or a count over those found so far
         exact = not uncounted and (solution.status == "optimal"
@@ -645,15 +666,20 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         # the search's cap is on classes here, which the user did not ask for: its "the best 2000 of 14225 credible
         # classes" read as 2000 classes kept, where 340 held the 2000 DAGs listed (a review)
         said, classes = solution.message, ""
+        # the classes the DAGs were counted in: all those found but the ones a deadline left uncounted
+        found = len(mecs) + (len(solution.unlisted) if solution.unlisted is not None else 0)
+        counted_in = (f"{found:,}" if not uncounted else
+                      f"{found - uncounted:,} of the {found:,}")
+        left = f" ({_uncounted_words(uncounted, solution.status, knowledge)})" if uncounted else ""
         if solution.status == "network_limit" and solution.unlisted is not None:
-            said, classes = "network limit reached", f" in {len(mecs) + len(solution.unlisted):,} credible classes"
+            said, classes = "network limit reached", f" in {counted_in} credible classes{left}"
         elif solution.status == "network_limit":
             said = (f"network limit reached: the class search stopped at {len(mecs):,} classes (--max-networks caps "
                     "them too), so the DAGs are counted over those")
         elif solution.unlisted is not None and len(solution.unlisted) and said:    # stopped early, classes past the
             # cap counted: "the best 2000 of them kept" read as 2,000 classes listed, where 66 held the DAGs (a review)
             said = said.replace(f", the best {len(mecs)} of them kept", "")
-            classes = f" in {len(mecs) + len(solution.unlisted):,} credible classes found"
+            classes = f" in {counted_in} credible classes found{left}"
         if max_networks is not None and total > max_networks:
             listed = (f"the best {max_networks:,} of {of} DAGs counted (--max-networks); edge posteriors "
                       "over those listed")
@@ -686,7 +712,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         elif solution.unlisted is not None and len(solution.unlisted):     # each class as a listed one is
             tail = knowledge_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
                                        complete_classes=sound, knowledge=knowledge, first=len(mecs) + 1,
-                                       deadline=tail_deadline)
+                                       deadline=_knowledge_tail_deadline(tail_deadline))
         if tail is not None:
             found = "credible classes" if solution.status == "network_limit" else "credible classes found"
             listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge posteriors "
@@ -694,8 +720,8 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
             if tail.uncounted:
                 listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge "
                           f"posteriors over the best {len(mecs) + tail.classes:,} of the "
-                          f"{len(mecs) + len(solution.unlisted):,} {found} (the other {tail.uncounted:,} not "
-                          f"counted in the time left after the {_STOPPED_BY.get(solution.status, solution.status)})")
+                          f"{len(mecs) + len(solution.unlisted):,} {found} "
+                          f"({_uncounted_words(tail.uncounted, solution.status, knowledge)})")
         report = summarise_classes(solution.to_dict(), mecs, prior=prior, variables=table.variables, tail=tail)
         report["classes_uncounted"] = tail.uncounted if tail is not None else 0
     report["counted"] = counted
