@@ -582,15 +582,10 @@ def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool
     if knowledge is None:
         mass = class_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound,
                                first=first, deadline=deadline)
-        return mass.dags, mass.uncounted
-    dags, step = 0, 1_000       # the deadline looked at between steps, as class_tail_mass does between chunks
-    for lo in range(0, len(tail), step):
-        if deadline is not None and time.perf_counter() > deadline:
-            return dags, len(tail) - lo
-        dags += sum(m.n_dags for m in credible_classes(tail.items(lo, min(len(tail), lo + step)), table.families,
-                                                       table.variables, complete_classes=sound, knowledge=knowledge,
-                                                       first=first + lo))
-    return dags, 0
+    else:
+        mass = knowledge_tail_mass(tail, table.families, table.variables, ref, prior, complete_classes=sound,
+                                   knowledge=knowledge, first=first, deadline=deadline)
+    return mass.dags, mass.uncounted
 
 
 #: what stopped a search whose classes past the cap were counted to a deadline, in the report's words
