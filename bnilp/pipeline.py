@@ -443,6 +443,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         if warm_start is not None and admitted is None:
             ws_note = "warm start not used: it does not satisfy the background knowledge"
         warm_start = admitted
+    started = time.perf_counter()
     solution = solve(table, epsilon, time_limit=time_limit, max_networks=max_networks,
                      warm_start=warm_start, progress=progress, enumerate_by=unit,
                      enumerate_ties=not optimum_only, jobs=jobs, count_past_cap=count_past_cap)
@@ -461,8 +462,12 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         _check_assumed_equivalence(table, solution)
     with paused_gc():
         if unit == "mecs":
+            deadline = _tail_deadline(solution.status, time_limit)
+            if k is not None:           # (the search has checked time_limit)
+                deadline = _knowledge_tail_deadline(deadline, None if time_limit is None else
+                                                    started + float(time_limit))
             report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None,
-                                             max_networks, _tail_deadline(solution.status, time_limit))
+                                             max_networks, deadline)
         else:
             report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k)
     if k is not None:
@@ -592,13 +597,19 @@ def _tail_dags(tail: Any, table: ScoreTable, ref: float, prior: str, sound: bool
 _STOPPED_BY = {"time_limit": "time limit", "interrupted": "interrupt"}
 
 
-def _knowledge_tail_deadline(deadline: float | None) -> float:
+def _knowledge_tail_deadline(deadline: float | None, limit_end: float | None) -> float:
     """When counting the classes past the cap under background knowledge must stop: ``deadline`` (a search stopped
-    by a limit or a signal, :func:`_tail_deadline`), else :data:`~bnilp.ilp.settings.TAIL_COUNT_SECONDS` from now.
-    Each class is counted in Python there (:func:`bnilp.mec.knowledge_tail_mass`, about 0.1–1 ms a class): 401,978
-    classes of a completed search on 20 variables took 55 s after a search of 8.6 s, and a Ctrl-C in that time lost
-    the whole result (a review)."""
-    return deadline if deadline is not None else time.perf_counter() + settings.TAIL_COUNT_SECONDS
+    by a limit or a signal, :func:`_tail_deadline`); else, a search that ended within the user's time limit, at
+    ``limit_end`` (when that limit runs out; a second from now at least); else
+    :data:`~bnilp.ilp.settings.TAIL_COUNT_SECONDS` from now, at most. Each class is counted in Python there
+    (:func:`bnilp.mec.knowledge_tail_mass`, about 0.1–1 ms a class): 401,978 classes of a completed search on 20
+    variables took 55 s after a search of 8.6 s under a 20-s limit, and a Ctrl-C in that time lost the whole result
+    (a review)."""
+    if deadline is not None:
+        return deadline
+    now = time.perf_counter()
+    most = now + settings.TAIL_COUNT_SECONDS
+    return most if limit_end is None else min(most, max(limit_end, now + 1.0))
 
 
 def _uncounted_words(uncounted: int, status: str, knowledge: Knowledge | None) -> str:
@@ -607,7 +618,7 @@ def _uncounted_words(uncounted: int, status: str, knowledge: Knowledge | None) -
     if status in _STOPPED_BY or knowledge is None:
         return f"the other {uncounted:,} not counted in the time left after the {_STOPPED_BY.get(status, status)}"
     return (f"the other {uncounted:,} not counted: under background knowledge the classes past the cap are "
-            f"counted one by one, for at most {settings.TAIL_COUNT_SECONDS:g} s")
+            f"counted one by one, within the time limit and for at most {settings.TAIL_COUNT_SECONDS:g} s")
 
 
 def _tail_deadline(status: str, time_limit: float | None) -> float | None:
@@ -628,7 +639,8 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
     """Counted classes → (report, solution); ``list_dags``: every admitted DAG of every class listed and
     averaged — at most ``max_networks`` of them: past it the best ``max_networks`` are listed and averaged
     and the solution becomes incomplete (status ``network_limit``, as a DAG enumeration stopped by the cap).
-    The classes found past the cap are counted until ``tail_deadline`` (:func:`_tail_deadline`)."""
+    The classes found past the cap are counted until ``tail_deadline`` (:func:`_tail_deadline`; under knowledge
+    :func:`_knowledge_tail_deadline`)."""
     meta = table.meta
     made_for = meta.get("epsilon")
     table_sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached")
@@ -651,8 +663,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         total, uncounted = int(sum(m.n_dags for m in mecs)), 0
         if solution.unlisted is not None and len(solution.unlisted):     # classes found past the cap: counted
             more, uncounted = _tail_dags(solution.unlisted, table, solution.optimum, prior, sound, knowledge,
-                                         len(mecs) + 1, tail_deadline if knowledge is None else
-                                         _knowledge_tail_deadline(tail_deadline))
+                                         len(mecs) + 1, tail_deadline)
             total += more
         # every credible class found (the cap cut only the listing), or a count over those found so far
         exact = not uncounted and (solution.status == "optimal"
@@ -707,7 +718,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
         elif solution.unlisted is not None and len(solution.unlisted):     # each class as a listed one is
             tail = knowledge_tail_mass(solution.unlisted, table.families, table.variables, solution.optimum, prior,
                                        complete_classes=sound, knowledge=knowledge, first=len(mecs) + 1,
-                                       deadline=_knowledge_tail_deadline(tail_deadline))
+                                       deadline=tail_deadline)
         if tail is not None:
             found = "credible classes" if solution.status == "network_limit" else "credible classes found"
             listed = (f"one representative for each of the best {len(mecs):,} classes; class and edge posteriors "

@@ -785,10 +785,23 @@ def test_counting_past_the_cap_under_knowledge_is_bounded_and_says_what_it_left_
     assert cut.report["classes_uncounted"] == n - 3 and cut.report["posterior_classes"] == 3
     assert cut.report["listed"].endswith(f"over the best 3 of the {n} credible classes (the other {n - 3} not counted: "
                                          "under background knowledge the classes past the cap are counted one by "
-                                         "one, for at most 0 s)")
+                                         "one, within the time limit and for at most 0 s)")
     dags = solve_table(table, epsilon=eps, knowledge=knowledge, max_networks=3, list_dags=True)
     assert dags.report["classes_uncounted"] > 0 and dags.report["n_dags_counted_exact"] is False
     assert f"counted in 3 of the {n} credible classes (the other {n - 3} not counted: " in dags.solution.message
+    # a search that ended within the user's time limit counts them until that limit (a second at least), never
+    # past TAIL_COUNT_SECONDS; one stopped by a limit or a signal keeps its own deadline (_tail_deadline)
+    import time
+
+    from bnilp.pipeline import _knowledge_tail_deadline
+
+    monkeypatch.setattr(settings, "TAIL_COUNT_SECONDS", 60.0)
+    now = time.perf_counter()
+    assert _knowledge_tail_deadline(None, None) - now == pytest.approx(60, abs=1)
+    assert _knowledge_tail_deadline(None, now + 30) - now == pytest.approx(30, abs=1e-6)
+    assert _knowledge_tail_deadline(None, now + 1e6) - now == pytest.approx(60, abs=1)
+    assert _knowledge_tail_deadline(None, now - 5) - now == pytest.approx(1, abs=1)
+    assert _knowledge_tail_deadline(now + 7, now + 30) == now + 7
 
 
 def test_list_dags_whose_kept_classes_hold_exactly_the_cap_says_the_class_search_stopped(monkeypatch) -> None:
