@@ -20,6 +20,13 @@ credible set at the BF (the default setting) within ``--time-limit``; ``--no-sho
 two arrows to those rows too (``INDEPENDENCE_SHORT_TRAILS`` off: the code before they were written up front).
 "rows" counts the lazy rows only. Prints seconds, OPT, branch-and-cut nodes,
 rows added and the credible set's size and status.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/knowledge_overhead.py --dependent 1 --seeds 1 2 3 --time-limit 120
+
+``--dependent K`` does the same for conditional dependences: K statements ``a, b | Z`` (Z of 0–3 other
+variables) that the unconstrained optimum breaks (Z d-separates a and b in it; ``--kind agree``: keeps). The
+table is pruned without them — a dependence holds in supergraphs, so an exact table is scored under it with no
+pruning (a palim on 37 variables): this measures the search's cost, and the report carries the knowledge note.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import networkx as nx
 from common import SHARED_DATA  # noqa: F401  (sets the thread variables)
 
 from bnilp.data import load_data
+from bnilp.errors import LimitError
 from bnilp.ilp import settings
 from bnilp.knowledge import Knowledge
 from bnilp.parentsets import score_parent_sets
@@ -67,8 +75,10 @@ def _timed(table, eps: float, knowledge, repeat: int):
     return best, phase1, result
 
 
-def _statements(table, best, rng: random.Random, count: int, agree: bool) -> list[tuple[str, str, list[str]]]:
-    """``count`` independences the DAG ``best`` keeps (``agree``) or breaks, a and b not adjacent in it."""
+def _statements(table, best, rng: random.Random, count: int, agree: bool,
+                dependent: bool = False) -> list[tuple[str, str, list[str]]]:
+    """``count`` independences the DAG ``best`` keeps (``agree``) or breaks, a and b not adjacent in it; with
+    ``dependent``, dependences it keeps or breaks."""
     graph = nx.DiGraph()
     graph.add_nodes_from(table.variables)
     graph.add_edges_from((p, c) for c, ps in best.items() for p in ps)
@@ -78,36 +88,46 @@ def _statements(table, best, rng: random.Random, count: int, agree: bool) -> lis
         if graph.has_edge(a, b) or graph.has_edge(b, a):
             continue
         z = set(rng.sample([v for v in table.variables if v not in (a, b)], rng.randint(0, 3)))
-        if nx.is_d_separator(graph, {a}, {b}, z) == agree:
+        if nx.is_d_separator(graph, {a}, {b}, z) == (agree != dependent):
             out.append((a, b, sorted(z)))
     return out
 
 
 def _independences(table, eps: float, args) -> int:
-    """The ``--independent`` table (module doc)."""
+    """The ``--independent`` and ``--dependent`` tables (module doc)."""
     t0 = time.perf_counter()
     free = solve_table(table, epsilon=0.0, optimum_only=True)
+    dependent = bool(args.dependent)
+    count = args.dependent or args.independent
     print(f"alarm1000 BIC BF {args.bf:g}: OPT without knowledge {free.solution.optimum:.4f} in "
-          f"{time.perf_counter() - t0:.2f} s ({free.solution.stats['phase1'].get('method')}); {args.independent} "
-          "statements per seed that the "
+          f"{time.perf_counter() - t0:.2f} s ({free.solution.stats['phase1'].get('method')}); {count} "
+          f"{'dependences' if dependent else 'independences'} per seed that the "
           f"optimum {'keeps' if args.kind == 'agree' else 'breaks'}")
     print(f"{'seed':>4} {'OPT with':>14} | {'separated s':>11} {'nodes':>6} {'rows':>5} | {'integral s':>10} "
           f"{'nodes':>6} {'rows':>5} | {'BF set s':>8} {'DAGs':>5} {'MECs':>4} status")
     if args.no_short_trails:
         settings.INDEPENDENCE_SHORT_TRAILS = False
     print(f"trails of two arrows up front: {settings.INDEPENDENCE_SHORT_TRAILS}")
-    rows_of = ("independence", "independence_sepa")
+    rows_of = ("dependence", "dependence_sepa") if dependent else ("independence", "independence_sepa")
     for seed in args.seeds:
-        k = Knowledge(independent=_statements(table, free.solution.networks[0].parents, random.Random(seed),
-                                              args.independent, args.kind == "agree"))
+        drawn = _statements(table, free.solution.networks[0].parents, random.Random(seed), count,
+                            args.kind == "agree", dependent)
+        k = Knowledge(**{"dependent" if dependent else "independent": drawn})
         cells, default = [], settings.ANCESTRY_SEPAFREQ
         for freq in (1, 0):
             settings.ANCESTRY_SEPAFREQ = freq
             t0 = time.perf_counter()
-            res = solve_table(table, epsilon=0.0, optimum_only=True, knowledge=k, time_limit=args.time_limit)
+            try:
+                res = solve_table(table, epsilon=0.0, optimum_only=True, knowledge=k, time_limit=args.time_limit)
+            except LimitError as exc:       # dependences: the table pruned without them holds no DAG that meets them
+                print(f"{seed:>4} {str(exc).split(':')[0]}: no DAG of the table satisfies "
+                      f"{'; '.join(k.statements())} ({time.perf_counter() - t0:.2f} s)")
+                break
             st = res.solution.stats["phase1"]
             cells.append((time.perf_counter() - t0, st.get("nodes", 0), sum(st["cuts"].get(r, 0) for r in rows_of)))
         settings.ANCESTRY_SEPAFREQ = default
+        if len(cells) < 2:
+            continue
         t0 = time.perf_counter()
         full = solve_table(table, epsilon=eps, knowledge=k, time_limit=args.time_limit)
         took = time.perf_counter() - t0
@@ -126,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="runs per solve; the fastest is reported")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bnilp-bench"))
     parser.add_argument("--independent", type=int, default=0, help="time K conditional independences instead")
+    parser.add_argument("--dependent", type=int, default=0, help="time K conditional dependences instead")
     parser.add_argument("--kind", choices=("agree", "contradict"), default="contradict")
     parser.add_argument("--time-limit", type=float, default=300.0, help="per solve, with --independent")
     parser.add_argument("--no-short-trails", action="store_true",
@@ -134,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     eps = math.log(args.bf)
     table = _table(args.bf, args.cache)
-    if args.independent:
+    if args.independent or args.dependent:
         return _independences(table, eps, args)
     names = table.variables
     base_s, _, base = _timed(table, eps, None, args.repeat)

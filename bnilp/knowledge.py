@@ -1,4 +1,5 @@
-"""Background knowledge: required and forbidden arrows, adjacencies, ancestor relations and tiers.
+"""Background knowledge: required and forbidden arrows, adjacencies, ancestor relations, tiers and
+conditional independences and dependences.
 
 A :class:`Knowledge` restricts the DAGs the whole pipeline considers. With K the knowledge and
 D(K) the DAGs that satisfy it, bnilp computes OPT_K = max_{G ∈ D(K)} s(G), the credible set
@@ -20,6 +21,8 @@ tier! a, b, …    ``tiers`` + strict     … and no arrow between two variables
 independent      ``independent``        Z d-separates a and b in G (Pearl 1988): every
 a, b | Z                                trail between them is blocked given Z (Z: names
                                         separated by commas, or none: ``independent a, b``)
+dependent        ``dependent``          Z does not d-separate a and b in G: some trail
+a, b | Z                                between them is active given Z
 ===============  =====================  ==============================================
 
 Tiers are listed in order (the first ``tier`` line is tier 1); a variable in no tier is
@@ -37,10 +40,19 @@ members; and it holds in every subgraph of a DAG that satisfies it (an active tr
 the DAG: its arrows, colliders and the colliders' paths into Z are there), so pruning's swap of a parent set
 for a subset keeps it — like the forbidding statements, it needs no scoring under it.
 
+A conditional *dependence* (a and b d-connected given Z) likewise holds for a whole class or for none, but
+it is the opposite of closed under subgraphs: it holds in every *supergraph* of a DAG that satisfies it (an
+active trail keeps its colliders and non-colliders when arrows are added, and a collider only gains
+descendants), so pruning's swap of a parent set for a subset may break it. Like a required ancestor
+relation, it is scored with no pruning rule for any child (``bnilp.parentsets._knowledge_plan``), and the
+search enforces it with rows over the families of the ancestral set of {a, b} ∪ Z
+(:mod:`bnilp.ilp.knowledge_rows`).
+
 Contradictions found by :meth:`Knowledge.validated` (one-line :class:`InputError`, naming the
 statement's file and line): unknown variables, a self-loop, an independence of a variable from itself or
-given itself, an independence every DAG with the required arrows (and, nothing given, ancestor relations)
-breaks, a variable in two tiers, an arrow both
+given itself (a dependence likewise), an independence every DAG with the required arrows (and, nothing
+given, ancestor relations) breaks, a statement both independent and dependent, a dependence of a variable
+every arrow at which is forbidden (it is isolated, so independent of everything), a variable in two tiers, an arrow both
 required and (directly or by implication) forbidden, a required adjacency whose both arrows are
 forbidden, a relation both required and forbidden, a required arrow or ancestor relation
 against the tier order, and a cycle among required arrows and required ancestor relations.
@@ -64,8 +76,10 @@ from bnilp.inputs import read_input_text
 
 Edge = tuple[str, str]
 Parents = Mapping[str, Iterable[str]]
-#: a conditional independence a ⟂ b | Z: (a, b, Z)
+#: a conditional independence a ⟂ b | Z (or dependence, the ``dependent`` field): (a, b, Z)
 Independence = tuple[str, str, tuple[str, ...]]
+#: the fields of statements over two variables and a set given: file keyword (= field name) → what it says
+SEPARATION_FIELDS = ("independent", "dependent")
 
 #: (file keyword, operator) → Knowledge field
 STATEMENTS: dict[tuple[str, str], str] = {
@@ -112,9 +126,10 @@ def _pairs(items: Iterable[Sequence[str]] | str | None, what: str) -> tuple[Edge
     return tuple(dict.fromkeys(out))
 
 
-def independence_text(a: str, b: str, given: Sequence[str]) -> str:
-    """An independence as a knowledge file writes it: ``independent a, b | c, d`` (``independent a, b``)."""
-    return f"independent {a}, {b}" + (f" | {', '.join(given)}" if given else "")
+def independence_text(a: str, b: str, given: Sequence[str], word: str = "independent") -> str:
+    """An independence as a knowledge file writes it: ``independent a, b | c, d`` (``independent a, b``); a
+    dependence with ``word`` ``"dependent"``."""
+    return f"{word} {a}, {b}" + (f" | {', '.join(given)}" if given else "")
 
 
 def _parse_independence(text: str) -> Independence | None:
@@ -127,28 +142,28 @@ def _parse_independence(text: str) -> Independence | None:
     return pair[0], pair[1], tuple(dict.fromkeys(given))
 
 
-def _independences(items: Iterable[Any] | str | None) -> tuple[Independence, ...]:
-    """The ``independent`` field: a list of ``'a, b | c, d'`` strings or of ``(a, b)`` / ``(a, b, [c, d])``
-    sequences (one string alone is one statement); anything else is an :class:`InputError`."""
+def _independences(items: Iterable[Any] | str | None, what: str = "independent") -> tuple[Independence, ...]:
+    """The ``independent`` (or ``dependent``: ``what``) field: a list of ``'a, b | c, d'`` strings or of ``(a, b)``
+    / ``(a, b, [c, d])`` sequences (one string alone is one statement); anything else is an :class:`InputError`."""
     out = []
-    for it in _statements_of(items, "independent", "statements"):
+    for it in _statements_of(items, what, "statements"):
         if isinstance(it, str):
             parsed = _parse_independence(it)
             if parsed is None:
-                raise InputError(f"knowledge: independent: expected 'a, b | c, d' (or 'a, b': given nothing), "
+                raise InputError(f"knowledge: {what}: expected 'a, b | c, d' (or 'a, b': given nothing), "
                                  f"got {it!r}")
             it = parsed
         if isinstance(it, Sequence) and len(it) == 2:
             it = (*it, ())
         if not isinstance(it, Sequence) or len(it) != 3:
-            raise InputError(f"knowledge: independent: a statement is (a, b) or (a, b, [given names]), got {it!r}")
+            raise InputError(f"knowledge: {what}: a statement is (a, b) or (a, b, [given names]), got {it!r}")
         a, b, given = it
         if isinstance(given, str):
             given = [v.strip() for v in given.split(",")] if given.strip() else []
             if not all(given):
-                raise InputError(f"knowledge: independent: an empty name among the given names of {it!r}")
+                raise InputError(f"knowledge: {what}: an empty name among the given names of {it!r}")
         if not isinstance(given, Iterable):
-            raise InputError(f"knowledge: independent: the given names of {it!r} are not a list")
+            raise InputError(f"knowledge: {what}: the given names of {it!r} are not a list")
         out.append((str(a), str(b), tuple(dict.fromkeys(str(v) for v in given))))
     once = {}                   # a, b | Z and b, a | Z (given in any order) are one statement: the first kept
     for a, b, z in out:
@@ -169,7 +184,8 @@ class Knowledge:
 
     ``tiers``: a list of lists of names, earliest first; ``strict_tiers``: indices (from 0; a dict of the fields,
     :meth:`to_dict`'s form, numbers them from 1) of tiers with no arrows inside (``tier!`` in a file, ``!``
-    before a tier in ``--tiers``). ``independent``: (a, b, given names) triples, or ``'a, b | c, d'`` strings.
+    before a tier in ``--tiers``). ``independent`` and ``dependent``: (a, b, given names) triples, or
+    ``'a, b | c, d'`` strings.
     ``where`` maps a statement key ``(field, a, b)`` or ``("tier", name)`` to
     where it was written (``file:line``) for error messages; it does not take part in equality.
 
@@ -187,6 +203,7 @@ class Knowledge:
     tiers: tuple[tuple[str, ...], ...] = ()
     strict_tiers: frozenset[int] = frozenset()
     independent: tuple[Independence, ...] = ()
+    dependent: tuple[Independence, ...] = ()
     where: dict[tuple[str, ...], str] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -195,7 +212,8 @@ class Knowledge:
                              f"{self.where!r}")
         for f in _PAIR_FIELDS:
             object.__setattr__(self, f, _pairs(getattr(self, f), f))
-        object.__setattr__(self, "independent", _independences(self.independent))
+        for f in SEPARATION_FIELDS:
+            object.__setattr__(self, f, _independences(getattr(self, f), f))
         given = () if self.tiers is None else self.tiers    # False or 0 is no list of tiers (it read as none)
         if isinstance(given, Iterable) and not isinstance(given, str):
             given = list(given)                 # once: a generator checked and then read was empty (a review)
@@ -212,7 +230,8 @@ class Knowledge:
     def _content(self) -> tuple:
         return (tuple(frozenset(getattr(self, f)) for f in _PAIR_FIELDS),
                 tuple(frozenset(t) for t in self.tiers), self.strict_tiers,
-                frozenset((frozenset((a, b)), frozenset(z)) for a, b, z in self.independent))
+                *(frozenset((frozenset((a, b)), frozenset(z)) for a, b, z in getattr(self, f))
+                  for f in SEPARATION_FIELDS))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Knowledge):
@@ -225,7 +244,7 @@ class Knowledge:
     # ---- derived relations ------------------------------------------------------------------
     def empty(self) -> bool:
         """No statement and no tier: the knowledge constrains nothing."""
-        return not (any(getattr(self, f) for f in _PAIR_FIELDS) or self.tiers or self.independent)
+        return not (any(getattr(self, f) for f in _PAIR_FIELDS) or self.tiers or self.independent or self.dependent)
 
     def _src(self, key: tuple[str, ...]) -> str:
         return self.where.get(key, "knowledge")
@@ -323,6 +342,9 @@ class Knowledge:
         for a, b, z in self.independent:
             if not d_separated(pa, a, b, z):
                 out.append(independence_text(a, b, z))
+        for a, b, z in self.dependent:
+            if d_separated(pa, a, b, z):
+                out.append(independence_text(a, b, z, "dependent"))
         return out[:1] if first else out
 
     # ---- validation ---------------------------------------------------------------------------
@@ -343,16 +365,18 @@ class Knowledge:
                         raise unknown(src, v, f"'{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}'")
                 if a == b:
                     raise InputError(f"{src}: '{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}' relates a variable to itself")
-        for a, b, z in self.independent:
-            src, text = self._src(("independent", a, b, *z)), independence_text(a, b, z)
-            for v in (a, b, *z):
-                if v not in names:
-                    raise unknown(src, v, f"'{text}'")
-            if a == b:
-                raise InputError(f"{src}: '{text}' makes a variable independent of itself")
-            if a in z or b in z:
-                raise InputError(f"{src}: '{text}' is given {a if a in z else b!r} itself: the tested variables are "
-                                 "not among the given ones")
+        for f in SEPARATION_FIELDS:
+            for a, b, z in getattr(self, f):
+                src, text = self._src((f, a, b, *z)), independence_text(a, b, z, f)
+                for v in (a, b, *z):
+                    if v not in names:
+                        raise unknown(src, v, f"'{text}'")
+                if a == b:
+                    raise InputError(f"{src}: '{text}' makes a variable {f} {'of' if f == 'independent' else 'on'} "
+                                     "itself")
+                if a in z or b in z:
+                    raise InputError(f"{src}: '{text}' is given {a if a in z else b!r} itself: the tested variables "
+                                     "are not among the given ones")
         seen: dict[str, int] = {}
         for i, t in enumerate(self.tiers):
             for v in t:
@@ -410,7 +434,27 @@ class Knowledge:
                                  "required arrows/ancestor relations")
             paths.setdefault(a, set()).add(b)
         self._check_independences_against_requirements()
+        self._check_dependences(names)
         return self
+
+    def _check_dependences(self, names: set[str]) -> None:
+        """A dependence stated as an independence too (the same a, b and Z), or naming a variable every arrow at
+        which is forbidden (isolated in every DAG of D(K), so d-separated from every other given anything), is
+        an error: no DAG satisfies it, and the search could only find that out by cutting its DAGs one by one."""
+        if not self.dependent:
+            return
+        stated = {(frozenset((a, b)), frozenset(z)): (a, b, z) for a, b, z in self.independent}
+        forbidden = self.forbidden_arrows()
+        for a, b, z in self.dependent:
+            src, text = self._src(("dependent", a, b, *z)), independence_text(a, b, z, "dependent")
+            other = stated.get((frozenset((a, b)), frozenset(z)))
+            if other is not None:
+                raise InputError(f"{src}: '{text}' contradicts '{independence_text(*other)}' "
+                                 f"({self._src(('independent', *other[:2], *other[2]))})")
+            for v in (a, b):
+                if all((u, v) in forbidden and (v, u) in forbidden for u in names if u != v):
+                    raise InputError(f"{src}: '{text}' cannot hold: every arrow at {v} is forbidden, so {v} is "
+                                     "d-separated from every variable in every network")
 
     def _check_independences_against_requirements(self) -> None:
         """An independence that every DAG with the required arrows and ancestor relations breaks is an error: the
@@ -459,13 +503,14 @@ class Knowledge:
         src = self if self.tiers else other
         where = {**self.where, **{k: w for k, w in other.where.items() if k not in self.where}}   # in written order
         return Knowledge(**kw, tiers=src.tiers, strict_tiers=src.strict_tiers,
-                         independent=self.independent + other.independent, where=where)
+                         independent=self.independent + other.independent,
+                         dependent=self.dependent + other.dependent, where=where)
 
     def statements(self) -> list[str]:
         """K as the lines of a knowledge file (the sidecar and the JSON report record these)."""
         lines = [f"{_KEYWORD[f]} {a} {_OPERATOR[f]} {b}" for f in _PAIR_FIELDS for a, b in getattr(self, f)]
         lines += [("tier! " if i in self.strict_tiers else "tier ") + ", ".join(t) for i, t in enumerate(self.tiers)]
-        lines += [independence_text(a, b, z) for a, b, z in self.independent]
+        lines += [independence_text(a, b, z, f) for f in SEPARATION_FIELDS for a, b, z in getattr(self, f)]
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -475,8 +520,9 @@ class Knowledge:
         if self.tiers:
             out["tiers"] = [list(t) for t in self.tiers]
             out["strict_tiers"] = sorted(i + 1 for i in self.strict_tiers)
-        if self.independent:
-            out["independent"] = [[a, b, list(z)] for a, b, z in self.independent]
+        for f in SEPARATION_FIELDS:
+            if getattr(self, f):
+                out[f] = [[a, b, list(z)] for a, b, z in getattr(self, f)]
         out["statements"] = self.statements()
         return out
 
@@ -529,7 +575,7 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
     """Parse a knowledge file (module doc); every error is one line ``file:line: what``. ``comments=False``
     (the command-line flags' values): ``#`` is part of a name, not the start of a comment."""
     kw: dict[str, list[Edge]] = {f: [] for f in _PAIR_FIELDS}
-    independent: list[Independence] = []
+    separations: dict[str, list[Independence]] = {f: [] for f in SEPARATION_FIELDS}
     tiers: list[tuple[str, ...]] = []
     strict: set[int] = set()
     where: dict[tuple[str, ...], str] = {}
@@ -560,17 +606,17 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
             for v in names:
                 where.setdefault(("tier", v), src)
             continue
-        if word == "independent":
+        if word in SEPARATION_FIELDS:
             parsed = _parse_independence(rest)
             if parsed is None:
-                raise InputError(f"{src}: expected 'independent a, b | c, d' (or 'independent a, b': given nothing), "
+                raise InputError(f"{src}: expected '{word} a, b | c, d' (or '{word} a, b': given nothing), "
                                  f"got {line!r}")
-            independent.append(parsed)
-            where.setdefault(("independent", parsed[0], parsed[1], *parsed[2]), src)
+            separations[word].append(parsed)
+            where.setdefault((word, parsed[0], parsed[1], *parsed[2]), src)
             continue
         if word not in ("require", "forbid"):
-            raise InputError(f"{src}: unknown statement {word!r}: expected require, forbid, tier, tier! or "
-                             "independent")
+            raise InputError(f"{src}: unknown statement {word!r}: expected require, forbid, tier, tier!, "
+                             "independent or dependent")
         m = _PAIR_RE.match(rest)
         if not m or not m.group(1).strip() or not m.group(3).strip() or _PAIR_RE.match(m.group(3)):
             raise InputError(f"{src}: expected '{word} a -> b', '{word} a -- b' or '{word} a ~> b', got {line!r}")
@@ -578,8 +624,8 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
         f = STATEMENTS[(word, op)]
         kw[f].append((a, b))
         where.setdefault((f, a, b), src)
-    return Knowledge(**kw, tiers=tuple(tiers), strict_tiers=frozenset(strict), independent=tuple(independent),
-                     where=where)
+    return Knowledge(**kw, tiers=tuple(tiers), strict_tiers=frozenset(strict),
+                     **{f: tuple(v) for f, v in separations.items()}, where=where)
 
 
 def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
@@ -600,20 +646,20 @@ def read_knowledge(path: str | os.PathLike[str]) -> Knowledge:
 
 def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[str] = (),
                  forbid: Iterable[str] = (), tiers: str | None = None,
-                 independent: Iterable[str] = ()) -> Knowledge | None:
+                 independent: Iterable[str] = (), dependent: Iterable[str] = ()) -> Knowledge | None:
     """The knowledge of ``--knowledge FILE``, ``--require 'a->b'`` (repeatable; ``a--b``, ``a~>b`` too),
-    ``--forbid``, ``--tiers 'a,b;c;!d,e'`` (``!``: no arrows within that tier) and ``--independent 'a,b|c,d'``
-    (repeatable), combined. A flag's value is one statement (or the tiers): ``#`` in it is part of a name (only
-    the file has comments), and a line break is an :class:`InputError`."""
+    ``--forbid``, ``--tiers 'a,b;c;!d,e'`` (``!``: no arrows within that tier), ``--independent 'a,b|c,d'`` and
+    ``--dependent 'a,b|c,d'`` (repeatable), combined. A flag's value is one statement (or the tiers): ``#`` in it
+    is part of a name (only the file has comments), and a line break is an :class:`InputError`."""
     opts = Knowledge()
-    for flag, values in ([("require", require), ("forbid", forbid), ("independent", independent)]
-                         + ([("tiers", [tiers])] if tiers else [])):
+    flags = [("require", require), ("forbid", forbid), ("independent", independent), ("dependent", dependent)]
+    for flag, values in flags + ([("tiers", [tiers])] if tiers else []):
         for value in values:
             if len(f"{value}x".splitlines()) > 1:
                 raise InputError(f"--{flag} {value!r}: a line break in the value; give one statement per --{flag}"
                                  if flag != "tiers" else f"--tiers {value!r}: a line break in the value; tiers "
                                  "are separated by ';'")
-    for flag, values in (("require", require), ("forbid", forbid), ("independent", independent)):
+    for flag, values in flags:
         for value in values:
             where = f"--{flag} {value!r}"
             try:
@@ -626,7 +672,7 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
                     form = form.removeprefix(f"{flag} ").replace(f"'{flag} ", "'")
                     text = f"{head}{sep}{form}{got}{value!r}"
                 raise InputError(text) from None
-            opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in _PAIR_FIELDS}, independent=one.independent,
+            opts = opts.merged(Knowledge(**{f: getattr(one, f) for f in (*_PAIR_FIELDS, *SEPARATION_FIELDS)},
                                          where={k: f"--{flag} {value!r}" for k in one.where}))
     if tiers is not None:
         parts = [p.strip() for p in tiers.split(";")]
@@ -654,15 +700,20 @@ def from_options(path: str | os.PathLike[str] | None = None, require: Iterable[s
 # ---- the score table under knowledge ----------------------------------------------------------------
 def scored_with(table: Any, knowledge: Knowledge) -> bool:
     """Whether the table was scored under every *requiring* statement of K (arrows, adjacencies,
-    ancestor relations): then its pruning kept, for each child, every set a DAG of D(K) may need —
-    forbidding statements survive pruning's subset swaps, and K holds the recorded forbidding ones
-    whenever :func:`with_recorded` made it."""
+    ancestor relations, dependences): then its pruning kept, for each child, every set a DAG of D(K) may need —
+    forbidding statements (and independences) survive pruning's subset swaps, and K holds the recorded forbidding
+    ones whenever :func:`with_recorded` made it."""
     recorded = table.meta.get("knowledge")
     if not recorded:
         return False
     rec = Knowledge.coerce(recorded)
-    return all(set(getattr(knowledge, f)) <= set(getattr(rec, f))
-               for f in ("required", "required_adjacent", "required_ancestors"))
+
+    def dependences(k: Knowledge) -> set[tuple[frozenset[str], frozenset[str]]]:     # a, b | Z in any order
+        return {(frozenset((a, b)), frozenset(z)) for a, b, z in k.dependent}
+
+    return (all(set(getattr(knowledge, f)) <= set(getattr(rec, f))
+                for f in ("required", "required_adjacent", "required_ancestors"))
+            and dependences(knowledge) <= dependences(rec))
 
 
 def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
@@ -682,7 +733,7 @@ def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
         if same(knowledge) != same(recorded):
             raise InputError("knowledge: the score table was scored under other tiers "
                              f"({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers or none")
-        recorded = Knowledge(**{f: getattr(recorded, f) for f in _PAIR_FIELDS}, independent=recorded.independent)
+        recorded = Knowledge(**{f: getattr(recorded, f) for f in (*_PAIR_FIELDS, *SEPARATION_FIELDS)})
     # the record first, named as such: a statement of the user's that contradicts it (a cycle) is the one named — the
     # record's, with no place of its own, was blamed as plain "knowledge" (a review). A statement the user gave too
     # (learn scores under the user's knowledge, so all of them) keeps the user's place: its flag or file line
@@ -696,18 +747,19 @@ def pruning_note(table: Any, knowledge: Knowledge) -> str | None:
     """Why a table pruned without K may miss a credible DAG of D(K) (None when it cannot).
 
     Pruning swaps a set for a better subset; forbidding statements survive the swap, required ones
-    (arrows, adjacencies, ancestor relations) may not (see ``bnilp.parentsets._knowledge_plan``)."""
-    requires = knowledge.required or knowledge.required_adjacent or knowledge.required_ancestors
+    (arrows, adjacencies, ancestor relations, dependences) may not (see ``bnilp.parentsets._knowledge_plan``)."""
+    requires = (knowledge.required or knowledge.required_adjacent or knowledge.required_ancestors
+                or knowledge.dependent)
     pruned = table.meta.get("prune", True) and table.meta.get("rules", ["R1"]) != []
     if not requires or not pruned or scored_with(table, knowledge):
         return None
     touched = ({b for _, b in knowledge.required} | {v for e in knowledge.required_adjacent for v in e}
-               | (set(table.variables) if knowledge.required_ancestors else set()))
+               | (set(table.variables) if knowledge.required_ancestors or knowledge.dependent else set()))
     if touched <= set(table.meta.get("knowledge_unpruned") or ()):    # their walks kept every set: nothing lost
         return None
-    return ("the score table was pruned without the knowledge's required arrows, adjacencies or ancestor "
-            "relations: OPT and the credible set under the knowledge may use parent sets the pruning removed, "
-            "so both may be wrong (score the data with --knowledge for an exact result)")
+    return ("the score table was pruned without the knowledge's required arrows, adjacencies, ancestor "
+            "relations or dependences: OPT and the credible set under the knowledge may use parent sets the "
+            "pruning removed, so both may be wrong (score the data with --knowledge for an exact result)")
 
 
 class ForbiddenArrows(Mapping):

@@ -1962,8 +1962,8 @@ def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
     (:func:`admitted_components`) by shape for a component the knowledge leaves free, else by listing its AMOs
     (:data:`MAX_CLASS_LISTED` per component). Ancestor statements are
     not per-arrow: the class is listed whole (same guard) and each DAG checked with ``allows``. A conditional
-    independence holds for every DAG of the class or for none (Verma & Pearl 1990): one DAG decides it.
-    Past the guard an :class:`~bnilp.errors.InputError` says so — never a silent miscount. ``memo``: as
+    independence or dependence holds for every DAG of the class or for none (Verma & Pearl 1990): one DAG
+    decides it. Past the guard an :class:`~bnilp.errors.InputError` says so — never a silent miscount. ``memo``: as
     :func:`admitted_components`', for classes counted under the same knowledge.
     """
     return _admitted_under(_cpdag_of(cpdag_or_dag), nodes, knowledge, None, max_listed, memo)
@@ -1971,7 +1971,8 @@ def knowledge_class(cpdag_or_dag: Any, nodes: Sequence[str], knowledge: Any,
 
 def _class_admits(cp: CpdagEdges, nodes: Sequence[str], knowledge: Any) -> bool:
     """The statements that hold for every DAG of the class or for none: the adjacencies (required, forbidden),
-    the directed edges' arrows, and each conditional independence (Verma & Pearl 1990: one DAG decides it)."""
+    the directed edges' arrows, and each conditional independence or dependence (Verma & Pearl 1990: one DAG
+    decides it)."""
     directed, und = cp
     forbidden = knowledge.forbidden_arrows()
     required = set(knowledge.required)
@@ -1980,9 +1981,10 @@ def _class_admits(cp: CpdagEdges, nodes: Sequence[str], knowledge: Any) -> bool:
             or any(frozenset(e) not in skeleton_ for e in (*knowledge.required_adjacent, *knowledge.required))
             or any(frozenset(e) in skeleton_ for e in knowledge.forbidden_adjacent)):
         return False
-    if knowledge.independent:
+    if knowledge.independent or knowledge.dependent:
         one = next(dags_in_mec(cp, nodes))
-        return all(d_separated(one, a, b, z) for a, b, z in knowledge.independent)
+        return (all(d_separated(one, a, b, z) for a, b, z in knowledge.independent)
+                and not any(d_separated(one, a, b, z) for a, b, z in knowledge.dependent))
     return True
 
 

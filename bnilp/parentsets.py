@@ -717,7 +717,8 @@ def _score_pass(score: LocalScore, *, epsilon: float, palim: int | None, prune: 
             log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d", palim)
     elif palim is None and plan is not None and plan.unpruned and score.data.n > 16:
         plan.palim = default_palim(score.data.n)     # only the children walked without pruning
-        log.warning("required knowledge: variables %s are walked without pruning, with palim %d",
+        log.warning("required knowledge (adjacencies, ancestor relations, dependences): variables %s are walked "
+                    "without pruning, with palim %d",
                     [score.data.names[i] for i in sorted(plan.unpruned)], plan.palim)
     t0 = time.perf_counter()
     children = list(range(score.data.n))
@@ -957,9 +958,10 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
       fixed base of every set (``WalkSpec.fixed``), so every rule compares Π only with subsets Π' with
       R_v ⊆ Π' ⊂ Π, and G' (Π' at v) keeps every required arrow: G' ∈ D(K), and all rules stay sound
       and active.
-    - a required adjacency at v, a required ancestor relation: dropping a parent can break them, so
-      G' may lie outside D(K) and OPT_K may be lower than s(G'). Such a child v (every child, when K
-      requires an ancestor relation) is walked with no pruning rule — every set up to the palim is
+    - a required adjacency at v, a required ancestor relation, a conditional dependence: dropping a parent
+      can break them (a dependence holds in supergraphs, not subgraphs), so G' may lie outside D(K) and OPT_K
+      may be lower than s(G'). Such a child v (every child, when K requires an ancestor relation or a
+      dependence) is walked with no pruning rule — every set up to the palim is
       scored (:func:`default_palim` when n > 16, recorded as usual) — and only the sets Π ⊇ R_v are
       kept. Exact, at the cost of a larger table for those children.
     """
@@ -977,7 +979,7 @@ def _knowledge_plan(score: LocalScore, knowledge: Any) -> _Plan | None:
     required = k.required_parents()
     unpruned = set()
     unpruned |= {index[v] for e in k.required_adjacent for v in e}
-    if k.required_ancestors:
+    if k.required_ancestors or k.dependent:
         unpruned = set(range(len(names)))
     fixed = {index[v]: tuple(sorted(index[p] for p in ps)) for v, ps in required.items()}
     return _Plan(k, {i: frozenset(b) for i, b in banned.items()}, frozenset(unpruned), required, fixed=fixed)

@@ -511,8 +511,9 @@ def _no_dag_under(k: Knowledge, note: str | None, why: str) -> InputError | Limi
     if note is None:
         return InputError(why)
     return LimitError(f"knowledge_pruning: {why}, but the score table was pruned without the knowledge's required "
-                      "arrows, adjacencies or ancestor relations and may lack the parent sets they need (score the "
-                      "data with the knowledge, score_parent_sets(knowledge=…) / --knowledge, for an exact result)")
+                      "arrows, adjacencies, ancestor relations or dependences and may lack the parent sets they need "
+                      "(score the data with the knowledge, score_parent_sets(knowledge=…) / --knowledge, for an exact "
+                      "result)")
 
 
 def _check_assumed_equivalence(table: ScoreTable, solution: SolveResult) -> None:

@@ -104,7 +104,7 @@ def dp_optimum(table: ScoreTable) -> float:
 def satisfies_knowledge(parents: Parents, k) -> bool:
     """Whether the DAG satisfies background knowledge ``k`` — read from its fields directly (not with
     bnilp's own checks): arrows, adjacencies, ancestor relations (reachability by search), tiers, and
-    conditional independences (networkx's d-separation test, ``nx.is_d_separator``)."""
+    conditional independences and dependences (networkx's d-separation test, ``nx.is_d_separator``)."""
     def arrow(a: str, b: str) -> bool:
         return a in parents[b]
 
@@ -129,7 +129,8 @@ def satisfies_knowledge(parents: Parents, k) -> bool:
             and not any(arrow(a, b) or arrow(b, a) for a, b in k.forbidden_adjacent)
             and all(reaches(a, b) for a, b in k.required_ancestors)
             and not any(reaches(a, b) for a, b in k.forbidden_ancestors)
-            and all(nx.is_d_separator(_digraph(parents), {a}, {b}, set(z)) for a, b, z in k.independent))
+            and all(nx.is_d_separator(_digraph(parents), {a}, {b}, set(z)) for a, b, z in k.independent)
+            and not any(nx.is_d_separator(_digraph(parents), {a}, {b}, set(z)) for a, b, z in k.dependent))
 
 
 def _digraph(parents: Parents) -> nx.DiGraph:

@@ -167,12 +167,13 @@ def score_options(func: Callable) -> Callable:
 
 
 def knowledge_options(func: Callable) -> Callable:
-    """--knowledge FILE, --require, --forbid, --tiers, --independent (background knowledge, :mod:`bnilp.knowledge`)."""
+    """--knowledge FILE, --require, --forbid, --tiers, --independent, --dependent (background knowledge,
+    :mod:`bnilp.knowledge`)."""
     for opt in reversed([
         click.option("--knowledge", "knowledge_file", metavar="FILE",
                      help="Background knowledge file: 'require a -> b', 'forbid a -- b', 'require a ~> b' "
-                     "(ancestor), 'tier a, b' / 'tier! a, b', 'independent a, b | c, d' lines (README, "
-                     "'Background knowledge')."),
+                     "(ancestor), 'tier a, b' / 'tier! a, b', 'independent a, b | c, d', 'dependent a, b | c, d' "
+                     "lines (README, 'Background knowledge')."),
         click.option("--require", "require", multiple=True, metavar="'a->b'",
                      help="Required arrow ('a->b'), adjacency ('a--b') or ancestor relation ('a~>b'); repeatable."),
         click.option("--forbid", "forbid", multiple=True, metavar="'a->b'",
@@ -182,6 +183,9 @@ def knowledge_options(func: Callable) -> Callable:
                      "('!' before a tier: no arrows within it either)."),
         click.option("--independent", "independent", multiple=True, metavar="'a,b|c,d'",
                      help="A conditional independence: c, d d-separate a and b in every network ('a,b' alone: "
+                     "marginally); repeatable."),
+        click.option("--dependent", "dependent", multiple=True, metavar="'a,b|c,d'",
+                     help="A conditional dependence: c, d do not d-separate a and b in any network ('a,b' alone: "
                      "marginally); repeatable."),
     ]):
         func = opt(func)
@@ -193,7 +197,7 @@ def knowledge_from_options(opts: dict[str, Any]) -> Any:
     from bnilp.knowledge import from_options
 
     return from_options(opts.get("knowledge_file"), opts.get("require") or (), opts.get("forbid") or (),
-                        opts.get("tiers"), opts.get("independent") or ())
+                        opts.get("tiers"), opts.get("independent") or (), opts.get("dependent") or ())
 
 
 def bf_options(func: Callable) -> Callable:

@@ -7,9 +7,9 @@ What is left is written here, over the family variables x(v, Π), from :func:`ad
 
 - a required adjacency a — b is one row  Σ_{Π∋a} x(b, Π) + Σ_{Π∋b} x(a, Π) ≥ 1  (the 2-cluster row
   makes the left side ≤ 1, so it is the arrow a → b or b → a);
-- ancestor relations and conditional independences go through a constraint handler,
-  :class:`_Ancestry`, enforced on integral points (the independences' rows also separated at LP
-  points, below), as the acyclicity handler enforces cycles
+- ancestor relations and conditional independences and dependences go through a constraint handler,
+  :class:`_Ancestry`, enforced on integral points (the independences' and dependences' rows also separated
+  at LP points, below), as the acyclicity handler enforces cycles
   (a formulation with ancestor indicator variables and transitivity rows, as GOBNILP-style models
   use, would also tighten the LP; the lazy form is exact, needs no new variables and leaves the
   other plugins untouched). For the
@@ -25,10 +25,28 @@ What is left is written here, over the family variables x(v, Π), from :func:`ad
     DAG that holds all of E d-connects a and b given Z, so  Σ_{u→w ∈ E} Σ_{Π∋u} x(w, Π) ≤ |E| − 1
     is valid and cuts A off (a shortest trail: fewer arrows, a stronger row). A conditional independence
     holds in every subgraph of a DAG that satisfies it, and for a whole Markov equivalence class or for
-    none, so the rest of the pipeline (pruning, classes) needs nothing more for it. These rows are
-    also separated at fractional LP points (:meth:`_Ancestry.conssepalp`, ``settings.ANCESTRY_SEPAFREQ``):
-    the same search over the families with x > ½ (at most one per child), a row added where the LP
-    point violates it; every row holds for every DAG, so this only tightens the LP.
+    none, so the rest of the pipeline (pruning, classes) needs nothing more for it.
+  * dependent a, b | Z, and Z d-separates a and b in A: let W = An_A({a, b} ∪ Z) (the nodes with a directed
+    path in A into a, b or Z, those included), M the moral graph of A on W (A's arrows there undirected, and
+    the parents of each node joined), R the nodes M − Z connects to a, and R̄ = W − R − Z (b is there: Z
+    separates a and b in M exactly when it d-separates them — Lauritzen, Dawid, Larsen & Leimer 1990 for DAGs,
+    Spirtes 1995 for directed graphs with cycles, as A may be; checked against Bayes-ball on random graphs).
+    Every DAG G in which each v ∈ W takes parents inside W — from R ∪ Z for v ∈ R, from R̄ ∪ Z for v ∈ R̄, and
+    for v ∈ Z not from both R and R̄ — also has Z separating a and b: its ancestral set of {a, b} ∪ Z stays in
+    W, and its moral graph there has no edge between R and R̄ (no arrow between them, and no node with parents
+    on both sides), so every path from a to b meets Z. So with B(v) the families of v that break this,
+    Σ_{v∈W} Σ_{Π∈B(v)} x(v, Π) ≥ 1  is valid for every DAG that satisfies the dependence, and A puts 0 on it
+    (R is a connected part of A's own moral graph; :func:`dependence_row`). It is at least as strong as
+    the no-good over A's choices on W,  Σ_{v∈W} Σ_{Π⊆Pa_A(v)} x(v, Π) ≤ |W| − 1: a DAG with Pa_G(v) ⊆
+    Pa_A(v) on W keeps A's sides. A dependence holds for a whole class or for none as an independence does, but
+    in supergraphs rather than subgraphs: pruning is off for it (``bnilp.parentsets._knowledge_plan``). Up
+    front, each of a and b must meet an arrow (:func:`touch_rows`: an isolated variable is d-separated from
+    every other, given anything).
+
+  The independences' and dependences' rows are
+  also separated at fractional LP points (:meth:`_Ancestry.conssepalp`, ``settings.ANCESTRY_SEPAFREQ``):
+  the same search over the families with x > ½ (at most one per child), a row added where the LP
+  point violates it; every row holds for every DAG, so this only tightens the LP.
 
   Trails of two arrows are written into the model up front (:func:`short_trail_rows`, ``settings.
   INDEPENDENCE_SHORT_TRAILS``): for c ∉ Z ∪ {a, b} a trail a — c — b is active unless c is a collider,
@@ -66,10 +84,72 @@ def _index_pairs(data: _Data, pairs) -> list[tuple[int, int]]:
 
 def needs_rows(data: _Data) -> bool:
     """Whether ``data.knowledge`` says anything the family table does not (so that a DAG of the table
-    may still break it): required adjacencies, required or forbidden ancestors, conditional independences."""
+    may still break it): required adjacencies, required or forbidden ancestors, conditional independences and
+    dependences."""
     k = getattr(data, "knowledge", None)
     return k is not None and bool(k.required_adjacent or k.required_ancestors or k.forbidden_ancestors
-                                  or k.independent)
+                                  or k.independent or k.dependent)
+
+
+def touch_rows(data: _Data, variables) -> list[np.ndarray]:
+    """For each variable v of ``variables`` (the two sides of the dependences), the families that give v an
+    arrow: v's own with a parent, and every other child's holding v — at least one is chosen, Σ x ≥ 1, in every
+    DAG that satisfies a dependence of v (module doc)."""
+    return [np.flatnonzero(((data.child == v) & data.pbool.any(axis=1)) | ((data.child != v) & data.pbool[:, v]))
+            for v in sorted(set(variables))]
+
+
+def _ancestral(parents: dict[int, list[int]], start) -> set[int]:
+    """The nodes of ``parents`` (child → parent indices) with a directed path into ``start``, those included."""
+    seen = set(start)
+    stack = list(seen)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return seen
+
+
+def dependence_row(data: _Data, parents: dict[int, list[int]], a: int, b: int, given: list[int]) -> list[int]:
+    """The families of the row Σ x ≥ 1 that cuts off the parent choice ``parents`` (child → parent indices), in
+    which ``given`` d-separates a and b, and holds for every DAG in which it does not (module doc): for each
+    v ∈ W = An({a, b} ∪ Z), v's families that take a parent outside W, or join a's side R of the moral graph to
+    the other side R̄ (a parent from the other side; for v ∈ Z, parents from both)."""
+    z = set(given)
+    w = _ancestral(parents, (a, b, *given))
+    moral: dict[int, set[int]] = {v: set() for v in w}
+    for v in w:
+        ps = list(parents.get(v, ()))
+        for i, p in enumerate(ps):
+            moral[v].add(p)
+            moral[p].add(v)
+            for q in ps[i + 1:]:
+                moral[p].add(q)
+                moral[q].add(p)
+    side = {a}
+    stack = [a]
+    while stack:
+        for u in moral[stack.pop()]:
+            if u not in side and u not in z:
+                side.add(u)
+                stack.append(u)
+    if b in side:
+        raise AssertionError("the moral graph joins a pair that Bayes-ball d-separates")
+    masks = {name: np.zeros(data.n, dtype=bool) for name in ("inside", "mine", "other", "given")}
+    for name, nodes in (("inside", w), ("mine", side), ("other", w - side - z), ("given", z)):
+        masks[name][list(nodes)] = True
+    rows: list[int] = []
+    for v in sorted(w):
+        lo, hi = int(data.start[v]), int(data.start[v + 1])
+        pb = data.pbool[lo:hi]
+        if v in z:          # Z's parents inside W, from one side at most
+            bad = (pb & ~masks["inside"]).any(axis=1) | ((pb & masks["mine"]).any(axis=1)
+                                                         & (pb & masks["other"]).any(axis=1))
+        else:               # a side's parents from that side or Z
+            bad = (pb & ~(masks["mine" if v in side else "other"] | masks["given"])).any(axis=1)
+        rows += (lo + np.flatnonzero(bad)).tolist()
+    return rows
 
 
 def short_trail_rows(data: _Data, a: int, b: int, given: list[int]) -> tuple[list[np.ndarray], np.ndarray]:
@@ -95,10 +175,12 @@ def short_trail_rows(data: _Data, a: int, b: int, given: list[int]) -> tuple[lis
 
 
 def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) -> None:
-    """Rows for required adjacencies, the independences' trails of two arrows and the ancestry handler, when
-    ``data.knowledge`` needs them; the handler counts its rows in ``stats["cuts"]`` (``ancestry``,
-    ``independence``, ``independence_sepa``), the model's short-trail rows and distinct fixed families are
-    ``stats["independence_rows"]`` and ``stats["independence_fixed"]``."""
+    """Rows for required adjacencies, the independences' trails of two arrows, the dependences' arrows at a and
+    b and the ancestry handler, when ``data.knowledge`` needs them; the handler counts its rows in
+    ``stats["cuts"]`` (``ancestry``, ``independence``, ``independence_sepa``, ``dependence``,
+    ``dependence_sepa``), the model's short-trail rows and distinct fixed families are
+    ``stats["independence_rows"]`` and ``stats["independence_fixed"]``, the dependences' rows written up front
+    ``stats["dependence_rows"]``."""
     if not needs_rows(data):
         return
     k = data.knowledge
@@ -120,11 +202,19 @@ def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) ->
             fixed_all.update(fixed.tolist())
         if stats is not None:       # the model's own rows, as set_packing_rows (not cuts the search added)
             stats["independence_rows"], stats["independence_fixed"] = written, len(fixed_all)
-    if k.required_ancestors or k.forbidden_ancestors or k.independent:
+    joined = [(index[a], index[b], [index[v] for v in z]) for a, b, z in k.dependent]
+    if joined:
+        touching = touch_rows(data, [v for a, b, _ in joined for v in (a, b)])
+        for r, fams in enumerate(touching):
+            model.addCons(quicksum(xvars[kk] for kk in fams.tolist()) >= 1, name=f"touch_{r}")
+        if stats is not None:
+            stats["dependence_rows"] = len(touching)
+    if k.required_ancestors or k.forbidden_ancestors or k.independent or k.dependent:
         hdlr = _Ancestry(data, xvars, _index_pairs(data, k.required_ancestors),
-                         _index_pairs(data, k.forbidden_ancestors), apart, stats)
-        separated = settings.ANCESTRY_SEPAFREQ if k.independent else 0     # ancestor relations' rows stay lazy
-        model.includeConshdlr(hdlr, "ancestry", "ancestor relations and conditional independences",
+                         _index_pairs(data, k.forbidden_ancestors), apart, stats, joined)
+        # ancestor relations' rows stay lazy
+        separated = settings.ANCESTRY_SEPAFREQ if k.independent or k.dependent else 0
+        model.includeConshdlr(hdlr, "ancestry", "ancestor relations, conditional independences and dependences",
                               sepapriority=settings.ANCESTRY_SEPAPRIORITY, enfopriority=ANCESTRY_ENFOPRIORITY,
                               chckpriority=ANCESTRY_CHECKPRIORITY, sepafreq=separated or -1,
                               propfreq=-1, eagerfreq=-1, maxprerounds=0, needscons=True)
@@ -137,11 +227,13 @@ def add_knowledge(model, xvars: list, data: _Data, stats: dict | None = None) ->
 
 class _Ancestry(Conshdlr):
     """Required (``need``) and forbidden (``ban``) ancestor relations, as index pairs (a, b): a ~> b, and
-    conditional independences (``apart``), as (a, b, given indices)."""
+    conditional independences (``apart``) and dependences (``joined``), as (a, b, given indices)."""
 
     def __init__(self, data: _Data, xvars: list, need: list[tuple[int, int]], ban: list[tuple[int, int]],
-                 apart: list[tuple[int, int, list[int]]] = (), stats: dict | None = None):
+                 apart: list[tuple[int, int, list[int]]] = (), stats: dict | None = None,
+                 joined: list[tuple[int, int, list[int]]] = ()):
         self.data, self.xvars, self.need, self.ban, self.apart = data, xvars, need, ban, list(apart)
+        self.joined = list(joined)
         self.stats = {"cuts": {}} if stats is None else stats
         self.tvars: list | None = None
         self.cuts = 0
@@ -160,7 +252,7 @@ class _Ancestry(Conshdlr):
         """Violated rows (families, lhs, rhs, kind) of the parent choice read from ``vals`` — the families with
         a value above ``above`` (module doc); at an LP point ``above`` = ½ reads at most one family per child,
         and every row stays valid (each holds for every DAG), but the point need not violate it. ``ancestry``:
-        the ancestor relations' rows too (else the independences' alone)."""
+        the ancestor relations' rows too (else the independences' and dependences' alone)."""
         d = self.data
         chosen = np.flatnonzero(vals > above)
         children: list[list[int]] = [[] for _ in range(d.n)]
@@ -175,6 +267,9 @@ class _Ancestry(Conshdlr):
             if arcs is not None:
                 fams = [k for u, w in arcs for k in range(d.start[w], d.start[w + 1]) if d.pbool[k, u]]
                 out.append((fams, None, float(len(arcs) - 1), "independence"))
+        for a, b, z in self.joined:
+            if d_connecting_arcs(parents, a, b, z) is None:
+                out.append((dependence_row(d, parents, a, b, z), 1.0, None, "dependence"))
         for a, b in (self.ban + self.need) if ancestry else ():
             prev = {a: -1}
             stack = [a]
@@ -221,8 +316,8 @@ class _Ancestry(Conshdlr):
         return np.fromiter((v.getLPSol() for v in self._tv()), dtype=float, count=self.data.K)
 
     def conssepalp(self, constraints, nusefulconss):
-        """The independences' rows violated by the LP point, read off the families with x > ½ (module doc); a
-        family listed twice in a row has coefficient 2."""
+        """The independences' and dependences' rows violated by the LP point, read off the families with x > ½
+        (module doc); a family listed twice in a row has coefficient 2."""
         vals = self._lp_values()
         found = False
         tv = self._tv()

@@ -807,13 +807,13 @@ def _branchings(data: _Data, classes: bool) -> BranchingArcs | None:
     """The arcs when every family has at most one parent and the forests do not apply (arrows held one way only,
     required adjacencies; DAG enumeration; :mod:`bnilp.ilp.branchings`,
     :data:`~bnilp.ilp.settings.BRANCHING_ENUMERATION`) — phase 1 and the listing of DAGs or classes, where the
-    programme does not run; None with knowledge the arcs cannot say (ancestors,
-    independences: branch-and-cut's rows) and, for classes, where an arrow and its reverse score apart by more
-    than rounding (not score-equivalent: the forests' tolerance)."""
+    programme does not run; None with knowledge the arcs cannot say (ancestors, independences, dependences:
+    branch-and-cut's rows) and, for classes, where an arrow and its reverse score apart by more than rounding (not
+    score-equivalent: the forests' tolerance)."""
     if not settings.BRANCHING_ENUMERATION:
         return None
     k = getattr(data, "knowledge", None)
-    if k is not None and (k.required_ancestors or k.forbidden_ancestors or k.independent):
+    if k is not None and (k.required_ancestors or k.forbidden_ancestors or k.independent or k.dependent):
         return None
     arcs = branching_arcs(data, _index_pairs(data, k.required_adjacent) if k is not None else None)
     if arcs is None or (classes and arcs.asymmetry > 0.5 * _tie_tol(data.offset) / max(1, data.n)):
