@@ -717,9 +717,10 @@ def _score_pass(score: LocalScore, *, epsilon: float, palim: int | None, prune: 
             log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d", palim)
     elif palim is None and plan is not None and plan.unpruned and score.data.n > 16:
         plan.palim = default_palim(score.data.n)     # only the children walked without pruning
-        log.warning("required knowledge (adjacencies, ancestor relations, dependences): variables %s are walked "
-                    "without pruning, with palim %d",
-                    [score.data.names[i] for i in sorted(plan.unpruned)], plan.palim)
+        which = (f"all {score.data.n} variables are" if len(plan.unpruned) == score.data.n
+                 else f"variables {[score.data.names[i] for i in sorted(plan.unpruned)]} are")
+        log.warning("required knowledge (adjacencies, ancestor relations, dependences): %s walked without pruning, "
+                    "with palim %d", which, plan.palim)
     t0 = time.perf_counter()
     children = list(range(score.data.n))
     results, counting = _run_lattice(score, children, epsilon, palim, rule_set, n_jobs, scheduler, progress, plan,

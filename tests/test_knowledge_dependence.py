@@ -303,5 +303,8 @@ def test_cli_learns_under_a_dependence_and_a_score_file_carries_it_to_solve(tmp_
     res = runner.invoke(main, ["solve", str(scores), "--bf", "3", "-q", "--json", str(solved)])
     assert res.exit_code == 0, res.output
     assert json.loads(solved.read_text())["optimum"] == pytest.approx(report["optimum"], abs=1e-6)
+    res = runner.invoke(main, ["score", "instances/asia.csv", "-o", str(scores), "--bf", "3",
+                               "--dependent", "asia,smoke"])
+    assert res.exit_code == 0 and "walked without pruning (required knowledge): all 8 variables" in res.output
     res = runner.invoke(main, ["learn", "--bf", "3", "-q", "--dependent", "asia,smoke|asia"])
     assert res.exit_code == 2 and "is given 'asia' itself" in res.output

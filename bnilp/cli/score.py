@@ -209,8 +209,9 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
                       f"({counting['table_seconds']:.2f} s), shared by the families[/dim]")
     if meta.get("knowledge"):
         unpruned = meta.get("knowledge_unpruned") or []
+        which = f"all {len(unpruned)} variables" if len(unpruned) == len(table.variables) > 1 else ", ".join(unpruned)
         console.print(f"background knowledge: {len(meta['knowledge']['statements'])} statement(s); forbidden parents "
-                      "not scored" + (f"; walked without pruning (required knowledge): {', '.join(unpruned)}"
+                      "not scored" + (f"; walked without pruning (required knowledge): {which}"
                                       if unpruned else ""), highlight=False, markup=False)
     if meta.get("score_time_limit_reached"):
         console.print(f"[yellow]scoring time limit ({meta['score_time_limit']:g} s): the walk finished parent "
