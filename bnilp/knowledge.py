@@ -52,7 +52,8 @@ Contradictions found by :meth:`Knowledge.validated` (one-line :class:`InputError
 statement's file and line): unknown variables, a self-loop, an independence of a variable from itself or
 given itself (a dependence likewise), an independence every DAG with the required arrows (and, nothing
 given, ancestor relations) breaks, a statement both independent and dependent, a dependence of a variable
-every arrow at which is forbidden (it is isolated, so independent of everything), a variable in two tiers, an arrow both
+every arrow at which is forbidden (it is isolated, so independent of everything) or, given nothing, of two
+variables no variable can be an ancestor of, a variable in two tiers, an arrow both
 required and (directly or by implication) forbidden, a required adjacency whose both arrows are
 forbidden, a relation both required and forbidden, a required arrow or ancestor relation
 against the tier order, and a cycle among required arrows and required ancestor relations.
@@ -438,13 +439,29 @@ class Knowledge:
         return self
 
     def _check_dependences(self, names: set[str]) -> None:
-        """A dependence stated as an independence too (the same a, b and Z), or naming a variable every arrow at
-        which is forbidden (isolated in every DAG of D(K), so d-separated from every other given anything), is
-        an error: no DAG satisfies it, and the search could only find that out by cutting its DAGs one by one."""
+        """A dependence stated as an independence too (the same a, b and Z), naming a variable every arrow at
+        which is forbidden (isolated in every DAG of D(K), so d-separated from every other given anything), or,
+        given nothing, whose two variables no variable can be an ancestor of (itself included), is an error: no
+        DAG satisfies it, and the search could only find that out by cutting its DAGs one by one. Given nothing, a
+        and b are d-connected exactly when they have a common ancestor (a trail without colliders); in a DAG of
+        D(K) a path c → … → a uses allowed arrows only and ``forbid c ~> a`` is not stated, so where no c reaches
+        both a and b that way, no DAG of D(K) satisfies the dependence."""
         if not self.dependent:
             return
         stated = {(frozenset((a, b)), frozenset(z)): (a, b, z) for a, b, z in self.independent}
         forbidden = self.forbidden_arrows()
+        banned_paths = set(self.forbidden_ancestors)
+
+        def above(v: str) -> set[str]:         # v and the variables an allowed path may lead from into v
+            seen, stack = {v}, [v]
+            while stack:
+                w = stack.pop()
+                for u in names:
+                    if u not in seen and (u, w) not in forbidden:
+                        seen.add(u)
+                        stack.append(u)
+            return {v} | {u for u in seen if (u, v) not in banned_paths}
+
         for a, b, z in self.dependent:
             src, text = self._src(("dependent", a, b, *z)), independence_text(a, b, z, "dependent")
             other = stated.get((frozenset((a, b)), frozenset(z)))
@@ -455,6 +472,11 @@ class Knowledge:
                 if all((u, v) in forbidden and (v, u) in forbidden for u in names if u != v):
                     raise InputError(f"{src}: '{text}' cannot hold: every arrow at {v} is forbidden, so {v} is "
                                      "d-separated from every variable in every network")
+            if not z and not above(a) & above(b):
+                raise InputError(f"{src}: '{text}' cannot hold: the forbidden arrows and ancestor relations (tiers "
+                                 f"among them) leave no variable that can be an ancestor of both {a} and {b} (or "
+                                 "one of them of the other), and given nothing only a common ancestor d-connects "
+                                 "them")
 
     def _check_independences_against_requirements(self) -> None:
         """An independence that every DAG with the required arrows and ancestor relations breaks is an error: the

@@ -249,6 +249,13 @@ def test_one_statement_in_a_file_a_flag_and_python() -> None:
     ("forbid asia -- tub\nforbid asia -- smoke\nforbid asia -- lung\nforbid asia -- bronc\nforbid asia -- either\n"
      "forbid asia -- xray\nforbid asia -- dysp\ndependent dysp, asia | xray", "every arrow at asia is forbidden"),
     ("tier! asia, tub, smoke, lung, bronc, either, xray, dysp\ndependent dysp, asia", "every arrow at dysp"),
+    # a review's find: asia can only be a root and may not reach smoke, so nothing is an ancestor of both; the
+    # search could only learn it by cutting DAGs one by one
+    ("tier asia\ntier tub, smoke, lung, bronc, either, xray, dysp\nforbid asia ~> smoke\ndependent asia, smoke",
+     "no variable that can be an ancestor of both asia and smoke"),
+    ("forbid asia ~> smoke\nforbid smoke ~> asia\nforbid tub ~> asia\nforbid lung ~> asia\nforbid bronc ~> asia\n"
+     "forbid either ~> asia\nforbid xray ~> asia\nforbid dysp ~> asia\ndependent smoke, asia",
+     "no variable that can be an ancestor of both smoke and asia"),
 ])
 def test_errors_name_the_statements_line(tmp_path, text: str, words: str) -> None:
     path = tmp_path / "k.txt"
@@ -259,10 +266,16 @@ def test_errors_name_the_statements_line(tmp_path, text: str, words: str) -> Non
 
 
 def test_a_dependence_only_some_arrows_forbid_is_not_refused() -> None:
-    """Only a variable with every arrow forbidden is refused; one arrow left makes the dependence possible."""
+    """Only a variable with every arrow forbidden is refused, and, given nothing, a pair no variable can be an
+    ancestor of: one arrow left, or one possible common ancestor, or a given name, makes the dependence possible."""
     others = [v for v in NAMES if v not in ("asia", "tub")]
     Knowledge(forbidden_adjacent=[("asia", v) for v in others], dependent=[("asia", "dysp", ())]).validated(NAMES)
     Knowledge(independent=[("asia", "dysp", ["tub"])], dependent=[("asia", "dysp", ())]).validated(NAMES)
+    tiers = [["asia"], [v for v in NAMES if v != "asia"]]          # asia a root: it may still reach smoke
+    Knowledge(tiers=tiers, dependent=[("asia", "smoke", ())]).validated(NAMES)
+    Knowledge(tiers=tiers, forbidden_ancestors=[("asia", "smoke")], dependent=[("tub", "smoke", ())]).validated(NAMES)
+    Knowledge(tiers=tiers, forbidden_ancestors=[("asia", "smoke")],      # given either, a collider may join them
+              dependent=[("asia", "smoke", ("either",))]).validated(NAMES)
 
 
 def test_an_unsatisfiable_dependence_left_to_the_search_is_the_no_dag_error() -> None:
