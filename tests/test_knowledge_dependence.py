@@ -23,6 +23,7 @@ from bnilp.cli import main
 from bnilp.data import from_dataframe
 from bnilp.errors import InputError
 from bnilp.graphs import d_connecting_arcs, d_separated
+from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.ilp.knowledge_rows import dependence_row, touch_rows
 from bnilp.knowledge import from_options, parse_knowledge, pruning_note
@@ -32,6 +33,7 @@ from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame
 from tests.oracles import all_dags
 from tests.test_knowledge import NAMES, check_against_oracle, learn_against_oracle, oracle, random_knowledge
+from tests.test_knowledge_independence import _biting_statements as _biting_independences
 from tests.test_parentsets import full_table
 
 
@@ -279,13 +281,17 @@ def test_a_dependence_only_some_arrows_forbid_is_not_refused() -> None:
 
 
 def test_an_unsatisfiable_dependence_left_to_the_search_is_the_no_dag_error() -> None:
-    """A dependence the forbidden arrows rule out less plainly (asia's only neighbour allowed is tub, and tub's
-    other arrows are forbidden: asia — tub is a component of its own) is reported as no DAG satisfying the
-    knowledge, as other contradictions left to the search are."""
+    """A dependence the forbidden arrows rule out less plainly (a's only neighbour allowed is b and b's other
+    arrows are forbidden, so a — b is a component of its own, apart from c given d) is reported as no DAG
+    satisfying the knowledge, as other contradictions left to the search are (given nothing, the up-front check
+    refuses it: no common ancestor is possible)."""
     frame = random_discrete_frame(2911, n=4, N=200)
     data = from_dataframe(frame, discrete=list(frame.columns))
     a, b, c, d = data.names
-    k = Knowledge(forbidden_adjacent=[(a, c), (a, d), (b, c), (b, d)], dependent=[(a, c, ())])
+    apart = [(a, c), (a, d), (b, c), (b, d)]
+    with pytest.raises(InputError, match="no variable that can be an ancestor of both"):
+        Knowledge(forbidden_adjacent=apart, dependent=[(a, c, ())]).validated(data.names)
+    k = Knowledge(forbidden_adjacent=apart, dependent=[(a, c, (d,))])
     with pytest.raises(InputError, match="no DAG satisfies"):
         learn(data, score="bic", bf=3, knowledge=k)
 
@@ -321,3 +327,32 @@ def test_cli_learns_under_a_dependence_and_a_score_file_carries_it_to_solve(tmp_
     assert res.exit_code == 0 and "walked without pruning (required knowledge): all 8 variables" in res.output
     res = runner.invoke(main, ["learn", "--bf", "3", "-q", "--dependent", "asia,smoke|asia"])
     assert res.exit_code == 2 and "is given 'asia' itself" in res.output
+
+
+@pytest.mark.parametrize("kind", ["dependent", "independent"])
+def test_phase_one_in_bands_is_exact_and_meets_each_outcome(kind: str, monkeypatch) -> None:
+    """Under knowledge rows, phase 1 first searches the families whose best DAG (the programme's, without the
+    knowledge) lies within a band below OPT (``search._optimum_in_bands``): on data whose optimum the statements
+    break, the bands meet each outcome — no DAG of the knowledge in the band (widened), its optimum below the
+    level (one more round), the optimum — and OPT, the credible DAGs and classes are the oracle's, as with the
+    bands off (``KNOWLEDGE_BAND_NATS`` 0: the whole table)."""
+    outcomes: set[str] = set()
+    eps = math.log(20)
+    biting = {"dependent": _biting_dependences, "independent": _biting_independences}[kind]
+    for seed in {"dependent": (15, 19, 31, 39), "independent": (22, 32)}[kind]:
+        rng = random.Random(seed)
+        frame = random_discrete_frame(5000 + seed, n=5, N=rng.choice([300, 1000, 3000]))
+        data = from_dataframe(frame, discrete=list(frame.columns))
+        everything = full_table(make_score("bic", data))
+        k = Knowledge(**{kind: biting(rng, everything, data.names)})
+        opt, want, classes = oracle(everything, k, eps)
+        result = learn(data, score="bic", bf=20, knowledge=k, enumerate_by="dags")
+        check_against_oracle(result, opt, want, classes, data.names)
+        outcomes |= {r["outcome"] for r in result.solution.stats["phase1"]["bands"]}
+        with monkeypatch.context() as m:
+            m.setattr(settings, "KNOWLEDGE_BAND_NATS", 0.0)
+            whole = learn(data, score="bic", bf=20, knowledge=k, enumerate_by="dags")
+        assert "bands" not in whole.solution.stats["phase1"]
+        check_against_oracle(whole, opt, want, classes, data.names)
+    assert outcomes >= ({"no DAG", "below the level", "optimal"} if kind == "dependent"
+                        else {"below the level", "optimal"})

@@ -443,9 +443,11 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
     branchings = _branchings(data, classes) if forests is None and not dp_applies else None
     if forests is None and branchings is None:  # the other phases read the dense family matrix: built (or refused)
         data.dense_parents()                    # before any work
-    # with knowledge rows the programme only filters phase 2's families: not needed for OPT alone
-    use_dp = dp_applies and (listing or not needs_rows(data))
-    dp = _dynamic_programme(run, data, listing, stats) if use_dp else None
+    # with knowledge rows the programme's OPT is an upper bound: its best DAG through each family bounds phase 1's
+    # bands and filters phase 2's families
+    use_dp = dp_applies and (listing or not needs_rows(data)
+                             or (settings.KNOWLEDGE_BAND_NATS > 0 and data.n <= settings.DP_MAX_VARIABLES))
+    dp = _dynamic_programme(run, data, listing or needs_rows(data), stats) if use_dp else None
     if dp is not None and not math.isfinite(dp.opt):
         return _no_dag(run, stats)
     if forests is not None:
@@ -460,6 +462,8 @@ def _phases(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, listi
         found = _optimum_of(data, dp, stats)
         if ws is not None:      # only branch-and-cut's phase 1 takes a start: say it went unused
             stats["warm_start_used"] = False
+    elif dp is not None and dp.best_containing is not None and ws is None and settings.KNOWLEDGE_BAND_NATS > 0:
+        found = _optimum_in_bands(run, data, table, dp, verbose, stats)
     else:
         run.budget = None if use_dp else _race_budget(data, run)
         found = _prove_optimum(run, data, table, ws, verbose, stats)
@@ -716,6 +720,46 @@ def _credible_families(data: _Data, found: _Optimum, dp: DPResult, epsilon: floa
     return sub, _Optimum(found.opt, math.fsum(sub.obj[k] for k in choice), found.dual, choice, found.clusters)
 
 
+def _optimum_in_bands(run: _Run, data: _Data, table: ScoreTable, dp: DPResult, verbose: bool,
+                      stats: dict[str, Any]) -> _Optimum | SolveResult | None:
+    """Phase 1 under knowledge rows where the programme has run: branch-and-cut on the families of a band first.
+
+    With b(f) the programme's best DAG score through family f (no knowledge: an upper bound on every DAG of
+    D(K) holding f) and a level L, every DAG of D(K) scoring ≥ L holds only families with b(f) ≥ L. So
+    branch-and-cut on those families alone (the band) finds OPT_K when its own optimum reaches L. Otherwise:
+    no DAG of D(K) in the band (infeasible) — widen it fourfold, and by one family at least; its optimum below
+    L — that DAG of D(K) scores OPT_K or less, so the band down to its score holds OPT_K: one more round, final.
+    The first band is :data:`~bnilp.ilp.settings.KNOWLEDGE_BAND_NATS` below the programme's OPT; a band past
+    :data:`~bnilp.ilp.settings.KNOWLEDGE_BAND_MAX_SHARE` of the table is the whole table. A round stopped by
+    the time limit or a signal reports the band's best DAG and the upper bound max(its bound, L).
+    ``stats["phase1"]["bands"]`` lists each round (level, families, outcome); seconds and nodes are summed."""
+    stats1 = stats["phase1"]
+    rounds: list[dict[str, Any]] = []
+    level = dp.opt - settings.KNOWLEDGE_BAND_NATS
+    while True:
+        keep = dp.best_containing >= level - _tie_tol(level) - _dp_margin(level)
+        whole = int(keep.sum()) > settings.KNOWLEDGE_BAND_MAX_SHARE * data.K
+        band, rows = (data, np.arange(data.K)) if whole else (data.restricted(keep)[0], np.flatnonzero(keep))
+        got = _prove_optimum(run, band, table, None, verbose, stats, band=None if whole else level)
+        rounds.append({"level": None if whole else level, "families": band.K, "seconds": stats1.get("seconds", 0.0),
+                       "nodes": stats1.get("nodes", 0)})
+        if got is None:                     # no DAG of D(K) in the band: wider, by one family at least
+            rounds[-1]["outcome"] = "no DAG"
+            level = min(dp.opt - 4 * (dp.opt - level), float(dp.best_containing[~keep].max()))
+            continue
+        if isinstance(got, SolveResult) or whole or got.opt >= level:
+            rounds[-1]["outcome"] = "stopped" if isinstance(got, SolveResult) else "optimal"
+            break
+        rounds[-1]["outcome"] = "below the level"
+        level = got.opt
+    stats1.update(bands=rounds, seconds=math.fsum(r["seconds"] for r in rounds),
+                  nodes=sum(r["nodes"] for r in rounds), n_families=data.K)
+    if isinstance(got, SolveResult) or whole:
+        return got
+    choice = tuple(int(rows[k]) for k in got.choice)
+    return _Optimum(got.opt, math.fsum(data.obj[k] for k in choice), got.dual, choice, got.clusters)
+
+
 def _sink_timing() -> Any:
     """SCIP's timing mask for the sink heuristic (:data:`settings.SINK_HEUR_TIMING`)."""
     if settings.SINK_HEUR_TIMING not in settings.SINK_HEUR_TIMINGS:
@@ -726,11 +770,13 @@ def _sink_timing() -> Any:
 
 
 def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, verbose: bool,
-                   stats: dict[str, Any], known: tuple[int, ...] | None = None) -> _Optimum | SolveResult | None:
+                   stats: dict[str, Any], known: tuple[int, ...] | None = None,
+                   band: float | None = None) -> _Optimum | SolveResult | None:
     """Phase 1: branch-and-cut to OPT from the warm start, ``known`` (a choice of families: the best DAG of a
     phase 1 run before) and the greedy sink DAG. Returns what it proved, or the final result when it could not
     (infeasible, or stopped by a limit or a signal), or None when the race's budget (:attr:`_Run.budget`) ran
-    out first."""
+    out first. ``band``: ``data`` is a band of the table (:func:`_optimum_in_bands`) whose left-out families are
+    in no DAG scoring ``band`` or more — infeasible is then None, and a stop reports the bound max(dual, band)."""
     stats1 = stats["phase1"]
     stats1["method"] = "branch-and-cut"
     run.report("optimize", 0, force=True)
@@ -766,8 +812,12 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
     if status1 == "optimal" and best_choice is None:
         raise RuntimeError("SCIP reported optimal but its best solution is not a parent choice")
     if status1 == "infeasible":
+        if band is not None:
+            return None
         return run.finish(optimum=None, bound=-math.inf, gap=math.inf, status="infeasible", complete=False,
                           networks=[], stats=stats, message="the score table admits no DAG")
+    if band is not None:
+        dual = max(dual, band)
     if run.budget_stop(status1):
         run.incumbent = (best_choice, dual)
         model.freeTransform()                   # SCIP's tree and LP go back before the programme's tables come
