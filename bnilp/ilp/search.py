@@ -736,6 +736,7 @@ def _optimum_in_bands(run: _Run, data: _Data, table: ScoreTable, dp: DPResult, v
     stats1 = stats["phase1"]
     rounds: list[dict[str, Any]] = []
     level = dp.opt - settings.KNOWLEDGE_BAND_NATS
+    final = False                           # the band holds a DAG of D(K) scoring its level: it holds OPT_K
     while True:
         keep = dp.best_containing >= level - _tie_tol(level) - _dp_margin(level)
         whole = int(keep.sum()) > settings.KNOWLEDGE_BAND_MAX_SHARE * data.K
@@ -747,11 +748,11 @@ def _optimum_in_bands(run: _Run, data: _Data, table: ScoreTable, dp: DPResult, v
             rounds[-1]["outcome"] = "no DAG"
             level = min(dp.opt - 4 * (dp.opt - level), float(dp.best_containing[~keep].max()))
             continue
-        if isinstance(got, SolveResult) or whole or got.opt >= level:
+        if isinstance(got, SolveResult) or whole or final or got.opt >= level:
             rounds[-1]["outcome"] = "stopped" if isinstance(got, SolveResult) else "optimal"
             break
         rounds[-1]["outcome"] = "below the level"
-        level = got.opt
+        level, final = got.opt, True
     stats1.update(bands=rounds, seconds=math.fsum(r["seconds"] for r in rounds),
                   nodes=sum(r["nodes"] for r in rounds), n_families=data.K)
     if isinstance(got, SolveResult) or whole:
