@@ -120,6 +120,22 @@ def test_exact_under_random_knowledge(seed: int) -> None:
     learn_against_oracle(data, score_name, everything, random_knowledge(rng, data.names))
 
 
+def biting_instance(seed: int, n: int, first_data_seed: int, draw):
+    """(rng, data, score name, full table, statements) for a seed of the knowledge tests: BIC on even seeds, BDeu on
+    odd ones, and the first data from ``first_data_seed`` on whose best DAG ``draw(rng, full table, names)`` finds
+    statements to bite (the rng goes on to draw more knowledge)."""
+    rng = random.Random(seed)
+    score_name = "bic" if seed % 2 == 0 else "bdeu"
+    for data_seed in range(first_data_seed, first_data_seed + 100):
+        frame = random_discrete_frame(data_seed, n=n, N=rng.choice([60, 300, 1000]))
+        data = from_dataframe(frame, discrete=list(frame.columns))
+        everything = full_table(make_score(score_name, data))
+        statements = draw(rng, everything, data.names)
+        if statements:
+            return rng, data, score_name, everything, statements
+    raise AssertionError(f"no data from seed {first_data_seed} on has statements to bite")
+
+
 def learn_against_oracle(data, score_name: str, everything, k: Knowledge) -> list:
     """``learn`` under ``k`` at BF 1, 20 and 150, enumerating DAGs and classes, each result checked against the
     oracle (where no DAG satisfies ``k``, the clear error instead); returns the results checked."""
@@ -285,6 +301,12 @@ NAMES = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
     ("require smoke ~> asia\ntier asia, tub, lung, bronc, either, xray, dysp\ntier smoke", 1, "goes against the tiers"),
 ])
 def test_errors_name_the_file_and_line(tmp_path, text: str, line: int, words: str) -> None:
+    refused_at_its_line(tmp_path, text, words, line)
+
+
+def refused_at_its_line(tmp_path, text: str, words: str, line: int | str = r"\d") -> None:
+    """The knowledge file ``text`` is refused (checked against :data:`NAMES`) in one line that names its file and
+    ``line`` and matches ``words``."""
     path = tmp_path / "k.txt"
     path.write_text(text)
     with pytest.raises(InputError, match=rf"k\.txt:{line}: .*{words}") as err:

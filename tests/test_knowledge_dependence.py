@@ -32,8 +32,17 @@ from bnilp.pipeline import solve_table
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame
 from tests.oracles import all_dags
-from tests.test_knowledge import NAMES, check_against_oracle, learn_against_oracle, oracle, random_knowledge
+from tests.test_knowledge import (
+    NAMES,
+    biting_instance,
+    check_against_oracle,
+    learn_against_oracle,
+    oracle,
+    random_knowledge,
+    refused_at_its_line,
+)
 from tests.test_knowledge_independence import _biting_statements as _biting_independences
+from tests.test_knowledge_independence import _digraph
 from tests.test_parentsets import full_table
 
 
@@ -46,13 +55,6 @@ class _FullTable:
         self.pbool = np.array([[mask >> j & 1 for j in range(n)] for _, mask in rows], dtype=bool)
         self.start = np.searchsorted([v for v, _ in rows], np.arange(n + 1))
         self.index = {(v, frozenset(j for j in range(n) if mask >> j & 1)): k for k, (v, mask) in enumerate(rows)}
-
-
-def _digraph(parents) -> nx.DiGraph:
-    graph = nx.DiGraph()
-    graph.add_nodes_from(parents)
-    graph.add_edges_from((p, v) for v, ps in parents.items() for p in ps)
-    return graph
 
 
 def _best_dag(everything, names: list[str]) -> dict:
@@ -83,16 +85,7 @@ def _dependence_rows(result) -> int:
 
 
 def _check_seed(seed: int, n: int, with_other_knowledge: bool) -> None:
-    rng = random.Random(seed)
-    score_name = "bic" if seed % 2 == 0 else "bdeu"
-    for data_seed in range(2900 + 100 * seed, 3000 + 100 * seed):     # data whose best DAG separates a pair
-        frame = random_discrete_frame(data_seed, n=n, N=rng.choice([60, 300, 1000]))
-        data = from_dataframe(frame, discrete=list(frame.columns))
-        everything = full_table(make_score(score_name, data))
-        statements = _biting_dependences(rng, everything, data.names)
-        if statements:
-            break
-    assert statements
+    rng, data, score_name, everything, statements = biting_instance(seed, n, 2900 + 100 * seed, _biting_dependences)
     k = Knowledge(dependent=statements)
     if with_other_knowledge:
         try:
@@ -260,11 +253,7 @@ def test_one_statement_in_a_file_a_flag_and_python() -> None:
      "no variable that can be an ancestor of both smoke and asia"),
 ])
 def test_errors_name_the_statements_line(tmp_path, text: str, words: str) -> None:
-    path = tmp_path / "k.txt"
-    path.write_text(text)
-    with pytest.raises(InputError, match=rf"k\.txt:\d: .*{words}") as err:
-        from_options(path).validated(NAMES)
-    assert "\n" not in str(err.value)
+    refused_at_its_line(tmp_path, text, words)
 
 
 def test_a_dependence_only_some_arrows_forbid_is_not_refused() -> None:

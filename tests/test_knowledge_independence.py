@@ -32,7 +32,15 @@ from bnilp.pipeline import solve_table
 from bnilp.scores import make_score
 from tests.conftest import random_discrete_frame
 from tests.oracles import all_dags
-from tests.test_knowledge import NAMES, check_against_oracle, learn_against_oracle, oracle, random_knowledge
+from tests.test_knowledge import (
+    NAMES,
+    biting_instance,
+    check_against_oracle,
+    learn_against_oracle,
+    oracle,
+    random_knowledge,
+    refused_at_its_line,
+)
 from tests.test_parentsets import full_table
 
 
@@ -108,16 +116,7 @@ def _independence_cuts(result) -> int:
 
 
 def _check_seed(seed: int, n: int, with_other_knowledge: bool) -> None:
-    rng = random.Random(seed)
-    score_name = "bic" if seed % 2 == 0 else "bdeu"
-    for data_seed in range(900 + 100 * seed, 1000 + 100 * seed):     # data whose best DAG leaves a pair to bite
-        frame = random_discrete_frame(data_seed, n=n, N=rng.choice([60, 300, 1000]))
-        data = from_dataframe(frame, discrete=list(frame.columns))
-        everything = full_table(make_score(score_name, data))
-        statements = _biting_statements(rng, everything, data.names)
-        if statements:
-            break
-    assert statements
+    rng, data, score_name, everything, statements = biting_instance(seed, n, 900 + 100 * seed, _biting_statements)
     k = Knowledge(independent=statements)
     if with_other_knowledge:
         other = random_knowledge(rng, data.names)
@@ -246,11 +245,7 @@ def test_one_statement_in_a_file_a_flag_and_python() -> None:
      r"contradicts the required arrows .* \(and ancestor relations\): they make an active trail"),
 ])
 def test_errors_name_the_statements_line(tmp_path, text: str, words: str) -> None:
-    path = tmp_path / "k.txt"
-    path.write_text(text)
-    with pytest.raises(InputError, match=rf"k\.txt:\d: .*{words}") as err:
-        from_options(path).validated(NAMES)
-    assert "\n" not in str(err.value)
+    refused_at_its_line(tmp_path, text, words)
 
 
 def test_required_arrows_that_leave_an_independence_possible_are_not_refused() -> None:
