@@ -345,3 +345,32 @@ def test_phase_one_in_bands_is_exact_and_meets_each_outcome(kind: str, monkeypat
         check_against_oracle(whole, opt, want, classes, data.names)
     assert outcomes >= ({"no DAG", "below the level", "optimal"} if kind == "dependent"
                         else {"below the level", "optimal"})
+
+
+def test_a_band_stopped_by_the_time_limit_reports_a_true_upper_bound(monkeypatch) -> None:
+    """A band round that a limit stops (SCIP made to stop before its first node) reports status ``time_limit`` and an
+    upper bound that is at least OPT under the knowledge (the oracle's) and at most the programme's OPT (an upper
+    bound too: the knowledge only removes DAGs) — never the band's own bound, which knows nothing of the families
+    left out."""
+    from bnilp.ilp import search
+
+    rng = random.Random(19)
+    frame = random_discrete_frame(5019, n=5, N=rng.choice([300, 1000, 3000]))
+    data = from_dataframe(frame, discrete=list(frame.columns))
+    everything = full_table(make_score("bic", data))
+    k = Knowledge(dependent=_biting_dependences(rng, everything, data.names))
+    opt, _, _ = oracle(everything, k, 0.0)
+
+    optimize = search._optimize
+
+    def stopped(model, run, stats):         # SCIP stops before its first node: status nodelimit, read as a limit
+        model.setParam("limits/totalnodes", 0)
+        return optimize(model, run, stats)
+
+    monkeypatch.setattr(search, "_optimize", stopped)
+    result = learn(data, score="bic", bf=1, knowledge=k, enumerate_by="dags")
+    got = result.solution
+    assert got.status == "time_limit" and not got.complete
+    ceiling = got.stats["dp"]["optimum"]            # its float sum: within 5e-10·|OPT| (search._dp_margin)
+    assert opt - 1e-9 <= got.bound <= ceiling + 1e-9 * abs(ceiling)
+    assert all(k.allows(net.parents) for net in got.networks)

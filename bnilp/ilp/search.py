@@ -731,7 +731,8 @@ def _optimum_in_bands(run: _Run, data: _Data, table: ScoreTable, dp: DPResult, v
     L — that DAG of D(K) scores OPT_K or less, so the band down to its score holds OPT_K: one more round, final.
     The first band is :data:`~bnilp.ilp.settings.KNOWLEDGE_BAND_NATS` below the programme's OPT; a band past
     :data:`~bnilp.ilp.settings.KNOWLEDGE_BAND_MAX_SHARE` of the table is the whole table. A round stopped by
-    the time limit or a signal reports the band's best DAG and the upper bound max(its bound, L).
+    the time limit or a signal reports the band's best DAG and the upper bound max(its bound, L), at most the
+    programme's OPT.
     ``stats["phase1"]["bands"]`` lists each round (level, families, outcome); seconds and nodes are summed."""
     stats1 = stats["phase1"]
     rounds: list[dict[str, Any]] = []
@@ -741,7 +742,8 @@ def _optimum_in_bands(run: _Run, data: _Data, table: ScoreTable, dp: DPResult, v
         keep = dp.best_containing >= level - _tie_tol(level) - _dp_margin(level)
         whole = int(keep.sum()) > settings.KNOWLEDGE_BAND_MAX_SHARE * data.K
         band, rows = (data, np.arange(data.K)) if whole else (data.restricted(keep)[0], np.flatnonzero(keep))
-        got = _prove_optimum(run, band, table, None, verbose, stats, band=None if whole else level)
+        got = _prove_optimum(run, band, table, None, verbose, stats, band=None if whole else level,
+                             ceiling=dp.opt + _dp_margin(dp.opt))
         rounds.append({"level": None if whole else level, "families": band.K, "seconds": stats1.get("seconds", 0.0),
                        "nodes": stats1.get("nodes", 0)})
         if got is None:                     # no DAG of D(K) in the band: wider, by one family at least
@@ -772,12 +774,13 @@ def _sink_timing() -> Any:
 
 def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None, verbose: bool,
                    stats: dict[str, Any], known: tuple[int, ...] | None = None,
-                   band: float | None = None) -> _Optimum | SolveResult | None:
+                   band: float | None = None, ceiling: float | None = None) -> _Optimum | SolveResult | None:
     """Phase 1: branch-and-cut to OPT from the warm start, ``known`` (a choice of families: the best DAG of a
     phase 1 run before) and the greedy sink DAG. Returns what it proved, or the final result when it could not
     (infeasible, or stopped by a limit or a signal), or None when the race's budget (:attr:`_Run.budget`) ran
     out first. ``band``: ``data`` is a band of the table (:func:`_optimum_in_bands`) whose left-out families are
-    in no DAG scoring ``band`` or more — infeasible is then None, and a stop reports the bound max(dual, band)."""
+    in no DAG scoring ``band`` or more — infeasible is then None, and a stop reports the bound max(dual, band);
+    ``ceiling``: an upper bound known besides SCIP's (the programme's OPT), the bound reported at most that."""
     stats1 = stats["phase1"]
     stats1["method"] = "branch-and-cut"
     run.report("optimize", 0, force=True)
@@ -819,6 +822,8 @@ def _prove_optimum(run: _Run, data: _Data, table: ScoreTable, ws: Parents | None
                           networks=[], stats=stats, message="the score table admits no DAG")
     if band is not None:
         dual = max(dual, band)
+    if ceiling is not None:
+        dual = min(dual, ceiling)
     if run.budget_stop(status1):
         run.incumbent = (best_choice, dual)
         model.freeTransform()                   # SCIP's tree and LP go back before the programme's tables come
