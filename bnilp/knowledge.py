@@ -474,9 +474,9 @@ class Knowledge:
                                      "d-separated from every variable in every network")
             if not z and not above(a) & above(b):
                 raise InputError(f"{src}: '{text}' cannot hold: the forbidden arrows and ancestor relations (tiers "
-                                 f"among them) leave no variable that can be an ancestor of both {a} and {b} (or "
-                                 "one of them of the other), and given nothing only a common ancestor d-connects "
-                                 "them")
+                                 f"and independences among them) leave no variable that can be an ancestor of both "
+                                 f"{a} and {b} (or one of them of the other), and given nothing only a common "
+                                 "ancestor d-connects them")
 
     def _check_independences_against_requirements(self) -> None:
         """An independence that every DAG with the required arrows and ancestor relations breaks is an error: the
