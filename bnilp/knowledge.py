@@ -143,6 +143,11 @@ def _parse_independence(text: str) -> Independence | None:
     return pair[0], pair[1], tuple(dict.fromkeys(given))
 
 
+def separation_key(a: str, b: str, given: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """What an independence or dependence states, whatever the order of a and b and of the given names."""
+    return frozenset((a, b)), frozenset(given)
+
+
 def _independences(items: Iterable[Any] | str | None, what: str = "independent") -> tuple[Independence, ...]:
     """The ``independent`` (or ``dependent``: ``what``) field: a list of ``'a, b | c, d'`` strings or of ``(a, b)``
     / ``(a, b, [c, d])`` sequences (one string alone is one statement); anything else is an :class:`InputError`."""
@@ -168,7 +173,7 @@ def _independences(items: Iterable[Any] | str | None, what: str = "independent")
         out.append((str(a), str(b), tuple(dict.fromkeys(str(v) for v in given))))
     once = {}                   # a, b | Z and b, a | Z (given in any order) are one statement: the first kept
     for a, b, z in out:
-        once.setdefault((frozenset((a, b)), frozenset(z)), (a, b, z))
+        once.setdefault(separation_key(a, b, z), (a, b, z))
     return tuple(once.values())
 
 
@@ -231,7 +236,7 @@ class Knowledge:
     def _content(self) -> tuple:
         return (tuple(frozenset(getattr(self, f)) for f in _PAIR_FIELDS),
                 tuple(frozenset(t) for t in self.tiers), self.strict_tiers,
-                *(frozenset((frozenset((a, b)), frozenset(z)) for a, b, z in getattr(self, f))
+                *(frozenset(separation_key(*t) for t in getattr(self, f))
                   for f in SEPARATION_FIELDS))
 
     def __eq__(self, other: object) -> bool:
@@ -245,7 +250,7 @@ class Knowledge:
     # ---- derived relations ------------------------------------------------------------------
     def empty(self) -> bool:
         """No statement and no tier: the knowledge constrains nothing."""
-        return not (any(getattr(self, f) for f in _PAIR_FIELDS) or self.tiers or self.independent or self.dependent)
+        return not (any(getattr(self, f) for f in (*_PAIR_FIELDS, *SEPARATION_FIELDS)) or self.tiers)
 
     def _src(self, key: tuple[str, ...]) -> str:
         return self.where.get(key, "knowledge")
@@ -448,7 +453,7 @@ class Knowledge:
         both a and b that way, no DAG of D(K) satisfies the dependence."""
         if not self.dependent:
             return
-        stated = {(frozenset((a, b)), frozenset(z)): (a, b, z) for a, b, z in self.independent}
+        stated = {separation_key(*t): t for t in self.independent}
         forbidden = self.forbidden_arrows()
         banned_paths = set(self.forbidden_ancestors)
 
@@ -464,7 +469,7 @@ class Knowledge:
 
         for a, b, z in self.dependent:
             src, text = self._src(("dependent", a, b, *z)), independence_text(a, b, z, "dependent")
-            other = stated.get((frozenset((a, b)), frozenset(z)))
+            other = stated.get(separation_key(a, b, z))
             if other is not None:
                 raise InputError(f"{src}: '{text}' contradicts '{independence_text(*other)}' "
                                  f"({self._src(('independent', *other[:2], *other[2]))})")
@@ -730,12 +735,9 @@ def scored_with(table: Any, knowledge: Knowledge) -> bool:
         return False
     rec = Knowledge.coerce(recorded)
 
-    def dependences(k: Knowledge) -> set[tuple[frozenset[str], frozenset[str]]]:     # a, b | Z in any order
-        return {(frozenset((a, b)), frozenset(z)) for a, b, z in k.dependent}
-
     return (all(set(getattr(knowledge, f)) <= set(getattr(rec, f))
                 for f in ("required", "required_adjacent", "required_ancestors"))
-            and dependences(knowledge) <= dependences(rec))
+            and {separation_key(*t) for t in knowledge.dependent} <= {separation_key(*t) for t in rec.dependent})
 
 
 def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
