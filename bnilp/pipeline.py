@@ -43,7 +43,7 @@ from bnilp.parentsets import score_parent_sets
 from bnilp.provenance import provenance
 from bnilp.report import limits_text, summarise, summarise_classes
 from bnilp.scorefile import SIDECAR_HASH, ScoreTable, check_is_table, check_table, exact_up_to
-from bnilp.scores import DISCRETE_ONLY_SCORES, StructurePrior, make_score
+from bnilp.scores import CONTINUOUS_ONLY_SCORES, DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import (
     DEFAULT_EBIC_GAMMA,
     DEFAULT_EXPECTED_PARENTS,
@@ -220,7 +220,8 @@ class LearnResult:
 def scoring_summary(table: ScoreTable) -> dict[str, Any]:
     """What the report says about how the candidate parent sets were made (from the sidecar)."""
     meta = table.meta
-    keys = ("score", "ess", "bins", "degree", "prior", "expected_parents", "ebic_gamma", "penalty_discount",
+    keys = ("score", "ess", "bins", "degree", "alpha_mu", "alpha_w", "standardize", "prior", "expected_parents",
+            "ebic_gamma", "penalty_discount",
             "data", "N", "palim", "palim_default", "palim_reached", "exact_for_parent_sets_up_to", "scored",
             "kept", "pruned", "seconds", "dropped_constant", "twin_columns", "warnings", "score_time_limit",
             "score_time_limit_reached", "score_memory_limit_reached", "score_deeper_pass_refused", "deepening",
@@ -763,9 +764,10 @@ def learn(
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
 
     ``data``: a path (CSV/TSV/.dat), a DataFrame or a :class:`Dataset`. ``score``: bic, bdeu, cg,
-    cgd, mvp, mml; ``score_settings`` go to the score (``ess``, ``bins``, ``degree``,
-    ``penalty_discount``). ε = ln(bf) (``bf`` :data:`DEFAULT_LEARN_BF` when neither is given) or ``epsilon``, not
-    both (an :class:`InputError`, as the command line refuses ``--bf`` with ``--epsilon``); ``bf`` ≥ 1 and
+    cgd, mvp, mml, bge; ``score_settings`` go to the score (``ess``, ``bins``, ``degree``,
+    ``penalty_discount``, ``alpha_mu``, ``alpha_w``, ``standardize``). ε = ln(bf) (``bf``
+    :data:`DEFAULT_LEARN_BF` when neither is given) or ``epsilon``, not both (an :class:`InputError`, as the
+    command line refuses ``--bf`` with ``--epsilon``); ``bf`` ≥ 1 and
     ``epsilon`` ≥ 0 must be finite
     real numbers (not ``bool`` or strings), checked before anything is read (an :class:`InputError` naming
     them). ``prior`` is the prior over
@@ -845,12 +847,20 @@ def _is_index(value: Any) -> bool:
 def _as_dataset(data: str | os.PathLike[str] | pd.DataFrame | Dataset, score: Any = None) -> Dataset:
     """``data`` as a :class:`Dataset`. A path or DataFrame is typed as the command line types it for ``score``:
     with a discrete-only score (:data:`bnilp.scores.DISCRETE_ONLY_SCORES`) columns of integer codes are discrete
-    whatever their number of values (``integer_codes`` of :func:`bnilp.data.load_data`)."""
+    whatever their number of values (``integer_codes`` of :func:`bnilp.data.load_data`); with a continuous-only
+    score (:data:`bnilp.scores.CONTINUOUS_ONLY_SCORES`: BGe) every column is continuous."""
     if isinstance(data, Dataset):
         return data
     codes = isinstance(score, str) and score.lower() in DISCRETE_ONLY_SCORES
-    if isinstance(data, pd.DataFrame):
-        return from_dataframe(data, integer_codes=codes)
-    if not isinstance(data, (str, os.PathLike)):
+    continuous = "all" if isinstance(score, str) and score.lower() in CONTINUOUS_ONLY_SCORES else None
+    if not isinstance(data, (str, os.PathLike, pd.DataFrame)):
         raise InputError(f"data must be a file path, a pandas DataFrame or a bnilp Dataset, got {type(data).__name__}")
-    return load_data(data, integer_codes=codes)
+    try:
+        if isinstance(data, pd.DataFrame):
+            return from_dataframe(data, integer_codes=codes, continuous=continuous)
+        return load_data(data, integer_codes=codes, continuous=continuous)
+    except InputError as exc:
+        if continuous and "is continuous but holds" in str(exc):
+            raise InputError(f"{exc} (score {score!r} reads every column as continuous; a mixed score takes discrete "
+                             "columns)") from None
+        raise

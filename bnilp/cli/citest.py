@@ -139,7 +139,8 @@ def _citest_help_tells_the_truth() -> None:
     for param in citest.params:
         if param.name == "score_name":
             param.type = click.Choice(list(LIKELIHOOD_SCORES))
-        elif param.name in ("ess", "priors", "expected_parents", "ebic_gamma", "penalty_discount"):
+        elif param.name in ("ess", "priors", "expected_parents", "ebic_gamma", "penalty_discount", "alpha_mu",
+                            "alpha_w", "raw_units"):
             param.hidden = True
 
 

@@ -16,8 +16,9 @@ from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import DATA_FORMATS, Dataset, dropped_rows_text, load_data
 from bnilp.errors import DataWarning, InputError
 from bnilp.memory import worker_count
-from bnilp.scores import DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
+from bnilp.scores import CONTINUOUS_ONLY_SCORES, DISCRETE_ONLY_SCORES, REGISTRY, LocalScore, StructurePrior, make_score
 from bnilp.scores.base import DEFAULT_EBIC_GAMMA, DEFAULT_EXPECTED_PARENTS, DEFAULT_PENALTY_DISCOUNT, STRUCTURE_PRIORS
+from bnilp.scores.bge import DEFAULT_ALPHA_MU
 from bnilp.scores.cg import DEFAULT_BINS
 from bnilp.scores.discrete import DEFAULT_ESS, MIN_ESS
 from bnilp.scores.mvp import DEFAULT_MVP_DEGREE
@@ -150,6 +151,13 @@ def score_options(func: Callable) -> Callable:
                      help="MVP polynomial degree: 'log' (⌊ln n_p⌋ per partition) or an integer ≥ 1."),
         click.option("--bins", type=int, default=DEFAULT_BINS, show_default=True,
                      help="CGd: equal-frequency bins (≥ 2)."),
+        click.option("--alpha-mu", type=float, default=DEFAULT_ALPHA_MU, show_default=True,
+                     help="BGe: imaginary sample size of the prior's normal part (> 0)."),
+        click.option("--alpha-w", type=float, default=None,
+                     help="BGe: the prior Wishart's degrees of freedom (> n + 1) [default: n + 2]."),
+        click.option("--raw-units", is_flag=True, default=False,
+                     help="BGe: score the columns in their own units, not standardised (as bnlearn's bge and "
+                     "pygobnilp's BGe do)."),
         click.option("--prior", "priors", type=click.Choice([*STRUCTURE_PRIORS, *AVERAGING_PRIORS]),
                      multiple=True, help="Structure prior added to every local score (none, binomial, ebic; "
                      "default none) and/or, for learn, the prior over structures for averaging (dags, mecs; "
@@ -285,14 +293,19 @@ def load_from_options(path: str, opts: dict[str, Any], quiet: bool = False) -> D
         start_pool(n_jobs)
     typed = opts.get("discrete_cols") or opts.get("continuous_cols")
     integer_codes = opts.get("score_name", "bic") in DISCRETE_ONLY_SCORES and not typed
+    continuous = "all" if opts.get("score_name", "bic") in CONTINUOUS_ONLY_SCORES and not typed \
+        else opts.get("continuous_cols")
     with warnings.catch_warnings():     # the commands print their own lines (score_data), -q or not
         warnings.simplefilter("ignore", DataWarning)
         try:
             data = load_data(path, no_header=opts.get("no_header", False), discrete=opts.get("discrete_cols"),
-                             continuous=opts.get("continuous_cols"), missing=opts.get("missing"),
+                             continuous=continuous, missing=opts.get("missing"),
                              fmt=opts.get("fmt", "auto"), integer_codes=integer_codes,
                              drop_missing=opts.get("drop_missing", False))
         except InputError as exc:
+            if continuous == "all" and not typed and "is continuous but holds" in str(exc):
+                raise InputError(f"{exc} (--score {opts['score_name']} reads every column as continuous; a mixed "
+                                 "score takes discrete columns)") from None
             if _is_score_file(path):
                 raise InputError(f"{exc} ({path} is a score file, not data: `bnilp solve` reads it)") from None
             raise
@@ -334,9 +347,12 @@ def _check_ignored_settings(opts: dict[str, Any]) -> None:
             ("ess", "--ess", name == "bdeu" or bayes_export, _ess_users()),
             ("bins", "--bins", name == "cgd", "CGd's (--score cgd)"),
             ("mvp_degree", "--mvp-degree", name == "mvp", "MVP's (--score mvp)"),
+            ("alpha_mu", "--alpha-mu", name == "bge", "BGe's (--score bge)"),
+            ("alpha_w", "--alpha-w", name == "bge", "BGe's (--score bge)"),
+            ("raw_units", "--raw-units", name == "bge", "BGe's (--score bge)"),
             ("expected_parents", "--expected-parents", prior == "binomial", "the binomial prior's (--prior binomial)"),
             ("ebic_gamma", "--ebic-gamma", prior == "ebic", "the EBIC prior's (--prior ebic)"),
-            ("penalty_discount", "--penalty-discount", name not in ("bdeu", "mml"),
+            ("penalty_discount", "--penalty-discount", name not in ("bdeu", "mml", "bge"),
              "the penalised scores' (--score bic, cg, cgd, mvp)")):
         if given(key) and not used:
             raise InputError(f"{flag} is {why} setting: this run would ignore it")
@@ -368,6 +384,9 @@ def score_from_options(data: Dataset, opts: dict[str, Any]) -> LocalScore:
         settings["ess"] = opts.get("ess", DEFAULT_ESS)
     if name == "cgd":
         settings["bins"] = opts.get("bins", 3)
+    if name == "bge":
+        settings.update(alpha_mu=opts.get("alpha_mu", DEFAULT_ALPHA_MU), alpha_w=opts.get("alpha_w"),
+                        standardize=not opts.get("raw_units", False))
     if name == "mvp":
         degree = str(opts.get("mvp_degree", "log"))
         if degree != "log":

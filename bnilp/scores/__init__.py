@@ -1,6 +1,6 @@
 """Local scores: ``make_score(name, data, **settings)`` builds any of them by name.
 
-Scores: ``bic``, ``bdeu`` (discrete); ``cg``, ``cgd``, ``mvp``, ``mml`` (mixed data).
+Scores: ``bic``, ``bdeu`` (discrete); ``cg``, ``cgd``, ``mvp``, ``mml`` (mixed data); ``bge`` (continuous).
 """
 
 from __future__ import annotations
@@ -21,11 +21,14 @@ REGISTRY = {
     "cgd": "bnilp.scores.cg:ConditionalGaussianDiscretized",
     "mvp": "bnilp.scores.mvp:MixedVariablePolynomial",
     "mml": "bnilp.scores.mml:MinimumMessageLength",
+    "bge": "bnilp.scores.bge:BGe",
 }
 
 #: scores that take discrete data only: with them and no type options, integer-coded columns are discrete
 #: (:func:`bnilp.data.load_data`'s ``integer_codes``), on the command line and in the Python API alike
 DISCRETE_ONLY_SCORES = ("bic", "bdeu")
+#: scores that take continuous data only: with them and no type options every column is read continuous
+CONTINUOUS_ONLY_SCORES = ("bge",)
 
 
 def make_score(name: str, data: Dataset, **settings: Any) -> LocalScore:
@@ -50,4 +53,4 @@ def make_score(name: str, data: Dataset, **settings: Any) -> LocalScore:
     return cls(data, **settings)
 
 
-__all__ = ["REGISTRY", "LocalScore", "StructurePrior", "make_score"]
+__all__ = ["CONTINUOUS_ONLY_SCORES", "DISCRETE_ONLY_SCORES", "REGISTRY", "LocalScore", "StructurePrior", "make_score"]

@@ -20,9 +20,10 @@ from bnilp.data import Dataset
 from bnilp.errors import InputError, check_real
 
 #: scores whose network totals are equal on Markov equivalent DAGs: BIC and BDeu (Heckerman, Geiger &
-#: Chickering 1995), CG (every family is a difference of one set function, Andrews et al. eqs. 3–4).
+#: Chickering 1995), CG (every family is a difference of one set function, Andrews et al. eqs. 3–4), BGe (a
+#: difference of one set function too, Geiger & Heckerman 2002).
 #: Not CGd, MVP or MML (their discrete-child and polynomial terms depend on the orientation).
-SCORE_EQUIVALENT_SCORES = frozenset({"bic", "bdeu", "cg"})
+SCORE_EQUIVALENT_SCORES = frozenset({"bic", "bdeu", "cg", "bge"})
 #: structure priors that keep score equivalence. Each is a function of the in-degree k_i alone, and the
 #: multiset of in-degrees is the same for every DAG of a class: the nodes of a chain component share their
 #: directed parents, their parents inside it form a clique, and every (j+1)-clique of the component has
