@@ -116,6 +116,55 @@ def test_markov_equivalent_dags_score_alike_and_a_complete_dag_scores_the_joint_
     assert min(b - a for a, b in itertools.pairwise(spread)) > 1e-9
 
 
+def kuipers_local_score(score, child: int, parents: tuple[int, ...], digits: int = 60) -> float:
+    """s(i | Π) = g(Π ∪ {i}) − g(Π) with g the closed form of the module docstring (multivariate gamma functions,
+    determinants of R = t·I + S), evaluated in ``digits`` decimal digits with mpmath from the score's own S."""
+    import mpmath
+
+    with mpmath.workdps(digits):
+        n, N = score.n, mpmath.mpf(score.N)
+        a_mu, a_w = mpmath.mpf(score.alpha_mu), mpmath.mpf(score.alpha_w)
+        t = a_mu * (a_w - n - 1) / (a_mu + 1)
+
+        def g(variables):
+            idx = sorted(variables)
+            size = len(idx)
+            if not size:
+                return mpmath.mpf(0)
+            nu = a_w - n + size
+
+            def log_multigamma(a):
+                return size * (size - 1) / mpmath.mpf(4) * mpmath.log(mpmath.pi) + mpmath.fsum(
+                    mpmath.loggamma(a + mpmath.mpf(1 - j) / 2) for j in range(1, size + 1))
+
+            r = mpmath.matrix([[mpmath.mpf(float(score.S[a, b])) + (t if a == b else 0) for b in idx] for a in idx])
+            return (size / mpmath.mpf(2) * mpmath.log(a_mu / (N + a_mu)) - size * N / 2 * mpmath.log(mpmath.pi)
+                    + log_multigamma((N + nu) / 2) - log_multigamma(nu / 2) + nu / 2 * size * mpmath.log(t)
+                    - (N + nu) / 2 * mpmath.log(mpmath.det(r)))
+
+        return float(g((*parents, child)) - g(parents))
+
+
+@pytest.mark.parametrize("alpha_mu,alpha_w", [(1.0, 1e6), (1.0, 1e12), (1.0, 1e16), (1e-50, 1e60), (1e80, 1e40),
+                                              (1e-100, 1e99)])
+def test_extreme_priors_keep_their_digits(alpha_mu, alpha_w):
+    """Against 60-digit arithmetic of the closed form: differences of g lost every digit at α_w = 10¹⁶ (a review:
+    OPT 180 nats off, a wrong credible set, exit 0); the family form keeps them at any prior it accepts."""
+    score = make_score("bge", from_dataframe(gaussian_frame(12, N=50)), alpha_mu=alpha_mu, alpha_w=alpha_w)
+    for child, parents in [(0, ()), (1, (0,)), (2, (0, 1)), (3, (0, 1, 2)), (0, (3,))]:
+        want = kuipers_local_score(score, child, parents)
+        assert score.local(child, parents) == pytest.approx(want, rel=1e-10, abs=1e-8)
+
+
+def test_priors_beyond_the_doubles_range_are_refused():
+    data = from_dataframe(gaussian_frame(13, N=30))
+    with pytest.raises(InputError, match=r"alpha_mu \(--alpha-mu\) must be a finite number ≥ 1e-100"):
+        make_score("bge", data, alpha_mu=1e-320)
+    for alpha_mu, alpha_w in [(1.0, 1e300), (1e-100, 5.5)]:
+        with pytest.raises(InputError, match=r"--alpha-mu.*--alpha-w.*outside \[1e-100, 1e\+100\]"):
+            make_score("bge", data, alpha_mu=alpha_mu, alpha_w=alpha_w)
+
+
 def test_standardised_scores_ignore_the_columns_units_and_raw_ones_do_not():
     frame = gaussian_frame(3, N=60)
     moved = frame * np.array([1e-3, 7.0, -2.0, 1e4]) + np.array([5.0, -3e3, 0.0, 1e6])
@@ -217,6 +266,8 @@ def test_cli_learns_with_bge_and_says_what_it_counted(tmp_path, runner):
     assert report["scoring"]["score"] == "bge" and report["scoring"]["alpha_w"] == 7.0     # n + 2, K continuous
     assert report["scoring"]["standardize"] is True
     assert "bge is score-equivalent" in res.output
+    assert "every column continuous for a continuous-only score (--score bge); integers with ≤ 10 distinct values " \
+           "read as numbers: K" in res.output       # what the inference would have made discrete is named
     out_raw = tmp_path / "raw.json"
     raw = runner.invoke(main, ["learn", path, "--score", "bge", "--raw-units", "--alpha-w", "9", "--alpha-mu", "2",
                                "--bf", "20", "--json", str(out_raw)])

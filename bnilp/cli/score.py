@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
+import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -27,10 +28,11 @@ from bnilp.cli.options import (
     score_options,
     structure_priors_only,
 )
-from bnilp.data import Dataset, constant_column_text, twin_columns_text
+from bnilp.data import MAX_INFERRED_LEVELS, Dataset, constant_column_text, twin_columns_text
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, TableProgress, score_parent_sets
 from bnilp.report import limit_reason
 from bnilp.scorefile import ScoreTable, check_score_file_names, write_score_file
+from bnilp.scores import CONTINUOUS_ONLY_SCORES
 from bnilp.scores.base import bf_text
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 from bnilp.terminal import LogProgress, lossless, plain_console
@@ -129,6 +131,17 @@ def _progress(console: Console, n: int, deepening: bool, quiet: bool):
         yield update
 
 
+def continuous_only_text(data: Dataset, name: str) -> str:
+    """The type line of a continuous-only score read without type options: every column continuous, and which
+    of them the inference would have made discrete (integers with few values) — they are not silently numbers."""
+    few = [data.names[j] for j in range(data.n)
+           if np.all(data.values[:, j] == np.round(data.values[:, j]))
+           and np.unique(data.values[:, j]).size <= MAX_INFERRED_LEVELS]
+    shown = ", ".join(few[:12]) + (f", … ({len(few)} in all)" if len(few) > 12 else "")
+    return (f"types: every column continuous for a continuous-only score (--score {name})"
+            + (f"; integers with ≤ {MAX_INFERRED_LEVELS} distinct values read as numbers: {shown}" if few else ""))
+
+
 def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Console, quiet: bool) -> ScoreTable:
     """Score and prune with the options of the command line; prints what was inferred and done. The score is
     built first: a setting it refuses, or data it cannot score, is the one line of an error, not the last of the
@@ -147,6 +160,9 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
         for why, names in groups.items():
             shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
             console.print(Text(f"types inferred: {why}: {shown}", style="dim"))
+        if opts.get("score_name") in CONTINUOUS_ONLY_SCORES and not (opts.get("discrete_cols")
+                                                                    or opts.get("continuous_cols")):
+            console.print(Text(continuous_only_text(data, opts["score_name"]), style="dim"))
         for name in data.dropped:
             console.print(Text(f"warning: {constant_column_text(name)}", style="yellow"))
         for group in data.twins:
