@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class BnilpError(Exception):
@@ -76,6 +80,23 @@ def caused_by_interrupt(exc: BaseException | None) -> bool:
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def interrupts_as_keyboard(func: Callable[P, R]) -> Callable[P, R]:
+    """``func`` (a public entry point: ``learn``, ``solve_table``, ``score_parent_sets``, ``ilp.solve``) with an
+    interrupt that surfaced as a ``SystemError`` from compiled code (:func:`caused_by_interrupt`) raised as the
+    ``KeyboardInterrupt`` it is: a caller's ``except KeyboardInterrupt`` missed a Ctrl-C that landed in a numba
+    function of the class report (a review: 16 of 40 Ctrl-Cs sent while ``solve_table`` built its report)."""
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except SystemError as exc:
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc
+            raise
+
+    return wrapper
 
 
 def check_count(value: object, name: str, minimum: int = 0, also: tuple[int, ...] = ()) -> int:

@@ -40,6 +40,7 @@ from bnilp.errors import (
     check_flag,
     check_real,
     check_seconds,
+    interrupts_as_keyboard,
 )
 from bnilp.memory import free_memory, memory_floor, worker_count
 from bnilp.provenance import provenance
@@ -503,6 +504,7 @@ def _palim_by_default(score: LocalScore, prune: bool, rules: frozenset[str] | No
     return default_palim(score.data.n)
 
 
+@interrupts_as_keyboard
 def score_parent_sets(
     score: LocalScore,
     *,
@@ -566,7 +568,7 @@ def score_parent_sets(
     check_callback(table_progress, "table_progress")
     progress = _routed(progress, table_progress)
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
-    n_jobs = check_count(n_jobs, "n_jobs", 1, also=(-1,))
+    n_jobs = check_count(n_jobs, "n_jobs (--jobs)", 1, also=(-1,))
     # an address, 'local', or a Dask cluster object (distributed.Client takes it); not a pandas Series
     if scheduler is not None and (not scheduler if isinstance(scheduler, str)
                                   else not hasattr(scheduler, "scheduler_address")):
@@ -690,7 +692,7 @@ def _score_pass(score: LocalScore, *, epsilon: float, palim: int | None, prune: 
     capped at ``depth``, stopped at ``deadline``; ``meta["depth_cut"]`` says whether the cap cut a walk
     that its own palim would have continued."""
     if not isinstance(counts, str) or counts not in COUNT_MODES:
-        raise InputError(f"counts must be one of {', '.join(COUNT_MODES)}, got {counts!r}")
+        raise InputError(f"counts (--counts) must be one of {', '.join(COUNT_MODES)}, got {counts!r}")
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε must be a finite number ≥ 0, got {epsilon}")
     if palim is not None:

@@ -24,7 +24,16 @@ import pandas as pd
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.data import Dataset, from_dataframe, load_data
-from bnilp.errors import InputError, LimitError, NoDagError, check_callback, check_flag, check_real, check_seconds
+from bnilp.errors import (
+    InputError,
+    LimitError,
+    NoDagError,
+    check_callback,
+    check_flag,
+    check_real,
+    check_seconds,
+    interrupts_as_keyboard,
+)
 from bnilp.graphs import check_acyclic, parent_lists, to_digraph
 from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, settings, solve
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
@@ -294,7 +303,8 @@ def enumeration_unit(table: ScoreTable, enumerate_by: str = "auto") -> tuple[str
     prior that breaks it); a file without a sidecar is not assumed to be. ``mecs`` on a score that is
     not score-equivalent is an error: its classes' DAGs do not share one score."""
     if not isinstance(enumerate_by, str) or enumerate_by not in ENUMERATE_CHOICES:
-        raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_CHOICES)}, got {enumerate_by!r}")
+        raise InputError(f"enumerate_by (--enumerate) must be one of {', '.join(ENUMERATE_CHOICES)}, got "
+                         f"{enumerate_by!r}")
     meta = table.meta
     equivalent = score_equivalent(meta)
     what = f"{meta.get('score', 'unknown score')}" + (f" with prior {meta['prior']}" if meta.get("prior", "none")
@@ -350,6 +360,7 @@ def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
                          "least that epsilon")
 
 
+@interrupts_as_keyboard
 def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | None = None,
                 max_networks: int = DEFAULT_MAX_NETWORKS, prior: str = "dags", warm_start: Parents | None = None,
                 progress: Any = None, enumerate_by: str = "auto", list_dags: bool = False,
@@ -400,7 +411,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     """
     check_is_table(table)
     if not isinstance(prior, str) or prior not in AVERAGING_PRIORS:
-        raise InputError(f"prior must be one of {', '.join(AVERAGING_PRIORS)}, got {prior!r}")
+        raise InputError(f"prior (--prior) must be one of {', '.join(AVERAGING_PRIORS)}, got {prior!r}")
     epsilon = check_real(epsilon, "epsilon (--epsilon)", 0)
     list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
                                                            count_past_cap=count_past_cap)
@@ -737,6 +748,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
     return report, solution
 
 
+@interrupts_as_keyboard
 def learn(
     data: str | os.PathLike[str] | pd.DataFrame | Dataset,
     *,
@@ -835,8 +847,9 @@ def learn(
 
 
 def _check_flags(**flags: object) -> list[bool]:
-    """Each of ``flags`` as a ``bool`` (:func:`bnilp.errors.check_flag`: ``"no"`` is not False), in order."""
-    return [bool(check_flag(value, name)) for name, value in flags.items()]
+    """Each of ``flags`` as a ``bool`` (:func:`bnilp.errors.check_flag`: ``"no"`` is not False), in order; an error
+    names the parameter and its command-line flag (``list_dags (--list-dags)``)."""
+    return [bool(check_flag(value, f"{name} (--{name.replace('_', '-')})")) for name, value in flags.items()]
 
 
 def _is_index(value: Any) -> bool:

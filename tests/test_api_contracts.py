@@ -61,12 +61,15 @@ def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> No
         (lambda: make_score("bic", frame), "data must be a bnilp Dataset"),
         (lambda: solve_table(str(tmp_path / "x.scores")), "table must be a ScoreTable"),
         (lambda: ci_test(frame, "smoke", "lung"), "data must be a bnilp Dataset"),
-        (lambda: learn(ASIA, max_networks=2.5), "max_networks must be an integer ≥ 1, got 2.5"),
-        (lambda: learn(ASIA, max_networks=True), "max_networks must be an integer ≥ 1, got True"),
+        (lambda: learn(ASIA, max_networks=2.5), "max_networks (--max-networks) must be an integer ≥ 1, got 2.5"),
+        (lambda: learn(ASIA, max_networks=True), "max_networks (--max-networks) must be an integer ≥ 1, got True"),
         (lambda: learn(ASIA, palim=1.5), "palim (--palim) must be an integer ≥ 0, got 1.5"),
-        (lambda: learn(ASIA, time_limit=-1), "time_limit must be a finite number of seconds ≥ 0, got -1"),
-        (lambda: learn(ASIA, time_limit="5"), "time_limit must be a finite number of seconds ≥ 0, got '5'"),
-        (lambda: learn(ASIA, time_limit=math.nan), "time_limit must be a finite number of seconds ≥ 0, got nan"),
+        (lambda: learn(ASIA, time_limit=-1),
+         "time_limit (--time-limit) must be a finite number of seconds ≥ 0, got -1"),
+        (lambda: learn(ASIA, time_limit="5"),
+         "time_limit (--time-limit) must be a finite number of seconds ≥ 0, got '5'"),
+        (lambda: learn(ASIA, time_limit=math.nan),
+         "time_limit (--time-limit) must be a finite number of seconds ≥ 0, got nan"),
         (lambda: make_score("bic", asia, prior="binomial"), "prior must be a StructurePrior, got str"),
         (lambda: make_score("bic", asia, prior=StructurePrior("ebic", 3)), "prior is for 3 variables, the data have 8"),
         (lambda: from_dataframe(frame, discrete=["z"]), "unknown variable 'z' in discrete/continuous"),
@@ -322,10 +325,11 @@ def _api_misuses(asia, asia_table, tmp_path):
     fitted = export.fit_parameters(asia, parents)
     return [
         # on/off flags: a string is not False (optimum_only="no" ran optimum-only, list_dags="no" listed every DAG)
-        (lambda: learn(ASIA, optimum_only="no"), "optimum_only must be True or False, got 'no'"),
-        (lambda: learn(ASIA, list_dags="no"), "list_dags must be True or False"),
-        (lambda: learn(ASIA, count_past_cap=1), "count_past_cap must be True or False, got 1"),
-        (lambda: solve_table(asia_table, epsilon=1.0, list_dags="False"), "list_dags must be True or False"),
+        (lambda: learn(ASIA, optimum_only="no"), "optimum_only (--optimum-only) must be True or False, got 'no'"),
+        (lambda: learn(ASIA, list_dags="no"), "list_dags (--list-dags) must be True or False"),
+        (lambda: learn(ASIA, count_past_cap=1), "count_past_cap (--count-past-cap) must be True or False, got 1"),
+        (lambda: solve_table(asia_table, epsilon=1.0, list_dags="False"),
+         "list_dags (--list-dags) must be True or False"),
         (lambda: score_parent_sets(bic, epsilon=1.0, prune="False"), "prune must be True or False"),
         (lambda: ci_test(asia, "smoke", "lung", both_directions="no"), "both_directions must be True or False"),
         (lambda: compare_graphs(parents, parents, cpdag="x"), "cpdag must be True or False"),
@@ -608,7 +612,7 @@ def test_learn_takes_the_scoring_limits_and_counts_of_the_command_line() -> None
     for bad, words in ((-1, r"a finite number of seconds > 0, got -1"), (0, r"a finite number of seconds > 0, got 0")):
         with pytest.raises(InputError, match=rf"^score_time_limit \(--score-time-limit\) must be {words}"):
             learn(ASIA, score_time_limit=bad)
-    with pytest.raises(InputError, match="^counts must be one of auto, subsets, families, got 'x'"):
+    with pytest.raises(InputError, match=r"^counts \(--counts\) must be one of auto, subsets, families, got 'x'"):
         learn(ASIA, counts="x")
 
 
@@ -730,11 +734,11 @@ def test_numpy_scalars_give_the_plain_values_results_and_json() -> None:
 
 
 @pytest.mark.parametrize("call, says", [
-    (lambda: learn(ASIA, prior=pd.Series(["dags"])), r"prior must be one of dags, mecs"),
-    (lambda: learn(ASIA, enumerate_by=pd.Series(["auto"])), r"enumerate_by must be one of"),
+    (lambda: learn(ASIA, prior=pd.Series(["dags"])), r"prior \(--prior\) must be one of dags, mecs"),
+    (lambda: learn(ASIA, enumerate_by=pd.Series(["auto"])), r"enumerate_by \(--enumerate\) must be one of"),
     (lambda: learn(ASIA, structure_prior=pd.Series(["none"])), r"structure_prior \(--prior\) must be one of"),
     (lambda: learn(ASIA, scheduler=pd.Series(["local"])), r"scheduler \(--scheduler\) must be a Dask scheduler"),
-    (lambda: learn(ASIA, counts=pd.Series(["auto"])), r"counts must be one of"),
+    (lambda: learn(ASIA, counts=pd.Series(["auto"])), r"counts \(--counts\) must be one of"),
     (lambda: learn(ASIA, bf=3).fit(method=False), r"method"),
     (lambda: learn(ASIA, bf=3).fit(method=""), r"method"),
     (lambda: Knowledge(tiers=False), r"tiers is a list of lists of names, got False"),

@@ -115,7 +115,7 @@ def test_bign_shape_plan_is_bounded_by_the_penalty() -> None:
 
 def test_counts_mode_is_checked_and_reported() -> None:
     data = discrete(9, 5, 100)
-    with pytest.raises(InputError, match="counts must be one of"):
+    with pytest.raises(InputError, match=r"counts \(--counts\) must be one of"):
         score_parent_sets(make_score("bic", data), counts="rows")
     families = score_parent_sets(make_score("bic", data), epsilon=math.log(3), counts="families")
     assert families.meta["counts"] == {"mode": "families", "reason": "--counts families"}

@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 from pyscipopt import SCIP_HEURTIMING, SCIP_PARAMSETTING
 
-from bnilp.errors import InputError, check_callback, check_count, check_flag, check_real, check_seconds
+from bnilp.errors import (
+    InputError,
+    check_callback,
+    check_count,
+    check_flag,
+    check_real,
+    check_seconds,
+    interrupts_as_keyboard,
+)
 from bnilp.graphs import check_acyclic
 from bnilp.ilp import settings, symmetry
 from bnilp.ilp.branchings import BranchingArcs, BranchingLister, best_branching, branching_arcs
@@ -143,6 +151,7 @@ def _validate_warm_start(table: ScoreTable, warm_start: Parents) -> Parents:
     return ws
 
 
+@interrupts_as_keyboard
 def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None = None,
           max_networks: int = settings.DEFAULT_MAX_NETWORKS, warm_start: Parents | None = None,
           enumerate_ties: bool = True, progress: Callable[[dict], None] | None = None,
@@ -184,9 +193,9 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     if count_past_cap and len(table.variables) > MASK_MAX_VARIABLES:
         raise InputError(f"count_past_cap counts the classes past the cap on at most {MASK_MAX_VARIABLES} "
                          f"variables (bnilp.mec.class_tail_mass), not {len(table.variables)}")
-    jobs = check_count(jobs, "jobs", 1, also=(-1,))
-    max_networks = check_count(max_networks, "max_networks", 1)
-    time_limit = check_seconds(time_limit, "time_limit")
+    jobs = check_count(jobs, "jobs (--jobs)", 1, also=(-1,))
+    max_networks = check_count(max_networks, "max_networks (--max-networks)", 1)
+    time_limit = check_seconds(time_limit, "time_limit (--time-limit)")
     jobs = worker_count(jobs)
     sig = _Signals()
     with _signals_stop_the_search(sig):
@@ -408,7 +417,8 @@ def _solve(table: ScoreTable, epsilon: float, time_limit: float | None, max_netw
            verbose: bool, sig: _Signals, enumerate_by: str, jobs: int = 1,
            count_past_cap: bool = False) -> SolveResult:
     if not isinstance(enumerate_by, str) or enumerate_by not in ENUMERATE_UNITS:
-        raise InputError(f"enumerate_by must be one of {', '.join(ENUMERATE_UNITS)}, got {enumerate_by!r}")
+        raise InputError(f"enumerate_by (--enumerate) must be one of {', '.join(ENUMERATE_UNITS)}, got "
+                         f"{enumerate_by!r}")
     if epsilon < 0 or not math.isfinite(epsilon):
         raise InputError(f"epsilon must be a finite number ≥ 0, got {epsilon}")
     t_start = time.perf_counter()
