@@ -145,15 +145,45 @@ def kuipers_local_score(score, child: int, parents: tuple[int, ...], digits: int
         return float(g((*parents, child)) - g(parents))
 
 
-@pytest.mark.parametrize("alpha_mu,alpha_w", [(1.0, 1e6), (1.0, 1e12), (1.0, 1e16), (1e-50, 1e60), (1e80, 1e40),
-                                              (1e-100, 1e99)])
+@pytest.mark.parametrize("alpha_mu,alpha_w", [(1.0, 1e6), (1.0, 1e12), (1.0, 1e16), (1e-3, 1e30), (1e80, 1e40),
+                                              (1e-90, 6.0), (1e90, 5.0 + 1e-9)])
 def test_extreme_priors_keep_their_digits(alpha_mu, alpha_w):
     """Against 60-digit arithmetic of the closed form: differences of g lost every digit at α_w = 10¹⁶ (a review:
-    OPT 180 nats off, a wrong credible set, exit 0); the family form keeps them at any prior it accepts."""
+    OPT 180 nats off, a wrong credible set, exit 0); the family form keeps them at the priors it accepts on
+    well-conditioned data."""
     score = make_score("bge", from_dataframe(gaussian_frame(12, N=50)), alpha_mu=alpha_mu, alpha_w=alpha_w)
     for child, parents in [(0, ()), (1, (0,)), (2, (0, 1)), (3, (0, 1, 2)), (0, (3,))]:
         want = kuipers_local_score(score, child, parents)
         assert score.local(child, parents) == pytest.approx(want, rel=1e-10, abs=1e-8)
+
+
+def test_scores_double_precision_cannot_resolve_are_refused_naming_the_prior():
+    """A second review: where t is far below the data's rounding and a child (or parent) is nearly determined by the
+    others, Q = S_ii − ‖L⁻¹S_Πi‖² keeps no digit — a duplicated column at α_μ = 10⁻⁵⁰ scored 1367.14 where the closed
+    form gives 5695.86, nearly collinear columns moved OPT by 14.5 nats (exit 0), and N ≤ n raised numpy's
+    LinAlgError. Now each family carries a rounding bound and such a score is an InputError naming --alpha-mu and
+    --alpha-w; the same data at the default prior score as 60-digit arithmetic says."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=100)
+    data = from_dataframe(pd.DataFrame(np.c_[x, x, rng.normal(size=100)], columns=list("abc")))
+    with pytest.raises(InputError, match=r"'b' given \{a\}.*--alpha-mu .*--alpha-w"):
+        make_score("bge", data, alpha_mu=1e-50).local(1, (0,))
+    with pytest.raises(InputError, match=r"given \{a, b\}|the parents \{a, b\}"):
+        make_score("bge", data, alpha_mu=1e-50).local(2, (0, 1))
+    fine = make_score("bge", data)
+    for child, parents in [(1, (0,)), (2, (0, 1)), (0, (1, 2))]:
+        assert fine.local(child, parents) == pytest.approx(kuipers_local_score(fine, child, parents), rel=1e-10)
+    two = from_dataframe(pd.DataFrame({"a": [0.1, 1.9], "b": [0.7, 2.2], "c": [0.3, -1.3]}))
+    with pytest.raises(InputError, match="--alpha-mu"):
+        make_score("bge", two, alpha_mu=1e-30).local(1, (0, 2))
+
+
+def test_a_prior_that_outweighs_the_data_past_the_search_is_refused():
+    """α_μ = 10⁻¹⁰⁰ with α_w = 10⁹⁹ (t ≈ 0.1, accepted) gives scores near 10¹⁰⁰, which the table check refused as
+    "spread too far … rescale them" (a review); the score says what to change instead."""
+    data = from_dataframe(gaussian_frame(14, N=30))
+    with pytest.raises(InputError, match=r"outweighs the data.*--alpha-w"):
+        make_score("bge", data, alpha_mu=1e-100, alpha_w=1e99).local(0, ())
 
 
 def test_priors_beyond_the_doubles_range_are_refused():
