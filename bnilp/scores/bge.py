@@ -41,7 +41,7 @@ from scipy.linalg import solve_triangular
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError, check_real
-from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, TIE_RTOL, LocalScore, StructurePrior
 from bnilp.scores.batch import log_rising_gamma
 
 #: imaginary sample size of the normal part of the prior (μ | W ~ N(ν, (α_μ W)⁻¹))
@@ -51,8 +51,10 @@ DEFAULT_ALPHA_W_OVER_N = 2
 #: the parent sets whose inverse Cholesky factor is kept (bit mask → terms); cleared when full
 SET_CACHE = 200_000
 #: a family's score whose rounding bound exceeds this share of it (of 1 nat at least) is refused (:meth:`BGe.raw`):
-#: a tenth of the pipeline's relative tie tolerance (1e-9)
-SCORE_ROUNDING = 1e-10
+#: the pipeline's relative tie tolerance (:data:`bnilp.scores.base.TIE_RTOL`). A column duplicated as the parent of
+#: its copy, at the default prior: bound 1.3·10⁻⁷ nats at 10⁴ rows, 1.3·10⁻³ at 10⁶ (2.4·10⁻¹⁰ of the score), 0.13 at
+#: 10⁷ (2·10⁻⁹: refused)
+SCORE_ROUNDING = TIE_RTOL
 #: a family's score past this size is refused: the credible set's tie tolerance (1e-9·|OPT|) would be nats wide
 MAX_SCORE = 1e12
 #: α_μ and the prior matrix's t must lie in [MIN_PRIOR, 1/MIN_PRIOR] (as BDeu's ESS ≥ 1e-100: beyond, the
