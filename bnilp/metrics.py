@@ -103,11 +103,14 @@ def compare_marked(learned: MarkedGraph, true: MarkedGraph) -> dict[str, Any]:
     if learned.nodes != true.nodes:
         only_l = sorted(learned.nodes - true.nodes)
         only_t = sorted(true.nodes - learned.nodes)
+        def listed(names: list[str]) -> str:      # at most 5, and how many more (a review: 3 of 8 left out unsaid)
+            return ", ".join(names[:5]) + (f", … ({len(names)} in all)" if len(names) > 5 else "")
+
         parts = []
         if only_l:
-            parts.append(f"only in the learned graph: {', '.join(only_l[:5])}")
+            parts.append(f"only in the learned graph: {listed(only_l)}")
         if only_t:
-            parts.append(f"only in the true graph: {', '.join(only_t[:5])}")
+            parts.append(f"only in the true graph: {listed(only_t)}")
         raise InputError("the learned and true graphs have different variables (" + "; ".join(parts) + ")")
     common = learned.adjacencies & true.adjacencies
     tp, fp, fn = len(common), len(learned.adjacencies - common), len(true.adjacencies - common)

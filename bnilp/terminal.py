@@ -154,12 +154,17 @@ def tolerant_terminal() -> None:
                                             write_through=stream.write_through))
 
 
-def lossless(table: Table) -> Table:
+def lossless(table: Table, width: int | None = None) -> Table:
     """``table`` with every column folding its cells onto more lines where the width is short, instead of cutting
     them to "…": a terminal of 80 columns showed the scoring table's counts as "1456…" and one of 40 left most of
-    its figures blank (found by a review)."""
+    its figures blank (found by a review). Given the terminal's ``width``, a table whose borders and padding alone
+    (four characters a column) would not leave each column one character loses its padding: at 40 columns the
+    eleven columns of the scoring table were drawn 0 wide, their figures missing (a later review)."""
     for column in table.columns:
         column.overflow = "fold"
+        column.min_width = max(column.min_width or 0, 1)
+    if width is not None and width < 4 * len(table.columns) + 1 + len(table.columns):
+        table.padding = (0, 0)
     if table.title is not None:     # at least as wide as its title: "P(u →" / "v) (top 14 of 14)" was cut mid-formula
         title = table.title.plain if isinstance(table.title, Text) else str(table.title)
         table.min_width = max(table.min_width or 0, cell_len(title))

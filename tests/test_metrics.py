@@ -258,3 +258,10 @@ def test_what_tetrad_writes_around_a_graph_is_read_as_tetrad_reads_it(tmp_path) 
     (tmp_path / "g.txt").write_text(text)
     assert read_graph_or_json(tmp_path / "g.txt", "graph") == {"parents": {"A": ["L"], "B": ["L"], "L": [],
                                                                            "S": ["B"]}}
+
+
+def test_a_variable_mismatch_says_how_many_names_it_leaves_out():
+    """The error listed at most 5 names of each side and left the rest out unsaid (a review: 3 of ASIA's 8)."""
+    with pytest.raises(InputError, match=r"only in the learned graph: a, b, c, d, e, … \(8 in all\); only in the "
+                                         r"true graph: x, y, z\)"):
+        compare_graphs({v: [] for v in "abcdefgh"}, {v: [] for v in "xyz"})

@@ -569,3 +569,22 @@ def test_the_panel_says_a_class_restricted_by_the_table_was_counted_by_listing_i
     assert cut["counted"].startswith("the DAGs of each class whose parent sets are all in the score table")
     assert "(counted by listing each class: only DAGs whose parent sets the score table holds)" in _panel(cut)
     assert "CPDAGs" not in _panel(cut) and cut["n_networks"] <= len(admitted)
+
+
+@pytest.mark.parametrize("width", [30, 40, 44, 80])
+def test_a_narrow_terminal_shows_every_column_of_the_scoring_table(width):
+    """At fewer than 45 columns rich drew some of the scoring table's eleven columns 0 wide — their figures (asia's
+    109 scored, 108 pruned by R1) simply missing, no "…" (a review). Every column now holds at least one character
+    and loses its padding where borders and padding would not leave it one: each column shows figures."""
+    from bnilp.cli.score import print_scoring_summary
+    from bnilp.data import default_path, load_data
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+
+    table = score_parent_sets(make_score("bic", load_data(default_path("asia.csv"))), epsilon=3.0)
+    console = Console(record=True, width=width)
+    print_scoring_summary(table, console)
+    body = [line.split("│")[1:-1] for line in console.export_text().splitlines() if line.startswith("│")]
+    assert body and all(len(cells) == 11 for cells in body)
+    assert all(any(cells[c].strip() for cells in body) for c in range(11))
+    assert "…" not in console.export_text()

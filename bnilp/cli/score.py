@@ -216,7 +216,7 @@ def print_scoring_summary(table: ScoreTable, console: Console) -> None:
         pr = st["pruned"]
         grid.add_row(Text(name), str(st["scored"]), str(st["kept"]), *(str(pr.get(r, 0)) for r in RULE_COLUMNS),
                      str(st["max_kept_size"]), f"{st['seconds']:.2f}")
-    console.print(lossless(grid))
+    console.print(lossless(grid, console.width))
     console.print(f"N = {meta['N']}, {len(table.variables)} variables: scored {meta['scored']}, "
                   f"kept {meta['kept']} parent sets in {meta['seconds']:.2f} s")
     counting = meta.get("counts") or {}
