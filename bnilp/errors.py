@@ -82,6 +82,12 @@ def caused_by_interrupt(exc: BaseException | None) -> bool:
     return False
 
 
+def listed_names(names: list[str], limit: int) -> str:
+    """The first ``limit`` of ``names`` joined by ", ", and where more follow, ", … (N in all)": a message or line
+    that names variables says how many it leaves out (a review: a list cut at 5 of 8 without a word)."""
+    return ", ".join(names[:limit]) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+
+
 def interrupts_as_keyboard(func: Callable[P, R]) -> Callable[P, R]:
     """``func`` (a public entry point: ``learn``, ``solve_table``, ``score_parent_sets``, ``ilp.solve``) with an
     interrupt that surfaced as a ``SystemError`` from compiled code (:func:`caused_by_interrupt`) raised as the

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bnilp.errors import InputError, check_flag
+from bnilp.errors import InputError, check_flag, listed_names
 from bnilp.graphs import check_acyclic
 from bnilp.inputs import read_input_text
 
@@ -103,14 +103,11 @@ def compare_marked(learned: MarkedGraph, true: MarkedGraph) -> dict[str, Any]:
     if learned.nodes != true.nodes:
         only_l = sorted(learned.nodes - true.nodes)
         only_t = sorted(true.nodes - learned.nodes)
-        def listed(names: list[str]) -> str:      # at most 5, and how many more (a review: 3 of 8 left out unsaid)
-            return ", ".join(names[:5]) + (f", … ({len(names)} in all)" if len(names) > 5 else "")
-
         parts = []
         if only_l:
-            parts.append(f"only in the learned graph: {listed(only_l)}")
+            parts.append(f"only in the learned graph: {listed_names(only_l, 5)}")
         if only_t:
-            parts.append(f"only in the true graph: {listed(only_t)}")
+            parts.append(f"only in the true graph: {listed_names(only_t, 5)}")
         raise InputError("the learned and true graphs have different variables (" + "; ".join(parts) + ")")
     common = learned.adjacencies & true.adjacencies
     tp, fp, fn = len(common), len(learned.adjacencies - common), len(true.adjacencies - common)

@@ -29,6 +29,7 @@ from bnilp.cli.options import (
     structure_priors_only,
 )
 from bnilp.data import MAX_INFERRED_LEVELS, Dataset, constant_column_text, twin_columns_text
+from bnilp.errors import listed_names
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, TableProgress, score_parent_sets
 from bnilp.report import limit_reason
 from bnilp.scorefile import ScoreTable, check_score_file_names, write_score_file
@@ -137,9 +138,9 @@ def continuous_only_text(data: Dataset, name: str) -> str:
     few = [data.names[j] for j in range(data.n)
            if np.all(data.values[:, j] == np.round(data.values[:, j]))
            and np.unique(data.values[:, j]).size <= MAX_INFERRED_LEVELS]
-    shown = ", ".join(few[:12]) + (f", … ({len(few)} in all)" if len(few) > 12 else "")
     return (f"types: every column continuous for a continuous-only score (--score {name})"
-            + (f"; integers with ≤ {MAX_INFERRED_LEVELS} distinct values read as numbers: {shown}" if few else ""))
+            + (f"; integers with ≤ {MAX_INFERRED_LEVELS} distinct values read as numbers: {listed_names(few, 12)}"
+               if few else ""))
 
 
 def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Console, quiet: bool) -> ScoreTable:
@@ -158,8 +159,7 @@ def score_data(data: Dataset, opts: dict[str, Any], epsilon: float, console: Con
             name, _, why = note.partition(": ")
             groups.setdefault(why, []).append(name)
         for why, names in groups.items():
-            shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
-            console.print(Text(f"types inferred: {why}: {shown}", style="dim"))
+            console.print(Text(f"types inferred: {why}: {listed_names(names, 12)}", style="dim"))
         if opts.get("score_name") in CONTINUOUS_ONLY_SCORES and not (opts.get("discrete_cols")
                                                                     or opts.get("continuous_cols")):
             console.print(Text(continuous_only_text(data, opts["score_name"]), style="dim"))
