@@ -35,7 +35,8 @@ arrays as nested lists — that JSON is the documented export schema)::
      "source": str, "N": int,
      "data_sha256": str,                                    # the file's SHA-256, where the data came from a file
      "rows_dropped_missing": int,                           # where drop_missing left rows out (N counts the rest)
-     "parameters": {"method": "ml" | "bayes", "ess": float | None},
+     "parameters": {"method": "ml" | "bayes", "ess": float | None,  # method and ESS: the discrete children's CPTs
+                    "continuous": "ml"},                    # where a child is continuous (always ML regressions)
      "order": [names],                                      # a topological order
      "variables": {name: {
          "type": "discrete", "states": [labels], "parents": [names],
@@ -283,12 +284,18 @@ def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], metho
     unparam = [v for v, e in variables.items() if e.get("cpt", 0) is None]
     if unparam:
         notes.append(f"not parameterised (discrete child with continuous parents): {', '.join(unparam)}")
+    gaussian = [v for v, e in variables.items() if e["type"] == CONTINUOUS]
+    if method == "bayes" and gaussian:
+        with_cpt = any(e.get("cpt") is not None for e in variables.values())
+        notes.append("method 'bayes' concerns the discrete children's CPTs; the continuous children "
+                     f"({', '.join(gaussian)}) are maximum-likelihood regressions"
+                     + ("" if with_cpt else ", and no child here has a CPT: every parameter is maximum likelihood"))
     return {
         "format": SCHEMA[0], "version": SCHEMA[1],
         "source": dataset.source, "N": dataset.N,
         **({"data_sha256": dataset.sha256} if dataset.sha256 else {}),
         **({"rows_dropped_missing": dataset.rows_dropped_missing} if dataset.rows_dropped_missing else {}),
-        "parameters": {"method": method, "ess": ess},
+        "parameters": {"method": method, "ess": ess, **({"continuous": "ml"} if gaussian else {})},
         "order": topological_order(ordered, dataset.names),
         "variables": {v: variables[v] for v in dataset.names if v in variables},
         "absent": absent,

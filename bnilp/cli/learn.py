@@ -194,6 +194,10 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any]) -> tuple[str |
     result.report["export"] = info
     par = fitted["parameters"]
     how = par["method"] + (f", ESS {par['ess']:g}" if par["ess"] is not None else "")
+    if par.get("continuous") and par["method"] != par["continuous"]:     # bayes: it concerns the CPTs only
+        cpts = any(e.get("cpt") is not None for e in fitted["variables"].values())
+        how += f" for the CPTs, {par['continuous']} regressions" if cpts else \
+            f" (no child has a CPT: every parameter is {par['continuous']})"
     absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
     done = f"exported network {k} of {n}{_one_per_class(result.report)} with {how} parameters to " \
            f"{opts['export_path']}{absent}"
