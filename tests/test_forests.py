@@ -150,6 +150,8 @@ def test_the_cap_keeps_the_best_classes_and_counting_past_it_counts_them_all() -
     assert "these are the top 5" in capped.solution.message
     assert [vp_key(x.parents) for x in capped.solution.networks] == [vp_key(x.parents)
                                                                       for x in whole.solution.networks[:5]]
+    assert capped.report["posterior_classes"] == 5       # without counting past the cap: over the classes listed
+    assert capped.report["posterior_dags"] == sum(m["n_dags"] for m in capped.report["mecs"])
     counted = solve_table(table, epsilon=eps, enumerate_by="mecs", max_networks=5, count_past_cap=True)
     assert counted.report["posterior_classes"] == whole.report["n_mecs"]
     assert counted.report["posterior_dags"] == whole.report["n_networks"]
