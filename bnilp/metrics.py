@@ -300,6 +300,37 @@ def parse_tetrad_graph(text: str, where: str) -> tuple[list[str], set[tuple[str,
     return nodes, directed, undirected
 
 
+#: a node name Tetrad's text format holds: no space, no separator of its node list, not marked latent or selection
+_TETRAD_NAME = re.compile(r"[^\s;,]+")
+
+
+def check_tetrad_names(names: Iterable[str], where: str = "names") -> None:
+    """An :class:`InputError` naming the first of ``names`` that Tetrad's text format cannot hold — it has no
+    quoting: a space or line break ends a name in an edge line, ``;`` and ``,`` separate the node list, and a
+    name in ``(…)`` or ``[…]`` reads as a latent or selection node — or an empty one."""
+    for name in names:
+        if not _TETRAD_NAME.fullmatch(name) or _tetrad_name(name) != name:
+            raise InputError(f"{where}: variable {name!r} cannot be written in Tetrad's text format (it has no "
+                             "quoting: a name with a space, ';' or ',', or one in (…) or […], reads back as "
+                             "something else); rename the column")
+
+
+def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable[Iterable[str]] = ()) -> str:
+    """A graph in Tetrad's text format, as Tetrad writes its graphs and :func:`parse_tetrad_graph` reads them:
+    ``Graph Nodes:``, the names in the order of ``parents`` joined by ``;``, a blank line, ``Graph Edges:`` and one
+    numbered line per edge — ``1. u --> v`` for each parent u of v, ``u --- v`` for each undirected pair (a CPDAG's
+    reversible edge) — sorted by the names (Tetrad writes them in its graph's order; its graph20_1.txt, sorted,
+    comes back byte for byte), then a blank line. Names Tetrad's format cannot hold are an :class:`InputError`
+    (:func:`check_tetrad_names`)."""
+    names = [str(v) for v in parents]
+    check_tetrad_names(names)
+    edges = sorted((str(p), "-->", str(v)) for v, ps in parents.items() for p in ps)
+    edges += [(u, "---", v) for u, v in sorted(tuple(sorted(map(str, e))) for e in undirected)]
+    lines = [TETRAD_HEADER, ";".join(names), "", "Graph Edges:"]
+    lines += [f"{k}. {u} {mark} {v}" for k, (u, mark, v) in enumerate(edges, start=1)]
+    return "\n".join(lines) + "\n\n"
+
+
 def _tetrad_name(text: str) -> str:
     """A node's name in Tetrad's list of nodes: ``(L)`` (a latent) and ``[S]`` (a selection variable) are ``L`` and
     ``S``, as Tetrad's reader takes them."""

@@ -15,7 +15,9 @@ from bnilp.metrics import (
     compare_marked,
     dag_graph,
     parents_of_result,
+    parse_tetrad_graph,
     read_graph_or_json,
+    tetrad_graph_text,
     thresholded_graph,
 )
 from bnilp.simulate import simulate
@@ -265,3 +267,58 @@ def test_a_variable_mismatch_says_how_many_names_it_leaves_out():
     with pytest.raises(InputError, match=r"only in the learned graph: a, b, c, d, e, … \(8 in all\); only in the "
                                          r"true graph: x, y, z\)"):
         compare_graphs({v: [] for v in "abcdefgh"}, {v: [] for v in "xyz"})
+
+
+def test_the_tetrad_writer_writes_tetrads_own_file_byte_for_byte(shared_data) -> None:
+    """graph20_1.txt, written by Tetrad with its edges in sorted order: read, then written by
+    :func:`tetrad_graph_text`, it is the same bytes (node line, blank lines, numbering, edge order). graph20_2.txt
+    holds its edges in the order Tetrad's graph had them: the same lines, sorted."""
+    path = shared_data / "mixed" / "graph20_1.txt"
+    assert tetrad_graph_text(read_graph_or_json(path, "truth")["parents"]) == path.read_text()
+    path = shared_data / "mixed" / "graph20_2.txt"
+    ours, theirs = tetrad_graph_text(read_graph_or_json(path, "truth")["parents"]), path.read_text()
+    assert ours.split("\n")[:4] == theirs.split("\n")[:4]
+    edge = lambda line: line.split(". ", 1)[1]      # noqa: E731
+    assert sorted(map(edge, ours.split("\n")[4:-2])) == sorted(map(edge, theirs.split("\n")[4:-2]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_written_tetrad_graph_reads_back_as_the_graph_given(seed) -> None:
+    """Random DAGs with some of their edges made undirected (a CPDAG's reversible edges, written ``---``)."""
+    rng = np.random.default_rng(seed)
+    nodes = [f"V{i}" for i in rng.permutation(9)]
+    arcs = [(nodes[i], nodes[j]) for i in range(9) for j in range(i + 1, 9) if rng.random() < 0.3]
+    loose = {frozenset(a) for a in arcs if rng.random() < 0.3}
+    parents = {v: [u for u, w in arcs if w == v and frozenset((u, w)) not in loose] for v in nodes}
+    text = tetrad_graph_text(parents, [tuple(e) for e in loose])
+    back = parse_tetrad_graph(text, "g")
+    assert back == (nodes, {(u, w) for u, w in arcs if frozenset((u, w)) not in loose}, loose)
+
+
+@pytest.mark.parametrize("name", ["a b", "a;b", "a,b", "(L)", "[S]", "", "x\ty"])
+def test_a_name_tetrads_format_cannot_hold_is_refused_naming_it(name) -> None:
+    with pytest.raises(InputError, match=r"cannot be written in Tetrad's text format"):
+        tetrad_graph_text({name: [], "b": [name]})
+
+
+def test_learn_and_solve_write_the_best_network_for_tetrad(runner, tmp_path) -> None:
+    """``--tetrad FILE``: the best network, which ``compare`` reads back at SHD 0 against the run's own JSON; a
+    variable the format cannot hold is one line naming it and the flag, exit 2, before any scoring, no file."""
+    from bnilp.cli import main
+
+    done = runner.invoke(main, ["learn", "--bf", "3", "-q", "--tetrad", str(tmp_path / "g.txt"),
+                                "--json", str(tmp_path / "r.json"), "--scores", str(tmp_path / "s.scores")])
+    assert done.exit_code == 0, done.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    back = read_graph_or_json(tmp_path / "g.txt", "graph")["parents"]
+    assert back == {v: sorted(ps) for v, ps in report["networks"][0]["parents"].items()}
+    same = runner.invoke(main, ["compare", str(tmp_path / "r.json"), str(tmp_path / "g.txt"), "--json"])
+    assert same.exit_code == 0 and json.loads(same.output)["SHD"] == 0
+    done = runner.invoke(main, ["solve", str(tmp_path / "s.scores"), "-q", "--tetrad", str(tmp_path / "h.txt")])
+    assert done.exit_code == 0 and (tmp_path / "h.txt").read_text() == (tmp_path / "g.txt").read_text()
+    (tmp_path / "d.csv").write_text("age group,y\n" + "".join(f"{i % 2},{i % 3 // 2}\n" for i in range(40)))
+    bad = runner.invoke(main, ["learn", str(tmp_path / "d.csv"), "--tetrad", str(tmp_path / "b.txt"),
+                               "--json", str(tmp_path / "b.json")])
+    assert bad.exit_code == 2 and not (tmp_path / "b.txt").exists() and not (tmp_path / "b.json").exists()
+    assert bad.output.strip().splitlines()[-1].startswith("bnilp: error: --tetrad: variable 'age group' cannot")
+    assert "scored" not in bad.output

@@ -43,6 +43,7 @@ from bnilp.graphs import check_acyclic
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
 from bnilp.inputs import read_input_text
 from bnilp.mec import MASK_MAX_VARIABLES
+from bnilp.metrics import check_tetrad_names, tetrad_graph_text
 from bnilp.pipeline import (
     DEFAULT_LEARN_BF,
     ENUMERATE_CHOICES,
@@ -111,6 +112,9 @@ def solve_options(func):
         click.option("--dot", "dot_out", metavar="FILE", help="Write the best network as DOT."),
         click.option("--graphml", "graphml_out", metavar="FILE",
                      help="Write the best network as GraphML."),
+        click.option("--tetrad", "tetrad_out", metavar="FILE",
+                     help="Write the best network in Tetrad's text format (Graph Nodes / Graph Edges), which "
+                          "Tetrad, causal-cmd and causal-learn read."),
         click.option("-q", "--quiet", is_flag=True, help="Only the result, no progress."),
     ]):
         func = opt(func)
@@ -311,7 +315,13 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
 
 #: learn's and solve's output options (option key → flag); ``--report`` names a directory
 OUTPUT_FLAGS = {"json_out": "--json", "report_dir": "--report", "dot_out": "--dot", "graphml_out": "--graphml",
-                "export_path": "--export", "scores_out": "--scores"}
+                "tetrad_out": "--tetrad", "export_path": "--export", "scores_out": "--scores"}
+
+
+def _check_tetrad(names: list[str], opts: dict[str, Any]) -> None:
+    """``--tetrad``: every variable a name Tetrad's text format holds, known before the search."""
+    if opts.get("tetrad_out"):
+        check_tetrad_names(names, "--tetrad")
 
 
 def _check_search_options(opts: dict[str, Any]) -> None:
@@ -363,6 +373,8 @@ def _write(result: LearnResult, opts: dict[str, Any], t0: float) -> None:
             write_dot(best, opts["dot_out"])
         if opts.get("graphml_out"):
             write_graphml(best, opts["graphml_out"])
+        if opts.get("tetrad_out"):
+            atomic_write_text(opts["tetrad_out"], tetrad_graph_text(best))
 
 
 def _print(result: LearnResult, opts: dict[str, Any]) -> None:
@@ -532,6 +544,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                   inputs=read_paths(opts, {scores_path: "SCORES", sidecar_path(scores_path): "SCORES's sidecar"}))
     table = read_score_file(scores_path)
     _check_warm_start_names(opts, table.variables, of="the score file's variables")
+    _check_tetrad(list(table.variables), opts)
     _check_table_epsilon(table, eps)
     opts["knowledge"] = knowledge_from_options(opts)
     if table.meta.get("knowledge") and not opts.get("quiet"):
@@ -597,6 +610,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
                           f"(5,000 rows sampled from ASIA), score {opts['score_name']}, BF {bf_text(eps)}")
     data = load_from_options(data_path, opts, quiet=opts.get("quiet", False))
     _check_export(data, opts)
+    _check_tetrad(list(data.names), opts)
     opts["knowledge"] = knowledge_from_options(opts)
     if opts["knowledge"] is not None:
         opts["knowledge"].validated(data.names, data.dropped)
