@@ -590,18 +590,26 @@ def write_export(fitted: Mapping[str, Any], path: str | os.PathLike[str]) -> str
 # ----------------------------------------------------------------------------------------- pgmpy
 
 def to_pgmpy(fitted: Mapping[str, Any]) -> Any:
-    """A ``pgmpy.models.DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable (state names =
-    the labels; CPD columns = parent configurations, last parent fastest, as pgmpy orders them).
-    Needs the optional extra ``bnilp[pgmpy]``; discrete networks only."""
+    """A discrete network as a ``pgmpy.models.DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable (state
+    names = the labels; CPD columns = parent configurations, last parent fastest, as pgmpy orders them); a network
+    of continuous variables only as a ``pgmpy.models.LinearGaussianBayesianNetwork`` with one ``LinearGaussianCPD``
+    per variable, Y = b_0 + Σ_m b_m·Z_m + N(0, σ²) with the ML fit's intercept, coefficients and σ = √(RSS/n)
+    (a linear Gaussian network's joint is N(μ, Σ), Shachter & Kenley 1989, which pgmpy's ``to_joint_gaussian``
+    forms). A network with both kinds has no pgmpy model (pgmpy has no conditional Gaussian network): an
+    :class:`InputError`. Needs the optional extra ``bnilp[pgmpy]``."""
     cont = continuous_variables(fitted)
-    if cont:
-        raise InputError(f"to_pgmpy builds a discrete network, but {', '.join(cont)} "
-                         f"{'is' if len(cont) == 1 else 'are'} continuous")
+    mixed = len(cont) not in (0, len(fitted["variables"]))
+    if mixed:
+        raise InputError(f"to_pgmpy builds a discrete or a linear-Gaussian network, but {', '.join(cont)} "
+                         f"{'is' if len(cont) == 1 else 'are'} continuous and the rest discrete (pgmpy has no "
+                         "conditional Gaussian network; export .json holds it)")
     try:
         from pgmpy.factors.discrete import TabularCPD
         from pgmpy.models import DiscreteBayesianNetwork
     except ImportError:
         raise InputError("to_pgmpy needs pgmpy: pip install 'bnilp[pgmpy]'") from None
+    if cont:
+        return _linear_gaussian_pgmpy(fitted)
     variables = fitted["variables"]
     model = DiscreteBayesianNetwork()
     model.add_nodes_from(variables)
@@ -613,6 +621,24 @@ def to_pgmpy(fitted: Mapping[str, Any]) -> Any:
                                evidence=list(e["parents"]) or None,
                                evidence_card=[len(variables[p]["states"]) for p in e["parents"]] or None,
                                state_names=names))
+    model.add_cpds(*cpds)
+    return model
+
+
+def _linear_gaussian_pgmpy(fitted: Mapping[str, Any]) -> Any:
+    """:func:`to_pgmpy`'s network of continuous variables (each has one regression: no discrete parent)."""
+    from pgmpy.factors.continuous import LinearGaussianCPD
+    from pgmpy.models import LinearGaussianBayesianNetwork
+
+    variables = fitted["variables"]
+    model = LinearGaussianBayesianNetwork()
+    model.add_nodes_from(variables)
+    model.add_edges_from((p, v) for v, e in variables.items() for p in e["parents"])
+    cpds = []
+    for v, e in variables.items():
+        (reg,) = e["regressions"]
+        cpds.append(LinearGaussianCPD(v, [reg["intercept"], *reg["coefficients"]], math.sqrt(reg["variance"]),
+                                      list(e["continuous_parents"])))
     model.add_cpds(*cpds)
     return model
 

@@ -196,8 +196,9 @@ class LearnResult:
 
     def to_pgmpy(self, data: str | os.PathLike[str] | pd.DataFrame | Dataset | None = None, network: int = 0,
                  method: str | None = None, ess: float | None = None) -> Any:
-        """The fitted ``network``-th best network as a pgmpy ``DiscreteBayesianNetwork`` (extra
-        ``bnilp[pgmpy]``); arguments as for :meth:`fit`."""
+        """The fitted ``network``-th best network as a pgmpy ``DiscreteBayesianNetwork``, or a
+        ``LinearGaussianBayesianNetwork`` where every variable is continuous (extra ``bnilp[pgmpy]``;
+        :func:`bnilp.export.to_pgmpy`); arguments as for :meth:`fit`."""
         from bnilp import export
 
         return export.to_pgmpy(self.fit(data, network=network, method=method, ess=ess))
