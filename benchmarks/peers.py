@@ -41,6 +41,12 @@ from bnilp.scores import make_score
 DEFAULT_ROWS = "tic-tac-toe,wine,adult,nltcs,voting,zoo,hepatitis"
 
 
+def _limits(result) -> str:
+    """What the exact search was exact for: nothing ("—"), or its limits (a palim the scoring chose where no rule
+    bounds the parent sets: CG beyond the family budget), with which OPT is the optimum of that restricted problem."""
+    return ", ".join(result.report.get("limits") or []) or "—"
+
+
 def _network_score(score, names: list[str], edges) -> float:
     index = {nm: i for i, nm in enumerate(names)}
     parents: dict[int, list[int]] = {i: [] for i in range(len(names))}
@@ -76,7 +82,7 @@ def against_pgmpy(rows: list[dict[str, str]], scores: list[str], ess: float) -> 
     print("pgmpy 1.x searches against bnilp's proven optimum (score seconds include scoring; gap = OPT − score of "
           "the network found, in nats = ln BF)\n")
     head = f"{'data':<12}{'n':>4}{'N':>7} {'score':<6}{'bnilp s':>9}{'OPT':>14}  " \
-           f"{'HC s':>8}{'HC gap':>10}{'HC/bnilp':>9}  {'GES s':>8}{'GES gap':>10}{'GES/bnilp':>10}"
+           f"{'HC s':>8}{'HC gap':>10}{'HC/bnilp':>9}  {'GES s':>8}{'GES gap':>10}{'GES/bnilp':>10}  bnilp's limits"
     print(head + "\n" + "-" * len(head))
     for row in rows:
         path = data_path(row)
@@ -97,7 +103,7 @@ def against_pgmpy(rows: list[dict[str, str]], scores: list[str], ess: float) -> 
                 gap = opt - _network_score(scorer, list(data.names), edges)
                 cells.append(f"{seconds:>8.2f}{gap:>10.3f}{seconds / ours:>9.1f}×")
             print(f"{row['name']:<12}{len(data.names):>4}{data.N:>7} {score_name:<6}{ours:>9.2f}{opt:>14.3f}  "
-                  f"{cells[0]}  {cells[1]}", flush=True)
+                  f"{cells[0]}  {cells[1]}  {_limits(result)}", flush=True)
 
 
 def _simulate(n: int, N: int, seed: int) -> pd.DataFrame:
@@ -137,7 +143,7 @@ def against_causal_learn(path: str | None, nodes: list[int], N: int, limit: floa
     print(f"\ncausal-learn's exact search (linear-Gaussian BIC) against bnilp (CG = the same BIC up to a constant), "
           f"simulated data, N = {N}; seconds include scoring; 'same OPT': causal-learn's DAG scored by CG equals "
           "bnilp's proven optimum to 1e-9\n")
-    head = f"{'n':>3} {'bnilp s':>9}{'A* s':>10}{'A*/bnilp':>10}{'DP s':>10}{'DP/bnilp':>10}  same OPT"
+    head = f"{'n':>3} {'bnilp s':>9}{'A* s':>10}{'A*/bnilp':>10}{'DP s':>10}{'DP/bnilp':>10}  same OPT  bnilp's limits"
     print(head + "\n" + "-" * len(head))
     for n in nodes:
         frame = _simulate(n, N, seed=n)
@@ -159,7 +165,7 @@ def against_causal_learn(path: str | None, nodes: list[int], N: int, limit: floa
             same.append(math.isclose(s, result.solution.optimum, rel_tol=1e-9))
             cells.append(f"{seconds:>10.2f}{seconds / ours:>9.1f}×")
         verdict = "yes" if same and all(same) else ("—" if not same else "NO")
-        print(f"{n:>3} {ours:>9.2f}{cells[0]}{cells[1]}  {verdict}", flush=True)
+        print(f"{n:>3} {ours:>9.2f}{cells[0]}{cells[1]}  {verdict:<8}  {_limits(result)}", flush=True)
 
 
 def main() -> None:

@@ -321,11 +321,16 @@ def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable
     numbered line per edge — ``1. u --> v`` for each parent u of v, ``u --- v`` for each undirected pair (a CPDAG's
     reversible edge) — sorted by the names (Tetrad writes them in its graph's order; its graph20_1.txt, sorted,
     comes back byte for byte), then a blank line. Names Tetrad's format cannot hold are an :class:`InputError`
-    (:func:`check_tetrad_names`)."""
-    names = [str(v) for v in parents]
-    check_tetrad_names(names)
-    edges = sorted((str(p), "-->", str(v)) for v, ps in parents.items() for p in ps)
-    edges += [(u, "---", v) for u, v in sorted(tuple(sorted(map(str, e))) for e in undirected)]
+    (:func:`check_tetrad_names`), as are parents or undirected edges that are not pairs of its variables."""
+    parents = checked_parents(parents, "parents")
+    check_tetrad_names(parents, "parents")
+    pairs = sorted(tuple(sorted(map(str, e))) for e in undirected)
+    bad = next((e for e in pairs if len(e) != 2 or not set(e) <= parents.keys()), None)
+    if bad is not None:
+        raise InputError(f"undirected: {bad!r} is not a pair of the graph's variables")
+    edges = sorted((p, "-->", v) for v, ps in parents.items() for p in ps)
+    edges += [(u, "---", v) for u, v in pairs]
+    names = list(parents)
     lines = [TETRAD_HEADER, ";".join(names), "", "Graph Edges:"]
     lines += [f"{k}. {u} {mark} {v}" for k, (u, mark, v) in enumerate(edges, start=1)]
     return "\n".join(lines) + "\n\n"

@@ -301,6 +301,13 @@ def test_a_name_tetrads_format_cannot_hold_is_refused_naming_it(name) -> None:
         tetrad_graph_text({name: [], "b": [name]})
 
 
+def test_the_tetrad_writer_checks_its_graph() -> None:
+    with pytest.raises(InputError, match=r"parents: parent 'z' of 'a' is not a variable of the graph"):
+        tetrad_graph_text({"a": ["z"]})
+    with pytest.raises(InputError, match=r"undirected: \('a', 'q'\) is not a pair of the graph's variables"):
+        tetrad_graph_text({"a": [], "b": []}, [("a", "q")])
+
+
 def test_learn_and_solve_write_the_best_network_for_tetrad(runner, tmp_path) -> None:
     """``--tetrad FILE``: the best network, which ``compare`` reads back at SHD 0 against the run's own JSON; a
     variable the format cannot hold is one line naming it and the flag, exit 2, before any scoring, no file."""
