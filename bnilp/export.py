@@ -272,6 +272,10 @@ def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], metho
                          f"{type(dataset).__name__}")
     ess = _check_method(method, ess)
     ordered = _ordered_parents(checked_parents(parents, "parents"), dataset)
+    if method == "bayes" and not any(dataset.is_discrete(dataset.index(v)) for v in ordered):
+        raise InputError("method='bayes' (--parameters bayes) sets the discrete children's CPTs, but every variable "
+                         "of the network is continuous: their regressions are maximum likelihood whatever the "
+                         "method (use method='ml')")
     variables: dict[str, Any] = {}
     for v in ordered:
         if dataset.is_discrete(dataset.index(v)):
@@ -289,7 +293,8 @@ def fit_parameters(dataset: Dataset, parents: Mapping[str, Iterable[str]], metho
         with_cpt = any(e.get("cpt") is not None for e in variables.values())
         notes.append("method 'bayes' concerns the discrete children's CPTs; the continuous children "
                      f"({', '.join(gaussian)}) are maximum-likelihood regressions"
-                     + ("" if with_cpt else ", and no child here has a CPT: every parameter is maximum likelihood"))
+                     + ("" if with_cpt else ", and no discrete child here has a CPT (each has a continuous "
+                        "parent): every parameter is maximum likelihood"))
     return {
         "format": SCHEMA[0], "version": SCHEMA[1],
         "source": dataset.source, "N": dataset.N,

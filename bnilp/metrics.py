@@ -306,13 +306,15 @@ _TETRAD_NAME = re.compile(r"[^\s;,]+")
 
 def check_tetrad_names(names: Iterable[str], where: str = "names") -> None:
     """An :class:`InputError` naming the first of ``names`` that Tetrad's text format cannot hold — it has no
-    quoting: a space or line break ends a name in an edge line, ``;`` and ``,`` separate the node list, and a
-    name in ``(…)`` or ``[…]`` reads as a latent or selection node — or an empty one."""
+    quoting: a space or line break ends a name in an edge line, ``;`` and ``,`` separate the node list, a name in
+    ``(…)`` or ``[…]`` reads as a latent or selection node, and one ending in ``:`` as a section's header (causal-learn
+    reads a line whose second word is ``Nodes:`` as the node list's) — or an empty one."""
     for name in names:
-        if not _TETRAD_NAME.fullmatch(name) or _tetrad_name(name) != name:
+        if not _TETRAD_NAME.fullmatch(name) or name[0] + name[-1] in ("()", "[]") or name.endswith(":"):
             raise InputError(f"{where}: variable {name!r} cannot be written in Tetrad's text format (it has no "
-                             "quoting: a name with a space, ';' or ',', or one in (…) or […], reads back as "
-                             "something else); rename the column")
+                             "quoting: a name with a space, ';' or ',', one in (…) or […] — a latent or selection "
+                             "node —, or one ending in ':' — a section's header to line-based readers such as "
+                             "causal-learn's — reads back as something else); rename the column")
 
 
 def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable[Iterable[str]] = ()) -> str:
@@ -323,11 +325,14 @@ def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable
     comes back byte for byte), then a blank line. Names Tetrad's format cannot hold are an :class:`InputError`
     (:func:`check_tetrad_names`), as are parents or undirected edges that are not pairs of its variables."""
     parents = checked_parents(parents, "parents")
+    if not parents:
+        raise InputError("parents: a graph with no variables (Tetrad's text format needs a node)")
     check_tetrad_names(parents, "parents")
     pairs = sorted(tuple(sorted(map(str, e))) for e in undirected)
-    bad = next((e for e in pairs if len(e) != 2 or not set(e) <= parents.keys()), None)
+    arrows = {frozenset((p, v)) for v, ps in parents.items() for p in ps}
+    bad = next((e for e in pairs if len(e) != 2 or not set(e) <= parents.keys() or frozenset(e) in arrows), None)
     if bad is not None:
-        raise InputError(f"undirected: {bad!r} is not a pair of the graph's variables")
+        raise InputError(f"undirected: {bad!r} is not a pair of the graph's variables without an arrow between them")
     edges = sorted((p, "-->", v) for v, ps in parents.items() for p in ps)
     edges += [(u, "---", v) for u, v in pairs]
     names = list(parents)

@@ -403,8 +403,9 @@ def test_cli_learn_exports_json_of_a_mixed_network_and_refuses_bif(tmp_path) -> 
 
 def test_bayes_parameters_say_that_continuous_children_are_maximum_likelihood(tmp_path) -> None:
     """``--parameters bayes`` concerns discrete children's CPTs: where a child is continuous its regressions are ML
-    whatever the method, and the export says so (``parameters.continuous``, a note, the console line) — on an
-    all-continuous BGe network it recorded ``bayes, ESS 1`` alone, though no parameter was a posterior mean."""
+    whatever the method, and the export says so (``parameters.continuous``, a note, the console line); with every
+    column continuous (BGe) it would change nothing, so it is refused before the search, as other settings a run
+    would ignore are (it recorded ``bayes, ESS 1`` alone, though no parameter was a posterior mean)."""
     rng = np.random.default_rng(5)
     N = 200
     d = rng.choice(["a", "b"], N)
@@ -413,29 +414,32 @@ def test_bayes_parameters_say_that_continuous_children_are_maximum_likelihood(tm
     (tmp_path / "mixed.csv").write_text(frame.to_csv(index=False))
     (tmp_path / "gauss.csv").write_text(frame[["X", "Y"]].to_csv(index=False))
     runner = CliRunner()
-    cases = [("mixed.csv", ["--score", "cg", "--continuous", "X,Y"], "bayes, ESS 1 for the CPTs, ml regressions"),
-             ("gauss.csv", ["--score", "bge"], "bayes, ESS 1 (no child has a CPT: every parameter is ml)")]
-    for name, options, how in cases:
-        res = runner.invoke(main, ["learn", str(tmp_path / name), "--bf", "3", *options, "--parameters", "bayes",
-                                   "--export", str(tmp_path / "m.json")])
-        assert res.exit_code == 0, res.output
-        assert f"with {how} parameters to" in " ".join(res.output.split())
-        doc = json.loads((tmp_path / "m.json").read_text())
-        assert doc["parameters"] == {"method": "bayes", "ess": 1.0, "continuous": "ml"}
-        note = [n for n in doc["notes"] if n.startswith("method 'bayes' concerns the discrete children")]
-        assert len(note) == 1 and "(X, Y) are maximum-likelihood regressions" in note[0]
-        assert ("every parameter is maximum likelihood" in note[0]) == (name == "gauss.csv")
-        for entry in doc["variables"].values():    # the fit itself: ML regressions, a Dirichlet-smoothed CPT
-            if entry["type"] == "continuous":
-                assert all(reg["variance"] > 0 for reg in entry["regressions"])
-    fitted = fit_parameters(from_dataframe(frame, continuous=["X", "Y"]), {"D": [], "X": ["D"], "Y": ["X"]},
-                            method="bayes", ess=2.0)
-    assert fitted["variables"]["D"]["cpt"] == pytest.approx(
+    res = runner.invoke(main, ["learn", str(tmp_path / "mixed.csv"), "--bf", "3", "--score", "cg", "--continuous",
+                               "X,Y", "--parameters", "bayes", "--export", str(tmp_path / "m.json")])
+    assert res.exit_code == 0, res.output
+    assert "with bayes, ESS 1 for the CPTs, ml regressions parameters to" in " ".join(res.output.split())
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert doc["parameters"] == {"method": "bayes", "ess": 1.0, "continuous": "ml"}
+    note = [n for n in doc["notes"] if n.startswith("method 'bayes' concerns the discrete children")]
+    assert len(note) == 1 and "(X, Y) are maximum-likelihood regressions" in note[0]
+    res = runner.invoke(main, ["learn", str(tmp_path / "gauss.csv"), "--bf", "3", "--score", "bge", "--parameters",
+                               "bayes", "--export", str(tmp_path / "g.json"), "--json", str(tmp_path / "r.json")])
+    assert res.exit_code == 2 and not (tmp_path / "g.json").exists() and not (tmp_path / "r.json").exists()
+    assert res.output.strip().splitlines()[-1].startswith("bnilp: error: --parameters bayes sets the discrete")
+    assert "scored" not in res.output
+    data = from_dataframe(frame, continuous=["X", "Y"])
+    fitted = fit_parameters(data, {"D": [], "X": ["D"], "Y": ["X"]}, method="bayes", ess=2.0)
+    assert fitted["variables"]["D"]["cpt"] == pytest.approx(       # α = ESS/(r·q) = 1: a Dirichlet-smoothed CPT
         np.array([[(np.sum(d == "a") + 1.0) / (N + 2.0), (np.sum(d == "b") + 1.0) / (N + 2.0)]]))
-    ml = fit_parameters(from_dataframe(frame, continuous=["X", "Y"]), {"D": [], "X": ["D"], "Y": ["X"]})
+    ml = fit_parameters(data, {"D": [], "X": ["D"], "Y": ["X"]})
     assert ml["parameters"] == {"method": "ml", "ess": None, "continuous": "ml"}
     assert ml["variables"]["Y"] == fitted["variables"]["Y"]
     assert not any(n.startswith("method 'bayes'") for n in ml["notes"])
+    unparameterised = fit_parameters(data, {"X": [], "D": ["X"], "Y": ["X"]}, method="bayes")
+    assert unparameterised["variables"]["D"]["cpt"] is None
+    assert any("no discrete child here has a CPT" in n for n in unparameterised["notes"])
+    with pytest.raises(InputError, match=r"method='bayes' .* every variable of the network is continuous"):
+        fit_parameters(data, {"X": [], "Y": ["X"]}, method="bayes")
 
 
 # ----------------------------------------------------------------------------------------- pgmpy

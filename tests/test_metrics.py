@@ -295,7 +295,7 @@ def test_a_written_tetrad_graph_reads_back_as_the_graph_given(seed) -> None:
     assert back == (nodes, {(u, w) for u, w in arcs if frozenset((u, w)) not in loose}, loose)
 
 
-@pytest.mark.parametrize("name", ["a b", "a;b", "a,b", "(L)", "[S]", "", "x\ty"])
+@pytest.mark.parametrize("name", ["a b", "a;b", "a,b", "(L)", "[S]", "()", "[]", "", "x\ty", "Nodes:", "a:"])
 def test_a_name_tetrads_format_cannot_hold_is_refused_naming_it(name) -> None:
     with pytest.raises(InputError, match=r"cannot be written in Tetrad's text format"):
         tetrad_graph_text({name: [], "b": [name]})
@@ -306,6 +306,12 @@ def test_the_tetrad_writer_checks_its_graph() -> None:
         tetrad_graph_text({"a": ["z"]})
     with pytest.raises(InputError, match=r"undirected: \('a', 'q'\) is not a pair of the graph's variables"):
         tetrad_graph_text({"a": [], "b": []}, [("a", "q")])
+    with pytest.raises(InputError, match=r"undirected: \('a', 'b'\) is not a pair .* without an arrow"):
+        tetrad_graph_text({"a": [], "b": ["a"]}, [("b", "a")])
+    with pytest.raises(InputError, match=r"parents: parent 'x y' of 'a' is not a variable"):
+        tetrad_graph_text({"a": ["x y"]})
+    with pytest.raises(InputError, match=r"a graph with no variables"):
+        tetrad_graph_text({})
 
 
 def test_learn_and_solve_write_the_best_network_for_tetrad(runner, tmp_path) -> None:
