@@ -609,42 +609,29 @@ def to_pgmpy(fitted: Mapping[str, Any]) -> Any:
                          f"{'is' if len(cont) == 1 else 'are'} continuous and the rest discrete (pgmpy has no "
                          "conditional Gaussian network; export .json holds it)")
     try:
+        from pgmpy.factors.continuous import LinearGaussianCPD
         from pgmpy.factors.discrete import TabularCPD
-        from pgmpy.models import DiscreteBayesianNetwork
+        from pgmpy.models import DiscreteBayesianNetwork, LinearGaussianBayesianNetwork
     except ImportError:
         raise InputError("to_pgmpy needs pgmpy: pip install 'bnilp[pgmpy]'") from None
-    if cont:
-        return _linear_gaussian_pgmpy(fitted)
     variables = fitted["variables"]
-    model = DiscreteBayesianNetwork()
-    model.add_nodes_from(variables)
-    model.add_edges_from((p, v) for v, e in variables.items() for p in e["parents"])
-    cpds = []
-    for v, e in variables.items():
+
+    def gaussian(v: str, e: Mapping[str, Any]) -> Any:
+        (reg,) = e["regressions"]               # no discrete parent: one regression
+        return LinearGaussianCPD(v, [reg["intercept"], *reg["coefficients"]], math.sqrt(reg["variance"]),
+                                 list(e["continuous_parents"]))
+
+    def tabular(v: str, e: Mapping[str, Any]) -> Any:
         names = {v: list(e["states"]), **{p: list(variables[p]["states"]) for p in e["parents"]}}
-        cpds.append(TabularCPD(v, len(e["states"]), np.asarray(e["cpt"], dtype=float).T,
-                               evidence=list(e["parents"]) or None,
-                               evidence_card=[len(variables[p]["states"]) for p in e["parents"]] or None,
-                               state_names=names))
-    model.add_cpds(*cpds)
-    return model
+        return TabularCPD(v, len(e["states"]), np.asarray(e["cpt"], dtype=float).T,
+                          evidence=list(e["parents"]) or None,
+                          evidence_card=[len(variables[p]["states"]) for p in e["parents"]] or None,
+                          state_names=names)
 
-
-def _linear_gaussian_pgmpy(fitted: Mapping[str, Any]) -> Any:
-    """:func:`to_pgmpy`'s network of continuous variables (each has one regression: no discrete parent)."""
-    from pgmpy.factors.continuous import LinearGaussianCPD
-    from pgmpy.models import LinearGaussianBayesianNetwork
-
-    variables = fitted["variables"]
-    model = LinearGaussianBayesianNetwork()
+    model, cpd = (LinearGaussianBayesianNetwork(), gaussian) if cont else (DiscreteBayesianNetwork(), tabular)
     model.add_nodes_from(variables)
     model.add_edges_from((p, v) for v, e in variables.items() for p in e["parents"])
-    cpds = []
-    for v, e in variables.items():
-        (reg,) = e["regressions"]
-        cpds.append(LinearGaussianCPD(v, [reg["intercept"], *reg["coefficients"]], math.sqrt(reg["variance"]),
-                                      list(e["continuous_parents"])))
-    model.add_cpds(*cpds)
+    model.add_cpds(*(cpd(v, e) for v, e in variables.items()))
     return model
 
 
