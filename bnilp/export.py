@@ -628,6 +628,11 @@ def to_pgmpy(fitted: Mapping[str, Any]) -> Any:
                           evidence_card=[len(variables[p]["states"]) for p in e["parents"]] or None,
                           state_names=names)
 
+    degenerate = [v for v in cont if variables[v]["regressions"][0]["degenerate"]]
+    if degenerate:
+        raise InputError(f"to_pgmpy: the regression of {', '.join(degenerate)} is degenerate (σ² ≈ 0: an exact linear "
+                         "fit, or no more rows than coefficients), and a LinearGaussianCPD with σ = 0 has no density "
+                         "(pgmpy's joint would be singular); the JSON export keeps it, marked 'degenerate'")
     model, cpd = (LinearGaussianBayesianNetwork(), gaussian) if cont else (DiscreteBayesianNetwork(), tabular)
     model.add_nodes_from(variables)
     model.add_edges_from((p, v) for v, e in variables.items() for p in e["parents"])

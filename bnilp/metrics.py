@@ -328,11 +328,19 @@ def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable
     if not parents:
         raise InputError("parents: a graph with no variables (Tetrad's text format needs a node)")
     check_tetrad_names(parents, "parents")
-    pairs = sorted(tuple(sorted(map(str, e))) for e in undirected)
+    mutual = next(((p, v) for v, ps in parents.items() for p in ps if v in parents[p]), None)
+    if mutual is not None:
+        raise InputError(f"parents: {mutual[0]!r} and {mutual[1]!r} are each other's parents (one edge a pair)")
+    given = [e if isinstance(e, str) else tuple(sorted(map(str, e))) for e in undirected]
     arrows = {frozenset((p, v)) for v, ps in parents.items() for p in ps}
-    bad = next((e for e in pairs if len(e) != 2 or not set(e) <= parents.keys() or frozenset(e) in arrows), None)
-    if bad is not None:
-        raise InputError(f"undirected: {bad!r} is not a pair of the graph's variables without an arrow between them")
+    seen: set[tuple[str, ...]] = set()
+    for e in given:
+        if (isinstance(e, str) or len(e) != 2 or e[0] == e[1] or not set(e) <= parents.keys()
+                or frozenset(e) in arrows or e in seen):
+            raise InputError(f"undirected: {e!r} is not a pair of two of the graph's variables with no other edge "
+                             "between them")
+        seen.add(e)
+    pairs = sorted(seen)
     edges = sorted((p, "-->", v) for v, ps in parents.items() for p in ps)
     edges += [(u, "---", v) for u, v in pairs]
     names = list(parents)

@@ -504,6 +504,11 @@ def test_a_continuous_network_goes_to_pgmpy_as_a_linear_gaussian_network_of_the_
     if score == "cg":
         penalty = 0.5 * math.log(N) * sum(len(ps) + 2 for ps in parents.values())
         assert want - penalty == pytest.approx(result.solution.optimum, rel=1e-9)
+    exact = frame.assign(B=2.0 * frame["A"] + 1.0)          # B an exact linear function of A: σ² ≈ 0
+    degenerate = fit_parameters(from_dataframe(exact, continuous="all"), {"A": [], "B": ["A"], "C": ["B"], "D": []})
+    assert degenerate["variables"]["B"]["regressions"][0]["degenerate"]
+    with pytest.raises(InputError, match=r"to_pgmpy: the regression of B is degenerate"):
+        to_pgmpy(degenerate)
     with pytest.raises(InputError, match="needs pgmpy|discrete or a linear-Gaussian"):
         to_pgmpy({**result.fit(), "variables": {**result.fit()["variables"],
                                                  "E": {"type": "discrete", "parents": [], "states": ["0", "1"],

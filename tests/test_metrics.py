@@ -304,10 +304,13 @@ def test_a_name_tetrads_format_cannot_hold_is_refused_naming_it(name) -> None:
 def test_the_tetrad_writer_checks_its_graph() -> None:
     with pytest.raises(InputError, match=r"parents: parent 'z' of 'a' is not a variable of the graph"):
         tetrad_graph_text({"a": ["z"]})
-    with pytest.raises(InputError, match=r"undirected: \('a', 'q'\) is not a pair of the graph's variables"):
+    with pytest.raises(InputError, match=r"undirected: \('a', 'q'\) is not a pair of two of the graph's variables"):
         tetrad_graph_text({"a": [], "b": []}, [("a", "q")])
-    with pytest.raises(InputError, match=r"undirected: \('a', 'b'\) is not a pair .* without an arrow"):
-        tetrad_graph_text({"a": [], "b": ["a"]}, [("b", "a")])
+    for undirected in ([("b", "a")], [("a", "a")], [("a", "c"), ("c", "a")], ["ac"]):
+        with pytest.raises(InputError, match=r"undirected: .* is not a pair of two of the graph's variables with no"):
+            tetrad_graph_text({"a": [], "b": ["a"], "c": [], "ac": []}, undirected)
+    with pytest.raises(InputError, match=r"parents: 'b' and 'a' are each other's parents"):
+        tetrad_graph_text({"a": ["b"], "b": ["a"]})
     with pytest.raises(InputError, match=r"parents: parent 'x y' of 'a' is not a variable"):
         tetrad_graph_text({"a": ["x y"]})
     with pytest.raises(InputError, match=r"a graph with no variables"):

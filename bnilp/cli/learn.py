@@ -161,8 +161,9 @@ def _check_export(data: Any, opts: dict[str, Any]) -> None:
         raise InputError(f"--optimum-only returns one network: --export-network {k} cannot be exported")
     method = opts.get("parameter_method") or default_method(opts.get("score_name"))
     if method == "bayes" and not any(data.is_discrete(j) for j in range(data.n)):
-        raise InputError("--parameters bayes sets the discrete children's CPTs, but every column is continuous: "
-                         "their regressions are maximum likelihood whatever the method (drop --parameters bayes)")
+        raise InputError("--parameters bayes sets the discrete children's CPTs, but every variable of the network is "
+                         "continuous (constant columns are left out): their regressions are maximum likelihood "
+                         "whatever the method (drop --parameters bayes)")
     ess = opts.get("ess", DEFAULT_ESS)
     if method == "bayes" and not (math.isfinite(ess) and ess >= MIN_ESS):
         raise InputError(f"--ess must be a finite number ≥ {MIN_ESS:g} for --parameters bayes, got {ess} (smaller, "
