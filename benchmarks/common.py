@@ -26,3 +26,11 @@ def table1(max_n: int | None = None, names: list[str] | None = None) -> list[dic
 
 def data_path(row: dict[str, str]) -> Path:
     return SHARED_DATA / row["data"]
+
+
+def all_columns(path: Path) -> list[str]:
+    """Every column of an integer-coded Table 1 file (some have more than 10 codes: discrete all the same)."""
+    with open(path, encoding="utf-8") as handle:
+        first = handle.readline()
+    width = len(first.split(",")) if "," in first else len(first.split())
+    return [str(j) for j in range(width)]

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import data_path, table1
+from common import all_columns, data_path, table1
 
 from bnilp.data import load_data
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
@@ -92,7 +92,7 @@ def main() -> None:
     print(head)
     print("-" * len(head))
     for row in rows:
-        data = load_data(data_path(row), no_header=True, discrete=_all_columns(data_path(row)))
+        data = load_data(data_path(row), no_header=True, discrete=all_columns(data_path(row)))
         score = make_score("bic", data)
         for bf in (int(b) for b in args.bf.split(",")):
             eps = math.log(bf)
@@ -147,14 +147,6 @@ def main() -> None:
                        f"{stop['needed_bytes'] / 2**30:.2f} GiB kept for the report" if stop else "")
                 print(f"{'':<12} {'':>4} search {result.solution.seconds:.1f} s, report "
                       f"{t_solve - result.solution.seconds:.1f} s{why}", flush=True)
-
-
-def _all_columns(path) -> list[str]:
-    """Every column of an integer-coded Table 1 file (some have more than 10 codes: discrete all the same)."""
-    with open(path, encoding="utf-8") as handle:
-        first = handle.readline()
-    width = len(first.split(",")) if "," in first else len(first.split())
-    return [str(j) for j in range(width)]
 
 
 if __name__ == "__main__":

@@ -561,7 +561,7 @@ def twin_columns_text(group: list[str]) -> str:
     """What the command line and :class:`bnilp.errors.DataWarning` say of twin columns (:func:`twin_columns`)."""
     return (f"columns {', '.join(map(repr, group))} are one-to-one recodings of each other: they score alike in "
             "every role, so networks come in tied twins with them exchanged and credible sets multiply (drop all "
-            "but one to avoid it)")
+            "but one to avoid it; `bnilp count` counts such a set without listing it)")
 
 
 def _warned(data: Dataset) -> Dataset:

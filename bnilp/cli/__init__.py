@@ -37,6 +37,7 @@ from bnilp.threads import (
 COMMANDS = {
     "score": "bnilp.cli.score:score",
     "solve": "bnilp.cli.learn:solve",
+    "count": "bnilp.cli.count:count",
     "learn": "bnilp.cli.learn:learn",
     "citest": "bnilp.cli.citest:citest",
     "simulate": "bnilp.cli.simulate:simulate",

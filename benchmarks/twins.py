@@ -1,0 +1,72 @@
+"""Credible sets of the Table 1 rows with identical columns, counted from the table with each twin pair merged.
+
+parkinsons and hailfinder (two and three pairs of identical columns), lung-cancer (two), soybean and bands (one
+each): for each data set and BF, score (BIC, no palim), find the twin pairs that meet the conditions of
+:mod:`bnilp.twins` (T1–T3: checked on the table), list the classes of the reduced table and count the DAGs and
+classes of the whole credible set from them (``bnilp.twins.count_credible``). Prints the pairs used (of those in
+the data), the reduced table's classes and DAGs, the whole set's DAGs and classes, whether it is complete, and the
+seconds (scoring apart). With ``--compare`` the same table is also enumerated class by class on the whole table
+(``--compare-limit`` seconds) and the counts are checked to agree where that finishes.
+
+    python benchmarks/twins.py [--only hailfinder500,hailfinder100] [--bf 3,20,150] [--time-limit 1800]
+                               [--compare] [--compare-limit 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+from common import all_columns, data_path, table1
+
+from bnilp import ilp
+from bnilp.data import load_data
+from bnilp.mec import count_dags_in_mec
+from bnilp.parentsets import score_parent_sets
+from bnilp.scores import make_score
+from bnilp.twins import count_credible
+
+WITH_TWINS = "parkinsons,hailfinder100,hailfinder500,lung-cancer,soybean,bands"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=WITH_TWINS)
+    parser.add_argument("--bf", default="3,20,150")
+    parser.add_argument("--time-limit", type=float, default=1800.0, help="for the reduced table's class listing")
+    parser.add_argument("--compare", action="store_true", help="also list the classes of the whole table")
+    parser.add_argument("--compare-limit", type=float, default=600.0)
+    args = parser.parse_args()
+    head = (f"{'data':<14} {'BF':>4} {'twins':>6} {'used':>5} {'reduced MECs':>12} {'reduced DAGs':>13} "
+            f"{'DAGs':>16} {'MECs':>12} {'complete':>8} {'score s':>8} {'count s':>8}  whole table listed")
+    print(head)
+    print("-" * len(head))
+    for row in table1(names=[s for s in args.only.split(",") if s]):
+        data = load_data(data_path(row), no_header=True, discrete=all_columns(data_path(row)))
+        twins = sum(len(group) - 1 for group in data.twins)
+        score = make_score("bic", data)
+        for bf in (int(b) for b in args.bf.split(",")):
+            eps = math.log(bf)
+            t0 = time.perf_counter()
+            table = score_parent_sets(score, epsilon=eps)
+            t1 = time.perf_counter()
+            counted = count_credible(table, eps, time_limit=args.time_limit)
+            t2 = time.perf_counter()
+            listed = ""
+            if args.compare:
+                whole = ilp.solve(table, eps, enumerate_by="mecs", max_networks=10**7, time_limit=args.compare_limit)
+                classes = len(whole.networks)
+                dags = sum(count_dags_in_mec(net.parents) for net in whole.networks)
+                agree = "" if not (whole.complete and counted.complete) else \
+                    (" agree" if (classes, dags) == (counted.classes, counted.dags) else " DIFFER")
+                listed = (f"{dags:,} DAGs, {classes:,} MECs, {whole.status}, "
+                          f"{time.perf_counter() - t2:.1f} s{agree}")
+            print(f"{row['name']:<14} {bf:>4} {twins:>6} {len(counted.pairs):>5} {counted.reduced_classes:>12,} "
+                  f"{counted.reduced_dags:>13,} {counted.dags:>16,} {counted.classes:>12,} "
+                  f"{'yes' if counted.complete else counted.status:>8} {t1 - t0:>8.1f} {t2 - t1:>8.1f}  {listed}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()

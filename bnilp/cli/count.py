@@ -1,0 +1,63 @@
+"""``bnilp count``: the number of credible DAGs and equivalence classes of a score file, identical columns merged."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from bnilp.cli import EXIT_LIMIT
+from bnilp.cli.learn import _check_search_options, _check_table_epsilon
+from bnilp.cli.options import bf_options, check_outputs, epsilon_from, writes_stdout
+from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
+from bnilp.scores.base import bayes_factor
+from bnilp.twins import count_credible
+
+#: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
+DEFAULT_COUNT_CAP = 1_000_000
+
+
+@click.command()
+@click.argument("scores_path", metavar="FILE.scores")
+@bf_options
+@click.option("--time-limit", type=float, default=None,
+              help="Seconds (> 0) for listing the reduced table's classes and counting what they expand to.")
+@click.option("--max-networks", type=int, default=DEFAULT_COUNT_CAP, show_default=True,
+              help="Cap (≥ 1) on the classes of the reduced table (each is counted, not reported).")
+@click.option("--json", "json_out", metavar="FILE", help="Write the counts as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
+    """Count the DAGs and Markov equivalence classes within --bf of the optimum of a score file (default BF 1), without
+    listing them: where two columns are identical (twins, checked on the table: bnilp.twins), one of them is merged
+    into the other, the smaller table's classes are listed, and each is counted by what it stands for. For
+    score-equivalent scores (BIC, BDeu, …). Exit 3 when a limit cut the count short (the numbers are then lower
+    bounds)."""
+    eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    _check_search_options(opts)
+    check_outputs(opts, {"json_out": "--json"}, inputs={scores_path: "SCORES",
+                                                         sidecar_path(scores_path): "SCORES's sidecar"})
+    table = read_score_file(scores_path)
+    _check_table_epsilon(table, eps)
+    result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"])
+    report = {
+        "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
+        "optimum": result.optimum, "epsilon": eps, "bf": bayes_factor(eps),
+        "twins": [{"kept": p.kept, "merged": p.dropped} for p in result.pairs],
+        "reduced": {"variables": len(table.variables) - len(result.pairs), "n_dags": result.reduced_dags,
+                    "n_mecs": result.reduced_classes, "n_mecs_counted": result.expanded},
+        "seconds": result.seconds,
+    }
+    if opts.get("json_out"):
+        atomic_write_text(opts["json_out"], json.dumps(strict_json(report), indent=1) + "\n")
+    if not opts.get("quiet"):
+        say = (lambda text: click.echo(text, err=True)) if writes_stdout(opts.get("json_out")) else click.echo
+        merged = ", ".join(f"{p.dropped} into {p.kept}" for p in result.pairs) or "none"
+        bound = "" if result.complete else "≥ "
+        say(f"twins merged: {merged}; reduced table ({report['reduced']['variables']} variables): "
+            f"{result.reduced_classes:,} classes listed ({result.reduced_dags:,} DAGs), {result.expanded:,} counted")
+        say(f"credible DAGs {bound}{result.dags:,}  classes {bound}{result.classes:,}  status {result.status}  "
+            f"complete {str(result.complete).lower()}")
+    if not result.complete:
+        sys.exit(EXIT_LIMIT)

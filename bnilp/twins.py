@@ -1,0 +1,371 @@
+"""Identical columns (*twins*): the credible set counted from a table without them, DAGs and classes.
+
+Two identical columns a ≡ b make a credible set vast without making it interesting: a child of a may as
+well be a child of b (the same counts, so the same score), and each such choice is another DAG and —
+its skeleton differs — another Markov equivalence class. hailfinder500 has three such pairs: at BF 3 its
+891,813,888 credible DAGs lie in 1,966,080 classes, which branch-and-cut lists one by one in 28 minutes,
+yet they are the expansions of 2,016 DAGs (6 classes) of the table with one column of each pair merged.
+This module counts the credible set that way. It is exact, by the two results below, and it applies only
+where the table itself proves their conditions (a pair that fails them is left as it is).
+
+**The conditions** (:func:`twin_pairs`; ``s_x(F)`` a family score, δ = ε + the solver's tie tolerance, so the
+credible line is OPT − δ): for variables a, b
+
+- (T1) every other child's families are symmetric — (c, P ∪ {b}) is in the table iff (c, P ∪ {a}) is,
+  with the same score — and any family holding both twins scores more than δ below its subset without b;
+- (T2) a and b have the same families without each other, with the same scores, and s_a({b}) = s_b({a});
+- (T3) every other family of a scores more than δ below s_a({b}) (and so for b).
+
+Identical columns give T1 and T2 for any score computed from counts (scores compared to
+:data:`~bnilp.ilp.settings.SYMMETRY_RTOL` = 10⁻¹² relative, as the table's symmetries are: the counting kernel
+can sum a family's cells in another order than its image's; so a DAG whose score lies within ~10⁻¹² relative
+of the credible line can be counted with its image's, where the tie tolerance is 10⁻⁹ relative); T3 says the
+twin explains the other far better than anything else, which the data decide.
+
+**Regularity** (under T1–T3). In every DAG G with score ≥ OPT − δ exactly one twin, U, is the parent of the
+other, L, and pa(L) = {U}; no other child has both. Proof: a child c with both twins would gain more than
+δ by dropping b (a subset: still acyclic), so G would score above OPT. If a's family F holds b and F ≠ {b},
+the family {b} (a subset) gains more than δ. If neither holds the other, one twin x is not an ancestor of
+the other y (G is acyclic); giving x the family {y} keeps G acyclic and gains more than δ (T3).
+
+**The reduction** (:func:`reduce_twins`). Let R be the table on V − {b}: a keeps its families without b,
+every other child its families without b (with T1 those with b are copies of those with a; those with both
+are not credible). The map φ contracting U → L into a (U's family for a, every child of U or L a child of
+a) is a bijection between the regular DAGs on V and the pairs (G', expansion) with G' a DAG of R and an
+expansion a choice of U ∈ {a, b} and, for each child of a in G', of U or L as its parent; no expansion has
+a cycle (a cycle through L enters it from U, so it contracts to a cycle of G'), and each scores
+score_R(G') + s_a({b}) (T1, T2). So the credible DAGs of the table are the expansions of the credible
+DAGs of R (the same ε; OPT_R = OPT − s_a({b})), 2^(1 + |ch_{G'}(a)|) of each; for several disjoint pairs,
+reduced one after the other, the product over the pairs.
+
+**Classes** (:func:`expand_class`). Expansions of DAGs of one class K' of R fall in classes of their own,
+distinct for distinct K' (φ maps a class into one class: contraction keeps the skeleton's adjacencies and
+each collider with a twin is a class invariant). An expansion's skeleton is S' with each edge at a merged
+node a_p attached to one twin — an *attachment* α_p(w) ∈ {a_p, b_p} for each neighbour w of a_p in S' —
+and α is the same as the skeleton's, so classes with different attachments differ. The parents of a_p are
+all attached to U_p (α constant on pa_{G'}(a_p); the expansion's U is then that twin, or either where a_p
+has no parent — two DAGs, one covered edge apart). Colliders: every collider u' → z' ← v' of K' lifts to
+one of the expansion (non-adjacent images, non-adjacent twins); a *shielded* triple of G' with a merged
+node among u', v' lifts to a collider exactly when the lifted edge u'–v' misses one of the two twins that
+are z's parents (u' = a_p: when α_p(z') ≠ α_p(v')). So the class of an expansion of G' with attachment α is
+(K', α, D_{G'}(α)), D the set of G''s shielded triples that lift to colliders: the classes of R's class K'
+are the distinct (α, D_{G'}(α)) over G' ∈ K' and the α each admits, and a class holds, for each G' that
+gives it, one DAG, or two where a_p has no parent in G'.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from bnilp.errors import InputError, check_real
+from bnilp.ilp.settings import SYMMETRY_RTOL
+from bnilp.mec import count_dags_in_mec, cpdag_edges, dags_in_mec
+from bnilp.scorefile import ScoreTable, check_is_table
+from bnilp.scores.base import tie_tolerance
+
+#: the most orientations around the merged twins one class of the reduced table may have: each is listed to count
+#: the classes it expands to
+MAX_DAGS_PER_CLASS = 1_000_000
+#: the most attachments varied at once for one class (2^k rows of a table of k columns): past it, not counted
+MAX_VARIED_ATTACHMENTS = 22
+
+
+@dataclass(frozen=True)
+class TwinPair:
+    """Two identical columns that meet T1–T3: ``kept`` stands for both in the reduced table, ``dropped`` is
+    removed; ``constant`` = s_kept({dropped}), the lower twin's family score in every credible DAG."""
+
+    kept: str
+    dropped: str
+    constant: float
+
+
+def _margin(table: ScoreTable, epsilon: float) -> float:
+    """δ = ε plus the solver's tie tolerance at the largest |OPT| the table allows (Σ of each child's largest
+    |score|): every DAG the solver calls credible is within δ of OPT."""
+    most = math.fsum(max(abs(s) for s in fam.values()) for fam in table.families.values() if fam)
+    return epsilon + float(tie_tolerance(most))
+
+
+def _same(x: float | None, y: float | None) -> bool:
+    """One score up to :data:`~bnilp.ilp.settings.SYMMETRY_RTOL` (the symmetries' tolerance): twins' families can
+    differ in the last bits where the counting kernel sums their cells in another order."""
+    return x is not None and y is not None and abs(x - y) <= SYMMETRY_RTOL * max(1.0, abs(y))
+
+
+def _is_twin_pair(families: dict[str, dict[frozenset[str], float]], a: str, b: str, delta: float) -> bool:
+    """T1–T3 for a, b on ``families`` (see the module)."""
+    fa, fb = families[a], families[b]
+    sa, sb = fa.get(frozenset({b})), fb.get(frozenset({a}))
+    if not _same(sa, sb):
+        return False
+    own_a = {F: s for F, s in fa.items() if b not in F}
+    own_b = {F: s for F, s in fb.items() if a not in F}
+    if own_a.keys() != own_b.keys() or not all(_same(s, own_b[F]) for F, s in own_a.items()):
+        return False
+    for x, y, sx in ((a, b, sa), (b, a, sb)):
+        if any(sx - s <= delta for F, s in families[x].items() if F != frozenset({y})):
+            return False
+    for c, fam in families.items():
+        if c in (a, b):
+            continue
+        for F, s in fam.items():
+            if a in F and b in F:
+                sub = fam.get(F - {b})
+                if sub is None or sub - s <= delta:
+                    return False
+            elif b in F or a in F:
+                image = (F - {b}) | {a} if b in F else (F - {a}) | {b}
+                if not _same(fam.get(image), s):
+                    return False
+    return True
+
+
+def _without(families: dict[str, dict[frozenset[str], float]], pair: TwinPair) -> dict[str, dict]:
+    """The families of the table with ``pair.dropped`` removed as a variable and as a parent."""
+    b = pair.dropped
+    return {c: {F: s for F, s in fam.items() if b not in F} for c, fam in families.items() if c != b}
+
+
+def twin_pairs(table: ScoreTable, epsilon: float) -> list[TwinPair]:
+    """Disjoint pairs of variables meeting T1–T3 at ``epsilon`` (ln BF), each checked on the table with the
+    pairs before it already reduced (so that the reductions compose), in the table's variable order.
+
+    Candidates are the pairs whose singleton families {b} of a and {a} of b have one score; the rest of the
+    checks read every family once per candidate."""
+    delta = _margin(table, epsilon)
+    families = {c: dict(fam) for c, fam in table.families.items()}
+    pairs: list[TwinPair] = []
+    used: set[str] = set()
+    for a, b in itertools.combinations(table.variables, 2):
+        if a in used or b in used or b not in families or a not in families:
+            continue
+        if frozenset({b}) in families[a] and _is_twin_pair(families, a, b, delta):
+            pair = TwinPair(a, b, families[a][frozenset({b})])
+            pairs.append(pair)
+            used |= {a, b}
+            families = _without(families, pair)
+    return pairs
+
+
+def reduce_twins(table: ScoreTable, pairs: list[TwinPair]) -> ScoreTable:
+    """The table R on the variables without each pair's ``dropped`` twin (see the module): the credible DAGs
+    of ``table`` at ε are the expansions of those of R at the same ε, R's scores lower by Σ ``constant``."""
+    families = {c: dict(fam) for c, fam in table.families.items()}
+    for pair in pairs:
+        families = _without(families, pair)
+    dropped = {p.dropped for p in pairs}
+    meta = dict(table.meta)
+    meta["twins"] = [[p.kept, p.dropped] for p in pairs]
+    return ScoreTable([v for v in table.variables if v not in dropped], families, meta)
+
+
+def expansions(parents: dict[str, frozenset[str]], pairs: list[TwinPair]) -> int:
+    """The number of DAGs of the full table that a DAG of the reduced table stands for: Π 2^(1 + |ch(kept)|)."""
+    children = {p.kept: 0 for p in pairs}
+    for ps in parents.values():
+        for x in ps:
+            if x in children:
+                children[x] += 1
+    return math.prod(2 ** (1 + k) for k in children.values())
+
+
+def _profile(g: dict[str, frozenset[str]], merged: set[str]) -> tuple[tuple[frozenset[str], ...], frozenset]:
+    """What decides a DAG G' of R's classes on the full table: each merged node's parents and its shielded
+    triples (u', z', v') with a merged node among u', v', each with the attachment inequalities under which
+    it lifts to a collider (module docstring: u' = a_p gives α_p(z') ≠ α_p(v'))."""
+    triples = []
+    for z, ps in g.items():
+        ordered = sorted(ps)
+        for i, u in enumerate(ordered):
+            for v in ordered[i + 1:]:
+                if not (u in merged or v in merged) or not (u in g[v] or v in g[u]):
+                    continue
+                literals = []
+                if u in merged:
+                    literals.append(((u, z), (u, v)))
+                if v in merged:
+                    literals.append(((v, z), (v, u)))
+                triples.append((u, z, v, tuple(literals)))
+    return tuple(g[m] for m in sorted(merged)), frozenset(triples)
+
+
+def _codes(bits: np.ndarray) -> np.ndarray:
+    """Each row of a 0/1 matrix as int64 words (62 bits a word): equal rows, equal words."""
+    words = [bits[:, i:i + 62].astype(np.int64) @ (np.int64(1) << np.arange(min(62, bits.shape[1] - i), dtype=np.int64))
+             for i in range(0, bits.shape[1], 62)]
+    return np.stack(words, axis=1) if words else np.zeros((len(bits), 0), dtype=np.int64)
+
+
+def _local_orientations(representative: dict[str, frozenset[str]], closed: list[set[str]]
+                        ) -> Iterator[tuple[dict[str, frozenset[str]], int]]:
+    """The DAGs of the class up to the orientation of its chain components that have no undirected edge inside
+    a merged node's closed neighbourhood (``closed``), each with the number of DAGs it stands for: a profile
+    reads only edges inside those neighbourhoods, and a class's DAGs are the products of its components'
+    orientations (so the others are fixed to one and counted)."""
+    directed, undirected = cpdag_edges(representative)
+    graph = nx.Graph(tuple(e) for e in undirected)
+    fixed, kept, factor = set(directed), set(), 1
+    for comp in nx.connected_components(graph):
+        edges = {frozenset(e) for e in graph.subgraph(comp).edges}
+        if any(e <= c for e in edges for c in closed):
+            kept |= edges
+            continue
+        factor *= count_dags_in_mec((set(), edges))
+        one = next(dags_in_mec((set(), edges)))
+        fixed |= {(u, v) for v, ps in one.items() for u in ps}
+    listed = count_dags_in_mec((fixed, kept))
+    if listed > MAX_DAGS_PER_CLASS:
+        raise InputError(f"a class of the reduced table has {listed} orientations around its merged twins, more "
+                         f"than MAX_DAGS_PER_CLASS ({MAX_DAGS_PER_CLASS}); its expansions are not counted")
+    for g in dags_in_mec((fixed, kept), nodes=list(representative)):
+        yield g, factor
+
+
+@dataclass
+class ClassExpansion:
+    """The classes of the full table that one class of R expands to: their number and their DAGs."""
+
+    classes: int
+    dags: int
+
+
+def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair]) -> ClassExpansion:
+    """Count the classes (and DAGs) of the full table whose DAGs contract to the class of ``representative``
+    (a DAG of R): the distinct (α, D_{G'}(α)) over its DAGs G' and the attachments α each admits (module).
+
+    Attachments of neighbours that no DAG of the class has as a parent of a merged node and no shielded triple
+    mentions are free (a factor 2 each); the others are varied together, as the rows of a 0/1 table."""
+    merged = {p.kept for p in pairs}
+    neighbours = {m: sorted({w for w, ps in representative.items() if m in ps} | set(representative[m]))
+                  for m in merged}
+    profiles: dict[Any, int] = {}
+    for g, factor in _local_orientations(representative, [{m, *neighbours[m]} for m in merged]):
+        key = _profile(g, merged)
+        profiles[key] = profiles.get(key, 0) + factor
+    slots = [(m, w) for m in sorted(merged) for w in neighbours[m]]
+    varied: set[tuple[str, str]] = set()
+    for (pas, triples) in profiles:
+        for m, ps in zip(sorted(merged), pas, strict=True):
+            varied |= {(m, w) for w in ps}
+        for *_, literals in triples:
+            for s1, s2 in literals:
+                varied |= {s1, s2}
+    free = len(slots) - len(varied)
+    order = sorted(varied)
+    if len(order) > MAX_VARIED_ATTACHMENTS:
+        raise InputError(f"a class of the reduced table varies {len(order)} attachments together, more than "
+                         f"MAX_VARIED_ATTACHMENTS ({MAX_VARIED_ATTACHMENTS}); its expansions are not counted")
+    col = {s: i for i, s in enumerate(order)}
+    rows = ((np.arange(2 ** len(order))[:, None] >> np.arange(len(order))) & 1).astype(np.int8)
+    all_triples = sorted({t for _, ts in profiles for t in ts})
+    bit = {t: i for i, t in enumerate(all_triples)}
+    lifts = np.zeros((len(rows), len(all_triples)), dtype=bool)
+    for t, i in bit.items():
+        for s1, s2 in t[3]:
+            lifts[:, i] |= rows[:, col[s1]] != rows[:, col[s2]]
+    admitted: dict[frozenset, np.ndarray] = {}
+    dags = 0
+    for (pas, triples), n in profiles.items():
+        ok = np.ones(len(rows), dtype=bool)
+        roles = 1
+        for m, ps in zip(sorted(merged), pas, strict=True):
+            cols = [col[(m, w)] for w in sorted(ps)]
+            if cols:
+                ok &= (rows[:, cols] == rows[:, cols[:1]]).all(axis=1)
+            else:
+                roles *= 2
+        dags += n * roles * int(ok.sum()) * 2 ** free
+        admitted[triples] = admitted.get(triples, np.zeros(len(rows), dtype=bool)) | ok
+    # DAGs with the same shielded triples give the same D(α): per attachment α, count the distinct D(α) of the
+    # triple sets that admit it (each one new unless an earlier one admitting α gives the same D)
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    distinct = 0
+    for triples, ok in admitted.items():
+        mask = np.zeros(len(all_triples), dtype=bool)
+        mask[[bit[t] for t in triples]] = True
+        code = _codes(lifts & mask)
+        new = ok.copy()
+        for ok_before, code_before in seen:
+            new &= ~(ok_before & (code_before == code).all(axis=1))
+        distinct += int(new.sum())
+        seen.append((ok, code))
+    return ClassExpansion(distinct * 2 ** free, dags)
+
+
+def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list[TwinPair],
+                   deadline: float | None = None) -> tuple[int, int, int]:
+    """(DAGs, classes, classes of R expanded): :func:`expand_class` summed over R's classes in turn, stopping
+    between two of them once ``time.perf_counter()`` is past ``deadline``."""
+    dags = classes = expanded = 0
+    for parents in representatives:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        e = expand_class(parents, pairs)
+        dags, classes, expanded = dags + e.dags, classes + e.classes, expanded + 1
+    return dags, classes, expanded
+
+
+@dataclass
+class TwinCount:
+    """:func:`count_credible`'s result: the credible DAGs and classes of the full table, counted from R."""
+
+    pairs: list[TwinPair]
+    dags: int
+    classes: int
+    complete: bool
+    status: str
+    reduced_dags: int
+    reduced_classes: int
+    #: the reduced table's classes whose expansions are counted (all of them unless the time limit came first)
+    expanded: int
+    optimum: float | None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | None = None,
+                   max_networks: int = 1_000_000, jobs: int = 1) -> TwinCount:
+    """Count the DAGs and Markov equivalence classes with score ≥ OPT − ε of a table with twins, by listing the
+    classes of the reduced table R (:func:`reduce_twins`) and counting what each expands to
+    (:func:`expand_class`). Without a twin pair meeting T1–T3 this is class enumeration of the table itself.
+
+    ``complete`` is True only when R's class list is complete and every class of it expanded; otherwise the
+    counts are those of the classes expanded (lower bounds) and ``status`` says why the work stopped
+    (``time_limit`` covers the listing and the expansions: the counting stops between classes once it is past).
+    For score-equivalent scores only (as class enumeration: ``table``'s sidecar must not say its score is not;
+    a table with background knowledge is refused — the knowledge can tell the twins apart)."""
+    from bnilp.ilp import solve
+    from bnilp.pipeline import check_table_epsilon, enumeration_unit
+
+    check_is_table(table)
+    epsilon = check_real(epsilon, "epsilon", 0)
+    enumeration_unit(table, "mecs")
+    check_table_epsilon(table, epsilon)
+    if table.knowledge is not None or table.meta.get("knowledge"):
+        raise InputError("count_credible counts without background knowledge: table holds some (the twins need not "
+                         "be exchangeable under it)")
+    start = time.perf_counter()
+    pairs = twin_pairs(table, epsilon)
+    reduced = reduce_twins(table, pairs)
+    t_reduce = time.perf_counter()
+    result = solve(reduced, epsilon, time_limit=time_limit, max_networks=max_networks, enumerate_by="mecs",
+                   jobs=jobs)
+    t_solve = time.perf_counter()
+    dags, classes, expanded = expand_classes([net.parents for net in result.networks], pairs,
+                                             None if time_limit is None else start + time_limit)
+    status, complete = result.status, result.complete
+    if expanded < len(result.networks):
+        status, complete = "time_limit", False
+    shift = math.fsum(p.constant for p in pairs)
+    return TwinCount(pairs, dags, classes, complete, status, sum(count_dags_in_mec(net.parents)
+                                                                  for net in result.networks),
+                     len(result.networks), expanded, None if result.optimum is None else result.optimum + shift,
+                     {"reduce": t_reduce - start, "solve": t_solve - t_reduce,
+                      "expand": time.perf_counter() - t_solve})

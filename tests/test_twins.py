@@ -1,0 +1,231 @@
+"""Identical columns (bnilp.twins): the credible DAGs and classes of a table with twins, counted from the table
+with one column of each pair merged, are exactly those brute force and class enumeration list on the table
+itself; the conditions that make it exact are checked on the table, and a pair that fails one is not used."""
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from bnilp import ilp
+from bnilp.mec import count_dags_in_mec, mec_key
+from bnilp.scorefile import ScoreTable
+from bnilp.twins import count_credible, expansions, reduce_twins, twin_pairs
+from tests.conftest import slow_after
+from tests.oracles import brute_force_credible
+from tests.test_symmetry import _table, _with_twins
+
+
+def _brute_force_counts(table: ScoreTable, epsilon: float) -> tuple[int, int]:
+    """(credible DAGs, their Markov equivalence classes) by listing every DAG the table admits."""
+    _, credible = brute_force_credible(table, epsilon)
+    return len(credible), len({mec_key(p) for _, p in credible})
+
+
+CASES = [  # seed, columns, twin pairs (a copied into b), score, BF
+    (1, 5, [(0, 3)], "bic", 20), (2, 5, [(1, 4)], "bic", 150), (3, 5, [(0, 2), (1, 4)], "bic", 20),
+    (4, 5, [(2, 3)], "bic", 3), (5, 5, [(0, 4)], "bdeu", 20), (6, 5, [(0, 1), (2, 3)], "bic", 150),
+    (7, 5, [(3, 4)], "bic", 1000), (8, 5, [(1, 2)], "bdeu", 150),
+]
+
+
+@pytest.mark.parametrize(("seed", "n", "twins", "score", "bf"), slow_after(CASES, quick=4))
+def test_the_twin_reduction_counts_exactly_what_brute_force_lists(seed, n, twins, score, bf):
+    """Random data with copied columns: count_credible's DAGs and classes (from the reduced table) equal brute
+    force's on the whole table, and its optimum is the table's."""
+    table = _table(_with_twins(seed, n, twins, N=80), score, bf)
+    eps = math.log(bf)
+    result = count_credible(table, eps)
+    assert result.complete and result.status == "optimal"
+    assert (result.dags, result.classes) == _brute_force_counts(table, eps)
+    opt, _ = brute_force_credible(table, eps)
+    assert result.optimum == pytest.approx(opt, abs=1e-9)
+
+
+def test_the_reduction_is_used_where_the_columns_are_twins():
+    """The quick cases above are not vacuous: there every copied pair meets the conditions, so the reduced table
+    has fewer variables and lists fewer DAGs than the whole set holds. (In the others a twin's empty family is
+    within ε of its twin singleton, or BDeu's scores differ in the last bits: the plain listing counts them.)"""
+    for seed, n, twins, score, bf in CASES[:4]:
+        table = _table(_with_twins(seed, n, twins, N=80), score, bf)
+        pairs = twin_pairs(table, math.log(bf))
+        names = table.variables
+        assert sorted((p.kept, p.dropped) for p in pairs) == sorted((names[a], names[b]) for a, b in twins)
+        result = count_credible(table, math.log(bf))
+        assert len(reduce_twins(table, pairs).variables) == n - len(twins)
+        assert result.reduced_dags < result.dags
+
+
+def test_every_credible_dag_is_regular_where_the_conditions_hold():
+    """The regularity lemma on brute force's credible DAGs: exactly one twin is the other's only parent, and no
+    other child has both twins; and each credible DAG of the reduced table stands for its expansions."""
+    for seed, n, twins, _score, bf in CASES[:4]:
+        table = _table(_with_twins(seed, n, twins, N=80), "bic", bf)
+        eps = math.log(bf)
+        pairs = twin_pairs(table, eps)
+        _, credible = brute_force_credible(table, eps)
+        for _, parents in credible:
+            for p in pairs:
+                a, b = p.kept, p.dropped
+                assert (parents[a] == {b}) != (parents[b] == {a})
+                assert not any(a in ps and b in ps for ps in parents.values())
+        _, reduced = brute_force_credible(reduce_twins(table, pairs), eps)
+        assert sum(expansions(p, pairs) for _, p in reduced) == len(credible)
+
+
+@pytest.mark.parametrize(("seed", "twins", "bf"), slow_after([(11, [(0, 5), (2, 6)], 20), (12, [(1, 6)], 150),
+                                                             (13, [(0, 3), (4, 6)], 150)], quick=1))
+def test_the_twin_reduction_agrees_with_class_enumeration_on_seven_variables(seed, twins, bf):
+    """Seven variables (too many for brute force): the classes branch-and-cut lists on the whole table, and the
+    DAGs they hold, are the ones counted from the reduced table."""
+    table = _table(_with_twins(seed, 7, twins, N=120), "bic", bf)
+    eps = math.log(bf)
+    listed = ilp.solve(table, eps, enumerate_by="mecs", max_networks=10**6)
+    assert listed.complete
+    counted = count_credible(table, eps)
+    assert counted.pairs and counted.complete
+    assert counted.classes == len(listed.networks)
+    assert counted.dags == sum(count_dags_in_mec(net.parents) for net in listed.networks)
+
+
+def _perturbed(table: ScoreTable, child: str, parents: frozenset[str], score: float) -> ScoreTable:
+    families = {c: dict(f) for c, f in table.families.items()}
+    families[child][parents] = score
+    return ScoreTable(list(table.variables), families, dict(table.meta))
+
+
+def test_a_pair_that_fails_a_condition_is_left_as_it_is():
+    """T1: a child's family with one twin scored apart from its image; T2: a twin's own family apart from the
+    other's; T3: another family of a twin within ε of its twin singleton — each time the pair is not used, and the
+    counts are the plain class listing's (the perturbed tables are not score-equivalent, so not brute force's)."""
+    table = _table(_with_twins(1, 5, [(0, 3)], N=80), "bic", 20)
+    eps = math.log(20)
+    a, b = table.variables[0], table.variables[3]
+    assert [(p.kept, p.dropped) for p in twin_pairs(table, eps)] == [(a, b)]
+    child = next(c for c in table.variables if c not in (a, b)
+                 and any(a in F and b not in F for F in table.families[c]))
+    fam = next(F for F in table.families[child] if a in F and b not in F)
+    other = next(F for F in table.families[a] if F != frozenset({b}))
+    single = table.families[a][frozenset({b})]
+    broken = [_perturbed(table, child, fam, table.families[child][fam] - 1e-9),
+              _perturbed(table, a, other, table.families[a][other] - 1e-9),
+              _perturbed(_perturbed(table, a, other, single - eps / 2), b, other, single - eps / 2)]
+    for t in broken:
+        assert twin_pairs(t, eps) == []
+        result = count_credible(t, eps)
+        listed = ilp.solve(t, eps, enumerate_by="mecs")
+        assert result.classes == len(listed.networks) == result.reduced_classes
+        assert result.dags == sum(count_dags_in_mec(net.parents) for net in listed.networks)
+
+
+def test_class_counts_split_the_dag_count():
+    """Summed over the classes of the reduced table, the DAGs expand_class counts are the expansions of every
+    DAG of those classes (the per-class count and the closed form Π 2^(1 + |ch(kept)|) agree)."""
+    from bnilp.mec import dags_in_mec
+    from bnilp.twins import expand_class
+
+    table = _table(_with_twins(3, 5, [(0, 2), (1, 4)], N=80), "bic", 150)
+    eps = math.log(150)
+    pairs = twin_pairs(table, eps)
+    listed = ilp.solve(reduce_twins(table, pairs), eps, enumerate_by="mecs")
+    sizes = Counter()
+    for net in listed.networks:
+        sizes["counted"] += expand_class(net.parents, pairs).dags
+        sizes["closed form"] += sum(expansions(g, pairs) for g in dags_in_mec(net.parents))
+    assert sizes["counted"] == sizes["closed form"] > 0
+
+
+def test_count_credible_refuses_what_class_enumeration_refuses():
+    """A score that is not score-equivalent, an ε beyond the table's pruning, a negative ε and background knowledge
+    are refused naming the parameter (the count would not be the credible set's)."""
+    from bnilp.errors import InputError
+
+    table = _table(_with_twins(1, 5, [(0, 3)], N=80), "bic", 20)
+    not_equivalent = ScoreTable(list(table.variables), table.families, {**table.meta, "score_equivalent": False})
+    with pytest.raises(InputError, match="score-equivalent"):
+        count_credible(not_equivalent, math.log(20))
+    with pytest.raises(InputError, match="pruned for"):
+        count_credible(table, math.log(1000))
+    with pytest.raises(InputError, match="epsilon"):
+        count_credible(table, -1.0)
+    with_knowledge = ScoreTable(list(table.variables), table.families, {**table.meta, "knowledge": {"statements": []}})
+    with pytest.raises(InputError, match="background knowledge"):
+        count_credible(with_knowledge, math.log(20))
+
+
+def test_a_time_limit_leaves_lower_bounds_marked_incomplete():
+    """The time limit covers the listing of R's classes and their expansions: a limit that ends the listing leaves
+    status time_limit, not complete, and counts no larger than the whole set's; expansion stops between classes
+    once past the deadline (none expanded when it has passed, every class without one)."""
+    import time
+
+    from bnilp.twins import expand_classes
+
+    table = _table(_with_twins(3, 5, [(0, 2), (1, 4)], N=80), "bic", 150)
+    eps = math.log(150)
+    whole = count_credible(table, eps)
+    cut = count_credible(table, eps, time_limit=1e-6)
+    assert (cut.complete, cut.status) == (False, "time_limit")
+    assert cut.dags <= whole.dags and cut.classes <= whole.classes
+    pairs = twin_pairs(table, eps)
+    reps = [net.parents for net in ilp.solve(reduce_twins(table, pairs), eps, enumerate_by="mecs").networks]
+    assert expand_classes(reps, pairs, deadline=time.perf_counter() - 1) == (0, 0, 0)
+    assert expand_classes(reps, pairs) == (whole.dags, whole.classes, len(reps))
+
+
+def _score_file(tmp_path, bf: float):
+    """A score file (with its sidecar) of 7 columns, two of them copies: ``bnilp score`` on the CSV."""
+    from bnilp.cli import main
+
+    csv = tmp_path / "twins.csv"
+    _with_twins(11, 7, [(0, 5), (2, 6)], N=120).to_csv(csv, index=False)
+    out = tmp_path / "twins.scores"
+    res = CliRunner().invoke(main, ["score", str(csv), "--bf", str(bf), "-o", str(out), "-q"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
+    """``bnilp count FILE --bf B --json OUT``: exit 0, the JSON's counts, twins and reduced table are
+    count_credible's on the file, and the console line says them; with a time limit that ends the listing, exit 3,
+    ``complete`` false and status time_limit in the JSON."""
+    from bnilp.cli import main
+    from bnilp.scorefile import read_score_file
+
+    path = _score_file(tmp_path, 20)
+    out = tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "20", "--json", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    report = json.loads(out.read_text())
+    counted = count_credible(read_score_file(path), math.log(20))
+    assert (report["n_dags"], report["n_mecs"], report["complete"], report["status"]) == (
+        counted.dags, counted.classes, True, "optimal")
+    assert report["twins"] == [{"kept": p.kept, "merged": p.dropped} for p in counted.pairs] != []
+    assert report["reduced"] == {"variables": 5, "n_dags": counted.reduced_dags, "n_mecs": counted.reduced_classes,
+                                 "n_mecs_counted": counted.reduced_classes}
+    assert report["bf"] == 20 and report["optimum"] == pytest.approx(counted.optimum)
+    assert f"credible DAGs {counted.dags:,}  classes {counted.classes:,}" in res.output
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "20", "--time-limit", "1e-6", "--json", str(out)],
+                             catch_exceptions=False)
+    assert res.exit_code == 3
+    report = json.loads(out.read_text())
+    assert (report["complete"], report["status"]) == (False, "time_limit")
+    assert "≥" in res.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bf", "0.5"], "--bf must be"), (["--bf", "150"], "pruned for"), (["--time-limit", "0"], "--time-limit"),
+    (["--max-networks", "0"], "--max-networks"), (["--bf", "3", "--epsilon", "1"], "not both"),
+])
+def test_bnilp_count_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path, args, message):
+    from bnilp.cli import main
+
+    path = _score_file(tmp_path, 20)
+    out = tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(path), *args, "--json", str(out)])
+    assert res.exit_code == 2
+    assert message in res.output and len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+    assert not out.exists()
