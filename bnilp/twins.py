@@ -28,15 +28,15 @@ other, L, and pa(L) = {U}; no other child has both. Proof: a child c with both t
 the family {b} (a subset) gains more than δ. If neither holds the other, one twin x is not an ancestor of
 the other y (G is acyclic); giving x the family {y} keeps G acyclic and gains more than δ (T3).
 
-**The reduction** (:func:`reduce_twins`). Let R be the table on V − {b}: a keeps its families without b,
-every other child its families without b (with T1 those with b are copies of those with a; those with both
-are not credible). The map φ contracting U → L into a (U's family for a, every child of U or L a child of
-a) is a bijection between the regular DAGs on V and the pairs (G', expansion) with G' a DAG of R and an
-expansion a choice of U ∈ {a, b} and, for each child of a in G', of U or L as its parent; no expansion has
-a cycle (a cycle through L enters it from U, so it contracts to a cycle of G'), and each scores
-score_R(G') + s_a({b}) (T1, T2). So the credible DAGs of the table are the expansions of the credible
-DAGs of R (the same ε; OPT_R = OPT − s_a({b})), 2^(1 + |ch_{G'}(a)|) of each; for several disjoint pairs,
-reduced one after the other, the product over the pairs.
+**The reduction** (:func:`reduce_twins`). Let R be the table on V − {b}: a keeps its families F without b, scored
+s_a(F) + s_a({b}) (the lower twin's family added, so that R's scores are the table's and the credible line, tie
+tolerance included, is the same), every other child its families without b (with T1 those with b are copies of those
+with a; those with both are not credible). The map φ contracting U → L into a (U's family for a, every child of U or
+L a child of a) is a bijection between the regular DAGs on V and the pairs (G', expansion) with G' a DAG of R and an
+expansion a choice of U ∈ {a, b} and, for each child of a in G', of U or L as its parent; no expansion has a cycle
+(a cycle through L enters it from U, so it contracts to a cycle of G'), and each scores score_R(G') (T1, T2). So the
+credible DAGs of the table are the expansions of the credible DAGs of R (the same ε and OPT), 2^(1 + |ch_{G'}(a)|)
+of each; for several disjoint pairs, reduced one after the other, the product over the pairs.
 
 **Classes** (:func:`expand_class`). Expansions of DAGs of one class K' of R fall in classes of their own,
 distinct for distinct K' (φ maps a class into one class: contraction keeps the skeleton's adjacencies and
@@ -157,10 +157,13 @@ def twin_pairs(table: ScoreTable, epsilon: float) -> list[TwinPair]:
 
 def reduce_twins(table: ScoreTable, pairs: list[TwinPair]) -> ScoreTable:
     """The table R on the variables without each pair's ``dropped`` twin (see the module): the credible DAGs
-    of ``table`` at ε are the expansions of those of R at the same ε, R's scores lower by Σ ``constant``."""
+    of ``table`` at ε are the expansions of those of R at the same ε. Each kept twin's families carry its
+    pair's ``constant`` (the lower twin's family, in every credible DAG), so that a DAG of R scores what its
+    expansions score and R's OPT is the table's: the credible line, tie tolerance included, is the same."""
     families = {c: dict(fam) for c, fam in table.families.items()}
     for pair in pairs:
         families = _without(families, pair)
+        families[pair.kept] = {F: s + pair.constant for F, s in families[pair.kept].items()}
     dropped = {p.dropped for p in pairs}
     meta = dict(table.meta)
     meta["twins"] = [[p.kept, p.dropped] for p in pairs]
@@ -363,9 +366,8 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     status, complete = result.status, result.complete
     if expanded < len(result.networks):
         status, complete = "time_limit", False
-    shift = math.fsum(p.constant for p in pairs)
     return TwinCount(pairs, dags, classes, complete, status, sum(count_dags_in_mec(net.parents)
                                                                   for net in result.networks),
-                     len(result.networks), expanded, None if result.optimum is None else result.optimum + shift,
+                     len(result.networks), expanded, result.optimum,
                      {"reduce": t_reduce - start, "solve": t_solve - t_reduce,
                       "expand": time.perf_counter() - t_solve})
