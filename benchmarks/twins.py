@@ -34,7 +34,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default=WITH_TWINS)
     parser.add_argument("--bf", default="3,20,150")
-    parser.add_argument("--time-limit", type=float, default=1800.0, help="for the reduced table's class listing")
+    parser.add_argument("--time-limit", type=float, default=1800.0,
+                        help="for listing the reduced table's classes and counting them (count_credible's time_limit)")
     parser.add_argument("--compare", action="store_true", help="also list the classes of the whole table")
     parser.add_argument("--compare-limit", type=float, default=600.0)
     args = parser.parse_args()

@@ -14,4 +14,6 @@ STATUSES = {
     "network_limit": "more than max_networks networks found, the best max_networks kept; there may be more (exit 3)",
     "interrupted": "SIGINT (Ctrl-C) or SIGTERM stopped the search, or a worker process of phase 2 died (--jobs); "
                    "what was found is kept (exit 3)",
+    "count_limit": "bnilp count: a class of the merged table too large to expand (bnilp.twins.MAX_DAGS_PER_CLASS or "
+                   "MAX_VARIED_ATTACHMENTS); the classes before it are counted (exit 3)",
 }

@@ -42,7 +42,7 @@ of each; for several disjoint pairs, reduced one after the other, the product ov
 distinct for distinct K' (φ maps a class into one class: contraction keeps the skeleton's adjacencies and
 each collider with a twin is a class invariant). An expansion's skeleton is S' with each edge at a merged
 node a_p attached to one twin — an *attachment* α_p(w) ∈ {a_p, b_p} for each neighbour w of a_p in S' —
-and α is the same as the skeleton's, so classes with different attachments differ. The parents of a_p are
+and α is read off the expansion's skeleton, so classes with different attachments differ. The parents of a_p are
 all attached to U_p (α constant on pa_{G'}(a_p); the expansion's U is then that twin, or either where a_p
 has no parent — two DAGs, one covered edge apart). Colliders: every collider u' → z' ← v' of K' lifts to
 one of the expansion (non-adjacent images, non-adjacent twins); a *shielded* triple of G' with a merged
@@ -64,7 +64,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from bnilp.errors import InputError, check_real
+from bnilp.errors import InputError, LimitError, check_real
 from bnilp.ilp.settings import SYMMETRY_RTOL
 from bnilp.mec import count_dags_in_mec, cpdag_edges, dags_in_mec
 from bnilp.scorefile import ScoreTable, check_is_table
@@ -226,10 +226,42 @@ def _local_orientations(representative: dict[str, frozenset[str]], closed: list[
         fixed |= {(u, v) for v, ps in one.items() for u in ps}
     listed = count_dags_in_mec((fixed, kept))
     if listed > MAX_DAGS_PER_CLASS:
-        raise InputError(f"a class of the reduced table has {listed} orientations around its merged twins, more "
+        raise LimitError(f"a class of the reduced table has {listed} orientations around its merged twins, more "
                          f"than MAX_DAGS_PER_CLASS ({MAX_DAGS_PER_CLASS}); its expansions are not counted")
     for g in dags_in_mec((fixed, kept), nodes=list(representative)):
         yield g, factor
+
+
+#: compare the triple sets' D(α) pairwise while (sets × attachments) stays below this (memory: 8 bytes a word
+#: each); past it, sort the admitted (α, D) rows instead
+PAIRWISE_ENTRIES = 1 << 24
+
+
+def _distinct_keys(admitted: dict[frozenset, np.ndarray], lifts: np.ndarray, bit: dict[Any, int]) -> int:
+    """Σ over attachments α of the number of distinct D(α) among the triple sets that admit α (``admitted``: set →
+    0/1 vector over the rows of α; ``lifts``: which triples lift to colliders under each α). DAGs with the same
+    shielded triples give the same D(α), so the sets, not the DAGs, are compared."""
+    masks = {}
+    for triples in admitted:
+        mask = np.zeros(lifts.shape[1], dtype=bool)
+        mask[[bit[t] for t in triples]] = True
+        masks[triples] = mask
+    if len(admitted) * len(lifts) <= PAIRWISE_ENTRIES:   # each set's α new unless an earlier set gives its D(α)
+        seen: list[tuple[np.ndarray, np.ndarray]] = []
+        distinct = 0
+        for triples, ok in admitted.items():
+            code = _codes(lifts & masks[triples])
+            new = ok.copy()
+            for ok_before, code_before in seen:
+                new &= ~(ok_before & (code_before == code).all(axis=1))
+            distinct += int(new.sum())
+            seen.append((ok, code))
+        return distinct
+    rows = []
+    for triples, ok in admitted.items():
+        idx = np.flatnonzero(ok)
+        rows.append(np.concatenate([idx[:, None], _codes(lifts[idx] & masks[triples])], axis=1))
+    return len(np.unique(np.concatenate(rows), axis=0)) if rows else 0
 
 
 @dataclass
@@ -264,7 +296,7 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
     free = len(slots) - len(varied)
     order = sorted(varied)
     if len(order) > MAX_VARIED_ATTACHMENTS:
-        raise InputError(f"a class of the reduced table varies {len(order)} attachments together, more than "
+        raise LimitError(f"a class of the reduced table varies {len(order)} attachments together, more than "
                          f"MAX_VARIED_ATTACHMENTS ({MAX_VARIED_ATTACHMENTS}); its expansions are not counted")
     col = {s: i for i, s in enumerate(order)}
     rows = ((np.arange(2 ** len(order))[:, None] >> np.arange(len(order))) & 1).astype(np.int8)
@@ -287,33 +319,25 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
                 roles *= 2
         dags += n * roles * int(ok.sum()) * 2 ** free
         admitted[triples] = admitted.get(triples, np.zeros(len(rows), dtype=bool)) | ok
-    # DAGs with the same shielded triples give the same D(α): per attachment α, count the distinct D(α) of the
-    # triple sets that admit it (each one new unless an earlier one admitting α gives the same D)
-    seen: list[tuple[np.ndarray, np.ndarray]] = []
-    distinct = 0
-    for triples, ok in admitted.items():
-        mask = np.zeros(len(all_triples), dtype=bool)
-        mask[[bit[t] for t in triples]] = True
-        code = _codes(lifts & mask)
-        new = ok.copy()
-        for ok_before, code_before in seen:
-            new &= ~(ok_before & (code_before == code).all(axis=1))
-        distinct += int(new.sum())
-        seen.append((ok, code))
+    distinct = _distinct_keys(admitted, lifts, bit)
     return ClassExpansion(distinct * 2 ** free, dags)
 
 
 def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list[TwinPair],
-                   deadline: float | None = None) -> tuple[int, int, int]:
-    """(DAGs, classes, classes of R expanded): :func:`expand_class` summed over R's classes in turn, stopping
-    between two of them once ``time.perf_counter()`` is past ``deadline``."""
+                   deadline: float | None = None) -> tuple[int, int, int, str | None]:
+    """(DAGs, classes, classes of R expanded, why it stopped short or None): :func:`expand_class` summed over R's
+    classes in turn, stopping between two of them once ``time.perf_counter()`` is past ``deadline``, or at a class
+    past :data:`MAX_DAGS_PER_CLASS` or :data:`MAX_VARIED_ATTACHMENTS`."""
     dags = classes = expanded = 0
     for parents in representatives:
         if deadline is not None and time.perf_counter() > deadline:
-            break
-        e = expand_class(parents, pairs)
+            return dags, classes, expanded, "time_limit"
+        try:
+            e = expand_class(parents, pairs)
+        except LimitError as exc:
+            return dags, classes, expanded, str(exc)
         dags, classes, expanded = dags + e.dags, classes + e.classes, expanded + 1
-    return dags, classes, expanded
+    return dags, classes, expanded, None
 
 
 @dataclass
@@ -327,9 +351,12 @@ class TwinCount:
     status: str
     reduced_dags: int
     reduced_classes: int
-    #: the reduced table's classes whose expansions are counted (all of them unless the time limit came first)
+    #: the reduced table's classes whose expansions are counted (all of them unless a limit came first)
     expanded: int
+    #: OPT (None where phase 1 did not prove it: nothing is then counted)
     optimum: float | None
+    #: what cut the count short, if anything
+    message: str
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -358,16 +385,21 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     pairs = twin_pairs(table, epsilon)
     reduced = reduce_twins(table, pairs)
     t_reduce = time.perf_counter()
-    result = solve(reduced, epsilon, time_limit=time_limit, max_networks=max_networks, enumerate_by="mecs",
-                   jobs=jobs)
+    left = None if time_limit is None else max(time_limit - (t_reduce - start), 1e-3)
+    result = solve(reduced, epsilon, time_limit=left, max_networks=max_networks, enumerate_by="mecs", jobs=jobs)
     t_solve = time.perf_counter()
-    dags, classes, expanded = expand_classes([net.parents for net in result.networks], pairs,
-                                             None if time_limit is None else start + time_limit)
-    status, complete = result.status, result.complete
-    if expanded < len(result.networks):
-        status, complete = "time_limit", False
-    return TwinCount(pairs, dags, classes, complete, status, sum(count_dags_in_mec(net.parents)
-                                                                  for net in result.networks),
-                     len(result.networks), expanded, result.optimum,
+    status, complete, message = result.status, result.complete, "" if result.complete else result.message
+    if not result.optimum_proven:       # the one network listed is the best found, not known to be credible
+        listed: list[dict[str, frozenset[str]]] = []
+        message = f"OPT not proven ({result.status}): nothing counted"
+    else:
+        listed = [net.parents for net in result.networks]
+    dags, classes, expanded, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit)
+    if short == "time_limit":
+        status, complete, message = short, False, f"time limit: {expanded} of the {len(listed)} classes listed counted"
+    elif short is not None:
+        status, complete, message = "count_limit", False, short
+    return TwinCount(pairs, dags, classes, complete, status, sum(count_dags_in_mec(p) for p in listed), len(listed),
+                     expanded, result.optimum if result.optimum_proven else None, message,
                      {"reduce": t_reduce - start, "solve": t_solve - t_reduce,
                       "expand": time.perf_counter() - t_solve})

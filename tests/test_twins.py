@@ -172,8 +172,41 @@ def test_a_time_limit_leaves_lower_bounds_marked_incomplete():
     assert cut.dags <= whole.dags and cut.classes <= whole.classes
     pairs = twin_pairs(table, eps)
     reps = [net.parents for net in ilp.solve(reduce_twins(table, pairs), eps, enumerate_by="mecs").networks]
-    assert expand_classes(reps, pairs, deadline=time.perf_counter() - 1) == (0, 0, 0)
-    assert expand_classes(reps, pairs) == (whole.dags, whole.classes, len(reps))
+    assert expand_classes(reps, pairs, deadline=time.perf_counter() - 1) == (0, 0, 0, "time_limit")
+    assert expand_classes(reps, pairs) == (whole.dags, whole.classes, len(reps), None)
+
+
+def test_a_class_past_the_expansion_caps_stops_the_count_with_count_limit(monkeypatch):
+    """A class of R with more attachments to vary than MAX_VARIED_ATTACHMENTS is not expanded: the count stops there
+    with status count_limit (a status of the list, exit 3), not complete, its message naming the cap; the classes
+    before it stay counted."""
+    import bnilp.twins as twins
+    from bnilp.statuses import STATUSES
+
+    table = _table(_with_twins(3, 5, [(0, 2), (1, 4)], N=80), "bic", 150)
+    eps = math.log(150)
+    monkeypatch.setattr(twins, "MAX_VARIED_ATTACHMENTS", 0)
+    cut = count_credible(table, eps)
+    assert (cut.complete, cut.status) == (False, "count_limit") and "count_limit" in STATUSES
+    assert "MAX_VARIED_ATTACHMENTS" in cut.message and cut.expanded < cut.reduced_classes
+
+
+def test_nothing_is_counted_where_the_optimum_is_not_proven(monkeypatch):
+    """Where a limit stops phase 1, the one network left is the best found, which need not be credible: no count is
+    given from it (zero, optimum None, the message says why), rather than a 'lower bound' that is not one. (Phase 1
+    proves these small tables' OPT at once, so the search's result is given a gap here.)"""
+    import dataclasses
+
+    real = ilp.solve
+
+    def unproven(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), gap=1.0, status="time_limit", complete=False)
+
+    monkeypatch.setattr(ilp, "solve", unproven)
+    table = _table(_with_twins(11, 7, [(0, 5), (2, 6)], N=120), "bic", 20)
+    cut = count_credible(table, math.log(20))
+    assert (cut.dags, cut.classes, cut.optimum, cut.complete, cut.status) == (0, 0, None, False, "time_limit")
+    assert "OPT not proven" in cut.message
 
 
 def _score_file(tmp_path, bf: float):
@@ -229,3 +262,18 @@ def test_bnilp_count_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path
     assert res.exit_code == 2
     assert message in res.output and len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("seed", "twins", "bf"), [(11, [(0, 5), (2, 6)], 20), (13, [(0, 3), (4, 6)], 150)])
+def test_both_ways_of_counting_distinct_collider_sets_agree(monkeypatch, seed, twins, bf):
+    """expand_class compares the triple sets' D(α) pairwise on small tables and sorts (α, D) rows past
+    PAIRWISE_ENTRIES: the same classes either way."""
+    import bnilp.twins as tw
+
+    table = _table(_with_twins(seed, 7, twins, N=120), "bic", bf)
+    eps = math.log(bf)
+    pairwise = count_credible(table, eps)
+    monkeypatch.setattr(tw, "PAIRWISE_ENTRIES", 0)
+    sorted_rows = count_credible(table, eps)
+    assert (sorted_rows.dags, sorted_rows.classes) == (pairwise.dags, pairwise.classes)
+    assert pairwise.classes > pairwise.reduced_classes

@@ -45,6 +45,7 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
         "optimum": result.optimum, "epsilon": eps, "bf": bayes_factor(eps),
         "twins": [{"kept": p.kept, "merged": p.dropped} for p in result.pairs],
+        "message": result.message,
         "reduced": {"variables": len(table.variables) - len(result.pairs), "n_dags": result.reduced_dags,
                     "n_mecs": result.reduced_classes, "n_mecs_counted": result.expanded},
         "seconds": result.seconds,
@@ -58,6 +59,6 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         say(f"twins merged: {merged}; reduced table ({report['reduced']['variables']} variables): "
             f"{result.reduced_classes:,} classes listed ({result.reduced_dags:,} DAGs), {result.expanded:,} counted")
         say(f"credible DAGs {bound}{result.dags:,}  classes {bound}{result.classes:,}  status {result.status}  "
-            f"complete {str(result.complete).lower()}")
+            f"complete {str(result.complete).lower()}" + (f"  ({result.message})" if result.message else ""))
     if not result.complete:
         sys.exit(EXIT_LIMIT)
