@@ -54,7 +54,6 @@ gives it, one DAG, or two where a_p has no parent in G'.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections.abc import Iterator
@@ -138,16 +137,20 @@ def twin_pairs(table: ScoreTable, epsilon: float) -> list[TwinPair]:
     """Disjoint pairs of variables meeting T1–T3 at ``epsilon`` (ln BF), each checked on the table with the
     pairs before it already reduced (so that the reductions compose), in the table's variable order.
 
-    Candidates are the pairs whose singleton families {b} of a and {a} of b have one score; the rest of the
-    checks read every family once per candidate."""
+    Candidates are the pairs whose singleton families {b} of a and {a} of b are in the table (one pass over the
+    families); the twins' own families are compared first, and only a pair that passes T2 and T3 has every other
+    child's families read (T1)."""
     delta = _margin(table, epsilon)
     families = {c: dict(fam) for c, fam in table.families.items()}
+    order = {v: i for i, v in enumerate(table.variables)}
+    candidates = sorted((order[a], order[b], a, b) for a, fam in families.items() for F in fam if len(F) == 1
+                        for b in F if order.get(b, -1) > order[a])
     pairs: list[TwinPair] = []
     used: set[str] = set()
-    for a, b in itertools.combinations(table.variables, 2):
-        if a in used or b in used or b not in families or a not in families:
+    for _, _, a, b in candidates:
+        if a in used or b in used:
             continue
-        if frozenset({b}) in families[a] and _is_twin_pair(families, a, b, delta):
+        if _is_twin_pair(families, a, b, delta):
             pair = TwinPair(a, b, families[a][frozenset({b})])
             pairs.append(pair)
             used |= {a, b}
