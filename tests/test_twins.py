@@ -277,3 +277,26 @@ def test_both_ways_of_counting_distinct_collider_sets_agree(monkeypatch, seed, t
     sorted_rows = count_credible(table, eps)
     assert (sorted_rows.dags, sorted_rows.classes) == (pairwise.dags, pairwise.classes)
     assert pairwise.classes > pairwise.reduced_classes
+
+
+def test_bnilp_count_refuses_a_score_file_that_is_not_score_equivalent(tmp_path):
+    """An MVP score file (Markov equivalent DAGs score apart, so a class is no unit of the credible set): one line
+    naming bnilp count and the score, exit 2, no JSON."""
+    import numpy as np
+    import pandas as pd
+
+    from bnilp.cli import main
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200)
+    y = x + rng.normal(size=200)
+    csv = tmp_path / "mixed.csv"
+    pd.DataFrame({"x": x, "y": y, "z": (y > 0).astype(int)}).to_csv(csv, index=False)
+    scores = tmp_path / "mixed.scores"
+    res = CliRunner().invoke(main, ["score", str(csv), "--score", "mvp", "--bf", "20", "-o", str(scores), "-q"])
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(scores), "--bf", "20", "--json", str(out)])
+    assert res.exit_code == 2 and not out.exists()
+    assert "bnilp count counts equivalence classes" in res.output and "mvp is not" in res.output
+    assert len(res.output.strip().splitlines()) == 1

@@ -11,8 +11,9 @@ import click
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, writes_stdout
+from bnilp.errors import InputError
 from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
-from bnilp.scores.base import bayes_factor
+from bnilp.scores.base import bayes_factor, score_equivalent
 from bnilp.twins import count_credible
 
 #: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
@@ -40,6 +41,12 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                                                          sidecar_path(scores_path): "SCORES's sidecar"})
     table = read_score_file(scores_path)
     _check_table_epsilon(table, eps)
+    if score_equivalent(table.meta) is False:
+        raise InputError(f"bnilp count counts equivalence classes: it needs a score-equivalent score, and the score "
+                         f"file's sidecar says {table.meta.get('score', 'its score')} is not")
+    if table.meta.get("knowledge"):
+        raise InputError("the score file's sidecar records background knowledge: bnilp count counts without it (the "
+                         "knowledge could tell twin columns apart)")
     result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"])
     report = {
         "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
