@@ -65,7 +65,7 @@ import numpy as np
 
 from bnilp.errors import InputError, LimitError, check_real
 from bnilp.ilp.settings import SYMMETRY_RTOL
-from bnilp.mec import count_dags_in_mec, cpdag_edges, dags_in_mec
+from bnilp.mec import count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
 from bnilp.scorefile import ScoreTable, check_is_table
 from bnilp.scores.base import tie_tolerance
 
@@ -211,19 +211,21 @@ def _codes(bits: np.ndarray) -> np.ndarray:
 
 
 def _local_orientations(representative: dict[str, frozenset[str]], closed: list[set[str]]
-                        ) -> Iterator[tuple[dict[str, frozenset[str]], int]]:
+                        ) -> tuple[Iterator[dict[str, frozenset[str]]], int, dict[tuple[str, str], float]]:
     """The DAGs of the class up to the orientation of its chain components that have no undirected edge inside
-    a merged node's closed neighbourhood (``closed``), each with the number of DAGs it stands for: a profile
-    reads only edges inside those neighbourhoods, and a class's DAGs are the products of its components'
-    orientations (so the others are fixed to one and counted)."""
+    a merged node's closed neighbourhood (``closed``); the number of DAGs each stands for (those components'
+    orientations); and P(u → v) over them for each edge of those components. A profile reads only edges inside
+    the neighbourhoods, and a class's DAGs are the products of its components' orientations (Andersson, Madigan &
+    Perlman 1997), so the others are fixed to one and counted."""
     directed, undirected = cpdag_edges(representative)
     graph = nx.Graph(tuple(e) for e in undirected)
-    fixed, kept, factor = set(directed), set(), 1
+    fixed, kept, far, factor = set(directed), set(), set(), 1
     for comp in nx.connected_components(graph):
         edges = {frozenset(e) for e in graph.subgraph(comp).edges}
         if any(e <= c for e in edges for c in closed):
             kept |= edges
             continue
+        far |= edges
         factor *= count_dags_in_mec((set(), edges))
         one = next(dags_in_mec((set(), edges)))
         fixed |= {(u, v) for v, ps in one.items() for u in ps}
@@ -231,8 +233,8 @@ def _local_orientations(representative: dict[str, frozenset[str]], closed: list[
     if listed > MAX_DAGS_PER_CLASS:
         raise LimitError(f"a class of the reduced table has {listed} orientations around its merged twins, more "
                          f"than MAX_DAGS_PER_CLASS ({MAX_DAGS_PER_CLASS}); its expansions are not counted")
-    for g in dags_in_mec((fixed, kept), nodes=list(representative)):
-        yield g, factor
+    shares = directed_fractions((set(), far)) if far else {}
+    return dags_in_mec((fixed, kept), nodes=list(representative)), factor, shares
 
 
 #: compare the triple sets' D(α) pairwise while (sets × attachments) stays below this (memory: 8 bytes a word
@@ -269,10 +271,12 @@ def _distinct_keys(admitted: dict[frozenset, np.ndarray], lifts: np.ndarray, bit
 
 @dataclass
 class ClassExpansion:
-    """The classes of the full table that one class of R expands to: their number and their DAGs."""
+    """The classes of the full table that one class of R expands to: their number and their DAGs, and for each
+    arrow u → v the number of those DAGs that hold it (a float: exact up to rounding where it passes 2^53)."""
 
     classes: int
     dags: int
+    arrows: dict[tuple[str, str], float] = field(default_factory=dict)
 
 
 def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair]) -> ClassExpansion:
@@ -284,10 +288,30 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
     merged = {p.kept for p in pairs}
     neighbours = {m: sorted({w for w, ps in representative.items() if m in ps} | set(representative[m]))
                   for m in merged}
+    twins = {p.kept: (p.kept, p.dropped) for p in pairs}
+    orientations, factor, far_shares = _local_orientations(representative, [{m, *neighbours[m]} for m in merged])
     profiles: dict[Any, int] = {}
-    for g, factor in _local_orientations(representative, [{m, *neighbours[m]} for m in merged]):
+    edges: dict[tuple[str, str], float] = {}
+    far_pairs = {frozenset(arrow) for arrow in far_shares}
+    total = 0       # Σ over the orientations listed of their expansions (each also stands for ``factor`` DAGs)
+    for g in orientations:
         key = _profile(g, merged)
         profiles[key] = profiles.get(key, 0) + factor
+        e = expansions(g, pairs)
+        total += e
+        for v, ps in g.items():         # an arrow at a merged node lifts to either twin, each in half the expansions
+            for u in ps:
+                if frozenset((u, v)) in far_pairs:
+                    continue
+                xs, ys = twins.get(u, (u,)), twins.get(v, (v,))
+                for x in xs:
+                    for y in ys:
+                        edges[(x, y)] = edges.get((x, y), 0.0) + factor * e / (len(xs) * len(ys))
+        for a, b in twins.values():     # the twins' own arrow: U → L, either way in half the expansions
+            edges[(a, b)] = edges.get((a, b), 0.0) + factor * e / 2
+            edges[(b, a)] = edges.get((b, a), 0.0) + factor * e / 2
+    for arrow, share in far_shares.items():
+        edges[arrow] = edges.get(arrow, 0.0) + factor * total * share
     slots = [(m, w) for m in sorted(merged) for w in neighbours[m]]
     varied: set[tuple[str, str]] = set()
     for (pas, triples) in profiles:
@@ -323,24 +347,38 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
         dags += n * roles * int(ok.sum()) * 2 ** free
         admitted[triples] = admitted.get(triples, np.zeros(len(rows), dtype=bool)) | ok
     distinct = _distinct_keys(admitted, lifts, bit)
-    return ClassExpansion(distinct * 2 ** free, dags)
+    return ClassExpansion(distinct * 2 ** free, dags, edges)
 
 
 def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list[TwinPair],
-                   deadline: float | None = None) -> tuple[int, int, int, str | None]:
-    """(DAGs, classes, classes of R expanded, why it stopped short or None): :func:`expand_class` summed over R's
-    classes in turn, stopping between two of them once ``time.perf_counter()`` is past ``deadline``, or at a class
-    past :data:`MAX_DAGS_PER_CLASS` or :data:`MAX_VARIED_ATTACHMENTS`."""
-    dags = classes = expanded = 0
+                   deadline: float | None = None) -> tuple[list[ClassExpansion], str | None]:
+    """:func:`expand_class` of R's classes in turn, and why it stopped short (or None): between two classes once
+    ``time.perf_counter()`` is past ``deadline`` (``"time_limit"``), or at a class past :data:`MAX_DAGS_PER_CLASS`
+    or :data:`MAX_VARIED_ATTACHMENTS` (the limit's message)."""
+    out: list[ClassExpansion] = []
     for parents in representatives:
         if deadline is not None and time.perf_counter() > deadline:
-            return dags, classes, expanded, "time_limit"
+            return out, "time_limit"
         try:
-            e = expand_class(parents, pairs)
+            out.append(expand_class(parents, pairs))
         except LimitError as exc:
-            return dags, classes, expanded, str(exc)
-        dags, classes, expanded = dags + e.dags, classes + e.classes, expanded + 1
-    return dags, classes, expanded, None
+            return out, str(exc)
+    return out, None
+
+
+def arrow_posteriors(scores: list[float], expanded: list[ClassExpansion]) -> dict[tuple[str, str], float]:
+    """P(u → v) over the DAGs the classes expand to, each weighted by exp(score − best) (the uniform prior over DAGs;
+    every DAG of a class has its class's score): Σ_K w_K·#(K's DAGs with u → v) / Σ_K w_K·#(K's DAGs)."""
+    if not expanded:
+        return {}
+    best = max(scores[:len(expanded)])
+    weights = [math.exp(s - best) for s in scores[:len(expanded)]]
+    total = math.fsum(w * e.dags for w, e in zip(weights, expanded, strict=True))
+    arrows: dict[tuple[str, str], float] = {}
+    for w, e in zip(weights, expanded, strict=True):
+        for arrow, n in e.arrows.items():
+            arrows[arrow] = arrows.get(arrow, 0.0) + w * n
+    return {arrow: min(1.0, x / total) for arrow, x in arrows.items()}
 
 
 @dataclass
@@ -360,6 +398,8 @@ class TwinCount:
     optimum: float | None
     #: what cut the count short, if anything
     message: str
+    #: P(u → v) under the uniform prior over DAGs, over the DAGs counted (:func:`arrow_posteriors`)
+    arrows: dict[tuple[str, str], float] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -397,12 +437,14 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
         message = f"OPT not proven ({result.status}): nothing counted"
     else:
         listed = [net.parents for net in result.networks]
-    dags, classes, expanded, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit)
+    done, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit)
+    dags, classes, expanded = sum(e.dags for e in done), sum(e.classes for e in done), len(done)
+    arrows = arrow_posteriors([net.score for net in result.networks], done)
     if short == "time_limit":
         status, complete, message = short, False, f"time limit: {expanded} of the {len(listed)} classes listed counted"
     elif short is not None:
         status, complete, message = "count_limit", False, short
     return TwinCount(pairs, dags, classes, complete, status, sum(count_dags_in_mec(p) for p in listed), len(listed),
-                     expanded, result.optimum if result.optimum_proven else None, message,
+                     expanded, result.optimum if result.optimum_proven else None, message, arrows,
                      {"reduce": t_reduce - start, "solve": t_solve - t_reduce,
                       "expand": time.perf_counter() - t_solve})

@@ -59,6 +59,25 @@ def test_the_reduction_is_used_where_the_columns_are_twins():
         assert result.reduced_dags < result.dags
 
 
+@pytest.mark.parametrize(("seed", "n", "twins", "score", "bf"), slow_after(CASES, quick=4))
+def test_arrow_posteriors_are_brute_forces(seed, n, twins, score, bf):
+    """P(u → v) under the uniform prior over DAGs, from the reduced table's classes (each class weighted by
+    exp(score − OPT) times its DAGs with the arrow, an arrow at a merged twin split evenly between the twins), equals
+    the average over brute force's credible DAGs, weighted alike, to 1e-12 — every arrow, absent ones 0."""
+    table = _table(_with_twins(seed, n, twins, N=80), score, bf)
+    eps = math.log(bf)
+    counted = count_credible(table, eps)
+    opt, credible = brute_force_credible(table, eps)
+    weights = [math.exp(s - opt) for s, _ in credible]
+    expected: dict[tuple[str, str], float] = {}
+    for w, (_, parents) in zip(weights, credible, strict=True):
+        for v, ps in parents.items():
+            for u in ps:
+                expected[(u, v)] = expected.get((u, v), 0.0) + w / math.fsum(weights)
+    for arrow in set(expected) | set(counted.arrows):
+        assert counted.arrows.get(arrow, 0.0) == pytest.approx(expected.get(arrow, 0.0), abs=1e-12), arrow
+
+
 def test_every_credible_dag_is_regular_where_the_conditions_hold():
     """The regularity lemma on brute force's credible DAGs: exactly one twin is the other's only parent, and no
     other child has both twins; and each credible DAG of the reduced table stands for its expansions."""
@@ -172,8 +191,10 @@ def test_a_time_limit_leaves_lower_bounds_marked_incomplete():
     assert cut.dags <= whole.dags and cut.classes <= whole.classes
     pairs = twin_pairs(table, eps)
     reps = [net.parents for net in ilp.solve(reduce_twins(table, pairs), eps, enumerate_by="mecs").networks]
-    assert expand_classes(reps, pairs, deadline=time.perf_counter() - 1) == (0, 0, 0, "time_limit")
-    assert expand_classes(reps, pairs) == (whole.dags, whole.classes, len(reps), None)
+    assert expand_classes(reps, pairs, deadline=time.perf_counter() - 1) == ([], "time_limit")
+    done, short = expand_classes(reps, pairs)
+    assert short is None and len(done) == len(reps)
+    assert (sum(e.dags for e in done), sum(e.classes for e in done)) == (whole.dags, whole.classes)
 
 
 def test_a_class_past_the_expansion_caps_stops_the_count_with_count_limit(monkeypatch):
@@ -240,6 +261,13 @@ def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
     assert report["reduced"] == {"variables": 5, "n_dags": counted.reduced_dags, "n_mecs": counted.reduced_classes,
                                  "n_mecs_counted": counted.reduced_classes}
     assert report["bf"] == 20 and report["optimum"] == pytest.approx(counted.optimum)
+    assert report["prior"] == "dags"
+    assert {(e["from"], e["to"]): e["posterior"] for e in report["edges"]} == pytest.approx(
+        {arrow: p for arrow, p in counted.arrows.items() if p > 0})
+    for pair in report["adjacency"]:
+        u, v = pair["u"], pair["v"]
+        either = counted.arrows.get((u, v), 0) + counted.arrows.get((v, u), 0)
+        assert pair["posterior"] == pytest.approx(min(1.0, either))
     assert f"credible DAGs {counted.dags:,}  classes {counted.classes:,}" in res.output
     res = CliRunner().invoke(main, ["count", str(path), "--bf", "20", "--time-limit", "1e-6", "--json", str(out)],
                              catch_exceptions=False)

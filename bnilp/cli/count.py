@@ -55,6 +55,10 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         "message": result.message,
         "reduced": {"variables": len(table.variables) - len(result.pairs), "n_dags": result.reduced_dags,
                     "n_mecs": result.reduced_classes, "n_mecs_counted": result.expanded},
+        "prior": "dags",
+        "edges": [{"from": u, "to": v, "posterior": p} for (u, v), p in
+                  sorted(result.arrows.items(), key=lambda item: (-item[1], item[0])) if p > 0],
+        "adjacency": _adjacency(result.arrows),
         "seconds": result.seconds,
     }
     if opts.get("json_out"):
@@ -69,3 +73,13 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
             f"complete {str(result.complete).lower()}" + (f"  ({result.message})" if result.message else ""))
     if not result.complete:
         sys.exit(EXIT_LIMIT)
+
+
+def _adjacency(arrows: dict[tuple[str, str], float]) -> list[dict[str, Any]]:
+    """P(u and v adjacent) = P(u → v) + P(v → u), as ``learn``'s JSON gives it (without its CPDAG share)."""
+    pairs: dict[tuple[str, str], float] = {}
+    for (u, v), p in arrows.items():
+        key = (min(u, v), max(u, v))
+        pairs[key] = pairs.get(key, 0.0) + p
+    return [{"u": u, "v": v, "posterior": min(1.0, p)} for (u, v), p in
+            sorted(pairs.items(), key=lambda item: (-item[1], item[0])) if p > 0]
