@@ -63,10 +63,10 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from bnilp.errors import InputError, LimitError, check_real
+from bnilp.errors import InputError, LimitError, UnsoundTableError, check_real
 from bnilp.ilp.settings import SYMMETRY_RTOL
-from bnilp.mec import count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
-from bnilp.scorefile import ScoreTable, check_is_table
+from bnilp.mec import count_admitted, count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
+from bnilp.scorefile import ScoreTable, check_is_table, exact_up_to
 from bnilp.scores.base import tie_tolerance
 
 #: the most orientations around the merged twins one class of the reduced table may have: each is listed to count
@@ -351,14 +351,24 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
 
 
 def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list[TwinPair],
-                   deadline: float | None = None) -> tuple[list[ClassExpansion], str | None]:
+                   deadline: float | None = None, reduced: ScoreTable | None = None
+                   ) -> tuple[list[ClassExpansion], str | None]:
     """:func:`expand_class` of R's classes in turn, and why it stopped short (or None): between two classes once
     ``time.perf_counter()`` is past ``deadline`` (``"time_limit"``), or at a class past :data:`MAX_DAGS_PER_CLASS`
-    or :data:`MAX_VARIED_ATTACHMENTS` (the limit's message)."""
+    or :data:`MAX_VARIED_ATTACHMENTS` (the limit's message). With ``reduced`` (R), each class is first checked to
+    be whole in it (every DAG's parent sets in the table, as sound pruning keeps them): a class that is not is a
+    loud :class:`~bnilp.errors.UnsoundTableError`, since its expansions would count DAGs the table cannot have."""
     out: list[ClassExpansion] = []
-    for parents in representatives:
+    for number, parents in enumerate(representatives, 1):
         if deadline is not None and time.perf_counter() > deadline:
             return out, "time_limit"
+        if reduced is not None:
+            admitted, exact = count_admitted(parents, reduced.families, reduced.variables)
+            size = count_dags_in_mec(parents)
+            if not exact or admitted != size:
+                raise UnsoundTableError(f"class {number} of the merged table has {size} DAGs but the table admits "
+                                        f"{'fewer' if not exact else admitted}: a parent set a credible DAG needs is "
+                                        "missing (unsound pruning, or scores edited or made elsewhere)")
         try:
             out.append(expand_class(parents, pairs))
         except LimitError as exc:
@@ -424,6 +434,10 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     if table.knowledge is not None or table.meta.get("knowledge"):
         raise InputError("count_credible counts without background knowledge: table holds some (the twins need not "
                          "be exchangeable under it)")
+    if exact_up_to(table.meta) is not None:
+        raise InputError(f"count_credible counts whole classes: table is exact only for parent sets of up to "
+                         f"{exact_up_to(table.meta)} (a palim), so a credible class can hold DAGs it lacks (learn and "
+                         "solve count the DAGs a table admits)")
     start = time.perf_counter()
     pairs = twin_pairs(table, epsilon)
     reduced = reduce_twins(table, pairs)
@@ -437,7 +451,7 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
         message = f"OPT not proven ({result.status}): nothing counted"
     else:
         listed = [net.parents for net in result.networks]
-    done, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit)
+    done, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit, reduced)
     dags, classes, expanded = sum(e.dags for e in done), sum(e.classes for e in done), len(done)
     arrows = arrow_posteriors([net.score for net in result.networks], done)
     if short == "time_limit":

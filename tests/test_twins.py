@@ -328,3 +328,27 @@ def test_bnilp_count_refuses_a_score_file_that_is_not_score_equivalent(tmp_path)
     assert res.exit_code == 2 and not out.exists()
     assert "bnilp count counts equivalence classes" in res.output and "mvp is not" in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_a_class_the_table_does_not_hold_whole_is_a_loud_error_and_a_palim_is_refused():
+    """Counting expands whole classes, so every DAG of a credible class must be in the table (sound pruning keeps
+    them): with one member's parent set deleted the count raises UnsoundTableError naming the class, as the class
+    listing does; a table cut by a palim is refused up front (learn/solve count what such a table admits)."""
+    from bnilp.errors import InputError, UnsoundTableError
+    from bnilp.mec import dags_in_mec
+
+    table = _table(_with_twins(11, 7, [(0, 5), (2, 6)], N=120), "bic", 20)
+    eps = math.log(20)
+    pairs = twin_pairs(table, eps)
+    dropped = {p.dropped for p in pairs}
+    listed = ilp.solve(reduce_twins(table, pairs), eps, enumerate_by="mecs").networks
+    rep = next(net.parents for net in listed if count_dags_in_mec(net.parents) > 1)
+    other = next(g for g in dags_in_mec(rep) if g != rep)
+    child = next(v for v in other if other[v] != rep[v] and v not in {p.kept for p in pairs})
+    families = {c: dict(f) for c, f in table.families.items()}
+    del families[child][other[child]]
+    assert not other[child] & dropped
+    with pytest.raises(UnsoundTableError, match="class .* of the merged table"):
+        count_credible(ScoreTable(list(table.variables), families, dict(table.meta)), eps)
+    with pytest.raises(InputError, match="palim"):
+        count_credible(ScoreTable(list(table.variables), table.families, {**table.meta, "palim": 1}), eps)
