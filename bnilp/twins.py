@@ -210,14 +210,14 @@ def _codes(bits: np.ndarray) -> np.ndarray:
     return np.stack(words, axis=1) if words else np.zeros((len(bits), 0), dtype=np.int64)
 
 
-def _local_orientations(representative: dict[str, frozenset[str]], closed: list[set[str]]
+def _local_orientations(representative: dict[str, frozenset[str]], closed: list[set[str]], cpdag: Any
                         ) -> tuple[Iterator[dict[str, frozenset[str]]], int, dict[tuple[str, str], float]]:
     """The DAGs of the class up to the orientation of its chain components that have no undirected edge inside
     a merged node's closed neighbourhood (``closed``); the number of DAGs each stands for (those components'
     orientations); and P(u → v) over them for each edge of those components. A profile reads only edges inside
     the neighbourhoods, and a class's DAGs are the products of its components' orientations (Andersson, Madigan &
     Perlman 1997), so the others are fixed to one and counted."""
-    directed, undirected = cpdag_edges(representative)
+    directed, undirected = cpdag
     graph = nx.Graph(tuple(e) for e in undirected)
     fixed, kept, far, factor = set(directed), set(), set(), 1
     for comp in nx.connected_components(graph):
@@ -277,19 +277,27 @@ class ClassExpansion:
     classes: int
     dags: int
     arrows: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: the DAGs of the class of R expanded
+    size: int = 0
 
 
-def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair]) -> ClassExpansion:
+def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair], cpdag: Any = None
+                 ) -> ClassExpansion:
     """Count the classes (and DAGs) of the full table whose DAGs contract to the class of ``representative``
     (a DAG of R): the distinct (α, D_{G'}(α)) over its DAGs G' and the attachments α each admits (module).
 
     Attachments of neighbours that no DAG of the class has as a parent of a merged node and no shielded triple
-    mentions are free (a factor 2 each); the others are varied together, as the rows of a 0/1 table."""
+    mentions are free (a factor 2 each); the others are varied together, as the rows of a 0/1 table. Each arrow's
+    count: an arrow at a merged node lifts to either twin in half the expansions, the twins' own arrow goes either
+    way in half, and the arrows of chain components away from the merged nodes by their shares. ``cpdag``: the
+    class's CPDAG edge sets, where the caller has them."""
+    cpdag = cpdag_edges(representative) if cpdag is None else cpdag
     merged = {p.kept for p in pairs}
     neighbours = {m: sorted({w for w, ps in representative.items() if m in ps} | set(representative[m]))
                   for m in merged}
     twins = {p.kept: (p.kept, p.dropped) for p in pairs}
-    orientations, factor, far_shares = _local_orientations(representative, [{m, *neighbours[m]} for m in merged])
+    orientations, factor, far_shares = _local_orientations(representative, [{m, *neighbours[m]} for m in merged],
+                                                           cpdag)
     profiles: dict[Any, int] = {}
     edges: dict[tuple[str, str], float] = {}
     far_pairs = {frozenset(arrow) for arrow in far_shares}
@@ -347,7 +355,7 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
         dags += n * roles * int(ok.sum()) * 2 ** free
         admitted[triples] = admitted.get(triples, np.zeros(len(rows), dtype=bool)) | ok
     distinct = _distinct_keys(admitted, lifts, bit)
-    return ClassExpansion(distinct * 2 ** free, dags, edges)
+    return ClassExpansion(distinct * 2 ** free, dags, edges, count_dags_in_mec(cpdag))
 
 
 def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list[TwinPair],
@@ -362,15 +370,16 @@ def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list
     for number, parents in enumerate(representatives, 1):
         if deadline is not None and time.perf_counter() > deadline:
             return out, "time_limit"
+        cpdag = cpdag_edges(parents)
         if reduced is not None:
-            admitted, exact = count_admitted(parents, reduced.families, reduced.variables)
-            size = count_dags_in_mec(parents)
+            admitted, exact = count_admitted(cpdag, reduced.families, reduced.variables)
+            size = count_dags_in_mec(cpdag)
             if not exact or admitted != size:
                 raise UnsoundTableError(f"class {number} of the merged table has {size} DAGs but the table admits "
                                         f"{'fewer' if not exact else admitted}: a parent set a credible DAG needs is "
                                         "missing (unsound pruning, or scores edited or made elsewhere)")
         try:
-            out.append(expand_class(parents, pairs))
+            out.append(expand_class(parents, pairs, cpdag))
         except LimitError as exc:
             return out, str(exc)
     return out, None
@@ -458,7 +467,8 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
         status, complete, message = short, False, f"time limit: {expanded} of the {len(listed)} classes listed counted"
     elif short is not None:
         status, complete, message = "count_limit", False, short
-    return TwinCount(pairs, dags, classes, complete, status, sum(count_dags_in_mec(p) for p in listed), len(listed),
+    reduced_dags = sum(e.size for e in done) + sum(count_dags_in_mec(p) for p in listed[len(done):])
+    return TwinCount(pairs, dags, classes, complete, status, reduced_dags, len(listed),
                      expanded, result.optimum if result.optimum_proven else None, message, arrows,
                      {"reduce": t_reduce - start, "solve": t_solve - t_reduce,
                       "expand": time.perf_counter() - t_solve})
