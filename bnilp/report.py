@@ -227,16 +227,24 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
     if extra is not None:
         d = np.clip(d + extra[0], 0.0, 1.0)
         und = np.clip(und + extra[1], 0.0, 1.0)
+    out["edges"], out["adjacency"] = posterior_lists(d, variables, und)
+    return out
+
+
+def posterior_lists(d: np.ndarray, variables: Sequence[str], und: np.ndarray | None = None
+                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The JSON's ``edges`` and ``adjacency`` lists from the matrix of P(u → v) (rows u, in ``variables``' order):
+    nonzero entries only, descending, ties in variable order; each adjacency with its ``undirected_posterior``
+    where ``und`` (P(u — v) undirected in the class's CPDAG) is given."""
     a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()
     # the nonzero cells only (all n² cells as Python tuples: 2 GB at 3,000 variables; a review)
     edges = [(float(d[i, j]), i, j) for i, j in zip(*np.nonzero(d > 0), strict=True) if i != j]
     edges.sort(key=lambda t: (-t[0], t[1], t[2]))
-    out["edges"] = [{"from": variables[i], "to": variables[j], "posterior": p} for p, i, j in edges]
     adj = [(float(a[i, j]), i, j) for i, j in zip(*np.nonzero(np.triu(a, 1) > 0), strict=True)]
     adj.sort(key=lambda t: (-t[0], t[1], t[2]))
-    out["adjacency"] = [{"u": variables[i], "v": variables[j], "posterior": p,
-                         "undirected_posterior": float(und[i, j])} for p, i, j in adj]
-    return out
+    return ([{"from": variables[i], "to": variables[j], "posterior": p} for p, i, j in edges],
+            [{"u": variables[i], "v": variables[j], "posterior": p}
+             | ({} if und is None else {"undirected_posterior": float(und[i, j])}) for p, i, j in adj])
 
 
 def report_json_text(report: Mapping[str, Any]) -> str:

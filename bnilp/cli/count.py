@@ -7,11 +7,13 @@ import sys
 from typing import Any
 
 import click
+import numpy as np
 
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, writes_stdout
 from bnilp.errors import InputError
+from bnilp.report import posterior_lists
 from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, score_equivalent
 from bnilp.twins import count_credible
@@ -56,9 +58,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         "reduced": {"variables": len(table.variables) - len(result.pairs), "n_dags": result.reduced_dags,
                     "n_mecs": result.reduced_classes, "n_mecs_counted": result.expanded},
         "prior": "dags",
-        "edges": [{"from": u, "to": v, "posterior": p} for (u, v), p in
-                  sorted(result.arrows.items(), key=lambda item: (-item[1], item[0])) if p > 0],
-        "adjacency": _adjacency(result.arrows),
+        **dict(zip(("edges", "adjacency"), posterior_lists(_arrow_matrix(result.arrows, table.variables),
+                                                           table.variables), strict=True)),
         "seconds": result.seconds,
     }
     if opts.get("json_out"):
@@ -75,11 +76,10 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         sys.exit(EXIT_LIMIT)
 
 
-def _adjacency(arrows: dict[tuple[str, str], float]) -> list[dict[str, Any]]:
-    """P(u and v adjacent) = P(u → v) + P(v → u), as ``learn``'s JSON gives it (without its CPDAG share)."""
-    pairs: dict[tuple[str, str], float] = {}
+def _arrow_matrix(arrows: dict[tuple[str, str], float], variables: list[str]) -> np.ndarray:
+    """P(u → v) as a matrix in the order of ``variables`` (for :func:`bnilp.report.posterior_lists`)."""
+    index = {v: i for i, v in enumerate(variables)}
+    d = np.zeros((len(variables), len(variables)))
     for (u, v), p in arrows.items():
-        key = (min(u, v), max(u, v))
-        pairs[key] = pairs.get(key, 0.0) + p
-    return [{"u": u, "v": v, "posterior": min(1.0, p)} for (u, v), p in
-            sorted(pairs.items(), key=lambda item: (-item[1], item[0])) if p > 0]
+        d[index[u], index[v]] = p
+    return d
