@@ -74,6 +74,9 @@ from bnilp.scores.base import tie_tolerance
 MAX_DAGS_PER_CLASS = 1_000_000
 #: the most attachments varied at once for one class (2^k rows of a table of k columns): past it, not counted
 MAX_VARIED_ATTACHMENTS = 22
+#: the share of ``time_limit`` (what is left of it after the reduction) that the listing of R's classes may use: the
+#: rest is kept for counting what it listed, so that a listing cut by the limit still gives counts (lower bounds)
+LISTING_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -430,7 +433,9 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
 
     ``complete`` is True only when R's class list is complete and every class of it expanded; otherwise the
     counts are those of the classes expanded (lower bounds) and ``status`` says why the work stopped
-    (``time_limit`` covers the listing and the expansions: the counting stops between classes once it is past).
+    (``time_limit`` covers the listing and the expansions: the listing may use :data:`LISTING_SHARE` of what is left
+    of it after the reduction, so that classes it listed before a cut are still counted, and the counting stops
+    between classes once the limit is past).
     For score-equivalent scores only (as class enumeration: ``table``'s sidecar must not say its score is not;
     a table with background knowledge is refused — the knowledge can tell the twins apart)."""
     from bnilp.ilp import solve
@@ -451,8 +456,8 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     pairs = twin_pairs(table, epsilon)
     reduced = reduce_twins(table, pairs)
     t_reduce = time.perf_counter()
-    left = None if time_limit is None else max(time_limit - (t_reduce - start), 1e-3)
-    result = solve(reduced, epsilon, time_limit=left, max_networks=max_networks, enumerate_by="mecs", jobs=jobs)
+    listing = None if time_limit is None else max(time_limit - (t_reduce - start), 1e-3) * LISTING_SHARE
+    result = solve(reduced, epsilon, time_limit=listing, max_networks=max_networks, enumerate_by="mecs", jobs=jobs)
     t_solve = time.perf_counter()
     status, complete, message = result.status, result.complete, "" if result.complete else result.message
     if not result.optimum_proven:       # the one network listed is the best found, not known to be credible
@@ -463,6 +468,8 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     done, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit, reduced)
     dags, classes, expanded = sum(e.dags for e in done), sum(e.classes for e in done), len(done)
     arrows = arrow_posteriors([net.score for net in result.networks], done)
+    if listed and not result.complete and short is None:
+        message = f"{result.message}: the {len(listed)} classes listed are counted"
     if short == "time_limit":
         status, complete, message = short, False, f"time limit: {expanded} of the {len(listed)} classes listed counted"
     elif short is not None:

@@ -197,6 +197,37 @@ def test_a_time_limit_leaves_lower_bounds_marked_incomplete():
     assert (sum(e.dags for e in done), sum(e.classes for e in done)) == (whole.dags, whole.classes)
 
 
+def test_a_listing_cut_by_the_time_limit_still_counts_the_classes_it_listed(monkeypatch):
+    """The listing of R's classes gets LISTING_SHARE of the time limit, so that the classes it listed before the limit
+    cut it (OPT proven) are counted: lower bounds equal to expanding exactly those classes, status time_limit, not
+    complete. (These small tables list at once, so the search's result is cut to its first classes here, and the time
+    it was given is recorded.)"""
+    import dataclasses
+
+    import bnilp.twins as twins
+    from bnilp.twins import expand_classes
+
+    real, given = ilp.solve, []
+
+    def cut_after_three(*args, **kwargs):
+        given.append(kwargs["time_limit"])
+        whole = real(*args, **kwargs)
+        return dataclasses.replace(whole, networks=whole.networks[:3], status="time_limit", complete=False,
+                                   message="time limit: listing stopped")
+
+    table = _table(_with_twins(11, 7, [(0, 5), (2, 6)], N=120), "bic", 20)
+    eps = math.log(20)
+    pairs = twin_pairs(table, eps)
+    first = [net.parents for net in real(reduce_twins(table, pairs), eps, enumerate_by="mecs").networks[:3]]
+    monkeypatch.setattr(ilp, "solve", cut_after_three)
+    cut = count_credible(table, eps, time_limit=100.0)
+    assert 0 < given[0] <= 100.0 * twins.LISTING_SHARE
+    expected, _ = expand_classes(first, pairs)
+    assert (cut.complete, cut.status, cut.expanded, cut.reduced_classes) == (False, "time_limit", 3, 3)
+    assert (cut.dags, cut.classes) == (sum(e.dags for e in expected), sum(e.classes for e in expected)) > (0, 0)
+    assert "3 classes listed are counted" in cut.message
+
+
 def test_a_class_past_the_expansion_caps_stops_the_count_with_count_limit(monkeypatch):
     """A class of R with more attachments to vary than MAX_VARIED_ATTACHMENTS is not expanded: the count stops there
     with status count_limit (a status of the list, exit 3), not complete, its message naming the cap; the classes
@@ -280,6 +311,7 @@ def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
 @pytest.mark.parametrize(("args", "message"), [
     (["--bf", "0.5"], "--bf must be"), (["--bf", "150"], "pruned for"), (["--time-limit", "0"], "--time-limit"),
     (["--max-networks", "0"], "--max-networks"), (["--bf", "3", "--epsilon", "1"], "not both"),
+    (["--jobs", "0"], "--jobs"),
 ])
 def test_bnilp_count_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path, args, message):
     from bnilp.cli import main
@@ -290,6 +322,41 @@ def test_bnilp_count_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path
     assert res.exit_code == 2
     assert message in res.output and len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_the_counts_are_the_same_when_the_reduced_table_is_listed_on_two_processes(monkeypatch, tmp_path):
+    """count_credible(jobs=2) lists R's classes in cubes on two worker processes (forced here on a small table: no
+    programme, no serial start) and counts what one process counts; ``bnilp count --jobs 2`` writes the same JSON
+    counts as without it."""
+    from bnilp.cli import main
+    from bnilp.scorefile import read_score_file
+
+    path = _score_file(tmp_path, 150)
+    table, eps = read_score_file(path), math.log(150)
+    one = count_credible(table, eps)
+    for name, value in (("DP_MAX_VARIABLES", 0), ("PHASE2_SERIAL_SECONDS", 0.0), ("PHASE2_CUBES_MIN_SECONDS", 0.0)):
+        monkeypatch.setattr(ilp.settings, name, value)
+    real, methods = ilp.solve, []
+
+    def spy(*args, **kwargs):
+        result = real(*args, **kwargs)
+        methods.append(result.stats["phase2"].get("method"))
+        return result
+
+    monkeypatch.setattr(ilp, "solve", spy)
+    two = count_credible(table, eps, jobs=2)
+    assert methods == ["branch-and-cut in cubes"] and one.reduced_classes > 50
+    assert (two.dags, two.classes, two.reduced_classes, two.complete) == (one.dags, one.classes,
+                                                                          one.reduced_classes, True)
+    assert two.arrows == pytest.approx(one.arrows)
+    outs = [tmp_path / f"count{jobs}.json" for jobs in (1, 2)]
+    for jobs, out in zip((1, 2), outs, strict=True):
+        res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--jobs", str(jobs), "--json", str(out)],
+                                 catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+    first, second = (json.loads(out.read_text()) for out in outs)
+    assert {k: v for k, v in first.items() if k != "seconds"} == {k: v for k, v in second.items() if k != "seconds"}
 
 
 @pytest.mark.parametrize(("seed", "twins", "bf"), [(11, [(0, 5), (2, 6)], 20), (13, [(0, 3), (4, 6)], 150)])

@@ -10,7 +10,7 @@ import click
 import numpy as np
 
 from bnilp.cli import EXIT_LIMIT
-from bnilp.cli.learn import _check_search_options, _check_table_epsilon
+from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, writes_stdout
 from bnilp.errors import InputError
 from bnilp.report import posterior_lists
@@ -26,9 +26,13 @@ DEFAULT_COUNT_CAP = 1_000_000
 @click.argument("scores_path", metavar="FILE.scores")
 @bf_options
 @click.option("--time-limit", type=float, default=None,
-              help="Seconds (> 0) for listing the reduced table's classes and counting what they expand to.")
+              help="Seconds (> 0) for listing the reduced table's classes (90 % of it at most) and counting what "
+                   "they expand to.")
 @click.option("--max-networks", type=int, default=DEFAULT_COUNT_CAP, show_default=True,
               help="Cap (≥ 1) on the classes of the reduced table (each is counted, not reported).")
+@click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
+              help="Processes for listing the reduced table's classes when branch-and-cut lists them (-1 = all "
+                   "cores), as solve's --jobs: the counts are the same for any value.")
 @click.option("--json", "json_out", metavar="FILE", help="Write the counts as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
@@ -49,7 +53,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     if table.meta.get("knowledge"):
         raise InputError("the score file's sidecar records background knowledge: bnilp count counts without it (the "
                          "knowledge could tell twin columns apart)")
-    result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"])
+    result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
+                            jobs=_search_jobs(opts))
     report = {
         "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
         "optimum": result.optimum, "epsilon": eps, "bf": bayes_factor(eps),
