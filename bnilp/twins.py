@@ -161,6 +161,19 @@ def twin_pairs(table: ScoreTable, epsilon: float) -> list[TwinPair]:
     return pairs
 
 
+def mergeable_pairs(table: ScoreTable, epsilon: float, knowledge: Any = None) -> list[TwinPair]:
+    """The twin pairs :func:`count_credible` would merge on ``table`` at ``epsilon`` (:func:`twin_pairs`), or none
+    where it would refuse the table: a score that is not score-equivalent, background knowledge (``knowledge`` or
+    the table's own), a table exact only up to a palim. For telling a user who lists such a set class by class that
+    it can be counted without listing it."""
+    from bnilp.scores.base import score_equivalent
+
+    if (score_equivalent(table.meta) is False or knowledge is not None or table.knowledge is not None
+            or table.meta.get("knowledge") or exact_up_to(table.meta) is not None):
+        return []
+    return twin_pairs(table, epsilon)
+
+
 def reduce_twins(table: ScoreTable, pairs: list[TwinPair]) -> ScoreTable:
     """The table R on the variables without each pair's ``dropped`` twin (see the module): the credible DAGs
     of ``table`` at ε are the expansions of those of R at the same ε. Each kept twin's families carry its

@@ -419,3 +419,40 @@ def test_a_class_the_table_does_not_hold_whole_is_a_loud_error_and_a_palim_is_re
         count_credible(ScoreTable(list(table.variables), families, dict(table.meta)), eps)
     with pytest.raises(InputError, match="palim"):
         count_credible(ScoreTable(list(table.variables), table.families, {**table.meta, "palim": 1}), eps)
+
+
+def test_solve_and_learn_say_before_the_search_that_bnilp_count_counts_a_set_with_mergeable_twins(tmp_path):
+    """Where twin pairs merge exactly (what count_credible would merge), ``bnilp solve`` and ``bnilp learn`` say so
+    before listing the set class by class, with the ``bnilp count`` command that counts it (the JSON's
+    ``twins_note``); not with --optimum-only (nothing is listed), not under background knowledge (count refuses it),
+    not where no pair merges. mergeable_pairs is twin_pairs where count_credible accepts the table, none elsewhere."""
+    from bnilp.cli import main
+    from bnilp.scorefile import read_score_file
+    from bnilp.twins import mergeable_pairs
+
+    path = _score_file(tmp_path, 20)
+    table, eps = read_score_file(path), math.log(20)
+    pairs = twin_pairs(table, eps)
+    assert mergeable_pairs(table, eps) == pairs != []
+    merged = ", ".join(f"{p.dropped} into {p.kept}" for p in pairs)
+    out = tmp_path / "solve.json"
+    res = CliRunner().invoke(main, ["solve", str(path), "--bf", "20", "--json", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    note = json.loads(out.read_text())["twins_note"]
+    assert f"({merged}; bnilp.twins)" in note and f"`bnilp count {path} --bf 20`" in note
+    assert "note: identical columns merge exactly" in res.output
+    assert res.output.index("note: identical columns") < res.output.index("OPT (best score)")
+    res = CliRunner().invoke(main, ["learn", str(tmp_path / "twins.csv"), "--bf", "20", "--json", str(out)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0 and "(save it with --scores FILE)" in json.loads(out.read_text())["twins_note"]
+    for args in (["--optimum-only"], ["--bf", "20", "--forbid", f"{pairs[0].kept}->{pairs[0].dropped}"]):
+        res = CliRunner().invoke(main, ["solve", str(path), *args, "--json", str(out)], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        assert "twins_note" not in json.loads(out.read_text()) and "identical columns merge" not in res.output
+    with_palim = ScoreTable(list(table.variables), table.families, {**table.meta, "palim": 1})
+    assert mergeable_pairs(with_palim, eps) == [] and mergeable_pairs(table, eps, knowledge=object()) == []
+    not_equivalent = ScoreTable(list(table.variables), table.families,
+                                {**table.meta, "score": "mvp", "score_equivalent": False})
+    assert mergeable_pairs(not_equivalent, eps) == []
+    single = _table(_with_twins(3, 5, [], N=80), "bic", 20)
+    assert mergeable_pairs(single, eps) == []

@@ -73,9 +73,10 @@ from bnilp.scorefile import (
     sidecar_path,
     write_score_file,
 )
-from bnilp.scores.base import bf_text
+from bnilp.scores.base import bayes_factor, bf_text
 from bnilp.scores.discrete import DEFAULT_ESS, MIN_ESS
 from bnilp.terminal import LogProgress, one_line, plain_console
+from bnilp.twins import mergeable_pairs
 
 
 def solve_options(func):
@@ -429,13 +430,34 @@ def _no_dag_said(source: str) -> Iterator[None]:
                          "every choice of the candidate parent sets makes a cycle)") from None
 
 
+def _twins_note(table: ScoreTable, eps: float, opts: dict[str, Any], scores_file: str | None) -> str | None:
+    """Where identical columns merge exactly at this BF (``bnilp.twins``: what ``bnilp count`` would merge), a note
+    that ``bnilp count`` counts the credible set without listing it — said before the search, since listing such
+    a set class by class can take the whole time limit (hailfinder500 BF 20: 2.6 M of 13.1 M classes in 30
+    minutes, counted in a second)."""
+    if opts.get("optimum_only"):
+        return None
+    pairs = mergeable_pairs(table, eps, opts.get("knowledge"))
+    if not pairs:
+        return None
+    bf = bayes_factor(eps)
+    flag = f"--bf {bf:.15g}" if bf is not None else f"--epsilon {eps!r}"
+    how = f"`bnilp count {scores_file} {flag}`" if scores_file else \
+        "`bnilp count` on the score file (save it with --scores FILE)"
+    return (f"identical columns merge exactly at this BF ({', '.join(f'{p.dropped} into {p.kept}' for p in pairs)}; "
+            f"bnilp.twins): {how} counts the credible DAGs and classes without listing them")
+
+
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float,
-         source: str) -> None:
+         source: str, scores_file: str | None = None) -> None:
     """Search, report and write the outputs; ``source`` (the score file, or the data scored) names the table in
-    its errors."""
+    its errors; ``scores_file``: where the table is saved, if it is."""
     if opts.get("count_past_cap"):
         _check_count_past_cap(table, opts)
     _check_list_dags(table, opts)
+    twins_note = _twins_note(table, eps, opts, scores_file)
+    if twins_note and not opts.get("quiet"):
+        console.print(f"note: {twins_note}", highlight=False, markup=False)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     with _live(console, opts.get("quiet", False)) as update, _no_dag_said(source):
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
@@ -445,6 +467,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                              list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
                              optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts),
                              count_past_cap=opts.get("count_past_cap", False))
+    if twins_note:
+        result.report["twins_note"] = twins_note
     if not opts.get("quiet"):
         console.print(f"enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}", style="dim", highlight=False, markup=False)
@@ -556,7 +580,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                       f"{len(table.meta['knowledge']['statements'])} statement(s): applied (with any given here)",
                       highlight=False)
     try:
-        _run(table, eps, opts, console, None, t0, scores_path)
+        _run(table, eps, opts, console, None, t0, scores_path, scores_file=scores_path)
     except UnsoundTableError as exc:    # the file's pruning does not hold what its sidecar says: name the file
         raise UnsoundTableError(f"{scores_path}: {exc}") from None
 
@@ -628,4 +652,4 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     if scores_out:
         with outputs_whole(final=False):        # the search is still to come
             write_score_file(table, scores_out)
-    _run(table, eps, opts, console, data, t0, data_path)
+    _run(table, eps, opts, console, data, t0, data_path, scores_file=scores_out)
