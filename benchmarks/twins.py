@@ -9,7 +9,7 @@ seconds (scoring apart). With ``--compare`` the same table is also enumerated cl
 (``--compare-limit`` seconds) and the counts are checked to agree where that finishes.
 
     python benchmarks/twins.py [--only hailfinder500,hailfinder100] [--bf 3,20,150] [--time-limit 1800]
-                               [--compare] [--compare-limit 600]
+                               [--jobs 1] [--compare] [--compare-limit 600]
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def main() -> None:
     parser.add_argument("--bf", default="3,20,150")
     parser.add_argument("--time-limit", type=float, default=1800.0,
                         help="for listing the reduced table's classes and counting them (count_credible's time_limit)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for listing the reduced table's classes")
     parser.add_argument("--compare", action="store_true", help="also list the classes of the whole table")
     parser.add_argument("--compare-limit", type=float, default=600.0)
     args = parser.parse_args()
@@ -52,7 +53,7 @@ def main() -> None:
             t0 = time.perf_counter()
             table = score_parent_sets(score, epsilon=eps)
             t1 = time.perf_counter()
-            counted = count_credible(table, eps, time_limit=args.time_limit)
+            counted = count_credible(table, eps, time_limit=args.time_limit, jobs=args.jobs)
             t2 = time.perf_counter()
             listed = ""
             if args.compare:
