@@ -168,10 +168,21 @@ def mergeable_pairs(table: ScoreTable, epsilon: float, knowledge: Any = None) ->
     it can be counted without listing it."""
     from bnilp.scores.base import score_equivalent
 
-    if (score_equivalent(table.meta) is False or knowledge is not None or table.knowledge is not None
-            or table.meta.get("knowledge") or exact_up_to(table.meta) is not None):
+    if score_equivalent(table.meta) is False or knowledge is not None or _refusal(table):
         return []
     return twin_pairs(table, epsilon)
+
+
+def _refusal(table: ScoreTable) -> str | None:
+    """Why :func:`count_credible` cannot count ``table`` (beyond its score and ε), or None."""
+    if table.knowledge is not None or table.meta.get("knowledge"):
+        return ("count_credible counts without background knowledge: table holds some (the twins need not be "
+                "exchangeable under it)")
+    if exact_up_to(table.meta) is not None:
+        return (f"count_credible counts whole classes: table is exact only for parent sets of up to "
+                f"{exact_up_to(table.meta)} (a palim), so a credible class can hold DAGs it lacks (learn and solve "
+                "count the DAGs a table admits)")
+    return None
 
 
 def reduce_twins(table: ScoreTable, pairs: list[TwinPair]) -> ScoreTable:
@@ -458,13 +469,9 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     epsilon = check_real(epsilon, "epsilon", 0)
     enumeration_unit(table, "mecs")
     check_table_epsilon(table, epsilon)
-    if table.knowledge is not None or table.meta.get("knowledge"):
-        raise InputError("count_credible counts without background knowledge: table holds some (the twins need not "
-                         "be exchangeable under it)")
-    if exact_up_to(table.meta) is not None:
-        raise InputError(f"count_credible counts whole classes: table is exact only for parent sets of up to "
-                         f"{exact_up_to(table.meta)} (a palim), so a credible class can hold DAGs it lacks (learn and "
-                         "solve count the DAGs a table admits)")
+    refusal = _refusal(table)
+    if refusal:
+        raise InputError(refusal)
     start = time.perf_counter()
     pairs = twin_pairs(table, epsilon)
     reduced = reduce_twins(table, pairs)
