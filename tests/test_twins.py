@@ -445,6 +445,10 @@ def test_solve_and_learn_say_before_the_search_that_bnilp_count_counts_a_set_wit
     res = CliRunner().invoke(main, ["learn", str(tmp_path / "twins.csv"), "--bf", "20", "--json", str(out)],
                              catch_exceptions=False)
     assert res.exit_code == 0 and "(save it with --scores FILE)" in json.loads(out.read_text())["twins_note"]
+    saved = tmp_path / "saved.scores"
+    res = CliRunner().invoke(main, ["learn", str(tmp_path / "twins.csv"), "--bf", "20", "--scores", str(saved),
+                                    "--json", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0 and f"`bnilp count {saved} --bf 20`" in json.loads(out.read_text())["twins_note"]
     for args in (["--optimum-only"], ["--bf", "20", "--forbid", f"{pairs[0].kept}->{pairs[0].dropped}"]):
         res = CliRunner().invoke(main, ["solve", str(path), *args, "--json", str(out)], catch_exceptions=False)
         assert res.exit_code == 0, res.output
