@@ -144,7 +144,7 @@ def twin_pairs(table: ScoreTable, epsilon: float) -> list[TwinPair]:
     families); the twins' own families are compared first, and only a pair that passes T2 and T3 has every other
     child's families read (T1)."""
     delta = _margin(table, epsilon)
-    families = {c: dict(fam) for c, fam in table.families.items()}
+    families = table.families          # read only: each merged pair gives a new dict (_without)
     order = {v: i for i, v in enumerate(table.variables)}
     candidates = sorted((order[a], order[b], a, b) for a, fam in families.items() for F in fam if len(F) == 1
                         for b in F if order.get(b, -1) > order[a])
