@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -450,7 +450,8 @@ class TwinCount:
 
 
 def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | None = None,
-                   max_networks: int = 1_000_000, jobs: int = 1) -> TwinCount:
+                   max_networks: int = 1_000_000, jobs: int = 1,
+                   progress: Callable[[dict], None] | None = None) -> TwinCount:
     """Count the DAGs and Markov equivalence classes with score ≥ OPT − ε of a table with twins, by listing the
     classes of the reduced table R (:func:`reduce_twins`) and counting what each expands to
     (:func:`expand_class`). Without a twin pair meeting T1–T3 this is class enumeration of the table itself.
@@ -461,7 +462,8 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     of it after the reduction, so that classes it listed before a cut are still counted, and the counting stops
     between classes once the limit is past).
     For score-equivalent scores only (as class enumeration: ``table``'s sidecar must not say its score is not;
-    a table with background knowledge is refused — the knowledge can tell the twins apart)."""
+    a table with background knowledge is refused — the knowledge can tell the twins apart). ``progress``: the
+    search's progress callback while R's classes are listed (:func:`bnilp.ilp.solve`'s)."""
     from bnilp.ilp import solve
     from bnilp.pipeline import check_table_epsilon, enumeration_unit
 
@@ -477,7 +479,8 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     reduced = reduce_twins(table, pairs)
     t_reduce = time.perf_counter()
     listing = None if time_limit is None else max(time_limit - (t_reduce - start), 1e-3) * LISTING_SHARE
-    result = solve(reduced, epsilon, time_limit=listing, max_networks=max_networks, enumerate_by="mecs", jobs=jobs)
+    result = solve(reduced, epsilon, time_limit=listing, max_networks=max_networks, enumerate_by="mecs", jobs=jobs,
+                   progress=progress)
     t_solve = time.perf_counter()
     status, complete, message = result.status, result.complete, "" if result.complete else result.message
     if not result.optimum_proven:       # the one network listed is the best found, not known to be credible

@@ -228,6 +228,15 @@ def test_a_listing_cut_by_the_time_limit_still_counts_the_classes_it_listed(monk
     assert "3 classes listed are counted" in cut.message
 
 
+def test_the_listing_reports_its_progress_to_the_callback():
+    """count_credible(progress=f) hands f the search's progress while R's classes are listed (``bnilp count`` shows
+    it on stderr): the last report is the listing's end, with the classes it found."""
+    table = _table(_with_twins(11, 7, [(0, 5), (2, 6)], N=120), "bic", 20)
+    seen: list[dict] = []
+    counted = count_credible(table, math.log(20), progress=seen.append)
+    assert seen and seen[-1]["phase"] == "done" and seen[-1]["networks"] == counted.reduced_classes
+
+
 def test_a_class_past_the_expansion_caps_stops_the_count_with_count_limit(monkeypatch):
     """A class of R with more attachments to vary than MAX_VARIED_ATTACHMENTS is not expanded: the count stops there
     with status count_limit (a status of the list, exit 3), not complete, its message naming the cap; the classes

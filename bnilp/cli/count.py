@@ -10,12 +10,13 @@ import click
 import numpy as np
 
 from bnilp.cli import EXIT_LIMIT
-from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _search_jobs
+from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, writes_stdout
 from bnilp.errors import InputError
 from bnilp.report import posterior_lists
 from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, score_equivalent
+from bnilp.terminal import plain_console
 from bnilp.twins import count_credible
 
 #: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
@@ -53,8 +54,9 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     if table.meta.get("knowledge"):
         raise InputError("the score file's sidecar records background knowledge: bnilp count counts without it (the "
                          "knowledge could tell twin columns apart)")
-    result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
-                            jobs=_search_jobs(opts))
+    with _live(plain_console(stderr=True), opts.get("quiet", False)) as update:    # the listing, on stderr
+        result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
+                                jobs=_search_jobs(opts), progress=update)
     report = {
         "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
         "optimum": result.optimum, "epsilon": eps, "bf": bayes_factor(eps),
