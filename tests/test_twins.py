@@ -430,11 +430,13 @@ def test_a_class_the_table_does_not_hold_whole_is_a_loud_error_and_a_palim_is_re
         count_credible(ScoreTable(list(table.variables), table.families, {**table.meta, "palim": 1}), eps)
 
 
-def test_solve_and_learn_say_before_the_search_that_bnilp_count_counts_a_set_with_mergeable_twins(tmp_path):
+def test_solve_and_learn_say_that_bnilp_count_counts_a_set_with_mergeable_twins(tmp_path):
     """Where twin pairs merge exactly (what count_credible would merge), ``bnilp solve`` and ``bnilp learn`` say so
-    before listing the set class by class, with the ``bnilp count`` command that counts it (the JSON's
+    with their result (before the report), with the ``bnilp count`` command that counts the set (the JSON's
     ``twins_note``); not with --optimum-only (nothing is listed), not under background knowledge (count refuses it),
-    not where no pair merges. mergeable_pairs is twin_pairs where count_credible accepts the table, none elsewhere."""
+    not where no pair merges, and not where the search fails (its error stays the one line: a table of mirrored
+    twins that admits no DAG). mergeable_pairs is twin_pairs where count_credible accepts the table, none
+    elsewhere."""
     from bnilp.cli import main
     from bnilp.scorefile import read_score_file
     from bnilp.twins import mergeable_pairs
@@ -469,3 +471,8 @@ def test_solve_and_learn_say_before_the_search_that_bnilp_count_counts_a_set_wit
     assert mergeable_pairs(not_equivalent, eps) == []
     single = _table(_with_twins(3, 5, [], N=80), "bic", 20)
     assert mergeable_pairs(single, eps) == []
+    cyclic = tmp_path / "cyc.scores"
+    cyclic.write_text("2\nA 1\n-1.0 1 B\nB 1\n-1.0 1 A\n")
+    assert mergeable_pairs(read_score_file(cyclic), 0.0) != []
+    res = CliRunner().invoke(main, ["solve", str(cyclic)])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1 and "admits no DAG" in res.output

@@ -432,9 +432,9 @@ def _no_dag_said(source: str) -> Iterator[None]:
 
 def _twins_note(table: ScoreTable, eps: float, opts: dict[str, Any], scores_file: str | None) -> str | None:
     """Where identical columns merge exactly at this BF (``bnilp.twins``: what ``bnilp count`` would merge), a note
-    that ``bnilp count`` counts the credible set without listing it — said before the search, since listing such
-    a set class by class can take the whole time limit (hailfinder500 BF 20: 2.6 M of 13.1 M classes in 30
-    minutes, counted in a second)."""
+    that ``bnilp count`` counts the credible set without listing it, since listing such a set class by class can
+    take the whole time limit (hailfinder500 BF 20: 2.6 M of 13.1 M classes in 30 minutes, counted in a second).
+    Said with the result, not before the search: an error the search raises stays the run's one line."""
     if opts.get("optimum_only"):
         return None
     pairs = mergeable_pairs(table, eps, opts.get("knowledge"))
@@ -456,8 +456,6 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         _check_count_past_cap(table, opts)
     _check_list_dags(table, opts)
     twins_note = _twins_note(table, eps, opts, scores_file)
-    if twins_note and not opts.get("quiet"):
-        console.print(f"note: {twins_note}", highlight=False, markup=False)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     with _live(console, opts.get("quiet", False)) as update, _no_dag_said(source):
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
@@ -469,6 +467,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                              count_past_cap=opts.get("count_past_cap", False))
     if twins_note:
         result.report["twins_note"] = twins_note
+        if not opts.get("quiet"):
+            console.print(f"note: {twins_note}", highlight=False, markup=False)
     if not opts.get("quiet"):
         console.print(f"enumerated {'equivalence classes' if result.report['enumerate'] == 'mecs' else 'DAGs'}: "
                       f"{result.report['enumerate_reason']}", style="dim", highlight=False, markup=False)
