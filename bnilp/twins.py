@@ -67,7 +67,7 @@ from bnilp.errors import InputError, LimitError, UnsoundTableError, check_real
 from bnilp.ilp.settings import SYMMETRY_RTOL
 from bnilp.mec import count_admitted, count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
 from bnilp.scorefile import ScoreTable, check_is_table, exact_up_to
-from bnilp.scores.base import tie_tolerance
+from bnilp.scores.base import score_equivalent, tie_tolerance
 
 #: the most orientations around the merged twins one class of the reduced table may have: each is listed to count
 #: the classes it expands to
@@ -166,8 +166,6 @@ def mergeable_pairs(table: ScoreTable, epsilon: float, knowledge: Any = None) ->
     where it would refuse the table: a score that is not score-equivalent, background knowledge (``knowledge`` or
     the table's own), a table exact only up to a palim. For telling a user who lists such a set class by class that
     it can be counted without listing it."""
-    from bnilp.scores.base import score_equivalent
-
     if score_equivalent(table.meta) is False or knowledge is not None or _refusal(table):
         return []
     return twin_pairs(table, epsilon)

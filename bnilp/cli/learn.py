@@ -455,7 +455,6 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
     if opts.get("count_past_cap"):
         _check_count_past_cap(table, opts)
     _check_list_dags(table, opts)
-    twins_note = _twins_note(table, eps, opts, scores_file)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
     with _live(console, opts.get("quiet", False)) as update, _no_dag_said(source):
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
@@ -465,6 +464,7 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
                              list_dags=opts.get("list_dags", False), knowledge=opts.get("knowledge"),
                              optimum_only=opts.get("optimum_only", False), jobs=_search_jobs(opts),
                              count_past_cap=opts.get("count_past_cap", False))
+    twins_note = _twins_note(table, eps, opts, scores_file)     # after the search: only a result carries it
     if twins_note:
         result.report["twins_note"] = twins_note
         if not opts.get("quiet"):
