@@ -6,10 +6,11 @@ each): for each data set and BF, score (BIC, no palim), find the twin pairs that
 classes of the whole credible set from them (``bnilp.twins.count_credible``). Prints the pairs used (of those in
 the data), the reduced table's classes and DAGs, the whole set's DAGs and classes, whether it is complete, and the
 seconds (scoring apart). With ``--compare`` the same table is also enumerated class by class on the whole table
-(``--compare-limit`` seconds) and the counts are checked to agree where that finishes.
+(``--compare-limit`` seconds) and the counts are checked to agree where that finishes, and the edge posteriors
+(arrows and undirected-in-the-CPDAG shares, both priors) against the average over the classes listed.
 
     python benchmarks/twins.py [--only hailfinder500,hailfinder100] [--bf 3,20,150] [--time-limit 1800]
-                               [--jobs 1] [--compare] [--compare-limit 600]
+                               [--jobs 1] [--compare] [--compare-limit 600] [--no-posteriors]
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import time
 from common import all_columns, data_path, table1
 
 from bnilp import ilp
+from bnilp.averaging import PRIORS
 from bnilp.data import load_data
-from bnilp.mec import count_dags_in_mec
+from bnilp.mec import class_counts, count_dags_in_mec, cpdag_edges
 from bnilp.parentsets import score_parent_sets
 from bnilp.scores import make_score
 from bnilp.twins import count_credible
@@ -38,6 +40,8 @@ def main() -> None:
                         help="for listing the reduced table's classes and counting them (count_credible's time_limit)")
     parser.add_argument("--jobs", type=int, default=1, help="processes for listing the reduced table's classes")
     parser.add_argument("--compare", action="store_true", help="also list the classes of the whole table")
+    parser.add_argument("--no-posteriors", action="store_true",
+                        help="count only (count_credible(posteriors=False)): no edge posteriors under the two priors")
     parser.add_argument("--compare-limit", type=float, default=600.0)
     args = parser.parse_args()
     head = (f"{'data':<14} {'BF':>4} {'twins':>6} {'used':>5} {'reduced MECs':>12} {'reduced DAGs':>13} "
@@ -53,7 +57,8 @@ def main() -> None:
             t0 = time.perf_counter()
             table = score_parent_sets(score, epsilon=eps)
             t1 = time.perf_counter()
-            counted = count_credible(table, eps, time_limit=args.time_limit, jobs=args.jobs)
+            counted = count_credible(table, eps, time_limit=args.time_limit, jobs=args.jobs,
+                                     posteriors=not args.no_posteriors)
             t2 = time.perf_counter()
             listed = ""
             if args.compare:
@@ -62,12 +67,40 @@ def main() -> None:
                 dags = sum(count_dags_in_mec(net.parents) for net in whole.networks)
                 agree = "" if not (whole.complete and counted.complete) else \
                     (" agree" if (classes, dags) == (counted.classes, counted.dags) else " DIFFER")
+                if agree and counted.posteriors:
+                    gap = max(_largest_difference(counted.posteriors[prior], _listed_posteriors(whole, prior))
+                              for prior in PRIORS)
+                    agree += f"; posteriors (both priors) to {gap:.1e}"
                 listed = (f"{dags:,} DAGs, {classes:,} MECs, {whole.status}, "
                           f"{time.perf_counter() - t2:.1f} s{agree}")
             print(f"{row['name']:<14} {bf:>4} {twins:>6} {len(counted.pairs):>5} {counted.reduced_classes:>12,} "
                   f"{counted.reduced_dags:>13,} {counted.dags:>16,} {counted.classes:>12,} "
                   f"{'yes' if counted.complete else counted.status:>8} {t1 - t0:>8.1f} {t2 - t1:>8.1f}  {listed}",
                   flush=True)
+
+
+def _listed_posteriors(whole, prior: str) -> tuple[dict, dict]:
+    """(P(u → v), P(u — v undirected in the CPDAG)) averaged over every class listed, each weighted by exp(score −
+    OPT), times its DAGs under "dags"."""
+    best = max(net.score for net in whole.networks)
+    arrows: dict = {}
+    undirected: dict = {}
+    total = 0.0
+    for net in whole.networks:
+        cpdag = cpdag_edges(net.parents)
+        size, shares = class_counts(cpdag)
+        w = math.exp(net.score - best) * (size if prior == "dags" else 1)
+        total += w
+        for arrow, share in shares.items():
+            arrows[arrow] = arrows.get(arrow, 0.0) + w * share
+        for edge in cpdag[1]:
+            undirected[frozenset(edge)] = undirected.get(frozenset(edge), 0.0) + w
+    return {a: x / total for a, x in arrows.items()}, {e: x / total for e, x in undirected.items()}
+
+
+def _largest_difference(got: tuple[dict, dict], want: tuple[dict, dict]) -> float:
+    return max((abs(g.get(k, 0.0) - w.get(k, 0.0)) for g, w in zip(got, want, strict=True) for k in set(g) | set(w)),
+               default=0.0)
 
 
 if __name__ == "__main__":

@@ -58,11 +58,14 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import networkx as nx
 import numpy as np
+from scipy.sparse import csr_matrix
 
+from bnilp.averaging import PRIORS
 from bnilp.errors import InputError, LimitError, UnsoundTableError, check_real
 from bnilp.ilp.settings import SYMMETRY_RTOL
 from bnilp.mec import count_admitted, count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
@@ -304,10 +307,192 @@ class ClassExpansion:
     arrows: dict[tuple[str, str], float] = field(default_factory=dict)
     #: the DAGs of the class of R expanded
     size: int = 0
+    #: Σ over the classes expanded to of the share of their DAGs with u → v (:func:`_class_shares`)
+    class_arrows: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: for each pair {u, v}: the classes expanded to whose CPDAG holds u — v undirected, and the DAGs they hold
+    undirected_classes: dict[frozenset[str], float] = field(default_factory=dict)
+    undirected_dags: dict[frozenset[str], float] = field(default_factory=dict)
 
 
-def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair], cpdag: Any = None
-                 ) -> ClassExpansion:
+#: rows × profiles of one class's attachment table handled at once by :func:`_class_shares` (memory: about 40 bytes
+#: each), and the most classes × arrows that vary among its DAGs summed at once (16 bytes each)
+SHARE_ENTRIES = 1 << 21
+SHARE_CELLS = 1 << 24
+
+
+@dataclass
+class _Group:
+    """Profiles of one class of R with the same shielded triples and the same admitted attachments: under every
+    attachment they give the same collider set, so they always fall in the same class and are summed."""
+
+    ok: np.ndarray
+    triples: frozenset
+    weight: int = 0
+    arrows: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: for each merged node: the DAGs (weighted) whose U is named by each slot (None: no parent, either twin)
+    upper: dict[str, dict[tuple[str, str] | None, int]] = field(default_factory=dict)
+
+
+@dataclass
+class _Profiles:
+    """What :func:`_class_shares` reads of one class of R: for each group of profiles (:class:`_Group`; a profile
+    is a set of its DAGs G' that expand alike), its DAGs of the full table under one attachment (``weights``:
+    orientations listed × the far components' factor × the 2 roles of each parentless merged node), the attachments
+    it admits (``ok``, rows of the 0/1 table ``rows``), its collider mask over the triples, its DAGs' arrows counted
+    (weighted as ``weights``) and, for each merged node, those DAGs by the slot whose attachment names U."""
+
+    weights: np.ndarray
+    ok: np.ndarray
+    masks: np.ndarray
+    arrows: list[dict[tuple[str, str], int]]
+    upper: list[dict[str, dict[tuple[str, str] | None, int]]]
+
+
+_PairCounts = dict[frozenset[str], float]
+
+
+def _class_shares(prof: _Profiles, twins: dict[str, tuple[str, str]], rows: np.ndarray,
+                  col: dict[tuple[str, str], int], lifts: np.ndarray, free: int
+                  ) -> tuple[int, dict[tuple[str, str], float], _PairCounts, _PairCounts]:
+    """The classes one class K' of R expands to, one by one but in arrays: each is an attachment α (a row) with
+    the collider set D(α) the groups of profiles admitting α give (module docstring), and its DAGs are those groups'
+    expansions under α — one for each DAG of R, the roles counted in the weights. For each class C, the share
+    t_C(u → v) of its DAGs with an arrow is its groups' arrow counts over their weights, the arrow lifted by α;
+    u — v is undirected in C's CPDAG iff both t_C(u → v) and t_C(v → u) are positive (the CPDAG's undirected edges
+    are those C's DAGs orient both ways: Andersson, Madigan & Perlman 1997). A free attachment doubles every class,
+    its edge at one twin in one copy and at the other in the other.
+
+    Returns (the classes, free ones included; Σ_C t_C(u → v); for each pair, the classes holding it undirected;
+    and the DAGs those classes hold)."""
+    arrows: dict[tuple[str, str], float] = {}
+    und_classes: dict[frozenset[str], float] = {}
+    und_dags: dict[frozenset[str], float] = {}
+    copies = float(2 ** free)
+    n_prof = len(prof.weights)
+    pairs = sorted({tuple(sorted(a)) for counts in prof.arrows for a in counts})
+    fwd = np.array([[float(counts.get(e, 0)) for e in pairs] for counts in prof.arrows]).reshape(n_prof, len(pairs))
+    bwd = np.array([[float(counts.get(e[::-1], 0)) for e in pairs] for counts in prof.arrows]).reshape(
+        n_prof, len(pairs))
+    forward = (fwd == prof.weights[:, None]).all(axis=0)     # u → v in every DAG of every profile
+    backward = (bwd == prof.weights[:, None]).all(axis=0)
+    varying = [k for k in range(len(pairs)) if not (forward[k] or backward[k])]
+    column = {k: j for j, k in enumerate(varying)}
+    fwd_var, bwd_var = fwd[:, varying], bwd[:, varying]
+    near = [k for k, (u, v) in enumerate(pairs) if k in column or u in twins or v in twins]
+    step = max(1, min(SHARE_ENTRIES, SHARE_CELLS // max(1, len(varying))) // max(1, n_prof))
+    classes = 0
+    for r0 in range(0, len(rows), step):
+        r1 = min(len(rows), r0 + step)
+        ids, where, codes = [], [], []
+        for p in range(n_prof):
+            idx = np.flatnonzero(prof.ok[p, r0:r1])
+            ids.append(np.full(len(idx), p))
+            where.append(idx)
+            codes.append(_codes(lifts[r0 + idx] & prof.masks[p]))
+        pid, row = np.concatenate(ids), np.concatenate(where)
+        code = np.concatenate(codes)
+        if code.shape[1] or n_prof > 1:
+            order = np.lexsort((*code.T[::-1], row))
+            pid, row, code = pid[order], row[order], code[order]
+        new = np.ones(len(row), dtype=bool)
+        new[1:] = (row[1:] != row[:-1]) | (code[1:] != code[:-1]).any(axis=1)
+        starts = np.flatnonzero(new)
+        classes += len(starts)
+        at = rows[r0 + row[starts]]          # each class's attachment
+        # sums over each class's groups (a group gives a class at most one entry): a class × group matrix, or where
+        # each class is one group, that group's own values
+        members = pid if len(starts) == len(pid) else \
+            csr_matrix((np.ones(len(pid)), (np.cumsum(new) - 1, pid)), shape=(len(starts), n_prof))
+        summed = partial(_summed, members)
+        n_c = summed(prof.weights)
+        held_fwd, held_bwd = (summed(fwd_var), summed(bwd_var)) if varying else (None, None)
+        if near:
+            _near_edge_shares(pairs, near, column, forward, held_fwd, held_bwd, n_c, at, twins, col, copies,
+                              (arrows, und_classes, und_dags))
+        for m, (a, b) in twins.items():      # U → L: U the twin m's parents are attached to, either if it has none
+            a_ab = 0.5 * summed(np.array([float(up[m].get(None, 0)) for up in prof.upper]))
+            a_ba = a_ab.copy()
+            for slot in sorted({s for up in prof.upper for s in up[m] if s is not None}):
+                held = summed(np.array([float(up[m].get(slot, 0)) for up in prof.upper]))
+                a_ab += np.where(at[:, col[slot]] == 0, held, 0.0)     # U named by the attachment at ``slot``
+                a_ba += np.where(at[:, col[slot]] == 1, held, 0.0)
+            _add(arrows, (a, b), copies * float(np.sum(a_ab / n_c)))
+            _add(arrows, (b, a), copies * float(np.sum(a_ba / n_c)))
+            both = (a_ab > 0) & (a_ba > 0)
+            _add(und_classes, frozenset((a, b)), copies * float(np.count_nonzero(both)))
+            _add(und_dags, frozenset((a, b)), copies * float(np.sum(n_c[both])))
+    for k, (u, v) in enumerate(pairs):     # away from the merged nodes, one way in every DAG: every class has it
+        if k not in near:
+            _add(arrows, (u, v) if forward[k] else (v, u), float(classes) * copies)
+    return classes * 2 ** free, arrows, und_classes, und_dags
+
+
+def _near_edge_shares(pairs: list[tuple[str, str]], near: list[int], column: dict[int, int], forward: np.ndarray,
+                      held_fwd: np.ndarray | None, held_bwd: np.ndarray | None, n_c: np.ndarray, at: np.ndarray,
+                      twins: dict[str, tuple[str, str]], col: dict[tuple[str, str], int], copies: float,
+                      into: tuple[dict, _PairCounts, _PairCounts]) -> None:
+    """:func:`_class_shares` for the edges ``near`` (those at a merged node, or oriented differently in different
+    DAGs of R's class): for each class (rows of ``at``, its attachment) and edge u — v, the shares t(u → v), t(v → u)
+    of its DAGs and whether it is undirected, summed by the twins the attachment gives its ends
+    (:func:`_end_options`: the bit of a varied slot; either twin, half each, where the slot is free) — in arrays
+    over classes × edges."""
+    arrows, und_classes, und_dags = into
+    kn = len(near)
+    t_uv, t_vu = np.empty((len(n_c), kn)), np.empty((len(n_c), kn))
+    for j, k in enumerate(near):
+        if k in column:
+            t_uv[:, j], t_vu[:, j] = held_fwd[:, column[k]] / n_c, held_bwd[:, column[k]] / n_c
+        else:                           # one way in every DAG
+            t_uv[:, j], t_vu[:, j] = float(forward[k]), float(not forward[k])
+    undirected = (t_uv > 0) & (t_vu > 0)
+    quantities = (t_uv, t_vu, undirected, undirected * n_c[:, None])
+    variant = np.zeros((len(n_c), kn), dtype=np.int8)      # bit of u's varied slot + 2 × bit of v's
+    for j, k in enumerate(near):
+        u, v = pairs[k]
+        for end, slot, scale in ((u, (u, v), 1), (v, (v, u), 2)):
+            if end in twins and slot in col:
+                variant[:, j] += scale * at[:, col[slot]]
+    sums = {val: [(q * hit).sum(axis=0) for q in quantities]
+            for val in np.unique(variant) for hit in [variant == val]}
+    for j, k in enumerate(near):
+        u, v = pairs[k]
+        for x, bx, wx in _end_options(u, v, twins, col):
+            for y, by, wy in _end_options(v, u, twins, col):
+                got = sums.get(bx + 2 * by)
+                if got is None:
+                    continue
+                w = wx * wy * copies
+                _add(arrows, (x, y), w * float(got[0][j]))
+                _add(arrows, (y, x), w * float(got[1][j]))
+                _add(und_classes, frozenset((x, y)), w * float(got[2][j]))
+                _add(und_dags, frozenset((x, y)), w * float(got[3][j]))
+
+
+def _end_options(x: str, y: str, twins: dict[str, tuple[str, str]], col: dict[tuple[str, str], int]
+                 ) -> list[tuple[str, int, float]]:
+    """Where the end x of an edge x — y of R lies in the classes expanded to, as (name, the attachment bit that
+    puts it there, weight): x itself; the twin its attachment α(x, y) names (0: the kept twin, 1: the dropped one)
+    where the slot is varied; either twin in half the classes where it is free (the bit is then not varied: 0)."""
+    if x not in twins:
+        return [(x, 0, 1.0)]
+    if (x, y) not in col:
+        return [(twins[x][0], 0, 0.5), (twins[x][1], 0, 0.5)]
+    return [(twins[x][0], 0, 1.0), (twins[x][1], 1, 1.0)]
+
+
+def _summed(members: Any, values: np.ndarray) -> np.ndarray:
+    """``values`` (one row a group) summed over each class's groups: ``members`` a class × group 0/1 matrix, or the
+    group of each class where each class is one group."""
+    return values[members] if isinstance(members, np.ndarray) else members @ values
+
+
+def _add(into: dict, key: Any, value: float) -> None:
+    if value:
+        into[key] = into.get(key, 0.0) + value
+
+
+def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair], cpdag: Any = None,
+                 shares: bool = True) -> ClassExpansion:
     """Count the classes (and DAGs) of the full table whose DAGs contract to the class of ``representative``
     (a DAG of R): the distinct (α, D_{G'}(α)) over its DAGs G' and the attachments α each admits (module).
 
@@ -315,7 +500,9 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
     mentions are free (a factor 2 each); the others are varied together, as the rows of a 0/1 table. Each arrow's
     count: an arrow at a merged node lifts to either twin in half the expansions, the twins' own arrow goes either
     way in half, and the arrows of chain components away from the merged nodes by their shares. ``cpdag``: the
-    class's CPDAG edge sets, where the caller has them."""
+    class's CPDAG edge sets, where the caller has them. ``shares``: also each expanded class's own arrow shares and
+    undirected edges (:func:`_class_shares`, for the posteriors of :func:`class_posteriors`; the rows of the table
+    are then grouped into classes one by one, in arrays, where without them only their number is needed)."""
     cpdag = cpdag_edges(representative) if cpdag is None else cpdag
     merged = {p.kept for p in pairs}
     neighbours = {m: sorted({w for w, ps in representative.items() if m in ps} | set(representative[m]))
@@ -324,18 +511,21 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
     orientations, factor, far_shares = _local_orientations(representative, [{m, *neighbours[m]} for m in merged],
                                                            cpdag)
     profiles: dict[Any, int] = {}
+    profile_arrows: dict[Any, dict[tuple[str, str], float]] = {}
     edges: dict[tuple[str, str], float] = {}
     far_pairs = {frozenset(arrow) for arrow in far_shares}
     total = 0       # Σ over the orientations listed of their expansions (each also stands for ``factor`` DAGs)
     for g in orientations:
         key = _profile(g, merged)
         profiles[key] = profiles.get(key, 0) + factor
+        own = profile_arrows.setdefault(key, {})
         e = expansions(g, pairs)
         total += e
         for v, ps in g.items():         # an arrow at a merged node lifts to either twin, each in half the expansions
             for u in ps:
                 if frozenset((u, v)) in far_pairs:
                     continue
+                own[(u, v)] = own.get((u, v), 0) + factor
                 xs, ys = twins.get(u, (u,)), twins.get(v, (v,))
                 for x in xs:
                     for y in ys:
@@ -368,6 +558,7 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
             lifts[:, i] |= rows[:, col[s1]] != rows[:, col[s2]]
     admitted: dict[frozenset, np.ndarray] = {}
     dags = 0
+    groups: dict[tuple[frozenset, bytes], _Group] = {}     # profiles that always meet in one class, summed
     for (pas, triples), n in profiles.items():
         ok = np.ones(len(rows), dtype=bool)
         roles = 1
@@ -379,12 +570,35 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
                 roles *= 2
         dags += n * roles * int(ok.sum()) * 2 ** free
         admitted[triples] = admitted.get(triples, np.zeros(len(rows), dtype=bool)) | ok
+        group = groups.setdefault((triples, np.packbits(ok).tobytes()), _Group(ok, triples))
+        group.weight += n * roles
+        for arrow, c in profile_arrows[(pas, triples)].items():
+            group.arrows[arrow] = group.arrows.get(arrow, 0) + c * roles
+        for m, ps in zip(sorted(merged), pas, strict=True):
+            slot = (m, min(ps)) if ps else None
+            group.upper.setdefault(m, {})[slot] = group.upper.get(m, {}).get(slot, 0) + n * roles
     distinct = _distinct_keys(admitted, lifts, bit)
-    return ClassExpansion(distinct * 2 ** free, dags, edges, count_dags_in_mec(cpdag))
+    if not shares:
+        return ClassExpansion(distinct * 2 ** free, dags, edges, count_dags_in_mec(cpdag))
+    masks = np.zeros((len(groups), len(all_triples)), dtype=bool)
+    for i, group in enumerate(groups.values()):
+        masks[i, [bit[t] for t in group.triples]] = True
+    prof = _Profiles(np.array([float(g.weight) for g in groups.values()]),
+                     np.array([g.ok for g in groups.values()]).reshape(len(groups), len(rows)), masks,
+                     [g.arrows for g in groups.values()], [g.upper for g in groups.values()])
+    classes, class_arrows, und_classes, und_dags = _class_shares(prof, twins, rows, col, lifts, free)
+    if classes != distinct * 2 ** free:
+        raise AssertionError(f"two counts of one class's expansions differ ({classes} and {distinct * 2 ** free})")
+    for arrow, share in far_shares.items():    # a far component keeps its orientations in every class expanded to
+        _add(class_arrows, arrow, share * classes)
+    for pair in far_pairs:                     # so its edges stay undirected there
+        _add(und_classes, pair, float(classes))
+        _add(und_dags, pair, float(dags))
+    return ClassExpansion(classes, dags, edges, count_dags_in_mec(cpdag), class_arrows, und_classes, und_dags)
 
 
 def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list[TwinPair],
-                   deadline: float | None = None, reduced: ScoreTable | None = None
+                   deadline: float | None = None, reduced: ScoreTable | None = None, shares: bool = True
                    ) -> tuple[list[ClassExpansion], str | None]:
     """:func:`expand_class` of R's classes in turn, and why it stopped short (or None): between two classes once
     ``time.perf_counter()`` is past ``deadline`` (``"time_limit"``), or at a class past :data:`MAX_DAGS_PER_CLASS`
@@ -404,7 +618,7 @@ def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list
                                         f"{'fewer' if not exact else admitted}: a parent set a credible DAG needs is "
                                         "missing (unsound pruning, or scores edited or made elsewhere)")
         try:
-            out.append(expand_class(parents, pairs, cpdag))
+            out.append(expand_class(parents, pairs, cpdag, shares))
         except LimitError as exc:
             return out, str(exc)
     return out, None
@@ -423,6 +637,37 @@ def arrow_posteriors(scores: list[float], expanded: list[ClassExpansion]) -> dic
         for arrow, n in e.arrows.items():
             arrows[arrow] = arrows.get(arrow, 0.0) + w * n
     return {arrow: min(1.0, x / total) for arrow, x in arrows.items()}
+
+
+def class_posteriors(scores: list[float], expanded: list[ClassExpansion], prior: str
+                     ) -> tuple[dict[tuple[str, str], float], dict[frozenset[str], float]]:
+    """(P(u → v), P(u — v undirected in the CPDAG)) over the classes the reduced table's classes expand to, each
+    class weighted by exp(score − best) (its DAGs', all of one score: Verma & Pearl 1990) under ``prior`` "mecs" —
+    the uniform prior over classes, a class's weight shared equally by its DAGs — or by that times its DAGs under
+    "dags" (the report's two priors, ``averaging.md``): P(u → v) = Σ_C w_C t_C(u → v) / Σ_C w_C with t_C the share
+    of C's DAGs with the arrow (so Σ_K w_K·Σ_{C of K} t_C over R's classes K), and P(u — v undirected) the weighted
+    share of classes whose CPDAG has the edge undirected. Under "dags" the arrows are :func:`arrow_posteriors`'."""
+    if prior not in PRIORS:
+        raise InputError(f"prior must be one of {PRIORS}, not {prior!r}")
+    if not expanded:
+        return {}, {}
+    best = max(scores[:len(expanded)])
+    weights = [math.exp(s - best) for s in scores[:len(expanded)]]
+    size = (lambda e: e.dags) if prior == "dags" else (lambda e: e.classes)
+    total = math.fsum(w * size(e) for w, e in zip(weights, expanded, strict=True))
+    arrows: dict[tuple[str, str], float] = {}
+    undirected: dict[frozenset[str], float] = {}
+    for w, e in zip(weights, expanded, strict=True):
+        if prior == "mecs":
+            for arrow, x in e.class_arrows.items():
+                arrows[arrow] = arrows.get(arrow, 0.0) + w * x
+        for pair, x in (e.undirected_dags if prior == "dags" else e.undirected_classes).items():
+            undirected[pair] = undirected.get(pair, 0.0) + w * x
+    if prior == "dags":
+        arrows = arrow_posteriors(scores, expanded)
+    else:
+        arrows = {arrow: min(1.0, x / total) for arrow, x in arrows.items()}
+    return arrows, {pair: min(1.0, x / total) for pair, x in undirected.items()}
 
 
 @dataclass
@@ -444,12 +689,16 @@ class TwinCount:
     message: str
     #: P(u → v) under the uniform prior over DAGs, over the DAGs counted (:func:`arrow_posteriors`)
     arrows: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: (P(u → v), P(u — v undirected in the CPDAG)) under each prior of :data:`bnilp.averaging.PRIORS`, over the
+    #: classes counted (:func:`class_posteriors`); empty where ``count_credible(posteriors=False)``
+    posteriors: dict[str, tuple[dict[tuple[str, str], float], dict[frozenset[str], float]]] = field(
+        default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
 def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | None = None,
                    max_networks: int = 1_000_000, jobs: int = 1,
-                   progress: Callable[[dict], None] | None = None) -> TwinCount:
+                   progress: Callable[[dict], None] | None = None, posteriors: bool = True) -> TwinCount:
     """Count the DAGs and Markov equivalence classes with score ≥ OPT − ε of a table with twins, by listing the
     classes of the reduced table R (:func:`reduce_twins`) and counting what each expands to
     (:func:`expand_class`). Without a twin pair meeting T1–T3 this is class enumeration of the table itself.
@@ -461,7 +710,9 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     between classes once the limit is past).
     For score-equivalent scores only (as class enumeration: ``table``'s sidecar must not say its score is not;
     a table with background knowledge is refused — the knowledge can tell the twins apart). ``progress``: the
-    search's progress callback while R's classes are listed (:func:`bnilp.ilp.solve`'s)."""
+    search's progress callback while R's classes are listed (:func:`bnilp.ilp.solve`'s). ``posteriors``: the edge
+    posteriors under both priors (:func:`class_posteriors`; the arrows under the prior over DAGs are always given) —
+    about twice the counting time where R has many small classes (parkinsons BF 150)."""
     from bnilp.ilp import solve
     from bnilp.pipeline import check_table_epsilon, enumeration_unit
 
@@ -486,9 +737,12 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
         message = f"OPT not proven ({result.status}): nothing counted"
     else:
         listed = [net.parents for net in result.networks]
-    done, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit, reduced)
+    done, short = expand_classes(listed, pairs, None if time_limit is None else start + time_limit, reduced,
+                                 posteriors)
     dags, classes, expanded = sum(e.dags for e in done), sum(e.classes for e in done), len(done)
-    arrows = arrow_posteriors([net.score for net in result.networks], done)
+    scores = [net.score for net in result.networks]
+    arrows = arrow_posteriors(scores, done)
+    shares = {prior: class_posteriors(scores, done, prior) for prior in PRIORS} if posteriors else {}
     if listed and not result.complete and short is None:
         message = f"{result.message}: the {len(listed)} classes listed are counted"
     if short == "time_limit":
@@ -497,6 +751,6 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
         status, complete, message = "count_limit", False, short
     reduced_dags = sum(e.size for e in done) + sum(count_dags_in_mec(p) for p in listed[len(done):])
     return TwinCount(pairs, dags, classes, complete, status, reduced_dags, len(listed),
-                     expanded, result.optimum if result.optimum_proven else None, message, arrows,
+                     expanded, result.optimum if result.optimum_proven else None, message, arrows, shares,
                      {"reduce": t_reduce - start, "solve": t_solve - t_reduce,
                       "expand": time.perf_counter() - t_solve})

@@ -73,6 +73,41 @@ def brute_force_credible(table: ScoreTable, epsilon: float) -> tuple[float, list
     return opt, [(s, p) for s, p in nets if s >= opt - epsilon - 1e-9 * max(1.0, abs(opt))]
 
 
+def markov_class(parents: Parents) -> tuple[frozenset, frozenset]:
+    """Verma & Pearl (1990): a DAG's class is fixed by its skeleton and its unshielded colliders u → z ← v."""
+    skeleton = frozenset(frozenset((u, v)) for v, ps in parents.items() for u in ps)
+    colliders = frozenset((frozenset((u, v)), z) for z, ps in parents.items() for u in ps for v in ps
+                          if u < v and frozenset((u, v)) not in skeleton)
+    return skeleton, colliders
+
+
+def posteriors_by_listing(credible: list[tuple[float, Parents]], prior: str
+                          ) -> tuple[dict[tuple[str, str], float], dict[frozenset[str], float]]:
+    """(P(u → v), P(u — v undirected in the CPDAG)) over listed credible DAGs grouped into their classes, each class
+    weighted by exp(score − OPT) ("mecs": its weight shared equally by its DAGs) or that times its DAGs ("dags");
+    an edge is undirected in a class's CPDAG iff the class's DAGs orient it both ways."""
+    classes: dict[tuple, list[tuple[float, Parents]]] = {}
+    for s, p in credible:
+        classes.setdefault(markov_class(p), []).append((s, p))
+    opt = max(s for s, _ in credible)
+    arrows: dict[tuple[str, str], float] = {}
+    undirected: dict[frozenset[str], float] = {}
+    total = 0.0
+    for members in classes.values():
+        w = math.exp(max(s for s, _ in members) - opt) * (len(members) if prior == "dags" else 1)
+        total += w
+        held: dict[tuple[str, str], int] = {}
+        for _, p in members:
+            for v, ps in p.items():
+                for u in ps:
+                    held[(u, v)] = held.get((u, v), 0) + 1
+        for (u, v), k in held.items():
+            arrows[(u, v)] = arrows.get((u, v), 0.0) + w * k / len(members)
+            if u < v and (v, u) in held:
+                undirected[frozenset((u, v))] = undirected.get(frozenset((u, v)), 0.0) + w
+    return {a: x / total for a, x in arrows.items()}, {e: x / total for e, x in undirected.items()}
+
+
 def dp_optimum(table: ScoreTable) -> float:
     """Exact OPT by dynamic programming over subsets (Silander & Myllymäki 2006), n ≤ ~15.
 

@@ -15,7 +15,7 @@ from bnilp.mec import count_dags_in_mec, mec_key
 from bnilp.scorefile import ScoreTable
 from bnilp.twins import count_credible, expansions, reduce_twins, twin_pairs
 from tests.conftest import slow_after
-from tests.oracles import brute_force_credible
+from tests.oracles import brute_force_credible, posteriors_by_listing
 from tests.test_symmetry import _table, _with_twins
 
 
@@ -76,6 +76,34 @@ def test_arrow_posteriors_are_brute_forces(seed, n, twins, score, bf):
                 expected[(u, v)] = expected.get((u, v), 0.0) + w / math.fsum(weights)
     for arrow in set(expected) | set(counted.arrows):
         assert counted.arrows.get(arrow, 0.0) == pytest.approx(expected.get(arrow, 0.0), abs=1e-12), arrow
+
+
+@pytest.mark.parametrize("prior", ["dags", "mecs"])
+@pytest.mark.parametrize(("seed", "n", "twins", "score", "bf"), slow_after(CASES, quick=4))
+def test_class_and_cpdag_posteriors_are_brute_forces(seed, n, twins, score, bf, prior):
+    """Under either prior, P(u → v) and P(u — v undirected in the CPDAG) counted class by class from the reduced
+    table (the shares of each expanded class's DAGs, without listing them) equal brute force's credible DAGs grouped
+    into their classes, to 1e-12 — every arrow and edge, absent ones 0."""
+    table = _table(_with_twins(seed, n, twins, N=80), score, bf)
+    eps = math.log(bf)
+    arrows, undirected = count_credible(table, eps).posteriors[prior]
+    want_arrows, want_undirected = posteriors_by_listing(brute_force_credible(table, eps)[1], prior)
+    for arrow in set(want_arrows) | set(arrows):
+        assert arrows.get(arrow, 0.0) == pytest.approx(want_arrows.get(arrow, 0.0), abs=1e-12), arrow
+    for edge in set(want_undirected) | set(undirected):
+        assert undirected.get(edge, 0.0) == pytest.approx(want_undirected.get(edge, 0.0), abs=1e-12), edge
+    assert any(0 < p < 1 for p in undirected.values())      # the CPDAGs have undirected edges to count
+
+
+def test_posteriors_false_counts_the_same_without_the_class_shares():
+    """count_credible(posteriors=False) — what ``bnilp count`` runs without ``--json`` — gives the same counts and
+    arrows under the prior over DAGs, and no per-class posteriors; the expansions' two counts of classes (the
+    distinct collider sets, and the classes grouped one by one for the shares) agree."""
+    for seed, n, twins, score, bf in CASES[:4]:
+        table = _table(_with_twins(seed, n, twins, N=80), score, bf)
+        full, bare = count_credible(table, math.log(bf)), count_credible(table, math.log(bf), posteriors=False)
+        assert (bare.dags, bare.classes, bare.arrows, bare.posteriors) == (full.dags, full.classes, full.arrows, {})
+        assert full.posteriors["dags"][0] == full.arrows
 
 
 def test_every_credible_dag_is_regular_where_the_conditions_hold():
@@ -317,6 +345,33 @@ def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
     assert "≥" in res.output
 
 
+@pytest.mark.parametrize("prior", ["dags", "mecs"])
+def test_bnilp_count_gives_the_edge_posteriors_solve_gives_by_listing_every_class(tmp_path, prior):
+    """``bnilp count --prior P --json`` and ``bnilp solve --enumerate mecs --prior P --json`` on one score file with
+    mergeable twins: the same arrows, adjacencies and undirected-in-the-CPDAG posteriors, the one counted
+    from the merged table, the other averaged over every class listed."""
+    from bnilp.cli import main
+
+    path = _score_file(tmp_path, 150)
+    counted, listed = tmp_path / "count.json", tmp_path / "solve.json"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--prior", prior, "--json", str(counted)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["solve", str(path), "--bf", "150", "--enumerate", "mecs", "--prior", prior,
+                                    "--json", str(listed), "-q"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    got, want = json.loads(counted.read_text()), json.loads(listed.read_text())
+    assert got["prior"] == prior and len(got["twins"]) >= 1 and got["n_mecs"] == want["n_mecs"]
+    edges = {(e["from"], e["to"]): e["posterior"] for e in got["edges"]}
+    assert edges == pytest.approx({(e["from"], e["to"]): e["posterior"] for e in want["edges"]}, abs=1e-12)
+    for field in ("posterior", "undirected_posterior"):
+        assert {(e["u"], e["v"]): e[field] for e in got["adjacency"]} == pytest.approx(
+            {(e["u"], e["v"]): e[field] for e in want["adjacency"]}, abs=1e-12), field
+    assert any(0 < e["undirected_posterior"] < 1 for e in got["adjacency"])
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--prior", "mecs"])
+    assert res.exit_code == 2 and "add --json FILE" in res.output and len(res.output.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--bf", "0.5"], "--bf must be"), (["--bf", "150"], "pruned for"), (["--time-limit", "0"], "--time-limit"),
     (["--max-networks", "0"], "--max-networks"), (["--bf", "3", "--epsilon", "1"], "not both"),
@@ -460,6 +515,10 @@ def test_solve_and_learn_say_that_bnilp_count_counts_a_set_with_mergeable_twins(
     res = CliRunner().invoke(main, ["learn", str(tmp_path / "twins.csv"), "--bf", "20", "--scores", str(saved),
                                     "--json", str(out)], catch_exceptions=False)
     assert res.exit_code == 0 and f"`bnilp count {saved} --bf 20`" in json.loads(out.read_text())["twins_note"]
+    res = CliRunner().invoke(main, ["solve", str(path), "--bf", "20", "--prior", "mecs", "--json", str(out)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0 and f"`bnilp count {path} --bf 20 --prior mecs`" in json.loads(out.read_text())[
+        "twins_note"]
     for args in (["--optimum-only"], ["--bf", "20", "--forbid", f"{pairs[0].kept}->{pairs[0].dropped}"]):
         res = CliRunner().invoke(main, ["solve", str(path), *args, "--json", str(out)], catch_exceptions=False)
         assert res.exit_code == 0, res.output

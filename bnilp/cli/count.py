@@ -9,9 +9,10 @@ from typing import Any
 import click
 import numpy as np
 
+from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _search_jobs
-from bnilp.cli.options import bf_options, check_outputs, epsilon_from, writes_stdout
+from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import InputError
 from bnilp.report import posterior_lists
 from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
@@ -34,7 +35,10 @@ DEFAULT_COUNT_CAP = 1_000_000
 @click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
               help="Processes for listing the reduced table's classes when branch-and-cut lists them (-1 = all "
                    "cores), as solve's --jobs: the counts are the same for any value.")
-@click.option("--json", "json_out", metavar="FILE", help="Write the counts as JSON.")
+@click.option("--prior", "priors", type=click.Choice(AVERAGING_PRIORS), multiple=True,
+              help="Prior over structures for the JSON's edge posteriors: uniform over DAGs (default) or over MECs.")
+@click.option("--json", "json_out", metavar="FILE",
+              help="Write the counts and the edge posteriors (arrows, adjacencies, undirected in the CPDAG) as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
     """Count the DAGs and Markov equivalence classes within --bf of the optimum of a score file (default BF 1), without
@@ -43,6 +47,9 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     score-equivalent scores (BIC, BDeu, …). Exit 3 when a limit cut the count short (the numbers are then lower
     bounds)."""
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    prior = split_priors(opts.get("priors"))[1]
+    if prior == "mecs" and not opts.get("json_out"):     # it would weigh nothing printed
+        raise InputError("--prior mecs weighs the edge posteriors, which only the JSON holds: add --json FILE")
     _check_search_options(opts)
     check_outputs(opts, {"json_out": "--json"}, inputs={scores_path: "SCORES",
                                                          sidecar_path(scores_path): "SCORES's sidecar"})
@@ -56,7 +63,7 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                          "knowledge could tell twin columns apart)")
     with _live(plain_console(stderr=True), opts.get("quiet", False)) as update:    # the listing, on stderr
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
-                                jobs=_search_jobs(opts), progress=update)
+                                jobs=_search_jobs(opts), progress=update, posteriors=bool(opts.get("json_out")))
     report = {
         "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
         "optimum": result.optimum, "epsilon": eps, "bf": bayes_factor(eps),
@@ -64,9 +71,9 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         "message": result.message,
         "reduced": {"variables": len(table.variables) - len(result.pairs), "n_dags": result.reduced_dags,
                     "n_mecs": result.reduced_classes, "n_mecs_counted": result.expanded},
-        "prior": "dags",
-        **dict(zip(("edges", "adjacency"), posterior_lists(_arrow_matrix(result.arrows, table.variables),
-                                                           table.variables), strict=True)),
+        "prior": prior,
+        **dict(zip(("edges", "adjacency"), _posterior_lists(result.posteriors.get(prior, ({}, {})),
+                                                            table.variables), strict=True)),
         "seconds": result.seconds,
     }
     if opts.get("json_out"):
@@ -83,10 +90,17 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         sys.exit(EXIT_LIMIT)
 
 
-def _arrow_matrix(arrows: dict[tuple[str, str], float], variables: list[str]) -> np.ndarray:
-    """P(u → v) as a matrix in the order of ``variables`` (for :func:`bnilp.report.posterior_lists`)."""
+def _posterior_lists(posteriors: tuple[dict[tuple[str, str], float], dict[frozenset[str], float]],
+                     variables: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The JSON's ``edges`` and ``adjacency`` lists (:func:`bnilp.report.posterior_lists`, as learn's) from
+    :func:`bnilp.twins.class_posteriors`' P(u → v) and P(u — v undirected in the CPDAG)."""
+    arrows, undirected = posteriors
     index = {v: i for i, v in enumerate(variables)}
     d = np.zeros((len(variables), len(variables)))
     for (u, v), p in arrows.items():
         d[index[u], index[v]] = p
-    return d
+    und = np.zeros_like(d)
+    for pair, p in undirected.items():
+        u, v = sorted(pair, key=index.__getitem__)
+        und[index[u], index[v]] = und[index[v], index[u]] = p
+    return posterior_lists(d, variables, und)

@@ -442,10 +442,13 @@ def _twins_note(table: ScoreTable, eps: float, opts: dict[str, Any], scores_file
         return None
     bf = bayes_factor(eps)
     flag = f"--bf {bf:.15g}" if bf is not None else f"--epsilon {eps!r}"
+    if split_priors(opts.get("priors"))[1] == "mecs":
+        flag += " --prior mecs"
     how = f"`bnilp count {scores_file} {flag}`" if scores_file else \
         "`bnilp count` on the score file (save it with --scores FILE)"
     return (f"identical columns merge exactly at this BF ({', '.join(f'{p.dropped} into {p.kept}' for p in pairs)}; "
-            f"bnilp.twins): {how} counts the credible DAGs and classes without listing them")
+            f"bnilp.twins): {how} counts the credible DAGs and classes, and their edge posteriors, without listing "
+            "them")
 
 
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float,

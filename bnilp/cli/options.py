@@ -243,9 +243,10 @@ def structure_priors_only(command: click.Command) -> None:
 
 
 def refuse_averaging_prior(opts: dict[str, Any], command: str) -> None:
-    """``--prior dags|mecs`` weighs the networks of a credible set: only learn and solve have one."""
+    """``--prior dags|mecs`` weighs the networks of a credible set: only learn, solve and count have one."""
     if split_priors(opts.get("priors"))[1] != "dags" or "dags" in (opts.get("priors") or ()):
-        raise InputError(f"--prior dags|mecs is the averaging prior of learn/solve; {command} takes none|binomial|ebic")
+        raise InputError(f"--prior dags|mecs is the averaging prior of learn/solve/count; {command} takes "
+                         "none|binomial|ebic")
 
 
 def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
