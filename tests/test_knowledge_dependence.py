@@ -30,7 +30,7 @@ from bnilp.knowledge import from_options, parse_knowledge, pruning_note
 from bnilp.parentsets import score_parent_sets
 from bnilp.pipeline import solve_table
 from bnilp.scores import make_score
-from tests.conftest import random_discrete_frame
+from tests.conftest import random_discrete_frame, slow_after
 from tests.oracles import all_dags
 from tests.test_knowledge import (
     NAMES,
@@ -115,7 +115,7 @@ def test_exact_under_conditional_dependences_more_seeds(seed: int) -> None:
     _check_seed(seed, 5 if seed % 3 == 0 else 4, with_other_knowledge=seed % 2 == 1)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", slow_after([0, 2, 1, 3], quick=2))    # seeds 1 and 3: 38–43 s on a slow CPU
 def test_the_dependence_rows_hold_for_every_dag_that_satisfies_the_dependence(seed: int) -> None:
     """Soundness of the search's rows (a new row must never remove a valid DAG): for random parent choices A (one
     family a child from the table, cyclic ones too) in which Z d-separates a and b, the moral row of

@@ -426,16 +426,24 @@ def test_the_counts_are_the_same_when_the_reduced_table_is_listed_on_two_process
 @pytest.mark.parametrize(("seed", "twins", "bf"), [(11, [(0, 5), (2, 6)], 20), (13, [(0, 3), (4, 6)], 150)])
 def test_both_ways_of_counting_distinct_collider_sets_agree(monkeypatch, seed, twins, bf):
     """expand_class compares the triple sets' D(α) pairwise on small tables and sorts (α, D) rows past
-    PAIRWISE_ENTRIES: the same classes either way."""
+    PAIRWISE_ENTRIES: the same classes either way — and as the classes grouped one by one for the posteriors, whose
+    attachment rows taken one at a time (SHARE_ENTRIES) give the same posteriors."""
     import bnilp.twins as tw
 
     table = _table(_with_twins(seed, 7, twins, N=120), "bic", bf)
     eps = math.log(bf)
-    pairwise = count_credible(table, eps)
+    pairwise = count_credible(table, eps, posteriors=False)
+    grouped = count_credible(table, eps)
     monkeypatch.setattr(tw, "PAIRWISE_ENTRIES", 0)
-    sorted_rows = count_credible(table, eps)
-    assert (sorted_rows.dags, sorted_rows.classes) == (pairwise.dags, pairwise.classes)
+    sorted_rows = count_credible(table, eps, posteriors=False)
+    assert (sorted_rows.dags, sorted_rows.classes) == (pairwise.dags, pairwise.classes) == (grouped.dags,
+                                                                                            grouped.classes)
     assert pairwise.classes > pairwise.reduced_classes
+    monkeypatch.setattr(tw, "SHARE_ENTRIES", 1)
+    row_by_row = count_credible(table, eps)
+    for prior in ("dags", "mecs"):
+        for got, want in zip(row_by_row.posteriors[prior], grouped.posteriors[prior], strict=True):
+            assert got == pytest.approx(want, abs=1e-12)
 
 
 def test_bnilp_count_refuses_a_score_file_that_is_not_score_equivalent(tmp_path):
