@@ -957,9 +957,11 @@ def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, boo
         from dask.distributed import Client
     except ImportError:
         raise InputError("scheduler (--scheduler) needs the dask extra: pip install 'bnilp[dask]'") from None
-    log = logging.getLogger("distributed.client")       # a lost scheduler is said in bnilp's own line
-    if _no_reconnect_failure not in log.filters:        # (DaskExecutor._connected)
-        log.addFilter(_no_reconnect_failure)
+    for name, noise in (("distributed.client", _no_reconnect_failure),    # a lost scheduler is said in bnilp's
+                        ("distributed.batched", _no_batched_comm_closed)):  # own line (DaskExecutor._connected)
+        log = logging.getLogger(name)
+        if noise not in log.filters:
+            log.addFilter(noise)
     try:
         return Client(scheduler, timeout=30), False
     except (OSError, ValueError, TypeError, TimeoutError) as exc:
@@ -970,6 +972,13 @@ def _no_reconnect_failure(record: logging.LogRecord) -> bool:
     """A logging filter (the client's logger): drops "Failed to reconnect to scheduler after 30.00 seconds, closing
     client" — a scheduler lost mid-run, which the run's own one line says (seen above it in a CI run)."""
     return not record.getMessage().startswith("Failed to reconnect to scheduler")
+
+
+def _no_batched_comm_closed(record: logging.LogRecord) -> bool:
+    """A logging filter (the client's batched sends): drops "Batched Comm Closed <TCP (closed) Client->Scheduler …>"
+    and its CommClosedError traceback — logged when the scheduler dies while the client is sending to it, which the
+    run's own one line says (seen above it in a CI run: a scheduler killed mid-run, 12 lines of stderr)."""
+    return not record.getMessage().startswith("Batched Comm Closed")
 
 
 def _not_a_busy_worker_killed(record: logging.LogRecord) -> bool:

@@ -883,6 +883,30 @@ def test_closing_the_local_cluster_after_an_interrupt_logs_nothing_of_its_own_sh
                                               "exception=RuntimeError('a task of the user's')>"))
 
 
+def test_a_scheduler_lost_mid_send_logs_nothing_beside_bnilps_own_line() -> None:
+    """A scheduler killed while the client was sending to it: distributed's batched send logged "Batched Comm
+    Closed <TCP (closed) Client->Scheduler …>" with a CommClosedError traceback above bnilp's one line (a CI run
+    of test_a_scheduler_killed_mid_run_ends_the_command_in_one_line_and_no_file: 12 lines of stderr). A client
+    by address filters exactly that record on the batched sends' logger, as its reconnect failure on the
+    client's; other records pass."""
+    import logging
+
+    from bnilp.lattice import _no_batched_comm_closed, _no_reconnect_failure, connect_dask
+
+    def record(name: str, msg: str) -> logging.LogRecord:
+        return logging.LogRecord(name, logging.INFO, __file__, 1, msg, None, None)
+
+    closed = record("distributed.batched", "Batched Comm Closed <TCP (closed) Client->Scheduler "
+                                           "local=tcp://127.0.0.1:41992 remote=tcp://127.0.0.1:45657>")
+    assert not _no_batched_comm_closed(closed)
+    assert _no_batched_comm_closed(record("distributed.batched", "a real batched-send error"))
+    with pytest.raises(InputError, match="cannot connect"):     # the filters are set before the connection
+        connect_dask("tcp://127.0.0.1:notaport", 1, True)
+    assert _no_batched_comm_closed in logging.getLogger("distributed.batched").filters
+    assert _no_reconnect_failure in logging.getLogger("distributed.client").filters
+    assert not logging.getLogger("distributed.batched").filter(closed)
+
+
 @pytest.mark.slow       # ~10 s: a scoring run on worker processes, stopped twice
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
 def test_two_ctrl_cs_while_scoring_on_processes_leave_no_worker_behind(tmp_path) -> None:
