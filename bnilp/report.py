@@ -167,6 +167,14 @@ def _edge_lists(directed: Iterable[tuple[str, str]], undirected: Iterable[Iterab
     return {"directed": [list(order.names(k)) for k in arcs], "undirected": [list(order.names(k)) for k in lines]}
 
 
+def cpdag_lists(cpdags: Iterable[tuple[Iterable[tuple[str, str]], Iterable[Iterable[str]]]],
+                variables: Sequence[str]) -> list[dict[str, list[list[str]]]]:
+    """Each CPDAG ``(directed {(u, v)}, undirected {{u, v}})`` (:func:`bnilp.mec.cpdag_edges`) as the report's
+    classes hold it: ``{"directed": [[u, v], …], "undirected": [[u, v], …]}``, in ``variables``' order."""
+    order = _PairOrder(variables)
+    return [_edge_lists(directed, undirected, order) for directed, undirected in cpdags]
+
+
 def _class_size(m: MEC) -> tuple[int | None, str | None]:
     """(the class's size — its DAGs that satisfy the knowledge, if any —, None) or, where counting it would
     mean listing more than :data:`~bnilp.mec.MAX_CLASS_LISTED` DAGs (ancestor statements are checked DAG by

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 
 import networkx as nx
@@ -106,6 +106,54 @@ def posteriors_by_listing(credible: list[tuple[float, Parents]], prior: str
             if u < v and (v, u) in held:
                 undirected[frozenset((u, v))] = undirected.get(frozenset((u, v)), 0.0) + w
     return {a: x / total for a, x in arrows.items()}, {e: x / total for e, x in undirected.items()}
+
+
+def contract_twins(parents: Parents, pairs: list[tuple[str, str]]) -> Parents:
+    """A DAG with twin pairs (a kept, b merged) in which one twin, U, is the other's only parent, each pair contracted
+    into a (bnilp.twins' map φ, written out): a takes U's parents but the other twin, every child of a twin becomes a
+    child of a, b is removed. A DAG that is not of that form is an AssertionError."""
+    g = {v: set(ps) for v, ps in parents.items()}
+    for a, b in pairs:
+        assert (a in g[b]) != (b in g[a]), "neither twin, or both, the other's parent"
+        upper, lower = (a, b) if a in g[b] else (b, a)
+        assert g[lower] == {upper}, "the lower twin has another parent"
+        family = g[upper] - {lower}
+        for v in g:
+            assert not {a, b} <= g[v] or v in (a, b), "a child with both twins"
+            g[v] = {a if u == b else u for u in g[v]}
+        g[a] = family
+        del g[b]
+    return {v: frozenset(ps) for v, ps in g.items()}
+
+
+def cpdag_class(directed: Iterable[tuple[str, str]], undirected: Iterable[Iterable[str]]
+                ) -> tuple[frozenset, frozenset]:
+    """:func:`markov_class`'s key of the class a CPDAG stands for: its skeleton, and its unshielded colliders (the
+    v-structures, directed in a CPDAG)."""
+    directed = list(directed)
+    skeleton = frozenset({frozenset(e) for e in directed} | {frozenset(e) for e in undirected})
+    into: dict[str, set[str]] = {}
+    for u, z in directed:
+        into.setdefault(z, set()).add(u)
+    colliders = frozenset((frozenset((u, v)), z) for z, us in into.items() for u in us for v in us
+                          if u < v and frozenset((u, v)) not in skeleton)
+    return skeleton, colliders
+
+
+def classes_by_contraction(credible: list[tuple[float, Parents]], pairs: list[tuple[str, str]]
+                           ) -> dict[tuple, list[tuple[float, int]]]:
+    """Listed credible DAGs grouped into their classes, and the classes by the class of their DAGs contracted
+    (:func:`contract_twins`): that class's :func:`markov_class` key → [(a class's score, its DAGs listed), …]. The
+    DAGs of one class must contract into one class (an AssertionError otherwise)."""
+    classes: dict[tuple, list[tuple[float, Parents]]] = {}
+    for s, p in credible:
+        classes.setdefault(markov_class(p), []).append((s, p))
+    out: dict[tuple, list[tuple[float, int]]] = {}
+    for members in classes.values():
+        keys = {markov_class(contract_twins(p, pairs)) for _, p in members}
+        assert len(keys) == 1, "a class's DAGs contract into different classes"
+        out.setdefault(keys.pop(), []).append((max(s for s, _ in members), len(members)))
+    return out
 
 
 def dp_optimum(table: ScoreTable) -> float:

@@ -11,11 +11,19 @@ import pytest
 from click.testing import CliRunner
 
 from bnilp import ilp
+from bnilp.averaging import PRIORS
 from bnilp.mec import count_dags_in_mec, mec_key
 from bnilp.scorefile import ScoreTable
-from bnilp.twins import count_credible, expansions, reduce_twins, twin_pairs
+from bnilp.twins import class_groups, count_credible, expansions, reduce_twins, twin_pairs
 from tests.conftest import slow_after
-from tests.oracles import brute_force_credible, posteriors_by_listing
+from tests.oracles import (
+    brute_force_credible,
+    classes_by_contraction,
+    contract_twins,
+    cpdag_class,
+    markov_class,
+    posteriors_by_listing,
+)
 from tests.test_symmetry import _table, _with_twins
 
 
@@ -95,6 +103,41 @@ def test_class_and_cpdag_posteriors_are_brute_forces(seed, n, twins, score, bf, 
     assert any(0 < p < 1 for p in undirected.values())      # the CPDAGs have undirected edges to count
 
 
+#: CASES with their N, and one (N = 60) whose groups hold classes of different sizes (a scan of random tables)
+GROUP_CASES = [(7, 5, [(0, 3)], "bic", 150, 60), *((*case, 80) for case in CASES)]
+
+
+@pytest.mark.parametrize(("seed", "n", "twins", "score", "bf", "rows"), slow_after(GROUP_CASES, quick=5))
+def test_the_class_groups_are_brute_forces_classes_grouped_by_the_class_they_contract_to(seed, n, twins, score, bf,
+                                                                                          rows):
+    """class_groups — the class table of a counted set: one group per class K of the reduced table, best first —
+    holds exactly brute force's credible classes whose DAGs contract to K (each twin pair merged into its kept
+    twin, written out in the oracle): per group the same classes, DAGs, class sizes and score, and under either prior
+    its posterior is the sum of its classes' (exp(score − OPT), times the class's DAGs under "dags"), to 1e-12."""
+    table = _table(_with_twins(seed, n, twins, N=rows), score, bf)
+    eps = math.log(bf)
+    counted = count_credible(table, eps)
+    opt, credible = brute_force_credible(table, eps)
+    want = classes_by_contraction(credible, [(p.kept, p.dropped) for p in counted.pairs])
+    assert len(counted.expansions) == counted.reduced_classes == len(want)
+    for prior in PRIORS:
+        total = math.fsum(math.exp(s - opt) * (size if prior == "dags" else 1)
+                          for members in want.values() for s, size in members)
+        groups = class_groups(counted, prior)
+        assert [g["score"] for g in groups] == sorted((g["score"] for g in groups), reverse=True)
+        for group, expansion in zip(groups, counted.expansions, strict=True):
+            members = want[cpdag_class(*expansion.cpdag)]
+            assert group["n_mecs"] == len(members) and group["n_dags"] == sum(size for _, size in members)
+            assert group["class_sizes"] == sorted(map(list, Counter(size for _, size in members).items()))
+            assert group["score"] == pytest.approx(members[0][0], abs=1e-9)
+            assert group["ln_bf"] == pytest.approx(opt - members[0][0], abs=1e-9)
+            assert group["posterior"] == pytest.approx(math.fsum(
+                math.exp(s - opt) * (size if prior == "dags" else 1) for s, size in members) / total, abs=1e-12)
+    assert not counted.pairs or any(len(members) > 1 for members in want.values())   # groups of several classes
+    if rows == 60:
+        assert any(len(g["class_sizes"]) > 1 for g in class_groups(counted))           # of several sizes
+
+
 def test_posteriors_false_counts_the_same_without_the_class_shares():
     """count_credible(posteriors=False) — what ``bnilp count`` runs without ``--json`` — gives the same counts and
     arrows under the prior over DAGs, and no per-class posteriors; the expansions' two counts of classes (the
@@ -103,6 +146,9 @@ def test_posteriors_false_counts_the_same_without_the_class_shares():
         table = _table(_with_twins(seed, n, twins, N=80), score, bf)
         full, bare = count_credible(table, math.log(bf)), count_credible(table, math.log(bf), posteriors=False)
         assert (bare.dags, bare.classes, bare.arrows, bare.posteriors) == (full.dags, full.classes, full.arrows, {})
+        assert [g["class_sizes"] for g in class_groups(bare)] == [[]] * len(bare.expansions)    # not counted
+        assert [{k: g[k] for k in ("n_mecs", "n_dags", "posterior")} for g in class_groups(bare)] == [
+            {k: g[k] for k in ("n_mecs", "n_dags", "posterior")} for g in class_groups(full)]
         assert full.posteriors["dags"][0] == full.arrows
 
 
@@ -337,12 +383,18 @@ def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
         either = counted.arrows.get((u, v), 0) + counted.arrows.get((v, u), 0)
         assert pair["posterior"] == pytest.approx(min(1.0, either))
     assert f"credible DAGs {counted.dags:,}  classes {counted.classes:,}" in res.output
+    assert f"merged table they contract to (top {min(20, counted.reduced_classes)} of {counted.reduced_classes})" \
+        in res.output
+    assert [{k: v for k, v in g.items() if k != "cpdag"} for g in report["groups"]] == pytest.approx(
+        class_groups(counted))
+    assert sum(g["n_mecs"] for g in report["groups"]) == counted.classes
     res = CliRunner().invoke(main, ["count", str(path), "--bf", "20", "--time-limit", "1e-6", "--json", str(out)],
                              catch_exceptions=False)
     assert res.exit_code == 3
     report = json.loads(out.read_text())
     assert (report["complete"], report["status"]) == (False, "time_limit")
     assert "≥" in res.output
+    assert "NOT complete" in res.output or report["groups"] == []     # the groups counted before the cut, if any
 
 
 @pytest.mark.parametrize("prior", ["dags", "mecs"])
@@ -368,6 +420,19 @@ def test_bnilp_count_gives_the_edge_posteriors_solve_gives_by_listing_every_clas
         assert {(e["u"], e["v"]): e[field] for e in got["adjacency"]} == pytest.approx(
             {(e["u"], e["v"]): e[field] for e in want["adjacency"]}, abs=1e-12), field
     assert any(0 < e["undirected_posterior"] < 1 for e in got["adjacency"])
+    # the class table by groups: solve's classes, grouped by the class their DAGs contract to (the oracle's map)
+    pairs = [(t["kept"], t["merged"]) for t in got["twins"]]
+    listed: dict[tuple, list[dict]] = {}
+    for m in want["mecs"]:
+        parents = {v: frozenset(ps) for v, ps in want["networks"][m["members"][0]]["parents"].items()}
+        listed.setdefault(markov_class(contract_twins(parents, pairs)), []).append(m)
+    assert len(got["groups"]) == len(listed) == got["reduced"]["n_mecs"]
+    for group in got["groups"]:
+        members = listed[cpdag_class(map(tuple, group["cpdag"]["directed"]), group["cpdag"]["undirected"])]
+        assert (group["n_mecs"], group["n_dags"]) == (len(members), sum(m["n_dags"] for m in members))
+        assert group["class_sizes"] == sorted(map(list, Counter(m["class_size"] for m in members).items()))
+        assert group["posterior"] == pytest.approx(math.fsum(m["posterior"] for m in members), abs=1e-12)
+        assert group["score"] == pytest.approx(members[0]["score"], abs=1e-9)
     res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--prior", "mecs"])
     assert res.exit_code == 2 and "add --json FILE" in res.output and len(res.output.strip().splitlines()) == 1
 

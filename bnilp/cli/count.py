@@ -8,17 +8,18 @@ from typing import Any
 
 import click
 import numpy as np
+from rich.table import Table
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import InputError
-from bnilp.report import posterior_lists
+from bnilp.report import TOP_MECS, cpdag_lists, posterior_lists
 from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
-from bnilp.scores.base import bayes_factor, score_equivalent
-from bnilp.terminal import plain_console
-from bnilp.twins import count_credible
+from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
+from bnilp.terminal import lossless, plain_console
+from bnilp.twins import class_groups, count_credible
 
 #: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
 DEFAULT_COUNT_CAP = 1_000_000
@@ -64,6 +65,11 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     with _live(plain_console(stderr=True), opts.get("quiet", False)) as update:    # the listing, on stderr
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
                                 jobs=_search_jobs(opts), progress=update, posteriors=bool(opts.get("json_out")))
+    dropped = {p.dropped for p in result.pairs}
+    groups = class_groups(result, prior)
+    for group, cpdag in zip(groups, cpdag_lists((e.cpdag for e in result.expansions),
+                                                [v for v in table.variables if v not in dropped]), strict=True):
+        group["cpdag"] = cpdag
     report = {
         "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
         "optimum": result.optimum, "epsilon": eps, "bf": bayes_factor(eps),
@@ -74,6 +80,7 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         "prior": prior,
         **dict(zip(("edges", "adjacency"), _posterior_lists(result.posteriors.get(prior, ({}, {})),
                                                             table.variables), strict=True)),
+        "groups": groups,
         "seconds": result.seconds,
     }
     if opts.get("json_out"):
@@ -86,8 +93,26 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
             f"{result.reduced_classes:,} classes listed ({result.reduced_dags:,} DAGs), {result.expanded:,} counted")
         say(f"credible DAGs {bound}{result.dags:,}  classes {bound}{result.classes:,}  status {result.status}  "
             f"complete {str(result.complete).lower()}" + (f"  ({result.message})" if result.message else ""))
+        if groups:
+            table_out = plain_console(stderr=writes_stdout(opts.get("json_out")))
+            table_out.print(lossless(_group_table(groups, prior, result.complete)))
     if not result.complete:
         sys.exit(EXIT_LIMIT)
+
+
+def _group_table(groups: list[dict[str, Any]], prior: str, complete: bool) -> Table:
+    """The terminal's class table of a counted set: the best :data:`~bnilp.report.TOP_MECS` groups of classes
+    (:func:`bnilp.twins.class_groups`), each the classes that contract to one class of the merged table."""
+    t = Table(title=f"Credible classes by the class of the merged table they contract to (top "
+                    f"{min(TOP_MECS, len(groups))} of {len(groups)}{'' if complete else ' counted: NOT complete'})")
+    for col in ("#", "score", "ln BF", "BF to best", "classes", "DAGs", "class sizes", f"posterior ({prior})"):
+        t.add_column(col, justify="right")
+    for k, g in enumerate(groups[:TOP_MECS], start=1):
+        sizes = [size for size, _ in g["class_sizes"]]
+        span = "—" if not sizes else f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,}–{sizes[-1]:,}"
+        t.add_row(str(k), f"{g['score']:.4f}", f"{g['ln_bf']:.4g}", bf_text(g["ln_bf"]), f"{g['n_mecs']:,}",
+                  f"{g['n_dags']:,}", span, f"{g['posterior']:.4g}")
+    return t
 
 
 def _posterior_lists(posteriors: tuple[dict[tuple[str, str], float], dict[frozenset[str], float]],
