@@ -385,8 +385,13 @@ def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
     assert f"credible DAGs {counted.dags:,}  classes {counted.classes:,}" in res.output
     assert f"merged table they contract to (top {min(20, counted.reduced_classes)} of {counted.reduced_classes})" \
         in res.output
-    assert [{k: v for k, v in g.items() if k != "cpdag"} for g in report["groups"]] == pytest.approx(
-        class_groups(counted))
+    want = class_groups(counted)
+    assert len(report["groups"]) == len(want) == counted.reduced_classes
+    for got, expected in zip(report["groups"], want, strict=True):
+        assert {k: v for k, v in got.items() if k not in ("cpdag", "score", "ln_bf", "posterior")} == {
+            k: v for k, v in expected.items() if k not in ("score", "ln_bf", "posterior")}
+        for k in ("score", "ln_bf", "posterior"):
+            assert got[k] == pytest.approx(expected[k], rel=1e-12, abs=1e-12), k
     assert sum(g["n_mecs"] for g in report["groups"]) == counted.classes
     res = CliRunner().invoke(main, ["count", str(path), "--bf", "20", "--time-limit", "1e-6", "--json", str(out)],
                              catch_exceptions=False)
@@ -394,7 +399,35 @@ def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
     report = json.loads(out.read_text())
     assert (report["complete"], report["status"]) == (False, "time_limit")
     assert "≥" in res.output
-    assert "NOT complete" in res.output or report["groups"] == []     # the groups counted before the cut, if any
+    assert report["groups"] == [] and "0 of the" in report["message"]      # cut before the first class expanded
+
+
+def test_a_count_cut_between_classes_gives_the_groups_it_counted(tmp_path, monkeypatch):
+    """A time limit that falls while the merged table's classes are expanded: exit 3, the JSON's groups are the
+    classes counted (as many as ``n_mecs_counted``, adding up to the counts given), and the console's table says the
+    set is NOT complete."""
+    import time
+
+    import bnilp.twins
+    from bnilp.cli import main
+
+    path = _score_file(tmp_path, 150)
+    expand = bnilp.twins.expand_class
+
+    def slow_expand(*args, **kwargs):
+        time.sleep(0.2)
+        return expand(*args, **kwargs)
+
+    monkeypatch.setattr(bnilp.twins, "expand_class", slow_expand)
+    out = tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--time-limit", "2", "--json", str(out)],
+                             catch_exceptions=False)
+    report = json.loads(out.read_text())
+    assert res.exit_code == 3 and (report["complete"], report["status"]) == (False, "time_limit")
+    assert 0 < len(report["groups"]) == report["reduced"]["n_mecs_counted"] < report["reduced"]["n_mecs"]
+    assert sum(g["n_mecs"] for g in report["groups"]) == report["n_mecs"]
+    assert sum(g["n_dags"] for g in report["groups"]) == report["n_dags"]
+    assert "NOT complete" in res.output
 
 
 @pytest.mark.parametrize("prior", ["dags", "mecs"])
@@ -433,8 +466,9 @@ def test_bnilp_count_gives_the_edge_posteriors_solve_gives_by_listing_every_clas
         assert group["class_sizes"] == sorted(map(list, Counter(m["class_size"] for m in members).items()))
         assert group["posterior"] == pytest.approx(math.fsum(m["posterior"] for m in members), abs=1e-12)
         assert group["score"] == pytest.approx(members[0]["score"], abs=1e-9)
-    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--prior", "mecs"])
-    assert res.exit_code == 2 and "add --json FILE" in res.output and len(res.output.strip().splitlines()) == 1
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--prior", prior], catch_exceptions=False)
+    assert res.exit_code == 0 and f"posterior ({prior})" in res.output     # the console's table weighs by it too
+    assert f"{got['groups'][0]['posterior']:.4g}" in res.output
 
 
 @pytest.mark.parametrize(("args", "message"), [

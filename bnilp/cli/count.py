@@ -37,9 +37,11 @@ DEFAULT_COUNT_CAP = 1_000_000
               help="Processes for listing the reduced table's classes when branch-and-cut lists them (-1 = all "
                    "cores), as solve's --jobs: the counts are the same for any value.")
 @click.option("--prior", "priors", type=click.Choice(AVERAGING_PRIORS), multiple=True,
-              help="Prior over structures for the JSON's edge posteriors: uniform over DAGs (default) or over MECs.")
+              help="Prior over structures for the class table's posteriors and the JSON's edge posteriors: uniform "
+                   "over DAGs (default) or over MECs.")
 @click.option("--json", "json_out", metavar="FILE",
-              help="Write the counts and the edge posteriors (arrows, adjacencies, undirected in the CPDAG) as JSON.")
+              help="Write the counts, the class table by groups (with their class sizes) and the edge posteriors "
+                   "(arrows, adjacencies, undirected in the CPDAG) as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
     """Count the DAGs and Markov equivalence classes within --bf of the optimum of a score file (default BF 1), without
@@ -49,8 +51,6 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     bounds)."""
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     prior = split_priors(opts.get("priors"))[1]
-    if prior == "mecs" and not opts.get("json_out"):     # it would weigh nothing printed
-        raise InputError("--prior mecs weighs the edge posteriors, which only the JSON holds: add --json FILE")
     _check_search_options(opts)
     check_outputs(opts, {"json_out": "--json"}, inputs={scores_path: "SCORES",
                                                          sidecar_path(scores_path): "SCORES's sidecar"})
@@ -110,7 +110,7 @@ def _group_table(groups: list[dict[str, Any]], prior: str, complete: bool) -> Ta
     for k, g in enumerate(groups[:TOP_MECS], start=1):
         sizes = [size for size, _ in g["class_sizes"]]
         span = "—" if not sizes else f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,}–{sizes[-1]:,}"
-        t.add_row(str(k), f"{g['score']:.4f}", f"{g['ln_bf']:.4g}", bf_text(g["ln_bf"]), f"{g['n_mecs']:,}",
+        t.add_row(str(k), f"{g['score']:.4f}", f"{g['ln_bf']:.4f}", bf_text(g["ln_bf"]), f"{g['n_mecs']:,}",
                   f"{g['n_dags']:,}", span, f"{g['posterior']:.4g}")
     return t
 
