@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from collections import Counter
 
-from common import all_columns, data_path, table1
+from common import ROOT, all_columns, data_path, table1
 
-from bnilp import ilp
-from bnilp.averaging import PRIORS
-from bnilp.data import load_data
-from bnilp.mec import class_counts, count_dags_in_mec, cpdag_edges
-from bnilp.parentsets import score_parent_sets
-from bnilp.scores import make_score
-from bnilp.twins import count_credible
+sys.path.insert(0, str(ROOT))
+
+from bnilp import ilp  # noqa: E402
+from bnilp.averaging import PRIORS  # noqa: E402
+from bnilp.data import load_data  # noqa: E402
+from bnilp.mec import class_counts, count_dags_in_mec, cpdag_edges  # noqa: E402
+from bnilp.parentsets import score_parent_sets  # noqa: E402
+from bnilp.scores import make_score  # noqa: E402
+from bnilp.twins import class_groups, count_credible  # noqa: E402
+from tests.oracles import contract_twins, cpdag_class, markov_class  # noqa: E402
 
 WITH_TWINS = "parkinsons,hailfinder100,hailfinder500,lung-cancer,soybean,bands"
 
@@ -70,7 +75,7 @@ def main() -> None:
                 if agree and counted.posteriors:
                     gap = max(_largest_difference(counted.posteriors[prior], _listed_posteriors(whole, prior))
                               for prior in PRIORS)
-                    agree += f"; posteriors (both priors) to {gap:.1e}"
+                    agree += f"; posteriors (both priors) to {gap:.1e}; groups {_groups_agree(counted, whole)}"
                 listed = (f"{dags:,} DAGs, {classes:,} MECs, {whole.status}, "
                           f"{time.perf_counter() - t2:.1f} s{agree}")
             print(f"{row['name']:<14} {bf:>4} {twins:>6} {len(counted.pairs):>5} {counted.reduced_classes:>12,} "
@@ -96,6 +101,23 @@ def _listed_posteriors(whole, prior: str) -> tuple[dict, dict]:
         for edge in cpdag[1]:
             undirected[frozenset(edge)] = undirected.get(frozenset(edge), 0.0) + w
     return {a: x / total for a, x in arrows.items()}, {e: x / total for e, x in undirected.items()}
+
+
+def _groups_agree(counted, whole) -> str:
+    """Whether ``bnilp count``'s class table by groups (:func:`bnilp.twins.class_groups`) holds the classes listed,
+    grouped by the class their representative contracts to (each twin pair merged, ``tests/oracles.contract_twins``):
+    per group the same classes, DAGs and class sizes ("same"), or how many groups differ."""
+    pairs = [(p.kept, p.dropped) for p in counted.pairs]
+    listed: dict = {}
+    for net in whole.networks:
+        listed.setdefault(markov_class(contract_twins(net.parents, pairs)), []).append(count_dags_in_mec(net.parents))
+    groups = class_groups(counted)
+    differ = len(listed) != len(groups)
+    for group, expansion in zip(groups, counted.expansions, strict=True):
+        sizes = listed.get(cpdag_class(*expansion.cpdag), [])
+        differ += (group["n_mecs"], group["n_dags"], group["class_sizes"]) != (
+            len(sizes), sum(sizes), sorted(map(list, Counter(sizes).items())))
+    return "same" if not differ else f"{differ} DIFFER"
 
 
 def _largest_difference(got: tuple[dict, dict], want: tuple[dict, dict]) -> float:

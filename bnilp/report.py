@@ -705,6 +705,39 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         atomic_write_text(folder / name, text)
         written[name] = folder / name
 
+    put("edges.csv", _edges_csv(r, variables))
+    mecs = r.get("mecs") or []
+    classes = pd.DataFrame({
+        "rank": list(range(1, len(mecs) + 1)),
+        "score": [m["score"] for m in mecs],
+        "ln_bf": [m["ln_bf"] for m in mecs],
+        "bf": [bayes_factor(m["ln_bf"]) for m in mecs],        # empty where e^ε overflows (as JSON's null)
+        "n_dags": [m["n_dags"] for m in mecs],
+        "class_size": [m.get("class_size") for m in mecs],
+        "posterior": [m["posterior"] for m in mecs],
+        # the class as reported: under background knowledge its PDAG (its DAGs that satisfy it), as the JSON's
+        # "pdag", class_size and best_cpdag.dot
+        "n_directed": [len((m.get("pdag") or m["cpdag"])["directed"]) for m in mecs],
+        "n_undirected": [len((m.get("pdag") or m["cpdag"])["undirected"]) for m in mecs],
+    })
+    put("mecs.csv", _marked(classes, r).to_csv(index=False, lineterminator="\n"))
+    put("networks.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False) + "\n")
+    if mecs:
+        put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))
+    nets = network_items(networks if networks is not None else r.get("networks") or [])
+    if nets:
+        best = max(range(len(nets)), key=lambda k: nets[k][0])
+        write_dot(nets[best][1], folder / "best_network.dot")
+        write_graphml(nets[best][1], folder / "best_network.graphml")
+        written["best_network.dot"] = folder / "best_network.dot"
+        written["best_network.graphml"] = folder / "best_network.graphml"
+    _write_averaged(folder, r, variables, put, written)
+    return written
+
+
+def _edges_csv(r: Mapping[str, Any], variables: list[str]) -> str:
+    """``edges.csv``: each pair's P(u → v), P(u — v) and P(u — v undirected), most probable first; every row marked
+    where the posteriors are over the networks found only (``incomplete``) or within limits (``limited``)."""
     d = _matrix(r.get("edges") or [], variables)
     und = np.zeros_like(d)
     rank = {v: i for i, v in enumerate(variables)}
@@ -726,48 +759,71 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
         frame["incomplete"] = cut
     if limited is not None:             # ... or exact only within these limits (palim, knowledge_pruning, …)
         frame["limited"] = limited
-    put("edges.csv", frame.to_csv(index=False, lineterminator="\n"))
-    mecs = r.get("mecs") or []
-    classes = pd.DataFrame({
-        "rank": list(range(1, len(mecs) + 1)),
-        "score": [m["score"] for m in mecs],
-        "ln_bf": [m["ln_bf"] for m in mecs],
-        "bf": [bayes_factor(m["ln_bf"]) for m in mecs],        # empty where e^ε overflows (as JSON's null)
-        "n_dags": [m["n_dags"] for m in mecs],
-        "class_size": [m.get("class_size") for m in mecs],
-        "posterior": [m["posterior"] for m in mecs],
-        # the class as reported: under background knowledge its PDAG (its DAGs that satisfy it), as the JSON's
-        # "pdag", class_size and best_cpdag.dot
-        "n_directed": [len((m.get("pdag") or m["cpdag"])["directed"]) for m in mecs],
-        "n_undirected": [len((m.get("pdag") or m["cpdag"])["undirected"]) for m in mecs],
-    })
-    cut = _cut_short(r, table=True)     # a capped class list is cut here even where the posteriors are whole
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+def _marked(table: pd.DataFrame, r: Mapping[str, Any]) -> pd.DataFrame:
+    """A class table with columns ``incomplete`` (a capped class list is cut even where the posteriors are whole)
+    and ``limited``, on every row, where they apply."""
+    cut, limited = _cut_short(r, table=True), _limited(r)
     if cut is not None:
-        classes["incomplete"] = cut
+        table["incomplete"] = cut
     if limited is not None:
-        classes["limited"] = limited
-    put("mecs.csv", classes.to_csv(index=False, lineterminator="\n"))
-    put("networks.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False) + "\n")
-    if mecs:
-        put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))
+        table["limited"] = limited
+    return table
+
+
+def _write_averaged(folder: Path, r: Mapping[str, Any], variables: list[str], put: Any,
+                    written: dict[str, Path]) -> None:
+    """``averaged.dot``, ``heatmap.png`` and ``averaged.png`` of a report's edge posteriors."""
     put("averaged.dot", _averaged_dot(r.get("edges") or [], variables, r))
-    nets = network_items(networks if networks is not None else r.get("networks") or [])
-    if nets:
-        best = max(range(len(nets)), key=lambda k: nets[k][0])
-        write_dot(nets[best][1], folder / "best_network.dot")
-        write_graphml(nets[best][1], folder / "best_network.graphml")
-        written["best_network.dot"] = folder / "best_network.dot"
-        written["best_network.graphml"] = folder / "best_network.graphml"
     plot_heatmap(r, folder / "heatmap.png")
     written["heatmap.png"] = folder / "heatmap.png"
     plot_averaged(r, folder / "averaged.png")
     written["averaged.png"] = folder / "averaged.png"
+
+
+def write_count_report(directory: str | os.PathLike[str], count_json: Mapping[str, Any]) -> dict[str, Path]:
+    """``bnilp count --report DIR``: ``edges.csv``, ``averaged.dot``, ``heatmap.png`` and ``averaged.png`` from a
+    count's edge posteriors (as :func:`write_report` writes them), ``groups.csv`` — its class table by groups
+    (:func:`bnilp.twins.class_groups`; the smallest and largest class of each where the sizes were counted) — and
+    ``count.json``, the count's JSON; every file or none. Returns ``{file name: path}``."""
+    folder = Path(directory)
+    check_writable(folder, folder=True)
+    r = dict(count_json)
+    variables = list(r["variables"])
+    written: dict[str, Path] = {}
+
+    def put(name: str, text: str) -> None:
+        atomic_write_text(folder / name, text)
+        written[name] = folder / name
+
+    groups = r.get("groups") or []
+    table = pd.DataFrame({
+        "rank": list(range(1, len(groups) + 1)),
+        "score": [g["score"] for g in groups],
+        "ln_bf": [g["ln_bf"] for g in groups],
+        "bf": [bayes_factor(g["ln_bf"]) for g in groups],
+        "n_mecs": [g["n_mecs"] for g in groups],
+        "n_dags": [g["n_dags"] for g in groups],
+        "smallest_class": [g["class_sizes"][0][0] if g["class_sizes"] else None for g in groups],
+        "largest_class": [g["class_sizes"][-1][0] if g["class_sizes"] else None for g in groups],
+        "posterior": [g["posterior"] for g in groups],
+    }, dtype=object)
+    with output_set() as outputs:
+        outputs.make_folder(folder)
+        put("edges.csv", _edges_csv(r, variables))
+        put("groups.csv", _marked(table, r).to_csv(index=False, lineterminator="\n"))
+        put("count.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False, indent=1) + "\n")
+        _write_averaged(folder, r, variables, put, written)
     return written
 
 
 #: the files :func:`write_report` may write into its directory
 REPORT_FILES = ("edges.csv", "mecs.csv", "networks.json", "best_cpdag.dot", "averaged.dot", "best_network.dot",
                 "best_network.graphml", "heatmap.png", "averaged.png")
+#: the files :func:`write_count_report` writes into its directory
+COUNT_REPORT_FILES = ("edges.csv", "groups.csv", "count.json", "averaged.dot", "heatmap.png", "averaged.png")
 
 
 def _json_default(x: Any) -> Any:

@@ -471,6 +471,54 @@ def test_bnilp_count_gives_the_edge_posteriors_solve_gives_by_listing_every_clas
     assert f"{got['groups'][0]['posterior']:.4g}" in res.output
 
 
+def test_bnilp_count_report_writes_the_class_table_edges_and_pictures(tmp_path, monkeypatch):
+    """``bnilp count FILE --report DIR``: edges.csv holds the JSON's edge posteriors, groups.csv its groups (one row
+    each, their classes and DAGs and smallest and largest class), count.json the JSON itself, with averaged.dot and
+    the two pictures; a count cut short marks every row of both tables ``incomplete``; a --json inside the report's
+    files is refused before the work, in one line, nothing written."""
+    import time
+
+    import pandas as pd
+
+    import bnilp.twins
+    from bnilp.cli import main
+    from bnilp.report import COUNT_REPORT_FILES
+
+    path = _score_file(tmp_path, 150)
+    folder, out = tmp_path / "report", tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--report", str(folder), "--json", str(out)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in folder.iterdir()) == sorted(COUNT_REPORT_FILES)
+    report = json.loads(out.read_text())
+    assert json.loads((folder / "count.json").read_text()) == report
+    groups = pd.read_csv(folder / "groups.csv")
+    assert list(groups["n_mecs"]) == [g["n_mecs"] for g in report["groups"]] and groups["n_mecs"].sum() == \
+        report["n_mecs"]
+    assert list(groups["smallest_class"]) == [g["class_sizes"][0][0] for g in report["groups"]]
+    assert list(groups["largest_class"]) == [g["class_sizes"][-1][0] for g in report["groups"]]
+    edges = pd.read_csv(folder / "edges.csv")
+    assert {(u, v): p for u, v, p in zip(edges["from"], edges["to"], edges["directed_posterior"], strict=True)
+            if p > 0} == pytest.approx({(e["from"], e["to"]): e["posterior"] for e in report["edges"]})
+    assert "incomplete" not in groups and "incomplete" not in edges
+    expand = bnilp.twins.expand_class
+
+    def slow_expand(*args, **kwargs):
+        time.sleep(0.2)
+        return expand(*args, **kwargs)
+
+    monkeypatch.setattr(bnilp.twins, "expand_class", slow_expand)
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--time-limit", "2", "--report", str(folder)],
+                             catch_exceptions=False)
+    assert res.exit_code == 3
+    groups, edges = pd.read_csv(folder / "groups.csv"), pd.read_csv(folder / "edges.csv")
+    assert len(groups) > 0 and set(groups["incomplete"]) == {"time_limit"} == set(edges["incomplete"])
+    fresh = tmp_path / "fresh"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--report", str(fresh), "--json",
+                                    str(fresh / "count.json")])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1 and not fresh.exists()
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--bf", "0.5"], "--bf must be"), (["--bf", "150"], "pruned for"), (["--time-limit", "0"], "--time-limit"),
     (["--max-networks", "0"], "--max-networks"), (["--bf", "3", "--epsilon", "1"], "not both"),

@@ -15,7 +15,7 @@ from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import InputError
-from bnilp.report import TOP_MECS, cpdag_lists, posterior_lists
+from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
 from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 from bnilp.terminal import lossless, plain_console
@@ -42,6 +42,9 @@ DEFAULT_COUNT_CAP = 1_000_000
 @click.option("--json", "json_out", metavar="FILE",
               help="Write the counts, the class table by groups (with their class sizes) and the edge posteriors "
                    "(arrows, adjacencies, undirected in the CPDAG) as JSON.")
+@click.option("--report", "report_dir", metavar="DIR",
+              help="Write edges.csv, groups.csv (the class table by groups), count.json, averaged.dot and PNG pictures "
+                   "(heatmap.png, averaged.png) of the edge posteriors into DIR.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any) -> None:
     """Count the DAGs and Markov equivalence classes within --bf of the optimum of a score file (default BF 1), without
@@ -52,8 +55,9 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
     prior = split_priors(opts.get("priors"))[1]
     _check_search_options(opts)
-    check_outputs(opts, {"json_out": "--json"}, inputs={scores_path: "SCORES",
-                                                         sidecar_path(scores_path): "SCORES's sidecar"})
+    check_outputs(opts, {"json_out": "--json", "report_dir": "--report"}, folders=("report_dir",),
+                  inputs={scores_path: "SCORES", sidecar_path(scores_path): "SCORES's sidecar"},
+                  folder_files=COUNT_REPORT_FILES)
     table = read_score_file(scores_path)
     _check_table_epsilon(table, eps)
     if score_equivalent(table.meta) is False:
@@ -64,7 +68,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                          "knowledge could tell twin columns apart)")
     with _live(plain_console(stderr=True), opts.get("quiet", False)) as update:    # the listing, on stderr
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
-                                jobs=_search_jobs(opts), progress=update, posteriors=bool(opts.get("json_out")))
+                                jobs=_search_jobs(opts), progress=update,
+                                posteriors=bool(opts.get("json_out") or opts.get("report_dir")))
     dropped = {p.dropped for p in result.pairs}
     groups = class_groups(result, prior)
     for group, cpdag in zip(groups, cpdag_lists((e.cpdag for e in result.expansions),
@@ -81,10 +86,13 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         **dict(zip(("edges", "adjacency"), _posterior_lists(result.posteriors.get(prior, ({}, {})),
                                                             table.variables), strict=True)),
         "groups": groups,
+        "variables": list(table.variables), "posterior_dags": result.dags,
         "seconds": result.seconds,
     }
     if opts.get("json_out"):
         atomic_write_text(opts["json_out"], json.dumps(strict_json(report), indent=1) + "\n")
+    if opts.get("report_dir"):
+        write_count_report(opts["report_dir"], report)
     if not opts.get("quiet"):
         say = (lambda text: click.echo(text, err=True)) if writes_stdout(opts.get("json_out")) else click.echo
         merged = ", ".join(f"{p.dropped} into {p.kept}" for p in result.pairs) or "none"

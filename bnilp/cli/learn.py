@@ -447,8 +447,8 @@ def _twins_note(table: ScoreTable, eps: float, opts: dict[str, Any], scores_file
     how = f"`bnilp count {scores_file} {flag}`" if scores_file else \
         "`bnilp count` on the score file (save it with --scores FILE)"
     return (f"identical columns merge exactly at this BF ({', '.join(f'{p.dropped} into {p.kept}' for p in pairs)}; "
-            f"bnilp.twins): {how} counts the credible DAGs and classes, and their edge posteriors, without listing "
-            "them")
+            f"bnilp.twins): {how} counts the credible DAGs and classes, with their class table by groups and their "
+            "edge posteriors, without listing them")
 
 
 def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, data: Any, t0: float,

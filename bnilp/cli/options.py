@@ -53,14 +53,16 @@ def same_file_key(path: str | os.PathLike[str]) -> str:
 
 
 def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[str, ...] = (),
-                  sidecars: tuple[str, ...] = (), inputs: dict[str, str] | None = None) -> None:
+                  sidecars: tuple[str, ...] = (), inputs: dict[str, str] | None = None,
+                  folder_files: tuple[str, ...] | None = None) -> None:
     """Every output path given (``opts[key]`` for ``key`` in ``flags``, named by its flag) can be written
     (:func:`bnilp.scorefile.check_writable`; ``folders``: keys that name a directory) — checked before the
     work, so a bad path costs no search. No two outputs are one file, counting the sidecar ``PATH.json``
     that a score file (``sidecars``: its keys) brings, and none is an input (``inputs``: path → what names
     it): one would silently replace the other. Nor does one output lie inside another (``--dot nest`` with
     ``--json nest/r.json``): the second written would fail after the work, the first already there (a file
-    may go into the folder of ``--report DIR``, beside the files it writes)."""
+    may go into the folder of ``--report DIR``, beside the files it writes: ``folder_files``, by default
+    :data:`bnilp.report.REPORT_FILES`)."""
     from bnilp.scorefile import check_file_name, check_writable, is_stream, sidecar_path
 
     written: dict[str, str] = {same_file_key(path): name for path, name in (inputs or {}).items()}
@@ -79,7 +81,8 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
             if key in folders:                  # a report directory: the files it will hold are outputs too
                 from bnilp.report import REPORT_FILES
 
-                paths += [(os.path.join(opts[key], name), f"{flag}'s {name}") for name in REPORT_FILES]
+                paths += [(os.path.join(opts[key], name), f"{flag}'s {name}")
+                          for name in (REPORT_FILES if folder_files is None else folder_files)]
             for path, name in paths:
                 try:
                     check_writable(path, folder=key in folders and path == opts[key])
