@@ -788,10 +788,17 @@ def write_count_report(directory: str | os.PathLike[str], count_json: Mapping[st
     count's edge posteriors (as :func:`write_report` writes them), ``groups.csv`` — its class table by groups
     (:func:`bnilp.twins.class_groups`; the smallest and largest class of each where the sizes were counted) — and
     ``count.json``, the count's JSON; every file or none. Returns ``{file name: path}``."""
+    if not isinstance(count_json, Mapping) or not isinstance(count_json.get("variables"), list):
+        raise InputError("count_json must be bnilp count's JSON (with its variables, since 2026-12-07), got "
+                         f"{type(count_json).__name__}" + (" without variables" if isinstance(count_json, Mapping)
+                                                           else ""))
+    variables = list(count_json["variables"])
+    missing = sorted({e[k] for e in count_json.get("edges") or [] for k in ("from", "to")} - set(variables))
+    if missing:
+        raise InputError(f"count_json's variables lack {missing[0]!r}, which its edges name")
     folder = Path(directory)
     check_writable(folder, folder=True)
     r = dict(count_json)
-    variables = list(r["variables"])
     written: dict[str, Path] = {}
 
     def put(name: str, text: str) -> None:

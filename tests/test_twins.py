@@ -519,6 +519,28 @@ def test_bnilp_count_report_writes_the_class_table_edges_and_pictures(tmp_path, 
     assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1 and not fresh.exists()
 
 
+def test_bnilp_count_writes_its_json_and_report_together_or_neither(tmp_path, monkeypatch):
+    """A report that fails half-way (its last picture) leaves no report folder and no --json file: the two are one
+    result (a review: the JSON stayed without the report); write_count_report refuses a JSON without its variables
+    (a count's JSON from before they were written) in one line naming count_json."""
+    import bnilp.report
+    from bnilp.cli import main
+    from bnilp.errors import InputError, OutputError
+
+    path = _score_file(tmp_path, 20)
+
+    def fail(*args, **kwargs):
+        raise OutputError("no space left (simulated)")
+
+    monkeypatch.setattr(bnilp.report, "plot_averaged", fail)
+    folder, out = tmp_path / "report", tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "20", "--report", str(folder), "--json", str(out)])
+    assert res.exit_code == 2 and "no space left" in res.output and "Traceback" not in res.output
+    assert not out.exists() and not folder.exists()
+    with pytest.raises(InputError, match="count_json"):
+        bnilp.report.write_count_report(tmp_path / "old", {"n_dags": 1, "edges": []})
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--bf", "0.5"], "--bf must be"), (["--bf", "150"], "pruned for"), (["--time-limit", "0"], "--time-limit"),
     (["--max-networks", "0"], "--max-networks"), (["--bf", "3", "--epsilon", "1"], "not both"),

@@ -16,7 +16,7 @@ from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, 
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import InputError
 from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
-from bnilp.scorefile import atomic_write_text, read_score_file, sidecar_path, strict_json
+from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 from bnilp.terminal import lossless, plain_console
 from bnilp.twins import class_groups, count_credible
@@ -89,10 +89,11 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         "variables": list(table.variables), "posterior_dags": result.dags,
         "seconds": result.seconds,
     }
-    if opts.get("json_out"):
-        atomic_write_text(opts["json_out"], json.dumps(strict_json(report), indent=1) + "\n")
-    if opts.get("report_dir"):
-        write_count_report(opts["report_dir"], report)
+    with output_set():          # the JSON and the report: both or neither
+        if opts.get("report_dir"):
+            write_count_report(opts["report_dir"], report)
+        if opts.get("json_out"):
+            atomic_write_text(opts["json_out"], json.dumps(strict_json(report), indent=1) + "\n")
     if not opts.get("quiet"):
         say = (lambda text: click.echo(text, err=True)) if writes_stdout(opts.get("json_out")) else click.echo
         merged = ", ".join(f"{p.dropped} into {p.kept}" for p in result.pairs) or "none"
