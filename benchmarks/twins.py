@@ -6,8 +6,10 @@ each): for each data set and BF, score (BIC, no palim), find the twin pairs that
 classes of the whole credible set from them (``bnilp.twins.count_credible``). Prints the pairs used (of those in
 the data), the reduced table's classes and DAGs, the whole set's DAGs and classes, whether it is complete, and the
 seconds (scoring apart). With ``--compare`` the same table is also enumerated class by class on the whole table
-(``--compare-limit`` seconds) and the counts are checked to agree where that finishes, and the edge posteriors
-(arrows and undirected-in-the-CPDAG shares, both priors) against the average over the classes listed.
+(``--compare-limit`` seconds) and the counts are checked to agree where that finishes, the edge posteriors
+(arrows and undirected-in-the-CPDAG shares, both priors) against the average over the classes listed, and the class
+table by groups (``bnilp.twins.class_groups``) against the listed classes grouped by the class their representative
+contracts to (``tests/oracles.contract_twins``): "groups same" where every group has the same classes, DAGs and sizes.
 
     python benchmarks/twins.py [--only hailfinder500,hailfinder100] [--bf 3,20,150] [--time-limit 1800]
                                [--jobs 1] [--compare] [--compare-limit 600] [--no-posteriors]
