@@ -302,6 +302,54 @@ def test_a_listing_cut_by_the_time_limit_still_counts_the_classes_it_listed(monk
     assert "3 classes listed are counted" in cut.message
 
 
+def test_a_listing_that_overruns_its_share_still_has_its_classes_counted(monkeypatch):
+    """Where the listing runs past the whole time limit (solve's start-up on a limit of a fraction of a second), the
+    counting still gets its share, (1 − LISTING_SHARE) of the limit, after it: the 4 classes listed whole are counted,
+    complete (a review: exit 3 with none counted); and the classes listed but not expanded are not counted past the
+    deadline either (a review: 8 s past a 1-s limit on 100,000 classes)."""
+    import time
+
+    import bnilp.twins as twins
+
+    real = ilp.solve
+
+    def slow_listing(*args, **kwargs):
+        whole = real(*args, **kwargs)
+        time.sleep(0.3)
+        return whole
+
+    table = _table(_with_twins(11, 7, [(0, 5), (2, 6)], N=120), "bic", 20)
+    eps = math.log(20)
+    whole = count_credible(table, eps)
+    monkeypatch.setattr(ilp, "solve", slow_listing)
+    cut = count_credible(table, eps, time_limit=0.2)
+    assert (cut.complete, cut.dags, cut.classes) == (True, whole.dags, whole.classes)
+    listed = [net.parents for net in real(reduce_twins(table, twin_pairs(table, eps)), eps,
+                                          enumerate_by="mecs").networks]
+    assert twins._listed_dags(listed, None) == sum(count_dags_in_mec(p) for p in listed) > 0
+    assert twins._listed_dags(listed, time.perf_counter() - 1) == 0
+
+
+def test_a_palim_the_walk_never_reached_is_no_palim(tmp_path):
+    """A score file made with a palim that cut nothing (its sidecar: palim_reached false) is counted as the same file
+    without it (a review: refused as "exact only for parent sets of up to 6"), and learn/solve's twins note names it."""
+    from bnilp.cli import main
+    from bnilp.scorefile import read_score_file
+    from bnilp.twins import mergeable_pairs
+
+    csv = tmp_path / "twins.csv"
+    _with_twins(11, 7, [(0, 5), (2, 6)], N=120).to_csv(csv, index=False)
+    out = tmp_path / "p6.scores"
+    res = CliRunner().invoke(main, ["score", str(csv), "--bf", "20", "--palim", "6", "-o", str(out), "-q"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0
+    table = read_score_file(out)
+    assert table.meta["palim"] == 6 and table.meta["palim_reached"] is False
+    plain = _score_file(tmp_path, 20)
+    assert (count_credible(table, math.log(20)).dags == count_credible(read_score_file(plain), math.log(20)).dags)
+    assert mergeable_pairs(table, math.log(20)) != []
+
+
 def test_the_listing_reports_its_progress_to_the_callback():
     """count_credible(progress=f) hands f the search's progress while R's classes are listed (``bnilp count`` shows
     it on stderr): the last report is the listing's end, with the classes it found."""
@@ -659,7 +707,8 @@ def test_a_class_the_table_does_not_hold_whole_is_a_loud_error_and_a_palim_is_re
     with pytest.raises(UnsoundTableError, match="class .* of the merged table"):
         count_credible(ScoreTable(list(table.variables), families, dict(table.meta)), eps)
     with pytest.raises(InputError, match="palim"):
-        count_credible(ScoreTable(list(table.variables), table.families, {**table.meta, "palim": 1}), eps)
+        count_credible(ScoreTable(list(table.variables), table.families,
+                                  {**table.meta, "palim": 1, "palim_reached": True}), eps)
 
 
 def test_solve_and_learn_say_that_bnilp_count_counts_a_set_with_mergeable_twins(tmp_path):
@@ -700,7 +749,7 @@ def test_solve_and_learn_say_that_bnilp_count_counts_a_set_with_mergeable_twins(
         res = CliRunner().invoke(main, ["solve", str(path), *args, "--json", str(out)], catch_exceptions=False)
         assert res.exit_code == 0, res.output
         assert "twins_note" not in json.loads(out.read_text()) and "identical columns merge" not in res.output
-    with_palim = ScoreTable(list(table.variables), table.families, {**table.meta, "palim": 1})
+    with_palim = ScoreTable(list(table.variables), table.families, {**table.meta, "palim": 1, "palim_reached": True})
     assert mergeable_pairs(with_palim, eps) == [] and mergeable_pairs(table, eps, knowledge=object()) == []
     not_equivalent = ScoreTable(list(table.variables), table.families,
                                 {**table.meta, "score": "mvp", "score_equivalent": False})
