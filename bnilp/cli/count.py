@@ -99,7 +99,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         merged = ", ".join(f"{p.dropped} into {p.kept}" for p in result.pairs) or "none"
         bound = "" if result.complete else "≥ "
         say(f"twins merged: {merged}; reduced table ({report['reduced']['variables']} variables): "
-            f"{result.reduced_classes:,} classes listed ({result.reduced_dags:,} DAGs), {result.expanded:,} counted")
+            f"{result.reduced_classes:,} classes listed ({bound}{result.reduced_dags:,} DAGs), "
+            f"{result.expanded:,} counted")
         say(f"credible DAGs {bound}{result.dags:,}  classes {bound}{result.classes:,}  status {result.status}  "
             f"complete {str(result.complete).lower()}" + (f"  ({result.message})" if result.message else ""))
         if groups:
