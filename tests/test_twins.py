@@ -450,16 +450,13 @@ def test_bnilp_count_prints_and_writes_what_count_credible_counts(tmp_path):
     assert report["groups"] == [] and "0 of the" in report["message"]      # cut before the first class expanded
 
 
-def test_a_count_cut_between_classes_gives_the_groups_it_counted(tmp_path, monkeypatch):
-    """A time limit that falls while the merged table's classes are expanded: exit 3, the JSON's groups are the
-    classes counted (as many as ``n_mecs_counted``, adding up to the counts given), and the console's table says the
-    set is NOT complete."""
+def _slow_expansions(monkeypatch) -> None:
+    """Each class of the merged table takes 0.2 s more to expand, so that a time limit of a few seconds falls while the
+    classes are counted (after the listing, which these small tables finish at once)."""
     import time
 
     import bnilp.twins
-    from bnilp.cli import main
 
-    path = _score_file(tmp_path, 150)
     expand = bnilp.twins.expand_class
 
     def slow_expand(*args, **kwargs):
@@ -467,6 +464,16 @@ def test_a_count_cut_between_classes_gives_the_groups_it_counted(tmp_path, monke
         return expand(*args, **kwargs)
 
     monkeypatch.setattr(bnilp.twins, "expand_class", slow_expand)
+
+
+def test_a_count_cut_between_classes_gives_the_groups_it_counted(tmp_path, monkeypatch):
+    """A time limit that falls while the merged table's classes are expanded: exit 3, the JSON's groups are the
+    classes counted (as many as ``n_mecs_counted``, adding up to the counts given), and the console's table says the
+    set is NOT complete."""
+    from bnilp.cli import main
+
+    path = _score_file(tmp_path, 150)
+    _slow_expansions(monkeypatch)
     out = tmp_path / "count.json"
     res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--time-limit", "2", "--json", str(out)],
                              catch_exceptions=False)
@@ -524,11 +531,9 @@ def test_bnilp_count_report_writes_the_class_table_edges_and_pictures(tmp_path, 
     each, their classes and DAGs and smallest and largest class), count.json the JSON itself, with averaged.dot and
     the two pictures; a count cut short marks every row of both tables ``incomplete``; a --json inside the report's
     files is refused before the work, in one line, nothing written."""
-    import time
 
     import pandas as pd
 
-    import bnilp.twins
     from bnilp.cli import main
     from bnilp.report import COUNT_REPORT_FILES
 
@@ -549,13 +554,7 @@ def test_bnilp_count_report_writes_the_class_table_edges_and_pictures(tmp_path, 
     assert {(u, v): p for u, v, p in zip(edges["from"], edges["to"], edges["directed_posterior"], strict=True)
             if p > 0} == pytest.approx({(e["from"], e["to"]): e["posterior"] for e in report["edges"]})
     assert "incomplete" not in groups and "incomplete" not in edges
-    expand = bnilp.twins.expand_class
-
-    def slow_expand(*args, **kwargs):
-        time.sleep(0.2)
-        return expand(*args, **kwargs)
-
-    monkeypatch.setattr(bnilp.twins, "expand_class", slow_expand)
+    _slow_expansions(monkeypatch)
     res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "--time-limit", "2", "--report", str(folder)],
                              catch_exceptions=False)
     assert res.exit_code == 3

@@ -70,11 +70,12 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
                                 jobs=_search_jobs(opts), progress=update,
                                 posteriors=bool(opts.get("json_out") or opts.get("report_dir")))
-    dropped = {p.dropped for p in result.pairs}
     groups = class_groups(result, prior)
-    for group, cpdag in zip(groups, cpdag_lists((e.cpdag for e in result.expansions),
-                                                [v for v in table.variables if v not in dropped]), strict=True):
-        group["cpdag"] = cpdag
+    if opts.get("json_out") or opts.get("report_dir"):      # the files hold each group's CPDAG; the console does not
+        dropped = {p.dropped for p in result.pairs}
+        for group, cpdag in zip(groups, cpdag_lists((e.cpdag for e in result.expansions),
+                                                    [v for v in table.variables if v not in dropped]), strict=True):
+            group["cpdag"] = cpdag
     report = {
         "n_dags": result.dags, "n_mecs": result.classes, "complete": result.complete, "status": result.status,
         "optimum": result.optimum, "epsilon": eps, "bf": bayes_factor(eps),
