@@ -52,8 +52,10 @@ arrays as nested lists — that JSON is the documented export schema)::
      "notes": [str]}
 
 ``LearnResult.fit`` adds ``"score"`` (the score the network was learned with), ``"network"``
-(``{"rank": K, "score": s, "of": n, "optimum_proven": bool, "limits": [...]}``, K = 1 for the best network;
-with ``"limited"``, the limits in words, where there are any — the file headers say both) and
+(``{"rank": K, "score": s, "of": n, "optimum_proven": bool, "limits": [...], "status": str, "complete": bool}``,
+K = 1 for the best network, n the networks listed, ``status`` and ``complete`` the search's; with ``"limited"``, the
+limits in words, where there are any, and ``"ranking"`` where the list is not complete — what K ranks the network
+among — the file headers say both) and
 ``"model_string"`` (None, with a note, where a variable's name holds a character bnlearn's syntax reserves).
 
 **Files.** :data:`EXPORT_FORMATS` maps file extensions to formats. BIF (:func:`bif_text`, the
@@ -473,6 +475,8 @@ def _header(fitted: Mapping[str, Any]) -> list[str]:
     if net:
         lines.append(f"network {net['rank']} of {net['of']} (score {net['score']!r}, {fitted.get('score', '?')})"
                      + ("" if net.get("optimum_proven", True) else "; OPT not proven: the best network found"))
+        if net.get("ranking"):
+            lines.append(net["ranking"])
         if net.get("limited"):
             lines.append(f"limited: {net['limited']}")
     lines.append(f"parameters: {how}")

@@ -238,7 +238,8 @@ def test_network_indexes_the_listed_networks_and_says_so_under_class_enumeration
     assert [{v: sorted(ps) for v, ps in n.parents.items()} for n in every.solution.networks] == \
         [n["parents"] for n in every.report["networks"]]
     assert every.fit(ASIA, network=14)["network"] == {"rank": 15, "score": every.solution.networks[14].score, "of": 15,
-                                                      "optimum_proven": True, "limits": []}
+                                                      "optimum_proven": True, "limits": [],
+                                                      "status": "optimal", "complete": True}
 
 
 @pytest.mark.parametrize("call, words", [

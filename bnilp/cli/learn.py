@@ -208,8 +208,9 @@ def _export(result: LearnResult, data: Any, opts: dict[str, Any]) -> tuple[str |
         how += f" for the CPTs, {par['continuous']} regressions" if cpts else \
             f" (no child has a CPT: every parameter is {par['continuous']})"
     absent = f"; absent (constant): {', '.join(fitted['absent'])}" if fitted["absent"] else ""
+    ranking = f"; {fitted['network']['ranking']}" if fitted["network"].get("ranking") else ""
     done = f"exported network {k} of {n}{_one_per_class(result.report)} with {how} parameters to " \
-           f"{opts['export_path']}{absent}"
+           f"{opts['export_path']}{absent}{ranking}"
     return None, None if opts.get("quiet") else escape(done)
 
 
