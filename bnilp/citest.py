@@ -165,10 +165,14 @@ class CITestResult:
     #: what the user should know about the reference used (e.g. a local permutation over more continuous
     #: conditioning variables than it is calibrated for)
     notes: tuple[str, ...] = ()
+    #: ``("permutations",)`` where too few permutations were drawn for the p-value to reach α and none of them was
+    #: as extreme as the data (the p-value at its floor 1/(B + 1)): "not rejected" is then the count's verdict, not
+    #: the data's — the command line exits 3
+    limits: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # tuples, as a frozen result's fields: lists could be changed in place and made hash() fail
-        for name in ("given", "directions", "notes"):
+        for name in ("given", "directions", "notes", "limits"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,6 +181,7 @@ class CITestResult:
         out["given"] = list(self.given)
         out["directions"] = list(out["directions"])
         out["notes"] = list(self.notes)
+        out["limits"] = list(self.limits)
         out["independent"] = not self.dependent
         return out
 
@@ -427,6 +432,10 @@ def ci_test(
         x=names[xi], y=names[yi], given=tuple(names[z] for z in zi), score=scorer.name, alpha=float(alpha),
         statistic=best.statistic, df=best.df, p_value=p, dependent=p <= alpha, directions=directions,
         combine=combine, correction=correction, null=used, permutations=drawn, chi2_p_value=p_chi2, notes=notes,
+        # too few to reach α, every one drawn and none as extreme as the data (p at its floor 1/(B + 1)): the count,
+        # not the data, said "not rejected" (a review: χ² p 1.6e-24 at α 1e-5 read "independent", exit 0)
+        limits=("permutations",) if used == "local-permutation" and permutations < least and drawn >= permutations
+        and round(p * (drawn + 1)) == 1 else (),
     )
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -176,9 +177,12 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
     post: dict[tuple[str, str], float] = {}
     for k, e in enumerate(edges):
         try:
-            u, v, p = str(e["from"]), str(e["to"]), float(e["posterior"])
-        except (KeyError, TypeError, ValueError, OverflowError):
+            u, v, p = str(e["from"]), str(e["to"]), e["posterior"]
+        except (KeyError, TypeError):
             raise InputError(f"{what}: entry {k} needs 'from', 'to' and a numeric 'posterior'") from None
+        if isinstance(p, bool) or not isinstance(p, numbers.Real):     # "0.8" and true were read as numbers
+            raise InputError(f"{what}: entry {k} needs a numeric 'posterior', got {p!r}")
+        p = float(p)
         if u == v:
             raise InputError(f"{what}: entry {k} is an edge from {u!r} to itself")
         for x in (u, v):
@@ -189,6 +193,10 @@ def thresholded_graph(edges: Iterable[Mapping[str, Any]], nodes: Iterable[str], 
         if (u, v) in post:
             raise InputError(f"{what}: entry {k} repeats the edge {u} → {v}")
         post[(u, v)] = p
+    for (u, v), p in post.items():          # one DAG holds at most one of u → v, v → u
+        if u < v and p + post.get((v, u), 0.0) > 1.0 + 1e-9:
+            raise InputError(f"{what}: the posteriors of {u} → {v} and {v} → {u} add up to "
+                             f"{p + post[(v, u)]:.6g}, more than 1")
     adj, heads = set(), set()
     reached = threshold * (1.0 - THRESHOLD_TOL)
     for (u, v), p in post.items():
@@ -379,15 +387,36 @@ def pattern_graph(obj: Mapping[str, Any], where: str) -> MarkedGraph:
     """A graph given with undirected edges (:func:`read_graph_or_json`) as it stands: its directed edges keep their
     arrowheads, its undirected ones have none — a CPDAG to compare with others (``--cpdag``); its directed part
     must be acyclic."""
-    pa = checked_parents(obj["parents"], where)
+    pa = checked_parents(obj.get("parents"), where)
     check_acyclic(pa, where, "a CPDAG's directed edges hold no cycle")
     directed = {(p, c) for c, ps in pa.items() for p in ps}
-    undirected = {frozenset(e) for e in obj["undirected"]}
+    undirected = checked_undirected(obj["undirected"], pa.keys(), where)
     clash = undirected & {frozenset(e) for e in directed}
     if clash:
         u, v = sorted(next(iter(clash)))
         raise InputError(f"{where}: {u!r} and {v!r} are joined by a directed and an undirected edge")
     return MarkedGraph(frozenset(pa), frozenset({frozenset(e) for e in directed} | undirected), frozenset(directed))
+
+
+def checked_undirected(edges: Any, nodes: Iterable[str], what: str) -> set[frozenset[str]]:
+    """A graph's ``undirected`` edges — a list of [u, v] pairs of two of its ``nodes`` — as a set of pairs,
+    checked as :func:`checked_parents` checks ``parents`` (a review: ``null`` was a traceback, ``[["a", "zz"]]`` an
+    extra adjacency to a node the graph lacks, ``"ab"`` two one-node "edges", all compared with exit 0)."""
+    if isinstance(edges, (str, Mapping)) or not isinstance(edges, Iterable):
+        raise InputError(f"{what}: 'undirected' must be a list of [u, v] pairs of variables")
+    known, out = set(nodes), set()
+    for k, e in enumerate(edges):
+        if isinstance(e, (str, Mapping)) or not isinstance(e, Iterable) or len(pair := [str(x) for x in e]) != 2:
+            raise InputError(f"{what}: undirected edge {k} must be a pair [u, v] of variables, got {e!r}")
+        unknown = [x for x in pair if x not in known]
+        if unknown:
+            raise InputError(f"{what}: undirected edge {k} names {unknown[0]!r}, which is not a variable of the graph")
+        if pair[0] == pair[1]:
+            raise InputError(f"{what}: undirected edge {k} joins {pair[0]!r} to itself")
+        if frozenset(pair) in out:
+            raise InputError(f"{what}: undirected edge {k} repeats {pair[0]!r} — {pair[1]!r}")
+        out.add(frozenset(pair))
+    return out
 
 
 def parents_of_result(obj: Any, where: str) -> dict[str, list[str]]:

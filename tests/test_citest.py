@@ -669,8 +669,19 @@ def test_the_permutations_reach_any_alpha_unless_too_few_are_asked_for(tmp_path)
     base = ["citest", str(frame), "a", "b", "--given", "c", "--score", "bic"]
     out = CliRunner().invoke(main, [*base, "--alpha", "0.001"])
     assert out.exit_code == 0 and "decision: dependent, p = 0.001" in out.output and "999 permuted" in out.output
+    # a verdict the count decided is a limit (a review: exit 0 over χ² p 1.6e-24): exit 3, a "limited" line, and
+    # the JSON's limits; where a permuted data set was as extreme, the data decided and nothing is limited
+    assert r.limits == () and few.limits == tiny.limits == ("permutations",)
+    assert few.to_dict()["limits"] == ["permutations"]
+    null = ci_test(data, "a", "c", ["b"], score="bic", alpha=0.05, permutations=9, null="local-permutation")
+    assert null.notes and null.p_value > 0.1 and not null.dependent and null.limits == ()
     out = CliRunner().invoke(main, [*base, "--alpha", "0.05", "--permutations", "9"])
-    assert out.exit_code == 0 and "note: with 9 permutations" in out.output and "independent" in out.output
+    assert out.exit_code == 3 and "note: with 9 permutations" in out.output and "independent" in out.output
+    assert out.output.strip().splitlines()[-1] == (
+        "bnilp: limited: 9 permutations, every one drawn, cannot give a p-value below alpha 0.05: not rejected by "
+        "their number, not by the data (--permutations 19 or more can reject)")
+    out = CliRunner().invoke(main, [*base, "--alpha", "0.05", "--permutations", "9", "--json"])
+    assert out.exit_code == 3 and '"permutations"' in out.output.split('"limits"')[1].split("]")[0]
 
 
 def test_cgd_tests_a_discrete_child_on_its_binned_parent_with_the_observed_df():

@@ -118,9 +118,11 @@ def _graph(obj: Any, where: str, role: str, cpdag: bool):
     """The graph of a result, a parents file or a Tetrad text graph: a DAG's own (or its CPDAG, ``--cpdag``); a
     graph given with undirected edges (a CPDAG) as it stands, and only with ``--cpdag``."""
     if isinstance(obj, dict) and "undirected" in obj:
-        if not cpdag:
+        pattern = pattern_graph(obj, where)         # its undirected edges checked in either mode
+        if cpdag:
+            return pattern
+        if len(pattern.adjacencies) > len(pattern.arrowheads):     # an empty list is a DAG's (a review)
             raise InputError(f"{where} ({role}) has undirected edges (a CPDAG, not a DAG): compare CPDAGs with --cpdag")
-        return pattern_graph(obj, where)
     return (cpdag_graph if cpdag else dag_graph)(parents_of_result(obj, where), where)
 
 
@@ -197,13 +199,19 @@ def _learned_state(obj: Any, result: dict[str, Any], where: str) -> str:
     result.update(learned_status=status, learned_complete=complete, learned_limits=limits,
                   learned_optimum_proven=proven, learned_note=None)
     why = []
-    optimum_only = obj.get("optimum_only") and status == "optimal"
+    # one optimal network is the whole answer to "the best DAG" (or its CPDAG), not to the averaged graph (a review:
+    # an --optimum-only result's posteriors, one of 4 tied optima, compared with exit 0)
+    optimum_only = obj.get("optimum_only") and status == "optimal" and result["mode"] != "averaged"
+    complete = False if status is not None and status not in ("optimal", "infeasible") else complete
     listed, counted = obj.get("n_mecs"), obj.get("posterior_classes")
     # count_past_cap (or peeling): the list is capped, the set is not — the posteriors and OPT cover every class
     counted_all = (status == "network_limit" and proven is not False and isinstance(listed, int)
                    and isinstance(counted, int) and counted > listed)
     if counted_all:
         why.append(f"the learned result's list is capped (the best {listed} of {counted} credible classes listed)")
+    elif obj.get("optimum_only") and status == "optimal" and not optimum_only:
+        why.append("the learned result is one optimal network (optimum_only), its posteriors 1 on that network's "
+                   "arrows, not averaged over the credible set")
     elif complete is False and not optimum_only:
         why.append(f"the learned result is incomplete (status {status}"
                    + ("; its best network is not a proven optimum" if proven is False else "") + ")")
