@@ -562,6 +562,7 @@ def test_a_dependence_inside_the_one_large_cell_is_found_among_two_row_cells():
             assert direction.statistic > 0
 
 
+@pytest.mark.slow        # ~20 s: Monte Carlo (the quick suite keeps under 15 minutes)
 @needs_cg
 def test_the_null_mean_of_the_cg_statistic_with_pooled_sub_cells_is_the_monte_carlo_mean():
     """E[G] of :meth:`ConditionalGaussian.lr_null_mean` for a design whose larger model pools sub-cells (a cell
@@ -811,6 +812,7 @@ def test_the_command_lines_help_does_not_import_scipy_stats() -> None:
     assert done.stdout.strip() == "False", done.stderr
 
 
+@pytest.mark.slow        # ~17 s each: Monte Carlo
 @pytest.mark.parametrize("tested", ["continuous", "discrete"])
 def test_the_null_mean_takes_each_cell_s_own_rank_where_a_given_column_adds_no_slope(tested):
     """Bartlett's E[G] took the nominal k continuous Z in every cell: a Z constant within each cell of the discrete

@@ -100,7 +100,7 @@ def _check_seed(seed: int, n: int, with_other_knowledge: bool) -> None:
         assert all(_dependence_rows(r) > 0 for r in results)    # knowledge may rule that DAG out by itself)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(1, 6))     # seed 0 (~16 s) runs with the slow ones
 def test_exact_under_conditional_dependences(seed: int) -> None:
     """Under one or two dependences the best DAG breaks, at BF 1, 20 and 150, enumerating DAGs and classes: the
     same OPT, credible DAGs, classes (sizes, PDAGs) and edge posteriors as filtering every DAG on 4 or 5 variables
@@ -109,9 +109,9 @@ def test_exact_under_conditional_dependences(seed: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(6, 18))
+@pytest.mark.parametrize("seed", [0, *range(6, 18)])
 def test_exact_under_conditional_dependences_more_seeds(seed: int) -> None:
-    """The same on twelve more seeds."""
+    """The same on seed 0 (5 variables, the slowest of the six) and twelve more seeds."""
     _check_seed(seed, 5 if seed % 3 == 0 else 4, with_other_knowledge=seed % 2 == 1)
 
 
@@ -318,6 +318,7 @@ def test_cli_learns_under_a_dependence_and_a_score_file_carries_it_to_solve(tmp_
     assert res.exit_code == 2 and "is given 'asia' itself" in res.output
 
 
+@pytest.mark.slow        # ~15 s and ~7 s
 @pytest.mark.parametrize("kind", ["dependent", "independent"])
 def test_phase_one_in_bands_is_exact_and_meets_each_outcome(kind: str, monkeypatch) -> None:
     """Under knowledge rows, phase 1 first searches the families whose best DAG (the programme's, without the

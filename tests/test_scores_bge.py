@@ -79,6 +79,7 @@ def test_a_set_value_is_the_sequential_predictive_likelihood(standardize, alpha_
             assert score.set_value(subset) == pytest.approx(want, rel=1e-10, abs=1e-9)
 
 
+@pytest.mark.slow        # ~20 s: numerical integration
 def test_one_column_is_its_integral_over_mean_and_variance():
     """For one column, p(x) = ∫∫ Π N(x_i | μ, σ²)·N(μ | x̄, σ²/α_μ)·InvGamma(σ²; ν/2, t/2) dμ dσ² (the
     one-dimensional normal-inverse-Wishart), integrated numerically."""
