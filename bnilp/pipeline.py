@@ -839,6 +839,8 @@ def learn(
             raise InputError(f"{setting} is a setting of structure_prior='{kind}' (--prior {kind}); with "
                              f"structure_prior={structure_prior!r} it would not apply")
     check_seconds(score_time_limit, "score_time_limit (--score-time-limit)", positive=True)
+    if "jobs" in score_settings:    # solve_table's name: read as a score setting, "score 'bic' takes no setting 'jobs'"
+        raise InputError("jobs: learn takes n_jobs (--jobs), the processes of both the scoring and the search")
     if bf is not None and epsilon is not None:
         raise InputError(f"give bf or epsilon, not both (got bf={bf!r}, epsilon={epsilon!r})")
     if optimum_only:

@@ -67,7 +67,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from bnilp.averaging import PRIORS
-from bnilp.errors import InputError, LimitError, UnsoundTableError, check_real
+from bnilp.errors import InputError, LimitError, UnsoundTableError, check_flag, check_real, check_seconds
 from bnilp.ilp.settings import SYMMETRY_RTOL
 from bnilp.mec import count_admitted, count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
 from bnilp.scorefile import ScoreTable, check_is_table, exact_up_to
@@ -788,6 +788,9 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
 
     check_is_table(table)
     epsilon = check_real(epsilon, "epsilon", 0)
+    # checked here, before the arithmetic on them (a review: "3" was a TypeError, −1 a limit of a millisecond)
+    time_limit = check_seconds(time_limit, "time_limit (--time-limit)")
+    posteriors = bool(check_flag(posteriors, "posteriors"))
     enumeration_unit(table, "mecs")
     check_table_epsilon(table, epsilon)
     refusal = _refusal(table)

@@ -247,6 +247,7 @@ def test_network_indexes_the_listed_networks_and_says_so_under_class_enumeration
     (lambda d: learn(d, score="bdeu", esss=1.0), "score 'bdeu' takes no setting 'esss'"),
     (lambda d: make_score("bic", d, bins=3), "score 'bic' takes no setting 'bins'"),
     (lambda d: learn(d, score="bic", score_time_limt=5), "takes no setting 'score_time_limt'"),
+    (lambda d: learn(d, score="bic", jobs=2), "jobs: learn takes n_jobs"),      # solve_table's name, not a score's
     (lambda d: score_parent_sets(make_score("bic", d), epsilon="3"), "epsilon"),
     (lambda d: score_parent_sets(make_score("bic", d), time_limit="6"), "time_limit"),
     (lambda d: score_parent_sets("bic"), "score must be a score object"),

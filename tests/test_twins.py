@@ -233,7 +233,8 @@ def test_class_counts_split_the_dag_count():
 
 def test_count_credible_refuses_what_class_enumeration_refuses():
     """A score that is not score-equivalent, an ε beyond the table's pruning, a negative ε and background knowledge
-    are refused naming the parameter (the count would not be the credible set's)."""
+    are refused naming the parameter (the count would not be the credible set's), and so are a time limit or a
+    switch that is no such thing."""
     from bnilp.errors import InputError
 
     table = _table(_with_twins(1, 5, [(0, 3)], N=80), "bic", 20)
@@ -244,6 +245,10 @@ def test_count_credible_refuses_what_class_enumeration_refuses():
         count_credible(table, math.log(1000))
     with pytest.raises(InputError, match="epsilon"):
         count_credible(table, -1.0)
+    # the limits and switches are checked before any arithmetic on them (a review: "3" a TypeError, −1 taken)
+    for setting, value in (("time_limit", "3"), ("time_limit", -1), ("posteriors", "no")):
+        with pytest.raises(InputError, match=f"^{setting}"):
+            count_credible(table, math.log(20), **{setting: value})
     with_knowledge = ScoreTable(list(table.variables), table.families, {**table.meta, "knowledge": {"statements": []}})
     with pytest.raises(InputError, match="background knowledge"):
         count_credible(with_knowledge, math.log(20))
