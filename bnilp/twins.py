@@ -738,6 +738,8 @@ def class_groups(counted: TwinCount, prior: str = "dags") -> list[dict[str, Any]
     w_K = exp(score_K − OPT) (the report's classes' ``posterior``, summed over the group).
 
     The class table of a set counted rather than listed: hailfinder500 BF 20's 13,107,200 classes are 42 groups."""
+    if not isinstance(counted, TwinCount):
+        raise InputError(f"counted must be what count_credible returns (a TwinCount), got {type(counted).__name__}")
     if prior not in PRIORS:
         raise InputError(f"prior must be one of {PRIORS}, not {prior!r}")
     done = counted.expansions

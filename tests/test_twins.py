@@ -249,6 +249,8 @@ def test_count_credible_refuses_what_class_enumeration_refuses():
     for setting, value in (("time_limit", "3"), ("time_limit", -1), ("posteriors", "no")):
         with pytest.raises(InputError, match=f"^{setting}"):
             count_credible(table, math.log(20), **{setting: value})
+    with pytest.raises(InputError, match="^counted must be what count_credible returns"):
+        class_groups(5)
     with_knowledge = ScoreTable(list(table.variables), table.families, {**table.meta, "knowledge": {"statements": []}})
     with pytest.raises(InputError, match="background knowledge"):
         count_credible(with_knowledge, math.log(20))
