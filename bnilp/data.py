@@ -835,12 +835,22 @@ def _build(
                                    "values, discrete for a discrete-only score")
         else:
             kind, why = CONTINUOUS, "numeric"
-        if why != "given" and why != "declared":
+        if why == "declared":       # the file's own types are said too (a review: only the inferred ones were)
+            notes.append(f"{name}: {kind} (declared in the arity line)")
+        elif why != "given":
             notes.append(f"{name}: {kind} ({why})")
+        elif kind == CONTINUOUS and continuous_all and hints.get(name) == DISCRETE:
+            notes.append(f"{name}: continuous (declared discrete in the arity line, read as numbers: every column "
+                         "continuous)")
         if kind == CONTINUOUS:
             if np.isnan(numeric).any() or not np.isfinite(numeric).all():
                 r = int(np.flatnonzero(~np.isfinite(numeric))[0])
-                raise InputError(f"{where(r)}: column {name!r} is continuous but holds {str(cells[r])!r}")
+                # a token that is no number is most likely a missing value: say how to leave its rows out (a review:
+                # under --score bge the only hint was a mixed score)
+                hint = "" if not np.isnan(numeric[r]) else (
+                    f" (a missing value? --missing {flag_value(str(cells[r]))} --drop-missing leaves its rows out; "
+                    f"from Python missing={str(cells[r])!r}, drop_missing=True)")
+                raise InputError(f"{where(r)}: column {name!r} is continuous but holds {str(cells[r])!r}{hint}")
             if np.abs(numeric).max() > MAX_CONTINUOUS_MAGNITUDE:
                 r = int(np.argmax(np.abs(numeric)))
                 raise InputError(f"{where(r)}: column {name!r} holds {str(cells[r])!r}: continuous values beyond "

@@ -587,3 +587,36 @@ def test_all_names_every_column_but_those_the_other_type_option_names(tmp_path) 
     frame = pd.DataFrame({"all": [1.5, 2.5, 3.1], "b": [1, 2, 1]})
     assert from_dataframe(frame, continuous="all").kinds[0] == CONTINUOUS
     assert from_dataframe(frame, continuous="all").kinds[1] == DISCRETE      # inferred: 'all' is the column
+
+
+def test_the_types_an_arity_line_declares_are_said_and_so_is_reading_them_as_numbers(tmp_path) -> None:
+    """A ``.dat`` file's arity line types its columns: the notes said only the inferred types, so a score file's
+    types from an arity line were never printed, and under a continuous-only score (``continuous='all'``, as
+    ``--score bge`` reads) a column declared discrete was listed as "integers … read as numbers" (a review). Each
+    declared type is a note now, and a declaration overridden by ``continuous='all'`` says so."""
+    path = tmp_path / "m.dat"
+    path.write_text("A B C\n2 - 3\n0 1.5 2\n1 0.25 0\n0 -2.0 1\n1 3.0 2\n")
+    data = load_data(str(path))
+    assert data.kinds == [DISCRETE, CONTINUOUS, DISCRETE]
+    assert data.notes == ["A: discrete (declared in the arity line)", "B: continuous (declared in the arity line)",
+                          "C: discrete (declared in the arity line)"]
+    numbers = load_data(str(path), continuous="all")
+    assert numbers.kinds == [CONTINUOUS] * 3
+    assert numbers.notes == [f"{v}: continuous (declared discrete in the arity line, read as numbers: every column "
+                             "continuous)" for v in ("A", "C")]
+
+
+def test_a_token_in_a_column_read_as_continuous_is_named_a_probable_missing_value(tmp_path) -> None:
+    """A column typed continuous (``continuous=``, or every column under BGe) holding ``NA`` said only "is continuous
+    but holds 'NA'" — under ``--score bge`` with the advice to take a mixed score (a review); a token that is no
+    number now points to ``--missing … --drop-missing``, which reads the file. ``inf`` is no missing value."""
+    path = tmp_path / "na.csv"
+    path.write_text("X,Y\n" + "".join(f"{i / 7:.3f},{'NA' if i == 3 else round(i % 5 / 3, 6)}\n" for i in range(12)))
+    with pytest.raises(InputError, match=r"^.*na\.csv:5: column 'Y' is continuous but holds 'NA' \(a missing value\? "
+                                         r"--missing NA --drop-missing leaves its rows out; from Python missing='NA', "
+                                         r"drop_missing=True\)$"):
+        load_data(str(path), continuous="all")
+    assert load_data(str(path), continuous="all", missing="NA", drop_missing=True).N == 11
+    (tmp_path / "inf.csv").write_text("X,Y\n1.5,inf\n2.5,0.5\n3.5,1.5\n")
+    with pytest.raises(InputError, match=r"holds 'inf'$"):
+        load_data(str(tmp_path / "inf.csv"), continuous="all")

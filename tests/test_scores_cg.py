@@ -206,6 +206,11 @@ def test_cgd_rejects_bad_bins() -> None:
     data = random_mixed(np.random.default_rng(0), "cd", 20)
     with pytest.raises(InputError):
         ConditionalGaussianDiscretized(data, bins=1)
+    # more bins than rows: every cut at the least value, one bin — refused, not scored as if binned (a review)
+    assert len(set(cgd_bins(data.values[:, 0], 21))) == 1
+    with pytest.raises(InputError, match=r"^bins \(--bins\) must be at most the rows, N = 20, got 21"):
+        ConditionalGaussianDiscretized(data, bins=21)
+    assert ConditionalGaussianDiscretized(data, bins=20).bin_arity[0] == 20
 
 
 def test_small_cell_uses_pooled_covariance() -> None:

@@ -135,8 +135,10 @@ def _progress(console: Console, n: int, deepening: bool, quiet: bool):
 def continuous_only_text(data: Dataset, name: str) -> str:
     """The type line of a continuous-only score read without type options: every column continuous, and which
     of them the inference would have made discrete (integers with few values) — they are not silently numbers."""
+    # those the arity line declared discrete have their own line (a note of the data): not "integers … read as numbers"
+    declared = {note.partition(":")[0] for note in data.notes if "declared discrete in the arity line" in note}
     few = [data.names[j] for j in range(data.n)
-           if np.all(data.values[:, j] == np.round(data.values[:, j]))
+           if data.names[j] not in declared and np.all(data.values[:, j] == np.round(data.values[:, j]))
            and np.unique(data.values[:, j]).size <= MAX_INFERRED_LEVELS]
     return (f"types: every column continuous for a continuous-only score (--score {name})"
             + (f"; integers with ≤ {MAX_INFERRED_LEVELS} distinct values read as numbers: {listed_names(few, 12)}"

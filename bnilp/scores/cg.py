@@ -664,6 +664,11 @@ class ConditionalGaussianDiscretized(ConditionalGaussian):
     def __init__(self, data: Dataset, *, bins: int = DEFAULT_BINS, prior: StructurePrior | None = None,
                  penalty_discount: float = DEFAULT_PENALTY_DISCOUNT):
         bins = check_count(bins, "bins (--bins)", 2)
+        if bins > data.N and not all(data.is_discrete(j) for j in range(data.n)):
+            # ⌊N/b⌋ = 0: every cut the column's least value, one bin, so a discrete child's continuous parents change
+            # nothing — scored as silently as a real one (a review)
+            raise InputError(f"bins (--bins) must be at most the rows, N = {data.N}, got {bins}: with more bins than "
+                             "rows every cut of the equal-frequency rule is the column's least value (one bin)")
         super().__init__(data, prior=prior, penalty_discount=penalty_discount)
         self.bins = bins
         self.binned: dict[int, np.ndarray] = {}
