@@ -491,7 +491,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         raise NoDagError("table: the score table admits no DAG (some variable lacks the empty parent set and every "
                          "choice of the candidate parent sets makes a cycle)")
     if unit == "mecs" and score_equivalent(table.meta) is None:    # assumed: a table that is not says so here
-        _check_assumed_equivalence(table, solution)
+        check_assumed_equivalence(table, solution)
     with paused_gc():
         if unit == "mecs":
             deadline = _tail_deadline(solution.status, time_limit)
@@ -548,22 +548,24 @@ def _no_dag_under(k: Knowledge, note: str | None, why: str) -> InputError | Limi
                       "result)")
 
 
-def _check_assumed_equivalence(table: ScoreTable, solution: SolveResult) -> None:
+def check_assumed_equivalence(table: ScoreTable, solution: SolveResult,
+                              needs: str = "enumerate_by='mecs' (--enumerate mecs)",
+                              instead: str = "enumerate_by='dags' (--enumerate dags)") -> None:
     """Where nothing says the table is score-equivalent and classes are enumerated all the same (``--enumerate
     mecs`` on a file without a sidecar), a covered-edge reversal of one of the first
     :data:`~bnilp.mec.EQUIVALENCE_CHECKED_CLASSES` representatives that changes the score shows it is not
     (:func:`~bnilp.mec.unequal_covered_reversal`): an error, as for a score known not to be — each class's
-    DAGs were counted as sharing its representative's score, DAGs outside the BF included (a review)."""
+    DAGs were counted as sharing its representative's score, DAGs outside the BF included (a review). ``needs``
+    names what needs the equivalence, ``instead`` what to use (as the API and the command line call them)."""
     # the class listing's own tolerance, or the file's rounding where it writes few decimals
     slack = max(EQUIVALENCE_SLACK, float(tie_tolerance(solution.optimum)), rounding_slack(table.families))
     for network in solution.networks[:EQUIVALENCE_CHECKED_CLASSES]:
         found = unequal_covered_reversal(network.parents, table.families, slack)
         if found is not None:
             u, v, before, after = found
-            raise InputError(f"enumerate_by='mecs' (--enumerate mecs) needs a score-equivalent table, and this one is "
+            raise InputError(f"{needs} needs a score-equivalent table, and this one is "
                              f"not: reversing the covered edge {u} → {v} of a credible DAG moves its score by "
-                             f"{after - before:+.6g} (Markov equivalent DAGs score differently); use enumerate_by="
-                             f"'dags' (--enumerate dags)")
+                             f"{after - before:+.6g} (Markov equivalent DAGs score differently); use {instead}")
 
 
 def _is(value: object, word: str) -> bool:

@@ -767,3 +767,27 @@ def test_solve_and_learn_say_that_bnilp_count_counts_a_set_with_mergeable_twins(
     assert mergeable_pairs(read_score_file(cyclic), 0.0) != []
     res = CliRunner().invoke(main, ["solve", str(cyclic)])
     assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1 and "admits no DAG" in res.output
+
+
+def test_count_credible_checks_the_score_equivalence_it_assumes():
+    """A table that records nothing of its score is assumed score-equivalent, as class enumeration assumes it — and
+    checked as class enumeration checks it (a covered-edge reversal of a listed representative that moves the
+    score): ``count_credible`` skipped the check (a review: an MVP file without a sidecar counted 28 DAGs in 7
+    classes, exit 0, where 7 DAGs are credible). MML here; the same table scored by BIC is counted."""
+    from bnilp.data import from_dataframe
+    from bnilp.errors import InputError
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+    from tests.conftest import random_discrete_frame
+
+    frame = random_discrete_frame(11, n=5, N=400)
+    data = from_dataframe(frame, discrete=list(frame.columns))
+
+    def bare(score: str) -> ScoreTable:             # no meta: equivalence unknown, assumed
+        table = score_parent_sets(make_score(score, data), epsilon=math.log(150))
+        return ScoreTable(list(table.variables), table.families)
+
+    with pytest.raises(InputError, match=r"^count_credible \(bnilp count\) needs a score-equivalent table, and this "
+                                         r"one is not: reversing the covered edge"):
+        count_credible(bare("mml"), math.log(150))
+    assert count_credible(bare("bic"), math.log(150)).complete
