@@ -49,11 +49,22 @@ def test_scoring_into_a_file_prints_its_table_whole_and_no_blank_line_first(runn
     before it (found by a review). Every count of the sidecar's tallies is in the printed table."""
     monkeypatch.delenv("COLUMNS", raising=False)
     out = tmp_path / "s.scores"
-    res = run(runner, "score", small_csv, "-o", out, "--bf", "20", "--no-prune")
+    res = run(runner, "score", small_csv, "-o", out, "--no-prune")
     assert res.exit_code == 0, res.output
     assert not res.output.startswith("\n") and "…" not in res.output
     meta = json.loads((tmp_path / "s.scores.json").read_text())
     assert str(meta["scored"]) in res.output or f"{meta['scored']:,}" in res.output
+
+
+def test_score_refuses_a_bf_that_no_pruning_would_use(runner, small_csv, tmp_path) -> None:
+    """``--bf``/``--epsilon`` set what the pruning keeps; with ``--no-prune`` they were recorded in the sidecar and
+    used by nothing (a review) — an option the command would ignore is refused, before any file is written."""
+    for flag, value in (("--bf", "3"), ("--epsilon", "1")):
+        res = run(runner, "score", small_csv, "-o", tmp_path / "s.scores", flag, value, "--no-prune", "--palim", "1")
+        assert res.exit_code == 2 and not (tmp_path / "s.scores").exists()
+        assert res.output.strip() == (f"bnilp: error: {flag} sets what the pruning keeps; with --no-prune every parent "
+                                      "set up to --palim is kept and it would not apply (the BF of the credible set is "
+                                      "solve's --bf)")
 
 
 def test_the_bf_reads_back_as_given_and_an_overflowing_one_is_null_in_strict_json(runner, small_csv, tmp_path) -> None:

@@ -19,6 +19,7 @@ from bnilp.cli.options import (
     check_outputs,
     data_options,
     epsilon_from,
+    given_on_command_line,
     knowledge_from_options,
     knowledge_options,
     load_from_options,
@@ -29,7 +30,7 @@ from bnilp.cli.options import (
     structure_priors_only,
 )
 from bnilp.data import MAX_INFERRED_LEVELS, Dataset, constant_column_text, twin_columns_text
-from bnilp.errors import listed_names
+from bnilp.errors import InputError, listed_names
 from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, TableProgress, score_parent_sets
 from bnilp.report import limit_reason
 from bnilp.scorefile import ScoreTable, check_score_file_names, write_score_file
@@ -271,6 +272,10 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     """
     console = plain_console(stderr=True)
     eps = epsilon_from(bf, epsilon, default_bf=1.0)
+    given = [flag for key, flag in (("bf", "--bf"), ("epsilon", "--epsilon")) if given_on_command_line(key)]
+    if opts.get("no_prune") and given:      # recorded in the sidecar, used by nothing (a review)
+        raise InputError(f"{given[0]} sets what the pruning keeps; with --no-prune every parent set up to --palim is "
+                         "kept and it would not apply (the BF of the credible set is solve's --bf)")
     refuse_averaging_prior(opts, "score")
     check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs=read_paths(opts, {data_path: "DATA"}))
     data = load_from_options(data_path, opts, quiet=quiet)
