@@ -1039,6 +1039,13 @@ def _check_sidecar_belongs(table: ScoreTable, text: str, sidecar: Path) -> None:
     for another file (a stale copy, a result JSON saved over it) would make a truncated table pass for a
     complete one: its file's SHA-256, or (sidecars older than the hash) its counts, must match."""
     meta = table.meta
+    if meta.get("knowledge"):       # its variables the file's: an unknown one named neither file (a review)
+        from bnilp.knowledge import Knowledge
+
+        try:
+            Knowledge.coerce(meta["knowledge"]).validated(list(table.variables), [])
+        except InputError as exc:
+            raise InputError(f"{sidecar}: its 'knowledge' does not fit {sidecar.name[:-5]} ({exc})") from None
     digest = meta.get(SIDECAR_HASH)
     if digest is not None:
         if digest != hashlib.sha256(text.encode("utf-8")).hexdigest():

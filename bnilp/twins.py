@@ -170,20 +170,21 @@ def mergeable_pairs(table: ScoreTable, epsilon: float, knowledge: Any = None) ->
     where it would refuse the table: a score that is not score-equivalent, background knowledge (``knowledge`` or
     the table's own), a table exact only up to a palim. For telling a user who lists such a set class by class that
     it can be counted without listing it."""
-    if score_equivalent(table.meta) is False or knowledge is not None or _refusal(table):
+    if score_equivalent(table.meta) is False or knowledge is not None or count_refusal(table):
         return []
     return twin_pairs(table, epsilon)
 
 
-def _refusal(table: ScoreTable) -> str | None:
-    """Why :func:`count_credible` cannot count ``table`` (beyond its score and ε), or None."""
+def count_refusal(table: ScoreTable, who: str = "count_credible", what: str = "table") -> str | None:
+    """Why :func:`count_credible` cannot count ``table`` (beyond its score and ε), or None; ``who`` and ``what``
+    name the counter and the table as the caller knows them (``bnilp count`` and its score file)."""
     if table.knowledge is not None or table.meta.get("knowledge"):
-        return ("count_credible counts without background knowledge: table holds some (the twins need not be "
+        return (f"{who} counts without background knowledge: {what} holds some (the twins need not be "
                 "exchangeable under it)")
     # a palim the walk never reached cut nothing (a sidecar always says which; a meta without the word is taken as cut)
     cut = exact_up_to(table.meta) if table.meta.get("palim_reached", True) else None
     if cut is not None:
-        return (f"count_credible counts whole classes: table is exact only for parent sets of up to "
+        return (f"{who} counts whole classes: {what} is exact only for parent sets of up to "
                 f"{cut} (a palim), so a credible class can hold DAGs it lacks (learn and solve "
                 "count the DAGs a table admits)")
     return None
@@ -795,7 +796,7 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     posteriors = bool(check_flag(posteriors, "posteriors"))
     enumeration_unit(table, "mecs")
     check_table_epsilon(table, epsilon)
-    refusal = _refusal(table)
+    refusal = count_refusal(table)
     if refusal:
         raise InputError(refusal)
     start = time.perf_counter()

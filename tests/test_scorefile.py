@@ -171,6 +171,9 @@ def test_a_token_after_a_sets_parents_is_refused_naming_its_line() -> None:
     (dict(knowledge={"statements": ["require A -> B"]}), (),
      "'knowledge' is not a knowledge record \\(it has 'statements' but none"),
     (dict(score_time_limit_reached=True, palim_reached=False), (), "'score_time_limit_reached' is true but"),
+    # a variable the file lacks: the error named neither file (a review)
+    (dict(knowledge={"required": [["Q", "B"]], "statements": ["require Q -> B"]}), (),
+     r"its 'knowledge' does not fit t.scores \(knowledge: unknown variable 'Q'"),
 ])
 def test_sidecar_fields_of_the_wrong_type_are_refused_naming_the_field(tmp_path, change, drop, words) -> None:
     """The sidecar decides what a table may be used for, so its fields are checked: finite numbers (json's NaN

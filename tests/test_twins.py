@@ -355,6 +355,14 @@ def test_a_palim_the_walk_never_reached_is_no_palim(tmp_path):
     plain = _score_file(tmp_path, 20)
     assert (count_credible(table, math.log(20)).dags == count_credible(read_score_file(plain), math.log(20)).dags)
     assert mergeable_pairs(table, math.log(20)) != []
+    # one the palim did cut is refused, by the command line in its own words (its file, not count_credible: a review)
+    cut = tmp_path / "p1.scores"
+    assert CliRunner().invoke(main, ["score", str(csv), "--bf", "20", "--palim", "1", "-o", str(cut), "-q"]
+                              ).exit_code == 3
+    res = CliRunner().invoke(main, ["count", str(cut), "--bf", "20"])
+    assert res.exit_code == 2 and res.output.strip().splitlines()[-1] == (
+        f"bnilp: error: bnilp count counts whole classes: {cut} is exact only for parent sets of up to 1 (a palim), "
+        "so a credible class can hold DAGs it lacks (learn and solve count the DAGs a table admits)")
 
 
 def test_the_listing_reports_its_progress_to_the_callback():

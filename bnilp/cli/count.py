@@ -19,7 +19,7 @@ from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_li
 from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 from bnilp.terminal import lossless, plain_console
-from bnilp.twins import class_groups, count_credible
+from bnilp.twins import class_groups, count_credible, count_refusal
 
 #: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
 DEFAULT_COUNT_CAP = 1_000_000
@@ -66,6 +66,9 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     if table.meta.get("knowledge"):
         raise InputError("the score file's sidecar records background knowledge: bnilp count counts without it (the "
                          "knowledge could tell twin columns apart)")
+    refusal = count_refusal(table, "bnilp count", scores_path)    # the library's words name count_credible (a review)
+    if refusal:
+        raise InputError(refusal)
     with _live(plain_console(stderr=True), opts.get("quiet", False)) as update:    # the listing, on stderr
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
                                 jobs=_search_jobs(opts), progress=update,
