@@ -225,7 +225,9 @@ def _sniff_delimiter(sample: str, path: str) -> str | None:
     does not count: the delimiter whose header has the most fields (at least 2) among those that give each of
     the first :data:`SNIFF_ROWS` rows as many fields as the header, else (ragged rows, reported by the reader
     with their line) the one whose header has the most fields; ties go by :data:`DELIMITERS`' order."""
-    lines = [ln for ln in sample.splitlines() if ln.strip()]
+    # the reader's line breaks only: str.splitlines also breaks at U+0085, U+2028 … inside a field (a review: a name
+    # holding one sniffed a ragged file and the reader's error named the wrong line)
+    lines = [ln for ln in re.split(r"\r\n|\r|\n", sample) if ln.strip()]
     if not lines:
         raise InputError(f"{path}: the file is empty")
     head = "\n".join(lines[:SNIFF_ROWS + 1])

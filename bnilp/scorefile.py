@@ -852,6 +852,8 @@ def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
                     raise InputError(f"{filename}:{lineno}:{kcol}: META {key} is given twice")
                 header[key] = (value, at)
             elif key == "arity":
+                if child in arities:        # as a header key given twice is (a review: the last one won)
+                    raise InputError(f"{filename}:{lineno}:{kcol}: META arity of {child!r} is given twice")
                 if not (value.isascii() and value.isdigit() and int(value) >= 1):
                     raise InputError(f"{at}: META arity of {child!r} must be an integer ≥ 1, got {value!r}")
                 arities[child] = int(value)

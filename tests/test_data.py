@@ -620,3 +620,13 @@ def test_a_token_in_a_column_read_as_continuous_is_named_a_probable_missing_valu
     (tmp_path / "inf.csv").write_text("X,Y\n1.5,inf\n2.5,0.5\n3.5,1.5\n")
     with pytest.raises(InputError, match=r"holds 'inf'$"):
         load_data(str(tmp_path / "inf.csv"), continuous="all")
+
+
+def test_a_name_holding_a_unicode_line_separator_is_one_field(tmp_path) -> None:
+    """The delimiter was sniffed from ``str.splitlines``, which also breaks at U+0085 and U+2028: a name holding one
+    made the file look ragged ("expected 2 fields, found 1" at the wrong line; a review). Only CR and LF end a row."""
+    for mark in ("\x85", "\u2028"):
+        path = tmp_path / "nel.csv"
+        path.write_text(f"a{mark}b,c,d\n1,2,3\n2,3,1\n1,1,1\n", encoding="utf-8")
+        data = load_data(str(path))
+        assert data.names == [f"a{mark}b", "c", "d"] and data.N == 3

@@ -153,6 +153,7 @@ def test_a_score_type_that_is_not_score_equivalent_lists_dags() -> None:
     ("-1 A\nVAR A\n-1\n", r"f:1:1: expected META or VAR before the first parent set, found '-1'"),
     ("META score_type\nVAR A\n-1\n", r"f:1:1: expected 'META key=value'"),
     ("META ess=1\nMETA  ESS = 2\nVAR A\n-1\n", r"f:2:7: META ess is given twice"),
+    ("VAR A\nMETA arity=2\nMETA arity=3\n-1\n", r"f:3:6: META arity of 'A' is given twice"),   # the last won
     ("META score_type=BIC\nMETA ess=abc\nVAR A\n-1\n", r"f:2:10: META ess must be a positive number, got 'abc'"),
     ("META num_records=many\nVAR A\n-1\n", r"f:1:18: META num_records must be an integer ≥ 0, got 'many'"),
     ("META num_records = ١٠\nVAR A\n-1\n", r"f:1:20: META num_records must be an integer ≥ 0, got '١٠'"),
