@@ -576,7 +576,8 @@ def test_a_warm_start_file_the_table_cannot_hold_is_a_hint_not_used(chain_csv, t
     for parents, words in (({"x": [], "y": ["x"], "w": []}, "unknown variable(s) 'w'"),
                            ({"x": [], "y": ["q"], "z": []}, "unknown variable(s) 'q'"),
                            ({"x": [], "y": ["x"]}, "no parents given for 'z'"),
-                           ({"x": ["z"], "y": ["x"], "z": ["y"]}, "the network has a directed cycle")):
+                           ({"x": ["z"], "y": ["x"], "z": ["y"]}, "the network has a directed cycle"),
+                           ({"x": [], "y": ["x", "x"], "z": []}, "'x' is listed twice among the parents of 'y'")):
         start.write_text(json.dumps({"parents": parents}))
         line = _one_line_error(_run("learn", str(chain_csv), "-q", "--warm-start", str(start),
                                     "--scores", str(scores)))

@@ -311,6 +311,9 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
     if not (isinstance(raw, dict) and all(isinstance(ps, list) and all(isinstance(p, str) for p in ps)
                                           for ps in raw.values())):
         raise InputError(f"{spec}: 'parents' must map each variable to a list of parent names")
+    twice = next(((v, p) for v, ps in raw.items() for i, p in enumerate(ps) if p in ps[:i]), None)
+    if twice is not None:       # as the score-file readers refuse one (a review: taken silently)
+        raise InputError(f"{spec}: {twice[1]!r} is listed twice among the parents of {twice[0]!r}")
     parents = {str(v): frozenset(ps) for v, ps in raw.items()}
     loop = next((v for v, ps in parents.items() if v in ps), None)
     if loop is not None:
