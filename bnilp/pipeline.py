@@ -490,7 +490,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if solution.status == "infeasible":       # no result to report: the CLI says this one line (exit 2)
         raise NoDagError("table: the score table admits no DAG (some variable lacks the empty parent set and every "
                          "choice of the candidate parent sets makes a cycle)")
-    if unit == "mecs" and score_equivalent(table.meta) is None:    # assumed: a table that is not says so here
+    if unit == "mecs" and not equivalence_vouched(table.meta):    # assumed: a table that is not says so here
         check_assumed_equivalence(table, solution)
     with paused_gc():
         if unit == "mecs":
@@ -546,6 +546,16 @@ def _no_dag_under(k: Knowledge, note: str | None, why: str) -> InputError | Limi
                       "arrows, adjacencies, ancestor relations or dependences and may lack the parent sets they need "
                       "(score the data with the knowledge, score_parent_sets(knowledge=…) / --knowledge, for an exact "
                       "result)")
+
+
+def equivalence_vouched(meta: dict[str, Any]) -> bool:
+    """Whether a table's score equivalence is vouched for by what bnilp computed: a record that says it, made by
+    bnilp's scoring in this process or read from a sidecar bnilp wrote for this very file (its SHA-256 checked on
+    reading, :data:`bnilp.scorefile.SIDECAR_HASH`). No record, a PSS file's header (``score_type``) and a sidecar
+    older than the hash are assumed and checked (:func:`check_assumed_equivalence`; a review: an MVP file whose header
+    was made to say BIC listed 28 DAGs in 7 classes where 7 DAGs are credible)."""
+    read_from_a_file = "pss" in meta or "n_parent_sets" in meta
+    return bool(score_equivalent(meta)) and (SIDECAR_HASH in meta or not read_from_a_file)
 
 
 def check_assumed_equivalence(table: ScoreTable, solution: SolveResult,

@@ -787,7 +787,7 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     posteriors under both priors (:func:`class_posteriors`; the arrows under the prior over DAGs are always given) —
     about twice the counting time where R has many small classes (parkinsons BF 150)."""
     from bnilp.ilp import solve
-    from bnilp.pipeline import check_assumed_equivalence, check_table_epsilon, enumeration_unit
+    from bnilp.pipeline import check_assumed_equivalence, check_table_epsilon, enumeration_unit, equivalence_vouched
 
     check_is_table(table)
     epsilon = check_real(epsilon, "epsilon", 0)
@@ -807,7 +807,7 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     result = solve(reduced, epsilon, time_limit=listing, max_networks=max_networks, enumerate_by="mecs", jobs=jobs,
                    progress=progress)
     t_solve = time.perf_counter()
-    if score_equivalent(table.meta) is None and result.optimum_proven:
+    if not equivalence_vouched(table.meta) and result.optimum_proven:
         # assumed, as class enumeration assumes it: checked the same way (a review: an MVP file without a sidecar
         # counted 28 DAGs in 7 classes, exit 0, where 7 DAGs are credible)
         check_assumed_equivalence(reduced, result, needs="count_credible (bnilp count)",

@@ -137,6 +137,28 @@ def test_a_urlearning_file_is_solved_as_the_same_table_in_jaakkola_form(tmp_path
         read_score_file(tmp_path / "asia.pss")
 
 
+def test_a_header_s_score_type_is_a_claim_checked_as_an_assumed_equivalence() -> None:
+    """A PSS header's ``score_type`` is not bnilp's record: it was trusted, so an MML table whose header said BIC
+    listed its classes as if their DAGs shared a score (a review: 28 DAGs in 7 classes where 7 DAGs are credible).
+    Like a file that records nothing it is now assumed and checked by covered reversals, by solve and by count."""
+    from bnilp.data import from_dataframe
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scores import make_score
+    from bnilp.twins import count_credible
+    from tests.conftest import random_discrete_frame
+
+    frame = random_discrete_frame(11, n=5, N=400)
+    scored = score_parent_sets(make_score("mml", from_dataframe(frame, discrete=list(frame.columns))),
+                               epsilon=math.log(150))
+    claimed = parse_pss("META score_type=BIC\n" + "".join(
+        f"VAR {v}\n" + "".join(f"{s!r} {' '.join(sorted(p))}\n" for p, s in f.items())
+        for v, f in scored.families.items()))
+    assert claimed.meta["score"] == "bic" and claimed.families == scored.families
+    for run in (lambda: solve_table(claimed, epsilon=math.log(150)), lambda: count_credible(claimed, math.log(150))):
+        with pytest.raises(InputError, match="needs a score-equivalent table, and this one is not"):
+            run()
+
+
 def test_a_score_type_that_is_not_score_equivalent_lists_dags() -> None:
     text = "META score_type=fNML\nVAR A\n-1 B\n-2\nVAR B\n-1 A\n-2\n"
     table = parse_pss(text)
