@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import click
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -279,7 +280,9 @@ RUNS = {"default": ["learn"], "knowledge and export": ["learn", "--require", "sm
         "DAGs listed past the cap": ["learn", "--list-dags", "--max-networks", "3"],
         "a searched start the table cannot hold": ["learn", "--warm-start", "greedy", "--require", "asia->tub"],
         "a start against the knowledge": ["learn", "--warm-start", "{tmp}/0.json", "--forbid", "lung->either"],
-        "file pruned without the knowledge": ["solve", "{tmp}/asia.scores", "--bf", "20", "--require", "smoke->lung"]}
+        "file pruned without the knowledge": ["solve", "{tmp}/asia.scores", "--bf", "20", "--require", "smoke->lung"],
+        "a file that records no BF": ["solve", "{tmp}/bare.scores", "--bf", "20"],
+        "identical columns": ["learn", "{tmp}/twins.csv", "--bf", "20"]}
 
 
 @pytest.fixture(scope="module")
@@ -288,6 +291,9 @@ def result_jsons(tmp_path_factory) -> dict[str, dict]:
     runner = CliRunner()
     res = runner.invoke(main, ["score", str(ASIA), "--bf", "20", "-o", str(tmp / "asia.scores"), "-q"])
     assert res.exit_code == 0, res.output
+    (tmp / "bare.scores").write_text((tmp / "asia.scores").read_text())          # no sidecar: pruning_note
+    frame = pd.read_csv(ASIA)
+    frame.assign(smoke_again=frame["smoke"]).to_csv(tmp / "twins.csv", index=False)     # twins_note
     results = {}
     for name, args in RUNS.items():
         out = tmp / f"{len(results)}.json"
