@@ -229,9 +229,19 @@ class Knowledge:
         if not _tier_numbers(self.strict_tiers):
             raise InputError(f"knowledge: strict_tiers is a set of tier indices (integers), got {self.strict_tiers!r}")
         tiers = tuple(tuple(str(v) for v in t) for t in given)
+        # as a knowledge file and --tiers refuse them (a review: the API recorded a statement 'tier ' and took a
+        # strict tier of no tiers as nothing)
+        empty = next((k for k, t in enumerate(tiers) if not t), None)
+        if empty is not None:
+            raise InputError(f"knowledge: tier {empty + 1} of tiers is empty")
         object.__setattr__(self, "tiers", tiers)
         strict = () if self.strict_tiers is None else self.strict_tiers
         object.__setattr__(self, "strict_tiers", frozenset(int(i) for i in strict))
+        for i in sorted(self.strict_tiers):     # here, not in validated: knowledge of strict tiers alone is empty()
+            if not 0 <= i < len(tiers):
+                raise InputError(f"knowledge: strict tier {i + 1} does not exist ({len(tiers)} tiers; "
+                                 f"Knowledge(strict_tiers=...) counts tiers from 0 — index {i} here —, a dict from "
+                                 "1, as Knowledge.to_dict writes them)")
 
     def _content(self) -> tuple:
         return (tuple(frozenset(getattr(self, f)) for f in _PAIR_FIELDS),
@@ -389,14 +399,10 @@ class Knowledge:
                 src = self._src(("tier", v))
                 if v not in names:
                     raise unknown(src, v, f"tier {i + 1}")
-                if v in seen and seen[v] != i:
-                    raise InputError(f"{src}: {v!r} is in tier {seen[v] + 1} and tier {i + 1}")
+                if v in seen:       # twice in one tier too (a review: 'tier asia, asia' was taken and recorded)
+                    raise InputError(f"{src}: {v!r} is in tier {seen[v] + 1} and tier {i + 1}" if seen[v] != i else
+                                     f"{src}: {v!r} is named twice in tier {i + 1}")
                 seen[v] = i
-        for i in sorted(self.strict_tiers):
-            if not 0 <= i < len(self.tiers):
-                raise InputError(f"knowledge: strict tier {i + 1} does not exist ({len(self.tiers)} tiers; "
-                                 f"Knowledge(strict_tiers=...) counts tiers from 0 — index {i} here —, a dict from "
-                                 "1, as Knowledge.to_dict writes them)")
         forbidden = self.forbidden_arrows()
         for a, b in self.required:
             if (a, b) in forbidden:
@@ -571,7 +577,11 @@ class Knowledge:
                                      f"{kw['strict_tiers']!r}")
                 numbers_from_1 = () if kw["strict_tiers"] is None else kw["strict_tiers"]
                 kw["strict_tiers"] = frozenset(int(i) - 1 for i in numbers_from_1)
-            return cls(**kw)
+            made = cls(**kw)
+            if obj.get("statements") and not made.statements():     # lines alone: read as nothing (a review)
+                raise InputError("knowledge: it has 'statements' but none of the fields that hold them (required, "
+                                 "tiers, …): a dict is read by its fields; parse_knowledge reads statement lines")
+            return made
         if not isinstance(obj, (str, os.PathLike)):          # an int would be opened as a file descriptor
             raise InputError(f"knowledge must be a Knowledge, a dict of its fields or a file path, got "
                              f"{type(obj).__name__}")

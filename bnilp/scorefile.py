@@ -1125,8 +1125,6 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
             said = known.get("statements")
             if said is not None and (not isinstance(said, list) or not all(isinstance(x, str) for x in said)):
                 raise TypeError(f"'statements' must be a list of lines, got {said!r}")
-            if said and not recorded.statements():     # lines alone: the fields are what is applied, and none are
-                raise ValueError("it has 'statements' but none of the fields that hold them (required, tiers, …)")
         except (TypeError, ValueError, InputError) as exc:
             raise InputError(f"{sidecar}: 'knowledge' is not a knowledge record ({exc})") from None
         meta["knowledge"] = recorded.to_dict()      # its statements those of its fields, whatever the file held

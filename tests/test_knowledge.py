@@ -874,3 +874,32 @@ def test_the_tiers_arrows_are_decided_on_demand_as_the_dict_of_them_said(seed) -
         stated = [why for (a, b), why in want.items() if a in dag[b]]
         assert k.violations(dag)[:len(stated)] == stated
         assert k.allows(dag) == (not k.violations(dag))
+
+
+def test_knowledge_given_twice_or_empty_is_refused_not_half_applied(tmp_path) -> None:
+    """Where knowledge was given in a way that applied less than it said, nothing said so (a review): click kept the
+    last of two ``--knowledge`` files (the first's statements dropped) and of two ``--tiers``; a dict of
+    ``statements`` alone applied nothing; an empty tier was recorded as the statement 'tier '; a strict tier of no
+    tiers was ignored; a variable named twice in one tier was taken. Each is one error line now."""
+    from bnilp.data import default_path
+
+    asia = str(default_path("asia.csv"))
+    (tmp_path / "k1.txt").write_text("require asia -> tub\n")
+    (tmp_path / "k2.txt").write_text("require smoke -> lung\n")
+    for args, words in ((["--knowledge", str(tmp_path / "k1.txt"), "--knowledge", str(tmp_path / "k2.txt")],
+                         "Invalid value for '--knowledge': given 2 times"),
+                        (["--tiers", "smoke;lung", "--tiers", "lung;smoke"], "Invalid value for '--tiers': given 2 "
+                                                                              "times ('smoke;lung', 'lung;smoke')"),
+                        (["--tiers", "asia, asia;tub"], "--tiers 'asia, asia;tub': 'asia' is named twice in tier 1")):
+        res = CliRunner().invoke(main, ["learn", asia, "-q", "--json", str(tmp_path / "r.json"), *args])
+        assert res.exit_code == 2 and not (tmp_path / "r.json").exists(), res.output
+        assert len(res.output.strip().splitlines()) == 1 and words in res.output, res.output
+    with pytest.raises(InputError, match="'asia' is named twice in tier 1"):
+        parse_knowledge("tier asia, asia\n").validated(["asia", "tub"], [])
+    with pytest.raises(InputError, match="it has 'statements' but none of the fields that hold them"):
+        Knowledge.coerce({"statements": ["require asia -> tub"]})
+    with pytest.raises(InputError, match="^knowledge: tier 2 of tiers is empty$"):
+        Knowledge(tiers=[["asia"], []])
+    with pytest.raises(InputError, match="^knowledge: strict tier 1 does not exist \\(0 tiers"):
+        Knowledge(strict_tiers=[0])
+    assert Knowledge(tiers=[["a"], ["b"]], strict_tiers=[1]).statements() == ["tier a", "tier! b"]

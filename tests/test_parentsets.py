@@ -96,7 +96,7 @@ def test_declared_states_never_observed_count_in_r_and_pruning_stays_sound(tmp_p
     path.write_text(" ".join(frame.columns) + "\n" + " ".join(map(str, declared)) + "\n"
                     + "\n".join(" ".join(map(str, row)) for row in codes.itertuples(index=False)) + "\n")
     data = load_data(path)
-    assert data.arities == declared and sum("declared in the arity line" in note for note in data.notes) == 2
+    assert data.arities == declared and sum(" states declared in the arity line" in note for note in data.notes) == 2
     score = make_score(score_name, data)
     table = full_table(score)
     for v, family in table.families.items():

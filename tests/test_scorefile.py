@@ -169,7 +169,7 @@ def test_a_token_after_a_sets_parents_is_refused_naming_its_line() -> None:
     (dict(knowledge={"required": [["A", "B"]], "statements": 5}), (),
      "'knowledge' is not a knowledge record \\('statements' must"),
     (dict(knowledge={"statements": ["require A -> B"]}), (),
-     "'knowledge' is not a knowledge record \\(it has 'statements' but none"),
+     "'knowledge' is not a knowledge record \\(knowledge: it has 'statements' but none"),
     (dict(score_time_limit_reached=True, palim_reached=False), (), "'score_time_limit_reached' is true but"),
     # a variable the file lacks: the error named neither file (a review)
     (dict(knowledge={"required": [["Q", "B"]], "statements": ["require Q -> B"]}), (),

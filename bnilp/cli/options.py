@@ -177,11 +177,24 @@ def score_options(func: Callable) -> Callable:
     return func
 
 
+def _once(hint: str) -> Callable:
+    """A callback for an option that holds one value, declared ``multiple=True`` so that a second value is seen:
+    refused, with ``hint`` (click kept the last one silently — a review: ``--knowledge k1 --knowledge k2`` dropped k1's
+    statements, ``--tiers`` twice the first order)."""
+    def given_once(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str | None:
+        if len(value) > 1:
+            raise click.BadParameter(f"given {len(value)} times ({', '.join(map(repr, value))}): {hint}",
+                                     ctx, param)
+        return value[0] if value else None
+    return given_once
+
+
 def knowledge_options(func: Callable) -> Callable:
     """--knowledge FILE, --require, --forbid, --tiers, --independent, --dependent (background knowledge,
     :mod:`bnilp.knowledge`)."""
     for opt in reversed([
-        click.option("--knowledge", "knowledge_file", metavar="FILE",
+        click.option("--knowledge", "knowledge_file", metavar="FILE", multiple=True,
+                     callback=_once("one file holds every statement (and --require, --forbid, … add to it)"),
                      help="Background knowledge file: 'require a -> b', 'forbid a -- b', 'require a ~> b' "
                      "(ancestor), 'tier a, b' / 'tier! a, b', 'independent a, b | c, d', 'dependent a, b | c, d' "
                      "lines (README, 'Background knowledge')."),
@@ -189,7 +202,8 @@ def knowledge_options(func: Callable) -> Callable:
                      help="Required arrow ('a->b'), adjacency ('a--b') or ancestor relation ('a~>b'); repeatable."),
         click.option("--forbid", "forbid", multiple=True, metavar="'a->b'",
                      help="Forbidden arrow, adjacency or ancestor relation (as --require); repeatable."),
-        click.option("--tiers", "tiers", metavar="'a,b;c;d,e'",
+        click.option("--tiers", "tiers", metavar="'a,b;c;d,e'", multiple=True,
+                     callback=_once("every tier goes in one value, ';'-separated, in time order"),
                      help="Tiers in time order, ';'-separated: no arrow from a later tier into an earlier one "
                      "('!' before a tier: no arrows within it either)."),
         click.option("--independent", "independent", multiple=True, metavar="'a,b|c,d'",
