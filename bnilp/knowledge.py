@@ -765,8 +765,9 @@ def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
             return [frozenset(t) for t in k.tiers], k.strict_tiers
 
         if same(knowledge) != same(recorded):
-            raise InputError("knowledge: the score table was scored under other tiers "
-                             f"({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers or none")
+            raise InputError("knowledge (--tiers, --knowledge): the score table was scored under other tiers, its "
+                             f"sidecar says ({'; '.join(', '.join(t) for t in recorded.tiers)}); give the same tiers "
+                             "or none")
         recorded = Knowledge(**{f: getattr(recorded, f) for f in (*_PAIR_FIELDS, *SEPARATION_FIELDS)})
     # the record first, named as such: a statement of the user's that contradicts it (a cycle) is the one named — the
     # record's, with no place of its own, was blamed as plain "knowledge" (a review). A statement the user gave too

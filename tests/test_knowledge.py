@@ -511,7 +511,8 @@ def test_a_table_scored_under_knowledge_is_solved_under_it_and_the_users_too() -
         assert got.report["n_networks"] == both.report["n_networks"]
         assert got.limits == []
         assert sorted(got.report["knowledge"]["statements"]) == sorted(k1.merged(k2).statements())
-    with pytest.raises(InputError, match="other tiers"):
+    with pytest.raises(InputError, match=r"^knowledge \(--tiers, --knowledge\): the score table was scored under "
+                                         r"other tiers, its sidecar says"):
         tiered = score_parent_sets(score, epsilon=eps, knowledge=Knowledge(tiers=[["asia"], ["xray"]]))
         solve_table(tiered, epsilon=eps, knowledge=Knowledge(tiers=[["xray"], ["asia"]]))
 
