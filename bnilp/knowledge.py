@@ -140,7 +140,7 @@ def _parse_independence(text: str) -> Independence | None:
     given = [v.strip() for v in right.split(",")] if bar else []
     if len(pair) != 2 or not all(pair) or (bar and not all(given)) or "|" in right:
         return None
-    return pair[0], pair[1], tuple(dict.fromkeys(given))
+    return pair[0], pair[1], tuple(given)
 
 
 def separation_key(a: str, b: str, given: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -170,7 +170,11 @@ def _independences(items: Iterable[Any] | str | None, what: str = "independent")
                 raise InputError(f"knowledge: {what}: an empty name among the given names of {it!r}")
         if not isinstance(given, Iterable):
             raise InputError(f"knowledge: {what}: the given names of {it!r} are not a list")
-        out.append((str(a), str(b), tuple(dict.fromkeys(str(v) for v in given))))
+        given = [str(v) for v in given]
+        twice = next((v for i, v in enumerate(given) if v in given[:i]), None)
+        if twice is not None:       # a slip, as a name twice in a tier (a review: deduplicated silently)
+            raise InputError(f"knowledge: {what}: {twice!r} is given twice in {it!r}")
+        out.append((str(a), str(b), tuple(given)))
     once = {}                   # a, b | Z and b, a | Z (given in any order) are one statement: the first kept
     for a, b, z in out:
         once.setdefault(separation_key(a, b, z), (a, b, z))
@@ -648,6 +652,9 @@ def parse_knowledge(text: str, filename: str = "<knowledge>", *, comments: bool 
             if parsed is None:
                 raise InputError(f"{src}: expected '{word} a, b | c, d' (or '{word} a, b': given nothing), "
                                  f"got {line!r}")
+            twice = next((v for i, v in enumerate(parsed[2]) if v in parsed[2][:i]), None)
+            if twice is not None:       # named here, where its line is known (Knowledge would say it without one)
+                raise InputError(f"{src}: {twice!r} is given twice in {line!r}")
             separations[word].append(parsed)
             where.setdefault((word, parsed[0], parsed[1], *parsed[2]), src)
             continue

@@ -881,7 +881,8 @@ def test_knowledge_given_twice_or_empty_is_refused_not_half_applied(tmp_path) ->
     """Where knowledge was given in a way that applied less than it said, nothing said so (a review): click kept the
     last of two ``--knowledge`` files (the first's statements dropped) and of two ``--tiers``; a dict of
     ``statements`` alone applied nothing; an empty tier was recorded as the statement 'tier '; a strict tier of no
-    tiers was ignored; a variable named twice in one tier was taken. Each is one error line now."""
+    tiers was ignored; a variable named twice in one tier was taken, and one twice among an (in)dependence's given
+    names deduplicated. Each is one error line now."""
     from bnilp.data import default_path
 
     asia = str(default_path("asia.csv"))
@@ -897,6 +898,11 @@ def test_knowledge_given_twice_or_empty_is_refused_not_half_applied(tmp_path) ->
         assert len(res.output.strip().splitlines()) == 1 and words in res.output, res.output
     with pytest.raises(InputError, match="'asia' is named twice in tier 1"):
         parse_knowledge("tier asia, asia\n").validated(["asia", "tub"], [])
+    # a name twice among the given ones was deduplicated silently: refused where it was written, and from Python
+    with pytest.raises(InputError, match="^k.txt:2: 'smoke' is given twice in 'dependent asia, tub \\| smoke, smoke'"):
+        parse_knowledge("tier asia\ndependent asia, tub | smoke, smoke\n", "k.txt")
+    with pytest.raises(InputError, match="^knowledge: independent: 'c' is given twice"):
+        Knowledge(independent=[("a", "b", ["c", "c"])])
     with pytest.raises(InputError, match="it has 'statements' but none of the fields that hold them"):
         Knowledge.coerce({"statements": ["require asia -> tub"]})
     with pytest.raises(InputError, match="^knowledge: tier 2 of tiers is empty$"):

@@ -234,7 +234,8 @@ def test_one_statement_in_a_file_a_flag_and_python() -> None:
     ("require smoke -> lung\nindependent lung, smoke | bronc", "contradicts independent lung, smoke | bronc"),
     ("require smoke -- lung\nindependent lung, smoke", "contradicts independent lung, smoke"),
     ("independent smoke, lung | bronc | tub", "expected 'independent a, b | c, d'"),
-    ("independent smoke, lung | bronc\nindependent smoke, lung | bronc, bronc, cancer", "unknown variable 'cancer'"),
+    ("independent smoke, lung | bronc\nindependent smoke, lung | bronc, cancer", "unknown variable 'cancer'"),
+    ("independent smoke, lung | bronc\nindependent smoke, lung | bronc, bronc, cancer", "'bronc' is given twice"),
     # a review's find: no DAG satisfies these, and the search could only learn it by cutting paths one by one
     ("independent tub, lung\nrequire tub ~> lung", "tub an ancestor of lung"),
     ("require smoke ~> tub\nrequire smoke -> lung\nindependent tub, lung", "smoke an ancestor of both"),
