@@ -201,7 +201,8 @@ def _learned_state(obj: Any, result: dict[str, Any], where: str) -> str:
     why = []
     # one optimal network is the whole answer to "the best DAG" (or its CPDAG), not to the averaged graph (a review:
     # an --optimum-only result's posteriors, one of 4 tied optima, compared with exit 0)
-    optimum_only = obj.get("optimum_only") and status == "optimal" and result["mode"] != "averaged"
+    one_optimum = obj.get("optimum_only") and status == "optimal"
+    averaged_one = one_optimum and result["mode"] == "averaged"
     complete = False if status is not None and status not in ("optimal", "infeasible") else complete
     listed, counted = obj.get("n_mecs"), obj.get("posterior_classes")
     # count_past_cap (or peeling): the list is capped, the set is not — the posteriors and OPT cover every class
@@ -209,10 +210,10 @@ def _learned_state(obj: Any, result: dict[str, Any], where: str) -> str:
                    and isinstance(counted, int) and counted > listed)
     if counted_all:
         why.append(f"the learned result's list is capped (the best {listed} of {counted} credible classes listed)")
-    elif obj.get("optimum_only") and status == "optimal" and not optimum_only:
+    elif averaged_one:
         why.append("the learned result is one optimal network (optimum_only), its posteriors 1 on that network's "
                    "arrows, not averaged over the credible set")
-    elif complete is False and not optimum_only:
+    elif complete is False and not one_optimum:
         why.append(f"the learned result is incomplete (status {status}"
                    + ("; its best network is not a proven optimum" if proven is False else "") + ")")
     elif proven is False:
