@@ -779,9 +779,14 @@ def with_recorded(table: Any, knowledge: Knowledge | None) -> Knowledge | None:
     # the record first, named as such: a statement of the user's that contradicts it (a cycle) is the one named — the
     # record's, with no place of its own, was blamed as plain "knowledge" (a review). A statement the user gave too
     # (learn scores under the user's knowledge, so all of them) keeps the user's place: its flag or file line
-    sourced = replace(recorded, where={(f, a, b): "the score table's record (its sidecar's knowledge)"
-                                       for f in _PAIR_FIELDS for a, b in getattr(recorded, f)
-                                       if (a, b) not in getattr(knowledge, f)})
+    record = "the score table's record (its sidecar's knowledge)"
+    where = {(f, a, b): record for f in _PAIR_FIELDS for a, b in getattr(recorded, f)
+             if (a, b) not in getattr(knowledge, f)}
+    for f in SEPARATION_FIELDS:                  # an (in)dependence is the same statement in any order of its names
+        given = {separation_key(*t) for t in getattr(knowledge, f)}
+        where.update({(f, a, b, *z): record for a, b, z in getattr(recorded, f)
+                      if separation_key(a, b, z) not in given})
+    sourced = replace(recorded, where=where)
     return sourced.merged(knowledge)
 
 

@@ -801,6 +801,29 @@ def test_a_statement_both_recorded_and_given_keeps_the_users_place() -> None:
     assert arrows[("tub", "asia")] == "forbid tub -> asia (the score table's record (its sidecar's knowledge))"
 
 
+def test_an_independence_a_score_file_records_is_named_as_the_records_when_contradicted() -> None:
+    """A file scored under ``independent a, d`` and solved with ``--dependent 'a,d'``: the error named the record's
+    independence as plain "(knowledge)" (the sixty-sixth session's note); it says it is the record's, in either
+    direction, and one the user gave too (in another order of its names) keeps the user's place."""
+    from bnilp.knowledge import with_recorded
+    from bnilp.scorefile import ScoreTable
+
+    def table(k: Knowledge) -> ScoreTable:
+        return ScoreTable(list("abd"), {v: {frozenset(): -1.0} for v in "abd"}, meta={"knowledge": k.to_dict()})
+
+    record = r"\(the score table's record \(its sidecar's knowledge\)\)"
+    with pytest.raises(InputError, match=rf"^--dependent 'a,d': 'dependent a, d' contradicts 'independent a, d' "
+                                         rf"{record}$"):
+        with_recorded(table(Knowledge(independent=[("a", "d", ())])),
+                      from_options(dependent=["a,d"])).validated(list("abd"))
+    with pytest.raises(InputError, match=r"^the score table's record \(its sidecar's knowledge\): 'dependent a, d' "
+                                         r"contradicts 'independent a, d' \(--independent 'a,d'\)$"):
+        with_recorded(table(Knowledge(dependent=[("a", "d", ())])),
+                      from_options(independent=["a,d"])).validated(list("abd"))
+    both = with_recorded(table(Knowledge(independent=[("a", "d", ("b",))])), from_options(independent=["d,a|b"]))
+    assert set(both.where.values()) == {"--independent 'd,a|b'"}
+
+
 def test_an_arrow_the_tiers_forbid_names_its_tier_not_the_whole_tiers_value():
     """Each arrow ``--tiers`` forbids carries its reason; with the whole value as its place, n²/2 reasons of n
     characters each grew as n³ (9.2 GB and a 280-MB JSON at 1,000 / 500 variables in 10 tiers; a review). The
