@@ -21,8 +21,6 @@ import numbers
 import os
 import re
 import shlex
-import sys
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
@@ -33,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bnilp.errors import DataWarning, InputError, check_flag, check_path, not_utf8
+from bnilp.errors import InputError, check_flag, check_path, not_utf8, warn_at_caller
 from bnilp.inputs import read_input_bytes
 
 DISCRETE = "discrete"
@@ -573,11 +571,8 @@ def _warned(data: Dataset) -> Dataset:
     messages = list(data.warnings)
     messages += [f"{data.source}: {constant_column_text(name)}" for name in data.dropped]
     messages += [f"{data.source}: {twin_columns_text(group)}" for group in data.twins]
-    level, frame = 1, sys._getframe(0)     # the warnings name the caller's line: the first frame outside bnilp
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "bnilp":
-        level, frame = level + 1, frame.f_back
-    for message in messages:
-        warnings.warn(message, DataWarning, stacklevel=level)
+    for message in messages:             # naming the caller's line: the first frame outside bnilp
+        warn_at_caller(message)
     return data
 
 

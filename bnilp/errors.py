@@ -6,6 +6,8 @@ import functools
 import math
 import numbers
 import os
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -46,6 +48,15 @@ class DataWarning(UserWarning):
     """What reading a data set noticed that may be a mistake, the run going on (:func:`bnilp.data.load_data`,
     :func:`bnilp.data.from_dataframe`): an identifier column, decimal commas, a constant column left out, twin
     columns. Issued with :func:`warnings.warn`, so a notebook shows them; the command line prints its own lines."""
+
+
+def warn_at_caller(message: str) -> None:
+    """Issue ``message`` as a :class:`DataWarning` naming the caller's line: the first frame outside bnilp (a
+    notebook shows the line that called ``learn`` or ``solve_table``, not one inside the package)."""
+    level, frame = 2, sys._getframe(1)
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "bnilp":
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, DataWarning, stacklevel=level)
 
 
 class LimitError(BnilpError):

@@ -33,6 +33,7 @@ from bnilp.errors import (
     check_real,
     check_seconds,
     interrupts_as_keyboard,
+    warn_at_caller,
 )
 from bnilp.graphs import check_acyclic, parent_lists, to_digraph
 from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, settings, solve
@@ -517,8 +518,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if ws_note:
         report["warm_start_note"] = ws_note
     unknown = unknown_pruning_note(table, epsilon)
-    if unknown:
+    if unknown:             # a DataWarning too: a notebook showed nothing of it (a review; the CLI prints its line)
         report["pruning_note"] = unknown
+        warn_at_caller(unknown)
     report["limits"] = []
     if note:
         report["limits"].append("knowledge_pruning")

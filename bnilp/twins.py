@@ -67,7 +67,15 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from bnilp.averaging import PRIORS
-from bnilp.errors import InputError, LimitError, UnsoundTableError, check_flag, check_real, check_seconds
+from bnilp.errors import (
+    InputError,
+    LimitError,
+    UnsoundTableError,
+    check_flag,
+    check_real,
+    check_seconds,
+    warn_at_caller,
+)
 from bnilp.ilp.settings import SYMMETRY_RTOL
 from bnilp.mec import count_admitted, count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
 from bnilp.scorefile import ScoreTable, check_is_table, exact_up_to
@@ -787,7 +795,13 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     posteriors under both priors (:func:`class_posteriors`; the arrows under the prior over DAGs are always given) —
     about twice the counting time where R has many small classes (parkinsons BF 150)."""
     from bnilp.ilp import solve
-    from bnilp.pipeline import check_assumed_equivalence, check_table_epsilon, enumeration_unit, equivalence_vouched
+    from bnilp.pipeline import (
+        check_assumed_equivalence,
+        check_table_epsilon,
+        enumeration_unit,
+        equivalence_vouched,
+        unknown_pruning_note,
+    )
 
     check_is_table(table)
     epsilon = check_real(epsilon, "epsilon", 0)
@@ -799,6 +813,9 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     refusal = count_refusal(table)
     if refusal:
         raise InputError(refusal)
+    unknown = unknown_pruning_note(table, epsilon)
+    if unknown:                                       # as solve_table warns (bnilp count prints its own line)
+        warn_at_caller(unknown)
     start = time.perf_counter()
     pairs = twin_pairs(table, epsilon)
     reduced = reduce_twins(table, pairs)

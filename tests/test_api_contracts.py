@@ -53,6 +53,44 @@ def test_a_table_pruned_for_a_smaller_epsilon_is_refused_not_reported_complete(a
         solve_table(table, epsilon=900.0)
 
 
+def test_the_lower_level_search_refuses_a_table_pruned_for_a_smaller_epsilon(asia) -> None:
+    """``bnilp.ilp.solve`` (README "Lower-level") took a table pruned for BF 3 at ε = 5 and called its short list
+    complete (asia BDeu: 7,171 of 9,492 credible DAGs, ``complete`` True; a review): it refuses as ``solve_table``
+    does. The table pruned for that ε serves it."""
+    from bnilp.ilp import solve
+
+    small = score_parent_sets(make_score("bic", asia), epsilon=math.log(3))
+    with pytest.raises(InputError, match=r"^epsilon=5: the table was pruned for epsilon=1\.09861 \(BF 3\)"):
+        solve(small, 5.0)
+    assert solve(small, math.log(3)).complete
+
+
+def test_a_table_that_records_no_epsilon_warns_through_the_api(asia) -> None:
+    """A table that records no ε (a score file without its sidecar) solved at ε > 0 is complete only if it was
+    pruned for at least that ε: the API put it in ``report["pruning_note"]`` alone, so a notebook showed a
+    complete-looking result and nothing else (a review). It is a :class:`DataWarning` naming the caller's line
+    too, from ``count_credible`` as well; at ε = 0 (any sound pruning keeps OPT's ties) nothing is said."""
+    import warnings
+
+    from bnilp.errors import DataWarning
+
+    bare = score_parent_sets(make_score("bic", asia), epsilon=math.log(20))
+    bare.meta = {}
+    with pytest.warns(DataWarning, match=r"^nothing records the BF this score table was pruned for \(no sidecar\)") \
+            as caught:
+        result = solve_table(bare, epsilon=math.log(20))
+    assert [w.filename for w in caught] == [__file__]
+    assert result.report["pruning_note"] == str(caught[0].message)
+    from bnilp.twins import count_credible
+
+    with pytest.warns(DataWarning, match=r"^nothing records the BF") as caught:
+        counted = count_credible(bare, math.log(20))
+    assert [w.filename for w in caught] == [__file__] and counted.dags == result.report["n_networks"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        assert "pruning_note" not in solve_table(bare, epsilon=0.0).report
+
+
 def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> None:
     frame = pd.read_csv(ASIA)
     cases = [

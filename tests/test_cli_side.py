@@ -745,7 +745,10 @@ def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(ch
     out = tmp_path / "without.json"
     result = _run("solve", str(scores), "--bf", "20", "-q", "--json", str(out))
     assert result.exit_code == 0
+    assert result.stderr.count("nothing records the BF this score table was pruned for") == 1   # once, one line
     assert "bnilp: warning: nothing records the BF this score table was pruned for" in result.stderr
+    counted = _run("count", str(scores), "--bf", "20", "-q")     # the library's DataWarning is not printed again
+    assert counted.exit_code == 0 and counted.stderr.count("nothing records the BF") == 1
     assert "at least BF 20" in json.loads(out.read_text())["pruning_note"]
 
 

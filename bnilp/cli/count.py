@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from typing import Any
 
 import click
@@ -14,7 +15,7 @@ from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
-from bnilp.errors import InputError
+from bnilp.errors import DataWarning, InputError
 from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
 from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
@@ -69,7 +70,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     refusal = count_refusal(table, "bnilp count", scores_path)    # the library's words name count_credible (a review)
     if refusal:
         raise InputError(refusal)
-    with _live(plain_console(stderr=True), opts.get("quiet", False)) as update:    # the listing, on stderr
+    with _live(plain_console(stderr=True), opts.get("quiet", False)) as update, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)      # the pruning note: printed by _check_table_epsilon
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
                                 jobs=_search_jobs(opts), progress=update,
                                 posteriors=bool(opts.get("json_out") or opts.get("report_dir")))

@@ -11,6 +11,7 @@ import json
 import math
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -37,7 +38,7 @@ from bnilp.cli.options import (
 )
 from bnilp.cli.score import score_data, walk_options
 from bnilp.data import default_path
-from bnilp.errors import InputError, NoDagError, OutputError, UnsoundTableError
+from bnilp.errors import DataWarning, InputError, NoDagError, OutputError, UnsoundTableError
 from bnilp.export import PARAMETER_METHODS
 from bnilp.graphs import check_acyclic
 from bnilp.ilp import DEFAULT_MAX_NETWORKS
@@ -463,7 +464,8 @@ def _run(table: ScoreTable, eps: float, opts: dict[str, Any], console: Console, 
         _check_count_past_cap(table, opts)
     _check_list_dags(table, opts)
     warm, warm_info = _warm_start(opts.get("warm_start"), table, data, opts, console)
-    with _live(console, opts.get("quiet", False)) as update, _no_dag_said(source):
+    with _live(console, opts.get("quiet", False)) as update, _no_dag_said(source), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)     # the pruning note: printed by _check_table_epsilon
         result = solve_table(table, epsilon=eps, time_limit=opts.get("time_limit"),
                              max_networks=opts.get("max_networks", DEFAULT_MAX_NETWORKS),
                              prior=split_priors(opts.get("priors"))[1],

@@ -182,8 +182,11 @@ def solve(table: ScoreTable, epsilon: float = 0.0, *, time_limit: float | None =
     ``progress`` gets dicts ``{"phase", "networks", "elapsed", …}`` at most every 0.25 s: phases ``optimize``,
     ``enumerate``, ``done`` (with ``status``) and ``dynamic programme`` (with ``done``, the share of its passes
     done, 0–1)."""
+    from bnilp.pipeline import check_table_epsilon  # (pipeline imports this module)
+
     check_is_table(table)
     epsilon = check_real(epsilon, "epsilon", 0)
+    check_table_epsilon(table, epsilon)      # a table pruned for less misses credible networks (a review)
     enumerate_ties, count_past_cap = check_flag(enumerate_ties, "enumerate_ties"), check_flag(count_past_cap,
                                                                                                 "count_past_cap")
     check_callback(progress)
