@@ -506,11 +506,11 @@ def load_data(
                                                                   [str(j + 1) for j in range(width)]):
         data.warnings.append(f"{path}:{names_line}: every name in the names line is a number ("
                              f"{', '.join(names[:3])}{', …' if width > 3 else ''}): if the file has no names line, "
-                             "give --no-header (its first row was read as the names)")
+                             "give --no-header (no_header=True; its first row was read as the names)")
     if no_header and _first_row_looks_like_names(frame):
         data.warnings.append(f"{path}:{lines[0]}: with --no-header the first row is data, yet each of its values "
                              "occurs only there in its column while the other rows repeat theirs: is it a names "
-                             "line? (then leave out --no-header)")
+                             "line? (then leave out --no-header, no_header=True)")
     data.sha256 = digest
     data.rows_dropped_missing = left_out
     return _warned(data)
@@ -819,7 +819,7 @@ def _build(
                 warnings.append(f"{source}: column {name!r} reads like numbers with decimal commas ("
                                 f"{example!r}): taken as labels, one state per "
                                 "distinct value; bnilp reads decimal points (convert the file, or give "
-                                f"--discrete {flag_value(name)} to keep it as labels)")
+                                f"--discrete {flag_value(name)}, discrete=[{name!r}], to keep it as labels)")
         elif not np.isfinite(numeric).all():   # 'inf', '-Infinity': numbers no state should be; one-line error below
             kind, why = CONTINUOUS, "numeric"
         elif (np.all(numeric == np.round(numeric))

@@ -806,7 +806,8 @@ def pruning_note(table: Any, knowledge: Knowledge) -> str | None:
         return None
     return ("the score table was pruned without the knowledge's required arrows, adjacencies, ancestor "
             "relations or dependences: OPT and the credible set under the knowledge may use parent sets the "
-            "pruning removed, so both may be wrong (score the data with --knowledge for an exact result)")
+            "pruning removed, so both may be wrong (score the data with the knowledge for an exact result: "
+            "--knowledge, score_parent_sets(knowledge=...))")
 
 
 class ForbiddenArrows(Mapping):

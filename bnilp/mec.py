@@ -1269,7 +1269,7 @@ def _counted_class(cpdag: CpdagEdges, whole: bool, families: Mapping[str, Any], 
     except ComponentTooLarge as big:
         raise ValueError(f"class {number} has a chain component of {big.size} orientations, more than "
                          f"{max_listed}, and some of them use parent sets the score table lacks: cannot count its "
-                         "admitted DAGs (use --enumerate dags)") from None
+                         "admitted DAGs (enumerate by DAGs: --enumerate dags, enumerate_by='dags')") from None
     if admitted == size:
         return size, admitted, shares
     if complete_classes:

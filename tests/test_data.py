@@ -132,7 +132,8 @@ def test_a_headerless_file_read_with_a_names_line_is_warned_of_or_hinted_at(tmp_
     data = load_data(write(tmp_path, "h.csv", "0.5,1.25,3\n" + body))
     assert data.N == 20 and len(data.warnings) == 1
     assert data.warnings[0] == (f"{tmp_path / 'h.csv'}:1: every name in the names line is a number (0.5, 1.25, 3): "
-                                "if the file has no names line, give --no-header (its first row was read as the names)")
+                                "if the file has no names line, give --no-header (no_header=True; its first row was "
+                                "read as the names)")
     for names in ("0,1,2", "1,2,3", "a,1,2"):
         assert load_data(write(tmp_path, "p.csv", names + "\n" + body)).warnings == []
     with pytest.raises(InputError, match=r"b\.csv:1: duplicate column name '1' \(columns 2 and 3\); every name is a "

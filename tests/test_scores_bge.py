@@ -167,7 +167,8 @@ def test_scores_double_precision_cannot_resolve_are_refused_naming_the_prior():
     rng = np.random.default_rng(0)
     x = rng.normal(size=100)
     data = from_dataframe(pd.DataFrame(np.c_[x, x, rng.normal(size=100)], columns=list("abc")))
-    with pytest.raises(InputError, match=r"'b' given \{a\}.*--alpha-mu .*--alpha-w"):
+    with pytest.raises(InputError, match=r"'b' given \{a\}.*alpha_mu \(--alpha-mu, 1e-50\) or "
+                                         r"alpha_w \(--alpha-w, 5\.0\)"):
         make_score("bge", data, alpha_mu=1e-50).local(1, (0,))
     with pytest.raises(InputError, match=r"given \{a, b\}|the parents \{a, b\}"):
         make_score("bge", data, alpha_mu=1e-50).local(2, (0, 1))

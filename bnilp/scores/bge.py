@@ -199,9 +199,9 @@ class BGe(LocalScore):
                                    "rounding, on the scale of t)")
         if abs(value) > MAX_SCORE:
             raise InputError(f"score 'bge': {self._family_text(child, parents)} scores {value:.3g}: the prior "
-                             f"(--alpha-mu {self.alpha_mu:g}, --alpha-w {self.alpha_w:g}) outweighs the data past "
-                             f"what the search can compare (|score| > {MAX_SCORE:g}); choose a smaller --alpha-w or a "
-                             "larger --alpha-mu")
+                             f"(alpha_mu={self.alpha_mu!r}, alpha_w={self.alpha_w!r}) outweighs the data past what the "
+                             f"search can compare (|score| > {MAX_SCORE:g}); choose a smaller alpha_w (--alpha-w) or a "
+                             "larger alpha_mu (--alpha-mu)")
         return value
 
     def _family_text(self, child: int | None, parents: tuple[int, ...]) -> str:
@@ -211,8 +211,9 @@ class BGe(LocalScore):
 
     def _unresolved(self, child: int | None, parents: tuple[int, ...], why: str) -> InputError:
         return InputError(f"score 'bge': {self._family_text(child, parents)}: {why}; the prior matrix's t = "
-                          f"α_μ(α_w − n − 1)/(α_μ + 1) = {self.t:.3g} is too small for these data — raise --alpha-mu "
-                          f"({self.alpha_mu:g}) or --alpha-w ({self.alpha_w:g}), or leave out nearly collinear columns")
+                          f"α_μ(α_w − n − 1)/(α_μ + 1) = {self.t:.3g} is too small for these data — raise alpha_mu "
+                          f"(--alpha-mu, {self.alpha_mu!r}) or alpha_w (--alpha-w, {self.alpha_w!r}), or leave out "
+                          "nearly collinear columns")
 
     def set_value(self, variables: tuple[int, ...]) -> float:
         """g(S) = ln p(d_S), the marginal likelihood of the columns S: the sum of the local scores along S in
