@@ -844,9 +844,14 @@ def _build(
                 r = int(np.flatnonzero(~np.isfinite(numeric))[0])
                 # a token that is no number is most likely a missing value: say how to leave its rows out (a review:
                 # under --score bge the only hint was a mixed score)
+                # (a DataFrame's reader takes no missing tokens, and a bool column holds no missing value: a review)
                 hint = "" if not np.isnan(numeric[r]) else (
                     f" (a missing value? --missing {flag_value(str(cells[r]))} --drop-missing leaves its rows out; "
-                    f"from Python missing={str(cells[r])!r}, drop_missing=True)")
+                    f"from Python missing={str(cells[r])!r}, drop_missing=True)") if lines is not None else \
+                    " (booleans: a continuous column needs numbers — .astype(int) — or a mixed score, which reads " \
+                    "it as discrete)" if set(np.unique(cells)) <= {"True", "False"} else \
+                    " (a missing value? make those cells NA and read the frame with from_dataframe(..., " \
+                    "drop_missing=True), which leaves their rows out)"
                 raise InputError(f"{where(r)}: column {name!r} is continuous but holds {str(cells[r])!r}{hint}")
             if np.abs(numeric).max() > MAX_CONTINUOUS_MAGNITUDE:
                 r = int(np.argmax(np.abs(numeric)))

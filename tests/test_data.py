@@ -623,6 +623,21 @@ def test_a_token_in_a_column_read_as_continuous_is_named_a_probable_missing_valu
         load_data(str(tmp_path / "inf.csv"), continuous="all")
 
 
+def test_a_frames_token_in_a_continuous_column_points_to_what_a_frame_can_do() -> None:
+    """From a DataFrame the hint named ``missing='?'``, a parameter ``from_dataframe`` and ``learn`` lack, and for a
+    bool column under BGe told to treat 'False' as a missing value (a review): a frame's token points to NA and
+    ``from_dataframe(..., drop_missing=True)``, a bool column says it holds booleans."""
+    frame = pd.DataFrame({"x": ["?"] + [f"{i * 0.37:.2f}" for i in range(1, 12)], "y": np.arange(12) * 1.1})
+    with pytest.raises(InputError, match=r"^<DataFrame>: row 0: column 'x' is continuous but holds '\?' \(a missing "
+                                         r"value\? make those cells NA and read the frame with from_dataframe\(\.\.\., "
+                                         r"drop_missing=True\), which leaves their rows out\)$"):
+        from_dataframe(frame, continuous="all")
+    assert from_dataframe(frame.replace("?", None), continuous="all", drop_missing=True).N == 11
+    flags = pd.DataFrame({"x": [True, False] * 6, "y": np.arange(12) * 1.1})
+    with pytest.raises(InputError, match=r"holds 'True' \(booleans: a continuous column needs numbers"):
+        from_dataframe(flags, continuous="all")
+
+
 def test_a_name_holding_a_unicode_line_separator_is_one_field(tmp_path) -> None:
     """The delimiter was sniffed from ``str.splitlines``, which also breaks at U+0085 and U+2028: a name holding one
     made the file look ragged ("expected 2 fields, found 1" at the wrong line; a review). Only CR and LF end a row."""
