@@ -805,6 +805,7 @@ def learn(
     scheduler: str | None = None,
     counts: str = "auto",
     score_time_limit: float | None = None,
+    prune: bool = True,
     **score_settings: Any,
 ) -> LearnResult:
     """Learn the optimal network and every network within Bayes factor ``bf`` of it.
@@ -827,7 +828,8 @@ def learn(
     workers, kept for later calls), as :func:`score_parent_sets` (``--scheduler``; extra ``bnilp[dask]``), which
     also takes ``counts`` (``--counts``) and, as ``time_limit``, ``score_time_limit`` (``--score-time-limit``:
     seconds of scoring, parent sets deepened size by size; the result is then exact for the sizes scored and
-    ``limits`` says so).
+    ``limits`` says so). ``prune=False`` keeps every parent set up to the palim (``--no-prune``; as
+    :func:`score_parent_sets`, with its default palim past 16 variables).
     ``palim``: the largest parent set scored (``None``: no limit beyond what the pruning rules prove; scores
     that need one get :func:`bnilp.parentsets.default_palim`, recorded in the report). ``time_limit``
     (seconds) and ``max_networks`` (DAGs, or classes under class enumeration, at most) bound the search;
@@ -840,6 +842,7 @@ def learn(
     """
     list_dags, optimum_only, count_past_cap = _check_flags(list_dags=list_dags, optimum_only=optimum_only,
                                                            count_past_cap=count_past_cap)
+    prune = bool(check_flag(prune, "prune (--no-prune)"))
     _check_optimum_only(optimum_only, enumerate_by, list_dags, prior)
     if expected_parents is not None:
         check_real(expected_parents, "expected_parents (--expected-parents)", 0, above=True)
@@ -874,7 +877,7 @@ def learn(
     if k is not None:
         k.validated(dataset.names, dataset.dropped)
     table = score_parent_sets(scorer, epsilon=eps, palim=palim, n_jobs=n_jobs, knowledge=k, scheduler=scheduler,
-                              counts=counts, time_limit=score_time_limit)
+                              counts=counts, time_limit=score_time_limit, prune=prune)
     result = solve_table(table, epsilon=eps, time_limit=time_limit, max_networks=max_networks, prior=prior,
                          enumerate_by=enumerate_by, list_dags=list_dags, knowledge=k, optimum_only=optimum_only,
                          jobs=n_jobs, count_past_cap=count_past_cap)

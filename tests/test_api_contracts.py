@@ -91,6 +91,24 @@ def test_a_table_that_records_no_epsilon_warns_through_the_api(asia) -> None:
         assert "pruning_note" not in solve_table(bare, epsilon=0.0).report
 
 
+def test_learn_can_keep_every_parent_set_as_the_command_line_can() -> None:
+    """``bnilp learn --no-prune`` had no API form: ``learn(prune=False)`` read as a score setting ("score 'bic' takes
+    no setting 'prune'"; a review). Unpruned, asia's 8 variables keep all 8·2⁷ parent sets, and the credible set is
+    the pruned table's (sound pruning keeps every credible DAG's sets)."""
+    pruned = learn(ASIA, bf=3)
+    whole = learn(ASIA, bf=3, prune=False)
+    def sets(result) -> int:
+        return sum(map(len, result.table.families.values()))
+
+    assert whole.table.meta["prune"] is False and sets(whole) == 8 * 2 ** 7 > sets(pruned)
+    assert whole.report["optimum"] == pytest.approx(pruned.report["optimum"], abs=1e-9)
+    assert (whole.report["n_networks"], whole.report["n_mecs"]) == (pruned.report["n_networks"],
+                                                                    pruned.report["n_mecs"]) == (3, 1)
+    assert [n.parents for n in whole.solution.networks] == [n.parents for n in pruned.solution.networks]
+    with pytest.raises(InputError, match=r"^prune \(--no-prune\) must be True or False, got 'no'"):
+        learn(ASIA, prune="no")
+
+
 def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> None:
     frame = pd.read_csv(ASIA)
     cases = [
