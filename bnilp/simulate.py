@@ -471,19 +471,28 @@ def sample_dag(
         if twice:       # as `bnilp compare` refuses it: two coefficients for one arc would sum, out of their range
             raise InputError(f"parents: {twice[0]!r} is listed twice among the parents of {v!r}")
     names = list(parents)
+    if not names:
+        raise InputError("parents: no variable (the DAG needs at least one)")
     index = {v: i for i, v in enumerate(names)}
     unknown = sorted({p for ps in parents.values() for p in ps} - set(index)) + sorted(set(names) - set(kinds))
     if unknown:
         raise InputError(f"parents/kinds: variable {unknown[0]!r} is not described")
+    extra = sorted(set(kinds) - set(index), key=str)
+    if extra:                   # a typo among the names would leave the variable meant with its default (a review)
+        raise InputError(f"kinds: {extra[0]!r} is no variable of parents")
     n_samples = check_count(n_samples, "n_samples", 3)     # 2 rows standardise to ±1: read back as discrete
     _check_memory(n_samples, len(names), command_line=False)
     if not isinstance(bins, dict):
         bins = check_count(bins, "bins", 0)
     if categories is not None and not isinstance(categories, dict):
         raise InputError(f"categories must be a dict of discrete variable → number of categories, got {categories!r}")
-    for what, given in (("categories", categories or {}), ("bins", bins if isinstance(bins, dict) else {})):
+    for what, given, kind in (("categories", categories or {}, "discrete"),
+                              ("bins", bins if isinstance(bins, dict) else {}, "continuous")):
         for v, r in given.items():
             check_count(r, f"{what}[{v!r}]", 0)
+            if v not in index or kinds.get(v) != kind:   # ignored, the variable meant left at 3 (a review)
+                raise InputError(f"{what}[{v!r}]: {'no variable of parents' if v not in index else 'not ' + kind}; "
+                                 f"{what} are given for {kind} variables")
     check_acyclic(parents, "parents")
     graph = to_digraph(parents, nodes=names)
     order = [index[v] for v in nx.lexicographical_topological_sort(graph, key=index.__getitem__)]

@@ -251,6 +251,14 @@ def test_simulate_refuses_values_of_the_wrong_type_naming_the_parameter(kwargs, 
     ({"a": []}, {"a": "discrete"}, dict(nonlinear="no"), "nonlinear"),
     # a parent listed twice drew two coefficients whose sum left the documented range (a review)
     ({"a": [], "b": ["a", "a"]}, {"a": "continuous", "b": "continuous"}, {}, "'a' is listed twice"),
+    # a name that is no variable, or of the other kind, was ignored: the variable meant kept its 3 (a review)
+    ({"a": [], "b": ["a"]}, {"a": "discrete", "b": "continuous"}, dict(categories={"A": 4}),
+     r"^categories\['A'\]: no variable of parents"),
+    ({"a": [], "b": ["a"]}, {"a": "discrete", "b": "continuous"}, dict(categories={"b": 4}),
+     r"^categories\['b'\]: not discrete"),
+    ({"a": [], "b": ["a"]}, {"a": "discrete", "b": "continuous"}, dict(bins={"a": 4}), r"^bins\['a'\]: not continuous"),
+    ({"a": []}, {"a": "discrete", "z": "discrete"}, {}, r"^kinds: 'z' is no variable of parents"),
+    ({}, {}, {}, r"^parents: no variable"),
 ])
 def test_sample_dag_refuses_values_of_the_wrong_type_naming_the_parameter(parents, kinds, kwargs, words):
     """``sample_dag`` checks its arguments: a NaN row count, bins as a string, a parent list that is None or a
