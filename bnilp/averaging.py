@@ -46,7 +46,7 @@ def weights(scores: Sequence[float] | np.ndarray, optimum: float | None = None, 
     the whole set, and the listed ones of a class cut short carry less than W(k).
     ``optimum`` only shifts the exponent for numerical safety (default: the best score).
     """
-    s = np.asarray(scores, dtype=float)
+    s = _reals(scores, "scores")
     if s.size == 0:
         return np.zeros(0)
     if not isinstance(prior, str) or prior not in PRIORS:
@@ -147,6 +147,18 @@ def mec_weights(mecs: Sequence[MEC], scores: Sequence[float] | np.ndarray, optim
     return weights(scores, optimum, prior, ids)
 
 
+def _reals(values: Any, where: str) -> np.ndarray:
+    """``values`` as a 1-D float array of finite real numbers, else an :class:`InputError` naming ``where`` (a review:
+    ``weights(None)`` was a scalar NaN, strings were parsed, NaN scores gave NaN weights)."""
+    arr = np.asarray([] if isinstance(values, (list, tuple)) and not values else values)
+    if isinstance(values, (str, bytes)) or arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iuf"):
+        raise InputError(f"{where} must be a sequence of real numbers, got {type(values).__name__}")
+    arr = arr.astype(float)
+    if not np.isfinite(arr).all():
+        raise InputError(f"{where}: {arr[~np.isfinite(arr)][0]} is not a finite number")
+    return arr
+
+
 def _parent_maps(networks: Iterable[Any]) -> Iterator[Mapping[str, Iterable[str]]]:
     """The parent map of each network, without copying (tuples, dicts or ``.parents`` objects)."""
     for net in networks:
@@ -167,23 +179,35 @@ def _edge_arrays(networks: Iterable[Any], variables: Sequence[str]) -> tuple[np.
     for k, pa in enumerate(_parent_maps(networks)):
         before = len(pairs)
         for c, ps in pa.items():
-            base = index[c]
-            pairs.extend(index[p] * n + base for p in ps)
+            base = index[c] if c in index else _unknown(k, c)
+            pairs.extend((index[p] if p in index else _unknown(k, p)) * n + base for p in ps)
         nets.extend([k] * (len(pairs) - before))
     return np.asarray(nets, dtype=np.int64), np.asarray(pairs, dtype=np.int64)
 
 
+def _unknown(k: int, name: object) -> int:
+    raise InputError(f"networks: network {k + 1} names {name!r}, which is not one of variables")
+
+
 def edge_posteriors(networks: Iterable[Any], weights: Sequence[float] | np.ndarray,
                     variables: Sequence[str]) -> pd.DataFrame:
-    """P(u → v) as a square DataFrame: row = parent u, column = child v (diagonal 0).
+    """P(u → v) = Σ_G w(G)·[u → v ∈ G] as a square DataFrame: row = parent u, column = child v (diagonal 0).
 
-    ``networks``: ``(score, parents)`` tuples, objects with ``.score``/``.parents`` or dicts.
+    ``networks``: ``(score, parents)`` tuples, objects with ``.score``/``.parents`` or dicts. ``weights``: one
+    per network, each ≥ 0, summing to at most 1 (:func:`weights`; less where a class was cut short) — else an
+    :class:`InputError`, as are a string ``variables`` and a network naming a variable not in it.
     """
-    w = np.asarray(weights, dtype=float)
+    if isinstance(variables, (str, bytes)):
+        raise InputError(f"variables must be a sequence of names, not a string ({variables!r})")
+    networks = list(networks)
+    w = _reals(weights, "weights")
+    if w.size != len(networks):
+        raise InputError(f"{len(networks)} networks but {w.size} weights")
+    if w.size and (w.min() < 0 or w.sum() > 1 + 1e-9):
+        raise InputError(f"weights must be ≥ 0 and sum to at most 1 (posterior weights), got min {w.min():g}, sum "
+                         f"{w.sum():.12g}")
     n = len(variables)
     net, flat = _edge_arrays(networks, variables)
-    if net.size and net.max() >= w.size:
-        raise InputError(f"{net.max() + 1} networks but {w.size} weights")
     mat = np.bincount(flat, weights=w[net], minlength=n * n).reshape(n, n)
     mat = np.clip(mat, 0.0, 1.0)
     return pd.DataFrame(mat, index=list(variables), columns=list(variables))

@@ -70,7 +70,12 @@ def as_parents(parents: Mapping[str, Iterable[str]]) -> Parents:
     """A parent map with frozenset values (accepts lists, sets, tuples); no copy if it is one."""
     if type(parents) is dict and all(type(p) is frozenset for p in parents.values()):
         return parents
-    return {v: frozenset(p) for v, p in parents.items()}
+    try:
+        return {v: frozenset(p) for v, p in parents.items()}
+    except (AttributeError, TypeError):     # None, a list, a number among the parents: one error naming it (a review)
+        raise InputError(f"parents must map each variable to its parent names (a dict), got "
+                         f"{type(parents).__name__}" + (" with a value that is no collection of names"
+                                                        if isinstance(parents, Mapping) else "")) from None
 
 
 def network_items(networks: Iterable[Any]) -> list[tuple[float, Parents]]:
@@ -80,13 +85,17 @@ def network_items(networks: Iterable[Any]) -> list[tuple[float, Parents]]:
     """
     out: list[tuple[float, Parents]] = []
     shared: dict[tuple[str, ...], frozenset[str]] = {}     # equal parent lists: one frozenset
-    for net in networks:
-        if isinstance(net, tuple):
-            score, parents = net
-        elif isinstance(net, Mapping):
-            score, parents = net["score"], net["parents"]
-        else:
-            score, parents = net.score, net.parents
+    for k, net in enumerate(networks):
+        try:
+            if isinstance(net, tuple):
+                score, parents = net
+            elif isinstance(net, Mapping):
+                score, parents = net["score"], net["parents"]
+            else:
+                score, parents = net.score, net.parents
+        except (KeyError, AttributeError, ValueError, TypeError):    # a KeyError 'score' deep inside (a review)
+            raise InputError(f"networks: network {k + 1} is no (score, parents) pair, dict with 'score' and 'parents' "
+                             f"or object with .score and .parents (got {type(net).__name__})") from None
         if type(parents) is dict and not all(type(p) is frozenset for p in parents.values()):
             # the solver's JSON form holds each distinct parent list once (SolveResult.to_dict): a frozenset
             # made per network and variable was 12 KB a DAG of 56 variables in the report's peak

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from bnilp.errors import InputError, check_flag, listed_names
 from bnilp.graphs import check_acyclic
 from bnilp.inputs import read_input_text
@@ -51,7 +53,10 @@ class MarkedGraph:
 def checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
     """``parents`` (each variable → a list of its parents) as frozensets, checked: a mapping whose values are
     lists of names (a string is refused: its letters are no parents), no parent listed twice, every parent a
-    variable (a key), none its own parent; else an :class:`InputError` beginning with ``what``."""
+    variable (a key), none its own parent; else an :class:`InputError` beginning with ``what``. A
+    ``networkx.DiGraph`` (``LearnResult.best_graph()``) is read as its nodes' predecessors."""
+    if isinstance(parents, nx.DiGraph) and not parents.is_multigraph():
+        parents = {v: list(parents.predecessors(v)) for v in parents.nodes}
     if not isinstance(parents, Mapping):
         raise InputError(f"{what}: 'parents' must map each variable to a list of parents")
     out: dict[str, frozenset[str]] = {}
@@ -150,7 +155,8 @@ def compare_marked(learned: MarkedGraph, true: MarkedGraph) -> dict[str, Any]:
 
 def compare_graphs(learned_parents: Parents, true_parents: Parents, *, cpdag: bool = False) -> dict[str, Any]:
     """Compare a learned DAG with the true DAG (both as ``{variable: [parents]}``, every variable a
-    key). ``cpdag=True`` compares their CPDAGs instead. Returns :func:`compare_marked`'s dict with
+    key, or as ``networkx.DiGraph`` — what ``LearnResult.best_graph()`` returns). ``cpdag=True`` compares their
+    CPDAGs instead. Returns :func:`compare_marked`'s dict with
     ``"mode"`` (``"dag"`` or ``"cpdag"``) added."""
     build = cpdag_graph if check_flag(cpdag, "cpdag") else dag_graph
     out = compare_marked(build(learned_parents, "learned graph"), build(true_parents, "true graph"))

@@ -681,9 +681,11 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     ``networks`` (default ``result_json["networks"]``) gives the best network for
     ``best_network.dot``/``.graphml``; ``variables`` defaults to ``result_json["variables"]``.
     """
-    if not isinstance(result_json, Mapping):
+    if not isinstance(result_json, Mapping) or (variables is None and not isinstance(result_json.get("variables"),
+                                                                                    list)):
         raise InputError(f"result_json must be a result's report (LearnResult.report), got "
-                         f"{type(result_json).__name__}")
+                         f"{type(result_json).__name__}" + (" without variables (give variables=)"
+                                                            if isinstance(result_json, Mapping) else ""))
     folder = Path(directory)
     check_writable(folder, folder=True)
     with output_set() as outputs:           # every file or none (and no folder made for none)

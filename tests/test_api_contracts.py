@@ -109,6 +109,36 @@ def test_learn_can_keep_every_parent_set_as_the_command_line_can() -> None:
         learn(ASIA, prune="no")
 
 
+def test_the_documented_lower_level_helpers_refuse_what_they_cannot_mean(tmp_path) -> None:
+    """``averaging.weights``, ``edge_posteriors``, ``mec.group_by_mec``, ``cpdag_edges`` and ``report.write_report``
+    (README "Lower-level") took None as a NaN weight, parsed strings, returned P = 0.5 from one network and two
+    weights, clipped unnormalised weights to 1 and read a string of variables as its letters, or raised KeyError /
+    AttributeError deep inside (a review): each is an InputError naming what is wrong, and nothing is written."""
+    from bnilp.averaging import edge_posteriors, weights
+    from bnilp.mec import cpdag_edges, group_by_mec
+
+    net = [{"score": -1.0, "parents": {"a": [], "b": ["a"]}}]
+    cases = [
+        (lambda: weights(None), r"^scores must be a sequence of real numbers, got NoneType"),
+        (lambda: weights(["-1", "-2"]), r"^scores must be a sequence of real numbers"),
+        (lambda: weights([math.nan, -1.0]), r"^scores: nan is not a finite number"),
+        (lambda: edge_posteriors(net, [0.5, 0.5], ["a", "b"]), r"^1 networks but 2 weights"),
+        (lambda: edge_posteriors(net, [3.0], ["a", "b"]), r"^weights must be ≥ 0 and sum to at most 1"),
+        (lambda: edge_posteriors(net, [1.0], "ab"), r"^variables must be a sequence of names, not a string"),
+        (lambda: edge_posteriors([{"score": 0, "parents": {"a": [], "b": ["z"]}}], [1.0], ["a", "b"]),
+         r"^networks: network 1 names 'z', which is not one of variables"),
+        (lambda: group_by_mec([{"a": [], "b": ["a"]}]), r"^networks: network 1 is no \(score, parents\) pair"),
+        (lambda: cpdag_edges(None), r"^parents must map each variable to its parent names \(a dict\), got NoneType"),
+        (lambda: write_report(tmp_path / "out", {}), r"without variables \(give variables=\)"),
+    ]
+    for call, words in cases:
+        with pytest.raises(InputError, match=words):
+            call()
+    assert not (tmp_path / "out").exists()
+    assert weights([]).size == 0 and weights([-1, -1]).tolist() == [0.5, 0.5]       # integers are reals
+    assert edge_posteriors(net, weights([-1.0]), ["a", "b"]).loc["a", "b"] == 1.0
+
+
 def test_wrong_types_are_input_errors_naming_the_parameter(asia, tmp_path) -> None:
     frame = pd.read_csv(ASIA)
     cases = [

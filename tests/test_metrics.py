@@ -63,6 +63,21 @@ def test_hand_example_ahr_counts_found_adjacencies_only():
     assert m["arrowheads"] == {"correct": 1, "predicted": 2, "true": 3, "true_in_found_adjacencies": 2}
 
 
+def test_a_networkx_graph_is_compared_as_its_parent_map():
+    """``compare_graphs`` refused the ``nx.DiGraph`` that ``LearnResult.best_graph()`` returns ("'parents' must map
+    each variable…"; a review): a DiGraph is read as its nodes' predecessors, isolated nodes included, in both modes."""
+    import networkx as nx
+
+    learned = {"a": [], "b": ["a"], "c": ["b"], "d": []}
+    true = {"a": ["b"], "b": [], "c": ["a", "b"], "d": []}
+    g = nx.DiGraph([("a", "b"), ("b", "c")])
+    g.add_node("d")
+    for cpdag in (False, True):
+        assert compare_graphs(g, true, cpdag=cpdag) == compare_graphs(learned, true, cpdag=cpdag)
+        assert compare_graphs(g, g, cpdag=cpdag)["SHD"] == 0
+    assert compare_graphs(g, true)["n_variables"] == 4
+
+
 def test_cpdag_mode_collider_vs_chain():
     # true: A → C ← B (a v-structure: both edges compelled in the CPDAG)
     # learned: A → C → B (a chain: its CPDAG is A — C — B, no arrowheads)
