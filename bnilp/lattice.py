@@ -962,10 +962,41 @@ def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, boo
         log = logging.getLogger(name)
         if noise not in log.filters:
             log.addFilter(noise)
-    try:
-        return Client(scheduler, timeout=30), False
-    except (OSError, ValueError, TypeError, TimeoutError) as exc:
-        raise InputError(f"scheduler (--scheduler) {scheduler}: cannot connect ({exc})") from None
+    return _connected_client(Client, scheduler), False
+
+
+#: seconds a ``--scheduler`` address has to answer as a Dask scheduler: the connection and the handshake
+SCHEDULER_CONNECT_SECONDS = 30
+
+
+def _connected_client(client_class: Any, scheduler: str) -> Any:
+    """A client of the Dask scheduler at ``scheduler``, connected within :data:`SCHEDULER_CONNECT_SECONDS`, else an
+    :class:`InputError` naming the address. distributed bounds the connection only: at a port where something
+    else listens its handshake waited for ever (an HTTP server, a dashboard's port) or read the other side's
+    greeting as a frame length and failed allocating exabytes (an SSH server) — which the scoring reported as
+    "the process's memory is capped", exit 3 (a review). So the client is made on a thread joined with a limit,
+    and whatever it raises is the address's error."""
+    made: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            made["client"] = client_class(scheduler, timeout=SCHEDULER_CONNECT_SECONDS)
+        except BaseException as exc:       # noqa: BLE001 — a MemoryError from a garbled handshake too
+            made["error"] = exc
+
+    thread = threading.Thread(target=connect, name="bnilp-dask-connect", daemon=True)
+    thread.start()
+    thread.join(SCHEDULER_CONNECT_SECONDS + 5)
+    where = f"scheduler (--scheduler) {scheduler}"
+    if thread.is_alive():
+        raise InputError(f"{where}: no Dask scheduler answered within {SCHEDULER_CONNECT_SECONDS} s (something "
+                         "listens there but does not speak Dask's protocol: the dashboard's port?)")
+    exc = made.get("error")
+    if isinstance(exc, (OSError, ValueError, TypeError, TimeoutError)):
+        raise InputError(f"{where}: cannot connect ({exc})") from None
+    if exc is not None:
+        raise InputError(f"{where}: not a Dask scheduler (its handshake failed: {type(exc).__name__})") from None
+    return made["client"]
 
 
 def _no_reconnect_failure(record: logging.LogRecord) -> bool:

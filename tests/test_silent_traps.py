@@ -907,6 +907,42 @@ def test_a_scheduler_lost_mid_send_logs_nothing_beside_bnilps_own_line() -> None
     assert not logging.getLogger("distributed.batched").filter(closed)
 
 
+_NOT_DASK = """
+import socket, sys, threading
+from bnilp import lattice
+from bnilp.errors import InputError
+server = socket.create_server(("127.0.0.1", 0))
+greeting = sys.argv[1].encode()
+
+def serve():
+    while True:
+        conn, _ = server.accept()
+        conn.sendall(greeting)          # and then nothing: the connection stays open
+        threading.Thread(target=lambda c=conn: c.recv(1), daemon=True).start()
+
+threading.Thread(target=serve, daemon=True).start()
+lattice.SCHEDULER_CONNECT_SECONDS = 1
+try:
+    lattice.connect_dask(f"tcp://127.0.0.1:{server.getsockname()[1]}", 1, True)
+except InputError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.parametrize("greeting, words", [
+    ("SSH-2.0-OpenSSH_8.9\r\n", r"not a Dask scheduler \(its handshake failed: MemoryError\)"),
+    ("", r"no Dask scheduler answered within 1 s"),
+])
+def test_an_address_where_no_dask_scheduler_listens_is_the_addresss_error(greeting, words) -> None:
+    """distributed bounds the connection to ``--scheduler`` but not its handshake: a server that greets first (SSH)
+    had its greeting read as a frame length, and the scoring said "an allocation failed … the process's memory is
+    capped", exit 3; one that says nothing (an HTTP server, a dashboard's port) hung the run (a review). Both are
+    one error naming the address, within the connection limit (1 s here; in a process of its own, since the
+    client left waiting is not stopped)."""
+    out = subprocess.run([sys.executable, "-c", _NOT_DASK, greeting], capture_output=True, text=True, timeout=60)
+    assert re.search(rf"^scheduler \(--scheduler\) tcp://127\.0\.0\.1:\d+: {words}", out.stdout), out
+
+
 @pytest.mark.slow       # ~10 s: a scoring run on worker processes, stopped twice
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
 def test_two_ctrl_cs_while_scoring_on_processes_leave_no_worker_behind(tmp_path) -> None:
