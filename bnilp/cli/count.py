@@ -19,7 +19,7 @@ from bnilp.errors import DataWarning, InputError
 from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
 from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
-from bnilp.terminal import lossless, plain_console
+from bnilp.terminal import lossless, one_line, plain_console
 from bnilp.twins import class_groups, count_credible, count_refusal
 
 #: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
@@ -112,7 +112,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         if groups:
             table_out = plain_console(stderr=writes_stdout(opts.get("json_out")))
             table_out.print(lossless(_group_table(groups, prior, result.complete)))
-    if not result.complete:
+    if not result.complete:         # why, with -q too, as solve and learn say it (a review: -q exited 3 silently)
+        click.echo(one_line(f"bnilp: incomplete: {result.message or result.status}"), err=True)
         sys.exit(EXIT_LIMIT)
 
 
