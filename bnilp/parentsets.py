@@ -715,7 +715,7 @@ def _score_pass(score: LocalScore, *, epsilon: float, palim: int | None, prune: 
     fallback = _palim_by_default(score, prune, rule_set) if palim is None else None
     if fallback is not None:
         palim, palim_default = fallback, True
-        if palim < score.data.n - 1:
+        if palim < score.data.n - 1 and depth in (None, 1):    # once: not again on each deepening pass (a review)
             log.warning("no pruning rule bounds the parent-set size for some variables: using palim %d", palim)
     elif palim is None and plan is not None and plan.unpruned and score.data.n > 16:
         plan.palim = default_palim(score.data.n)     # only the children walked without pruning

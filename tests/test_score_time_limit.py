@@ -238,3 +238,17 @@ def test_a_deeper_pass_that_cannot_run_ends_the_deepening_without_blaming_the_cl
     assert res.exit_code == EXIT_LIMIT, res.output
     assert "scoring time limit" not in res.output and "could not run" in res.output
     assert "scoring stopped deepening" in res.output
+
+
+def test_the_default_palim_is_said_once_however_many_passes_deepen_to_it(caplog) -> None:
+    """Unpruned on 18 variables a default palim (5) applies; under a scoring time limit each deepening pass said
+    "no pruning rule bounds the parent-set size … using palim 5" again, and the pass at depth 0 once more (a
+    review: three lines for one run). Said once; the passes are still all made."""
+    import logging
+
+    data = discrete(5, 18, 60)
+    with caplog.at_level(logging.WARNING, logger="bnilp.parentsets"):
+        table = score_parent_sets(make_score("bic", data), prune=False, time_limit=600.0)
+    said = [r for r in caplog.records if "no pruning rule bounds the parent-set size" in r.getMessage()]
+    assert len(said) == 1 and "using palim 5" in said[0].getMessage()
+    assert [p["palim"] for p in table.meta["deepening"]] == [1, 2, 3, 4, 5]      # the last one reaches palim 5
