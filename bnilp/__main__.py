@@ -1,3 +1,3 @@
-from bnilp.cli import main
+from bnilp.command import main
 
 main()

@@ -1017,3 +1017,37 @@ def test_a_ctrl_c_that_compiled_code_wraps_reaches_the_caller_as_keyboard_interr
     monkeypatch.setattr(pipeline, "_class_report", crash)
     with pytest.raises(SystemError, match="a real error"):
         pipeline.solve_table(table, epsilon=math.log(20), enumerate_by="mecs")
+
+
+_SIGNAL_WHILE_LOADING = """
+import os, signal, sys
+SIG = getattr(signal, sys.argv[1])
+class Finder:              # the signal comes while bnilp.cli loads NumPy (bnilp.errors), as a user's early Ctrl-C
+    def find_spec(self, name, path=None, target=None):
+        if name == "bnilp.errors":
+            os.kill(os.getpid(), SIG)
+        return None
+sys.meta_path.insert(0, Finder())
+sys.argv = ["bnilp", "--version"]
+from bnilp.command import main
+main()
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_command_loads_is_one_line_and_exit_130(sig) -> None:
+    """The command's own handlers come once ``bnilp.cli`` has loaded click and NumPy (about 0.3 s): a Ctrl-C before
+    printed a ``KeyboardInterrupt`` traceback through the imports (−2) and a SIGTERM ended it silently (−15; a
+    review). The console script's entry (``bnilp.command``) guards the loading: one line, exit 130, as later."""
+    out = subprocess.run([sys.executable, "-c", _SIGNAL_WHILE_LOADING, sig], capture_output=True, text=True,
+                         timeout=60)
+    assert (out.returncode, out.stderr, out.stdout) == (130, "bnilp: interrupted\n", "")
+
+
+def test_importing_the_command_line_changes_no_signal_handler() -> None:
+    """Only the console script's entry guards the loading: ``import bnilp.cli`` (tests, a caller's script) and
+    ``bnilp.command`` itself leave the process's handlers as they are."""
+    code = ("import signal; before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)); "
+            "import bnilp.cli, bnilp.command; "
+            "print(before == (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout == "True\n"
