@@ -331,13 +331,16 @@ def check_tetrad_names(names: Iterable[str], where: str = "names") -> None:
                              "causal-learn's — reads back as something else); rename the column")
 
 
-def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable[Iterable[str]] = ()) -> str:
+def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable[Iterable[str]] = (),
+                      caveat: str | None = None) -> str:
     """A graph in Tetrad's text format, as Tetrad writes its graphs and :func:`parse_tetrad_graph` reads them:
     ``Graph Nodes:``, the names in the order of ``parents`` joined by ``;``, a blank line, ``Graph Edges:`` and one
     numbered line per edge — ``1. u --> v`` for each parent u of v, ``u --- v`` for each undirected pair (a CPDAG's
     reversible edge) — sorted by the names (Tetrad writes them in its graph's order; its graph20_1.txt, sorted,
-    comes back byte for byte), then a blank line. Names Tetrad's format cannot hold are an :class:`InputError`
-    (:func:`check_tetrad_names`), as are parents or undirected edges that are not pairs of its variables."""
+    comes back byte for byte), then a blank line; a ``caveat`` (:func:`bnilp.report.best_network_caveat`) follows in
+    a ``Graph Attributes:`` section, as Tetrad writes a graph's score there. Names Tetrad's format cannot hold are
+    an :class:`InputError` (:func:`check_tetrad_names`), as are parents or undirected edges that are not pairs of
+    its variables."""
     parents = checked_parents(parents, "parents")
     if not parents:
         raise InputError("parents: a graph with no variables (Tetrad's text format needs a node)")
@@ -360,6 +363,8 @@ def tetrad_graph_text(parents: Mapping[str, Iterable[str]], undirected: Iterable
     names = list(parents)
     lines = [TETRAD_HEADER, ";".join(names), "", "Graph Edges:"]
     lines += [f"{k}. {u} {mark} {v}" for k, (u, mark, v) in enumerate(edges, start=1)]
+    if caveat:
+        lines += ["", "Graph Attributes:", f"bnilp: {caveat}"]
     return "\n".join(lines) + "\n\n"
 
 

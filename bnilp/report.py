@@ -455,10 +455,27 @@ def _dot_id(name: str) -> str:
     return '"' + str(name).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def best_network_caveat(r: Mapping[str, Any]) -> str | None:
+    """What the best network of a result (its report ``r``) may not be, or None for an optimal DAG of a problem
+    without limits: the best DAG found where OPT is not proven (a time or memory limit in phase 1, an interrupt),
+    and the limits of the problem it is optimal for (:func:`limits_text`: a palim, a scoring limit). The files of
+    the best network (``--dot``, ``--graphml``, ``--tetrad``, the report's ``best_network.*`` and
+    ``best_cpdag.dot``) say it (a review: bare graphs called the best network after a phase-1 time limit)."""
+    words = []
+    if r.get("optimum_proven") is False:
+        words.append(f"the best network found: OPT NOT proven ({r.get('status')})")
+    if _limited(r) is not None:
+        words.append(f"LIMITED: {limits_text(r)}")
+    return "; ".join(words) or None
+
+
 def dot_text(parents: Mapping[str, Iterable[str]], undirected: Iterable[Iterable[str]] = (),
-             name: str = "G") -> str:
-    """DOT text of a network (``u -> v`` per parent) plus undirected edges drawn ``dir=none``."""
+             name: str = "G", caveat: str | None = None) -> str:
+    """DOT text of a network (``u -> v`` per parent) plus undirected edges drawn ``dir=none``; a ``caveat``
+    (:func:`best_network_caveat`) is the graph's label."""
     lines = [f"digraph {_dot_id(name)} {{"]
+    if caveat:
+        lines.append(f"  label={_dot_id(caveat)}; labelloc=t;")
     lines += [f"  {_dot_id(v)};" for v in parents]
     for v, ps in parents.items():
         for p in sorted(ps):
@@ -470,19 +487,23 @@ def dot_text(parents: Mapping[str, Iterable[str]], undirected: Iterable[Iterable
     return "\n".join(lines) + "\n"
 
 
-def write_dot(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str]) -> None:
-    """Write one network as DOT (atomic)."""
-    atomic_write_text(path, dot_text(parents))
+def write_dot(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str], caveat: str | None = None) -> None:
+    """Write one network as DOT (atomic), a ``caveat`` as its label."""
+    atomic_write_text(path, dot_text(parents, caveat=caveat))
 
 
-def write_graphml(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str]) -> None:
+def write_graphml(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[str],
+                  caveat: str | None = None) -> None:
     """Write one network as GraphML (atomic). A name holding a character XML 1.0 cannot hold (a control
     character) gets a node id that spells it ``\\uXXXX`` (:func:`bnilp.export.xml_safe_names`) and keeps its
-    exact name, JSON-encoded, in the node's ``name`` data; the graph's ``renamed`` data lists the changes."""
+    exact name, JSON-encoded, in the node's ``name`` data; the graph's ``renamed`` data lists the changes, its
+    ``caveat`` data the ``caveat`` (:func:`best_network_caveat`)."""
     from bnilp.export import xml_safe_names
 
     ids = xml_safe_names(parents)
     g = nx.DiGraph()
+    if caveat:
+        g.graph["caveat"] = caveat
     g.add_nodes_from(ids[v] for v in parents)
     renamed = {v: t for v, t in ids.items() if v != t}
     for v, t in renamed.items():
@@ -493,13 +514,13 @@ def write_graphml(parents: Mapping[str, Iterable[str]], path: str | os.PathLike[
     atomic_write_text(path, "\n".join(nx.generate_graphml(g)) + "\n")
 
 
-def _cpdag_dot(mec: Mapping[str, Any], variables: Sequence[str]) -> str:
+def _cpdag_dot(mec: Mapping[str, Any], variables: Sequence[str], caveat: str | None = None) -> str:
     """The best class's CPDAG (its PDAG under background knowledge)."""
     graph = mec.get("pdag") or mec["cpdag"]
     pa: dict[str, list[str]] = {v: [] for v in variables}
     for u, v in graph["directed"]:
         pa[v].append(u)
-    return dot_text(pa, graph["undirected"], name="best_cpdag")
+    return dot_text(pa, graph["undirected"], name="best_cpdag", caveat=caveat)
 
 
 def _counted_all(r: Mapping[str, Any]) -> bool:
@@ -724,13 +745,14 @@ def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: 
     })
     put("mecs.csv", _marked(classes, r).to_csv(index=False, lineterminator="\n"))
     put("networks.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False) + "\n")
+    caveat = best_network_caveat(r)
     if mecs:
-        put("best_cpdag.dot", _cpdag_dot(mecs[0], variables))
+        put("best_cpdag.dot", _cpdag_dot(mecs[0], variables, caveat))
     nets = network_items(networks if networks is not None else r.get("networks") or [])
     if nets:
         best = max(range(len(nets)), key=lambda k: nets[k][0])
-        write_dot(nets[best][1], folder / "best_network.dot")
-        write_graphml(nets[best][1], folder / "best_network.graphml")
+        write_dot(nets[best][1], folder / "best_network.dot", caveat)
+        write_graphml(nets[best][1], folder / "best_network.graphml", caveat)
         written["best_network.dot"] = folder / "best_network.dot"
         written["best_network.graphml"] = folder / "best_network.graphml"
     _write_averaged(folder, r, variables, put, written)

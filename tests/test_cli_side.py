@@ -1006,3 +1006,42 @@ def test_citest_refuses_an_empty_name_in_given(chain_csv):
         line = _one_line_error(_run("citest", str(chain_csv), "x", "y", "--given", given, "--score", "bic"))
         assert line == (f"bnilp: error: --given {given!r}: an empty variable name (leave --given out to condition "
                         "on nothing)")
+
+
+def test_the_best_networks_files_say_when_opt_is_not_proven_or_the_problem_limited(tmp_path, monkeypatch):
+    """After a limit in phase 1 the best network is the best DAG found, and under a palim it is optimal only for
+    the sets scored: ``--dot``, ``--graphml``, ``--tetrad`` and the report's ``best_network.*``/``best_cpdag.dot``
+    were bare graphs called the best network either way (the export, the averaged graph and the pictures said it;
+    a review). Each says it now — a proven OPT of an unlimited problem stays unlabelled."""
+    import networkx as nx
+
+    from bnilp import pipeline
+    from bnilp.ilp.result import Network, SolveResult
+    from bnilp.metrics import parse_tetrad_graph
+
+    whole, cut = tmp_path / "whole.scores", tmp_path / "cut.scores"
+    assert _run("score", "instances/asia.csv", "-o", str(whole), "-q").exit_code == 0
+    assert _run("score", "instances/asia.csv", "--palim", "1", "-o", str(cut), "-q").exit_code == 3
+
+    def files(scores: Path, tag: str) -> list[str]:
+        out = {k: tmp_path / f"{tag}.{k}" for k in ("dot", "graphml", "txt")}
+        res = _run("solve", str(scores), "--dot", str(out["dot"]), "--graphml", str(out["graphml"]), "--tetrad",
+                   str(out["txt"]), "--report", str(tmp_path / tag), "-q")
+        assert res.exit_code in (0, 3), res.output
+        assert parse_tetrad_graph(out["txt"].read_text(), "t")[0] == load_data("instances/asia.csv").names   # read
+        texts = [p.read_text() for p in (*out.values(), tmp_path / tag / "best_network.dot",
+                                         tmp_path / tag / "best_cpdag.dot", tmp_path / tag / "best_network.graphml")]
+        return texts + [nx.parse_graphml(texts[k]).graph.get("caveat", "") for k in (1, 5)]   # (XML escapes ≤)
+
+    assert not any("OPT NOT proven" in t or "LIMITED" in t or "caveat" in t for t in files(whole, "whole"))
+    limited = "LIMITED: exact for parent sets of size ≤ 1 (palim)"
+    assert [limited in t for t in files(cut, "cut")] == [True, False, True, True, True, False, True, True]
+    best = read_jaakkola(str(whole))
+    proven = pipeline.solve(best, 0.0)
+    stopped = SolveResult(optimum=proven.optimum, bound=proven.optimum + 5.0, gap=5.0 / abs(proven.optimum),
+                          status="time_limit", seconds=1.0, epsilon=0.0, complete=False,
+                          networks=[Network(proven.optimum, proven.networks[0].parents)], enumerated="mecs")
+    monkeypatch.setattr(pipeline, "solve", lambda *a, **kw: stopped)
+    texts = files(whole, "stopped")
+    assert all("the best network found: OPT NOT proven (time_limit)" in t for t in texts)     # no ≤ in it
+    assert 'labelloc=t' in texts[0] and 'attr.name="caveat"' in texts[1] and "\nGraph Attributes:\nbnilp: " in texts[2]

@@ -57,6 +57,7 @@ from bnilp.pipeline import (
     warm_start_unheld,
 )
 from bnilp.report import (
+    best_network_caveat,
     limit_reason,
     lists_every_dag,
     print_report,
@@ -378,13 +379,13 @@ def _write(result: LearnResult, opts: dict[str, Any], t0: float) -> None:
     if opts.get("json_out"):
         atomic_write_text(opts["json_out"], report_json_text(report))
     if result.solution.networks:
-        best = result.solution.networks[0].parents
+        best, caveat = result.solution.networks[0].parents, best_network_caveat(report)
         if opts.get("dot_out"):
-            write_dot(best, opts["dot_out"])
+            write_dot(best, opts["dot_out"], caveat)
         if opts.get("graphml_out"):
-            write_graphml(best, opts["graphml_out"])
+            write_graphml(best, opts["graphml_out"], caveat)
         if opts.get("tetrad_out"):
-            atomic_write_text(opts["tetrad_out"], tetrad_graph_text(best))
+            atomic_write_text(opts["tetrad_out"], tetrad_graph_text(best, caveat=caveat))
 
 
 def _print(result: LearnResult, opts: dict[str, Any]) -> None:
