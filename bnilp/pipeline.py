@@ -371,6 +371,11 @@ def unknown_pruning_note(table: ScoreTable, epsilon: float) -> str | None:
             f"only if the table was pruned for at least BF {bf_text(epsilon)}")
 
 
+#: what a score table that admits no DAG is (:class:`NoDagError`: solve_table, count_credible; the CLI, exit 2)
+NO_DAG = ("the score table admits no DAG (some variable lacks the empty parent set and every choice of the candidate "
+          "parent sets makes a cycle)")
+
+
 def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
     """An :class:`InputError` when the table was pruned for a smaller ε (:func:`pruned_for_less`): its
     credible set would not be complete."""
@@ -489,8 +494,7 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
         raise _no_dag_under(k, note, "knowledge: no DAG satisfies the background knowledge with these candidate "
                                      f"parent sets ({'; '.join(k.statements())})")
     if solution.status == "infeasible":       # no result to report: the CLI says this one line (exit 2)
-        raise NoDagError("table: the score table admits no DAG (some variable lacks the empty parent set and every "
-                         "choice of the candidate parent sets makes a cycle)")
+        raise NoDagError(f"table: {NO_DAG}")
     if unit == "mecs" and not equivalence_vouched(table.meta):    # assumed: a table that is not says so here
         check_assumed_equivalence(table, solution)
     with paused_gc():

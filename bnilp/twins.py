@@ -70,6 +70,7 @@ from bnilp.averaging import PRIORS
 from bnilp.errors import (
     InputError,
     LimitError,
+    NoDagError,
     UnsoundTableError,
     check_flag,
     check_real,
@@ -154,7 +155,10 @@ def twin_pairs(table: ScoreTable, epsilon: float) -> list[TwinPair]:
 
     Candidates are the pairs whose singleton families {b} of a and {a} of b are in the table (one pass over the
     families); the twins' own families are compared first, and only a pair that passes T2 and T3 has every other
-    child's families read (T1)."""
+    child's families read (T1). A NaN or negative ``epsilon`` (every margin comparison false: any pair passed) and a
+    ``table`` that is none are an :class:`InputError`."""
+    check_is_table(table)
+    epsilon = check_real(epsilon, "epsilon", 0)
     delta = _margin(table, epsilon)
     families = table.families          # read only: each merged pair gives a new dict (_without)
     order = {v: i for i, v in enumerate(table.variables)}
@@ -178,6 +182,7 @@ def mergeable_pairs(table: ScoreTable, epsilon: float, knowledge: Any = None) ->
     where it would refuse the table: a score that is not score-equivalent, background knowledge (``knowledge`` or
     the table's own), a table exact only up to a palim. For telling a user who lists such a set class by class that
     it can be counted without listing it."""
+    check_is_table(table)
     if score_equivalent(table.meta) is False or knowledge is not None or count_refusal(table):
         return []
     return twin_pairs(table, epsilon)
@@ -522,7 +527,7 @@ def _add(into: dict, key: Any, value: float) -> None:
 
 
 def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair], cpdag: Any = None,
-                 shares: bool = True) -> ClassExpansion:
+                 shares: bool = True, line: tuple[ScoreTable, float] | None = None) -> ClassExpansion:
     """Count the classes (and DAGs) of the full table whose DAGs contract to the class of ``representative``
     (a DAG of R): the distinct (α, D_{G'}(α)) over its DAGs G' and the attachments α each admits (module).
 
@@ -532,7 +537,11 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
     way in half, and the arrows of chain components away from the merged nodes by their shares. ``cpdag``: the
     class's CPDAG edge sets, where the caller has them. ``shares``: also each expanded class's own arrow shares and
     undirected edges (:func:`_class_shares`, for the posteriors of :func:`class_posteriors`; the rows of the table
-    are then grouped into classes one by one, in arrays, where without them only their number is needed)."""
+    are then grouped into classes one by one, in arrays, where without them only their number is needed).
+    ``line`` = (R, the credible line): on a table only taken to be score-equivalent (no record vouches it), every
+    orientation expanded must score above the line — on a rounded file a class's DAGs can straddle it, and the
+    classes built of the orientations below it, none of whose DAGs is credible, were counted (a review: 36 classes
+    where class enumeration and a brute force find 24): an :class:`InputError` then, not a miscount."""
     cpdag = cpdag_edges(representative) if cpdag is None else cpdag
     merged = {p.kept for p in pairs}
     neighbours = {m: sorted({w for w, ps in representative.items() if m in ps} | set(representative[m]))
@@ -546,6 +555,8 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
     far_pairs = {frozenset(arrow) for arrow in far_shares}
     total = 0       # Σ over the orientations listed of their expansions (each also stands for ``factor`` DAGs)
     for g in orientations:
+        if line is not None:
+            _check_above_line(g, *line)
         key = _profile(g, merged)
         profiles[key] = profiles.get(key, 0) + factor
         own = profile_arrows.setdefault(key, {})
@@ -628,6 +639,17 @@ def expand_class(representative: dict[str, frozenset[str]], pairs: list[TwinPair
                           _compact(cpdag))
 
 
+def _check_above_line(dag: dict[str, frozenset[str]], reduced: ScoreTable, line: float) -> None:
+    """:func:`expand_class`'s check that an orientation of a credible class is credible itself."""
+    score = math.fsum(reduced.families[v][ps] for v, ps in dag.items())
+    if score < line:
+        raise InputError(f"count_credible (bnilp count): a class of the merged table straddles the credible line — "
+                         f"one of its DAGs scores {score:.12g}, below OPT − ε = {line:.12g}, while its best is "
+                         "credible: the table is score-equivalent only to within its rounding, and the classes near "
+                         "the line depend on how each DAG is judged; count by DAG enumeration "
+                         "(solve_table(enumerate_by='dags'), bnilp solve --enumerate dags)")
+
+
 def _compact(cpdag: Any) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, ...], ...]]:
     """A CPDAG's edge sets kept as tuples of names, which Python's cyclic collector stops tracking: kept as sets for
     each of parkinsons BF 150's 67,032 classes they cost its collections 11 s (93.5 → 104.7 s)."""
@@ -636,13 +658,15 @@ def _compact(cpdag: Any) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, 
 
 
 def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list[TwinPair],
-                   deadline: float | None = None, reduced: ScoreTable | None = None, shares: bool = True
-                   ) -> tuple[list[ClassExpansion], str | None]:
+                   deadline: float | None = None, reduced: ScoreTable | None = None, shares: bool = True,
+                   line: float | None = None) -> tuple[list[ClassExpansion], str | None]:
     """:func:`expand_class` of R's classes in turn, and why it stopped short (or None): between two classes once
     ``time.perf_counter()`` is past ``deadline`` (``"time_limit"``), or at a class past :data:`MAX_DAGS_PER_CLASS`
     or :data:`MAX_VARIED_ATTACHMENTS` (the limit's message). With ``reduced`` (R), each class is first checked to
     be whole in it (every DAG's parent sets in the table, as sound pruning keeps them): a class that is not is a
-    loud :class:`~bnilp.errors.UnsoundTableError`, since its expansions would count DAGs the table cannot have."""
+    loud :class:`~bnilp.errors.UnsoundTableError`, since its expansions would count DAGs the table cannot have;
+    with ``line`` too (the credible line, where R is only taken to be score-equivalent), every orientation expanded
+    is checked to be above it (:func:`expand_class`)."""
     out: list[ClassExpansion] = []
     for number, parents in enumerate(representatives, 1):
         if deadline is not None and time.perf_counter() > deadline:
@@ -656,7 +680,8 @@ def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list
                                         f"{'fewer' if not exact else admitted}: a parent set a credible DAG needs is "
                                         "missing (unsound pruning, or scores edited or made elsewhere)")
         try:
-            out.append(expand_class(parents, pairs, cpdag, shares))
+            out.append(expand_class(parents, pairs, cpdag, shares,
+                                    None if reduced is None or line is None else (reduced, line)))
         except LimitError as exc:
             return out, str(exc)
     return out, None
@@ -796,6 +821,7 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     about twice the counting time where R has many small classes (parkinsons BF 150)."""
     from bnilp.ilp import solve
     from bnilp.pipeline import (
+        NO_DAG,
         check_assumed_equivalence,
         check_table_epsilon,
         enumeration_unit,
@@ -824,6 +850,8 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     result = solve(reduced, epsilon, time_limit=listing, max_networks=max_networks, enumerate_by="mecs", jobs=jobs,
                    progress=progress)
     t_solve = time.perf_counter()
+    if result.status == "infeasible":     # no result to count (a review: exit 3 and a JSON of 0 DAGs, "OPT not proven")
+        raise NoDagError(f"table: {NO_DAG}")
     if not equivalence_vouched(table.meta) and result.optimum_proven:
         # assumed, as class enumeration assumes it: checked the same way (a review: an MVP file without a sidecar
         # counted 28 DAGs in 7 classes, exit 0, where 7 DAGs are credible)
@@ -839,7 +867,10 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     # the counting keeps its share of the limit even where the listing overran its own (solve's start-up on a limit
     # of a fraction of a second left nothing to count 4 classes listed in 7 ms: a review)
     deadline = None if time_limit is None else max(start + time_limit, t_solve + (1 - LISTING_SHARE) * time_limit)
-    done, short = expand_classes(listed, pairs, deadline, reduced, posteriors)
+    # a table only taken to be score-equivalent: each orientation expanded is checked to be credible (rounded files)
+    line = None if equivalence_vouched(table.meta) or not listed else \
+        result.optimum - epsilon - float(tie_tolerance(result.optimum))
+    done, short = expand_classes(listed, pairs, deadline, reduced, posteriors, line)
     dags, classes, expanded = sum(e.dags for e in done), sum(e.classes for e in done), len(done)
     scores = [net.score for net in result.networks]
     arrows = arrow_posteriors(scores, done)

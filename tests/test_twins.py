@@ -7,11 +7,13 @@ import json
 import math
 from collections import Counter
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from bnilp import ilp
 from bnilp.averaging import PRIORS
+from bnilp.cli import main
 from bnilp.mec import count_dags_in_mec, mec_key
 from bnilp.scorefile import ScoreTable
 from bnilp.twins import class_groups, count_credible, expansions, reduce_twins, twin_pairs
@@ -802,3 +804,76 @@ def test_count_credible_checks_the_score_equivalence_it_assumes():
                                          r"one is not: reversing the covered edge"):
         count_credible(bare("mml"), math.log(150))
     assert count_credible(bare("bic"), math.log(150)).complete
+
+
+def test_a_rounded_table_whose_classes_straddle_the_line_is_refused_not_miscounted() -> None:
+    """A hub with four children and a recoded copy of it (a twin), BIC scores rounded to 6 decimals and no record
+    vouching score equivalence: the merged table's credible class holds DAGs at OPT and at OPT − 1e-6, below the
+    line at BF 1 (the tie tolerance is 9.5e-7), and the classes built of those below it were counted — 36 classes
+    and 320 DAGs where class enumeration finds 24 and a DAG-by-DAG count 144 in 24 classes (a review). The count
+    refuses, naming DAG enumeration; the exact table (its sidecar's record) still counts as class enumeration does."""
+    import numpy as np
+
+    from bnilp.data import from_dataframe
+    from bnilp.errors import InputError
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.pipeline import solve_table
+    from bnilp.scores import make_score
+
+    rng = np.random.default_rng(8)
+    h = rng.integers(0, 3, 300)
+    cols = [h]
+    for i in range(4):
+        x = np.where(rng.random(300) < 0.6, h % 2, rng.integers(0, 2, 300))
+        if i and rng.random() < 0.7:
+            x = np.where(rng.random(300) < 0.3, cols[-1] % 2, x)
+        cols.append(x)
+    cols.append((h + 1) % 3)
+    data = from_dataframe(pd.DataFrame(np.stack(cols, 1), columns=list("habcdt")), discrete="all")
+    exact = score_parent_sets(make_score("bic", data), epsilon=math.log(20))
+    rounded = ScoreTable(list(exact.variables), {v: {ps: round(s, 6) for ps, s in fam.items()}
+                                                 for v, fam in exact.families.items()})
+    assert twin_pairs(rounded, 0.0)
+    with pytest.raises(InputError, match=r"^count_credible \(bnilp count\): a class of the merged table straddles "
+                                         r"the credible line .*bnilp solve --enumerate dags\)$"):
+        count_credible(rounded, 0.0)
+    by_dags = solve_table(rounded, epsilon=0.0, enumerate_by="dags").report
+    assert (by_dags["n_networks"], by_dags["n_mecs"]) == (144, 24)
+    counted, classes = count_credible(exact, 0.0), solve_table(exact, epsilon=0.0, enumerate_by="mecs").report
+    assert (counted.dags, counted.classes) == (classes["n_networks"], classes["n_mecs"])
+
+
+def test_a_table_that_admits_no_dag_is_bad_input_to_the_count_as_to_the_search(tmp_path) -> None:
+    """Two (or three) variables each needing the other as a parent: ``solve`` says the table admits no DAG (exit
+    2), while ``count`` wrote a JSON of 0 DAGs, status ``infeasible``, exit 3 — "OPT not proven" (a review). The
+    count raises the search's ``NoDagError``; the command says it in one line naming the file, nothing written."""
+    from bnilp.errors import NoDagError
+    from bnilp.scorefile import read_jaakkola
+
+    for text in ("2\na 1\n-1 1 b\nb 1\n-1 1 a\n", "3\na 1\n-1 1 b\nb 1\n-1 1 c\nc 1\n-1 1 a\n"):
+        path, out = tmp_path / "cycle.jkl", tmp_path / "o.json"
+        path.write_text(text)
+        with pytest.raises(NoDagError, match=r"^table: the score table admits no DAG"):
+            count_credible(read_jaakkola(str(path)), 0.0)
+        res = CliRunner().invoke(main, ["count", str(path), "--json", str(out)])
+        assert res.exit_code == 2 and not out.exists()
+        assert res.output == f"bnilp: error: {path}: the score table admits no DAG (some variable lacks the empty " \
+                             "parent set and every choice of the candidate parent sets makes a cycle)\n"
+
+
+@pytest.mark.parametrize("epsilon", [math.nan, -20.0, "1", None])
+def test_twin_pairs_refuses_an_epsilon_it_cannot_compare(epsilon) -> None:
+    """At ε = 10 the two variables below are no twins (their margin is 9), yet at NaN — every comparison with the
+    margin false — and at −20 ``twin_pairs`` and ``mergeable_pairs`` merged them, and a string or None was a
+    TypeError (a review): an InputError naming ``epsilon``, as ``count_credible`` gives."""
+    from bnilp.errors import InputError
+    from bnilp.twins import mergeable_pairs
+
+    table = ScoreTable(["a", "b"], {"a": {frozenset("b"): -1.0, frozenset(): -10.0},
+                                    "b": {frozenset("a"): -1.0, frozenset(): -10.0}})
+    assert twin_pairs(table, 10.0) == [] and twin_pairs(table, 1.0)
+    for call in (twin_pairs, mergeable_pairs):
+        with pytest.raises(InputError, match=r"^epsilon"):
+            call(table, epsilon)
+    with pytest.raises(InputError, match=r"^table must be a ScoreTable"):
+        twin_pairs({"a": {}}, 1.0)

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.cli import EXIT_LIMIT
-from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _search_jobs
+from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _no_dag_said, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import DataWarning, InputError
 from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
@@ -70,7 +70,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     refusal = count_refusal(table, "bnilp count", scores_path)    # the library's words name count_credible (a review)
     if refusal:
         raise InputError(refusal)
-    with _live(plain_console(stderr=True), opts.get("quiet", False)) as update, warnings.catch_warnings():
+    with _live(plain_console(stderr=True), opts.get("quiet", False)) as update, warnings.catch_warnings(), \
+            _no_dag_said(scores_path):
         warnings.simplefilter("ignore", DataWarning)      # the pruning note: printed by _check_table_epsilon
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
                                 jobs=_search_jobs(opts), progress=update,

@@ -48,6 +48,7 @@ from bnilp.metrics import check_tetrad_names, tetrad_graph_text
 from bnilp.pipeline import (
     DEFAULT_LEARN_BF,
     ENUMERATE_CHOICES,
+    NO_DAG,
     LearnResult,
     enumeration_unit,
     project_network,
@@ -432,8 +433,7 @@ def _no_dag_said(source: str) -> Iterator[None]:
     try:
         yield
     except NoDagError:
-        raise InputError(f"{source}: the score table admits no DAG (some variable lacks the empty parent set and "
-                         "every choice of the candidate parent sets makes a cycle)") from None
+        raise InputError(f"{source}: {NO_DAG}") from None
 
 
 def _twins_note(table: ScoreTable, eps: float, opts: dict[str, Any], scores_file: str | None) -> str | None:
