@@ -349,12 +349,15 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         dags += (" (counted from the classes' CPDAGs)" if whole else
                  " (counted by listing each class: only DAGs whose parent sets the score table holds)")
     head.add_row("credible DAGs", dags)
-    head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else ""))
+    # a cut list's classes are the ones found, as its DAGs are (a review: "credible MECs 2487" of 4,977)
+    head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else "" if r.get("complete", True)
+                                                               or r.get("optimum_only") else " found (not complete)"))
     uncounted = _uncounted_classes(r)
     if r.get("posterior_classes", 0) > r.get("n_mecs", 0) or uncounted:
         found = "" if r.get("status") == "network_limit" else " found"
         over = (f"the best {r['posterior_classes']} of the {r['posterior_classes'] + uncounted} credible classes"
-                f"{found} ({r['posterior_dags']} DAGs; {uncounted} not counted in the time left)" if uncounted else
+                f"{found} ({r['posterior_dags']} DAGs; {uncounted} not counted"
+                f"{' in the time left' if r.get('status') in ('time_limit', 'interrupted') else ''})" if uncounted else
                 f"all {r['posterior_classes']} credible classes{found} ({r['posterior_dags']} DAGs)")
         head.add_row("posteriors over", f"{over}; the best {r.get('n_mecs')} listed")
     listed_all = lists_every_dag(r)

@@ -626,7 +626,7 @@ def test_a_search_stopped_by_its_time_limit_counts_its_tail_for_a_bounded_time(m
     print_report(cut, panel)
     said = panel.file.getvalue()        # not "all 100 credible classes": the panel says what was left out
     assert (f"posteriors over   the best 100 of the {full['posterior_classes']} credible classes (" in said
-            and f"; {cut['classes_uncounted']} not counted in the time left); the best 100 listed" in said)
+            and f"; {cut['classes_uncounted']} not counted); the best 100 listed" in said)   # why: the JSON's listed
     assert f"top 20 of 100 listed, {full['posterior_classes']} credible found" in said
     # --list-dags counts the tail's DAGs, under background knowledge by listing them: bounded alike (a review)
     from bnilp.knowledge import Knowledge

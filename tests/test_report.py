@@ -588,3 +588,22 @@ def test_a_narrow_terminal_shows_every_column_of_the_scoring_table(width):
     assert body and all(len(cells) == 11 for cells in body)
     assert all(any(cells[c].strip() for cells in body) for c in range(11))
     assert "…" not in console.export_text()
+
+
+def test_the_panel_says_a_cut_lists_classes_found() -> None:
+    """A search stopped by its time limit said "credible DAGs … listed (not every credible DAG: see below)" but
+    "credible MECs 2487" plainly, of 4,977 (a review): the classes of a list that is not complete are the ones
+    found, as its DAGs are; a complete list's row is the number alone."""
+    from bnilp.pipeline import solve_table
+    from bnilp.scorefile import read_jaakkola
+
+    report = solve_table(read_jaakkola("scorefiles/zoo.BIC.20.scores"), epsilon=math.log(20)).report
+
+    def row(r) -> str:
+        panel = Console(file=io.StringIO(), width=200)
+        print_report(r, panel)
+        return next(line for line in panel.file.getvalue().splitlines() if "credible MECs" in line)
+
+    assert row(report).split("credible MECs")[1].strip(" │") == str(report["n_mecs"])
+    cut = dict(report, complete=False, status="time_limit")
+    assert row(cut).split("credible MECs")[1].strip(" │") == f"{report['n_mecs']} found (not complete)"

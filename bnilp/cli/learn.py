@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import sys
 import time
 import warnings
@@ -450,7 +451,7 @@ def _twins_note(table: ScoreTable, eps: float, opts: dict[str, Any], scores_file
     flag = f"--bf {bf:.15g}" if bf is not None else f"--epsilon {eps!r}"
     if split_priors(opts.get("priors"))[1] == "mecs":
         flag += " --prior mecs"
-    how = f"`bnilp count {scores_file} {flag}`" if scores_file else \
+    how = f"`bnilp count {shlex.quote(scores_file)} {flag}`" if scores_file else \
         "`bnilp count` on the score file (save it with --scores FILE)"
     return (f"identical columns merge exactly at this BF ({', '.join(f'{p.dropped} into {p.kept}' for p in pairs)}; "
             f"bnilp.twins): {how} counts the credible DAGs and classes, with their class table by groups and their "
