@@ -760,6 +760,10 @@ def test_solve_and_learn_say_that_bnilp_count_counts_a_set_with_mergeable_twins(
     res = CliRunner().invoke(main, ["learn", str(tmp_path / "twins.csv"), "--bf", "20", "--scores", str(saved),
                                     "--json", str(out)], catch_exceptions=False)
     assert res.exit_code == 0 and f"`bnilp count {saved} --bf 20`" in json.loads(out.read_text())["twins_note"]
+    spaced = tmp_path / "my twins.scores"      # the command it names runs as written (a review: the path unquoted)
+    res = CliRunner().invoke(main, ["learn", str(tmp_path / "twins.csv"), "--bf", "20", "--scores", str(spaced),
+                                    "--json", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0 and f"`bnilp count '{spaced}' --bf 20`" in json.loads(out.read_text())["twins_note"]
     res = CliRunner().invoke(main, ["solve", str(path), "--bf", "20", "--prior", "mecs", "--json", str(out)],
                              catch_exceptions=False)
     assert res.exit_code == 0 and f"`bnilp count {path} --bf 20 --prior mecs`" in json.loads(out.read_text())[
