@@ -747,8 +747,9 @@ def test_a_score_file_without_its_sidecar_says_what_its_completeness_rests_on(ch
     assert result.exit_code == 0
     assert result.stderr.count("nothing records the BF this score table was pruned for") == 1   # once, one line
     assert "bnilp: warning: nothing records the BF this score table was pruned for" in result.stderr
-    counted = _run("count", str(scores), "--bf", "20", "-q")     # the library's DataWarning is not printed again
-    assert counted.exit_code == 0 and counted.stderr.count("nothing records the BF") == 1
+    counted = _run("count", str(scores), "--bf", "20", "-q", "--json", str(tmp_path / "count.json"))
+    assert counted.exit_code == 0 and counted.stderr.count("nothing records the BF") == 1   # not the DataWarning too
+    assert "at least BF 20" in json.loads((tmp_path / "count.json").read_text())["pruning_note"]    # as solve's JSON
     assert "at least BF 20" in json.loads(out.read_text())["pruning_note"]
 
 

@@ -16,6 +16,7 @@ from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _no_dag_said, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import DataWarning, InputError
+from bnilp.pipeline import unknown_pruning_note
 from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
 from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
@@ -96,6 +97,9 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
         "variables": list(table.variables), "posterior_dags": result.dags,
         "seconds": result.seconds,
     }
+    unknown = unknown_pruning_note(table, eps)
+    if unknown:                 # as solve's JSON has it (a review: only on stderr)
+        report["pruning_note"] = unknown
     with output_set():          # the JSON and the report: both or neither
         if opts.get("report_dir"):
             write_count_report(opts["report_dir"], report)
