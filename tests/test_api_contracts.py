@@ -238,7 +238,7 @@ def test_a_bf_reads_as_people_write_it_at_every_size() -> None:
 
     got = [bf_text(math.log(x)) for x in (2.718281828459045, 20, 150, 1000, 2500, 1e7)]
     assert got == ["2.72", "20", "150", "1000", "2500", "1.00e+07"]
-    assert bf_text(800.0) == "e^800.0"
+    assert bf_text(800.0) == "e^800.0" and bf_text(1e300) == "e^1e+300"
 
 
 @pytest.mark.parametrize(("call", "words"), [

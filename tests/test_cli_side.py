@@ -1046,3 +1046,15 @@ def test_the_best_networks_files_say_when_opt_is_not_proven_or_the_problem_limit
     texts = files(whole, "stopped")
     assert all("the best network found: OPT NOT proven (time_limit)" in t for t in texts)     # no ≤ in it
     assert 'labelloc=t' in texts[0] and 'attr.name="caveat"' in texts[1] and "\nGraph Attributes:\nbnilp: " in texts[2]
+
+
+@pytest.mark.parametrize("command, priors, names", [
+    ("count", ["mecs", "dags"], "dags, mecs"),
+    ("solve", ["dags", "mecs"], "dags, mecs"),
+])
+def test_conflicting_priors_name_the_kind_that_conflicts(command, priors, names):
+    """``count --prior mecs --prior dags`` said "at most one of none, binomial, ebic and one of dags, mecs", naming
+    structure priors ``count`` does not take (a review): the message names the kind given twice."""
+    args = [command, "scorefiles/zoo.BIC.20.scores", "--bf", "3"] + [a for p in priors for a in ("--prior", p)]
+    line = _one_line_error(_run(*args))
+    assert line.endswith(f"at most one of {names}") and "binomial" not in line

@@ -271,9 +271,9 @@ def split_priors(values: tuple[str, ...] | list[str] | None) -> tuple[str, str]:
     values = list(values or [])
     structure = [v for v in values if v in STRUCTURE_PRIORS]
     averaging = [v for v in values if v in AVERAGING_PRIORS]
-    if len(set(structure)) > 1 or len(set(averaging)) > 1:
-        raise InputError(f"--prior given conflicting values {values}: at most one of {', '.join(STRUCTURE_PRIORS)} "
-                         f"and one of {', '.join(AVERAGING_PRIORS)}")
+    for given, names in ((structure, STRUCTURE_PRIORS), (averaging, AVERAGING_PRIORS)):
+        if len(set(given)) > 1:         # the kind that conflicts (count, which takes no structure prior, named both)
+            raise InputError(f"--prior given conflicting values {values}: at most one of {', '.join(names)}")
     return (structure[0] if structure else "none"), (averaging[0] if averaging else "dags")
 
 

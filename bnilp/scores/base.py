@@ -76,8 +76,8 @@ def bf_text(epsilon: float) -> str:
     """BF = e^ε for people: 3 significant digits below 1,000 (2.72, 20, 150), a whole number below 10⁶ (2500),
     scientific above (1.00e+07), and ``e^ε`` past ε = 700, where e^ε would overflow a float (so a message or a
     table never fails on a huge ε)."""
-    if epsilon > 700:
-        return f"e^{epsilon:.1f}"
+    if epsilon > 700:           # (ε = 1e300 wrote its 301 digits: a review)
+        return f"e^{epsilon:.1f}" if epsilon < 1e15 else f"e^{epsilon:.6g}"
     bf = math.exp(epsilon)
     return f"{bf:.3g}" if bf < 999.5 else f"{bf:.0f}" if bf < 1e6 else f"{bf:.2e}"
 
