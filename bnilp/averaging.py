@@ -150,7 +150,7 @@ def mec_weights(mecs: Sequence[MEC], scores: Sequence[float] | np.ndarray, optim
 def _reals(values: Any, where: str) -> np.ndarray:
     """``values`` as a 1-D float array of finite real numbers, else an :class:`InputError` naming ``where`` (a review:
     ``weights(None)`` was a scalar NaN, strings were parsed, NaN scores gave NaN weights)."""
-    arr = np.asarray([] if isinstance(values, (list, tuple)) and not values else values)
+    arr = np.asarray(values)            # (an empty list is a float array: no networks, no weights)
     if isinstance(values, (str, bytes)) or arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iuf"):
         raise InputError(f"{where} must be a sequence of real numbers, got {type(values).__name__}")
     arr = arr.astype(float)
