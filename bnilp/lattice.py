@@ -986,7 +986,7 @@ def _connected_client(client_class: Any, scheduler: str) -> Any:
 
     thread = threading.Thread(target=connect, name="bnilp-dask-connect", daemon=True)
     thread.start()
-    thread.join(SCHEDULER_CONNECT_SECONDS + 5)
+    thread.join(1.2 * SCHEDULER_CONNECT_SECONDS + 1)     # past the connection's own limit, which says more
     where = f"scheduler (--scheduler) {scheduler}"
     if thread.is_alive():
         raise InputError(f"{where}: no Dask scheduler answered within {SCHEDULER_CONNECT_SECONDS} s (something "
