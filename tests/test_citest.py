@@ -637,6 +637,7 @@ def _step_dependence(seed: int = 5, N: int = 300) -> pd.DataFrame:
     return pd.DataFrame({"a": a, "b": (a + rng.integers(0, 2, N)) % 3, "c": rng.integers(0, 2, N)}).astype(str)
 
 
+@pytest.mark.slow       # ~12 s: the quick suite is at its 15-minute guide (911 s in a clean-clone CI)
 def test_the_permutations_reach_any_alpha_unless_too_few_are_asked_for(tmp_path):
     """A permutation p-value is at least 1/(B + 1): with 199 draws no α below 0.005 could reject, and the test said
     "independent (not rejected)" of a dependence with χ² p = 2e-49, with no note (a review). By default B is now
