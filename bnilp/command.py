@@ -13,13 +13,14 @@ import signal
 import threading
 from typing import NoReturn
 
-#: the exit status of an interrupted command (128 + SIGINT, as shells do; :data:`bnilp.cli.EXIT_INTERRUPTED`)
-_INTERRUPTED = 130
+#: Ctrl-C or SIGTERM outside the search (loading, reading, scoring): nothing written (128 + SIGINT, as shells do);
+#: :mod:`bnilp.cli` takes it from here, where nothing heavy is imported
+EXIT_INTERRUPTED = 130
 
 
 def _interrupted_while_starting(signum: int, frame: object) -> NoReturn:
     os.write(2, b"bnilp: interrupted\n")
-    os._exit(_INTERRUPTED)
+    os._exit(EXIT_INTERRUPTED)
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from typing import NoReturn
 import click
 
 from bnilp import __version__
+from bnilp.command import EXIT_INTERRUPTED
 from bnilp.errors import BnilpError, LimitError, caused_by_interrupt
 from bnilp.provenance import command_recorded, invoked_as
 from bnilp.terminal import one_line, tolerant_terminal
@@ -47,8 +48,6 @@ COMMANDS = {
 
 EXIT_INPUT = 2
 EXIT_LIMIT = 3
-#: Ctrl-C or SIGTERM outside the search (reading, scoring): nothing written (128 + SIGINT, as shells do)
-EXIT_INTERRUPTED = 130
 
 
 #: set by the handlers of :func:`_signals_as_interrupt` when Ctrl-C or SIGTERM came
