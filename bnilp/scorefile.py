@@ -1097,7 +1097,7 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
         value = meta.get(key)
         if key in meta and not isinstance(value, bool):     # null too: it would read as false ("not reached")
             raise InputError(f"{sidecar}: {key!r} must be true or false, got {json.dumps(value)}")
-    for key in ("palim", "exact_for_parent_sets_up_to"):
+    for key in ("palim", "exact_for_parent_sets_up_to", "knowledge_palim"):
         value = meta.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise InputError(f"{sidecar}: {key!r} must be an integer ≥ 0 or null, got {value!r}")

@@ -561,6 +561,31 @@ def test_a_requirement_on_children_walked_without_pruning_is_no_pruning_limit() 
     assert got.solution.optimum == pytest.approx(both.solution.optimum, abs=1e-9)
 
 
+def test_the_sidecar_records_the_palim_of_the_children_walked_without_pruning(tmp_path) -> None:
+    """On more than 16 variables the children a required adjacency touches are walked without pruning up to
+    ``default_palim``; the table has no palim of its own (``palim`` null, ``palim_default`` false, the other
+    children pruned by the rules), so that limit is recorded as ``knowledge_palim`` and survives a round trip
+    through the sidecar, which refuses a value that is no size."""
+    from bnilp.parentsets import default_palim
+    from bnilp.scorefile import write_score_file
+
+    frame = random_discrete_frame(3, 17, 60, max_arity=2)
+    data = from_dataframe(frame, discrete="all")
+    table = score_parent_sets(make_score("bic", data), epsilon=math.log(3),
+                              knowledge=Knowledge(required_adjacent=[("V0", "V1")]))
+    assert table.meta["knowledge_unpruned"] == ["V0", "V1"]
+    assert table.meta["knowledge_palim"] == default_palim(17)
+    assert table.meta["palim"] is None and table.meta["palim_default"] is False
+    path = tmp_path / "t.scores"
+    write_score_file(table, path)
+    assert read_jaakkola(path).meta["knowledge_palim"] == default_palim(17)
+    sidecar = tmp_path / "t.scores.json"
+    meta = json.loads(sidecar.read_text())
+    sidecar.write_text(json.dumps({**meta, "knowledge_palim": "5"}))
+    with pytest.raises(InputError, match="'knowledge_palim' must be an integer"):
+        read_jaakkola(path)
+
+
 def test_required_knowledge_on_a_table_pruned_without_it_is_a_reported_limit(runner, tmp_path) -> None:
     """Pruning may have removed the sets a required arrow needs: OPT itself may be wrong, so the result
     carries limits ['knowledge_pruning'] and the CLI exits 3."""
