@@ -234,6 +234,34 @@ def test_mvp_discrete_child_of_discrete_equals_the_multinomial_test():
         assert d.statistic == pytest.approx(bic.statistic, rel=1e-9) and d.df == bic.df
 
 
+def _one_row_levels(seed: int, levels: int = 10, rows: int = 10, lone: int = 50) -> pd.DataFrame:
+    """Continuous x independent of a discrete y: ``levels`` levels of ``rows`` rows and ``lone`` of one row."""
+    rng = np.random.default_rng(seed)
+    y = [f"L{v}" for v in range(levels) for _ in range(rows)] + [f"S{v}" for v in range(lone)]
+    return pd.DataFrame({"x": rng.normal(size=len(y)), "y": y})
+
+
+@needs_mvp
+def test_mvp_leaves_a_continuous_child_s_one_row_cells_out_of_both_models():
+    """A one-row cell of the larger model fits its row exactly (ℓ_p = 0 by the score's rule) while the smaller
+    model pays for it: 2.8 to G and 2 to df per row, nothing to E[G] — p = 1e-13 for independent data with 50
+    one-row levels (a review). The row tells nothing of the dependence, so the direction is the test on the
+    other rows: the same G, df and Bartlett factor, and every level of one row rejected 100 % before."""
+    frame = _one_row_levels(0)
+    got = ci_test(from_dataframe(frame, discrete=["y"]), "x", "y", score="mvp", both_directions=False)
+    rest = ci_test(from_dataframe(frame[frame["y"].str.startswith("L")], discrete=["y"]), "x", "y", score="mvp",
+                   both_directions=False)
+    assert (got.statistic, got.df, got.directions[0].bartlett) == pytest.approx(
+        (rest.statistic, rest.df, rest.directions[0].bartlett), rel=1e-12)
+    assert got.df == 2 * 9 and got.p_value > 0.01
+    alone = pd.DataFrame({"x": [0.3, -1.2, 0.8], "y": ["a", "b", "c"]})     # no row left: no information
+    none = ci_test(from_dataframe(alone, discrete=["y"]), "x", "y", score="mvp", both_directions=False)
+    assert (none.statistic, none.df, none.p_value) == (0.0, 0.0, 1.0)
+    p = np.array([ci_test(from_dataframe(_one_row_levels(s), discrete=["y"]), "x", "y", score="mvp",
+                          both_directions=False).p_value for s in range(100)])
+    assert np.mean(p <= 0.05) < 0.1
+
+
 # -- Bartlett's small-sample correction -----------------------------------------------------------------
 
 def test_the_residual_deviance_mean_is_the_monte_carlo_mean():
