@@ -73,6 +73,7 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -349,6 +350,9 @@ def ci_test(
                          f"{type(data).__name__}")
     if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)) or not 0.0 < alpha < 1.0:
         raise InputError(f"alpha (--alpha) must be a number in (0, 1), got {alpha!r}")
+    moot = [k for k, v in score_settings.items() if k == "penalty_discount" or (k == "prior" and v is not None)]
+    if moot:        # the command line refused --prior and --penalty-discount; the API took them silently (a review)
+        raise InputError(f"{' and '.join(moot)} change scores, not the likelihood-ratio test: ci_test takes neither")
     alpha = float(alpha)        # a NumPy float made each verdict a numpy.bool the JSON could not hold (a review)
     if not isinstance(combine, str) or combine not in COMBINE_RULES:
         raise InputError(f"combine (--combine) must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
@@ -422,7 +426,8 @@ def ci_test(
     if used == "local-permutation" and permutations < least:
         notes.append(f"with {permutations} permutations the p-value is at least 1/{permutations + 1} = "
                      f"{1 / (permutations + 1):.3g}, above alpha {alpha:g}: this test cannot reject; "
-                     f"{least} permutations or more (--permutations) can")
+                     f"{least if least < 10**15 else f'10^{len(str(least)) - 1}'} permutations or more "
+                     "(--permutations) can")
     if used == "local-permutation":
         groups = local_groups(data, zi)
         p, drawn = local_permutation_p_value(
@@ -443,6 +448,10 @@ def least_permutations(alpha: float) -> int:
     """The fewest permutations B with which a permutation p-value can reach ``alpha``: its least value is
     1/(B + 1) (:func:`local_permutation_p_value`), so B = ⌈1/α⌉ − 1 (999 at α = 0.001; 1/α rounded to 9
     digits first, so that 0.001 gives 999, not 1,000)."""
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)) or not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    if alpha < 1e-300:      # 1/α overflows a float (α = 1e-320 was an OverflowError traceback): exact, as no rounding
+        return math.ceil(1 / Fraction(alpha)) - 1
     return max(1, math.ceil(round(1.0 / alpha, 9)) - 1)
 
 
@@ -455,6 +464,8 @@ def local_groups(data: Dataset, given: Iterable[int], size: int | None = None) -
     :data:`LOCAL_GROUP_SIZE`."""
     size = LOCAL_GROUP_SIZE if size is None else int(size)
     given = list(given)
+    if not all(isinstance(z, numbers.Integral) and not isinstance(z, bool) and 0 <= z < data.n for z in given):
+        raise InputError(f"given must be column indices of data (0..{data.n - 1}), got {given!r}")
     disc = [z for z in given if data.is_discrete(z)]
     cont = [z for z in given if not data.is_discrete(z)]
     if disc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -128,6 +129,30 @@ def test_bad_input():
                          ({"permutations": 0}, "permutations (--permutations)")):
         with pytest.raises(InputError, match=rf"^{flag.replace('(', '[(]').replace(')', '[)]')} must be"):
             ci_test(data, "x", "y", score="bic", **kwargs)
+    # settings that change scores and not the test: the command line refused them, the API took them (a review)
+    for kwargs in ({"penalty_discount": 2.0}, {"prior": "binomial"}):
+        with pytest.raises(InputError, match=f"{next(iter(kwargs))} change scores, not the likelihood-ratio test"):
+            ci_test(data, "x", "y", score="bic", **kwargs)
+
+
+def test_an_alpha_whose_inverse_overflows_a_float_is_tested_not_a_traceback():
+    """α in (0, 1) down to the least subnormal: 1/α overflowed in the count of permutations that can reach it (an
+    OverflowError even under the χ² null, which draws none); that count is exact past the float range."""
+    from fractions import Fraction
+
+    from bnilp.citest import least_permutations
+
+    assert least_permutations(0.001) == 999 and least_permutations(0.05) == 19
+    assert least_permutations(1e-320) == math.ceil(1 / Fraction(1e-320)) - 1 > 10**319
+    for alpha in (0.0, 1.0, float("nan")):
+        with pytest.raises(InputError, match="alpha must be a number in"):
+            least_permutations(alpha)
+    data = from_dataframe(_discrete(0, dependent=True))
+    got = ci_test(data, "x", "y", score="bic", null="chi2", alpha=5e-324)
+    from bnilp.citest import local_groups
+    with pytest.raises(InputError, match=r"given must be column indices of data \(0\.\.2\)"):
+        local_groups(data, ["z"])           # a TypeError deep in the data set (a review)
+    assert got.alpha == 5e-324 and got.p_value == ci_test(data, "x", "y", score="bic", null="chi2").p_value
 
 
 def test_a_constant_conditioning_column_is_left_out_with_a_note_and_a_constant_tested_one_refused():
