@@ -52,7 +52,7 @@ from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
 from bnilp.provenance import provenance
 from bnilp.report import limits_text, summarise, summarise_classes
-from bnilp.scorefile import SIDECAR_HASH, ScoreTable, check_is_table, check_table, exact_up_to
+from bnilp.scorefile import SIDECAR_HASH, ScoreTable, check_is_table, check_table, exact_up_to, record_unvouched
 from bnilp.scores import CONTINUOUS_ONLY_SCORES, DISCRETE_ONLY_SCORES, StructurePrior, make_score
 from bnilp.scores.base import (
     DEFAULT_EBIC_GAMMA,
@@ -496,7 +496,10 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
     if solution.status == "infeasible":       # no result to report: the CLI says this one line (exit 2)
         raise NoDagError(f"table: {NO_DAG}")
     if unit == "mecs" and not equivalence_vouched(table.meta):    # assumed: a table that is not says so here
-        check_assumed_equivalence(table, solution)
+        # auto: the user asked for no classes; the record's claim chose them (a review: the message named
+        # --enumerate mecs, which was never given)
+        check_assumed_equivalence(table, solution, "enumerate_by='mecs' (--enumerate mecs)"
+                                  if enumerate_by == "mecs" else f"class enumeration ({why})")
     with paused_gc():
         if unit == "mecs":
             deadline = _tail_deadline(solution.status, time_limit)
@@ -559,9 +562,9 @@ def equivalence_vouched(meta: dict[str, Any]) -> bool:
     bnilp's scoring in this process or read from a sidecar bnilp wrote for this very file (its SHA-256 checked on
     reading, :data:`bnilp.scorefile.SIDECAR_HASH`). No record, a PSS file's header (``score_type``) and a sidecar
     older than the hash are assumed and checked (:func:`check_assumed_equivalence`; a review: an MVP file whose header
-    was made to say BIC listed 28 DAGs in 7 classes where 7 DAGs are credible)."""
-    read_from_a_file = "pss" in meta or "n_parent_sets" in meta
-    return bool(score_equivalent(meta)) and (SIDECAR_HASH in meta or not read_from_a_file)
+    was made to say BIC listed 28 DAGs in 7 classes where 7 DAGs are credible), nor a record copied from one
+    (:func:`bnilp.scorefile.record_unvouched`)."""
+    return bool(score_equivalent(meta)) and not record_unvouched(meta)
 
 
 def check_assumed_equivalence(table: ScoreTable, solution: SolveResult,

@@ -44,6 +44,19 @@ from bnilp.threads import WAITING_FOR_A_READER
 Families = dict[str, dict[frozenset[str], float]]
 #: the sidecar's field holding the SHA-256 of the score file's text it was written with
 SIDECAR_HASH = "score_file_sha256"
+#: the sidecar's field saying its record was copied from a file that no hash tied to one (a PSS header, a sidecar
+#: older than the hash): written again, it keeps what it claims, unchecked (:func:`record_unvouched`)
+RECORD_UNVOUCHED = "record_unvouched"
+
+
+def record_unvouched(meta: Mapping[str, Any]) -> bool:
+    """Whether a table's record was read from a file without a sidecar bnilp wrote for it (a PSS header's
+    ``score_type``, a sidecar older than :data:`SIDECAR_HASH`), or copied from one (:data:`RECORD_UNVOUCHED`): what
+    it claims — score equivalence above all — is assumed, not known. Writing such a table stamps a hash on its new
+    sidecar, so without the flag a PSS file claiming BIC for scores that are not score-equivalent came back vouched
+    and its classes were listed unchecked (a review: 2 DAGs of one class at BF 1 where one is credible)."""
+    read_from_a_file = "pss" in meta or "n_parent_sets" in meta
+    return bool(meta.get(RECORD_UNVOUCHED)) or (read_from_a_file and SIDECAR_HASH not in meta)
 
 
 @dataclass
@@ -526,6 +539,8 @@ def _write_table(table: ScoreTable, path: str, sidecar: bool, formatter: Any, ps
         atomic_write_text(path, body)
         if sidecar and not is_stream(path):        # /dev/null, stdout, a pipe: no file to put a sidecar beside
             meta = dict(table.meta)
+            if record_unvouched(meta):
+                meta[RECORD_UNVOUCHED] = True
             meta["n_variables"] = len(table.variables)
             meta["n_parent_sets"] = table.n_parent_sets()
             meta[SIDECAR_HASH] = hashlib.sha256(body.encode("utf-8")).hexdigest()
@@ -1093,7 +1108,7 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
     if odd:
         raise InputError(f"{sidecar}: {odd} is not a finite number (NaN or Infinity; a sidecar is strict JSON)")
     for key in ("prune", "palim_reached", "score_time_limit_reached", "score_memory_limit_reached",
-                "score_equivalent"):
+                "score_equivalent", RECORD_UNVOUCHED):
         value = meta.get(key)
         if key in meta and not isinstance(value, bool):     # null too: it would read as false ("not reached")
             raise InputError(f"{sidecar}: {key!r} must be true or false, got {json.dumps(value)}")

@@ -938,6 +938,26 @@ def test_classes_asked_of_a_table_that_is_not_score_equivalent_are_refused_where
 
 
 
+def test_a_claim_of_equivalence_read_unvouched_stays_unvouched_when_the_table_is_written_again(tmp_path) -> None:
+    """A PSS header's ``score_type=BIC`` is a claim nothing checked; writing the table again (Jaakkola or PSS) put a
+    hash on its new sidecar, which then vouched for it: B → A (−19) was listed with A → B (−15) as one class, two
+    DAGs credible at BF 1 (a review; brute force: one). The new sidecar says ``record_unvouched`` and the covered
+    reversal refuses the classes through any number of rewrites; the message names what chose classes."""
+    from bnilp.pipeline import equivalence_vouched, solve_table
+    from bnilp.scorefile import read_score_file, write_score_file
+
+    source = tmp_path / "neq.pss"
+    source.write_text("META score_type=BIC\nVAR A\n-5 B\n-10\nVAR B\n-9 A\n-10\n")
+    table = read_score_file(source)
+    for name in ("once.scores", "twice.pss", "thrice.scores"):
+        write_score_file(table, tmp_path / name)
+        table = read_score_file(tmp_path / name)
+        assert table.meta["record_unvouched"] is True and not equivalence_vouched(table.meta)
+        with pytest.raises(InputError, match=r"^class enumeration \(auto: .*not: reversing the covered edge B → A"):
+            solve_table(table, epsilon=0.0)
+        assert len(solve_table(table, epsilon=0.0, enumerate_by="dags").solution.networks) == 1
+
+
 @pytest.mark.parametrize("decimals", [2, 3, 4, None])
 def test_a_score_equivalent_table_written_with_few_decimals_is_not_refused_as_not_equivalent(decimals) -> None:
     """Rounding four families to d decimals moves a covered reversal by up to 2·10⁻ᵈ: BIC score files written with
