@@ -703,6 +703,20 @@ def test_a_score_file_written_to_stdout_is_said_to_have_no_sidecar(small_csv) ->
     assert re.search(r"wrote - \(\d+ parent sets\) no sidecar", done.stderr) and "-.json" not in done.stderr
 
 
+@pytest.mark.parametrize("quiet", [(), ("-q",)])
+def test_learn_with_its_score_file_on_stdout_keeps_stdout_for_that_file_alone(small_csv, quiet) -> None:
+    """``learn --scores -``: the result's panel (or, with ``-q``, its summary line) followed the score file on stdout,
+    so ``| bnilp solve /dev/stdin`` read "unexpected 'optimum' after the last of 5 variable sections" (a review).
+    The report goes to stderr, as with ``--json -``; stdout is the file ``-o`` would have written."""
+    from bnilp.scorefile import parse_jaakkola
+
+    done = subprocess.run([sys.executable, "-m", "bnilp", "learn", str(small_csv), "--bf", "3", "--scores", "-",
+                           *quiet], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    table = parse_jaakkola(done.stdout)
+    assert len(table.variables) == 5 and ("status optimal networks" if quiet else "Note: posteriors are") in done.stderr
+
+
 def test_the_scoring_table_of_wide_data_shows_the_heaviest_walks_and_says_where_the_rest_are(tmp_path) -> None:
     """Past ``SCORING_TABLE_ROWS`` variables the table lists the variables that scored the most sets, in file
     order, and its caption says how many of how many and where every row is (the sidecar's per_variable)."""

@@ -663,4 +663,5 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     if scores_out:
         with outputs_whole(final=False):        # the search is still to come
             write_score_file(table, scores_out)
+    opts["scores_out"] = scores_out         # --scores - puts the score file on stdout: the report goes to stderr
     _run(table, eps, opts, console, data, t0, data_path, scores_file=scores_out)
