@@ -237,6 +237,8 @@ def _json_of(text: str, path: str | Path) -> Any:
         raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
     except ValueError as exc:           # e.g. an integer past Python's 4,300-digit conversion limit
         raise InputError(f"{path}: not usable JSON ({exc})") from None
+    except RecursionError:              # arrays or objects nested ~1,000 deep
+        raise InputError(f"{path}: not usable JSON (nested too deeply)") from None
 
 
 #: the first line of a graph in Tetrad's text format (``GraphSaveLoadUtils``' text graphs, the truth graphs of

@@ -684,11 +684,25 @@ class _Tokens:
             if tok.startswith("-") and tok[1:].isascii() and tok[1:].isdigit():
                 raise InputError(f"{self.filename}:{line}: expected {expected}, found negative {tok}")
             raise InputError(f"{self.filename}:{line}: expected {expected}, found {tok!r}")
-        return int(tok), line
+        return _count(tok, f"{self.filename}:{line}", expected), line
 
     def next_score(self) -> tuple[float, int]:
         tok, line = self.next("a local score")
         return _plain_score(tok, f"{self.filename}:{line}"), line
+
+
+#: the most digits a count in a score file may have (a count past Python's 4,300-digit conversion limit was a
+#: ValueError traceback, a review; no table has 10¹⁸ of anything)
+MAX_COUNT_DIGITS = 18
+
+
+def _count(tok: str, where: str, expected: str) -> int:
+    """``tok`` (ASCII digits) as an int, or an :class:`InputError` at ``where`` where it has more than
+    :data:`MAX_COUNT_DIGITS` significant digits."""
+    if len(tok.lstrip("0")) > MAX_COUNT_DIGITS:
+        shown = tok if len(tok) <= 40 else f"{tok[:20]}…({len(tok)} digits)"
+        raise InputError(f"{where}: expected {expected}, found {shown}: too large")
+    return int(tok)
 
 
 def _plain_score(tok: str, where: str) -> float:
@@ -816,6 +830,11 @@ def _pss_header_meta(header: dict[str, tuple[str, str]], n: int) -> tuple[dict[s
             raise InputError(f"{where}: META {key} must be {what}, got {value!r}")
         return value
 
+    def integer(key: str, pattern: str, what: str) -> int:
+        value = number(key, pattern, what)
+        size = _count(value.lstrip("-"), f"{header[key][1]}: META {key}", what)
+        return -size if value.startswith("-") else size
+
     score = header.get("score_type", ("", ""))[0].lower()
     if score in REGISTRY or score in PSS_OTHER_SCORES:
         meta["score"] = score
@@ -826,12 +845,12 @@ def _pss_header_meta(header: dict[str, tuple[str, str]], n: int) -> tuple[dict[s
         if score == "bdeu":
             meta["ess"] = ess
     if "num_records" in header:
-        meta["N"] = int(number("num_records", r"[0-9]+", "an integer ≥ 0"))
+        meta["N"] = integer("num_records", r"[0-9]+", "an integer ≥ 0")
     limit = held = None
     if PSS_EXACT_KEY in header:         # bnilp's: exact up to it (required parents may make a set larger)
-        limit = int(number(PSS_EXACT_KEY, r"[0-9]+", "an integer ≥ 0"))
+        limit = integer(PSS_EXACT_KEY, r"[0-9]+", "an integer ≥ 0")
     elif "parent_limit" in header:
-        given = int(number("parent_limit", r"-?[0-9]+", "an integer"))
+        given = integer("parent_limit", r"-?[0-9]+", "an integer")
         limit = held = given if 0 < given < n - 1 else None
     if limit is not None:
         meta.update(palim=limit, palim_reached=True, exact_for_parent_sets_up_to=limit)
@@ -869,7 +888,8 @@ def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
             elif key == "arity":
                 if child in arities:        # as a header key given twice is (a review: the last one won)
                     raise InputError(f"{filename}:{lineno}:{kcol}: META arity of {child!r} is given twice")
-                if not (value.isascii() and value.isdigit() and int(value) >= 1):
+                if not (value.isascii() and value.isdigit()
+                        and _count(value, f"{at}: META arity of {child!r}", "an integer ≥ 1") >= 1):
                     raise InputError(f"{at}: META arity of {child!r} must be an integer ≥ 1, got {value!r}")
                 arities[child] = int(value)
             continue
@@ -1086,8 +1106,11 @@ def _read_sidecar(sidecar: Path) -> dict[str, Any]:
 
     try:
         meta = json.loads(read_input_text(sidecar))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{sidecar}: not a readable score-file sidecar ({exc}); move it away to use the score "
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # ValueError: JSON's own errors and an integer past Python's 4,300 digits; RecursionError: nested ~1,000
+        # deep (both were tracebacks, a review)
+        why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise InputError(f"{sidecar}: not a readable score-file sidecar ({why}); move it away to use the score "
                          "file without its provenance") from None
     if not isinstance(meta, dict):
         raise InputError(f"{sidecar}: a score-file sidecar is a JSON object, not {type(meta).__name__}")

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from bnilp.errors import InputError
-from bnilp.scorefile import ScoreTable, parse_jaakkola, read_jaakkola, write_jaakkola
+from bnilp.scorefile import ScoreTable, parse_jaakkola, parse_pss, read_jaakkola, write_jaakkola
 
 
 def sample_table() -> ScoreTable:
@@ -67,10 +67,44 @@ def test_comments_and_free_layout_accepted() -> None:
     ("1\nX 1\n-1 1_0\n", r"f:3: expected the number of parents, found '1_0'"),
     ("1\nX \u0661\n-1 0\n", r"f:2: expected the number of parent sets of 'X', found"),   # an Arabic-Indic 1
     ("1\nX -1\n-1 0\n", r"f:2: expected the number of parent sets of 'X', found negative -1"),
+    # past Python's 4,300-digit conversion limit: a ValueError traceback (a review); 19 digits is past any table
+    ("9" * 5000 + "\nX 1\n-1 0\n", r"f:1: expected the number of variables, found 9{20}…\(5000 digits\): too large"),
+    ("1\nX 1\n-1 " + "1" * 19 + " Y\n", r"f:3: expected the number of parents, found 1{19}: too large"),
+    ("1\nX 0001\n-1 0\n", None),         # leading zeros are no digits of size
 ])
-def test_malformed_files_are_rejected_with_line(text: str, pattern: str) -> None:
+def test_malformed_files_are_rejected_with_line(text: str, pattern: str | None) -> None:
+    if pattern is None:
+        assert parse_jaakkola(text, "f").variables == ["X"]
+        return
     with pytest.raises(InputError, match=pattern):
         parse_jaakkola(text, "f")
+
+
+def test_json_past_python_s_limits_is_one_line_naming_the_file(tmp_path) -> None:
+    """An integer of 5,000 digits (Python's conversion limit is 4,300) or arrays nested 3,000 deep in a sidecar,
+    a ``--warm-start`` or a parents JSON: ValueError and RecursionError tracebacks (a review). Also a PSS header's
+    or arity's integer of 5,000 digits."""
+    from bnilp.cli.learn import _warm_start_file
+    from bnilp.metrics import read_graph_or_json
+
+    path = tmp_path / "t.scores"
+    write_jaakkola(sample_table(), path)
+    sidecar = tmp_path / "t.scores.json"
+    for text, words in (('{"N": ' + "9" * 5000 + "}", "Exceeds the limit"), ("[" * 3000 + "]" * 3000, "nested too")):
+        sidecar.write_text(text)
+        with pytest.raises(InputError, match=f"t.scores.json: not a readable score-file sidecar \\({words}"):
+            read_jaakkola(path)
+        other = tmp_path / "p.json"
+        other.write_text(text)
+        with pytest.raises(InputError, match=f"p.json: not .*\\({words}"):
+            _warm_start_file(str(other))
+        with pytest.raises(InputError, match=f"p.json: not usable JSON \\({words}"):
+            read_graph_or_json(other, "TRUE")
+    big = "9" * 5000
+    for text, words in ((f"META num_records={big}\nVAR A\n-1\n", "1:18: META num_records: expected an integer ≥ 0"),
+                        (f"VAR A\nMETA arity={big}\n-1\n", "2:12: META arity of 'A': expected an integer ≥ 1")):
+        with pytest.raises(InputError, match=f"^f:{words}, found 9{{20}}…\\(5000 digits\\): too large"):
+            parse_pss(text, "f")
 
 
 def test_plain_number_spellings_are_read_and_a_byte_order_mark_is_skipped(tmp_path) -> None:

@@ -307,8 +307,9 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
     try:
         doc = json.loads(read_input_text(spec))
         raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{spec}: not a network JSON with 'parents' ({exc})") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:     # ValueError: JSON's, a 5,000-digit int
+        why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise InputError(f"{spec}: not a network JSON with 'parents' ({why})") from None
     except (KeyError, IndexError, TypeError):
         raise InputError(f"{spec}: not a network JSON with 'parents': a JSON object with 'parents' (each variable → "
                          "its parents) or 'networks' (a result JSON: its first network's) is needed") from None
