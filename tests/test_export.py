@@ -605,6 +605,15 @@ def test_cli_export_network_past_those_found_writes_the_other_outputs_then_exits
     assert res.output.strip().splitlines()[-1] == f"bnilp: error: {doc['export']['error']}"
 
 
+def test_an_export_that_fails_after_a_limited_run_exits_2_and_says_the_limit_too(tmp_path) -> None:
+    """Under a palim the run is limited (exit 3), but no model file was written: the exit was 3, read by a script as
+    "written, but limited" (a review). The export's error wins, exit 2, and the limit's line is still printed."""
+    model = tmp_path / "m.bif"
+    res = CliRunner().invoke(main, ["learn", "-q", "--palim", "1", "--export", str(model), "--export-network", "50"])
+    assert res.exit_code == 2 and not model.exists()
+    assert "bnilp: error: --export-network 50: only" in res.output and "bnilp: limited: " in res.output
+
+
 @pytest.mark.parametrize("args, pattern", [
     (["--export", "m.txt"], "unknown export format '.txt'"),
     (["--export-network", "2"], "--export-network needs --export"),

@@ -405,7 +405,8 @@ def _print(result: LearnResult, opts: dict[str, Any]) -> None:
 
 
 def _exit(result: LearnResult, export_error: str | None) -> None:
-    """Every limit that applies said (with -q too), then the exit: 3 for any of them, 2 for ``export_error``."""
+    """Every limit that applies said (with -q too), then the exit: 2 for ``export_error`` (no model file was written,
+    though a limit applies too: a 3 read as "written, but limited" — a review), else 3 for any limit."""
     report = result.report
     if export_error:
         click.echo(one_line(f"bnilp: error: {export_error}"), err=True)
@@ -422,10 +423,10 @@ def _exit(result: LearnResult, export_error: str | None) -> None:
         why = limit_reason(result.table.meta)
         click.echo(f"bnilp: limited: the credible set is exact only for parent sets of size ≤ "
                    f"{report['exact_for_parent_sets_up_to']} ({why}); larger sets were not scored", err=True)
-    if incomplete or {"knowledge_pruning", "palim"} & set(result.limits):
-        sys.exit(EXIT_LIMIT)
     if export_error:
         sys.exit(EXIT_INPUT)
+    if incomplete or {"knowledge_pruning", "palim"} & set(result.limits):
+        sys.exit(EXIT_LIMIT)
 
 
 @contextmanager
