@@ -51,7 +51,8 @@ arrays as nested lists — that JSON is the documented export schema)::
      "absent": {name: reason},                              # constant columns and the like
      "notes": [str]}
 
-``LearnResult.fit`` adds ``"score"`` (the score the network was learned with), ``"network"``
+``LearnResult.fit`` adds ``"score"`` (the name of the score the network was learned with), ``"score_description"``
+(it with a penalty discount other than 1 and its structure prior, :func:`bnilp.scores.base.score_words`), ``"network"``
 (``{"rank": K, "score": s, "of": n, "optimum_proven": bool, "limits": [...], "status": str, "complete": bool}``,
 K = 1 for the best network, n the networks listed, ``status`` and ``complete`` the search's; with ``"limited"``, the
 limits in words, where there are any, and ``"ranking"`` where the list is not complete — what K ranks the network
@@ -473,7 +474,8 @@ def _header(fitted: Mapping[str, Any]) -> list[str]:
         lines.append(f"data SHA-256 {fitted['data_sha256']}")
     net = fitted.get("network")
     if net:
-        lines.append(f"network {net['rank']} of {net['of']} (score {net['score']!r}, {fitted.get('score', '?')})"
+        lines.append(f"network {net['rank']} of {net['of']} (score {net['score']!r}, "
+                     f"{fitted.get('score_description') or fitted.get('score') or 'unnamed score'})"
                      + ("" if net.get("optimum_proven", True) else "; OPT not proven: the best network found"))
         if net.get("ranking"):
             lines.append(net["ranking"])

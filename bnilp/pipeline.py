@@ -60,6 +60,7 @@ from bnilp.scores.base import (
     bayes_factor,
     bf_text,
     score_equivalent,
+    score_words,
     tie_tolerance,
 )
 
@@ -164,6 +165,7 @@ class LearnResult:
         for name in meta.get("dropped_constant", []):
             fitted["absent"].setdefault(name, "constant column (one value): left out of the network")
         fitted["score"] = meta.get("score")
+        fitted["score_description"] = score_words(meta)       # "bic" alone hid a prior or a penalty (a review)
         fitted["network"] = {"rank": int(network) + 1, "score": score, "of": len(self.solution.networks),
                              # what the run it came from could not promise (the export files say so too)
                              "optimum_proven": bool(self.solution.optimum_proven), "limits": self.limits,

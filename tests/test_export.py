@@ -656,6 +656,30 @@ def test_an_export_of_a_limited_run_says_so_in_its_json_and_file_headers(tmp_pat
     assert "OPT not proven: the best network found" in bif_text(fitted)
 
 
+def test_an_export_names_the_score_with_its_penalty_discount_and_structure_prior(tmp_path) -> None:
+    """The header said ``(score -11285.48, bic)`` for a network scored with a binomial prior and a penalty discount
+    of 2 — not its BIC, −11191.91 (a review). JSON ``score`` stays the name; ``score_description`` and the headers
+    say the rest (:func:`bnilp.scores.base.score_words`); a table that names no score says so."""
+    from bnilp.export import bif_text
+    from bnilp.pipeline import solve_table
+    from bnilp.scorefile import ScoreTable
+    from bnilp.scores.base import score_words
+
+    assert score_words({"score": "bic"}) == score_words({"score": "bic", "penalty_discount": 1.0}) == "bic"
+    assert score_words({"score": "bdeu", "prior": "ebic", "ebic_gamma": 1.0}) == "bdeu, EBIC prior (γ = 1)"
+    assert score_words({}) == "unnamed score"
+    path = tmp_path / "m.json"
+    res = CliRunner().invoke(main, ["learn", str(ASIA), "-q", "--prior", "binomial", "--penalty-discount", "2",
+                                    "--export", str(path)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(path.read_text())
+    assert doc["score"] == "bic" and doc["score_description"] == "bic, penalty discount 2, binomial prior (r = 1)"
+    assert f"(score {doc['network']['score']!r}, bic, penalty discount 2, binomial prior (r = 1))" in bif_text(doc)
+    bare = solve_table(ScoreTable(variables=["asia", "smoke"],
+                                  families={"asia": {frozenset(): -1.0}, "smoke": {frozenset(): -2.0}}))
+    assert "(score -3.0, unnamed score)" in bif_text(bare.fit(ASIA))
+
+
 def test_cpdag_parents_and_model_string_check_their_arguments() -> None:
     """A fuzz of the API (a review): ``cpdag_parents('ab', …)`` split the string into variables, a directed edge
     given both ways was drawn as an undirected one, bad edges were bare TypeErrors; ``model_string(order='ba')``

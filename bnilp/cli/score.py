@@ -35,7 +35,7 @@ from bnilp.parentsets import ALL_RULES, DEFAULT_FAMILY_BUDGET, TableProgress, sc
 from bnilp.report import limit_reason
 from bnilp.scorefile import ScoreTable, check_score_file_names, write_score_file
 from bnilp.scores import CONTINUOUS_ONLY_SCORES
-from bnilp.scores.base import bf_text
+from bnilp.scores.base import bf_text, score_words
 from bnilp.scores.subsets import COUNT_MODES, SUBSET_TABLE_MAX_SUBSETS, SUBSET_TABLE_MAX_VARIABLES
 from bnilp.terminal import LogProgress, lossless, plain_console
 
@@ -187,17 +187,6 @@ def limited_to(meta: dict[str, Any]) -> int | None:
         return None
     k = meta.get("exact_for_parent_sets_up_to")
     return k if k is not None else meta.get("palim")
-
-
-def score_words(meta: dict) -> str:
-    """The score as the scoring table's title names it: with its structure prior, which is part of the score's
-    identity (``scores.md``): ``bic, binomial prior (r = 0.5)``, ``bdeu, EBIC prior (γ = 1)``."""
-    prior = meta.get("prior")
-    if prior == "binomial":
-        return f"{meta['score']}, binomial prior (r = {meta.get('expected_parents'):g})"
-    if prior == "ebic":
-        return f"{meta['score']}, EBIC prior (γ = {meta.get('ebic_gamma'):g})"
-    return str(meta["score"])
 
 
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:

@@ -60,6 +60,26 @@ def score_equivalent(meta: Mapping[str, Any]) -> bool | None:
     return None
 
 
+def score_words(meta: Mapping[str, Any]) -> str:
+    """The score a table's record (``ScoreTable.meta``, its sidecar) names, in words, with what changes its values: a
+    penalty discount other than 1 and the structure prior, part of the score's identity (``scores.md``) —
+    ``bic``, ``bic, penalty discount 2``, ``bdeu, EBIC prior (γ = 1)``; ``"unnamed score"`` where it names none (a
+    file without a sidecar). The scoring table's title and an exported network's header (which said "bic" for a
+    network scored with a binomial prior, a review) use it."""
+    if not meta.get("score"):
+        return "unnamed score"
+    words = [str(meta["score"])]
+    discount = meta.get("penalty_discount")
+    if isinstance(discount, (int, float)) and discount != DEFAULT_PENALTY_DISCOUNT:
+        words.append(f"penalty discount {discount:g}")
+    prior = meta.get("prior")
+    if prior == "binomial":
+        words.append(f"binomial prior (r = {meta.get('expected_parents'):g})")
+    elif prior == "ebic":
+        words.append(f"EBIC prior (γ = {meta.get('ebic_gamma'):g})")
+    return ", ".join(words)
+
+
 def bayes_factor(epsilon: float) -> float | None:
     """BF = e^ε, the Bayes factor that the threshold ε = ln BF stands for (Kass & Raftery 1995: a
     difference of log marginal likelihoods is ln BF), written to 15 significant digits so that a BF
