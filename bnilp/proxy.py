@@ -650,8 +650,9 @@ class SearchResult:
     on from there); ``"samples"`` — fewer
     distinct training DAGs than ``samples`` were drawn (``samples_drawn`` of them) in
     :data:`DRAW_ATTEMPTS_PER_SAMPLE` attempts a sample; ``"fit_iterations"`` — with ``refine=0`` and no
-    ``polish`` the network is the proxy's alone, and the proxy's L-BFGS-B fit stopped at ``maxiter`` unconverged
-    (with refinement or polishing exact scores decide, whatever the fit).
+    ``polish`` the network is the proxy's alone, and the proxy's L-BFGS-B fit stopped unconverged — at ``maxiter``,
+    or at its evaluations' cap or a failed line search (with refinement or polishing exact scores decide, whatever the
+    fit).
     """
 
     method: str
@@ -954,9 +955,12 @@ def proxy_search(
                             trajectory=[{"step": 0, "round": 0, "move": "converged", "score": values[0]}],
                             seed=seed, variables=list(names), evaluations=len(scorer.cache), timings=timings,
                             found_by="the only DAG (no edge allowed)", samples_drawn=1)
-    _check_fit_memory(samples, n)
+    # at most as many graphs as there are DAGs to draw (30,000 asked on 3 variables, 25 DAGs, was refused for 40 GiB,
+    # and the draw went on for 1.5 million attempts after it had them all)
+    drawable = min(samples, admissible_dags(allowed, kmax) if n <= ADMISSIBLE_DAGS_MAX_VARIABLES else samples)
+    _check_fit_memory(drawable, n)
     attempts = 0
-    while len(graphs) < samples and attempts < DRAW_ATTEMPTS_PER_SAMPLE * samples:
+    while len(graphs) < drawable and attempts < DRAW_ATTEMPTS_PER_SAMPLE * samples:
         attempts += 1
         adj = random_dag(n, rng, expected_parents=expected_parents, max_parents=kmax, allowed=allowed)
         if _graph_key(adj) not in seen:
@@ -1061,7 +1065,8 @@ def proxy_search(
         best_adj, found_by, best_score = current, f"refinement climb (converged, round {rnd})", scorer.total(current)
     if refine > 0 and not converged and not polish:       # polishing climbs on to a local optimum regardless
         limits.append("refine_rounds")
-    if refine == 0 and not polish and gp.iterations >= maxiter:   # the proxy's network alone, from a cut fit
+    # the proxy's network alone, from a fit cut short (its iterations, or L-BFGS-B's evaluations or line search)
+    if refine == 0 and not polish and (gp.iterations >= maxiter or not gp.converged):
         limits.append("fit_iterations")
     if polish:
         t0 = time.perf_counter()

@@ -287,7 +287,7 @@ def test_refined_proxy_respects_forbidden_parents_on_mixed_data():
     _no_single_move_improves(make_score("mml", data), data.names, parents, result.score)
 
 
-def test_the_fit_says_whether_lbfgs_converged_within_its_iterations(small):
+def test_the_fit_says_whether_lbfgs_converged_within_its_iterations(small, monkeypatch):
     """The proxy's hyperparameter fit reports its L-BFGS-B iterations against ``maxiter`` and whether it met
     its convergence test — in the result, its JSON and the command's summary; greedy search fits nothing."""
     _, score = small
@@ -298,6 +298,15 @@ def test_the_fit_says_whether_lbfgs_converged_within_its_iterations(small):
     alone = proxy_search(score, samples=10, seed=3, maxiter=1, refine=0)
     assert "fit_iterations" in alone.limits        # the proxy's network alone, from an unfinished fit: a limit
     assert "fit_iterations" not in proxy_search(score, samples=10, seed=3, maxiter=1, refine=0, polish=True).limits
+    # unconverged short of maxiter (L-BFGS-B's cap on evaluations, a failed line search): the same limit (a review)
+    import dataclasses
+
+    from bnilp import proxy
+
+    real = proxy.fit_gp
+    monkeypatch.setattr(proxy, "fit_gp", lambda *a, **k: dataclasses.replace(real(*a, **k), converged=False))
+    assert "fit_iterations" in proxy_search(score, samples=10, seed=3, maxiter=100_000, refine=0).limits
+    monkeypatch.setattr(proxy, "fit_gp", real)
     roomy = proxy_search(score, samples=10, seed=3, maxiter=100_000)
     assert roomy.fit["converged"] is True and roomy.fit["iterations"] < 100_000
     assert greedy_search(score).fit is None
@@ -402,6 +411,11 @@ def test_a_gp_fit_beyond_the_free_memory_is_a_limit_before_any_work(small, tmp_p
     res = CliRunner().invoke(main, ["proxy-search", str(simulate(tmp_path / "d.csv")), "--samples", "400",
                                     "--seed", "1", "--json", str(out)])
     assert res.exit_code == 3 and "lower samples (--samples)" in res.output and not out.exists()
+    # a fit is sized by the graphs that can be drawn: 3 variables have 25 DAGs, so 30,000 asked fit in 1 MB
+    three = tmp_path / "abc.csv"
+    three.write_text("A,B,C\n" + "0,1,0\n1,1,0\n0,0,1\n1,0,1\n" * 10)
+    res = CliRunner().invoke(main, ["proxy-search", str(three), "--samples", "30000", "--seed", "1", "-q"])
+    assert res.exit_code == 3 and "lower samples" not in res.output and "distinct training DAGs drawn" in res.output
 
 
 def test_vicinity_posterior_interpolates_and_matches_the_kernel_form():

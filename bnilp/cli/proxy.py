@@ -181,7 +181,8 @@ def proxy_search(data: str, method: str, samples: int, seed: int | None, refine:
             err.print(f"bnilp: limited: refinement stopped after {refine} rounds before reaching a local optimum "
                       "(raise --refine)", highlight=False, soft_wrap=True)
         if "fit_iterations" in result.limits:
-            err.print(f"bnilp: limited: the proxy's fit stopped unconverged after {fit_iterations} iterations and "
+            err.print(f"bnilp: limited: the proxy's fit stopped unconverged after {result.fit['iterations']} "
+                      f"iterations ({result.fit['message'] or 'not converged'}) and "
                       "the network is the proxy's alone (raise --fit-iterations, or refine or --polish it with "
                       "exact scores)", highlight=False, soft_wrap=True)
         sys.exit(EXIT_LIMIT)
