@@ -113,7 +113,7 @@ _UNSAFE = re.compile(r"[^\w.+-]")
 #: rounding (residuals of (64·machine ε)·|y|): flagged degenerate, since σ² is then 0 and the density has none
 EXACT_FIT = (64 * np.finfo(float).eps) ** 2
 #: characters XML 1.0 cannot hold, even escaped
-_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")   # lone surrogates: no UTF-8
 #: a keyword and what a BIF reader takes for a number, inside a name (pgmpy's reader finds ``table 1`` in
 #: ``probability ( x_table1 | y )``, ``default 2e`` in ``default2e``)
 _KEYWORD_NUMBER = re.compile(r"(table|default)(?=[0-9eE.+-])")
@@ -395,7 +395,8 @@ def check_xml_text(states: Mapping[str, Sequence[str]]) -> None:
             bad = _XML_FORBIDDEN.search(text)
             if bad:
                 of = "" if kind == "variable" else f" of the variable {v!r}"
-                raise InputError(f"XMLBIF cannot hold the control character U+{ord(bad.group()):04X} of the {kind} "
+                what = "lone surrogate" if 0xD800 <= ord(bad.group()) <= 0xDFFF else "control character"
+                raise InputError(f"XMLBIF cannot hold the {what} U+{ord(bad.group()):04X} of the {kind} "
                                  f"{text!r}{of} (XML 1.0 has none; export .bif, which renames it, or .json)")
 
 

@@ -277,6 +277,11 @@ def test_names_no_format_holds_are_refused_or_kept_out_of_the_syntax(tmp_path) -
     lines = (tmp_path / "n.bif").read_text().splitlines()
     assert sum(ln.startswith("network ") for ln in lines) == 1
     assert all(ln.startswith("// ") for ln in lines[:lines.index("network bnilp {")])
+    # a lone surrogate (a DataFrame's label; no UTF-8 encodes it) was a UnicodeEncodeError traceback (a review)
+    lone = from_dataframe(pd.DataFrame({"a\ud800": ["0", "1", "1", "0"], "b": ["0", "1", "1", "0"]}), discrete="all")
+    with pytest.raises(InputError, match="XMLBIF cannot hold the lone surrogate U[+]D800 of the variable"):
+        write_xmlbif(fit_parameters(lone, {"a\ud800": [], "b": []}), tmp_path / "s.xmlbif")
+    assert not (tmp_path / "s.xmlbif").exists()
 
 
 def test_xmlbif_headers_spell_out_what_xml_cannot_hold_and_names_keep_carriage_returns(tmp_path) -> None:
