@@ -703,6 +703,22 @@ def test_a_score_file_written_to_stdout_is_said_to_have_no_sidecar(small_csv) ->
     assert re.search(r"wrote - \(\d+ parent sets\) no sidecar", done.stderr) and "-.json" not in done.stderr
 
 
+def test_a_cut_or_knowledge_scored_file_on_a_stream_warns_that_its_reader_will_not_know(small_csv) -> None:
+    """``score --palim 1 -o - | solve /dev/stdin`` took the cut table for complete, exit 0 (a review): no sidecar can
+    go with a stream, and neither GOBNILP's Jaakkola reader nor pygobnilp's takes a comment line that could carry
+    the cut. The writer says what its reader will not know, with ``-q`` too; a table with nothing to lose, or
+    ``/dev/null``, gets no such line."""
+    def score(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "bnilp", "score", str(small_csv), "-q", *args],
+                              capture_output=True, text=True, timeout=300)
+
+    both = score("--palim", "1", "--require", "V0->V1", "-o", "-")
+    assert both.returncode == 3 and both.stdout.startswith("5\n")
+    assert ("bnilp: warning: - has no sidecar (a stream): its reader will not know that it is exact only for parent "
+            "sets of size ≤ 1 and that it was scored under background knowledge") in both.stderr
+    assert "warning" not in score("-o", "-").stderr and "warning" not in score("--palim", "1", "-o", "/dev/null").stderr
+
+
 @pytest.mark.parametrize("quiet", [(), ("-q",)])
 def test_learn_with_its_score_file_on_stdout_keeps_stdout_for_that_file_alone(small_csv, quiet) -> None:
     """``learn --scores -``: the result's panel (or, with ``-q``, its summary line) followed the score file on stdout,

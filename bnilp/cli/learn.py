@@ -37,7 +37,7 @@ from bnilp.cli.options import (
     split_priors,
     writes_stdout,
 )
-from bnilp.cli.score import score_data, walk_options
+from bnilp.cli.score import score_data, walk_options, warn_stream_losses
 from bnilp.data import default_path
 from bnilp.errors import DataWarning, InputError, NoDagError, OutputError, UnsoundTableError
 from bnilp.export import PARAMETER_METHODS
@@ -664,6 +664,7 @@ def learn(data_path: str | None, bf: float | None, epsilon: float | None, scores
     table = score_data(data, opts, eps, console, opts.get("quiet", False))
     if scores_out:
         with outputs_whole(final=False):        # the search is still to come
-            write_score_file(table, scores_out)
+            written = write_score_file(table, scores_out)
+        warn_stream_losses(table, scores_out, written)
     opts["scores_out"] = scores_out         # --scores - puts the score file on stdout: the report goes to stderr
     _run(table, eps, opts, console, data, t0, data_path, scores_file=scores_out)

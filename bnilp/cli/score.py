@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any
@@ -189,6 +190,24 @@ def limited_to(meta: dict[str, Any]) -> int | None:
     return k if k is not None else meta.get("palim")
 
 
+def warn_stream_losses(table: ScoreTable, out: str, written: str | None) -> None:
+    """Where a score file went to a stream (``-o -``, a pipe: no sidecar) and its sidecar would have told its reader
+    something the answer depends on — a palim or scoring limit that cut it, the background knowledge it was scored
+    under — a ``bnilp: warning:`` line (with ``-q`` too) saying what is lost: ``solve`` on it took the cut table for
+    complete, exit 0 (a review). Not for ``/dev/null``."""
+    if written is not None or os.path.realpath(out) == os.devnull:
+        return
+    lost = []
+    k = limited_to(table.meta)
+    if k is not None:
+        lost.append(f"that it is exact only for parent sets of size ≤ {k}")
+    if table.meta.get("knowledge"):
+        lost.append("that it was scored under background knowledge (give its reader the same knowledge)")
+    if lost:
+        click.echo(f"bnilp: warning: {out} has no sidecar (a stream): its reader will not know "
+                   f"{' and '.join(lost)}; write it to a file to keep them", err=True)
+
+
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
     meta = table.meta
     rows = meta["per_variable"]
@@ -278,6 +297,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
     if not quiet:
         beside = f"and {written}" if written else "no sidecar: a stream has no folder"
         console.print(f"wrote {out} ({table.n_parent_sets()} parent sets) {beside}", markup=False, highlight=False)
+    warn_stream_losses(table, out, written)
     k = limited_to(table.meta)
     if k is not None:
         why = limit_reason(table.meta)
