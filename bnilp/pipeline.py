@@ -59,6 +59,7 @@ from bnilp.scores.base import (
     DEFAULT_EXPECTED_PARENTS,
     bayes_factor,
     bf_text,
+    distinct_g,
     score_equivalent,
     score_words,
     tie_tolerance,
@@ -383,7 +384,8 @@ def check_table_epsilon(table: ScoreTable, epsilon: float) -> None:
     credible set would not be complete."""
     made_for = pruned_for_less(table, epsilon)
     if made_for is not None:
-        raise InputError(f"epsilon={epsilon:.6g}: the table was pruned for epsilon={float(made_for):.6g} (BF "
+        asked, made = distinct_g(epsilon, float(made_for))
+        raise InputError(f"epsilon={asked}: the table was pruned for epsilon={made} (BF "
                          f"{bf_text(float(made_for))}); a larger epsilon needs a table scored for at "
                          "least that epsilon")
 

@@ -14,8 +14,10 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 from bnilp.citest import ci_test
+from bnilp.cli import main
 from bnilp.data import from_dataframe, load_data
 from bnilp.errors import InputError
 from bnilp.knowledge import Knowledge
@@ -42,9 +44,16 @@ def test_a_table_pruned_for_a_smaller_epsilon_is_refused_not_reported_complete(a
     table = score_parent_sets(make_score("bic", asia), epsilon=math.log(3))
     with pytest.raises(InputError, match=r"epsilon=5: the table was pruned for epsilon=1\.09861 \(BF 3\)"):
         solve_table(table, epsilon=5.0)
+    # the two ε as far as it takes to tell them apart (both read 1.09861, a review)
+    with pytest.raises(InputError, match=r"^epsilon=1\.098612322: the table was pruned for epsilon=1\.098612289 "):
+        solve_table(table, epsilon=math.log(3.0000001))
     write_jaakkola(table, tmp_path / "t.scores")
     with pytest.raises(InputError, match="the table was pruned for epsilon"):
         solve_table(read_jaakkola(tmp_path / "t.scores"), epsilon=5.0)
+    for command in ("solve", "count"):      # the command line names the file
+        res = CliRunner().invoke(main, [command, str(tmp_path / "t.scores"), "--bf", "3.0000001", "-q"])
+        assert res.exit_code == 2 and res.output.startswith(f"bnilp: error: {tmp_path / 't.scores'}: the score file "
+                                                            "was pruned for ε = 1.098612289 (BF 3); ε = 1.098612322")
     assert solve_table(table, epsilon=math.log(3)).complete
     whole = score_parent_sets(make_score("bic", asia), epsilon=math.log(3), palim=1, prune=False)
     assert solve_table(whole, epsilon=5.0).solution.status == "optimal"

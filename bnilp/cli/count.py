@@ -61,7 +61,7 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                   inputs={scores_path: "SCORES", sidecar_path(scores_path): "SCORES's sidecar"},
                   folder_files=COUNT_REPORT_FILES)
     table = read_score_file(scores_path)
-    _check_table_epsilon(table, eps)
+    _check_table_epsilon(table, eps, scores_path)
     if score_equivalent(table.meta) is False:
         raise InputError(f"bnilp count counts equivalence classes: it needs a score-equivalent score, and the score "
                          f"file's sidecar says {table.meta.get('score', 'its score')} is not")

@@ -77,7 +77,7 @@ from bnilp.scorefile import (
     sidecar_path,
     write_score_file,
 )
-from bnilp.scores.base import bayes_factor, bf_text
+from bnilp.scores.base import bayes_factor, bf_text, distinct_g
 from bnilp.scores.discrete import DEFAULT_ESS, MIN_ESS
 from bnilp.terminal import LogProgress, one_line, plain_console
 from bnilp.twins import mergeable_pairs
@@ -586,7 +586,7 @@ def solve(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     table = read_score_file(scores_path)
     _check_warm_start_names(opts, table.variables, of="the score file's variables")
     _check_tetrad(list(table.variables), opts)
-    _check_table_epsilon(table, eps)
+    _check_table_epsilon(table, eps, scores_path)
     opts["knowledge"] = knowledge_from_options(opts)
     if table.meta.get("knowledge") and not opts.get("quiet"):
         console.print("background knowledge: the score file's sidecar records "
@@ -614,12 +614,13 @@ def _optimum_only_epsilon(bf: float | None, epsilon: float | None, opts: dict[st
     return eps
 
 
-def _check_table_epsilon(table: ScoreTable, eps: float) -> None:
-    """A score file pruned for a smaller ε cannot give the credible set of a larger one."""
+def _check_table_epsilon(table: ScoreTable, eps: float, source: str) -> None:
+    """A score file (``source``) pruned for a smaller ε cannot give the credible set of a larger one."""
     made_for = pruned_for_less(table, eps)
     if made_for is not None:
-        raise InputError(f"the score file was pruned for ε = {made_for:.6g} (BF {bf_text(made_for)}); "
-                         f"ε = {eps:.6g} needs a score file made with at least that BF")
+        made, asked = distinct_g(made_for, eps)
+        raise InputError(f"{source}: the score file was pruned for ε = {made} (BF {bf_text(made_for)}); "
+                         f"ε = {asked} needs a score file made with at least that BF")
     unknown = unknown_pruning_note(table, eps)
     if unknown:                 # on stderr with -q too, and in the JSON as pruning_note
         click.echo(f"bnilp: warning: {unknown}", err=True)

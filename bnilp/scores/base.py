@@ -80,6 +80,17 @@ def score_words(meta: Mapping[str, Any]) -> str:
     return ", ".join(words)
 
 
+def distinct_g(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` written with 6 significant digits, or as many more (10, then 17) as it takes to tell them
+    apart: a refusal of ε = ln 3.0000001 on a table pruned for ln 3 said "pruned for ε = 1.09861 … ε = 1.09861
+    needs" (a review)."""
+    for digits in (6, 10, 17):
+        x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if x != y:
+            break
+    return x, y
+
+
 def bayes_factor(epsilon: float) -> float | None:
     """BF = e^ε, the Bayes factor that the threshold ε = ln BF stands for (Kass & Raftery 1995: a
     difference of log marginal likelihoods is ln BF), written to 15 significant digits so that a BF
