@@ -683,7 +683,7 @@ class _Tokens:
         if not (tok.isascii() and tok.isdigit()):        # str.isdigit alone takes non-ASCII digits
             if tok.startswith("-") and tok[1:].isascii() and tok[1:].isdigit():
                 raise InputError(f"{self.filename}:{line}: expected {expected}, found negative {tok}")
-            raise InputError(f"{self.filename}:{line}: expected {expected}, found {tok!r}")
+            raise InputError(f"{self.filename}:{line}: expected {expected}, found {_shown(tok)}")
         return _count(tok, f"{self.filename}:{line}", expected), line
 
     def next_score(self) -> tuple[float, int]:
@@ -700,9 +700,16 @@ def _count(tok: str, where: str, expected: str) -> int:
     """``tok`` (ASCII digits) as an int, or an :class:`InputError` at ``where`` where it has more than
     :data:`MAX_COUNT_DIGITS` significant digits."""
     if len(tok.lstrip("0")) > MAX_COUNT_DIGITS:
-        shown = tok if len(tok) <= 40 else f"{tok[:20]}…({len(tok)} digits)"
-        raise InputError(f"{where}: expected {expected}, found {shown}: too large")
+        raise InputError(f"{where}: expected {expected}, found {_shown(tok, quote=False)}: too large")
     return int(tok)
+
+
+def _shown(tok: str, quote: bool = True) -> str:
+    """A token for an error line: whole up to 40 characters, else its first 20 and its length (a 5,000-digit score
+    was echoed whole, a review)."""
+    if len(tok) <= 40:
+        return repr(tok) if quote else tok
+    return f"{tok[:20]!r}…({len(tok)} characters)" if quote else f"{tok[:20]}…({len(tok)} digits)"
 
 
 def _plain_score(tok: str, where: str) -> float:
@@ -712,9 +719,9 @@ def _plain_score(tok: str, where: str) -> float:
             raise ValueError(tok)
         value = float(tok)
     except ValueError:
-        raise InputError(f"{where}: expected a local score, found {tok!r}") from None
+        raise InputError(f"{where}: expected a local score, found {_shown(tok)}") from None
     if not math.isfinite(value):
-        raise InputError(f"{where}: local score {tok!r} is not finite")
+        raise InputError(f"{where}: local score {_shown(tok)} is not finite")
     return value
 
 
@@ -775,7 +782,7 @@ def parse_jaakkola(text: str, filename: str = "<string>") -> ScoreTable:
             pending.append((name, _add_parent_set(families, name, parents, score, where), where))
     if toks.pos < len(toks.items):
         tok, line = toks.items[toks.pos]
-        raise InputError(f"{filename}:{line}: unexpected {tok!r} after the last of {n} variable sections")
+        raise InputError(f"{filename}:{line}: unexpected {_shown(tok)} after the last of {n} variable sections")
     _check_parents_declared(variables, pending, families, filename)
     return ScoreTable(variables=variables, families=families)
 

@@ -71,6 +71,7 @@ def test_comments_and_free_layout_accepted() -> None:
     ("9" * 5000 + "\nX 1\n-1 0\n", r"f:1: expected the number of variables, found 9{20}…\(5000 digits\): too large"),
     ("1\nX 1\n-1 " + "1" * 19 + " Y\n", r"f:3: expected the number of parents, found 1{19}: too large"),
     ("1\nX 0001\n-1 0\n", None),         # leading zeros are no digits of size
+    ("1\nX 1\n" + "9" * 5000 + " 0\n", r"^f:3: local score '9{20}'…\(5000 characters\) is not finite$"),  # not echoed
 ])
 def test_malformed_files_are_rejected_with_line(text: str, pattern: str | None) -> None:
     if pattern is None:
