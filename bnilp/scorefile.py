@@ -866,7 +866,8 @@ def _pss_header_meta(header: dict[str, tuple[str, str]], n: int) -> tuple[dict[s
 
 def parse_pss(text: str, filename: str = "<string>") -> ScoreTable:
     """Parse a PSS file (:func:`format_pss` shows the format): ``META`` lines, then a ``VAR NAME`` line per variable
-    followed by its ``META`` lines (``arity``, ``values``, others kept) and a line per parent set, its score
+    followed by its ``META`` lines (``arity`` read; ``values`` and any other key passed over — no per-variable key
+    limits a table, a per-variable ``parent_limit`` included) and a line per parent set, its score
     (higher is better) and its parents' names. ``META`` and ``VAR`` are read in any case, ``#`` starts a comment
     line, a parent may be a variable declared later. Errors name ``filename:line:column`` (the column of the word
     at fault) and what was expected; a file whose totals the search cannot sum names the file. The header's
