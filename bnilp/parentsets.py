@@ -772,7 +772,7 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
                  rules: frozenset[str] | None, n_jobs: int, scheduler: str | None,
                  progress: Callable[[WalkStats], None] | None,
                  plan: _Plan | None = None, counts: str = "auto", deadline: Deadline | None = None,
-                 depth: int | None = None,
+                 depth: int | None = None, scale: float | None = None,
                  ) -> tuple[list[tuple[dict[frozenset[str], float], WalkStats]], dict[str, Any]]:
     """Every child's walk through :mod:`bnilp.lattice` (blocks within and across children, any executor);
     also how the families were counted (``counts``: :data:`bnilp.scores.subsets.COUNT_MODES`).
@@ -785,6 +785,9 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
     from bnilp.lattice import _ChildWalk, walk_spec
 
     data = score.data
+    if scale is None:
+        scale = search_scale(score, children, plan)
+    walk_epsilon = epsilon + float(tie_tolerance(scale))
     walks = []
     own_palims = []
     for child in children:
@@ -803,7 +806,7 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
         if child_palim is None and not active & SUPERSET_RULES and len(candidates) > 16:
             raise InputError(f"no rule bounds the parent sets of {data.names[child]!r}: "
                              f"give palim (--palim) (it has {len(candidates)} candidate parents)")
-        walks.append(_ChildWalk(walker, walk_spec(walker, child, epsilon, frozenset(active), fixed), candidates,
+        walks.append(_ChildWalk(walker, walk_spec(walker, child, walk_epsilon, frozenset(active), fixed), candidates,
                                 child_palim,
                                 WalkStats(child=data.names[child]), MAX_UNPRUNED_SETS))
     views = {id(w.score): w.score for w in walks if w.score is not score}
@@ -819,9 +822,37 @@ def _run_lattice(score: LocalScore, children: list[int], epsilon: float, palim: 
     if depth is not None:
         for walk, own in zip(walks, own_palims, strict=True):
             walk.stats.depth_cut = walk.stats.palim_reached and (own is None or depth < own)
+    reached = sum(max(walk.kept.values(), default=0.0) for walk in walks)        # Σ_v best_v ≥ OPT
+    if reached > scale * (1.0 + 1e-12) + 1.0:
+        # the best families' total passes the bound the slack was made for (densities of near-deterministic
+        # children): once more with it (the bests are the same: no rule removes a child's best set)
+        return _run_lattice(score, children, epsilon, palim, rules, n_jobs, scheduler, progress, plan, counts,
+                            deadline, depth, scale=reached)
     names = data.names
     return [({frozenset(names[p] for p in ps): s for ps, s in walk.kept.items()}, walk.stats)
             for walk in walks], counting
+
+
+def search_scale(score: LocalScore, children: list[int], plan: _Plan | None = None) -> float:
+    """S = Σ_v max(|s_v(∅)|, |s_v(R_v)|) (R_v the child's required parents): a bound of |OPT| where no family
+    scores above 0 (every discrete score): OPT lies between the empty graph's total (or the required parents') and
+    0. The walk prunes for ε + TIE_RTOL·S, not ε: the search lists every DAG down to OPT − ε − TIE_RTOL·|OPT|
+    (:func:`bnilp.scores.base.tie_tolerance`: rounding), and a rule's own slack, TIE_RTOL·|s| of one family, is
+    smaller by up to a factor n — a family between the two was pruned while the search counted its DAG, and
+    class counting stopped with "class 2 has 2 DAGs but the table admits only 1" (a review: N = 20,000, ε 5e-5
+    from a family's gap). OPT ∈ [Σ_v s_v(base), Σ_v best_v], so |OPT| ≤ max(S, Σ_v best_v): where the best
+    families total more than S (densities of near-deterministic continuous children), :func:`_run_lattice` walks
+    once more with that total."""
+    total = 0.0
+    probe = score.with_data(score.data)     # its caches are not the walk's: the set table still holds every set
+    for child in children:
+        walker = probe.walk_score(child)
+        fixed = tuple(sorted(plan.fixed.get(child, ()))) if plan is not None else ()
+        base = abs(walker.local(child, ()))
+        if fixed:
+            base = max(base, abs(walker.local(child, fixed)))
+        total += base
+    return total
 
 
 #: the subset table's build costs about this many seconds per distinct row and subset on one core (measured

@@ -254,3 +254,68 @@ def test_unbounded_walk_needs_palim() -> None:
     data = from_dataframe(frame, discrete=list(frame.columns))
     with pytest.raises(InputError, match="palim"):
         walk_child(make_score("bic", data), 0, rules=set())
+
+
+def test_pruning_keeps_every_family_the_search_counts_within_its_rounding_tolerance() -> None:
+    """The search lists DAGs down to OPT − ε − 1e-9·|OPT| (rounding); the rules' own slack was 1e-9·|s| of one
+    family, smaller by up to a factor n. Here ε sits 0.3e-9·|OPT| short of the gap a → b costs: both DAGs of the
+    class {a → b, b → a} lie in between, b's set {a} was pruned and a's {b} kept, and class counting stopped with
+    "class 2 has 2 DAGs but the table admits only 1" (a review). The walk now prunes for ε + 1e-9·S, S ≥ |OPT|
+    (:func:`bnilp.parentsets.search_scale`): the pruned table gives the unpruned one's set."""
+    import numpy as np
+    import pandas as pd
+
+    from bnilp.parentsets import search_scale
+    from bnilp.pipeline import learn
+
+    rng = np.random.default_rng(0)
+    a, c = rng.integers(0, 60, 20_000), rng.integers(0, 60, 20_000)
+    b = (rng.random(20_000) < 0.5 + 0.1 * (a % 2)).astype(int)
+    data = from_dataframe(pd.DataFrame({"a": a, "b": b, "c": c}), discrete="all")
+    score = make_score("bic", data)
+    empty = sum(score.local(i, ()) for i in range(3))
+    assert search_scale(score, [0, 1, 2]) == pytest.approx(-empty, rel=1e-15)
+    epsilon = score.local(1, ()) - score.local(1, (0,)) - 0.3e-9 * abs(empty)
+    table = score_parent_sets(score, epsilon=epsilon)
+    assert frozenset({"a"}) in table.families["b"] and frozenset({"b"}) in table.families["a"]
+    whole = learn(data, score="bic", epsilon=epsilon, prune=False, list_dags=True)
+    pruned = learn(data, score="bic", epsilon=epsilon, list_dags=True)
+    assert len(whole.solution.networks) == len(pruned.solution.networks) == 3
+    assert pruned.report["n_mecs"] == whole.report["n_mecs"] == 2
+
+
+@pytest.mark.parametrize("kind", ["discrete", "near-deterministic continuous"])
+def test_no_dag_within_the_search_s_rounding_band_loses_a_family_to_pruning(kind: str) -> None:
+    """Soundness at the line itself: for ε at a DAG's gap below OPT less 0.1, 0.5 and 0.9 of the search's rounding
+    tolerance 1e-9·|OPT|, every DAG the brute force counts (down to OPT − ε − 1e-9·|OPT|) has every family in the
+    pruned table — on discrete data, and on continuous data whose best families total more than the empty graph's
+    |score| (densities of near-deterministic children: the walk's second pass runs)."""
+    import numpy as np
+    import pandas as pd
+
+    from bnilp.parentsets import search_scale
+    from tests.oracles import brute_force_networks
+
+    rng = np.random.default_rng(4)
+    if kind == "discrete":
+        frame, name = random_discrete_frame(7, n=4, N=3000), "bic"
+        data = from_dataframe(frame, discrete=list(frame.columns))
+    else:
+        x = rng.normal(size=400)
+        frame = pd.DataFrame({"x": x, "y": x + 1e-4 * rng.normal(size=400), "z": x - 2e-4 * rng.normal(size=400),
+                              "w": rng.normal(size=400)})
+        data, name = from_dataframe(frame, continuous="all"), "cg"
+    score = make_score(name, data)
+    whole = score_parent_sets(score, epsilon=0.0, prune=False)
+    if kind != "discrete":          # the case the second pass is for
+        assert sum(max(f.values()) for f in whole.families.values()) > search_scale(score, list(range(data.n)))
+    networks = brute_force_networks(whole)
+    opt = networks[0][0]
+    band = 1e-9 * max(1.0, abs(opt))
+    for gap in sorted({opt - s for s, _ in networks if 2 * band < opt - s < 30})[:6]:
+        for share in (0.1, 0.5, 0.9):
+            epsilon = gap - share * band
+            table = score_parent_sets(score, epsilon=epsilon)
+            for s, parents in networks:
+                if s >= opt - epsilon - band:
+                    assert all(frozenset(ps) in table.families[v] for v, ps in parents.items()), (gap, share)
