@@ -41,7 +41,7 @@ from scipy.linalg import solve_triangular
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError, check_real
-from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, TIE_RTOL, LocalScore, StructurePrior
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, TIE_RTOL, LocalScore, StructurePrior, centred_columns
 from bnilp.scores.batch import log_rising_gamma
 
 #: imaginary sample size of the normal part of the prior (μ | W ~ N(ν, (α_μ W)⁻¹))
@@ -118,7 +118,7 @@ class BGe(LocalScore):
                              f"the prior matrix t·I t = α_μ(α_w − n − 1)/(α_μ + 1) = {self.t:g}, outside "
                              f"[{MIN_PRIOR:g}, {1 / MIN_PRIOR:g}]")
         x = data.values.astype(float)
-        centred = x - x.mean(axis=0)           # two passes: far from 0 the column loses no digits
+        centred = centred_columns(x)           # less a central value first: far from 0 the column loses no digits
         if standardize:
             sd = np.sqrt((centred * centred).mean(axis=0))
             centred = centred / np.where(sd > 0, sd, 1.0)

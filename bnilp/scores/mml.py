@@ -57,7 +57,7 @@ import numpy as np
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior
+from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, centred_columns
 from bnilp.scores.cg import Partition, PartitionCache, cell_means, discrete_mask
 
 #: best known lattice quantiser constants κ_d, d = 1..8 (Conway & Sloane, table 2.3)
@@ -160,9 +160,9 @@ class MinimumMessageLength(LocalScore):
                 self.centred.append(None)
                 self.floor.append(0.0)
             else:
-                col = data.values[:, j].astype(float)
-                self.centred.append(col - col.mean())
-                self.floor.append(VARIANCE_FLOOR * max(float(col.var()), 1e-300))
+                centred = centred_columns(data.values[:, [j]].astype(float))[:, 0]    # not the raw mean: 1e15 ± 1
+                self.centred.append(centred)
+                self.floor.append(VARIANCE_FLOOR * max(float((centred * centred).mean()), 1e-300))
         self.partition = PartitionCache(self.codes, self.arities, self.N)
 
     def family_share_key(self, child: int, parents: tuple[int, ...]) -> int:

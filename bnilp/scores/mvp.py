@@ -66,7 +66,13 @@ from scipy.special import xlogy
 
 from bnilp.data import Dataset
 from bnilp.errors import InputError
-from bnilp.scores.base import DEFAULT_PENALTY_DISCOUNT, LocalScore, StructurePrior, residual_deviance_mean
+from bnilp.scores.base import (
+    DEFAULT_PENALTY_DISCOUNT,
+    LocalScore,
+    StructurePrior,
+    central_value,
+    residual_deviance_mean,
+)
 from bnilp.scores.cg import Partition, PartitionCache, discrete_mask
 
 #: MVP's polynomial degree (``degree``, ``--mvp-degree``): ⌊ln n_p⌋ per partition
@@ -307,14 +313,6 @@ def _shrink(fitted: np.ndarray, n_rows: np.ndarray, d: int) -> np.ndarray:
     return alpha
 
 
-def _central_value(column: np.ndarray) -> float:
-    """The column's value nearest its median: subtracting it is exact for every value within a factor 2 of it
-    (Sterbenz), so a column of 10¹⁵ ± 1 keeps its ± 1 (a mean of such values is off by a few hundredths, and
-    the SD computed around it by as much)."""
-    median = float(np.nanmedian(column))
-    return float(column[np.nanargmin(np.abs(column - median))])
-
-
 class MixedVariablePolynomial(LocalScore):
     """MVP score (Andrews, Ramsey & Cooper §4); see the module docstring."""
 
@@ -338,7 +336,7 @@ class MixedVariablePolynomial(LocalScore):
         self.codes = [np.ascontiguousarray(data.codes[:, j]) for j in range(data.n)]
         self.values = [np.ascontiguousarray(data.values[:, j]) for j in range(data.n)]
         self.arities = list(data.arities)
-        self.centre = [0.0 if self.discrete[j] else _central_value(data.values[:, j]) for j in range(data.n)]
+        self.centre = [0.0 if self.discrete[j] else central_value(data.values[:, j]) for j in range(data.n)]
         self.sd = [0.0 if self.discrete[j] else float(np.nanstd(data.values[:, j] - self.centre[j]))
                    for j in range(data.n)]
         self.partition = self._fresh_partitions()
