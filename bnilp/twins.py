@@ -676,9 +676,14 @@ def expand_classes(representatives: list[dict[str, frozenset[str]]], pairs: list
             admitted, exact = count_admitted(cpdag, reduced.families, reduced.variables)
             size = count_dags_in_mec(cpdag)
             if not exact or admitted != size:
-                raise UnsoundTableError(f"class {number} of the merged table has {size} DAGs but the table admits "
-                                        f"{'fewer' if not exact else admitted}: a parent set a credible DAG needs is "
-                                        "missing (unsound pruning, or scores edited or made elsewhere)")
+                # (the same words whether or not a pair was merged: "merged table" blamed a merge that was none)
+                merged = "of the merged table " if pairs else ""
+                raise UnsoundTableError(f"class {number} {merged}has {size} DAGs but the table admits "
+                                        f"{'fewer' if not exact else admitted}: a parent set some of them need is "
+                                        "missing — the table was scored under background knowledge (its sidecar, "
+                                        "which would say so, is gone), pruned unsoundly, or edited or made "
+                                        "elsewhere; counting whole classes needs every DAG of a class (solve "
+                                        "--enumerate mecs counts the DAGs a table admits)")
         try:
             out.append(expand_class(parents, pairs, cpdag, shares,
                                     None if reduced is None or line is None else (reduced, line)))

@@ -730,6 +730,27 @@ def test_a_class_the_table_does_not_hold_whole_is_a_loud_error_and_a_palim_is_re
                                   {**table.meta, "palim": 1, "palim_reached": True}), eps)
 
 
+def test_a_table_scored_under_knowledge_whose_sidecar_is_gone_is_refused_naming_the_file_and_the_likely_cause(
+        tmp_path):
+    """A table scored with a forbidden arrow, its sidecar removed: no twin pair merges, yet the refusal said "class 1
+    of the merged table … unsound pruning" and named no file (a review). It names the file, says no merge, and
+    gives background knowledge as a likely cause and ``solve --enumerate mecs`` as what counts such a table."""
+    from bnilp.data import default_path, load_data
+    from bnilp.knowledge import Knowledge
+    from bnilp.parentsets import score_parent_sets
+    from bnilp.scorefile import write_jaakkola
+    from bnilp.scores import make_score
+
+    table = score_parent_sets(make_score("bic", load_data(default_path("asia.csv"))), epsilon=math.log(20),
+                              knowledge=Knowledge(forbidden=[("smoke", "lung")]))
+    path = tmp_path / "k.scores"
+    write_jaakkola(table, path, sidecar=False)
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "20", "-q"])
+    assert res.exit_code == 2 and f"bnilp: error: {path}: class " in res.output, res.output
+    assert "merged" not in res.output and "background knowledge" in res.output
+    assert "solve --enumerate mecs" in res.output
+
+
 def test_solve_and_learn_say_that_bnilp_count_counts_a_set_with_mergeable_twins(tmp_path):
     """Where twin pairs merge exactly (what count_credible would merge), ``bnilp solve`` and ``bnilp learn`` say so
     with their result (before the report), with the ``bnilp count`` command that counts the set (the JSON's

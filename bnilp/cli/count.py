@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -15,7 +17,7 @@ from bnilp.averaging import PRIORS as AVERAGING_PRIORS
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _no_dag_said, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
-from bnilp.errors import DataWarning, InputError
+from bnilp.errors import DataWarning, InputError, UnsoundTableError
 from bnilp.pipeline import unknown_pruning_note
 from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
 from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
@@ -25,6 +27,15 @@ from bnilp.twins import class_groups, count_credible, count_refusal
 
 #: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
 DEFAULT_COUNT_CAP = 1_000_000
+
+
+@contextmanager
+def _file_named(scores_path: str) -> Iterator[None]:
+    """An :class:`UnsoundTableError` from the count names the score file it is about (a review: it named none)."""
+    try:
+        yield
+    except UnsoundTableError as exc:
+        raise UnsoundTableError(f"{scores_path}: {exc}") from None
 
 
 @click.command()
@@ -72,7 +83,7 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     if refusal:
         raise InputError(refusal)
     with _live(plain_console(stderr=True), opts.get("quiet", False)) as update, warnings.catch_warnings(), \
-            _no_dag_said(scores_path):
+            _no_dag_said(scores_path), _file_named(scores_path):
         warnings.simplefilter("ignore", DataWarning)      # the pruning note: printed by _check_table_epsilon
         result = count_credible(table, eps, time_limit=opts.get("time_limit"), max_networks=opts["max_networks"],
                                 jobs=_search_jobs(opts), progress=update,
