@@ -407,14 +407,7 @@ def ci_test(
     directions, log_p_chi2 = chi2_test(scorer)
     p_chi2 = combined_p_value([d.p_value for d in directions], combine)
     best = min(directions, key=lambda d: d.p_value)
-    used = null
-    if null == "auto":
-        mixed = any(data.is_discrete(v) for v in (xi, yi)) and any(not data.is_discrete(z) for z in zi)
-        table = multinomial_table(scorer, xi, yi, zi)
-        if table is None and both_directions:
-            table = multinomial_table(scorer, yi, xi, zi)
-        sparse = table is not None and rows_per_cell(table, xi, yi, zi) < SPARSE_ROWS_PER_CELL
-        used = "local-permutation" if mixed or sparse else "chi2"
+    used = null_used(scorer, xi, yi, zi, null, both_directions)
     p, drawn = p_chi2, 0
     notes = [f"conditioning on {name!r}, a constant column (dropped when loading), changes nothing: left out"
              for name in dict.fromkeys(constant)]
@@ -442,6 +435,24 @@ def ci_test(
         limits=("permutations",) if used == "local-permutation" and permutations < least and drawn >= permutations
         and round(p * (drawn + 1)) == 1 else (),
     )
+
+
+def null_used(score: LocalScore, x: int, y: int, given: tuple[int, ...], null: str = DEFAULT_NULL,
+              both_directions: bool = True) -> str:
+    """The reference distribution :func:`ci_test` refers its statistic to: ``null`` itself, or for ``"auto"`` the
+    local permutation where a tested variable is discrete and ``given`` holds a continuous variable (the score's model
+    of the discrete variable may be misspecified there), or where the test is an all-discrete G² whose cells hold
+    fewer than :data:`SPARSE_ROWS_PER_CELL` rows on average; else ``"chi2"``. Known before the test: the command line
+    refuses ``--permutations``/``--seed`` where it is ``"chi2"`` (they were dropped without a word, a review)."""
+    if null != "auto":
+        return null
+    data = score.data
+    mixed = any(data.is_discrete(v) for v in (x, y)) and any(not data.is_discrete(z) for z in given)
+    table = multinomial_table(score, x, y, given)
+    if table is None and both_directions:
+        table = multinomial_table(score, y, x, given)
+    sparse = table is not None and rows_per_cell(table, x, y, given) < SPARSE_ROWS_PER_CELL
+    return "local-permutation" if mixed or sparse else "chi2"
 
 
 def least_permutations(alpha: float) -> int:

@@ -917,8 +917,20 @@ def test_settings_a_run_would_ignore_are_refused_naming_their_flags(tmp_path):
         out = _run("citest", "instances/asia.csv", "smoke", "lung", "--score", "bic", "--null", "chi2", *extra)
         assert out.exit_code == 2 and _one_line_error(out).startswith(
             f"bnilp: error: {flags} the permutation null's setting (--null auto or local-permutation)")
-    assert _run("citest", "instances/asia.csv", "smoke", "lung", "--score", "bic", "--null", "auto",
-                "--permutations", "5", "--json").exit_code == 0
+    # --null auto that refers the test to χ² ignored them too, without a word (a review); where it permutes (a
+    # discrete tested variable given a continuous one) they are taken; --combine with a one-direction score is refused
+    out = _run("citest", "instances/asia.csv", "smoke", "lung", "--score", "bic", "--null", "auto",
+               "--permutations", "5", "--seed", "1")
+    assert out.exit_code == 2 and _one_line_error(out).startswith(
+        "bnilp: error: --permutations and --seed: --null auto refers this test to χ²")
+    mixed = tmp_path / "mixed.csv"
+    rng = __import__("numpy").random.default_rng(0)
+    z = rng.normal(size=120)
+    mixed.write_text("d,e,z\n" + "".join(f"{int(v > 0)},{int(v + rng.normal() > 0)},{v}\n" for v in z))
+    res = _run("citest", str(mixed), "d", "e", "--given", "z", "--permutations", "20", "--seed", "1", "--json")
+    assert res.exit_code == 0 and json.loads(res.output)["permutations"] >= 1, res.output
+    out = _run("citest", "instances/asia.csv", "smoke", "lung", "--score", "bic", "--combine", "either")
+    assert out.exit_code == 2 and "--combine joins the two directions" in _one_line_error(out)
     out = _run("learn", "instances/asia.csv", "--score", "bdeu", "--penalty-discount", "2", "-q")
     assert out.exit_code == 2 and "--penalty-discount is the penalised scores' (--score bic, cg, cgd, mvp) setting" \
         in _one_line_error(out)

@@ -22,11 +22,13 @@ from bnilp.citest import (
     MAX_AUTO_PERMUTATIONS,
     MULTINOMIAL_G2_SCORES,
     NULL_DISTRIBUTIONS,
+    SCORE_EQUIVALENT,
     SEQUENTIAL_EXCEEDANCES,
     SPARSE_ROWS_PER_CELL,
     CITestResult,
     ci_test,
     least_permutations,
+    null_used,
 )
 from bnilp.cli import EXIT_LIMIT
 from bnilp.cli.options import (
@@ -105,11 +107,21 @@ def citest(data_path: str, x: str, y: str, given: tuple[str, ...], alpha: float,
     if permutations is not None and permutations < 1:
         raise InputError(f"--permutations must be ≥ 1, got {permutations}")
     ignored = [flag for key, flag in (("permutations", "--permutations"), ("seed", "--seed"))
-               if null == "chi2" and given_on_command_line(key)]
-    if ignored:
+               if given_on_command_line(key)]
+    if ignored and null == "chi2":
         raise InputError(f"{' and '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} the permutation null's "
                          "setting (--null auto or local-permutation): with --null chi2 this run would ignore "
                          f"{'it' if len(ignored) == 1 else 'them'}")
+    index = {name: data.index(name) for name in (x, y, *z) if name not in data.dropped}
+    kept = tuple(index[name] for name in z if name in index)
+    if ignored and null_used(score, index[x], index[y], kept, null,
+                             score.name not in SCORE_EQUIVALENT) == "chi2":     # dropped without a word (a review)
+        raise InputError(f"{' and '.join(ignored)}: --null auto refers this test to χ² (no discrete tested variable "
+                         "given a continuous one, no sparse all-discrete table), so the run would ignore "
+                         f"{'it' if len(ignored) == 1 else 'them'}; --null local-permutation permutes")
+    if given_on_command_line("combine") and score.name in SCORE_EQUIVALENT:
+        raise InputError(f"--combine joins the two directions of a score that is not score-equivalent (MVP, CGd); "
+                         f"{score.name} tests one direction, so the run would ignore it")
     result = ci_test(data, x, y, z, score=score, alpha=alpha, combine=combine, correction=correction, null=null,
                      permutations=permutations, seed=seed)
     if as_json:
