@@ -72,8 +72,9 @@ def walk_options(func):
                              "variables), the same set for any value.")(func)
     func = click.option("--no-prune", is_flag=True, help="Keep every parent set up to --palim (no rules).")(func)
     func = click.option("--palim", type=int, default=None,
-                        help=f"Largest parent set (default: none where rules bound it, else "
-                             f"the largest that keeps the number of families ≤ {DEFAULT_FAMILY_BUDGET:,}).")(func)
+                        help=f"Largest parent set (default: none where rules bound it, or with --no-prune on "
+                             f"up to 16 variables; else the largest that keeps the number of families ≤ "
+                             f"{DEFAULT_FAMILY_BUDGET:,}).")(func)
     return func
 
 
