@@ -898,7 +898,7 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
         plan, why = None, "the scoring time limit (the table's build is not interrupted)"
     if plan is None:
         if counts == "subsets":
-            raise InputError(f"counts='subsets' does not apply here: {why}")
+            raise InputError(f"counts='subsets' (--counts subsets) does not apply here: {why}")
         out = {"mode": "families", "reason": why}
         sets = plan_set_table(score, walks)[0]
         if sets is not None:        # computed once (across the workers), in the order that shares cell sums

@@ -85,6 +85,26 @@ def test_a_time_limit_that_is_not_reached_changes_nothing_but_the_record() -> No
         score_parent_sets(make_score("bic", data), time_limit=-1)
 
 
+
+def test_score_refuses_a_bad_limit_or_counts_mode_in_one_line_naming_the_flag(tmp_path) -> None:
+    """``score --score-time-limit -1`` printed the data's type line before its error (checked once the data were
+    read; learn, solve and count check first), and ``--counts subsets`` with a score it does not apply to was
+    refused in the API's words alone (a review)."""
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+    from bnilp.data import default_path
+
+    out = tmp_path / "x.scores"
+    res = CliRunner().invoke(main, ["score", str(default_path("asia.csv")), "-o", str(out), "--score-time-limit", "-1"])
+    assert res.exit_code == 2 and res.output == ("bnilp: error: --score-time-limit must be a finite number of seconds "
+                                                 "> 0, got -1.0\n") and not out.exists()
+    mixed = tmp_path / "m.csv"
+    mixed.write_text("a,b\n" + "".join(f"{i % 2},{i * 0.37 % 1}\n" for i in range(30)))
+    res = CliRunner().invoke(main, ["score", str(mixed), "--score", "cg", "--counts", "subsets", "-q", "-o", str(out)])
+    assert res.exit_code == 2 and "counts='subsets' (--counts subsets) does not apply here" in res.output
+
+
 def tallies(meta: dict) -> tuple:
     """What a sidecar says the walk did (sets scored, kept, each rule's firings, overall and by variable), without
     its timings."""

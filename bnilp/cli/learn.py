@@ -26,6 +26,7 @@ from bnilp.cli import EXIT_INPUT, EXIT_LIMIT, outputs_whole
 from bnilp.cli.options import (
     bf_options,
     check_outputs,
+    check_time_limits,
     data_options,
     epsilon_from,
     given_on_command_line,
@@ -344,10 +345,7 @@ def _check_search_options(opts: dict[str, Any]) -> None:
     ``--warm-start`` file, kept as ``opts["warm_start_parents"]``)."""
     if opts.get("max_networks", 1) < 1:
         raise InputError(f"--max-networks must be ≥ 1, got {opts['max_networks']}")
-    for key, flag in (("time_limit", "--time-limit"), ("score_time_limit", "--score-time-limit")):
-        value = opts.get(key)
-        if value is not None and not (math.isfinite(value) and value > 0):     # inf and nan too: no limit is no flag
-            raise InputError(f"{flag} must be a finite number of seconds > 0, got {value}")
+    check_time_limits(opts)
     _search_jobs(opts)
     if opts.get("list_dags") and opts.get("enumerate_by") == "dags":
         raise InputError("--list-dags lists the DAGs of each equivalence class: --enumerate dags lists every DAG "

@@ -100,6 +100,17 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
                                  "be written inside another")
 
 
+def check_time_limits(opts: dict[str, Any]) -> None:
+    """``--time-limit`` and ``--score-time-limit``, where given, finite and > 0: one line naming the flag, before any
+    work (``score`` checked its limit only once the data were read, after their type line: a review)."""
+    import math
+
+    for key, flag in (("time_limit", "--time-limit"), ("score_time_limit", "--score-time-limit")):
+        value = opts.get(key)
+        if value is not None and not (math.isfinite(value) and value > 0):     # inf and nan too: no limit is no flag
+            raise InputError(f"{flag} must be a finite number of seconds > 0, got {value}")
+
+
 def writes_stdout(*paths: Any) -> bool:
     """Whether one of the output ``paths`` is this process's standard output (``--json /dev/stdout``): the
     command then says what it says on stderr, so that stdout holds that output alone (``| jq`` reads it)."""

@@ -18,6 +18,7 @@ from bnilp.cli import EXIT_LIMIT, outputs_whole
 from bnilp.cli.options import (
     bf_options,
     check_outputs,
+    check_time_limits,
     data_options,
     epsilon_from,
     given_on_command_line,
@@ -286,6 +287,7 @@ def score(data_path: str, out: str, quiet: bool, bf: float | None, epsilon: floa
         raise InputError(f"{given[0]} sets what the pruning keeps; with --no-prune every parent set up to --palim is "
                          "kept and it would not apply (the BF of the credible set is solve's --bf)")
     refuse_averaging_prior(opts, "score")
+    check_time_limits(opts)
     check_outputs({"out": out}, {"out": "-o"}, sidecars=("out",), inputs=read_paths(opts, {data_path: "DATA"}))
     data = load_from_options(data_path, opts, quiet=quiet)
     check_score_file_names(data.names, "-o", out)
