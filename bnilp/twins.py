@@ -881,7 +881,10 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     arrows = arrow_posteriors(scores, done)
     shares = {prior: class_posteriors(scores, done, prior) for prior in PRIORS} if posteriors else {}
     if listed and not result.complete and short is None:
-        message = f"{result.message}: the {len(listed)} classes listed are counted"
+        # the listing's words count the merged table's classes and DAGs: said as such beside the full counts (a
+        # review: "the best 1 of 2 credible classes, which hold 6 DAGs" next to "credible DAGs ≥ 80, classes ≥ 16")
+        merged = "in the table with twins merged: " if pairs else ""
+        message = f"{merged}{result.message}: the {len(listed)} classes listed are counted"
     if short == "time_limit":
         status, complete, message = short, False, f"time limit: {expanded} of the {len(listed)} classes listed counted"
     elif short is not None:
