@@ -127,6 +127,7 @@ def test_the_class_groups_are_brute_forces_classes_grouped_by_the_class_they_con
                           for members in want.values() for s, size in members)
         groups = class_groups(counted, prior)
         assert [g["score"] for g in groups] == sorted((g["score"] for g in groups), reverse=True)
+        assert groups[0]["ln_bf"] == 0.0        # OPT's group: not the merged table's rounding, e.g. 9.09e-13 (a review)
         for group, expansion in zip(groups, counted.expansions, strict=True):
             members = want[cpdag_class(*expansion.cpdag)]
             assert group["n_mecs"] == len(members) and group["n_dags"] == sum(size for _, size in members)
