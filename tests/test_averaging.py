@@ -265,3 +265,35 @@ def test_mec_prior_with_split_classes():
     table = mec_table(mecs, w, opt)
     expected = np.exp(table["score"] - opt)
     np.testing.assert_allclose(table["posterior"], expected / expected.sum(), atol=1e-12)
+
+
+def test_a_capped_dag_listing_under_the_class_prior_weighs_each_listed_dag_w_over_the_class_size():
+    """``--enumerate dags --prior mecs`` cut by ``--max-networks``: a class of m(M) credible DAGs of which the cap
+    listed fewer gave its listed ones all of W(M) (a review: 0.0537 where ``--list-dags`` gives 0.0486). Each listed
+    DAG now weighs W(M)/m(M), m(M) the class's DAGs the table admits — the posterior conditioned on the listing —
+    as ``--list-dags`` does; the class's ``n_dags`` is m(M)."""
+    from bnilp.data import from_dataframe
+    from bnilp.mec import count_dags_in_mec, cpdag_edges, mec_key
+    from bnilp.pipeline import learn
+    from tests.conftest import random_discrete_frame
+
+    frame = random_discrete_frame(2, n=5, N=60)
+    data = from_dataframe(frame, discrete="all")
+    whole = learn(data, bf=50, enumerate_by="dags", prior="mecs")
+    cap = len(whole.solution.networks) // 3
+    cut = learn(data, bf=50, enumerate_by="dags", prior="mecs", max_networks=cap)
+    assert not cut.solution.complete and len(cut.solution.networks) == cap
+    listed = collections.Counter(mec_key(net.parents) for net in cut.solution.networks)
+    opt = cut.solution.optimum
+    size, score = {}, {}
+    for net in cut.solution.networks:
+        size[mec_key(net.parents)] = count_dags_in_mec(cpdag_edges(net.parents))
+        score[mec_key(net.parents)] = net.score
+    assert any(listed[k] < size[k] for k in listed)         # a class the cap cut
+    mass = {k: math.exp(score[k] - opt) * listed[k] / size[k] for k in listed}
+    total = math.fsum(mass.values())
+    by_score = sorted(((m["score"], m["posterior"], m["n_dags"]) for m in cut.report["mecs"]), reverse=True)
+    want = sorted(((score[k], mass[k] / total, size[k]) for k in listed), reverse=True)
+    assert len(by_score) == len(want)
+    for (s1, p1, n1), (s2, p2, n2) in zip(by_score, want, strict=True):
+        assert s1 == pytest.approx(s2, abs=1e-9) and p1 == pytest.approx(p2, rel=1e-9) and n1 == n2
