@@ -350,7 +350,8 @@ def ci_test(
                          f"{type(data).__name__}")
     if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)) or not 0.0 < alpha < 1.0:
         raise InputError(f"alpha (--alpha) must be a number in (0, 1), got {alpha!r}")
-    moot = [k for k, v in score_settings.items() if k == "penalty_discount" or (k == "prior" and v is not None)]
+    moot = [k for k, v in score_settings.items()
+            if (k == "penalty_discount" and v != 1) or (k == "prior" and v not in (None, "none"))]   # as the CLI's
     if moot:        # the command line refused --prior and --penalty-discount; the API took them silently (a review)
         raise InputError(f"{' and '.join(moot)} change scores, not the likelihood-ratio test: ci_test takes neither")
     alpha = float(alpha)        # a NumPy float made each verdict a numpy.bool the JSON could not hold (a review)

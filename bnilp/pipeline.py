@@ -513,8 +513,9 @@ def solve_table(table: ScoreTable, *, epsilon: float = 0.0, time_limit: float | 
             report, solution = _class_report(table, solution, epsilon, prior, list_dags, k, note is None,
                                              max_networks, deadline)
         else:
-            report = summarise(solution.to_dict(), prior=prior, variables=table.variables, knowledge=k,
-                               class_members=_cut_class_members(table, solution, prior, k))
+            doc = solution.to_dict()
+            report = summarise(doc, prior=prior, variables=table.variables, knowledge=k,
+                               class_members=_cut_class_members(table, doc, prior, k))
     if k is not None:
         report["knowledge"] = knowledge_report(k)
         for edge in report["edges"]:
@@ -562,7 +563,7 @@ def _no_dag_under(k: Knowledge, note: str | None, why: str) -> InputError | Limi
                       "result)")
 
 
-def _cut_class_members(table: ScoreTable, solution: SolveResult, prior: str, knowledge: Any) -> dict | None:
+def _cut_class_members(table: ScoreTable, doc: dict[str, Any], prior: str, knowledge: Any) -> dict | None:
     """Under ``prior="mecs"``, a DAG listing that a limit cut (``--enumerate dags``): each listed class's DAGs that
     the table admits (:func:`bnilp.mec.count_admitted`), so that a listed DAG weighs W(M)/m(M) as under
     ``--list-dags`` — the conditional of the posterior on what was listed; the 9 of a class's 10 DAGs that a cap
@@ -571,10 +572,10 @@ def _cut_class_members(table: ScoreTable, solution: SolveResult, prior: str, kno
     decide which of them count); else None (the listed ones share W(M))."""
     from bnilp.mec import count_admitted, group_by_mec, network_items
 
-    if prior != "mecs" or solution.complete or knowledge is not None or not equivalence_vouched(table.meta):
+    if prior != "mecs" or doc["complete"] or knowledge is not None or not equivalence_vouched(table.meta):
         return None
     members = {}
-    for m in group_by_mec(network_items(solution.to_dict()["networks"])):
+    for m in group_by_mec(network_items(doc["networks"])):
         admitted, exact = count_admitted(m.cpdag, table.families, table.variables)
         if not exact:
             return None
