@@ -72,8 +72,10 @@ def centred_columns(x: np.ndarray) -> np.ndarray:
     """Each column less its mean, computed on the column less its :func:`central_value` (exact there) — the mean
     of raw 10¹⁵ ± k values is off by its rounding, and every centred value with it (BGe was 0.27 nats off, MML's
     variance floor 2 %: a review)."""
-    shifted = x - np.array([central_value(x[:, j]) for j in range(x.shape[1])]) if x.shape[0] else x
-    return shifted - shifted.mean(axis=0) if x.shape[0] else shifted
+    if not x.shape[0]:
+        return x
+    shifted = x - np.array([central_value(x[:, j]) for j in range(x.shape[1])])
+    return shifted - shifted.mean(axis=0)
 
 
 def score_words(meta: Mapping[str, Any]) -> str:
