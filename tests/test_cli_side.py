@@ -924,7 +924,7 @@ def test_settings_a_run_would_ignore_are_refused_naming_their_flags(tmp_path):
     assert out.exit_code == 2 and _one_line_error(out).startswith(
         "bnilp: error: --permutations and --seed: --null auto refers this test to χ²")
     mixed = tmp_path / "mixed.csv"
-    rng = __import__("numpy").random.default_rng(0)
+    rng = np.random.default_rng(0)
     z = rng.normal(size=120)
     mixed.write_text("d,e,z\n" + "".join(f"{int(v > 0)},{int(v + rng.normal() > 0)},{v}\n" for v in z))
     res = _run("citest", str(mixed), "d", "e", "--given", "z", "--permutations", "20", "--seed", "1", "--json")
