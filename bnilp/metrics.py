@@ -52,7 +52,8 @@ class MarkedGraph:
 
 def checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
     """``parents`` (each variable → a list of its parents) as frozensets, checked: a mapping whose values are
-    lists of names (a string is refused: its letters are no parents), no parent listed twice, every parent a
+    lists of names (a string or a mapping is refused: its letters or keys are no parents — ``{"a": false}`` was
+    read as the edge a → b), no parent listed twice, every parent a
     variable (a key), none its own parent; else an :class:`InputError` beginning with ``what``. A
     ``networkx.DiGraph`` (``LearnResult.best_graph()``) is read as its nodes' predecessors."""
     if isinstance(parents, nx.DiGraph) and not parents.is_multigraph():
@@ -61,7 +62,7 @@ def checked_parents(parents: Parents, what: str) -> dict[str, frozenset[str]]:
         raise InputError(f"{what}: 'parents' must map each variable to a list of parents")
     out: dict[str, frozenset[str]] = {}
     for child, ps in parents.items():
-        if isinstance(ps, str) or not isinstance(ps, Iterable):
+        if isinstance(ps, (str, Mapping)) or not isinstance(ps, Iterable):
             raise InputError(f"{what}: parents of {child!r} must be a list of variable names")
         listed = [str(p) for p in ps]
         twice = next((p for i, p in enumerate(listed) if p in listed[:i]), None)

@@ -340,6 +340,9 @@ def test_compare_refuses_self_loops_and_cycles_and_keeps_a_threshold_met_up_to_r
     twice = tmp_path / "twice.json"       # read as one edge, silently
     twice.write_text(json.dumps({"parents": {"A": [], "B": ["A", "A"], "C": ["B"]}}))
     assert "'A' is listed twice among the parents of 'B'" in _one_line_error(_run("compare", str(twice), str(true)))
+    keyed = tmp_path / "keyed.json"       # {"A": false} was read as the edge A → B (its key), SHD 0, exit 0
+    keyed.write_text(json.dumps({"parents": {"A": [], "B": {"A": False}, "C": ["B"]}}))
+    assert "parents of 'B' must be a list of variable names" in _one_line_error(_run("compare", str(keyed), str(true)))
     stringly = tmp_path / "stringly.json"  # "false" is a true string: the incomplete result's note was never said
     stringly.write_text(json.dumps({"parents": {"A": [], "B": ["A"], "C": ["B"]}, "complete": "false"}))
     assert "stringly.json: 'complete' must be true or false, got 'false'" in _one_line_error(

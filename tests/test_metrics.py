@@ -226,6 +226,26 @@ def test_a_tetrad_cpdag_is_compared_as_it_stands_and_only_as_a_cpdag(runner, tmp
     assert len(done.output.strip().splitlines()) == 1
 
 
+def test_an_empty_undirected_list_is_a_dag_in_either_mode(runner, tmp_path) -> None:
+    """``"undirected": []`` beside ``parents`` is a DAG's (README): with --cpdag it is compared as its CPDAG, as
+    the same DAG without the key — a → b → c against itself is SHD 0 with no arrowheads (it was compared as it
+    stood: SHD 2, arrowhead recall 0)."""
+    from bnilp.cli import main
+
+    chain = {"a": [], "b": ["a"], "c": ["b"]}
+    (tmp_path / "dag.json").write_text(json.dumps({"parents": chain}))
+    (tmp_path / "keyed.json").write_text(json.dumps({"parents": chain, "undirected": []}))
+    for flags in ([], ["--cpdag"]):
+        plain = runner.invoke(main, ["compare", str(tmp_path / "dag.json"), str(tmp_path / "dag.json"), "--json",
+                                     *flags])
+        keyed = runner.invoke(main, ["compare", str(tmp_path / "dag.json"), str(tmp_path / "keyed.json"), "--json",
+                                     *flags])
+        assert plain.exit_code == keyed.exit_code == 0, keyed.output
+        assert json.loads(keyed.output) == json.loads(plain.output)
+        assert json.loads(keyed.output)["SHD"] == 0
+    assert json.loads(keyed.output)["arrowheads"]["true"] == 0      # a chain's CPDAG has no arrowhead
+
+
 @pytest.mark.parametrize("edges,pattern", [
     ([("a", "<->", "b")], r"g.txt:5: edge mark '<->': only directed"),
     ([("a", "o-o", "b")], r"g.txt:5: edge mark 'o-o'"),

@@ -6,6 +6,7 @@ import importlib.util
 
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 
 from bnilp.citest import ci_test
@@ -85,6 +86,28 @@ def test_csv_round_trip_gives_the_same_kinds(tmp_path):
     assert data.dropped == []
     frame = from_dataframe(df, discrete=truth["discrete"])
     assert frame.kinds == data.kinds
+
+
+def test_the_written_data_are_the_drawn_data_so_the_truths_cuts_bin_them_as_drawn(tmp_path):
+    """``bnilp simulate -o`` writes each float as drawn: with an odd number of rows an equal-frequency cut is a
+    data point (``bin_cuts``: bin k holds cut[k−1] ≤ x < cut[k]), and written to 12 digits it fell on the
+    other side of its own cut (a review: seed 5, one node, 3 rows: the cut −0.3140433891339337 written as
+    −0.314043389134, bin 0 instead of 1)."""
+    from click.testing import CliRunner
+
+    from bnilp.cli import main
+
+    for args in (["--nodes", "1", "--samples", "3", "--seed", "5"],
+                 ["--nodes", "6", "--samples", "1001", "--seed", "2"]):
+        out, truth = tmp_path / "d.csv", tmp_path / "t.json"
+        done = CliRunner().invoke(main, ["simulate", *args, "--discrete-fraction", "0", "--categories", "2",
+                                         "-o", str(out), "--truth", str(truth), "-q"])
+        assert done.exit_code == 0, done.output
+        n, rows, seed = int(args[1]), int(args[3]), int(args[5])
+        drawn, _ = simulate(n, rows, min(2.0, n - 1.0), 5, discrete_fraction=0.0, categories=(2, 2), seed=seed)
+        written = pd.read_csv(out)
+        assert written.columns.tolist() == drawn.columns.tolist()
+        assert np.array_equal(written.to_numpy(), drawn.to_numpy())     # bit for bit
 
 
 def test_discrete_edges_carry_dependence():
