@@ -1313,7 +1313,10 @@ def _collected_result(run: _Run, data: _Data, found: _Optimum, got: _Collected, 
         scores, rows = best_members_below(data, scores, rows, got.threshold)
     keep = scores >= got.threshold      # best first, but past a re-represented head only up to float noise
     scores, rows = scores[keep], rows[keep]
-    if len(scores) and scores[0] > opt:     # a class's fixed DAG within the tie tolerance above the DAG found
+    if len(scores) and opt - _tie_tol(opt) <= scores[0] != opt:
+        # OPT's class listed by its fixed DAG, a rounding above or below the DAG found (the families of two members
+        # sum to the same score but not to the same float): OPT is the listed score, so its class has ln BF 0
+        # (a review: 2.27e-13, BF 1.00000000000023, under knowledge)
         opt = float(scores[0])
     if not len(scores):
         scores, rows = np.array([data.exact(found.choice)]), np.array([found.choice], dtype=np.int32)
