@@ -273,6 +273,19 @@ def report_json_text(report: Mapping[str, Any]) -> str:
     return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
+def probability_text(p: float, digits: int = 4) -> str:
+    """A posterior to ``digits`` decimals, but never a nonzero shown as 0 nor a value short of 1 shown as 1: those
+    read ``<0.0001`` and ``>0.9999`` (a review: the tables list only nonzero entries, and printed P = 4.18e-6 as
+    0.0000 and 0.99998940 as 1.0000)."""
+    text = f"{p:.{digits}f}"
+    step = 10.0 ** -digits
+    if 0 < p and float(text) == 0:
+        return f"<{step:.{digits}f}"
+    if p < 1 and float(text) >= 1:
+        return f">{1 - step:.{digits}f}"
+    return text
+
+
 def _fmt(x: Any, digits: int = 4) -> str:
     if x is None:
         return "—"
@@ -282,6 +295,10 @@ def _fmt(x: Any, digits: int = 4) -> str:
         return f"{x:.{digits}f}"
     return str(x)
 
+
+
+def _probability_or_dash(p: float | None) -> str:
+    return "—" if p is None else probability_text(float(p))
 
 
 def _listed_name(name: str) -> str:
@@ -416,7 +433,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
             t.add_column(col, justify="right")
         for k, m in enumerate(mecs[:TOP_MECS], start=1):
             t.add_row(str(k), _fmt(m["score"]), _fmt(m["ln_bf"]), bf_text(m["ln_bf"]), str(m["n_dags"]),
-                      "—" if m.get("class_size") is None else str(m["class_size"]), _fmt(m["posterior"]))
+                      "—" if m.get("class_size") is None else str(m["class_size"]), probability_text(m["posterior"]))
         console.print(lossless(t))
     edges = r.get("edges") or []
     if edges:
@@ -428,7 +445,7 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         if known:
             t.add_column("knowledge")
         for e in edges[:TOP_EDGES]:
-            t.add_row(Text(str(e["from"])), Text(str(e["to"])), _fmt(e["posterior"]),
+            t.add_row(Text(str(e["from"])), Text(str(e["to"])), probability_text(e["posterior"]),
                       *([Text(e.get("knowledge", ""))] if known else []))
         console.print(lossless(t))
     adj = r.get("adjacency") or []
@@ -439,8 +456,8 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
         t.add_column("P(u — v)", justify="right")
         t.add_column("P(undirected in PDAG)" if known else "P(undirected in CPDAG)", justify="right")
         for e in adj[:TOP_EDGES]:
-            t.add_row(Text(str(e["u"])), Text(str(e["v"])), _fmt(e["posterior"]),
-                      _fmt(e.get("undirected_posterior")))
+            t.add_row(Text(str(e["u"])), Text(str(e["v"])), probability_text(e["posterior"]),
+                      _probability_or_dash(e.get("undirected_posterior")))
         console.print(lossless(t))
     console.print(f"Note: posteriors are conditional on the credible set (Occam's window), prior: {prior}.")
 
@@ -572,8 +589,8 @@ def _averaged_dot(edges: Sequence[Mapping[str, Any]], variables: Sequence[str],
     for e in edges:
         p = float(e["posterior"])
         mark = ', color=blue, style=bold, xlabel="required"' if (e["from"], e["to"]) in required else ""
-        lines.append(f"  {_dot_id(e['from'])} -> {_dot_id(e['to'])} "
-                     f'[label="{p:.2f}", penwidth={0.5 + 4.5 * p:.2f}, weight={max(1, round(10 * p))}{mark}];')
+        lines.append(f"  {_dot_id(e['from'])} -> {_dot_id(e['to'])} [label=\"{probability_text(p, 2)}\", "
+                     f"penwidth={0.5 + 4.5 * p:.2f}, weight={max(1, round(10 * p))}{mark}];")
     for u, v, _ in forbidden:
         lines.append(f'  {_dot_id(u)} -> {_dot_id(v)} [color=red, style=dashed, arrowhead=tee, constraint=false, '
                      f'label="forbidden"];')
@@ -633,7 +650,7 @@ def plot_heatmap(result_json: Mapping[str, Any], path: str | os.PathLike[str]) -
         for i in range(len(variables)):
             for j in range(len(variables)):
                 if mat[i, j] > 0:
-                    ax.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                    ax.text(j, i, probability_text(float(mat[i, j]), 2), ha="center", va="center", fontsize=7,
                             color="black" if mat[i, j] > 0.6 else "white")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="posterior")
     _save_figure(fig, Path(path))
@@ -685,7 +702,7 @@ def plot_averaged(result_json: Mapping[str, Any], path: str | os.PathLike[str],
                                            else (0.1, 0.2, 0.5, 0.15 + 0.85 * p) for u, v, p in group],
                                arrows=True, arrowsize=14, node_size=node_size,
                                connectionstyle=f"arc3,rad={rad}")
-        labels = {(u, v): f"{p:.2f}" for u, v, p in group if p >= 0.05}
+        labels = {(u, v): probability_text(p, 2) for u, v, p in group if p >= 0.05}
         if labels:
             nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=7,
                                          connectionstyle=f"arc3,rad={rad}")

@@ -607,3 +607,25 @@ def test_the_panel_says_a_cut_lists_classes_found() -> None:
     assert row(report).split("credible MECs")[1].strip(" │") == str(report["n_mecs"])
     cut = dict(report, complete=False, status="time_limit")
     assert row(cut).split("credible MECs")[1].strip(" │") == f"{report['n_mecs']} found (not complete)"
+
+
+def test_a_posterior_is_never_shown_as_0_or_1_when_it_is_not() -> None:
+    """The tables list nonzero posteriors only, so a printed 0.0000 or a 1.0000 read as certain misleads: a
+    review's asia at BF 1e6 printed P(asia — dysp undirected) = 4.18e-6 as 0.0000 and P(either — dysp) =
+    0.99998940 as 1.0000. Such values read <0.0001 and >0.9999 (<0.01, >0.99 at two decimals: the pictures);
+    exact 0 and 1, and every other value, as rounded."""
+    from bnilp.report import probability_text
+
+    assert [probability_text(p) for p in (0.0, 4.18e-6, 4.9e-5, 5e-5, 0.5, 0.99994, 0.9999894, 1.0)] == \
+        ["0.0000", "<0.0001", "<0.0001", "0.0001", "0.5000", "0.9999", ">0.9999", "1.0000"]
+    assert [probability_text(p, 2) for p in (0.001, 0.996, 1.0)] == ["<0.01", ">0.99", "1.00"]
+    result = {"enumerate": "mecs", "n_networks": 1, "n_mecs": 1, "optimum": -2.5, "status": "optimal",
+              "complete": True, "networks": [{"score": -2.5, "parents": {"a": [], "b": ["a"]}}],
+              "edges": [{"from": "a", "to": "b", "posterior": 0.9999894}],
+              "adjacency": [{"u": "a", "v": "b", "posterior": 0.9999894, "undirected_posterior": 4.18e-6}],
+              "mecs": [{"score": -2.5, "ln_bf": 0.5, "n_dags": 1, "class_size": 1, "posterior": 0.9999894}]}
+    out = io.StringIO()
+    print_report(result, Console(file=out, width=200))
+    text = out.getvalue()
+    assert ">0.9999" in text and "<0.0001" in text
+    assert "1.0000" not in text and "0.0000" not in text

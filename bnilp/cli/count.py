@@ -19,7 +19,14 @@ from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, 
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import DataWarning, InputError, UnsoundTableError
 from bnilp.pipeline import unknown_pruning_note
-from bnilp.report import COUNT_REPORT_FILES, TOP_MECS, cpdag_lists, posterior_lists, write_count_report
+from bnilp.report import (
+    COUNT_REPORT_FILES,
+    TOP_MECS,
+    cpdag_lists,
+    posterior_lists,
+    probability_text,
+    write_count_report,
+)
 from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 from bnilp.terminal import lossless, one_line, plain_console
@@ -144,7 +151,7 @@ def _group_table(groups: list[dict[str, Any]], prior: str, complete: bool) -> Ta
         sizes = [size for size, _ in g["class_sizes"]]
         span = "—" if not sizes else f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,}–{sizes[-1]:,}"
         t.add_row(str(k), f"{g['score']:.4f}", f"{g['ln_bf']:.4f}", bf_text(g["ln_bf"]), f"{g['n_mecs']:,}",
-                  f"{g['n_dags']:,}", span, f"{g['posterior']:.4g}")
+                  f"{g['n_dags']:,}", span, probability_text(g["posterior"]))
     return t
 
 
