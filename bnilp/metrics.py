@@ -221,9 +221,10 @@ def read_json(path: str | Path, what: str) -> Any:
 
 
 def _read_text(path: str | Path, what: str) -> str:
-    """A text file's contents, a missing or unreadable one an :class:`InputError` naming it and ``what`` it is."""
+    """A text file's contents, a missing or unreadable one an :class:`InputError` naming it and ``what`` it is; a
+    UTF-8 byte-order mark (Windows editors write one) is not part of it, as for the data and knowledge files."""
     try:
-        return read_input_text(path)
+        return read_input_text(path, "utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file ({what})") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -340,6 +340,10 @@ def test_compare_refuses_self_loops_and_cycles_and_keeps_a_threshold_met_up_to_r
     twice = tmp_path / "twice.json"       # read as one edge, silently
     twice.write_text(json.dumps({"parents": {"A": [], "B": ["A", "A"], "C": ["B"]}}))
     assert "'A' is listed twice among the parents of 'B'" in _one_line_error(_run("compare", str(twice), str(true)))
+    marked = tmp_path / "marked.json"     # a byte-order mark (Notepad's): "not valid JSON (Unexpected UTF-8 BOM)"
+    marked.write_bytes(b"\xef\xbb\xbf" + true.read_bytes())
+    same = _run("compare", str(marked), str(true), "--json")
+    assert same.exit_code == 0 and json.loads(same.output)["SHD"] == 0, same.output
     keyed = tmp_path / "keyed.json"       # {"A": false} was read as the edge A → B (its key), SHD 0, exit 0
     keyed.write_text(json.dumps({"parents": {"A": [], "B": {"A": False}, "C": ["B"]}}))
     assert "parents of 'B' must be a list of variable names" in _one_line_error(_run("compare", str(keyed), str(true)))
@@ -590,6 +594,10 @@ def test_a_warm_start_file_the_table_cannot_hold_is_a_hint_not_used(chain_csv, t
     start.write_text(json.dumps({"parents": {"x": [], "y": ["x"], "w": []}}))
     assert "unknown variable(s) 'w': not among the score file's variables" in _one_line_error(
         _run("solve", str(scores), "-q", "--warm-start", str(start)))
+    start.write_bytes(b"\xef\xbb\xbf" + json.dumps({"parents": {"x": [], "y": ["x"], "z": ["y"]}}).encode())
+    res = _run("solve", str(scores), "-q", "--warm-start", str(start), "--json", str(out))    # a byte-order mark
+    assert res.exit_code == 0, res.output           # read (its score given), though the DP needs no start
+    assert json.loads(out.read_text())["warm_start"]["score"] == json.loads(out.read_text())["optimum"]
 
 
 def test_a_finished_score_file_is_kept_when_the_run_ends_without_a_result(tmp_path):

@@ -306,7 +306,7 @@ def _warm_start_file(spec: str) -> dict[str, frozenset[str]]:
     """The network of a ``--warm-start`` JSON file: its ``parents`` (or its first network's), each variable
     mapped to a list of parent names; anything else is an :class:`InputError` naming the file."""
     try:
-        doc = json.loads(read_input_text(spec))
+        doc = json.loads(read_input_text(spec, "utf-8-sig"))     # a byte-order mark is no JSON error
         raw = doc["parents"] if "parents" in doc else doc["networks"][0]["parents"]
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:     # ValueError: JSON's, a 5,000-digit int
         why = "nested too deeply" if isinstance(exc, RecursionError) else exc
