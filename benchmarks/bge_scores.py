@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from common import SHARED_DATA
+from common import SHARED_DATA, run_script
 
 from bnilp.data import from_dataframe, load_data
 from bnilp.metrics import compare_graphs
@@ -110,4 +110,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -24,6 +24,7 @@ import argparse
 
 import networkx as nx
 import numpy as np
+from common import run_script
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, vstack
 
@@ -99,4 +100,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

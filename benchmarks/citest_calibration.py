@@ -176,6 +176,10 @@ def main() -> None:
     scores = tuple(s for s in args.scores.split(",") if s)
     t0 = time.perf_counter()
     only = tuple(c for c in args.only.split(",") if c)
+    cells = sorted({_code(combo) for combo in combinations()})
+    unknown = [c for c in only if c not in cells]
+    if unknown:         # no cell ran: print_table met an empty table (IndexError, a review)
+        parser.error(f"--only: no cell {', '.join(unknown)}; the cells are {', '.join(cells)}")
     table = run(args.reps, args.jobs, args.seed, scores, args.bins, args.link, only, args.correction, args.null)
     print_table(table, scores)
     print(f"{time.perf_counter() - t0:.0f} s with --jobs {args.jobs}")

@@ -18,6 +18,8 @@ import random
 import resource
 import time
 
+from common import run_script
+
 from bnilp.ilp.dp import plan_tables, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.memory import free_memory
@@ -78,4 +80,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -27,10 +27,10 @@ import argparse
 import heapq
 import math
 import os
-import sys
 import time
 
 import numpy as np
+from common import run_script
 
 from bnilp import ilp
 from bnilp.ilp.families import _Data
@@ -129,4 +129,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -40,6 +40,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+from common import run_script  # noqa: E402
 from scipy.optimize import linprog  # noqa: E402
 
 from bnilp import ilp  # noqa: E402
@@ -222,6 +223,14 @@ def main() -> None:
     parser.add_argument("--local-rounds", type=int, default=15,
                         help="LP rounds of the local stage (a round: about a minute on 36 variables)")
     args = parser.parse_args()
+    for spec in args.files:         # "FILE" alone read as the path '' (a review)
+        path, colon, bf = spec.rpartition(":")
+        try:
+            ok = bool(colon and path) and float(bf) >= 1
+        except ValueError:
+            ok = False
+        if not ok:
+            parser.error(f"{spec!r}: expected FILE:BF (a Jaakkola score file and a Bayes factor ≥ 1)")
     print(f"{'file':28} {'n':>3} {'families':>8} {'eps':>5} {'stage':10} {'gap':>9} {'rows':>5} {'s':>7}")
     for spec in args.files:
         path, _, bf = spec.rpartition(":")
@@ -237,4 +246,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -167,7 +167,7 @@ def main() -> None:
                 write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
                     if args.write else None
                 res = run(row, score_name, bf, args.jobs, args.limit, write, args.counts, args.score_time_limit)
-                n_rows = records(data_path(row))
+                n_rows = records(data_path(row))     # the file's N, also where the run stopped before loading
                 seed = seed_palim(score_name, n_rows, bf)
                 rec = {"data": row["name"], "score": score_name, "bf": bf, "jobs": args.jobs, "seed_palim": seed,
                        "ebnsl_final_palim": ebnsl_final_palim(score_name, n_rows, bf),
@@ -175,7 +175,7 @@ def main() -> None:
                 with open(out, "a") as handle:
                     handle.write(json.dumps(rec) + "\n")
                 print(f"{row['name']:<14} {score_name:<5} {bf:>4g} {res.get('n', row['n']):>3} "
-                      f"{res.get('N', row['N_table1']):>6} {res['status']:<10.10} {res.get('seconds', ''):>8} "
+                      f"{res.get('N', n_rows):>6} {res['status']:<10.10} {res.get('seconds', ''):>8} "
                       f"{res.get('load_seconds', ''):>6} "
                       f"{res.get('scored', ''):>10} {res.get('kept', ''):>8} {res.get('max_kept_size', ''):>7} "
                       f"{'—' if seed is None else seed:>10} {(res.get('counts') or {}).get('mode', '')}", flush=True)

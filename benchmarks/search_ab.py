@@ -24,11 +24,12 @@ import argparse
 import math
 import os
 import statistics
-import sys
 import time
 
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+from common import run_script  # noqa: E402
 
 from bnilp import ilp  # noqa: E402
 from bnilp.ilp import settings  # noqa: E402
@@ -161,4 +162,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

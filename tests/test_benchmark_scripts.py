@@ -1,0 +1,143 @@
+"""The benchmark scripts' own contracts (a review of them): a name or cell they do not know, a missing file and a
+malformed argument are one line and a nonzero exit, not an empty table with exit 0 or a traceback; a run cut at
+its limit is not averaged as a time; an interrupted run that leaves its output is a fault, not a finish."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from bnilp.errors import InputError
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _script(name: str):
+    """A benchmark script as a module (its folder on the path: the scripts import ``common``)."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_table1_name_that_is_no_row_is_refused_with_the_names_there_are() -> None:
+    """``--only tictactoe`` printed the table's header, no row, and exit 0."""
+    common = _script("common")
+    assert [r["name"] for r in common.table1(names=["wine"])] == ["wine"]
+    with pytest.raises(SystemExit, match=r"no Table 1 data set named 'nosuch', 'tictactoe'; the names are: .*"
+                                         r"tic-tac-toe"):
+        common.table1(names=["wine", "tictactoe", "nosuch"])
+
+
+def test_bad_input_in_a_script_is_one_line_and_exit_2(monkeypatch, capsys) -> None:
+    """A missing score file ended seven scripts in a traceback: :func:`common.run_script` makes bad input one
+    line naming the script and the file, exit 2; a normal return is the exit code."""
+    common = _script("common")
+    monkeypatch.setattr(sys, "argv", ["solve_table1.py"])
+
+    def missing() -> int:
+        raise InputError("/tmp/nosuch.jkl: no such file")
+
+    def unopened() -> int:
+        return len(Path("/nonexistent/scoring.py").read_text())
+
+    with pytest.raises(SystemExit) as stop:
+        common.run_script(missing)
+    assert stop.value.code == "solve_table1.py: error: /tmp/nosuch.jkl: no such file"
+    with pytest.raises(SystemExit) as stop:
+        common.run_script(unopened)
+    assert stop.value.code == "solve_table1.py: error: /nonexistent/scoring.py: No such file or directory"
+    with pytest.raises(SystemExit) as stop:
+        common.run_script(lambda: 0)
+    assert stop.value.code == 0
+
+
+@pytest.mark.parametrize("spec", ["wine.BIC.3", "wine.jkl:abc", ":3", "wine.jkl:0.5"])
+def test_root_gap_asks_for_file_colon_bf(spec, monkeypatch, capsys) -> None:
+    """``root_gap.py FILE`` (no ``:BF``) read the path '' and said "path must be a non-empty file path"."""
+    root_gap = _script("root_gap")
+    monkeypatch.setattr(sys, "argv", ["root_gap.py", spec])
+    with pytest.raises(SystemExit) as stop:
+        root_gap.main()
+    assert stop.value.code == 2
+    assert f"{spec!r}: expected FILE:BF" in capsys.readouterr().err
+
+
+def test_citest_calibration_names_its_cells_for_an_unknown_one(monkeypatch, capsys) -> None:
+    """``--only zzz`` ran no cell and ended in an IndexError printing the empty table."""
+    calibration = _script("citest_calibration")
+    monkeypatch.setattr(sys, "argv", ["citest_calibration.py", "--reps", "1", "--only", "ddc,zzz"])
+    with pytest.raises(SystemExit) as stop:
+        calibration.main()
+    assert stop.value.code == 2
+    assert "--only: no cell zzz; the cells are ccc, ccd, ccn, cdc" in capsys.readouterr().err
+
+
+def test_a_row_cut_at_the_time_limit_is_left_out_of_the_mean(shared_data, monkeypatch, capsys) -> None:
+    """knowledge_bands.py averaged a ratio whose "without" run stopped at --time-limit (a bound on its time, not
+    a time) into its geometric mean with no word; the mean is now over the rows both runs solved."""
+    bands = _script("knowledge_bands")
+    calls = []
+
+    def timed(table, eps, k, with_bands, limit):
+        calls.append(with_bands)
+        status = "optimal" if with_bands or len(calls) <= 2 else "time_limit"    # the second row's plain run
+        seconds = 1.0 if with_bands else (2.0 if status == "optimal" else 50.0)
+        solution = SimpleNamespace(status=status, optimum=-1.0, stats={"phase1": {"seconds": 0.5}})
+        return seconds, SimpleNamespace(solution=solution, report={"n_networks": 1})
+
+    monkeypatch.setattr(bands, "_timed", timed)
+    assert bands.main(["--only", "tic-tac-toe", "--seeds", "1", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "50.00  50.00" in out and "(status optimal / time_limit)" in out      # the cut row, labelled
+    assert "geometric mean of without / with (total): 2.00 over the 1 rows both solved" in out
+    assert "1 row(s) with a run stopped at --time-limit left out of the mean" in out
+
+
+def test_an_interrupted_run_that_leaves_its_output_is_a_fault(tmp_path, monkeypatch) -> None:
+    """interrupts.py called any run that left its ``-o`` file without a traceback "finished first", whatever its
+    exit: a run that said ``bnilp: interrupted`` and exited 130 with the file written (against the README) was
+    no fault. A stand-in for ``python -m bnilp score`` does just that."""
+    interrupts = _script("interrupts")
+    fake = tmp_path / "fake_bnilp.py"
+    fake.write_text(
+        "import os, signal, sys, time\n"
+        "out = sys.argv[sys.argv.index('-o') + 1]\n"
+        "busy = os.path.join(os.environ['TMPDIR'], 'bnilp-score-fake')\n"
+        "open(busy, 'w').close()\n"
+        "def stop(*_):\n"
+        "    os.remove(busy)\n"
+        "    open(out, 'w').write('partial')\n"
+        "    sys.stderr.write('bnilp: interrupted\\n')\n"
+        "    os._exit(130)\n"
+        "signal.signal(signal.SIGINT, stop)\n"
+        "while True:\n"
+        "    time.sleep(0.01)\n")
+    real = subprocess.Popen
+    monkeypatch.setattr(interrupts.subprocess, "Popen",
+                        lambda cmd, **kw: real([sys.executable, str(fake), *cmd[3:]], **kw))
+    outcome, _ = interrupts.one_run("processes", signal.SIGINT, 0.05, random.Random(0))
+    assert outcome.startswith("FAULT: exit 130"), outcome
+
+
+def test_score_table1_shows_the_files_n_on_a_row_that_did_not_finish(shared_data, tmp_path, monkeypatch,
+                                                                     capsys) -> None:
+    """A row stopped before its data were loaded showed Table 1's N (hepatitis 155) where finished rows show the
+    file's (126, the N its seed palim is computed from): one column, two meanings."""
+    score_table1 = _script("score_table1")
+    monkeypatch.setattr(score_table1, "run", lambda *args: {"status": "time_limit"})
+    monkeypatch.setattr(sys, "argv", ["score_table1.py", "--only", "hepatitis", "--scores", "bic", "--bfs", "3",
+                                      "--out", str(tmp_path / "r.jsonl")])
+    score_table1.main()
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("hepatitis"))
+    n_rows = score_table1.records(shared_data / "liao2019_ebnsl" / "hepatitis.csv")
+    assert row.split()[4] == str(n_rows) == "126"
