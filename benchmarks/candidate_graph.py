@@ -24,7 +24,6 @@ import argparse
 
 import networkx as nx
 import numpy as np
-from common import run_script
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, vstack
 
@@ -100,4 +99,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from common import run_script  # here: the tests load this script without its folder
+
     run_script(main)

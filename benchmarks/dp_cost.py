@@ -18,8 +18,6 @@ import random
 import resource
 import time
 
-from common import run_script
-
 from bnilp.ilp.dp import plan_tables, solve_dp
 from bnilp.ilp.families import _Data
 from bnilp.memory import free_memory
@@ -80,4 +78,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from common import run_script  # here: the tests load this script without its folder
+
     run_script(main)

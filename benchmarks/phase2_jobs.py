@@ -30,7 +30,6 @@ import os
 import time
 
 import numpy as np
-from common import run_script
 
 from bnilp import ilp
 from bnilp.ilp.families import _Data
@@ -129,4 +128,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    from common import run_script  # here: the tests load this script without its folder
+
     run_script(main)

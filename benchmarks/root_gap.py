@@ -40,7 +40,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
-from common import run_script  # noqa: E402
 from scipy.optimize import linprog  # noqa: E402
 
 from bnilp import ilp  # noqa: E402
@@ -246,4 +245,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from common import run_script  # here: the tests load this script without its folder
+
     run_script(main)

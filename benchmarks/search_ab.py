@@ -29,7 +29,6 @@ import time
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from common import run_script  # noqa: E402
 
 from bnilp import ilp  # noqa: E402
 from bnilp.ilp import settings  # noqa: E402
@@ -162,4 +161,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from common import run_script  # here: the tests load this script without its folder
+
     run_script(main)

@@ -18,7 +18,6 @@ import time
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from common import run_script  # noqa: E402
 
 from bnilp import ilp  # noqa: E402
 from bnilp.scorefile import read_jaakkola  # noqa: E402
@@ -101,4 +100,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from common import run_script  # here: the tests load this script without its folder
+
     run_script(main)
