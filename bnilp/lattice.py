@@ -1570,10 +1570,12 @@ class DaskExecutor:
 
     def _frontier(self, child: int, stats: tuple) -> Any:
         """The Dask future of a level's (ll, nh), scattered on the level's first block sent (the previous
-        level's is released once no task needs it)."""
+        level's is released once no task needs it). Broadcast, as the score is: scattered to one worker, it died
+        with that worker — Dask cannot recompute scattered data — and every task needing it was cancelled (a
+        review: a worker of a cluster given by address killed, 2 runs in 6 ended with no file)."""
         held = self.frontiers.get(child)
         if held is None or held[0] is not stats:
-            held = (stats, self.client.scatter(stats, hash=False))
+            held = (stats, self.client.scatter(stats, broadcast=True, hash=False))
             self.frontiers[child] = held
         return held[1]
 

@@ -626,6 +626,16 @@ def test_dask_tasks_pack_blocks_and_carry_or_scatter_frontiers_alike(monkeypatch
 
     monkeypatch.setattr(lattice.DaskExecutor, "_collect", counted_collect)
     monkeypatch.setattr(lattice.DaskExecutor, "_frontier", counted_frontier)
+    from distributed import Client
+
+    scatter, scattered_to_all = Client.scatter, []
+
+    def recorded_scatter(self, data, *args, **kwargs):
+        if isinstance(data, tuple):         # a level's (ll, nh), not the score
+            scattered_to_all.append(kwargs.get("broadcast", False))
+        return scatter(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(Client, "scatter", recorded_scatter)
     data = discrete(4, 9, 400)
     serial = score_parent_sets(make_score("bic", data), epsilon=math.log(20), counts="families")
     dask = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2,
@@ -633,6 +643,9 @@ def test_dask_tasks_pack_blocks_and_carry_or_scatter_frontiers_alike(monkeypatch
     assert dask.families == serial.families and dask.meta["pruned"] == serial.meta["pruned"]
     assert max(packs) > 1
     assert bool(scattered) == (inline == 0)
+    # to every worker, as the score: scattered to one, a level's statistics died with it and every task needing
+    # them was cancelled (a review: a worker of a cluster given by address killed, exit 3, no file)
+    assert all(broadcast for broadcast in scattered_to_all)
 
 
 def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(monkeypatch) -> None:
