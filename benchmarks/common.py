@@ -52,7 +52,8 @@ def run_script(main: Callable[[], Any]) -> None:
     try:
         code = main()
     except (InputError, OSError) as exc:
-        name = Path(sys.argv[0]).name
-        sys.exit(f"{name}: error: {exc}" if isinstance(exc, InputError) else
-                 f"{name}: error: {getattr(exc, 'filename', None) or ''}: {exc.strerror or exc}".replace(": : ", ": "))
+        where = "" if isinstance(exc, InputError) or not exc.filename else f"{exc.filename}: "
+        why = exc if isinstance(exc, InputError) else exc.strerror or exc
+        print(f"{Path(sys.argv[0]).name}: error: {where}{why}", file=sys.stderr)
+        sys.exit(2)
     sys.exit(code)

@@ -52,10 +52,12 @@ def test_bad_input_in_a_script_is_one_line_and_exit_2(monkeypatch, capsys) -> No
 
     with pytest.raises(SystemExit) as stop:
         common.run_script(missing)
-    assert stop.value.code == "solve_table1.py: error: /tmp/nosuch.jkl: no such file"
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == "solve_table1.py: error: /tmp/nosuch.jkl: no such file\n"
     with pytest.raises(SystemExit) as stop:
         common.run_script(unopened)
-    assert stop.value.code == "solve_table1.py: error: /nonexistent/scoring.py: No such file or directory"
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == "solve_table1.py: error: /nonexistent/scoring.py: No such file or directory\n"
     with pytest.raises(SystemExit) as stop:
         common.run_script(lambda: 0)
     assert stop.value.code == 0
