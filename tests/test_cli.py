@@ -703,6 +703,7 @@ def test_a_score_file_written_to_stdout_is_said_to_have_no_sidecar(small_csv) ->
     assert re.search(r"wrote - \(\d+ parent sets\) no sidecar", done.stderr) and "-.json" not in done.stderr
 
 
+@pytest.mark.slow     # 4.5-8 s: the quick suite keeps under the README's ~15 minutes
 def test_a_cut_or_knowledge_scored_file_on_a_stream_warns_that_its_reader_will_not_know(small_csv) -> None:
     """``score --palim 1 -o - | solve /dev/stdin`` took the cut table for complete, exit 0 (a review): no sidecar can
     go with a stream, and neither GOBNILP's Jaakkola reader nor pygobnilp's takes a comment line that could carry

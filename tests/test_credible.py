@@ -1098,6 +1098,7 @@ def test_a_class_met_well_below_the_threshold_is_cut_off_whole_and_the_set_stays
     assert fired
 
 
+@pytest.mark.slow     # 4.5-8 s: the quick suite keeps under the README's ~15 minutes
 def test_a_class_of_more_dags_than_a_float_holds_is_weighed_in_logs() -> None:
     """400 separate triangles whose every family but the empty one costs nothing more than its size: the optimum
     is the complete triangles, one class of 6⁴⁰⁰ ≈ 1.8·10³¹¹ DAGs — past a float. Its weight under the DAG prior

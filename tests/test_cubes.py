@@ -287,6 +287,7 @@ def test_a_cube_stops_at_its_deadline_and_when_told(monkeypatch, tmp_path):
     assert cubes._run_cube(1, fixings[1], deadline=None)["status"] == "skipped"
 
 
+@pytest.mark.slow     # 4.5-8 s: the quick suite keeps under the README's ~15 minutes
 def test_gathering_notices_a_dead_worker_and_records_that_never_arrive(monkeypatch):
     """The coordinator's loop: a cube whose worker died (BrokenProcessPool) stops the others and marks the
     run broken; a cube that reports more records than arrive marks them lost after the settling time (the

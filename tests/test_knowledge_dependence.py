@@ -186,6 +186,7 @@ def test_the_moral_graph_separates_where_bayes_ball_does_on_any_directed_graph()
     assert separated > 3000 and cyclic > 500
 
 
+@pytest.mark.slow     # 4.5-8 s: the quick suite keeps under the README's ~15 minutes
 def test_a_table_pruned_without_the_dependence_says_so_and_one_scored_under_it_is_exact() -> None:
     """A dependence holds in supergraphs, not subgraphs, so pruning's swap of a set for a subset may break it:
     a table pruned without it carries the knowledge note; scoring under it walks every child without pruning (the

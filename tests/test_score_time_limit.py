@@ -199,7 +199,7 @@ def test_a_palim_is_reported_as_reached_exactly_when_it_left_sets_unscored(score
 
 
 @pytest.mark.filterwarnings("ignore::bnilp.errors.DataWarning")        # twin columns at 20 rows: no matter here
-@pytest.mark.parametrize("score_name", ["bic", "bdeu"])
+@pytest.mark.parametrize("score_name", ["bic", pytest.param("bdeu", marks=pytest.mark.slow)])     # bdeu: 5.4 s
 def test_each_walk_says_its_palim_was_reached_exactly_when_one_more_size_scores_a_set(score_name: str) -> None:
     """Per child, on wide data whose many candidates are looked at a growing slice at a time (one frontier row,
     then two, four, … until a survivor): ``palim_reached`` holds iff the walk with the palim one higher scores

@@ -206,6 +206,7 @@ def test_a_child_of_many_states_is_counted_cell_by_cell_with_the_same_statistics
                             assert got.bdeu[f] == pytest.approx(want["bdeu"], rel=1e-12)
 
 
+@pytest.mark.slow     # 4.5-8 s: the quick suite keeps under the README's ~15 minutes
 def test_a_child_of_50000_codes_over_100000_rows_scores_in_the_memory_of_its_rows(tmp_path) -> None:
     """The counts of a family were laid out configurations × child states: 100,000 rows × 50,000 codes asked for
     40 GB and scoring stopped ("an allocation failed", exit 3; a review). Counted by observed cells, the command
@@ -334,6 +335,7 @@ def test_dask_local_cluster_gives_the_same_score_file(runner, tmp_path, discrete
     assert one == dask
 
 
+@pytest.mark.slow     # 4.5-8 s: the quick suite keeps under the README's ~15 minutes
 def test_cg_files_do_not_follow_the_blas_threads_of_the_process_that_scores(tmp_path) -> None:
     """A local cluster's worker processes run BLAS on one thread (Dask's nanny sets it) while the coordinator
     may run it on several: CG's single-cell scatter was a matrix product, summed in an order that follows the
@@ -585,6 +587,7 @@ def test_a_set_table_past_its_size_leaves_the_walk_to_the_processes(monkeypatch)
         lattice.build_set_table(make_score("cg", data), list(range(1, 64)), 2, None, Deadline(0.0))
 
 
+@pytest.mark.slow     # 4.5-8 s: the quick suite keeps under the README's ~15 minutes
 def test_a_cluster_of_processes_by_address_gives_the_same_score_file(runner, tmp_path, discrete_csv,
                                                                      mixed_csv) -> None:
     """``--scheduler ADDRESS``: a LocalCluster of worker *processes* the test starts, so every block, frontier
@@ -876,7 +879,8 @@ def test_jobs_and_scheduler_errors_are_one_line_on_every_path(runner, tmp_path, 
         assert words in res.output and not out.exists(), extra
 
 
-@pytest.mark.parametrize("n", [66, pytest.param(130, marks=pytest.mark.slow)])   # 130: 14 s, three mask words
+@pytest.mark.slow     # 9 s at 66 (two mask words), 14 s at 130 (three)
+@pytest.mark.parametrize("n", [66, 130])
 def test_data_wider_than_one_mask_word_take_the_lattice_walk(n: int) -> None:
     """Past 64 variables a parent set's mask takes ⌈n / 64⌉ words (and past 127 its indices two bytes): the
     lattice walk still keeps exactly the sets and scores of the one-family walk (``walk_child``), for BIC and
