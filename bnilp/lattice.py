@@ -1905,7 +1905,7 @@ def build_family_table(score: LocalScore, families: list[tuple[int, tuple[int, .
     executor = make_executor(score, n_jobs, scheduler)
     tasks = _key_tasks(score, families, max(1, math.ceil(len(families) / (FAMILY_TASKS_PER_SLOT * executor.slots))))
     with (interrupts_where_safe(), memory_watch(deadline), contextlib.ExitStack() as closing,
-          lost_workers_as_limits()):
+          lost_workers_as_limits(scheduler)):
         closing.callback(executor.close)
         check = _table_check("family table", "families", [len(t) for t in tasks], progress, deadline)
         values = executor.map_tasks(family_values, tasks, check=check)
@@ -1933,7 +1933,7 @@ def build_set_table(score: LocalScore, masks: list[int], n_jobs: int, scheduler:
     step = max(1, math.ceil(len(masks) / (SET_TASKS_PER_SLOT * executor.slots)))
     tasks = [masks[i:i + step] for i in range(0, len(masks), step)]
     with (interrupts_where_safe(), memory_watch(deadline), contextlib.ExitStack() as closing,
-          lost_workers_as_limits()):
+          lost_workers_as_limits(scheduler)):
         closing.callback(executor.close)
         check = _table_check("set table", "variable sets", [len(t) for t in tasks], progress, deadline)
         values = executor.map_tasks(set_values, tasks, check=check)
@@ -2007,7 +2007,7 @@ def run_walks(score: LocalScore, walks: list[_ChildWalk], n_jobs: int, scheduler
                     busy += 1
 
     with (interrupts_where_safe(), memory_watch(deadline), contextlib.ExitStack() as closing,
-          lost_workers_as_limits()):
+          lost_workers_as_limits(scheduler)):
         closing.callback(executor.close)
         while live or waiting:
             if deadline is not None:

@@ -936,11 +936,13 @@ def _walk_counts(score: LocalScore, walks: list, counts: str, n_jobs: int, sched
 
 
 @contextlib.contextmanager
-def lost_workers_as_limits() -> Iterator[None]:
+def lost_workers_as_limits(scheduler: object = None) -> Iterator[None]:
     """A worker process that dies under the walk (the kernel's out-of-memory killer, a crash) ends the run
     as a :class:`~bnilp.errors.LimitError` — one line, exit 3 — not a pool's traceback: loky's
     ``TerminatedWorkerError`` (a ``BrokenExecutor``), Dask's ``KilledWorker`` and the cancelled futures of
-    a worker that left."""
+    a worker that left. On this machine (``scheduler`` None or ``"local"``) the line names memory and
+    ``n_jobs``, which decide it; a worker of a cluster given by address (or a ``Client``) lives elsewhere,
+    where ``n_jobs`` does not reach, and the line points to that cluster's logs."""
     from concurrent.futures import BrokenExecutor, CancelledError
 
     try:
@@ -948,9 +950,15 @@ def lost_workers_as_limits() -> Iterator[None]:
     except Exception as exc:
         if not (isinstance(exc, (BrokenExecutor, CancelledError)) or _killed_dask_worker(exc)):
             raise
-        raise LimitError(f"scoring stopped: a worker process ended unexpectedly ({type(exc).__name__}), most often "
-                         "killed by the operating system for memory; fewer n_jobs (--jobs) or a palim (--palim) need "
-                         "less") from None
+        if scheduler is None or (isinstance(scheduler, str) and scheduler == "local"):
+            why = ("most often killed by the operating system for memory; fewer n_jobs (--jobs) or a palim "
+                   "(--palim) need less")
+        else:
+            where = scheduler if isinstance(scheduler, str) else "of the client given"
+            why = (f"on the Dask cluster {where}: its workers' logs say why (memory is the most common cause; a "
+                   "palim (--palim) needs less)")
+        raise LimitError(f"scoring stopped: a worker process ended unexpectedly ({type(exc).__name__}), "
+                         f"{why}") from None
 
 
 def _killed_dask_worker(exc: BaseException) -> bool:

@@ -328,3 +328,20 @@ def test_scoring_imports_dask_only_where_a_dask_cluster_runs_it() -> None:
             raise killed
     with pytest.raises(ValueError, match="unrelated"), parentsets.lost_workers_as_limits():
         raise ValueError("unrelated")
+
+
+def test_a_worker_lost_on_a_cluster_by_address_points_to_that_cluster_not_to_this_machines_jobs() -> None:
+    """On this machine (no scheduler, or ``local``) a lost worker is most often the kernel's memory killer, and
+    ``--jobs`` decides how many there are; a cluster given by address runs its workers elsewhere, where
+    ``--jobs`` does not reach: the line names that cluster and its logs (it blamed memory and --jobs)."""
+    from concurrent.futures import BrokenExecutor
+
+    for scheduler in (None, "local"):
+        with pytest.raises(LimitError, match=r"operating system for memory; fewer n_jobs \(--jobs\)"):
+            with parentsets.lost_workers_as_limits(scheduler):
+                raise BrokenExecutor
+    with pytest.raises(LimitError, match="ended unexpectedly") as stopped:
+        with parentsets.lost_workers_as_limits("tcp://10.0.0.5:8786"):
+            raise BrokenExecutor
+    assert "on the Dask cluster tcp://10.0.0.5:8786: its workers' logs say why" in str(stopped.value)
+    assert "--jobs" not in str(stopped.value) and "operating system" not in str(stopped.value)
