@@ -21,7 +21,10 @@ resumed (``--resume`` skips rows already there with the same data, score, BF, ``
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/score_table1.py [--jobs 2] [--scores bic,bdeu] [--bfs 3,150]
         [--only wine,zoo] [--limit 1800] [--out benchmarks/results/score_table1.jsonl] [--resume] [--write]
-        [--counts auto|subsets|families] [--score-time-limit S]
+        [--write-dir DIR] [--counts auto|subsets|families] [--score-time-limit S]
+
+``--write`` keeps each row's score file as ``NAME.SCORE.BF.scores`` in ``--write-dir`` (by default the repository's
+``scorefiles/``, whose files the tests read: write elsewhere to keep them as they are).
 
 ``--score-time-limit S`` scores each row with ``score_parent_sets(time_limit=S)`` (iterative deepening
 over the palim): a row that does not finish reports the palim for which its file is exact ("exact ≤ K").
@@ -140,7 +143,9 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=1800.0, help="seconds per run (default 30 minutes)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "score_table1.jsonl"))
     parser.add_argument("--resume", action="store_true")
-    parser.add_argument("--write", action="store_true", help="write scorefiles/NAME.SCORE.BF.scores")
+    parser.add_argument("--write", action="store_true", help="write NAME.SCORE.BF.scores into --write-dir")
+    parser.add_argument("--write-dir", default=str(ROOT / "scorefiles"),
+                        help="folder of the --write files (default: the repository's scorefiles/)")
     parser.add_argument("--counts", default="auto", help="auto, subsets or families (score_parent_sets)")
     parser.add_argument("--score-time-limit", type=float, default=None,
                         help="deepen the palim for at most this many seconds (score_parent_sets(time_limit=))")
@@ -150,6 +155,8 @@ def main() -> None:
     rows = table1(args.max_n, [s for s in args.only.split(",") if s])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.write:
+        Path(args.write_dir).mkdir(parents=True, exist_ok=True)
     done = set()
     if args.resume and out.exists():
         done = {(r["data"], r["score"], r["bf"], r.get("counts_mode", "auto"), r.get("score_time_limit"))
@@ -164,7 +171,7 @@ def main() -> None:
                 key = (row["name"], score_name, bf, args.counts, args.score_time_limit)
                 if key in done:
                     continue
-                write = str(ROOT / "scorefiles" / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
+                write = str(Path(args.write_dir) / f"{row['name']}.{score_name.upper()}.{bf:g}.scores") \
                     if args.write else None
                 res = run(row, score_name, bf, args.jobs, args.limit, write, args.counts, args.score_time_limit)
                 n_rows = records(data_path(row))     # the file's N, also where the run stopped before loading

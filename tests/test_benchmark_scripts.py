@@ -143,3 +143,21 @@ def test_score_table1_shows_the_files_n_on_a_row_that_did_not_finish(shared_data
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("hepatitis"))
     n_rows = score_table1.records(shared_data / "liao2019_ebnsl" / "hepatitis.csv")
     assert row.split()[4] == str(n_rows) == "126"
+
+
+def test_score_table1_writes_its_score_files_where_it_is_told(shared_data, tmp_path, monkeypatch, capsys) -> None:
+    """``--write`` could only write into the repository's ``scorefiles/`` — tracked files the tests read — so a
+    sweep run to look at files overwrote them. ``--write-dir`` names the folder; the file is the row's."""
+    score_table1 = _script("score_table1")
+    written = []
+    monkeypatch.setattr(score_table1, "run", lambda row, score, bf, jobs, limit, write, *rest:
+                        written.append(write) or {"status": "time_limit"})
+    monkeypatch.setattr(sys, "argv", ["score_table1.py", "--only", "wine", "--scores", "bic", "--bfs", "3",
+                                      "--out", str(tmp_path / "r.jsonl"), "--write",
+                                      "--write-dir", str(tmp_path / "files")])
+    score_table1.main()
+    assert written == [str(tmp_path / "files" / "wine.BIC.3.scores")] and (tmp_path / "files").is_dir()
+    monkeypatch.setattr(sys, "argv", ["score_table1.py", "--only", "wine", "--scores", "bic", "--bfs", "3",
+                                      "--out", str(tmp_path / "r2.jsonl")])
+    score_table1.main()
+    assert written[-1] is None, "without --write no file is written"
