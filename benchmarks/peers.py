@@ -25,6 +25,7 @@ problem (the first compiles or loads its numba kernels).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import multiprocessing
@@ -36,7 +37,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from common import data_path, table1
+from common import data_path, run_script, table1
 
 from bnilp.data import from_dataframe, load_data
 from bnilp.pipeline import learn
@@ -44,6 +45,8 @@ from bnilp.scores import make_score
 
 #: Table 1 data sets whose scoring at BF 1 without a parent limit takes seconds here (both scores)
 DEFAULT_ROWS = "tic-tac-toe,wine,adult,nltcs,voting,zoo,hepatitis"
+#: the scores both bnilp and pgmpy have (the pgmpy side builds BIC or BDeu)
+SCORES = ("bic", "bdeu")
 #: PYTHONHASHSEED values hill climbing runs under: pgmpy's hill climbing meets tied moves in the order of Python
 #: sets, so its network changes from one process to the next (a review: adult, BIC, gaps of 12 to 100 nats)
 HASH_SEEDS = (0, 1, 2)
@@ -108,8 +111,10 @@ def _pgmpy_in_process(method: str, name: str, score_name: str, ess: float, names
     """(edges, seconds) of a pgmpy search in a fresh interpreter under ``PYTHONHASHSEED=hash_seed``."""
     done = subprocess.run([sys.executable, __file__, "--pgmpy-worker",
                            json.dumps([method, name, score_name, ess, names])],
-                          env={**os.environ, "PYTHONHASHSEED": str(hash_seed)}, capture_output=True, text=True,
-                          check=True)
+                          env={**os.environ, "PYTHONHASHSEED": str(hash_seed)}, capture_output=True, text=True)
+    if done.returncode:     # its traceback's last line, not the parent's CalledProcessError (a review)
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise SystemExit(f"pgmpy's {method} on {name} failed: {last}")
     got = json.loads(done.stdout.strip().splitlines()[-1])
     return got["edges"], got["seconds"]
 
@@ -165,15 +170,34 @@ def _causal_learn_run(path: str | None, centred: np.ndarray, method: str, out) -
 
 
 def _causal_learn(path: str | None, centred: np.ndarray, method: str, limit: float):
-    """(adjacency matrix, seconds) of causal-learn's exact search in its own process, or None past ``limit``."""
+    """(adjacency matrix, seconds) of causal-learn's exact search in its own process; None past ``limit``; the
+    process's exit code (an int) where it ended without an answer — a crash is not a run past the limit (it was
+    waited out and printed as one: a review)."""
     receive, send = multiprocessing.Pipe(duplex=False)
     proc = multiprocessing.get_context("fork").Process(target=_causal_learn_run,
                                                        args=(path, centred, method, send))
     proc.start()
-    got = receive.recv() if receive.poll(limit) else None
+    end, got = time.perf_counter() + limit, None
+    while got is None and time.perf_counter() < end:
+        if receive.poll(min(0.5, max(0.0, end - time.perf_counter()))):
+            got = receive.recv()
+        elif not proc.is_alive():
+            got = receive.recv() if receive.poll(0) else proc.exitcode
+            break
     proc.kill()
     proc.join()
     return got
+
+
+def _causal_learn_found(path: str | None) -> bool:
+    """Whether ``causallearn`` imports from ``path`` (or the installed packages), as each run's process imports it."""
+    if path:
+        sys.path.insert(0, path)
+    try:
+        return importlib.util.find_spec("causallearn") is not None
+    finally:
+        if path:
+            sys.path.remove(path)
 
 
 def against_causal_learn(path: str | None, nodes: list[int], N: int, limit: float) -> None:
@@ -191,8 +215,8 @@ def against_causal_learn(path: str | None, nodes: list[int], N: int, limit: floa
         cells, same = [], []
         for method in ("astar", "dp"):
             got = _causal_learn(path, centred, method, limit)
-            if got is None:
-                cells.append(f"{'> ' + format(limit, 'g'):>10}{'':>10}")
+            if got is None or isinstance(got, int):
+                cells.append(f"{'> ' + format(limit, 'g') if got is None else f'exit {got}':>10}{'':>10}")
                 continue
             dag, seconds = got
             edges = [(f"X{u}", f"X{v}") for u, v in zip(*np.nonzero(dag), strict=True)]
@@ -210,7 +234,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=DEFAULT_ROWS,
                         help="Table 1 data sets for pgmpy (comma-separated); 'skip' to leave part 1 out")
-    parser.add_argument("--scores", default="bic,bdeu")
+    parser.add_argument("--scores", default="bic,bdeu", help=f"comma-separated, of {', '.join(SCORES)}")
     parser.add_argument("--ess", type=float, default=1.0)
     parser.add_argument("--causal-learn", dest="causal_learn", default=None,
                         help="folder holding causallearn (pip install --target); 'skip' to leave part 2 out")
@@ -218,11 +242,25 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1000, help="N of the simulated Gaussian data")
     parser.add_argument("--time-limit", type=float, default=400.0, help="seconds for each causal-learn run")
     args = parser.parse_args()
+    scores = args.scores.split(",")
+    if not scores or not set(scores) <= set(SCORES):
+        parser.error(f"--scores: comma-separated names of {', '.join(SCORES)}, not {args.scores!r}")
+    try:
+        nodes = [int(k) for k in args.nodes.split(",")]
+    except ValueError:
+        parser.error(f"--nodes: comma-separated variable counts, not {args.nodes!r}")
     if args.only != "skip":
-        against_pgmpy(table1(names=args.only.split(",")), args.scores.split(","), args.ess)
+        rows = table1(names=args.only.split(","))
+        if importlib.util.find_spec("pgmpy") is None:
+            raise SystemExit("pgmpy is not installed: pip install -e '.[pgmpy]', or --only skip")
+        against_pgmpy(rows, scores, args.ess)
     if args.causal_learn != "skip":
-        against_causal_learn(args.causal_learn, [int(k) for k in args.nodes.split(",")], args.rows, args.time_limit)
+        if not _causal_learn_found(args.causal_learn):
+            where = f"in {args.causal_learn}" if args.causal_learn else "among the installed packages"
+            raise SystemExit(f"causal-learn not found {where}: pip install --no-deps --target DIR causal-learn pydot "
+                             "graphviz momentchi2 pyparsing and pass --causal-learn DIR, or --causal-learn skip")
+        against_causal_learn(args.causal_learn, nodes, args.rows, args.time_limit)
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

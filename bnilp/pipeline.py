@@ -712,6 +712,17 @@ def _tail_deadline(status: str, time_limit: float | None) -> float | None:
     return time.perf_counter() + max(settings.TAIL_COUNT_SECONDS, share)
 
 
+def classes_whole(table: ScoreTable, solution: SolveResult, epsilon: float, knowledge_sound: bool = True) -> bool:
+    """Whether every DAG of each credible class is in ``table`` (``complete_classes`` of
+    :func:`bnilp.mec.credible_classes`): the table was pruned soundly for at least ``epsilon`` (its provenance
+    says so: no sidecar, no claim), without a palim cutting it, under the knowledge it is used with, and OPT is
+    proven. Sound pruning keeps every parent set of every *credible* DAG; a best-so-far DAG from a phase 1
+    stopped early need not be credible, so neither need the other DAGs of its class be in the table."""
+    made_for = table.meta.get("epsilon")
+    return (made_for is not None and epsilon <= float(made_for) + 1e-12 and not table.meta.get("palim_reached")
+            and knowledge_sound and solution.optimum_proven)
+
+
 def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prior: str,
                   list_dags: bool, knowledge: Knowledge | None = None, knowledge_sound: bool = True,
                   max_networks: int | None = None, tail_deadline: float | None = None
@@ -722,12 +733,7 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
     The classes found past the cap are counted until ``tail_deadline`` (:func:`_tail_deadline`; under knowledge
     :func:`_knowledge_tail_deadline`)."""
     meta = table.meta
-    made_for = meta.get("epsilon")
-    table_sound = (made_for is not None and epsilon <= float(made_for) + 1e-12 and not meta.get("palim_reached")
-                   and knowledge_sound)
-    # Sound pruning keeps every parent set of every *credible* DAG; a best-so-far DAG from a phase 1
-    # stopped early need not be credible, so neither need the other DAGs of its class be in the table.
-    sound = table_sound and solution.optimum_proven
+    sound = classes_whole(table, solution, epsilon, knowledge_sound)
     mecs = credible_classes(solution.networks, table.families, table.variables, complete_classes=sound,
                             knowledge=knowledge)
     counted = ("every DAG of each class" if sound else

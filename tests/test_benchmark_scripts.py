@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from bnilp.errors import InputError
@@ -161,3 +163,68 @@ def test_score_table1_writes_its_score_files_where_it_is_told(shared_data, tmp_p
                                       "--out", str(tmp_path / "r2.jsonl")])
     score_table1.main()
     assert written[-1] is None, "without --write no file is written"
+
+
+def _fake_causal_learn(folder: Path, body: str) -> str:
+    module = folder / "causallearn" / "search" / "ScoreBased"
+    module.mkdir(parents=True)
+    for part in (folder / "causallearn", folder / "causallearn" / "search", module):
+        (part / "__init__.py").write_text("")
+    (module / "ExactSearch.py").write_text(f"def bic_exact_search(x, search_method):\n    {body}\n")
+    return str(folder)
+
+
+def test_peers_says_a_crashed_or_missing_causal_learn_is_not_a_run_past_the_limit(tmp_path, monkeypatch) -> None:
+    """A causal-learn that was not installed (or crashed) was waited out for the whole limit and printed as "> 400"
+    s — a timeout, exit 0 — for every size: a crash returns its exit code at once, a missing package ends the
+    script before part 2 with one line, and a pgmpy worker that fails is one line, not a CalledProcessError."""
+    import time
+
+    peers = _script("peers")
+    x = np.zeros((5, 2))
+    crashing = _fake_causal_learn(tmp_path / "crash", "raise RuntimeError('boom')")
+    start = time.perf_counter()
+    got = peers._causal_learn(crashing, x, "astar", 60)
+    assert isinstance(got, int) and got != 0 and time.perf_counter() - start < 30
+    answering = _fake_causal_learn(tmp_path / "ok", "import numpy; return numpy.eye(2), None")
+    dag, seconds = peers._causal_learn(answering, x, "dp", 60)
+    assert (dag == np.eye(2)).all() and seconds >= 0
+    assert peers._causal_learn(_fake_causal_learn(tmp_path / "slow", "import time; time.sleep(60)"), x, "dp", 1) is None
+    assert peers._causal_learn_found(answering) and not peers._causal_learn_found(str(tmp_path / "none"))
+    assert answering not in sys.path
+    monkeypatch.setattr(sys, "argv", ["peers.py", "--only", "skip", "--causal-learn", str(tmp_path / "none")])
+    with pytest.raises(SystemExit, match=r"causal-learn not found in .*none: pip install"):
+        peers.main()
+    monkeypatch.setattr(sys, "argv", ["peers.py", "--scores", "bic,cg", "--causal-learn", "skip"])
+    with pytest.raises(SystemExit) as bad:
+        peers.main()
+    assert bad.value.code == 2
+    monkeypatch.setattr(peers, "__file__", str(tmp_path / "no_such_worker.py"))
+    with pytest.raises(SystemExit, match=r"pgmpy's ges on wine failed: .*no_such_worker"):
+        peers._pgmpy_in_process("ges", "wine", "bic", 1.0, ["0"], 0)
+
+
+def test_forests_compares_runs_cut_at_the_limit_by_classes_a_second() -> None:
+    """Two searches stopped at ``--time-limit`` printed "1×" (the limit against itself) while one listed 2.6 times
+    the classes a second; small ratios were rounded to whole numbers (0.10 s against 0.07 s printed "2×")."""
+    forests = _script("forests")
+
+    def run(classes, status):
+        return SimpleNamespace(networks=[None] * classes, status=status)
+
+    assert forests.speed_ratio(run(11495, "time_limit"), 3.24, run(4082, "time_limit"), 2.99) == "2.60× classes/s"
+    assert forests.speed_ratio(run(50, "optimal"), 0.07, run(50, "optimal"), 0.10) == "1.43×"
+    assert forests.speed_ratio(run(100, "network_limit"), 1.0, run(100, "network_limit"), 25.0) == "25×"
+    assert forests.speed_ratio(run(100, "optimal"), 1.0, run(40, "time_limit"), 5.0).endswith("classes/s")
+
+
+def test_class_report_times_its_parts_as_the_report_counts_them(shared_data, monkeypatch, capsys) -> None:
+    """A score file without its sidecar makes no claim of sound pruning, so the report counts each class's DAGs
+    in the table only; the parts were timed as if every DAG were there, and ended in ``UnsoundTableError``."""
+    class_report = _script("class_report")
+    path = shared_data / "liao2019_ebnsl" / "scores" / "wine.BIC.3"
+    monkeypatch.setattr(sys, "argv", ["class_report.py", str(path), "--bf", "20", "--time-limit", "60",
+                                      "--max-networks", "200", "--jobs", "1"])
+    class_report.main()
+    out = capsys.readouterr().out
+    assert "61 classes listed" in out and re.search(r"its listed classes: credible_classes\s+61 ", out)
