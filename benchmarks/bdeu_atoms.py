@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import data_path, table1
+from common import data_path, run_script, table1
 
 from bnilp.data import load_data
 
@@ -37,6 +37,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--min-n", type=int, default=25)
     args = parser.parse_args()
+    largest = max(int(row["n"]) for row in table1())
+    if args.min_n > largest:        # an empty table and exit 0 (a review)
+        parser.error(f"--min-n {args.min_n}: no Table 1 data set has that many variables (the most: {largest})")
     print("| data | n | N | distinct rows | rows in impure atoms, per child: median | largest | children with any |")
     print("|---|---|---|---|---|---|---|")
     for row in table1():
@@ -51,4 +54,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

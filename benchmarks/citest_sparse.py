@@ -52,6 +52,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--alpha", type=float, default=0.05)
     args = ap.parse_args()
+    if args.reps < 1 or args.jobs < 1 or not 0 < args.alpha < 1:
+        ap.error("--reps and --jobs must be at least 1 and --alpha between 0 and 1")
     se = (args.alpha * (1 - args.alpha) / args.reps) ** 0.5
     print(f"size at α = {args.alpha} over {args.reps} null data sets each (Monte Carlo SE {se:.3f})")
     print("| N | Z | rows a cell | G², χ² | G², auto | auto's reference | Pearson X², χ² | seconds |")
@@ -66,4 +68,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from common import run_script  # here: the tests load this script without its folder
+
+    run_script(main)

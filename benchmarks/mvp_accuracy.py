@@ -92,6 +92,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=500)
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args()
+    if args.rows < 5:   # the widest case regresses on 1 + 3·⌊ln N⌋ columns: fewer rows fit it exactly (ℓ = ln 0)
+        parser.error(f"--rows must be at least 5, not {args.rows}")
     degree = int(math.floor(math.log(args.rows)))
     print(f"{args.rows} rows, degree {degree}; |ℓ − exact| in nats")
     print(f"{'case':52s} {'bnilp':>10s} {'lstsq on powers':>16s} {'exact ℓ':>14s} {'exact s':>8s}")
@@ -107,4 +109,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from common import run_script
+
+    run_script(main)

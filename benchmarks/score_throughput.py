@@ -41,7 +41,7 @@ import threading
 import time
 
 import numpy as np
-from common import SHARED_DATA
+from common import SHARED_DATA, run_script
 
 from bnilp import parentsets
 from bnilp.data import DISCRETE, Dataset, load_data
@@ -49,6 +49,7 @@ from bnilp.lattice import stop_local_cluster, stop_pool
 from bnilp.parentsets import WalkStats, _run_lattice, score_parent_sets, walk_child
 from bnilp.scorefile import format_jaakkola
 from bnilp.scores import make_score
+from bnilp.scores.subsets import COUNT_MODES
 
 DATA = SHARED_DATA / "liao2019_ebnsl"
 
@@ -127,8 +128,7 @@ def warm_up(data: Dataset, eps: float) -> None:
 
 
 def jobs(args) -> None:
-    for item in args.jobs_data.split(","):
-        name, bf = item.split(":")[0], int(item.split(":")[1])
+    for name, bf in args.jobs_data:
         data = load_data(DATA / f"{name}.csv", no_header=True, integer_codes=True)
         eps = math.log(bf)
         warm_up(data, eps)
@@ -280,6 +280,10 @@ def bign(args) -> None:
     label = f"10^6 rows × 20 discrete variables, BIC BF 20, --jobs {args.bign_jobs}, counts {args.bign_counts}"
     while proc.is_alive() and time.perf_counter() - t0 < args.bign_limit and queue.empty():
         time.sleep(1.0)
+    if queue.empty() and not proc.is_alive():   # it failed (its error above): not a run past the limit
+        proc.join()
+        raise SystemExit(f"{label}: the scoring process ended with exit code {proc.exitcode} after "
+                         f"{time.perf_counter() - t0:.0f} s, without a result")
     if queue.empty():
         peak = _peak_kib(proc.pid)
         for pid in _children(proc.pid):
@@ -314,10 +318,26 @@ def main() -> None:
     parser.add_argument("--wide-rows", type=int, default=50, help="rows of the wide part")
     parser.add_argument("--wide-palims", default="2,3", help="palims of the wide part")
     args = parser.parse_args()
+    parts = {"throughput": throughput, "jobs": jobs, "alarm": alarm, "bign": bign, "wide": wide}
+    unknown = [p for p in args.parts.split(",") if p not in parts]
+    if unknown:
+        parser.error(f"--parts: no part named {', '.join(map(repr, unknown))}; the parts are {', '.join(parts)}")
+    if args.bign_counts not in COUNT_MODES:
+        parser.error(f"--bign-counts: one of {', '.join(COUNT_MODES)}, not {args.bign_counts!r}")
+    try:
+        args.jobs_data = [(item.split(":")[0], int(item.split(":")[1])) for item in args.jobs_data.split(",")]
+    except (IndexError, ValueError):
+        parser.error(f"--jobs-data: comma-separated NAME:BF (e.g. bands:3), not {args.jobs_data!r}")
+    wanted = {"throughput": ("--throughput-data", args.throughput_data.split(",")),
+              "jobs": ("--jobs-data", [name for name, _ in args.jobs_data])}
+    for part, (flag, names) in wanted.items():    # before any table is begun
+        missing = [name for name in names if part in args.parts.split(",") and not (DATA / f"{name}.csv").is_file()]
+        if missing:
+            parser.error(f"{flag}: no {', '.join(f'{name}.csv' for name in missing)} in {DATA}")
     print(f"{os.cpu_count()} cores")
     for part in args.parts.split(","):
-        {"throughput": throughput, "jobs": jobs, "alarm": alarm, "bign": bign, "wide": wide}[part](args)
+        parts[part](args)
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

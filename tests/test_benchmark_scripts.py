@@ -228,3 +228,76 @@ def test_class_report_times_its_parts_as_the_report_counts_them(shared_data, mon
     class_report.main()
     out = capsys.readouterr().out
     assert "61 classes listed" in out and re.search(r"its listed classes: credible_classes\s+61 ", out)
+
+
+def test_mixed_scores_shows_the_table_part_of_the_run_it_times(monkeypatch, capsys) -> None:
+    """"seconds" is the best of two runs and "table s" was the last run's part: a part above its whole (0.10 s of
+    a 0.08-s walk). Both come from the best run now."""
+    import time
+
+    import bnilp.parentsets
+
+    mixed_scores = _script("mixed_scores")
+    runs = iter([(0.3, 0.25), (0.0, 0.01), (0.0, 0.01), (0.3, 0.25)])
+
+    def walk(score, epsilon, palim, n_jobs):
+        wait, part = next(runs)
+        time.sleep(wait)
+        return SimpleNamespace(families={"a": 1}, meta={"counts": {"set_table": {"seconds": part, "sets": 3}},
+                                                         "scored": 7})
+
+    monkeypatch.setattr(bnilp.parentsets, "score_parent_sets", walk)
+    monkeypatch.setattr(mixed_scores, "make_score", lambda name, data, **settings: None)
+    mixed_scores.whole_tables(SimpleNamespace(), [("cg", {}), ("cgd", {})], None, [1])
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [(r[0], r[3]) for r in rows] == [("cg", "0.01"), ("cgd", "0.01")]
+    assert all(float(r[2]) < 0.2 for r in rows)
+
+
+def _fails(*args) -> None:
+    raise SystemExit(3)
+
+
+def test_score_throughput_says_a_failed_scoring_process_failed(monkeypatch) -> None:
+    """The 10^6-row part's process that failed (a bad ``--bign-counts``) ended in a second traceback — the parent
+    read the dead process's /proc entry — or, where the entry lingered, printed "not finished in N s", a
+    timeout; its arguments are checked up front, and a process that ends without a result is said to."""
+    score_throughput = _script("score_throughput")
+    monkeypatch.setattr(score_throughput, "_bign", _fails)
+    args = SimpleNamespace(bign_jobs=1, bign_counts="auto", bign_limit=60.0)
+    with pytest.raises(SystemExit, match=r"the scoring process ended with exit code 3 after \d+ s, without a result"):
+        score_throughput.bign(args)
+    for argv in (["--parts", "nope"], ["--parts", "bign", "--bign-counts", "bogus"], ["--jobs-data", "wine"]):
+        monkeypatch.setattr(sys, "argv", ["score_throughput.py", *argv])
+        with pytest.raises(SystemExit) as bad:
+            score_throughput.main()
+        assert bad.value.code == 2, argv
+
+
+@pytest.mark.parametrize("script,argv,says", [
+    ("mixed_scores", ["/nosuch.csv"], "mixed_scores.py: error: /nosuch.csv: no such file"),
+    ("mixed_scores", ["--whole-table", "--jobs", "0"], "--jobs needs counts of at least 1"),
+    ("class_report", ["/nosuch.jkl"], "class_report.py: error: /nosuch.jkl: no such file"),
+    ("proxy", ["--datasets", "", "--curve", "25", "--curve-seeds", "0"], "--curve-seeds must be at least 1"),
+    ("proxy", ["--datasets", "", "--curve", "x"], "--curve: comma-separated sample sizes"),
+    ("mvp_accuracy", ["--rows", "3"], "--rows must be at least 5"),
+    ("citest_sparse", ["--reps", "0"], "--reps and --jobs must be at least 1"),
+    ("bdeu_atoms", ["--min-n", "99"], "no Table 1 data set has that many variables (the most: 57)"),
+    ("forests", ["--nodes", "x"], "--nodes: comma-separated variable counts"),
+    ("score_throughput", ["--parts", "nope"], "--parts: no part named 'nope'"),
+    ("score_throughput", ["--parts", "throughput", "--throughput-data", "nosuch"], "--throughput-data: no nosuch.csv"),
+])
+def test_a_bad_argument_is_one_error_line_and_exit_2_not_a_traceback(shared_data, script, argv, says, monkeypatch,
+                                                                     capsys) -> None:
+    """A missing file, a count of 0 or a name that is no part's ended in a traceback (ZeroDivisionError,
+    IndexError, KeyError, InputError) or printed a header and exit 0; the scripts now say it on one line (each
+    runs its ``main`` under ``common.run_script``, as here)."""
+    common, module = _script("common"), _script(script)
+    monkeypatch.setattr(sys, "argv", [f"{script}.py", *argv])
+    with pytest.raises(SystemExit) as stop:
+        common.run_script(module.main)
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert says in err.strip().splitlines()[-1], err
+    assert out.strip() == "", "nothing printed before the refusal"
+    assert "run_script(main)" in (BENCHMARKS / f"{script}.py").read_text()
