@@ -79,6 +79,29 @@ def test_a_set_value_is_the_sequential_predictive_likelihood(standardize, alpha_
             assert score.set_value(subset) == pytest.approx(want, rel=1e-10, abs=1e-9)
 
 
+def test_a_child_without_parents_needs_no_triangular_solve(monkeypatch):
+    """SciPy before 1.14 refuses a 0 × 0 triangular solve ("illegal value in 7th argument of internal trtrs"):
+    at the floor ``pyproject.toml`` names (SciPy 1.10), every BGe run ended in that traceback at the first empty
+    parent set. The empty set's inverse is the empty matrix, no solve; the solve here refuses 0 × 0 as they did."""
+    import bnilp.scores.bge as bge
+
+    real = bge.solve_triangular
+
+    def old_scipy(a, b, **kw):
+        if np.asarray(a).size == 0:
+            raise ValueError("illegal value in 7th argument of internal trtrs")
+        return real(a, b, **kw)
+
+    monkeypatch.setattr(bge, "solve_triangular", old_scipy)
+    frame = gaussian_frame(1, N=25)
+    score = make_score("bge", from_dataframe(frame), standardize=False)
+    x = frame.to_numpy(float)[:, [0]]
+    aw = score.data.n + 2.0
+    want = sequential_log_marginal(x, 1.0, aw - score.data.n + 1, prior_scale(1.0, aw, score.data.n))
+    assert score.local(0, ()) == pytest.approx(want, rel=1e-10, abs=1e-9)
+    assert math.isfinite(score.local(1, (0,)))
+
+
 @pytest.mark.slow        # ~20 s: numerical integration
 def test_one_column_is_its_integral_over_mean_and_variance():
     """For one column, p(x) = ∫∫ Π N(x_i | μ, σ²)·N(μ | x̄, σ²/α_μ)·InvGamma(σ²; ν/2, t/2) dμ dσ² (the

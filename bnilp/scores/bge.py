@@ -152,7 +152,9 @@ class BGe(LocalScore):
         except np.linalg.LinAlgError:
             raise self._unresolved(None, parents, "its parents' scatter is singular to double precision") from None
         pivots = np.diag(factor) ** 2
-        inverse = solve_triangular(factor, np.eye(idx.size), lower=True, check_finite=False)
+        # (no parents: the empty inverse; SciPy before 1.14 refused a 0 × 0 solve — "illegal value in 7th argument")
+        inverse = solve_triangular(factor, np.eye(idx.size), lower=True, check_finite=False) if idx.size \
+            else np.empty((0, 0))
         error = 0.5 * float((self._rounding(idx.size) * np.diag(block) / pivots).sum())
         value = (idx, inverse, float((np.log(pivots) - math.log(self.t)).sum()), error)
         if len(self._parent_sets) >= SET_CACHE:
