@@ -32,6 +32,15 @@ class OutputError(InputError):
     not serve) does not go on after a failed write."""
 
 
+class MissingExtraError(InputError, ImportError):
+    """A feature whose optional dependency is not installed: one line naming the extra that brings it (exit 2 in
+    the CLI); an ``ImportError`` too, so that a caller's ``except ImportError`` catches it as it would the
+    missing package's own."""
+
+    def __init__(self, feature: str, extra: str) -> None:
+        super().__init__(f"{feature} needs the {extra} extra: pip install 'bnilp[{extra}]'")
+
+
 class UnsoundTableError(InputError, AssertionError):
     """A score table recorded as soundly pruned for this ε that lacks a parent set some credible DAG needs: its
     scores were edited or made elsewhere under a bnilp sidecar, or the score is not score-equivalent. Still an

@@ -91,7 +91,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from bnilp.data import CONTINUOUS, DISCRETE, Dataset
-from bnilp.errors import InputError, check_path, check_real
+from bnilp.errors import InputError, MissingExtraError, check_path, check_real
 from bnilp.graphs import check_acyclic, topological_order
 from bnilp.metrics import checked_parents
 from bnilp.scorefile import atomic_write_text, check_file_name
@@ -620,7 +620,7 @@ def to_pgmpy(fitted: Mapping[str, Any]) -> Any:
         from pgmpy.factors.discrete import TabularCPD
         from pgmpy.models import DiscreteBayesianNetwork, LinearGaussianBayesianNetwork
     except ImportError:
-        raise InputError("to_pgmpy needs pgmpy: pip install 'bnilp[pgmpy]'") from None
+        raise MissingExtraError("to_pgmpy", "pgmpy") from None
     variables = fitted["variables"]
 
     def gaussian(v: str, e: Mapping[str, Any]) -> Any:

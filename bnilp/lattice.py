@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from bnilp.errors import InputError
+from bnilp.errors import InputError, MissingExtraError
 from bnilp.memory import keep_grown_loky_workers, usable_cores
 from bnilp.parentsets import (
     Deadline,
@@ -956,7 +956,7 @@ def connect_dask(scheduler: str, n_jobs: int, processes: bool) -> tuple[Any, boo
     try:
         from dask.distributed import Client
     except ImportError:
-        raise InputError("scheduler (--scheduler) needs the dask extra: pip install 'bnilp[dask]'") from None
+        raise MissingExtraError("scheduler (--scheduler)", "dask") from None
     for name, noise in (("distributed.client", _no_reconnect_failure),    # a lost scheduler is said in bnilp's
                         ("distributed.batched", _no_batched_comm_closed)):  # own line (DaskExecutor._connected)
         log = logging.getLogger(name)
@@ -1084,7 +1084,7 @@ def _start_local_cluster(workers: int, processes: bool):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise InputError("scheduler (--scheduler) needs the dask extra: pip install 'bnilp[dask]'") from None
+        raise MissingExtraError("scheduler (--scheduler)", "dask") from None
     import dask
 
     # in-process, the cluster's housekeeping takes the GIL from the coordinator and the worker threads:

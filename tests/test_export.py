@@ -514,7 +514,7 @@ def test_a_continuous_network_goes_to_pgmpy_as_a_linear_gaussian_network_of_the_
     assert degenerate["variables"]["B"]["regressions"][0]["degenerate"]
     with pytest.raises(InputError, match=r"to_pgmpy: the regression of B is degenerate"):
         to_pgmpy(degenerate)
-    with pytest.raises(InputError, match="needs pgmpy|discrete or a linear-Gaussian"):
+    with pytest.raises(InputError, match="needs the pgmpy extra|discrete or a linear-Gaussian"):
         to_pgmpy({**result.fit(), "variables": {**result.fit()["variables"],
                                                  "E": {"type": "discrete", "parents": [], "states": ["0", "1"],
                                                        "configurations": [[]], "cpt": [[0.5, 0.5]]}}})

@@ -1069,3 +1069,30 @@ def test_importing_the_command_line_changes_no_signal_handler() -> None:
             "import bnilp.cli, bnilp.command; "
             "print(before == (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout == "True\n"
+
+
+def test_a_missing_extra_is_named_on_one_line_and_caught_as_an_import_error(tmp_path, monkeypatch) -> None:
+    """Without the dask or pgmpy extra, ``--scheduler`` and ``to_pgmpy`` say which extra to install (one line,
+    exit 2, no file); from Python the error is an ``ImportError`` too — an ``InputError`` alone escaped a caller's
+    ``except ImportError``, the usual guard around an optional dependency."""
+    from bnilp.errors import MissingExtraError
+    from bnilp.export import to_pgmpy
+    from bnilp.parentsets import score_parent_sets
+
+    for module in ("dask.distributed", "pgmpy.factors.continuous"):
+        monkeypatch.setitem(sys.modules, module, None)      # import of it raises ImportError, as if absent
+    frame = random_discrete_frame(0, 3, 60)
+    csv = tmp_path / "d.csv"
+    frame.to_csv(csv, index=False)
+    for scheduler in ("local", "tcp://127.0.0.1:8786"):
+        out = tmp_path / "d.scores"
+        res = CliRunner().invoke(main, ["score", str(csv), "--scheduler", scheduler, "-o", str(out), "-q"])
+        assert res.exit_code == 2 and not out.exists(), res.output
+        assert res.output.strip().splitlines() == [
+            "bnilp: error: scheduler (--scheduler) needs the dask extra: pip install 'bnilp[dask]'"]
+        with pytest.raises(ImportError, match=r"pip install 'bnilp\[dask\]'") as caught:
+            score_parent_sets(make_score("bic", from_dataframe(frame)), epsilon=1.0, scheduler=scheduler)
+        assert isinstance(caught.value, MissingExtraError) and isinstance(caught.value, InputError)
+    fitted = bnilp_learn(frame, bf=1, optimum_only=True).fit()
+    with pytest.raises(ImportError, match=r"to_pgmpy needs the pgmpy extra: pip install 'bnilp\[pgmpy\]'"):
+        to_pgmpy(fitted)
