@@ -39,14 +39,13 @@ from bnilp.graphs import check_acyclic, parent_lists, to_digraph
 from bnilp.ilp import DEFAULT_MAX_NETWORKS, Network, Parents, SolveResult, settings, solve
 from bnilp.knowledge import Knowledge, pruning_note, restrict_table, with_recorded
 from bnilp.mec import (
-    EQUIVALENCE_CHECKED_CLASSES,
     EQUIVALENCE_SLACK,
     class_tail_mass,
     credible_classes,
     expand_classes,
     knowledge_tail_mass,
     rounding_slack,
-    unequal_covered_reversal,
+    unequal_covered_families,
 )
 from bnilp.memory import paused_gc
 from bnilp.parentsets import score_parent_sets
@@ -597,20 +596,20 @@ def check_assumed_equivalence(table: ScoreTable, solution: SolveResult,
                               needs: str = "enumerate_by='mecs' (--enumerate mecs)",
                               instead: str = "enumerate_by='dags' (--enumerate dags)") -> None:
     """Where nothing says the table is score-equivalent and classes are enumerated all the same (``--enumerate
-    mecs`` on a file without a sidecar), a covered-edge reversal of one of the first
-    :data:`~bnilp.mec.EQUIVALENCE_CHECKED_CLASSES` representatives that changes the score shows it is not
-    (:func:`~bnilp.mec.unequal_covered_reversal`): an error, as for a score known not to be — each class's
-    DAGs were counted as sharing its representative's score, DAGs outside the BF included (a review). ``needs``
-    names what needs the equivalence, ``instead`` what to use (as the API and the command line call them)."""
+    mecs`` on a file without a sidecar), a covered-edge reversal the table scores differently shows it is not
+    (:func:`~bnilp.mec.unequal_covered_families`, every one the table holds): an error, as for a score known not to
+    be — each class's DAGs were counted as sharing its representative's score, DAGs outside the BF included (a
+    review). ``needs`` names what needs the equivalence, ``instead`` what to use (as the API and the command line
+    call them)."""
     # the class listing's own tolerance, or the file's rounding where it writes few decimals
     slack = max(EQUIVALENCE_SLACK, float(tie_tolerance(solution.optimum)), rounding_slack(table.families))
-    for network in solution.networks[:EQUIVALENCE_CHECKED_CLASSES]:
-        found = unequal_covered_reversal(network.parents, table.families, slack)
-        if found is not None:
-            u, v, before, after = found
-            raise InputError(f"{needs} needs a score-equivalent table, and this one is "
-                             f"not: reversing the covered edge {u} → {v} of a credible DAG moves its score by "
-                             f"{after - before:+.6g} (Markov equivalent DAGs score differently); use {instead}")
+    found = unequal_covered_families(table.families, slack)
+    if found is not None:
+        u, v, shared, before, after = found
+        given = "{" + ", ".join(sorted(map(str, shared))) + "}"
+        raise InputError(f"{needs} needs a score-equivalent table, and this one is "
+                         f"not: reversing the covered edge {u} → {v} (both with parents {given}) moves a DAG's "
+                         f"score by {after - before:+.6g} (Markov equivalent DAGs score differently); use {instead}")
 
 
 def _is(value: object, word: str) -> bool:
