@@ -170,7 +170,7 @@ def _parent_maps(networks: Iterable[Any]) -> Iterator[Mapping[str, Iterable[str]
             yield net.parents
 
 
-def _edge_arrays(networks: Iterable[Any], variables: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def edge_arrays(networks: Iterable[Any], variables: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(network index, flat pair index parent·n + child) of every edge of every network."""
     index = {v: i for i, v in enumerate(variables)}
     n = len(variables)
@@ -207,7 +207,7 @@ def edge_posteriors(networks: Iterable[Any], weights: Sequence[float] | np.ndarr
         raise InputError(f"weights must be ≥ 0 and sum to at most 1 (posterior weights), got min {w.min():g}, sum "
                          f"{w.sum():.12g}")
     n = len(variables)
-    net, flat = _edge_arrays(networks, variables)
+    net, flat = edge_arrays(networks, variables)
     mat = np.bincount(flat, weights=w[net], minlength=n * n).reshape(n, n)
     mat = np.clip(mat, 0.0, 1.0)
     return pd.DataFrame(mat, index=list(variables), columns=list(variables))

@@ -34,6 +34,7 @@ why, and ``edges.csv`` and ``mecs.csv`` get a column ``incomplete`` holding why 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -56,6 +57,7 @@ from bnilp.averaging import (
     class_size_or_none,
     class_weight,
     class_weights,
+    edge_arrays,
     edge_posteriors,
     tail_posteriors,
     undirected_posteriors,
@@ -227,24 +229,72 @@ def result_json(result_dict: Mapping[str, Any], mecs: Sequence[MEC], weights: Se
         elif m.knowledge is not None:    # the class under background knowledge: its PDAG
             pd_dir, pd_und = m.pdag
             out["mecs"][-1]["pdag"] = _edge_lists(pd_dir, pd_und, order)
-    if mecs and all(m.shares is not None for m in mecs):   # classes counted, not listed
+    by_class = bool(mecs) and all(m.shares is not None for m in mecs)      # classes counted, not listed
+    if by_class:
         d = class_edge_posteriors(mecs, [class_weight(w, m) for m in mecs], variables).to_numpy()
     else:
         d = edge_posteriors(nets, w, variables).to_numpy()
     und = undirected_posteriors(mecs, w, variables).to_numpy()
+    certain = None
     if extra is not None:
         d = np.clip(d + extra[0], 0.0, 1.0)
         und = np.clip(und + extra[1], 0.0, 1.0)
-    out["edges"], out["adjacency"] = posterior_lists(d, variables, und)
+    else:       # (past the cap the classes' own counts are not kept: there the sums stand as they are)
+        certain = _certain_pairs(mecs, nets, w, variables, by_class)
+    out["edges"], out["adjacency"] = posterior_lists(d, variables, und, certain)
     return out
 
 
-def posterior_lists(d: np.ndarray, variables: Sequence[str], und: np.ndarray | None = None
+def _certain_pairs(mecs: Sequence[MEC], nets: Sequence[Any], w: np.ndarray, variables: Sequence[str],
+                   by_class: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs that every network of positive weight holds — u → v (in every DAG of every class: a share of 1),
+    u — v adjacent, u — v undirected in its class's CPDAG (PDAG under knowledge) — as boolean matrices in
+    ``variables``' order: their posteriors are 1 (P = W/W), where the weighted sums, added in another order than
+    their total, came to 0.9999999999999999 (a review: a required arrow; smoke — lung, adjacent in both of ASIA's
+    classes), which the tables print as ">0.9999"."""
+    n = len(variables)
+    at = {v: i for i, v in enumerate(variables)}
+    arrows, adjacent, undirected = (np.zeros((n, n), dtype=np.int64) for _ in range(3))
+    classes = [m for m in mecs if class_weight(w, m) > 0]
+    for m in classes:
+        for e in m.pdag_or_why[0][1]:
+            a, b = (at[x] for x in e)
+            undirected[a, b] += 1
+            undirected[b, a] += 1
+    if by_class:
+        units = len(classes)
+        for m in classes:
+            for (u, v), share in m.shares.items():
+                arrows[at[u], at[v]] += share == 1
+            directed, undirected_edges = m.cpdag
+            for u, v in itertools.chain(directed, (tuple(e) for e in undirected_edges)):
+                adjacent[at[u], at[v]] += 1
+                adjacent[at[v], at[u]] += 1
+    else:
+        net, flat = edge_arrays(nets, variables)
+        units = int(np.count_nonzero(w > 0))
+        arrows = np.bincount(flat[w[net] > 0], minlength=n * n).reshape(n, n)
+        adjacent = arrows + arrows.T
+    if units == 0:
+        return tuple(np.zeros((n, n), dtype=bool) for _ in range(3))
+    return arrows == units, adjacent == units, undirected == len(classes)
+
+
+def posterior_lists(d: np.ndarray, variables: Sequence[str], und: np.ndarray | None = None,
+                    certain: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The JSON's ``edges`` and ``adjacency`` lists from the matrix of P(u → v) (rows u, in ``variables``' order):
     nonzero entries only, descending, ties in variable order; each adjacency with its ``undirected_posterior``
-    where ``und`` (P(u — v) undirected in the class's CPDAG) is given."""
+    where ``und`` (P(u — v) undirected in the class's CPDAG) is given. ``certain``: boolean matrices of the arrows,
+    adjacencies and undirected edges every network holds (:func:`_certain_pairs`), whose posteriors are then 1
+    exactly, not their sums' rounding."""
     a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()
+    if certain is not None:
+        d, a = d.copy(), a.copy()
+        d[certain[0]], a[certain[1]] = 1.0, 1.0
+        if und is not None:
+            und = und.copy()
+            und[certain[2]] = 1.0
     # the nonzero cells only (all n² cells as Python tuples: 2 GB at 3,000 variables; a review)
     edges = [(float(d[i, j]), i, j) for i, j in zip(*np.nonzero(d > 0), strict=True) if i != j]
     edges.sort(key=lambda t: (-t[0], t[1], t[2]))
@@ -788,7 +838,10 @@ def _edges_csv(r: Mapping[str, Any], variables: list[str]) -> str:
     for e in r.get("adjacency") or []:
         i, j = rank[e["u"]], rank[e["v"]]
         und[i, j] = und[j, i] = float(e.get("undirected_posterior", 0.0))
-    a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy()   # clipped as in the JSON
+    a = np.zeros_like(d)    # the JSON's (exactly 1 where every network holds the pair: posterior_lists)
+    for e in r.get("adjacency") or []:
+        i, j = rank[e["u"]], rank[e["v"]]
+        a[i, j] = a[j, i] = float(e["posterior"])
     rows = [(variables[i], variables[j], d[i, j], a[i, j], und[i, j])
             for i in range(len(variables)) for j in range(len(variables)) if i != j and a[i, j] > 0]
     rows.sort(key=lambda t: (-t[2], -t[3], rank[t[0]], rank[t[1]]))

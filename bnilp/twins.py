@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -765,6 +765,35 @@ class TwinCount:
     #: the reduced table's classes expanded, best first (:func:`expand_class`), and their scores
     expansions: list[ClassExpansion] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
+
+
+def certain_pairs(counted: TwinCount, variables: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arrows u → v, adjacencies u — v and edges u — v undirected in the class's CPDAG that every DAG counted
+    holds (every class of every group of positive weight: its arrow counts equal its DAGs, its undirected-edge
+    counts its classes), as boolean matrices in ``variables``' order: their posteriors are 1 exactly, under either
+    prior (a DAG count below 2^53 is exact), where the weighted sums came to 0.9999999999999999 (a review)."""
+    n = len(variables)
+    at = {v: i for i, v in enumerate(variables)}
+    arrows, adjacent, undirected = (np.zeros((n, n), dtype=np.int64) for _ in range(3))
+    done = counted.expansions
+    best = max(counted.scores[:len(done)], default=0.0)
+    held = [e for s, e in zip(counted.scores, done, strict=False) if math.exp(s - best) > 0 and e.dags > 0]
+    for e in held:
+        for (u, v), k in e.arrows.items():
+            arrows[at[u], at[v]] += k == e.dags
+        for (u, v) in {tuple(sorted(arrow, key=at.__getitem__)) for arrow in e.arrows}:
+            if e.arrows.get((u, v), 0) + e.arrows.get((v, u), 0) == e.dags:
+                adjacent[at[u], at[v]] += 1
+                adjacent[at[v], at[u]] += 1
+        for pair, k in e.undirected_classes.items():
+            if k == e.classes:
+                a, b = (at[x] for x in pair)
+                undirected[a, b] += 1
+                undirected[b, a] += 1
+    units = len(held)
+    if units == 0:
+        return tuple(np.zeros((n, n), dtype=bool) for _ in range(3))
+    return arrows == units, adjacent == units, undirected == units
 
 
 def class_groups(counted: TwinCount, prior: str = "dags") -> list[dict[str, Any]]:

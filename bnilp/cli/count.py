@@ -30,7 +30,7 @@ from bnilp.report import (
 from bnilp.scorefile import atomic_write_text, output_set, read_score_file, sidecar_path, strict_json
 from bnilp.scores.base import bayes_factor, bf_text, score_equivalent
 from bnilp.terminal import lossless, one_line, plain_console
-from bnilp.twins import class_groups, count_credible, count_refusal
+from bnilp.twins import certain_pairs, class_groups, count_credible, count_refusal
 
 #: the cap on the reduced table's classes (``--max-networks``): each is expanded, not reported
 DEFAULT_COUNT_CAP = 1_000_000
@@ -110,7 +110,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
                     "n_mecs": result.reduced_classes, "n_mecs_counted": result.expanded},
         "prior": prior,
         **dict(zip(("edges", "adjacency"), _posterior_lists(result.posteriors.get(prior, ({}, {})),
-                                                            table.variables), strict=True)),
+                                                            table.variables, certain_pairs(result, table.variables)),
+                   strict=True)),
         "groups": groups,
         "variables": list(table.variables), "posterior_dags": result.dags,
         "seconds": result.seconds,
@@ -156,9 +157,11 @@ def _group_table(groups: list[dict[str, Any]], prior: str, complete: bool) -> Ta
 
 
 def _posterior_lists(posteriors: tuple[dict[tuple[str, str], float], dict[frozenset[str], float]],
-                     variables: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                     variables: list[str], certain: tuple[np.ndarray, np.ndarray, np.ndarray]
+                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The JSON's ``edges`` and ``adjacency`` lists (:func:`bnilp.report.posterior_lists`, as learn's) from
-    :func:`bnilp.twins.class_posteriors`' P(u → v) and P(u — v undirected in the CPDAG)."""
+    :func:`bnilp.twins.class_posteriors`' P(u → v) and P(u — v undirected in the CPDAG), 1 exactly for the pairs
+    every DAG holds (``certain``, :func:`bnilp.twins.certain_pairs`)."""
     arrows, undirected = posteriors
     index = {v: i for i, v in enumerate(variables)}
     d = np.zeros((len(variables), len(variables)))
@@ -168,4 +171,4 @@ def _posterior_lists(posteriors: tuple[dict[tuple[str, str], float], dict[frozen
     for pair, p in undirected.items():
         u, v = sorted(pair, key=index.__getitem__)
         und[index[u], index[v]] = und[index[v], index[u]] = p
-    return posterior_lists(d, variables, und)
+    return posterior_lists(d, variables, und, certain)
