@@ -791,6 +791,8 @@ def _class_report(table: ScoreTable, solution: SolveResult, epsilon: float, prio
                            class_members={m.key: m.n_dags for m in mecs})
         report["n_dags_counted"] = total
         report["n_dags_counted_exact"] = exact
+        # the classes those DAGs were counted in (n_mecs: the classes of the DAGs listed — 1 of 7 said "1 found")
+        report["n_mecs_counted"] = found - uncounted
         report["classes_uncounted"] = uncounted
         # what the posteriors average over, as in class listing: here the DAGs listed and their classes
         report["posterior_classes"] = report["n_mecs"]

@@ -417,8 +417,12 @@ def print_report(result_json: Mapping[str, Any], console: Console | None = None)
                  " (counted by listing each class: only DAGs whose parent sets the score table holds)")
     head.add_row("credible DAGs", dags)
     # a cut list's classes are the ones found, as its DAGs are (a review: "credible MECs 2487" of 4,977)
-    head.add_row("credible MECs", str(r.get("n_mecs", "—")) + (" listed" if listed else "" if r.get("complete", True)
-                                                               or r.get("optimum_only") else " found (not complete)"))
+    mecs_text = str(r.get("n_mecs", "—")) + (" listed" if listed else "" if r.get("complete", True)
+                                             or r.get("optimum_only") else " found (not complete)")
+    if r.get("n_mecs_counted", 0) > r.get("n_mecs", 0):     # --list-dags capped: the classes the DAGs listed lie in
+        of = "the" if r.get("n_dags_counted_exact") else "at least"
+        mecs_text = f"{r['n_mecs']} holding the DAGs listed, of {of} {r['n_mecs_counted']} counted"
+    head.add_row("credible MECs", mecs_text)
     uncounted = _uncounted_classes(r)
     if r.get("posterior_classes", 0) > r.get("n_mecs", 0) or uncounted:
         found = "" if r.get("status") == "network_limit" else " found"

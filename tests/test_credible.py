@@ -306,6 +306,10 @@ def test_list_dags_stops_at_max_networks_and_says_so(tmp_path) -> None:
     capped = solve_table(table, epsilon=eps, enumerate_by="mecs", list_dags=True, max_networks=cap)
     assert capped.report["n_networks"] == cap and capped.report["n_dags_counted"] == total
     assert capped.report["posterior_dags"] == cap and capped.report["posterior_classes"] == capped.report["n_mecs"]
+    # the classes those DAGs are counted in: all of them (n_mecs, the classes of the DAGs listed, was "1 found" of 7)
+    assert capped.report["n_mecs_counted"] == classes > capped.report["n_mecs"]
+    assert f"credible MECs     {capped.report['n_mecs']} holding the DAGs listed, of the {classes} counted" in \
+        _panel_text(capped.report)
     assert capped.solution.status == "network_limit" and not capped.complete
     best = sorted((n.score for n in every.solution.networks), reverse=True)[:cap]
     assert [n["score"] for n in capped.report["networks"]] == pytest.approx(best, abs=1e-9)
@@ -328,7 +332,19 @@ def test_list_dags_stops_at_max_networks_and_says_so(tmp_path) -> None:
     assert res.exit_code == 3, res.output
     doc = json.loads(out.read_text())
     assert doc["complete"] is False and doc["status"] == "network_limit" and doc["n_dags_counted"] == total
-    assert len(doc["networks"]) == cap
+    assert len(doc["networks"]) == cap and doc["n_mecs_counted"] == classes
+
+
+def _panel_text(report) -> str:
+    import io
+
+    from rich.console import Console
+
+    from bnilp.report import print_report
+
+    out = io.StringIO()
+    print_report(report, Console(file=out, width=200))
+    return out.getvalue()
 
 
 def test_auto_enumerates_classes_only_for_score_equivalent_scores() -> None:
