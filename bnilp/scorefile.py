@@ -1023,7 +1023,7 @@ def check_score_range(families: Mapping[str, Mapping[Any, float]], where: str) -
                          "overflows a float (±1.8e308); rescale them")
     if not high - low < MAX_SCORE_SPREAD:
         raise InputError(f"{where}: the local scores spread too far: the variables' best scores sum to {high:.6g} "
-                         f"and their worst to {low:.6g}, more than {MAX_SCORE_SPREAD:g} apart (the solver takes 1e20 "
+                         f"and their worst to {low:.6g}, {MAX_SCORE_SPREAD:g} or more apart (the solver takes 1e20 "
                          "for infinity); rescale them")
 
 

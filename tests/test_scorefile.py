@@ -167,6 +167,10 @@ def test_a_table_the_reader_would_refuse_is_not_written(tmp_path) -> None:
     with pytest.raises(InputError, match=r"x\.scores: the local scores spread too far"):
         write_jaakkola(table, tmp_path / "x.scores")
     assert not list(tmp_path.iterdir())
+    # exactly the limit apart is refused, and said so ("more than 1e+18 apart" was not what it refused: a review)
+    edge = ScoreTable(["a", "b"], {"a": {frozenset(): 0.0, frozenset({"b"}): -1e18}, "b": {frozenset(): 0.0}})
+    with pytest.raises(InputError, match=r"worst to -1e\+18, 1e\+18 or more apart"):
+        write_jaakkola(edge, tmp_path / "y.scores")
 
 
 def test_names_with_whitespace_cannot_be_written(tmp_path) -> None:
