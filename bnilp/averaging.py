@@ -190,12 +190,13 @@ def _unknown(k: int, name: object) -> int:
 
 
 def edge_posteriors(networks: Iterable[Any], weights: Sequence[float] | np.ndarray,
-                    variables: Sequence[str]) -> pd.DataFrame:
+                    variables: Sequence[str], edges: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
     """P(u → v) = Σ_G w(G)·[u → v ∈ G] as a square DataFrame: row = parent u, column = child v (diagonal 0).
 
     ``networks``: ``(score, parents)`` tuples, objects with ``.score``/``.parents`` or dicts. ``weights``: one
     per network, each ≥ 0, summing to at most 1 (:func:`weights`; less where a class was cut short) — else an
-    :class:`InputError`, as are a string ``variables`` and a network naming a variable not in it.
+    :class:`InputError`, as are a string ``variables`` and a network naming a variable not in it. ``edges``: the
+    networks' :func:`edge_arrays`, where the caller has made them.
     """
     if isinstance(variables, (str, bytes)):
         raise InputError(f"variables must be a sequence of names, not a string ({variables!r})")
@@ -207,7 +208,7 @@ def edge_posteriors(networks: Iterable[Any], weights: Sequence[float] | np.ndarr
         raise InputError(f"weights must be ≥ 0 and sum to at most 1 (posterior weights), got min {w.min():g}, sum "
                          f"{w.sum():.12g}")
     n = len(variables)
-    net, flat = edge_arrays(networks, variables)
+    net, flat = edge_arrays(networks, variables) if edges is None else edges
     mat = np.bincount(flat, weights=w[net], minlength=n * n).reshape(n, n)
     mat = np.clip(mat, 0.0, 1.0)
     return pd.DataFrame(mat, index=list(variables), columns=list(variables))
