@@ -671,6 +671,9 @@ def from_dataframe(
 def _missing(col: pd.Series) -> np.ndarray:
     """Where ``col`` is missing: NA, None, NaN, NaT — and a NaN that a nullable float column holds as a value
     (pandas 2's ``Float64``: 0/0 there is NaN, not NA, and ``isna`` passed it, so it became a state ``'nan'``)."""
+    if col.dtype == object and any(isinstance(v, Decimal) and v.is_snan() for v in col.to_numpy()):
+        # pandas 2.2+ raises this from isna; pandas 2.1 (the floor) swallowed it and made sNaN a state
+        raise InvalidOperation("Decimal('sNaN') is a signalling NaN")
     missing = col.isna().to_numpy(dtype=bool)
     if pd.api.types.is_float_dtype(col.dtype) and not isinstance(col.dtype, np.dtype):
         missing = missing | np.isnan(col.to_numpy(dtype="float64", na_value=np.nan))
@@ -791,8 +794,9 @@ def _build(
     kinds, arities, levels, notes, dropped, keep = [], [], [], [], [], []
     warnings: list[str] = []
     for j, name in enumerate(names):
-        # NumPy's strings below drop a trailing NUL: 'a' and 'a\x00' became one state (the distinct cells looked at)
-        if any("\x00" in str(u) for u in pd.unique(frame[j])):
+        # NumPy's strings below drop a trailing NUL: 'a' and 'a\x00' became one state (the distinct cells looked at,
+        # by Python's hashing: pandas 2's pd.unique takes 'a\x00' for 'a' in an object column)
+        if any("\x00" in str(u) for u in set(frame[j].tolist())):
             r = int(np.flatnonzero(frame[j].str.contains("\x00", regex=False).to_numpy(dtype=bool))[0])
             raise InputError(f"{where(r)}: column {name!r}: a NUL character in {str(frame[j].iloc[r])!r}")
         cells = frame[j].to_numpy(dtype=str)

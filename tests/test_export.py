@@ -505,7 +505,8 @@ def test_a_continuous_network_goes_to_pgmpy_as_a_linear_gaussian_network_of_the_
     assert own == pytest.approx(want, rel=1e-11)
     # pgmpy's joint N(μ, Σ) over columns whose variances span 1e-4 to 1e5 keeps about 7 digits (its logpdf of the
     # same parameters moves by 3e-4 nats with the scales: numerics, not the export)
-    assert model.log_likelihood(frame) == pytest.approx(want, rel=1e-6)
+    if hasattr(model, "log_likelihood"):       # pgmpy ≥ 1.1 (which needs NumPy 2); 1.0, in the extra's range, lacks it
+        assert model.log_likelihood(frame) == pytest.approx(want, rel=1e-6)
     if score == "cg":
         penalty = 0.5 * math.log(N) * sum(len(ps) + 2 for ps in parents.values())
         assert want - penalty == pytest.approx(result.solution.optimum, rel=1e-9)

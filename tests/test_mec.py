@@ -954,8 +954,8 @@ def test_a_table_unequal_only_in_a_late_class_is_refused_not_miscounted() -> Non
         lines.append(f"{v} {len(sets)}")
         lines += [f"{-0.5 if v == 'a' and len(c) == 4 else 0} {len(c)} {' '.join(c)}".rstrip() for c in sets]
     table = parse_jaakkola("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"not: reversing the covered edge [b-e] → a \(both with parents \{[b-e, ]+\}\) "
-                                         r"moves a DAG's score by \+0\.5"):
+    with pytest.raises(InputError, match=r"not: reversing the covered edge [b-e] → a \(both with parents "
+                                         r"\{[b-e, ]+\}\) moves a DAG's score by \+0\.5"):
         solve_table(table, epsilon=0.0, enumerate_by="mecs")
     dags = solve_table(table, epsilon=0.0, enumerate_by="dags")
     assert len(dags.solution.networks) == 29_281 - 543 and dags.solution.complete
