@@ -39,6 +39,11 @@ class MissingExtraError(InputError, ImportError):
 
     def __init__(self, feature: str, extra: str) -> None:
         super().__init__(f"{feature} needs the {extra} extra: pip install 'bnilp[{extra}]'")
+        self.feature, self.extra = feature, extra
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        # rebuilt from what made it (pickling, copy): a worker process's error reaches its parent as itself
+        return type(self), (self.feature, self.extra)
 
 
 class UnsoundTableError(InputError, AssertionError):

@@ -1137,9 +1137,46 @@ def unequal_covered_families(families: Mapping[str, Mapping[Any, float]], tolera
     two Markov equivalent DAGs are joined by covered reversals (Chickering 1995, Theorem 2), so a table with no such
     quadruple gives equivalent DAGs one score wherever the reversals between them stay in the table; one with such a
     quadruple is not score-equivalent (the DAGs of the four families' class differ by that move). Every quadruple
-    the table holds is judged, in the table's order (Σ|Π| look-ups; a check of the first 1,000 classes' own
-    reversals let a table through whose unequal families lay in a later class: a review, 100 DAGs 0.5 below OPT
-    counted at BF 1). A move within ``tolerance`` is rounding."""
+    the table holds is judged (a check of the first 1,000 classes' own reversals let a table through whose unequal
+    families lay in a later class: a review, 100 DAGs 0.5 below OPT counted at BF 1), child by child and within a
+    child parent by parent (variables in the table's order): up to :data:`MASK_MAX_VARIABLES` variables as bit masks,
+    the look-ups of a child's families holding a parent at once (sorted masks; letter's 120,488 sets in about 0.3 s,
+    where frozenset look-ups took 2 s), beyond in Python. A move within ``tolerance`` is rounding."""
+    names = list(families)
+    if len(names) > MASK_MAX_VARIABLES:
+        return _unequal_covered_sets(families, tolerance)
+    at = {v: i for i, v in enumerate(names)}
+    masks, scores = [], []
+    for v in names:
+        fam = families[v]
+        m = np.fromiter((sum(1 << at[p] for p in ps) for ps in fam), dtype=np.int64, count=len(fam))
+        order = np.argsort(m, kind="stable")
+        masks.append(m[order])
+        scores.append(np.fromiter(fam.values(), dtype=float, count=len(fam))[order])
+
+    def scored(i: int, keys: np.ndarray) -> np.ndarray:       # variable i's scores of the sets keys; NaN: not there
+        pos = np.minimum(np.searchsorted(masks[i], keys), len(masks[i]) - 1)
+        return np.where(masks[i][pos] == keys, scores[i][pos], np.nan)
+
+    for vi, v in enumerate(names):
+        for ui, u in enumerate(names):
+            holds = ((masks[vi] >> ui) & 1).astype(bool)
+            if ui == vi or not holds.any():
+                continue
+            shared = masks[vi][holds] & ~(1 << ui)
+            before = scored(ui, shared) + scores[vi][holds]
+            after = scored(ui, shared | (1 << vi)) + scored(vi, shared)
+            moved = np.flatnonzero(np.abs(after - before) > tolerance)      # (NaN: a family not in the table)
+            if moved.size:
+                k = int(moved[0])
+                return (u, v, frozenset(names[b] for b in range(len(names)) if int(shared[k]) >> b & 1),
+                        float(before[k]), float(after[k]))
+    return None
+
+
+def _unequal_covered_sets(families: Mapping[str, Mapping[Any, float]], tolerance: float
+                          ) -> tuple[str, str, frozenset, float, float] | None:
+    """:func:`unequal_covered_families` on frozensets, for tables wider than a mask."""
     for v, fam_v in families.items():
         for pv, s_v in fam_v.items():
             for u in pv:

@@ -954,7 +954,7 @@ def lost_workers_as_limits(scheduler: object = None) -> Iterator[None]:
             why = ("most often killed by the operating system for memory; fewer n_jobs (--jobs) or a palim "
                    "(--palim) need less")
         else:
-            where = scheduler if isinstance(scheduler, str) else "of the client given"
+            where = scheduler if isinstance(scheduler, str) else f"given ({type(scheduler).__name__})"
             why = (f"on the Dask cluster {where}: its workers' logs say why (memory is the most common cause; a "
                    "palim (--palim) needs less)")
         raise LimitError(f"scoring stopped: a worker process ended unexpectedly ({type(exc).__name__}), "

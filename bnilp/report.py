@@ -846,7 +846,9 @@ def _edges_csv(r: Mapping[str, Any], variables: list[str]) -> str:
     for e in r.get("adjacency") or []:
         i, j = rank[e["u"]], rank[e["v"]]
         und[i, j] = und[j, i] = float(e.get("undirected_posterior", 0.0))
-    a = np.zeros_like(d)    # the JSON's (exactly 1 where every network holds the pair: posterior_lists)
+    # the JSON's adjacency (1 exactly where every network holds the pair: posterior_lists); a mapping without one
+    # (an older JSON, a hand-made report) from the arrows, as before
+    a = adjacency_posteriors(pd.DataFrame(d, index=variables, columns=variables)).to_numpy().copy()
     for e in r.get("adjacency") or []:
         i, j = rank[e["u"]], rank[e["v"]]
         a[i, j] = a[j, i] = float(e["posterior"])

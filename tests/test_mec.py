@@ -917,6 +917,23 @@ def test_a_covered_reversal_changes_the_score_only_where_the_score_is_not_equiva
     table = score_parent_sets(make_score(score, from_dataframe(frame, discrete=list(frame.columns))), epsilon=0.0,
                               prune=False)
     assert (unequal_covered_families(table.families) is None) is equivalent
+    # the mask look-ups and the frozenset ones (tables wider than a mask) judge alike, and what they name is a move
+    from bnilp.mec import _unequal_covered_sets
+
+    for seed in range(3):
+        families = {v: dict(f) for v, f in table.families.items()}
+        if seed:        # one family moved by 0.01: a table that is not score-equivalent any more
+            v = sorted(families)[seed]
+            ps = sorted(families[v], key=len)[-1]
+            families[v][ps] -= 0.01
+        found, by_sets = unequal_covered_families(families), _unequal_covered_sets(families, 1e-4)
+        assert (found is None) is (by_sets is None) is (equivalent and not seed)
+        for got in (found, by_sets):
+            if got is not None:
+                u, w, shared, before, after = got
+                assert before == pytest.approx(families[u][shared] + families[w][shared | {u}])
+                assert after == pytest.approx(families[u][shared | {w}] + families[w][shared])
+                assert abs(after - before) > 1e-4
 
 
 def test_classes_asked_of_a_table_that_is_not_score_equivalent_are_refused_where_nothing_said_so() -> None:

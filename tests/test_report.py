@@ -667,3 +667,13 @@ def test_a_posterior_is_exactly_one_when_every_credible_dag_holds_the_pair(seed)
     assert {(u, v) for u in names for v in names if arrows[at[u], at[v]]} == arrow_all
     assert {frozenset((u, v)) for u in names for v in names if adjacent[at[u], at[v]]} == adjacent_all
     assert {frozenset((u, v)) for u in names for v in names if undirected[at[u], at[v]]} == undirected_all
+
+
+def test_edges_csv_of_a_report_without_adjacency_takes_it_from_the_arrows(tmp_path):
+    """``write_report`` takes any mapping with ``variables`` and ``edges`` (an older JSON, a hand-made one); its
+    ``edges.csv`` took the adjacency from the JSON's ``adjacency`` only and came out empty without one (a review)."""
+    write_report(tmp_path / "r", {"variables": ["a", "b"], "networks": [], "mecs": [],
+                                   "edges": [{"from": "a", "to": "b", "posterior": 0.7}]})
+    rows = pd.read_csv(tmp_path / "r" / "edges.csv")
+    assert rows[["from", "to", "directed_posterior", "adjacency_posterior"]].values.tolist() == [
+        ["a", "b", 0.7, 0.7], ["b", "a", 0.0, 0.7]]

@@ -1094,5 +1094,11 @@ def test_a_missing_extra_is_named_on_one_line_and_caught_as_an_import_error(tmp_
             score_parent_sets(make_score("bic", from_dataframe(frame)), epsilon=1.0, scheduler=scheduler)
         assert isinstance(caught.value, MissingExtraError) and isinstance(caught.value, InputError)
     fitted = bnilp_learn(frame, bf=1, optimum_only=True).fit()
-    with pytest.raises(ImportError, match=r"to_pgmpy needs the pgmpy extra: pip install 'bnilp\[pgmpy\]'"):
+    with pytest.raises(ImportError, match=r"to_pgmpy needs the pgmpy extra: pip install 'bnilp\[pgmpy\]'") as caught:
         to_pgmpy(fitted)
+    # a worker process's error reaches its parent as itself (rebuilt from its message alone it was a TypeError)
+    import copy
+    import pickle
+
+    for again in (pickle.loads(pickle.dumps(caught.value)), copy.copy(caught.value)):
+        assert type(again) is MissingExtraError and str(again) == str(caught.value) and again.extra == "pgmpy"
