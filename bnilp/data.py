@@ -668,11 +668,16 @@ def from_dataframe(
     return _warned(data)
 
 
+#: pandas before 2.2 (the floor is 2.1) swallows the error ``isna`` meets on ``Decimal('sNaN')`` and the value became
+#: a state; from 2.2 ``isna`` raises it. Only there is an object column's every value looked at (a Python loop)
+_SNAN_PASSES_ISNA = tuple(int(x) for x in pd.__version__.split(".")[:2]) < (2, 2)
+
+
 def _missing(col: pd.Series) -> np.ndarray:
     """Where ``col`` is missing: NA, None, NaN, NaT — and a NaN that a nullable float column holds as a value
     (pandas 2's ``Float64``: 0/0 there is NaN, not NA, and ``isna`` passed it, so it became a state ``'nan'``)."""
-    if col.dtype == object and any(isinstance(v, Decimal) and v.is_snan() for v in col.to_numpy()):
-        # pandas 2.2+ raises this from isna; pandas 2.1 (the floor) swallowed it and made sNaN a state
+    if _SNAN_PASSES_ISNA and col.dtype == object and any(isinstance(v, Decimal) and v.is_snan()
+                                                         for v in col.to_numpy()):
         raise InvalidOperation("Decimal('sNaN') is a signalling NaN")
     missing = col.isna().to_numpy(dtype=bool)
     if pd.api.types.is_float_dtype(col.dtype) and not isinstance(col.dtype, np.dtype):
