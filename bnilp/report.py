@@ -789,7 +789,18 @@ def write_report(directory: str | os.PathLike[str], result_json: Mapping[str, An
     check_writable(folder, folder=True)
     with output_set() as outputs:           # every file or none (and no folder made for none)
         outputs.make_folder(folder)
-        return _write_report_files(folder, result_json, networks, variables)
+        written = _write_report_files(folder, result_json, networks, variables)
+        _retire_others(outputs, folder, written)
+        return written
+
+
+def _retire_others(outputs: Any, folder: Path, written: Mapping[str, Path]) -> None:
+    """The report files of :data:`REPORT_FOLDER_FILES` that this report does not write removed from ``folder`` once
+    it is in place: a folder reused by ``learn`` after ``count`` (or the reverse, or by a run that found no network
+    for ``best_network.*``) kept the other run's files beside the new ones, unmarked (a review)."""
+    for name in REPORT_FOLDER_FILES:
+        if name not in written:
+            outputs.retire(folder / name)
 
 
 def _write_report_files(folder: Path, result_json: Mapping[str, Any], networks: Sequence[Any] | None,
@@ -930,6 +941,7 @@ def write_count_report(directory: str | os.PathLike[str], count_json: Mapping[st
         put("groups.csv", _marked(table, r).to_csv(index=False, lineterminator="\n"))
         put("count.json", json.dumps(strict_json(r), default=_json_default, allow_nan=False, indent=1) + "\n")
         _write_averaged(folder, r, variables, put, written)
+        _retire_others(outputs, folder, written)
     return written
 
 
@@ -938,6 +950,9 @@ REPORT_FILES = ("edges.csv", "mecs.csv", "networks.json", "best_cpdag.dot", "ave
                 "best_network.graphml", "heatmap.png", "averaged.png")
 #: the files :func:`write_count_report` writes into its directory
 COUNT_REPORT_FILES = ("edges.csv", "groups.csv", "count.json", "averaged.dot", "heatmap.png", "averaged.png")
+#: every file a report folder may hold (:func:`write_report`'s and :func:`write_count_report`'s): those a report does
+#: not write are removed from its folder, so that it holds one run's report
+REPORT_FOLDER_FILES = tuple(dict.fromkeys(REPORT_FILES + COUNT_REPORT_FILES))
 
 
 def _json_default(x: Any) -> Any:

@@ -185,6 +185,12 @@ class _Replaced:
                 _remove(self.backup)    # never replaced, and the system refuses renames onto it (Windows: a file
                 os.chmod(self.path, mode)   # open in another program): the ".NAME.….old" link was left beside it
                 return True             # (its mode is the file's: removing a read-only link made both writable)
+        if self.backup is not None and not self.replaced:
+            # a copy (no hard link could be made: an immutable file, another user's in a folder with the sticky bit)
+            # of a file the system would not let be replaced, so it holds what it held: the copy goes (a review
+            # found one ".NAME.….old" more beside the file after every refused run)
+            with contextlib.suppress(OSError):
+                _remove(self.backup)
         return not self.replaced
 
 
@@ -196,9 +202,17 @@ class _OutputSet:
     pending: list[_Pending] = field(default_factory=list)
     made: list[Path] = field(default_factory=list)
     closed: bool = False
+    #: files removed once the set is in place, unless the set writes them (:meth:`retire`)
+    retired: list[Path] = field(default_factory=list)
+
+    def retire(self, path: Path) -> None:
+        """``path`` removed when the set is committed (not when it is discarded), unless one of its outputs is put
+        there: a report folder's files of an earlier run that this one does not write."""
+        self.retired.append(path)
 
     def make_folder(self, folder: Path) -> None:
         """``folder`` and its missing ancestors made, each recorded (a set that fails removes them again)."""
+        folder = Path(os.path.realpath(folder))     # a dangling link on the path: the folder it names is made
         missing = []
         above = folder
         while not above.exists() and above != above.parent:
@@ -237,7 +251,13 @@ class _OutputSet:
             raise
         for entry in self.pending:
             _remove(entry.tmp)
+        written = {os.path.realpath(entry.path) for entry in self.pending}
+        for path in self.retired:
+            if os.path.realpath(path) not in written and not os.path.isdir(path):
+                with contextlib.suppress(OSError):
+                    _remove(str(path))
         self.pending.clear()
+        self.retired.clear()
 
     @staticmethod
     def _rename_all(files: list[_Pending]) -> None:
@@ -454,13 +474,19 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bo
         if (descriptor is None or named.exists()) and not os.access(named, os.W_OK):   # no /dev/fd: Windows
             raise InputError(f"{path}: cannot be written (no permission)")
         return
-    above = path if folder and path.exists() else path.parent if str(path.parent) else Path(".")
+    # through symbolic links, dangling ones too (:meth:`_OutputSet.make_folder` makes the folder such a link names;
+    # walked as missing, a dangling link passed here and failed after the work: "File exists", a review)
+    real = Path(os.path.realpath(path))
+    above = real if folder and real.exists() else real.parent
     while not above.exists() and above != above.parent:
         above = above.parent
     if not above.is_dir():
         raise InputError(f"{path}: cannot be written ({above} is not a directory)")
     if not os.access(above, os.W_OK | os.X_OK):
         raise InputError(f"{path}: cannot be written (no permission in {above})")
+    if not folder and real.parent == above and _sticky_refuses(real):
+        raise InputError(f"{path}: cannot be written (it belongs to another user, in a folder with the sticky bit: "
+                         "it may not be replaced)")
     if not probe:
         return
     try:                            # root passes os.access everywhere; /proc and /sys refuse it a file all the same
@@ -470,6 +496,20 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False, probe: bo
                          f"{exc.strerror or exc})") from None
     os.close(fd)
     os.unlink(tried)
+
+
+def _sticky_refuses(path: Path) -> bool:
+    """Whether the system refuses to replace the file at ``path`` by a rename: its folder has the sticky bit (as
+    ``/tmp``) and neither the folder nor the file is this user's (POSIX, not root). ``os.access`` says yes to such
+    a file, and the run failed after its work (a review: another user's ``r.json`` in a shared folder)."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None or geteuid() == 0:
+        return False
+    try:
+        file_stat, folder_stat = os.stat(path), os.stat(path.parent)
+    except OSError:
+        return False
+    return bool(folder_stat.st_mode & stat.S_ISVTX) and geteuid() not in (file_stat.st_uid, folder_stat.st_uid)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -77,6 +77,7 @@ from bnilp.errors import (
     check_seconds,
     warn_at_caller,
 )
+from bnilp.ilp.search import SIGNAL_AFTER_SEARCH
 from bnilp.ilp.settings import SYMMETRY_RTOL
 from bnilp.mec import count_admitted, count_dags_in_mec, cpdag_edges, dags_in_mec, directed_fractions
 from bnilp.scorefile import ScoreTable, check_is_table, exact_up_to
@@ -765,6 +766,9 @@ class TwinCount:
     #: the reduced table's classes expanded, best first (:func:`expand_class`), and their scores
     expansions: list[ClassExpansion] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
+    #: a SIGINT/SIGTERM came once the listing had nothing left to stop (the message says so; ``stats``'s
+    #: ``signal_after_search`` of :class:`bnilp.ilp.SolveResult`)
+    signal_after_search: bool = False
 
 
 def certain_pairs(counted: TwinCount, variables: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -895,7 +899,10 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
         check_assumed_equivalence(reduced, result, needs="count_credible (bnilp count)",
                                   instead="DAG enumeration (solve_table(enumerate_by='dags'), "
                                           "bnilp solve --enumerate dags)")
+    after = bool((result.stats or {}).get("signal_after_search"))
     status, complete, message = result.status, result.complete, "" if result.complete else result.message
+    if after and complete:          # said, not dropped (a review: count exited 0 with nothing of the Ctrl-C)
+        message = SIGNAL_AFTER_SEARCH
     if not result.optimum_proven:       # the one network listed is the best found, not known to be credible
         listed: list[dict[str, frozenset[str]]] = []
         message = f"OPT not proven ({result.status}): nothing counted"
@@ -925,4 +932,4 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
     return TwinCount(pairs, dags, classes, complete, status, reduced_dags, len(listed),
                      expanded, result.optimum if result.optimum_proven else None, message, arrows, shares,
                      {"reduce": t_reduce - start, "solve": t_solve - t_reduce,
-                      "expand": time.perf_counter() - t_solve}, done, scores[:len(done)])
+                      "expand": time.perf_counter() - t_solve}, done, scores[:len(done)], after)

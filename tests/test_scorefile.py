@@ -546,3 +546,83 @@ def test_a_nested_set_that_fails_leaves_nothing_of_its_own_in_the_outer_set(tmp_
     assert sorted(os.listdir(tmp_path)) == ["late.txt", "other.txt"]
     with pytest.raises(OutputError):
         copied.run(sf.atomic_write_text, "/dev/full", "x\n")
+
+
+def test_a_file_the_system_refuses_to_replace_keeps_no_copy_beside_it(tmp_path, monkeypatch) -> None:
+    """Where no hard link of the file to be replaced can be made (an immutable file; another user's in a folder with
+    the sticky bit, ``protected_hardlinks``) it is copied beside itself; the rename then refused, the file stays as
+    it was — and the copy ``.NAME.….old`` stayed too, one more after every run (a review). It goes."""
+    import errno
+    import os
+
+    import bnilp.scorefile as sf
+    from bnilp.errors import OutputError
+
+    target = tmp_path / "r.json"
+    target.write_text("theirs\n")
+    real_replace = os.replace
+
+    def refused(src, dst):
+        if os.path.basename(dst) == "r.json":
+            raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+        return real_replace(src, dst)
+
+    def no_links(*args, **kwargs):
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    monkeypatch.setattr(os, "replace", refused)
+    monkeypatch.setattr(os, "link", no_links)
+    for _ in range(2):
+        with pytest.raises(OutputError, match=r"r\.json: cannot be written \(Operation not permitted\)$"):
+            sf.atomic_write_text(target, "ours\n")
+    assert target.read_text() == "theirs\n" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_a_dangling_link_on_an_output_path_names_the_folder_made(tmp_path, monkeypatch) -> None:
+    """A symbolic link to a folder not made yet, as the output path's folder or as a report folder: the check before
+    the work let it through as missing, and making the folder then failed on the link after the work ("File
+    exists", a traceback for ``--report``: a review). The folder the link names is made, as a file output's dangling
+    link has its target written."""
+    import os
+
+    import bnilp.scorefile as sf
+
+    monkeypatch.chdir(tmp_path)
+    os.symlink("elsewhere/deeper", "folder")
+    sf.check_writable("folder/r.json")
+    sf.check_writable("folder", folder=True)
+    sf.atomic_write_text("folder/r.json", "{}\n")
+    assert (tmp_path / "elsewhere" / "deeper" / "r.json").read_text() == "{}\n" and os.path.islink("folder")
+    os.symlink("away", "report")
+    with sf.output_set() as outputs:
+        outputs.make_folder(sf.Path("report"))
+        sf.atomic_write_text("report/edges.csv", "from,to\n")
+    assert (tmp_path / "away" / "edges.csv").exists()
+    os.symlink("/proc/1/none", "proc")          # the folder the link names is what is checked
+    with pytest.raises(InputError, match="proc: cannot be written"):
+        sf.check_writable("proc", folder=True)
+
+
+def test_another_users_file_in_a_sticky_folder_is_refused_before_the_work(tmp_path, monkeypatch) -> None:
+    """In a folder with the sticky bit (``/tmp``) a file neither the folder's nor the file's owner may replace passes
+    ``os.access``, and the run failed only after its work (a review, a shared folder's ``r.json``): refused up front.
+    The folder's or the file's owner, and root, may replace it."""
+    import os
+    import stat
+
+    import bnilp.scorefile as sf
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    (shared / "r.json").write_text("theirs\n")
+    owner = os.stat(shared / "r.json").st_uid
+    assert os.stat(shared).st_mode & stat.S_ISVTX
+    monkeypatch.setattr(os, "geteuid", lambda: owner + 4242)
+    with pytest.raises(InputError, match=r"r\.json: cannot be written \(it belongs to another user, in a folder "
+                                         r"with the sticky bit"):
+        sf.check_writable(shared / "r.json", probe=False)
+    sf.check_writable(shared / "new.json", probe=False)         # a file of its own there: fine
+    for uid in (owner, 0):
+        monkeypatch.setattr(os, "geteuid", lambda uid=uid: uid)
+        sf.check_writable(shared / "r.json", probe=False)

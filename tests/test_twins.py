@@ -612,6 +612,65 @@ def test_bnilp_count_writes_its_json_and_report_together_or_neither(tmp_path, mo
         bnilp.report.write_count_report(tmp_path / "old", {"n_dags": 1, "edges": []})
 
 
+def test_a_report_folder_holds_one_runs_report(tmp_path):
+    """A folder reused by ``count --report`` after ``learn --report`` (or the reverse) kept the other run's files
+    beside the new ones, nothing saying which run each came from (a review: networks.json and mecs.csv of BF 20
+    beside count.json of BF 3): the files a report does not write are removed once it is in place, a file of the
+    user's own in the folder stays, and an input among those files is refused before the work."""
+    from bnilp.cli import main
+    from bnilp.report import COUNT_REPORT_FILES, REPORT_FILES
+
+    path = _score_file(tmp_path, 150)
+    folder = tmp_path / "report"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n")
+    solve, count = ["solve", str(path), "--bf", "20"], ["count", str(path), "--bf", "20"]
+    runs = [(solve, REPORT_FILES), (count, COUNT_REPORT_FILES), (solve, REPORT_FILES)]
+    for args, files in runs:
+        res = CliRunner().invoke(main, [*args, "-q", "--report", str(folder)], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        assert sorted(p.name for p in folder.iterdir()) == sorted({*files, "notes.txt"})
+    data = folder / "groups.csv"            # learn's data, a name count's report writes: learn's report removes it
+    _with_twins(11, 7, [(0, 5)], N=60).to_csv(data, index=False)
+    res = CliRunner().invoke(main, ["learn", str(data), "-q", "--report", str(folder)])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
+    assert "groups.csv is DATA" in res.output and data.exists()
+
+
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_bnilp_count_says_a_signal_that_came_after_its_listing(tmp_path, monkeypatch, signum):
+    """A Ctrl-C or SIGTERM once the listing had nothing left to stop (its classes being ranked): ``count`` wrote its
+    whole result and exited 0 with nothing of the signal, where ``solve`` says it (a review). Now the message, the
+    JSON's and the stderr line say it; the counts are the same as without it."""
+    import os
+    import signal
+
+    from bnilp.cli import main
+    from bnilp.ilp import classbest
+
+    monkeypatch.setattr("bnilp.ilp.settings.FOREST_ENUMERATION", False)
+    monkeypatch.setattr("bnilp.ilp.settings.BRANCHING_ENUMERATION", False)
+    path = _score_file(tmp_path, 150)
+    quiet = tmp_path / "quiet.json"
+    assert CliRunner().invoke(main, ["count", str(path), "--bf", "150", "-q", "--json", str(quiet)]).exit_code == 0
+    ranked = classbest.BestPerClass.ranked
+    sent = []
+
+    def ranked_under_a_signal(self):
+        sent.append(os.getpid())
+        os.kill(os.getpid(), getattr(signal, signum))
+        return ranked(self)
+
+    monkeypatch.setattr(classbest.BestPerClass, "ranked", ranked_under_a_signal)
+    out = tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "-q", "--json", str(out)])
+    assert sent and res.exit_code == 0, res.output
+    assert "a SIGINT/SIGTERM came after the search had ended: the result written is whole" in res.output
+    got, before = json.loads(out.read_text()), json.loads(quiet.read_text())
+    assert got["complete"] and "SIGINT/SIGTERM came after the search" in got["message"] and not before["message"]
+    assert (got["n_dags"], got["n_mecs"]) == (before["n_dags"], before["n_mecs"])
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--bf", "0.5"], "--bf must be"), (["--bf", "150"], "pruned for"), (["--time-limit", "0"], "--time-limit"),
     (["--max-networks", "0"], "--max-networks"), (["--bf", "3", "--epsilon", "1"], "not both"),

@@ -219,6 +219,13 @@ def outputs_whole(final: bool = True):
             raise InterruptSaid
 
 
+def say_signal_after_search(status: str) -> None:
+    """The stderr line of a run whose search took a SIGINT/SIGTERM once nothing was left to stop
+    (``signal_after_search``): the result written is whole, and the signal is not dropped unsaid."""
+    click.echo(f"bnilp: a SIGINT/SIGTERM came after the search had ended: the result written is whole (status "
+               f"{status})", err=True)
+
+
 #: click ≥ 8.2 raises this usage error for a group called without a command (it shows the help)
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 

@@ -14,7 +14,7 @@ import numpy as np
 from rich.table import Table
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
-from bnilp.cli import EXIT_LIMIT
+from bnilp.cli import EXIT_LIMIT, outputs_whole, say_signal_after_search
 from bnilp.cli.learn import _check_search_options, _check_table_epsilon, _live, _no_dag_said, _search_jobs
 from bnilp.cli.options import bf_options, check_outputs, epsilon_from, split_priors, writes_stdout
 from bnilp.errors import DataWarning, InputError, UnsoundTableError
@@ -119,7 +119,7 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     unknown = unknown_pruning_note(table, eps)
     if unknown:                 # as solve's JSON has it (a review: only on stderr)
         report["pruning_note"] = unknown
-    with output_set():          # the JSON and the report: both or neither
+    with outputs_whole(), output_set():     # the JSON and the report: both or neither, a signal waiting meanwhile
         if opts.get("report_dir"):
             write_count_report(opts["report_dir"], report)
         if opts.get("json_out"):
@@ -139,6 +139,8 @@ def count(scores_path: str, bf: float | None, epsilon: float | None, **opts: Any
     if not result.complete:         # why, with -q too, as solve and learn say it (a review: -q exited 3 silently)
         click.echo(one_line(f"bnilp: incomplete: {result.message or result.status}"), err=True)
         sys.exit(EXIT_LIMIT)
+    if result.signal_after_search:
+        say_signal_after_search(result.status)
 
 
 def _group_table(groups: list[dict[str, Any]], prior: str, complete: bool) -> Table:

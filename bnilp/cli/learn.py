@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from bnilp.averaging import PRIORS as AVERAGING_PRIORS
-from bnilp.cli import EXIT_INPUT, EXIT_LIMIT, outputs_whole
+from bnilp.cli import EXIT_INPUT, EXIT_LIMIT, outputs_whole, say_signal_after_search
 from bnilp.cli.options import (
     bf_options,
     check_outputs,
@@ -413,8 +413,7 @@ def _exit(result: LearnResult, export_error: str | None) -> None:
     if incomplete:
         click.echo(f"bnilp: incomplete: {result.solution.message or result.solution.status}", err=True)
     elif (result.solution.stats or {}).get("signal_after_search"):     # the set whole: the signal came too late
-        click.echo("bnilp: a SIGINT/SIGTERM came after the search had ended: the result written is whole "
-                   f"(status {result.solution.status})", err=True)
+        say_signal_after_search(result.solution.status)
     if "knowledge_pruning" in result.limits:
         click.echo(f"bnilp: limited: {report.get('knowledge_note')}", err=True)
     if "palim" in result.limits:

@@ -79,10 +79,15 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
             paths = [(opts[key], flag)] + ([(sidecar_path(opts[key]), f"{flag}'s sidecar")]
                                            if key in sidecars and not is_stream(opts[key]) else [])
             if key in folders:                  # a report directory: the files it will hold are outputs too
-                from bnilp.report import REPORT_FILES
+                from bnilp.report import REPORT_FILES, REPORT_FOLDER_FILES
 
-                paths += [(os.path.join(opts[key], name), f"{flag}'s {name}")
-                          for name in (REPORT_FILES if folder_files is None else folder_files)]
+                names = REPORT_FILES if folder_files is None else folder_files
+                paths += [(os.path.join(opts[key], name), f"{flag}'s {name}") for name in names]
+                for name in REPORT_FOLDER_FILES:        # those it does not write, it removes: none an input
+                    what = written.get(same_file_key(os.path.join(opts[key], name)))
+                    if name not in names and what in (inputs or {}).values():
+                        raise InputError(f"{flag}: {os.path.join(opts[key], name)} is {what}, and the report "
+                                         f"removes an earlier report's {name} from its folder")
             for path, name in paths:
                 try:
                     check_writable(path, folder=key in folders and path == opts[key])

@@ -272,14 +272,17 @@ class _Run:
         says so and ``stats["signal_after_search"]`` is True — the signal was taken and dropped unsaid (a review's
         SIGTERM timeline: 21 s of ranking, then a complete result written with nothing of the signal)."""
         if self.sig.received and kw.get("status") in ("optimal", "network_limit"):
-            note = "a SIGINT/SIGTERM came after the search had ended; the result is whole as its status says"
-            kw["message"] = "; ".join(filter(None, (kw.get("message"), note)))
+            kw["message"] = "; ".join(filter(None, (kw.get("message"), SIGNAL_AFTER_SEARCH)))
             kw["stats"] = {**(kw.get("stats") or {}), "signal_after_search": True}
         res = SolveResult(seconds=self.elapsed(), epsilon=float(self.epsilon), enumerated=self.enumerated, **kw)
         self.report("done", len(res.networks), force=True, status=res.status)
         logger.info("bnilp.ilp: %s, OPT %s, %d networks in %.2f s", res.status, res.optimum,
                     len(res.networks), res.seconds)
         return res
+
+
+#: the message's words for a SIGINT/SIGTERM that came once the search had nothing left to stop (:meth:`finish`)
+SIGNAL_AFTER_SEARCH = "a SIGINT/SIGTERM came after the search had ended; the result is whole as its status says"
 
 
 @dataclass
