@@ -55,8 +55,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.errors import InputError, MissingExtraError
 from bnilp.memory import keep_grown_loky_workers, usable_cores
 from bnilp.parentsets import (
@@ -1293,7 +1293,11 @@ class _PoolExecutor:
 def _no_temporary_file(exc: OSError) -> InputError:
     """The one line for a score that cannot be handed to the worker processes: the system's temporary folder
     (``$TMPDIR``) is full or cannot be written."""
-    return InputError(f"{tempfile.gettempdir()}: the score for the worker processes cannot be written there "
+    try:
+        where = tempfile.gettempdir()
+    except OSError:         # none usable: asking again raised the same error inside this handler (a review)
+        where = os.environ.get("TMPDIR") or "the temporary folder"
+    return InputError(f"{where}: the score for the worker processes cannot be written there "
                       f"({exc.strerror or exc}); free space there, set TMPDIR to another folder, or score in one "
                       "process")
 

@@ -54,8 +54,8 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.errors import InputError, UnsoundTableError
 from bnilp.graphs import d_separated, dag_order
 

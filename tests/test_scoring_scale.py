@@ -1070,6 +1070,17 @@ def test_a_temporary_folder_that_cannot_hold_the_score_is_one_line(tmp_path, mon
     with pytest.raises(InputError, match=r"file: the score for the worker processes cannot be written there .*TMPDIR"):
         lattice.make_executor(score, 2, None)
 
+    def none_usable(*args, **kwargs):   # no folder of TMPDIR, /tmp, /var/tmp, /usr/tmp, the current one writable
+        raise FileNotFoundError(2, "No usable temporary directory found in [...]")
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "gettempdir", none_usable)
+    monkeypatch.setattr(tempfile, "mkstemp", none_usable)   # the message asked gettempdir again: a traceback (a review)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "read-only"))
+    with pytest.raises(InputError, match=r"read-only: the score for the worker processes cannot be written there "
+                                         r"\(No usable temporary directory"):
+        lattice.make_executor(score, 2, None)
+
 
 def test_dask_tasks_of_any_size_warn_nobody(recwarn) -> None:
     """Dask warned "Sending large graph of size … Consider loading the data with Dask directly" for every task

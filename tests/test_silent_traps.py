@@ -268,6 +268,7 @@ def _default_signals() -> None:
     non-interactive shell inherits SIGINT ignored, and Python keeps an ignored SIGINT ignored (as it
     should: `nohup`), so the signal under test would never arrive (three CI runs timed out so)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)        # and SIGHUP (a suite run under nohup)
 
 
 def _run_script(path, text: str) -> subprocess.CompletedProcess:
@@ -294,11 +295,12 @@ def _parallel_scoring_started(proc: subprocess.Popen, scratch: Path, workers: st
 
 
 @pytest.mark.parametrize("workers", ["threads", "processes"])
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, signum, workers) -> None:
     """alarm.csv at BF 3 scores for minutes, BIC on threads and CG (evaluated in Python) on the loky
     processes; the signal comes once the workers are busy: exit 130, one line, no output file, and no
-    temporary file left behind."""
+    temporary file left behind. SIGHUP (the terminal closed) as SIGTERM: its default killed the run where it
+    stood, the score's temporary file left behind and the workers running on (a review)."""
     if workers == "threads" and not Path("/proc/self/task").is_dir():
         pytest.skip("needs /proc to see the worker thread")
     scratch = tmp_path / "tmp"

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -65,6 +66,13 @@ def _raise_interrupt(signum, frame) -> None:
     interrupt_where_safe(signum, frame)
 
 
+def _hangup_as_sigterm(signum, frame) -> None:
+    """SIGHUP (the terminal or SSH session closed) sent on as SIGTERM, to whatever handles SIGTERM at that moment
+    (the search, the outputs being written, the exit): its default killed the run where it stood, the worker
+    processes left running and the score's temporary file behind (a review)."""
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def _signals_as_interrupt():
     """SIGTERM raises KeyboardInterrupt like Ctrl-C, so ``finally`` blocks run (worker pools stop, the
@@ -72,7 +80,8 @@ def _signals_as_interrupt():
     (:data:`_SIGNALLED`: an interrupt during an import can surface as an unchained ``ImportError``, numba's
     "failed to import"), and one that Python would drop in a finalizer is sent again
     (:func:`~bnilp.threads.dropped_interrupts_sent_again`). SIGINT keeps an ignored disposition (``nohup``, a
-    background job of a script). The search installs its own handler (``bnilp.ilp.search``: status
+    background job of a script); SIGHUP, where not ignored, is taken as SIGTERM (:func:`_hangup_as_sigterm`). The
+    search installs its own handler (``bnilp.ilp.search``: status
     ``interrupted`` with what was found) and restores this one after."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -84,6 +93,9 @@ def _signals_as_interrupt():
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt)}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
+    hangup = getattr(signal, "SIGHUP", None)        # POSIX only
+    if hangup is not None and signal.getsignal(hangup) is signal.SIG_DFL:   # not under nohup
+        previous[hangup] = signal.signal(hangup, _hangup_as_sigterm)
     try:
         with dropped_interrupts_sent_again():
             yield
@@ -226,6 +238,18 @@ def say_signal_after_search(status: str) -> None:
                f"{status})", err=True)
 
 
+def _own_lines_as_lines(show):
+    """``warnings.showwarning`` that prints bnilp's own-worded warnings (:class:`bnilp.compiled.CompileCacheWarning`:
+    a text that begins ``bnilp:``) as their one line, as the command line says everything, and the rest as ``show``
+    does (Python's form, ``FILE:LINE: Category: text`` and the source line, pointed at an import in another module)."""
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if category.__module__ == "bnilp.compiled":
+            click.echo(one_line(str(message)), err=True)
+        else:
+            show(message, category, filename, lineno, file, line)
+    return showwarning
+
+
 #: click ≥ 8.2 raises this usage error for a group called without a command (it shows the help)
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
@@ -252,6 +276,7 @@ class LazyGroup(click.Group):
         _SETTLED.own_process = args is None
         if args is None:
             tolerant_terminal()
+            warnings.showwarning = _own_lines_as_lines(warnings.showwarning)
         try:
             with (command_recorded(sys.argv[1:], invoked_as(sys.argv[0])) if args is None
                   else command_recorded(list(args))):

@@ -50,9 +50,9 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from bnilp.compiled import njit
 from bnilp.ilp.forests import (
     FREE,
     IN,
@@ -162,7 +162,7 @@ def branching_arcs(data, required_adjacent: list[tuple[int, int]] | None = None)
                          has_vu[order], required[order], asymmetry)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _find(uf: np.ndarray, x: int) -> int:
     r = x
     while uf[r] != r:
@@ -172,7 +172,7 @@ def _find(uf: np.ndarray, x: int) -> int:
     return r
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, wf: np.ndarray,
                   alive: np.ndarray, chosen: np.ndarray, rc_i: np.ndarray, rc_f: np.ndarray,
                   pair_i: np.ndarray, pair_f: np.ndarray) -> bool:
@@ -366,7 +366,7 @@ def _arborescence(nn: int, tail: np.ndarray, head: np.ndarray, wi: np.ndarray, w
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _best_part(state: np.ndarray, item: np.ndarray, required: np.ndarray, tail: np.ndarray, head: np.ndarray,
                w: np.ndarray, nn: int, classes: bool, chosen: np.ndarray, rc_i: np.ndarray,
                rc_f: np.ndarray, pair_i: np.ndarray, pair_f: np.ndarray) -> tuple[bool, float]:
@@ -412,7 +412,7 @@ def _best_part(state: np.ndarray, item: np.ndarray, required: np.ndarray, tail: 
     return got == need, total
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _items(chosen: np.ndarray, item: np.ndarray, n_items: int, classes: bool) -> np.ndarray:
     """The items of an arborescence ``chosen``: its skeleton's edges (``classes``) or its arcs."""
     mask = np.zeros(n_items, dtype=np.bool_)
@@ -425,7 +425,7 @@ def _items(chosen: np.ndarray, item: np.ndarray, n_items: int, classes: bool) ->
     return mask
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _missing_parts(state: np.ndarray, mask: np.ndarray, chosen: np.ndarray, item: np.ndarray, by_head: np.ndarray,
                    head_start: np.ndarray, rc_i: np.ndarray, rc_f: np.ndarray, pair_i: np.ndarray,
                    pair_f: np.ndarray, weight: float, classes: bool, floor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -465,7 +465,7 @@ def _missing_parts(state: np.ndarray, mask: np.ndarray, chosen: np.ndarray, item
     return np.array(items, dtype=np.int64), np.array(bounds, dtype=np.float64)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _rootable(mask: np.ndarray, eu: np.ndarray, ev: np.ndarray, has_uv: np.ndarray, has_vu: np.ndarray,
               n: int) -> np.ndarray:
     """Per variable x, whether x's tree in the forest ``mask`` can be rooted at x with arcs of the table
@@ -512,7 +512,7 @@ def _rootable(mask: np.ndarray, eu: np.ndarray, ev: np.ndarray, has_uv: np.ndarr
     return bad == 0
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _next_class_extra(state: np.ndarray, roots: np.ndarray, rootable: np.ndarray, eu: np.ndarray, ev: np.ndarray,
                       has_uv: np.ndarray, has_vu: np.ndarray, after: int) -> int:
     """The first free edge past ``after`` joining two trees of the best forest (``roots``) that keeps it admitted

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.mec import MASK_MAX_VARIABLES, _adjacency_and_colliders, _cpdag_masks
 
 if TYPE_CHECKING:

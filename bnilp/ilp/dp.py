@@ -42,8 +42,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.ilp import settings
 from bnilp.ilp.families import _Data
 from bnilp.memory import free_memory, usable_cores

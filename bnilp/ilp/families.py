@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.errors import LimitError
 from bnilp.ilp import settings
 from bnilp.ilp.result import Parents

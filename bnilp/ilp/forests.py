@@ -25,8 +25,9 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-import numba
 import numpy as np
+
+from bnilp.compiled import njit
 
 FREE, IN, OUT = 0, 1, 2
 
@@ -101,7 +102,7 @@ def forest_edges(data, tolerance: float) -> ForestEdges | None:
                        asymmetry)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _find(parent: np.ndarray, x: int) -> int:
     while parent[x] != x:
         parent[x] = parent[parent[x]]
@@ -109,7 +110,7 @@ def _find(parent: np.ndarray, x: int) -> int:
     return x
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _best_forest(state: np.ndarray, eu: np.ndarray, ev: np.ndarray, ew: np.ndarray, n: int,
                  chosen: np.ndarray) -> float:
     """The heaviest forest holding the included edges and no excluded one (Kruskal on the positive free
@@ -133,7 +134,7 @@ def _best_forest(state: np.ndarray, eu: np.ndarray, ev: np.ndarray, ew: np.ndarr
     return total
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _components(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> np.ndarray:
     """Union-find roots of the forest ``chosen``, fully compressed: ``roots[x]`` names x's tree."""
     parent = np.arange(n)
@@ -146,7 +147,7 @@ def _components(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> n
     return parent
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def adjacency(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The forest ``chosen`` (a mask over the edges ``eu`` — ``ev``) as adjacency lists: x's neighbours are
     ``nbr[deg[x]:deg[x + 1]]``, each joined to x by the edge ``via[j]``."""
@@ -169,7 +170,7 @@ def adjacency(chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, n: int) -> tup
     return deg, nbr, via
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _missing_children(state: np.ndarray, chosen: np.ndarray, eu: np.ndarray, ev: np.ndarray, ew: np.ndarray,
                       n: int, floor: float, weight: float) -> tuple[np.ndarray, np.ndarray]:
     """The parts of Lawler's partition that lack an edge of the best forest ``chosen`` (weighing ``weight``;
@@ -233,7 +234,7 @@ def _missing_children(state: np.ndarray, chosen: np.ndarray, eu: np.ndarray, ev:
     return np.array(edges, dtype=np.int64), np.array(weights, dtype=np.float64)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _next_extra(state: np.ndarray, roots: np.ndarray, eu: np.ndarray, ev: np.ndarray, after: int) -> int:
     """The first free edge past ``after`` that joins two trees of the best forest (``roots``: its trees) — the
     next part holding the whole best forest and more (module docstring: f_j); −1 when there is none. In edge
@@ -244,7 +245,7 @@ def _next_extra(state: np.ndarray, roots: np.ndarray, eu: np.ndarray, ev: np.nda
     return -1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _missing_state(state: np.ndarray, chosen: np.ndarray, edge: int) -> np.ndarray:
     """The part lacking ``edge`` of the best forest ``chosen``: the earlier free edges of it included, ``edge``
     excluded."""
@@ -256,7 +257,7 @@ def _missing_state(state: np.ndarray, chosen: np.ndarray, edge: int) -> np.ndarr
     return child
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _extra_state(state: np.ndarray, chosen: np.ndarray, roots: np.ndarray, edge: int, eu: np.ndarray,
                  ev: np.ndarray) -> np.ndarray:
     """The part holding the best forest ``chosen`` (trees ``roots``) and the extra ``edge``: the forest included,

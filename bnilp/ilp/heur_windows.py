@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.ilp.families import _Data
 from bnilp.ilp.heur_orders import _best_given, _predecessors, topological_order
 

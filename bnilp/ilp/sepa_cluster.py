@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.ilp.families import _Data
 from bnilp.ilp.settings import _CUT_TOL, _SUPPORT_TOL, _THRESHOLDS
 

@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+from bnilp.compiled import njit
 
 #: rows × bases of one block of the lattice walk (its unit of work: ~5–30 ms of counting on 2 cores)
 BLOCK_ELEMENTS = 1 << 22

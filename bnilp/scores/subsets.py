@@ -31,8 +31,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
+from bnilp.compiled import njit
 from bnilp.scores.batch import LOG_RISING_TABLE, log_rising, mask_hash_index, mask_probe
 
 #: subsets are keyed by their bit mask (int64): n at most this

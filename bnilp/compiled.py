@@ -1,0 +1,75 @@
+"""The compiled kernels' decorator: numba's ``njit``, whose on-disk cache may fail without ending a run.
+
+numba keeps compiled code beside the sources (``__pycache__``) or, where that folder is read-only, under the
+user's cache folder (``~/.cache/numba``, or ``NUMBA_CACHE_DIR``). With ``cache=True`` a failure of that cache was
+the run's end, with a traceback: where no folder could be written (a site-wide install, a read-only HOME: a
+container, user ``nobody``) numba refused at import ("cannot cache function …: no locator available"), so no command
+started, not even ``--help``; a full disk or a quota while saving, or a cache folder removed meanwhile (``git
+clean``, ``pip install --force-reinstall`` beside a running job), ended a run whose code had compiled (a review). A
+cache is only speed: here each of those compiles the code anew (seconds in each process), saying so once."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numba
+
+
+class CompileCacheWarning(RuntimeWarning):
+    """The compiled code could not be cached on disk (or read back): each process compiles it anew."""
+
+
+_SAID: set[str] = set()
+
+
+def _say_once(kind: str, text: str) -> None:
+    if kind not in _SAID:
+        _SAID.add(kind)
+        warnings.warn(text, CompileCacheWarning, stacklevel=4)
+
+
+def _tolerant(dispatcher: Any) -> None:
+    """The dispatcher's cache made to fail softly: a save that fails is skipped, a load that fails compiles."""
+    cache = dispatcher._cache           # numba's FunctionCache, which enable_caching put there
+    save, load = cache.save_overload, cache.load_overload
+
+    def save_overload(sig: Any, data: Any) -> None:
+        try:
+            save(sig, data)
+        except OSError as exc:
+            _say_once("save", f"bnilp: compiled code not cached ({exc.strerror or exc}: {cache.cache_path}); the "
+                              "next process compiles it again")
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        try:
+            return load(sig, target_context)
+        except Exception as exc:        # a file removed or cut short meanwhile: compiled here instead
+            _say_once("load", f"bnilp: a cached compiled function could not be read ({exc}); compiled again")
+            return None
+
+    cache.save_overload, cache.load_overload = save_overload, load_overload
+
+
+def njit(*args: Any, cache: bool = False, **options: Any) -> Any:
+    """``numba.njit(**options)``, cached on disk with ``cache=True`` where numba can: a cache folder that cannot be
+    written or read costs compile time, never the run (:class:`CompileCacheWarning`, once a process). Used as
+    ``@njit(cache=True, nogil=True)`` or bare ``@njit``."""
+    def decorate(func: Callable[..., Any]) -> Any:
+        dispatcher = numba.njit(**options)(func)
+        if cache and hasattr(dispatcher, "enable_caching"):     # NUMBA_DISABLE_JIT: the plain function
+            try:
+                dispatcher.enable_caching()
+            except RuntimeError as exc:     # "cannot cache function …: no locator available for file …"
+                _say_once("locate", f"bnilp: compiled code cannot be cached ({exc}): each process compiles it "
+                                    "anew (seconds in every run); set NUMBA_CACHE_DIR to a folder it may write")
+            else:
+                _tolerant(dispatcher)
+        return dispatcher
+
+    if len(args) == 1 and callable(args[0]) and not options:
+        return decorate(args[0])
+    if args:
+        raise TypeError("bnilp.compiled.njit takes keyword options only (no signatures)")
+    return decorate
