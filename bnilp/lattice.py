@@ -850,10 +850,10 @@ def start_pool(n_jobs: int, user: Any = None):
                                   or (_POOL._max_workers != workers and not _POOL_USERS)):
             _POOL.shutdown(wait=False, kill_workers=bool(_POOL._flags.broken))
             _POOL = None
-        if _POOL is None:
-            _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_loky_worker,
-                                        timeout=POOL_IDLE_TIMEOUT)
-        with children_start_deaf_to_ctrl_c():
+        with children_start_deaf_to_ctrl_c():   # the pool's resource tracker, started here, too
+            if _POOL is None:
+                _POOL = ProcessPoolExecutor(max_workers=workers, initializer=_init_loky_worker,
+                                            timeout=POOL_IDLE_TIMEOUT)
             _POOL.submit(_noop)   # workers are spawned on the first task
         if user is not None:
             _POOL_USERS.add(user)

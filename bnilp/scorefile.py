@@ -169,6 +169,9 @@ class _Replaced:
     existed: bool
     backup: str | None
     replaced: bool = False
+    #: the replaced file's (device, inode), where it existed: what :meth:`put_back` checks is still there before it
+    #: removes a copy (``replaced`` is set only after the rename returns: an interrupt between the two)
+    identity: tuple[int, int] | None = None
 
     def put_back(self) -> bool:
         """The path as it was before the set (False: a file that was there is lost — no copy of it was kept)."""
@@ -185,13 +188,15 @@ class _Replaced:
                 _remove(self.backup)    # never replaced, and the system refuses renames onto it (Windows: a file
                 os.chmod(self.path, mode)   # open in another program): the ".NAME.….old" link was left beside it
                 return True             # (its mode is the file's: removing a read-only link made both writable)
-        if self.backup is not None and not self.replaced:
+        if self.backup is not None and not self.replaced and self.identity is not None \
+                and self.identity == _identity(self.path):
             # a copy (no hard link could be made: an immutable file, another user's in a folder with the sticky bit)
-            # of a file the system would not let be replaced, so it holds what it held: the copy goes (a review
-            # found one ".NAME.….old" more beside the file after every refused run)
+            # of a file the system would not let be replaced, which is still there: the copy goes (a review found
+            # one ".NAME.….old" more beside the file after every refused run)
             with contextlib.suppress(OSError):
                 _remove(self.backup)
-        return not self.replaced
+            return True
+        return not self.replaced and (self.backup is None or self.identity == _identity(self.path))
 
 
 @dataclass
@@ -265,7 +270,8 @@ class _OutputSet:
         try:
             for entry in files:
                 existed = os.path.lexists(entry.path)
-                step = _Replaced(entry.path, existed, _keep_beside(entry.path) if existed else None)
+                step = _Replaced(entry.path, existed, _keep_beside(entry.path) if existed else None,
+                                 identity=_identity(entry.path) if existed else None)
                 done.append(step)           # before the rename: an interrupt just after it is undone too
                 try:
                     os.chmod(entry.tmp, _mode_for(entry.path))
@@ -282,6 +288,15 @@ class _OutputSet:
         for step in done:
             if step.backup is not None:
                 _remove(step.backup)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path`` (None where there is none)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _remove(path: str) -> None:

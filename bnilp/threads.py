@@ -268,12 +268,20 @@ def children_start_deaf_to_ctrl_c() -> Iterator[None]:
         return
     from multiprocessing import resource_tracker
 
-    resource_tracker.ensure_running()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # SIGHUP blocked from before the resource tracker starts (it unblocks only SIGINT and SIGTERM, so a hang-up sent
+    # to the whole group — a terminal closed — stays pending there forever) until the workers ignore it: its default
+    # killed them and the tracker, which printed "process died unexpectedly" and KeyError tracebacks (a review)
+    hangup = {signal.SIGHUP} if hasattr(signal, "SIGHUP") else set()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, hangup)
     try:
-        yield
+        resource_tracker.ensure_running()
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def may_start_processes() -> bool:
@@ -287,11 +295,13 @@ def may_start_processes() -> bool:
 
 
 def deaf_to_ctrl_c() -> None:
-    """In a worker process (its main thread): SIGINT ignored, then unblocked — a Ctrl-C that came while it started
-    (:func:`children_start_deaf_to_ctrl_c`) waits blocked, and is dropped here."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """In a worker process (its main thread): SIGINT and SIGHUP ignored, then unblocked — a Ctrl-C or hang-up that came
+    while it started (:func:`children_start_deaf_to_ctrl_c`) waits blocked, and is dropped here."""
+    hangup = {signal.SIGHUP} if hasattr(signal, "SIGHUP") else set()     # the coordinator stops them on a hang-up too
+    for sig in {signal.SIGINT} | hangup:
+        signal.signal(sig, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT} | hangup)
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ def test_a_function_without_a_cache_folder_is_compiled_uncached_and_said_once(mo
     """Code numba finds no folder to cache for (here: no source file; a read-only package with a read-only HOME
     gives the same "no locator available") is compiled all the same, with one :class:`CompileCacheWarning`."""
     monkeypatch.setattr("bnilp.compiled._SAID", set())
+    monkeypatch.setenv("BNILP_COMPILE_CACHE_SAID", "")
     namespace: dict = {"njit": njit}
     with pytest.warns(CompileCacheWarning, match="cannot be cached") as said:
         exec(compile("@njit(cache=True)\ndef thrice(x):\n    return 3 * x\n\n"
@@ -50,6 +51,7 @@ def test_a_cache_that_cannot_be_written_or_read_costs_a_compile_not_the_run(tmp_
     """A full disk (or a quota) while the compiled code is saved, and a cached file removed before it is read: the
     call returns its value, a warning says so once; a cache that works is used (a second process loads it)."""
     monkeypatch.setattr("bnilp.compiled._SAID", set())
+    monkeypatch.setenv("BNILP_COMPILE_CACHE_SAID", "")
     module = _module(tmp_path, "full_disk", monkeypatch)
     cache_file = module.twice._cache._cache_file
 
@@ -59,8 +61,8 @@ def test_a_cache_that_cannot_be_written_or_read_costs_a_compile_not_the_run(tmp_
     monkeypatch.setattr(cache_file, "save", full)
     with pytest.warns(CompileCacheWarning, match="not cached .No space left on device"):
         assert module.twice(21) == 42
-    monkeypatch.undo()
-    monkeypatch.setattr("bnilp.compiled._SAID", set())
+    monkeypatch.setattr("bnilp.compiled._SAID", set())         # another module, whose cache works
+    monkeypatch.setenv("BNILP_COMPILE_CACHE_SAID", "")
     module = _module(tmp_path, "removed", monkeypatch)
     assert module.twice(4) == 8                     # compiled and cached
     again = _module(tmp_path, "removed", monkeypatch)
@@ -80,3 +82,54 @@ def test_a_cache_that_cannot_be_written_or_read_costs_a_compile_not_the_run(tmp_
     with warnings.catch_warnings():
         warnings.simplefilter("error")              # a cache that works says nothing
         assert _module(tmp_path, "quiet", monkeypatch).twice(1) == 2
+
+
+def test_a_cut_short_index_and_an_interrupt_while_loading(tmp_path, monkeypatch) -> None:
+    """A cache index cut short (a process killed while it wrote it) failed the load softly, then the save, which reads
+    the index first, with an ``UnpicklingError`` traceback on every run (a review): both are skipped. A Ctrl-C that
+    lands in numba's unpickling (CPython wraps it in a ``SystemError``) is the run's interrupt, not a cache failure
+    to compile around."""
+    import pickle
+
+    monkeypatch.setattr("bnilp.compiled._SAID", set())
+    monkeypatch.setenv("BNILP_COMPILE_CACHE_SAID", "")       # nothing said yet; put back after the test
+    module = _module(tmp_path, "cut_short", monkeypatch)
+    cache_file = module.twice._cache._cache_file
+
+    def truncated(*args, **kwargs):
+        raise pickle.UnpicklingError("pickle data was truncated")
+
+    monkeypatch.setattr(cache_file, "load", truncated)
+    monkeypatch.setattr(cache_file, "save", truncated)
+    with pytest.warns(CompileCacheWarning) as said:
+        assert module.twice(7) == 14
+    assert {str(w.message).split(" (")[0] for w in said} == {
+        "bnilp: a cached compiled function could not be read", "bnilp: compiled code not cached"}
+    other = _module(tmp_path, "interrupted", monkeypatch)
+
+    def interrupted(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("<built-in function loads> returned a result with an exception set") from exc
+
+    monkeypatch.setattr(other.twice._cache._cache_file, "load", interrupted)
+    with pytest.raises(SystemError) as caught:
+        other.twice(1)
+    assert isinstance(caught.value.__cause__, KeyboardInterrupt)
+
+
+def test_what_was_said_is_not_said_again_by_the_processes_started_after(tmp_path, monkeypatch) -> None:
+    """The scoring pool's workers import the same kernels and meet the same cache: each printed the warning again,
+    in Python's several-line form (a review). What a process said is in its environment, which they inherit."""
+    monkeypatch.setattr("bnilp.compiled._SAID", set())
+    monkeypatch.setenv("BNILP_COMPILE_CACHE_SAID", "")       # nothing said yet; put back after the test
+    namespace: dict = {"njit": njit}
+    with pytest.warns(CompileCacheWarning):
+        exec(compile("@njit(cache=True)\ndef once(x):\n    return x\n", "<no file>", "exec"), namespace)
+    child = ("import warnings; warnings.simplefilter('error')\n"
+             "from bnilp.compiled import njit\n"
+             "exec(compile('@njit(cache=True)\\ndef again(x):\\n    return x\\n', '<no file>', 'exec'))\n"
+             "print('quiet')")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "quiet", done.stderr

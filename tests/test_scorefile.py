@@ -626,3 +626,23 @@ def test_another_users_file_in_a_sticky_folder_is_refused_before_the_work(tmp_pa
     for uid in (owner, 0):
         monkeypatch.setattr(os, "geteuid", lambda uid=uid: uid)
         sf.check_writable(shared / "r.json", probe=False)
+
+
+def test_a_copy_is_removed_only_while_the_file_it_keeps_is_still_there(tmp_path, monkeypatch) -> None:
+    """``replaced`` is set only once the rename has returned: an interrupt between the two, with the copy refused its
+    way back, removed the only copy of the user's file (a review's simulation). The copy goes only where the file at
+    the path is still the one it copied; otherwise it stays, and the path is said not to be as it was."""
+    import os
+
+    import bnilp.scorefile as sf
+
+    target = tmp_path / "r.json"
+    target.write_text("original\n")
+    backup = tmp_path / ".r.json.copy.old"
+    backup.write_text("original\n")
+    step = sf._Replaced(target, True, str(backup), identity=sf._identity(target))
+    new = tmp_path / "new.tmp"
+    new.write_text("new\n")
+    os.replace(new, target)                 # the rename happened; the interrupt came before `replaced` was set
+    monkeypatch.setattr(os, "replace", lambda *a: (_ for _ in ()).throw(PermissionError(1, "refused")))
+    assert step.put_back() is False and backup.read_text() == "original\n"

@@ -326,6 +326,31 @@ def test_a_signal_during_parallel_scoring_stops_cleanly(tmp_path, shared_data, s
 
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX: a hang-up")
+def test_a_hang_up_of_the_whole_group_stops_parallel_scoring_with_one_line(tmp_path, shared_data) -> None:
+    """A terminal that closes sends SIGHUP to its whole process group, the loky workers and the resource tracker
+    too: its default killed them, and stderr held 33 lines of "resource_tracker: process died unexpectedly" and
+    KeyError tracebacks (a review). They ignore it, as they ignore Ctrl-C; the coordinator stops them."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = tmp_path / "alarm.scores"
+    proc = subprocess.Popen([sys.executable, "-m", "bnilp", "score", str(shared_data / "liao2019_ebnsl" / "alarm.csv"),
+                             "--no-header", "--bf", "3", "--score", "cg", "--palim", "4", "--jobs", "2", "-q", "-o",
+                             str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(scratch)}, preexec_fn=_default_signals,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not _parallel_scoring_started(proc, scratch, "processes") and time.monotonic() < deadline \
+            and proc.poll() is None:
+        time.sleep(0.05)
+    assert _parallel_scoring_started(proc, scratch, "processes"), "the workers never started"
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGHUP)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and stderr.strip() == "bnilp: interrupted", stderr
+    assert not out.exists() and list(scratch.iterdir()) == []
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (Linux: /proc/PID/task/*/children)."""
     out: list[int] = []
@@ -523,7 +548,7 @@ def test_an_interrupt_that_surfaced_as_an_import_error_is_still_an_interrupt(tmp
     assert proc.returncode == 130 and proc.stderr.strip() == "bnilp: interrupted", (proc.returncode, proc.stderr)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_while_the_process_shuts_down_ends_it_with_the_runs_exit_code(tmp_path, shared_data, signum):
     """The run is complete (its score file written) but the interpreter's exit waits for a thread (as it
     joins loky's): Ctrl-C or SIGTERM then ends the process at once with the run's own exit code, no
@@ -671,7 +696,7 @@ def test_before_the_shutdown_no_work_id_is_left_for_loky_to_look_up() -> None:
     lattice.stop_pool_before_exit()
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_in_the_interpreters_last_teardown_leaves_the_runs_exit_code(tmp_path, shared_data, signum):
     """After the exit handlers CPython resets Python-handled signals to their default and clears the modules
     (about a second with SCIP and numba loaded): a signal there killed a complete run (status −signum). Here a

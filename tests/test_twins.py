@@ -635,6 +635,11 @@ def test_a_report_folder_holds_one_runs_report(tmp_path):
     res = CliRunner().invoke(main, ["learn", str(data), "-q", "--report", str(folder)])
     assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
     assert "groups.csv is DATA" in res.output and data.exists()
+    scores = folder / "count"               # an output of the same run, written before the report: its sidecar
+    data = data.rename(tmp_path / "data.csv")
+    res = CliRunner().invoke(main, ["learn", str(data), "-q", "--scores", str(scores), "--report", str(folder)])
+    assert res.exit_code == 2 and "count.json is --scores's sidecar" in res.output, res.output
+    assert not scores.exists()
 
 
 @pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])

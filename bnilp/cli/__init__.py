@@ -66,6 +66,11 @@ def _raise_interrupt(signum, frame) -> None:
     interrupt_where_safe(signum, frame)
 
 
+#: the signals that end a run once its exit is settled (:func:`_end_on_signal`, :func:`_ignore_signals_once_settled`):
+#: SIGHUP too, where the system has it — CPython resets its handler at the last teardown as it does the others'
+_ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM) + ((signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ())
+
+
 def _hangup_as_sigterm(signum, frame) -> None:
     """SIGHUP (the terminal or SSH session closed) sent on as SIGTERM, to whatever handles SIGTERM at that moment
     (the search, the outputs being written, the exit): its default killed the run where it stood, the worker
@@ -135,7 +140,7 @@ def _end_on_signal(code: int) -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     _SETTLED.code = code
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in _ENDING_SIGNALS:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, lambda signum, frame: os._exit(code))
 
@@ -168,7 +173,7 @@ def _ignore_signals_once_settled() -> None:
     run's own exit code."""
     if _SETTLED.code is None or threading.current_thread() is not threading.main_thread():
         return
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in _ENDING_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
 
 

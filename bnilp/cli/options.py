@@ -62,11 +62,13 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
     it): one would silently replace the other. Nor does one output lie inside another (``--dot nest`` with
     ``--json nest/r.json``): the second written would fail after the work, the first already there (a file
     may go into the folder of ``--report DIR``, beside the files it writes: ``folder_files``, by default
-    :data:`bnilp.report.REPORT_FILES`)."""
+    :data:`bnilp.report.REPORT_FILES` — but none among those of :data:`bnilp.report.REPORT_FOLDER_FILES` it does
+    not write, which it removes from its folder)."""
     from bnilp.scorefile import check_file_name, check_writable, is_stream, sidecar_path
 
     written: dict[str, str] = {same_file_key(path): name for path, name in (inputs or {}).items()}
     outputs: list[tuple[str, str, str, str]] = []     # files written: (key, real path, what names it, its flag)
+    removed: list[tuple[str, str, str]] = []            # files a report folder's report removes: (flag, path, name)
     for key, flag in flags.items():
         if opts.get(key) == "":
             raise InputError(f"{flag}: an empty path (give a file name)")
@@ -83,11 +85,8 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
 
                 names = REPORT_FILES if folder_files is None else folder_files
                 paths += [(os.path.join(opts[key], name), f"{flag}'s {name}") for name in names]
-                for name in REPORT_FOLDER_FILES:        # those it does not write, it removes: none an input
-                    what = written.get(same_file_key(os.path.join(opts[key], name)))
-                    if name not in names and what in (inputs or {}).values():
-                        raise InputError(f"{flag}: {os.path.join(opts[key], name)} is {what}, and the report "
-                                         f"removes an earlier report's {name} from its folder")
+                removed += [(flag, os.path.join(opts[key], name), name) for name in REPORT_FOLDER_FILES
+                            if name not in names]
             for path, name in paths:
                 try:
                     check_writable(path, folder=key in folders and path == opts[key])
@@ -98,6 +97,11 @@ def check_outputs(opts: dict[str, Any], flags: dict[str, str], folders: tuple[st
                     raise InputError(f"{other} and {name} name the same file ({path}): one would replace the other")
                 if not (key in folders and path == opts[key]):      # files may go into a report folder
                     outputs.append((same_file_key(path), os.path.realpath(path), name, flag))
+    for flag, path, name in removed:    # a report removes the files of another report it does not write: none may
+        what = written.get(same_file_key(path))     # be an input or another output (a score file: written first)
+        if what is not None:
+            raise InputError(f"{flag}: {path} is {what}, and the report removes an earlier report's {name} from its "
+                             "folder: give it another name")
     for outer_key, outer, outer_name, outer_flag in outputs:       # --dot nest with --json nest/r.json
         for inner_key, inner, inner_name, inner_flag in outputs:
             if outer_flag != inner_flag and inner_key.startswith(outer_key.rstrip(os.sep) + os.sep):
