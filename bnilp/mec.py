@@ -1122,7 +1122,12 @@ def rounding_slack(families: Mapping[str, Mapping[Any, float]]) -> float:
     ½·10⁻ᵈ from its true value, before and after: 2·10⁻ᵈ in all), else 0 (a file of more decimals is within
     :data:`EQUIVALENCE_SLACK`). Score files written with 2–4 decimals of BIC and BDeu were refused as not
     score-equivalent (a review)."""
-    scores = np.fromiter(itertools.chain.from_iterable(f.values() for f in families.values()), dtype=float)
+    return rounding_slack_of(np.fromiter(itertools.chain.from_iterable(f.values() for f in families.values()),
+                                         dtype=float))
+
+
+def rounding_slack_of(scores: np.ndarray) -> float:
+    """:func:`rounding_slack` of a table's family scores given as one array."""
     for d in range(5):
         if np.all(np.abs(scores - np.round(scores, d)) <= 1e-9 * np.maximum(1.0, np.abs(scores))):
             return 2.5 * 10.0 ** -d

@@ -196,7 +196,7 @@ class _Replaced:
             with contextlib.suppress(OSError):
                 _remove(self.backup)
             return True
-        return not self.replaced and (self.backup is None or self.identity == _identity(self.path))
+        return not self.replaced and self.backup is None    # a copy kept: the file at the path is no longer it
 
 
 @dataclass

@@ -350,16 +350,19 @@ def _rows_of_masks(masks, fam, fidx, fstart, rows):
 
 
 def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
-                              tol: float, floor: float = -np.inf) -> tuple[np.ndarray, np.ndarray]:
+                              tol: float, floor: float = -np.inf,
+                              equal_within: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each class's listed DAG replaced by one fixed by the class alone (:func:`_mcs_extensions` of its CPDAG,
     :func:`bnilp.mec._cpdag_masks`), so which DAG stands for a class — and so the order of classes whose scores
     tie — no longer depends on which DAG of it the search happened to find (processes, cubes, peeling or
     branch-and-cut). A DAG is kept where the table lacks one of the fixed DAG's parent sets (a palim, knowledge)
-    or where the two scores differ by more than ``tol`` (a score that is not score-equivalent: the class's
-    listed score stays the one found), or where the fixed DAG falls below both the DAG found and ``floor`` (the
-    credible threshold: a class is credible by its best member, and float noise must not take it out), or where
-    it breaks an ancestor statement of ``data.knowledge`` (arrows
-    and tiers live in the table; adjacencies hold for every member of a class) — there, under background
+    or where the two scores differ by more than ``equal_within`` (default ``tol``; a score that is not
+    score-equivalent: the class's listed score stays the one found — a table only assumed score-equivalent is
+    given the rounding slack its check allows, :func:`bnilp.pipeline.check_assumed_equivalence`, else which DAG a
+    class of a 4-decimal file listed depended on the search path, a review), or where the fixed DAG falls below
+    both the DAG found and ``floor`` (the credible threshold: a class is credible by its best member, and float
+    noise must not take it out), or where it breaks an ancestor statement of ``data.knowledge`` (arrows and tiers
+    live in the table; adjacencies hold for every member of a class) — there, under background
     knowledge, the least member that the table and the knowledge admit stands for it
     (:func:`_least_admitted_member`; a class past :data:`CANONICAL_LISTING_MAX` DAGs, or past
     :data:`CANONICAL_LISTING_BUDGET` DAGs listed, keeps the DAG found, as does a palim without knowledge).
@@ -377,7 +380,8 @@ def canonical_representatives(data: _Data, scores: np.ndarray, rows: np.ndarray,
     fstart = np.searchsorted(data.child[order], np.arange(data.n + 1)).astype(np.int64)
     new_rows, found = _rows_of_masks(fixed, fam, order.astype(np.int64), fstart, rows)
     new_scores = data.exact_rows(new_rows)
-    use = found & (np.abs(new_scores - scores) <= tol) & (new_scores >= np.minimum(scores, floor))
+    within = tol if equal_within is None else max(tol, equal_within)
+    use = found & (np.abs(new_scores - scores) <= within) & (new_scores >= np.minimum(scores, floor))
     known = data.knowledge
     ancestors = known is not None and bool(known.required_ancestors or known.forbidden_ancestors)
     if ancestors:

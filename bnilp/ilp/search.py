@@ -39,7 +39,7 @@ from bnilp.ilp.model import _build, _new_stats
 from bnilp.ilp.result import ClassTail, Network, Parents, SolveResult
 from bnilp.ilp.settings import ENUMERATE_UNITS
 from bnilp.ilp.timing import scip_timing
-from bnilp.mec import MASK_MAX_VARIABLES
+from bnilp.mec import EQUIVALENCE_SLACK, MASK_MAX_VARIABLES, rounding_slack_of
 from bnilp.memory import free_memory, memory_floor, paused_gc, return_freed_memory, worker_count
 from bnilp.scorefile import ScoreTable, check_is_table
 from bnilp.scores.base import tie_tolerance
@@ -1291,7 +1291,10 @@ def _canonical_head(data: _Data, scores: np.ndarray, rows: np.ndarray, max_netwo
     head = len(scores)
     if head > max_networks:
         head = int(np.count_nonzero(scores >= scores[max_networks - 1] - tol))
-    s, r = canonical_representatives(data, scores[:head], rows[:head], tol, threshold)
+    # a table only assumed score-equivalent (no record says): its members may differ by what its check allows
+    within = None if data.score_equivalent is not None else \
+        max(EQUIVALENCE_SLACK, rounding_slack_of(data.score[np.isfinite(data.score)]))
+    s, r = canonical_representatives(data, scores[:head], rows[:head], tol, threshold, within)
     if head == len(scores):
         return s, r
     return np.concatenate([s, scores[head:]]), np.concatenate([r, rows[head:]])
