@@ -901,8 +901,6 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
                                           "bnilp solve --enumerate dags)")
     after = bool((result.stats or {}).get("signal_after_search"))
     status, complete, message = result.status, result.complete, "" if result.complete else result.message
-    if after and complete:          # said, not dropped (a review: count exited 0 with nothing of the Ctrl-C)
-        message = SIGNAL_AFTER_SEARCH
     if not result.optimum_proven:       # the one network listed is the best found, not known to be credible
         listed: list[dict[str, frozenset[str]]] = []
         message = f"OPT not proven ({result.status}): nothing counted"
@@ -928,6 +926,10 @@ def count_credible(table: ScoreTable, epsilon: float, *, time_limit: float | Non
         status, complete, message = short, False, f"time limit: {expanded} of the {len(listed)} classes listed counted"
     elif short is not None:
         status, complete, message = "count_limit", False, short
+    if after and SIGNAL_AFTER_SEARCH not in message:
+        # said, not dropped (a review: count exited 0 with nothing of the Ctrl-C), and kept beside a limit the
+        # counting meets after it
+        message = "; ".join(filter(None, (message, SIGNAL_AFTER_SEARCH)))
     reduced_dags = sum(e.size for e in done) + _listed_dags(listed[len(done):], deadline)
     return TwinCount(pairs, dags, classes, complete, status, reduced_dags, len(listed),
                      expanded, result.optimum if result.optimum_proven else None, message, arrows, shares,

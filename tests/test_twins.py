@@ -676,6 +676,38 @@ def test_bnilp_count_says_a_signal_that_came_after_its_listing(tmp_path, monkeyp
     assert (got["n_dags"], got["n_mecs"]) == (before["n_dags"], before["n_mecs"])
 
 
+def test_a_signal_after_the_listing_is_still_said_when_the_counting_then_meets_its_time_limit(tmp_path, monkeypatch):
+    """The signal's note was replaced by the time limit's when the counting, after a listing a signal came too late to
+    stop, ran out of time: the JSON said only the limit (a session's note). Both are said now; the exit is 3."""
+    import os
+    import signal
+
+    import bnilp.twins
+    from bnilp.cli import main
+    from bnilp.ilp import classbest
+
+    monkeypatch.setattr("bnilp.ilp.settings.FOREST_ENUMERATION", False)
+    monkeypatch.setattr("bnilp.ilp.settings.BRANCHING_ENUMERATION", False)
+    path = _score_file(tmp_path, 150)
+    ranked, expand = classbest.BestPerClass.ranked, bnilp.twins.expand_classes
+
+    def ranked_under_a_signal(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return ranked(self)
+
+    def expand_past_the_deadline(representatives, pairs, deadline=None, *args, **kwargs):
+        return expand(representatives, pairs, 0.0, *args, **kwargs)       # the deadline already passed
+
+    monkeypatch.setattr(classbest.BestPerClass, "ranked", ranked_under_a_signal)
+    monkeypatch.setattr(bnilp.twins, "expand_classes", expand_past_the_deadline)
+    out = tmp_path / "count.json"
+    res = CliRunner().invoke(main, ["count", str(path), "--bf", "150", "-q", "--time-limit", "60", "--json", str(out)])
+    assert res.exit_code == 3, res.output
+    got = json.loads(out.read_text())
+    assert not got["complete"] and got["status"] == "time_limit"
+    assert "time limit" in got["message"] and "SIGINT/SIGTERM came after the search" in got["message"]
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--bf", "0.5"], "--bf must be"), (["--bf", "150"], "pruned for"), (["--time-limit", "0"], "--time-limit"),
     (["--max-networks", "0"], "--max-networks"), (["--bf", "3", "--epsilon", "1"], "not both"),
