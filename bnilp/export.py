@@ -369,6 +369,7 @@ def check_fitted(fitted: object) -> None:
 
 
 def continuous_variables(fitted: Mapping[str, Any]) -> list[str]:
+    """The names of ``fitted``'s variables that are not discrete, in its order (``fitted`` checked first)."""
     check_fitted(fitted)
     return [v for v, e in fitted["variables"].items() if e["type"] != DISCRETE]
 

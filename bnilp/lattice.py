@@ -1639,6 +1639,9 @@ def _light(block: Block) -> Block:
 
 
 def make_executor(score: LocalScore, n_jobs: int, scheduler: str | None):
+    """The executor of the walk's blocks: Dask on ``scheduler``; else one process (``n_jobs`` 1), threads for the
+    compiled discrete scores, loky processes for the scores evaluated in Python (one process inside a pool's
+    worker). ``n_jobs`` −1 is every usable core; below 1 an :class:`InputError` naming ``n_jobs (--jobs)``."""
     if scheduler is not None:
         # an interrupt waits for the imports of dask.distributed to end: one cut short left the module half made
         # in sys.modules, and every later scheduler="local" call of the process failed ("module 'distributed'

@@ -211,6 +211,8 @@ def warn_stream_losses(table: ScoreTable, out: str, written: str | None) -> None
 
 
 def print_scoring_summary(table: ScoreTable, console: Console) -> None:
+    """The console's table of the walk per variable (sets scored and kept, what each rule R1–R6 removed, the largest
+    kept set, seconds; the heaviest :data:`SCORING_TABLE_ROWS` walks where there are more) and its totals line."""
     meta = table.meta
     rows = meta["per_variable"]
     shown = list(rows)

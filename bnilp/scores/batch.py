@@ -106,6 +106,7 @@ def mask_hash_index(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
 @njit(cache=True, nogil=True)
 def mask_hash_lookup(keys: np.ndarray, rows: np.ndarray, bits: int, queries: np.ndarray) -> np.ndarray:
+    """:func:`mask_probe` of each one-word query: the rows stored for ``queries``, −1 where absent."""
     out = np.empty(queries.size, dtype=np.int64)
     for i in range(queries.size):
         out[i] = mask_probe(keys, rows, bits, queries[i])
@@ -179,6 +180,7 @@ def words_hash_build(masks: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarr
 
 @njit(cache=True, nogil=True)
 def words_hash_lookup(keys: np.ndarray, rows: np.ndarray, bits: int, queries: np.ndarray) -> np.ndarray:
+    """:func:`words_probe` of each W-word row of ``queries``: the rows stored for them, −1 where absent."""
     out = np.empty(queries.shape[0], dtype=np.int64)
     for i in range(queries.shape[0]):
         out[i] = words_probe(keys, rows, bits, queries[i])
