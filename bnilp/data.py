@@ -648,6 +648,7 @@ def from_dataframe(
                 spelt = pd.Series(col.cat.categories).astype(str).str.strip().to_numpy(dtype=object)
                 orders[name] = list(spelt)
                 at = col.cat.codes.to_numpy()       # −1: missing (left out by drop_missing, else refused above)
+                _check_categories_apart(spelt, at, name, source)
                 texts[j] = pd.Series(np.append(spelt, "")[np.where(at >= 0, at, len(spelt))], dtype=object)
             else:                           # as a CSV's cells are read: ' a' and 'a' are one state, as in its CSV
                 texts[j] = col.astype(str).str.strip().reset_index(drop=True)
@@ -666,6 +667,23 @@ def from_dataframe(
                   row_names=row_names, level_orders=orders)
     data.rows_dropped_missing = left_out
     return _warned(data)
+
+
+def _check_categories_apart(spelt: np.ndarray, codes: np.ndarray, name: str, source: str) -> None:
+    """Refuse a categorical column two of whose observed categories would be one state once read as a CSV's cells
+    are (stripped; numbers that are one number, ``1`` and ``01``, one state: :func:`_code_labels`): the dtype lists
+    them as distinct states, and merging them silently changed the model (a review: categories ``"1"``, ``"01"``,
+    ``"2"`` gave 2 states)."""
+    used = [str(spelt[k]) for k in np.unique(codes[codes >= 0])]
+    numeric = _numbers(np.array(used, dtype=str))
+    keys = ([_exact_number(u) for u in used] if used and not np.isnan(numeric).any() else used)
+    first: dict = {}
+    for label, key in zip(used, keys, strict=True):
+        if key in first:
+            raise InputError(f"{source}: column {name!r}: categories {first[key]!r} and {label!r} would be one state "
+                             "(cells are read as a CSV's: stripped, and numbers equal as numbers one state); rename "
+                             "one of them (df[col].cat.rename_categories)")
+        first[key] = label
 
 
 #: pandas before 2.2 (the floor is 2.1) swallows the error ``isna`` meets on ``Decimal('sNaN')`` and the value became
@@ -764,12 +782,13 @@ def _build(
     else:
         def where(r: int) -> str:
             return f"{source}: {row_names(r) if row_names is not None else f'row {r}'}"
+    header = f"{source}:{names_line}" if lines is not None else source     # a DataFrame has no names line
     seen: dict[str, int] = {}
     for j, name in enumerate(names):
         if not name:
-            raise InputError(f"{source}:{names_line}: column {j + 1} has an empty name")
+            raise InputError(f"{header}: column {j + 1} has an empty name")
         if name in seen:
-            raise InputError(f"{source}:{names_line}: duplicate column name {name!r} "
+            raise InputError(f"{header}: duplicate column name {name!r} "
                              f"(columns {seen[name] + 1} and {j + 1})"
                              + ("; every name is a number: if the file has no names line, read it with "
                                 "load_data(..., no_header=True) (--no-header)"
@@ -821,7 +840,8 @@ def _build(
         elif hints.get(name) in (DISCRETE, CONTINUOUS):
             kind, why = hints[name], "declared"
         elif np.isnan(numeric).any():
-            _check_stray_tokens(cells, numeric, name, where, [t for t in _split_list(missing, MISSING_PARAMETER) if t])
+            _check_stray_tokens(cells, numeric, name, where, [t for t in _split_list(missing, MISSING_PARAMETER) if t],
+                                in_file=lines is not None)
             kind, why = DISCRETE, "non-numeric values"
             if _decimal_commas(cells):
                 example = str(cells[np.char.find(cells, ",") >= 0][0])
@@ -842,7 +862,9 @@ def _build(
         else:
             kind, why = CONTINUOUS, "numeric"
         if why == "declared":       # the file's own types are said too (a review: only the inferred ones were)
-            notes.append(f"{name}: {kind} (declared in the arity line)")
+            declared = ("declared in the arity line" if lines is not None else
+                        "categorical dtype" if name in (level_orders or {}) else "bool dtype")
+            notes.append(f"{name}: {kind} ({declared})")
         elif why != "given":
             notes.append(f"{name}: {kind} ({why})")
         elif kind == CONTINUOUS and continuous_all and hints.get(name) == DISCRETE:
@@ -928,11 +950,13 @@ def _decimal_commas(cells: np.ndarray) -> bool:
     return bool(np.char.find(cells, ",").max() >= 0) and all(_COMMA_NUMBER.fullmatch(c) for c in np.unique(cells))
 
 
-def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where, given: list[str]) -> None:
+def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where, given: list[str],
+                        in_file: bool = True) -> None:
     """Refuse a column of numbers with a few non-numeric tokens (rule at :data:`MAX_STRAY_TOKENS`): they
     are probably missing values, and taking the column as discrete would silently turn a measurement
     into a variable with one state per distinct number. Mostly-label columns stay discrete. The error's
-    ``--missing`` list holds the tokens ``given`` already and these (one suggestion to paste, not one a token)."""
+    ``--missing`` list holds the tokens ``given`` already and these (one suggestion to paste, not one a token); a
+    DataFrame's (``in_file`` False) is told to make them NA, as :func:`from_dataframe` takes no ``missing``."""
     stray = np.isnan(numeric)
     tokens = list(dict.fromkeys(cells[stray].tolist()))
     share = float(stray.mean())
@@ -946,11 +970,16 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
     r = int(np.flatnonzero(stray)[0])
     shown = ", ".join(repr(t) for t in tokens)
     listed = list(dict.fromkeys([*given, *tokens]))
+    if in_file:
+        leave = (f"leave them out with --missing {flag_value(*listed)} --drop-missing — from Python "
+                 f"missing={','.join(listed)!r}, drop_missing=True")
+        state = f"give --discrete {flag_value(name)} if {tokens[0]!r} is a state (discrete={name!r})"
+    else:       # from_dataframe has no missing=: the cells are made NA (a review: the hint named a parameter it lacks)
+        leave = "make those cells NA and read the frame with from_dataframe(..., drop_missing=True), which leaves their rows out"
+        state = f"give discrete=[{name!r}] if {tokens[0]!r} is a state"
     raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
-                     f"rows): a probable missing value, and bnilp needs complete data (impute those rows, or leave "
-                     f"them out with --missing {flag_value(*listed)} --drop-missing — from Python "
-                     f"missing={','.join(listed)!r}, drop_missing=True, or in a DataFrame NA and drop_missing=True); "
-                     f"give --discrete {flag_value(name)} if {tokens[0]!r} is a state (discrete={name!r})")
+                     f"rows): a probable missing value, and bnilp needs complete data (impute those rows, or "
+                     f"{leave}); {state}")
 
 
 def _with_declared(labels: list[str], inverse: np.ndarray, numeric: np.ndarray,

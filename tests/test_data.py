@@ -638,6 +638,43 @@ def test_a_frames_token_in_a_continuous_column_points_to_what_a_frame_can_do() -
         from_dataframe(flags, continuous="all")
 
 
+def test_a_frames_stray_token_in_a_column_of_numbers_points_to_what_a_frame_can_do() -> None:
+    """A column of numbers but for a few tokens (inferred, no type given) told a frame's user to pass ``missing=``,
+    which ``from_dataframe`` and ``learn`` lack (a review: following it was a TypeError); a file's message keeps it."""
+    frame = pd.DataFrame({"x": [f"{i * 0.37:.2f}" for i in range(20)], "y": np.arange(20) % 3})
+    frame.loc[[4, 9], "x"] = "nan"          # as .astype(str) leaves a float column's NaN
+    with pytest.raises(InputError) as caught:
+        from_dataframe(frame)
+    text = str(caught.value)
+    assert " missing=" not in text and "--missing" not in text and "--discrete" not in text, text
+    assert "make those cells NA and read the frame with from_dataframe(..., drop_missing=True)" in text
+    assert "discrete=['x']" in text
+    assert from_dataframe(frame.replace("nan", None), drop_missing=True).N == 18
+
+
+def test_a_categorical_columns_distinct_categories_are_never_merged_silently() -> None:
+    """Categories read as a CSV's cells are (stripped; ``1`` and ``01`` one number) became one state, nothing said,
+    though the dtype lists them as distinct (a review: ``"1"``, ``"01"``, ``"2"`` gave 2 states and another OPT). Two
+    observed categories that would be one state are refused, naming both; an unused one is no matter."""
+    a = np.arange(60) % 3
+    for categories, pair in ((["1", "01", "2"], "'1' and '01'"), ([1, "1", 2], "'1' and '1'"),
+                             (["x", " x", "y"], "'x' and 'x'")):
+        frame = pd.DataFrame({"A": pd.Categorical.from_codes(a, categories=categories), "B": a % 2})
+        with pytest.raises(InputError, match=rf"^<DataFrame>: column 'A': categories {pair} would be one state"):
+            from_dataframe(frame)
+    unused = pd.DataFrame({"A": pd.Categorical.from_codes(a % 2, categories=["1", "2", "01"]), "B": a % 2})
+    data = from_dataframe(unused)
+    assert data.levels[0] == ["1", "2"] and data.notes[0] == "A: discrete (categorical dtype)"
+    flags = from_dataframe(pd.DataFrame({"A": a % 2 == 0, "B": a}))
+    assert flags.notes[0] == "A: discrete (bool dtype)"
+
+
+def test_a_frames_name_errors_cite_no_file_line() -> None:
+    """An empty or duplicate label of a DataFrame was reported at ``<DataFrame>:1:``, a file's names line."""
+    with pytest.raises(InputError, match=r"^<DataFrame>: column 1 has an empty name$"):
+        from_dataframe(pd.DataFrame({"": [0, 1] * 5, "B": [0, 0, 1, 1, 1] * 2}))
+
+
 def test_a_name_holding_a_unicode_line_separator_is_one_field(tmp_path) -> None:
     """The delimiter was sniffed from ``str.splitlines``, which also breaks at U+0085 and U+2028: a name holding one
     made the file look ragged ("expected 2 fields, found 1" at the wrong line; a review). Only CR and LF end a row."""
