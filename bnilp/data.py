@@ -975,7 +975,8 @@ def _check_stray_tokens(cells: np.ndarray, numeric: np.ndarray, name: str, where
                  f"missing={','.join(listed)!r}, drop_missing=True")
         state = f"give --discrete {flag_value(name)} if {tokens[0]!r} is a state (discrete={name!r})"
     else:       # from_dataframe has no missing=: the cells are made NA (a review: the hint named a parameter it lacks)
-        leave = "make those cells NA and read the frame with from_dataframe(..., drop_missing=True), which leaves their rows out"
+        leave = ("make those cells NA and read the frame with from_dataframe(..., drop_missing=True), which leaves "
+                 "their rows out")
         state = f"give discrete=[{name!r}] if {tokens[0]!r} is a state"
     raise InputError(f"{where(r)}: column {name!r} holds numbers except {shown} ({int(stray.sum())} of {stray.size} "
                      f"rows): a probable missing value, and bnilp needs complete data (impute those rows, or "
