@@ -297,3 +297,39 @@ def test_a_capped_dag_listing_under_the_class_prior_weighs_each_listed_dag_w_ove
     assert len(by_score) == len(want)
     for (s1, p1, n1), (s2, p2, n2) in zip(by_score, want, strict=True):
         assert s1 == pytest.approx(s2, abs=1e-9) and p1 == pytest.approx(p2, rel=1e-9) and n1 == n2
+
+
+def test_under_knowledge_an_edge_is_undirected_only_where_the_admitted_dags_disagree_on_it():
+    """Under background knowledge a class stands for its DAGs that satisfy it (Meek 1995), so P(u — v undirected)
+    sums the classes whose *admitted* DAGs orient u — v both ways — not the CPDAG's undirected edges (a mutation
+    test: reading the CPDAG's passed every test). Oracle: every DAG on 4 nodes grouped by class, its admitted
+    members listed, an edge undirected where they disagree; each class weighted 1/k for k classes."""
+    from bnilp.knowledge import Knowledge
+    from bnilp.mec import MEC
+    from tests.oracles import markov_class, satisfies_knowledge
+
+    nodes = ["a", "b", "c", "d"]
+    classes: dict = {}
+    for dag in all_dags(nodes):
+        classes.setdefault(markov_class(dag), []).append(dag)
+    rng = np.random.default_rng(5)
+    checked = changed = 0
+    for knowledge in (Knowledge(required=(("a", "b"),)), Knowledge(forbidden=(("c", "b"), ("d", "a"))),
+                      Knowledge(tiers=(("a",), ("b", "c", "d")))):
+        picked = [members for members in classes.values() if any(satisfies_knowledge(g, knowledge) for g in members)]
+        picked = [picked[i] for i in rng.choice(len(picked), size=8, replace=False)]
+        mecs, expected = [], np.zeros((4, 4))
+        for members in picked:
+            admitted = [g for g in members if satisfies_knowledge(g, knowledge)]
+            mecs.append(MEC(score=0.0, members=[len(mecs)], representative=admitted[0], counted=len(admitted),
+                            knowledge=knowledge))
+            for i, u in enumerate(nodes):
+                for j, v in enumerate(nodes):
+                    ways = {u in g[v] for g in admitted if u in g[v] or v in g[u]}
+                    if ways == {True, False}:
+                        expected[i, j] += 1 / len(picked)
+            changed += mecs[-1].cpdag[1] != mecs[-1].pdag[1]
+        got = undirected_posteriors(mecs, [1 / len(mecs)] * len(mecs), nodes).to_numpy()
+        np.testing.assert_allclose(got, expected, atol=1e-12)
+        checked += 1
+    assert checked == 3 and changed > 0        # the knowledge directed some CPDAG edge of the classes drawn
