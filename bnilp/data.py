@@ -631,6 +631,7 @@ def from_dataframe(
     hints, orders = {}, {}
     rows = _row_names(df.index)
     texts, absent = {}, []
+    category_codes: dict[str, tuple[np.ndarray, np.ndarray]] = {}      # checked in _build, on the rows kept
     for j, name in enumerate(names):        # by position: labels such as 1 and True are one key to df[...]
         col = df.iloc[:, j]
         if isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(col.dtype):
@@ -648,7 +649,7 @@ def from_dataframe(
                 spelt = pd.Series(col.cat.categories).astype(str).str.strip().to_numpy(dtype=object)
                 orders[name] = list(spelt)
                 at = col.cat.codes.to_numpy()       # −1: missing (left out by drop_missing, else refused above)
-                _check_categories_apart(spelt, at, name, source)
+                category_codes[name] = (spelt, at)
                 texts[j] = pd.Series(np.append(spelt, "")[np.where(at >= 0, at, len(spelt))], dtype=object)
             else:                           # as a CSV's cells are read: ' a' and 'a' are one state, as in its CSV
                 texts[j] = col.astype(str).str.strip().reset_index(drop=True)
@@ -660,21 +661,23 @@ def from_dataframe(
         keep = complete_rows(np.column_stack(absent) | (frame == "").to_numpy(dtype=bool), source)
         left_out = len(frame) - len(keep)
         frame = frame.iloc[keep].reset_index(drop=True)
+        category_codes = {nm: (spelt, at[keep]) for nm, (spelt, at) in category_codes.items()}
 
         def row_names(r: int) -> str:       # the row as the caller's frame has it
             return rows(int(keep[r]))
     data = _build(frame, names, source, None, discrete, continuous, None, hints, integer_codes,
-                  row_names=row_names, level_orders=orders)
+                  row_names=row_names, level_orders=orders, category_codes=category_codes)
     data.rows_dropped_missing = left_out
     return _warned(data)
 
 
 def _check_categories_apart(spelt: np.ndarray, codes: np.ndarray, name: str, source: str) -> None:
-    """Refuse a categorical column two of whose observed categories would be one state once read as a CSV's cells
-    are (stripped; numbers that are one number, ``1`` and ``01``, one state: :func:`_code_labels`): the dtype lists
-    them as distinct states, and merging them silently changed the model (a review: categories ``"1"``, ``"01"``,
-    ``"2"`` gave 2 states)."""
-    used = [str(spelt[k]) for k in np.unique(codes[codes >= 0])]
+    """Refuse a discrete categorical column two of whose observed categories (``codes``: the rows read, after any
+    left out) would be one state once read as a CSV's cells are (stripped; numbers that are one number, ``1`` and
+    ``01``, one state: :func:`_code_labels`): the dtype lists them as distinct states, and merging them silently
+    changed the model (a review: categories ``"1"``, ``"01"``, ``"2"`` gave 2 states). Read as continuous, the
+    values are numbers and nothing is merged."""
+    used = [str(spelt[k]) for k in np.unique(codes[codes >= 0]) if str(spelt[k])]      # '' is a missing value
     numeric = _numbers(np.array(used, dtype=str))
     keys = ([_exact_number(u) for u in used] if used and not np.isnan(numeric).any() else used)
     first: dict = {}
@@ -771,11 +774,13 @@ def _build(
     declared_states: dict[str, int] | None = None,
     row_names: Callable[[int], str] | None = None,
     level_orders: dict[str, list[str]] | None = None,
+    category_codes: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Dataset:
     """Validate names and cells, decide kinds, code the columns (``lines``: each row's line in the file, for
     messages; None for a DataFrame, whose rows ``row_names`` names). ``declared_states``: a ``.dat`` file's
     arities (:func:`_with_declared`). ``level_orders``: a categorical column's categories, whose order the
-    observed states keep (else states are sorted)."""
+    observed states keep (else states are sorted). ``category_codes``: a categorical column's spelt categories and
+    each row's code (:func:`_check_categories_apart`, where the column is discrete)."""
     if lines is not None:
         def where(r: int) -> str:
             return f"{source}:{lines[r]}"
@@ -861,15 +866,18 @@ def _build(
                                    "values, discrete for a discrete-only score")
         else:
             kind, why = CONTINUOUS, "numeric"
+        if kind == DISCRETE and category_codes and name in category_codes:
+            _check_categories_apart(*category_codes[name], name, source)
+        declared = ("the arity line" if lines is not None else
+                    "its categorical dtype" if name in (level_orders or {}) else "its bool dtype")
         if why == "declared":       # the file's own types are said too (a review: only the inferred ones were)
-            declared = ("declared in the arity line" if lines is not None else
-                        "categorical dtype" if name in (level_orders or {}) else "bool dtype")
-            notes.append(f"{name}: {kind} ({declared})")
+            notes.append(f"{name}: {kind} (declared in the arity line)" if lines is not None else
+                         f"{name}: {kind} ({declared.removeprefix('its ')})")
         elif why != "given":
             notes.append(f"{name}: {kind} ({why})")
         elif kind == CONTINUOUS and continuous_all and hints.get(name) == DISCRETE:
-            notes.append(f"{name}: continuous (declared discrete in the arity line, read as numbers: every column "
-                         "continuous)")
+            notes.append(f"{name}: continuous (declared discrete {'in' if lines is not None else 'by'} {declared}, "
+                         "read as numbers: every column continuous)")
         if kind == CONTINUOUS:
             if np.isnan(numeric).any() or not np.isfinite(numeric).all():
                 r = int(np.flatnonzero(~np.isfinite(numeric))[0])

@@ -669,6 +669,36 @@ def test_a_categorical_columns_distinct_categories_are_never_merged_silently() -
     assert flags.notes[0] == "A: discrete (bool dtype)"
 
 
+def test_the_categories_check_reads_the_rows_kept_and_only_discrete_columns() -> None:
+    """A review of the check above: it read every row before ``drop_missing`` left some out (a category seen only
+    in a row left out decided whether the others compare as numbers, so ``'1'`` and ``'01'`` were merged, or a pair
+    seen only there was refused), refused a column read as continuous (``continuous='all'``, as BGe reads a frame),
+    and took blank categories (missing values) for a pair."""
+    a = np.arange(60) % 3
+    codes = a.copy()
+    codes[7] = 3                                    # 'x' only in row 7, which is left out
+    gap = np.arange(60.0) * 0.37 % 5
+    gap[7] = np.nan
+    frame = pd.DataFrame({"A": pd.Categorical.from_codes(codes, categories=["1", "01", "2", "x"]), "B": gap})
+    with pytest.raises(InputError, match="categories '1' and '01' would be one state"):
+        from_dataframe(frame, drop_missing=True)
+    codes = np.where(a == 1, 2, a)
+    codes[7] = 1                                    # '01' only in the row left out
+    frame = pd.DataFrame({"A": pd.Categorical.from_codes(codes, categories=["1", "01", "2"]), "B": gap})
+    assert from_dataframe(frame, drop_missing=True).levels[0] == ["1", "2"]
+    numbers = pd.DataFrame({"A": pd.Categorical.from_codes(a, categories=["1", "01", "2"]), "B": gap})
+    data = from_dataframe(numbers.dropna(), continuous="all")
+    assert data.kinds == [CONTINUOUS, CONTINUOUS]
+    assert data.notes == ["A: continuous (declared discrete by its categorical dtype, read as numbers: every column "
+                          "continuous)"]
+    codes = a.copy()
+    codes[3] = 3
+    blank = pd.DataFrame({"A": pd.Categorical.from_codes(codes, categories=["a", "b", "", " "]), "B": a % 2})
+    assert from_dataframe(blank, drop_missing=True).levels[0] == ["a", "b"]
+    with pytest.raises(InputError, match=r"row 2: column 'A': missing value ''"):
+        from_dataframe(blank)
+
+
 def test_a_frames_name_errors_cite_no_file_line() -> None:
     """An empty or duplicate label of a DataFrame was reported at ``<DataFrame>:1:``, a file's names line."""
     with pytest.raises(InputError, match=r"^<DataFrame>: column 1 has an empty name$"):
