@@ -1384,3 +1384,22 @@ def test_the_pair_rows_are_built_for_exactly_the_pairs_whose_cluster_has_both_ch
                 if len(set(data.child[data.cluster_families(pair)].tolist())) == 2:
                     want.append((i, j))
         assert _mutual_pairs(data) == want
+
+
+def test_peeling_lists_a_dag_that_scores_exactly_the_threshold():
+    """:class:`Peeler` lists every DAG with score ≥ its threshold: with integer scores (exact sums) and the
+    threshold exactly OPT, the optimum is listed (a mutation test: ``<=`` for ``<`` in its family bound dropped it,
+    and no test noticed, since the pipeline always passes a threshold below OPT − ε by a margin)."""
+    from bnilp.scorefile import ScoreTable
+
+    families = {"a": {frozenset(): -10.0, frozenset({"b"}): -8.0, frozenset({"c"}): -9.0},
+                "b": {frozenset(): -10.0, frozenset({"a"}): -9.0},
+                "c": {frozenset(): -4.0, frozenset({"a", "b"}): -3.0}}
+    table = ScoreTable(["a", "b", "c"], families, {})
+    data = _Data(table)
+    opt, credible = brute_force_credible(table, 0.0)
+    peeler = Peeler(data, solve_dp(data, containing=True).forward, opt)
+    rows = []
+    while not peeler.done:
+        rows += [tuple(sorted(int(k) for k in r)) for r in peeler.next_chunk()]
+    assert len(credible) == 1 and len(rows) == 1 and data.exact(rows[0]) == opt == -21.0
