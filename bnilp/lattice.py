@@ -17,7 +17,7 @@ variables. With ``n_jobs > 1`` a score counted in compiled code (BIC, BDeu: the 
 runs them on n_jobs − 1 threads of this process (:class:`ThreadExecutor`: no process to start, nothing
 copied); any other score on a loky process pool (:func:`start_pool`, kept between runs) whose workers
 read the score (and its data) once per run, from a temporary file, on their first block; with a Dask
-``scheduler`` the score is scattered once to every worker and tasks name it.
+``scheduler`` the score is sent to the cluster once, as a task of its own, and tasks name it.
 The coordinator advances a child as soon as all blocks of its level are back, and
 evaluates queued blocks itself while it waits (work stealing). At most
 :data:`ACTIVE_CHILDREN_PER_SLOT` children per process are walked at once (one at a time serially):
@@ -126,8 +126,10 @@ DASK_QUEUED_PER_THREAD = 2
 #: seconds of work a Dask task carries (blocks packed by the measured pace; a task costs a few ms to schedule)
 DASK_TASK_SECONDS = 0.05
 #: a level's frontier statistics up to this size travel inside each task that needs them; larger ones are
-#: scattered to the cluster once (a scatter is a round trip through the scheduler: ~3 ms in-process)
+#: sent to the cluster once as a task of their own (a round trip through the scheduler: ~3 ms in-process)
 DASK_INLINE_FRONTIER_BYTES = 1 << 18
+#: seconds a cluster given by address may take to have a worker before the run is refused ("takes no work")
+DASK_WORKER_WAIT_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -1435,6 +1437,13 @@ class _Pace:
         return DASK_TASK_SECONDS * self.cost / self.seconds if self.seconds > 0 else 0.0
 
 
+def _returned(value: Any) -> Any:
+    """``value``, as a Dask task's result: what every task needs (the score, a level's frontier) is a task of its own
+    rather than scattered data, so the scheduler, which holds its inputs, recomputes it where the workers holding it
+    died (:meth:`DaskExecutor._shared`)."""
+    return value
+
+
 def _no_large_graph_warning() -> Any:
     """Dask's "Sending large graph of size … Consider loading the data with Dask directly" (a task over 10 MiB:
     blocks with their subsets' rows on wide data) is advice to whoever builds the tasks, which is bnilp, not the
@@ -1445,7 +1454,7 @@ def _no_large_graph_warning() -> Any:
 
 
 class DaskExecutor:
-    """Blocks as Dask tasks; the score is scattered once to every worker and tasks refer to it.
+    """Blocks as Dask tasks; the score is sent once, as a task of its own (:meth:`_shared`), and tasks refer to it.
 
     Blocks wait in the coordinator and go to the cluster oldest first, packed into tasks of about
     :data:`DASK_TASK_SECONDS` of work each (a task costs the scheduler, the worker and the client a few
@@ -1469,7 +1478,8 @@ class DaskExecutor:
                 _LOCAL_DASK_USERS.add(self)
         self.coordinator_computes = self.local and (n_jobs if n_jobs > 1 else usable_cores()) > 1
         try:
-            self.score_future = self.client.scatter(score, broadcast=True, hash=False)
+            self.client.wait_for_workers(1, timeout=DASK_WORKER_WAIT_SECONDS)
+            self.score_future = self._shared(score)
             self.threads = max(sum(self.client.nthreads().values()), 1)
         except (OSError, TimeoutError) as exc:        # e.g. a scheduler with no worker to take the score
             _LOCAL_DASK_USERS.discard(self)
@@ -1572,14 +1582,23 @@ class DaskExecutor:
             with contextlib.suppress(Exception):
                 self.client.cancel(list(sent.values()))
 
+    def _shared(self, value: Any) -> Any:
+        """The future of ``value`` as a task (:func:`_returned`), sent once: a worker fetches it from another that
+        holds it. Scattered data cannot be recomputed, and a broadcast scatter does not keep a copy on every worker —
+        distributed's Active Memory Manager drops the extra replicas within seconds — so one worker killed lost it and
+        every task needing it was cancelled, or the next scatter hung (a review: a worker of a cluster given by
+        address killed, 4 runs in 45 ended with no file, 2 hung); a task's inputs stay with the scheduler, which
+        runs it again elsewhere."""
+        with _no_large_graph_warning():
+            return self.client.submit(_returned, value, pure=False)
+
     def _frontier(self, child: int, stats: tuple) -> Any:
-        """The Dask future of a level's (ll, nh), scattered on the level's first block sent (the previous
-        level's is released once no task needs it). Broadcast, as the score is: scattered to one worker, it died
-        with that worker — Dask cannot recompute scattered data — and every task needing it was cancelled (a
-        review: a worker of a cluster given by address killed, 2 runs in 6 ended with no file)."""
+        """The Dask future of a level's (ll, nh), sent on the level's first block sent (the previous level's is
+        released once no task needs it), as the score is (:meth:`_shared`: recomputed if the workers holding it
+        die)."""
         held = self.frontiers.get(child)
         if held is None or held[0] is not stats:
-            held = (stats, self.client.scatter(stats, broadcast=True, hash=False))
+            held = (stats, self._shared(stats))
             self.frontiers[child] = held
         return held[1]
 

@@ -607,8 +607,11 @@ def test_a_cluster_of_processes_by_address_gives_the_same_score_file(runner, tmp
 @pytest.mark.parametrize("inline", [0, 1 << 30])
 def test_dask_tasks_pack_blocks_and_carry_or_scatter_frontiers_alike(monkeypatch, inline: int) -> None:
     """A Dask task carries several blocks once their pace is known (``DASK_TASK_SECONDS``), and a level's
-    frontier statistics travel inside the tasks or are scattered once (``DASK_INLINE_FRONTIER_BYTES``):
-    the same table as one process either way, and each way is taken."""
+    frontier statistics travel inside the tasks or are sent once as a task of their own
+    (``DASK_INLINE_FRONTIER_BYTES``): the same table as one process either way, and each way is taken. Nothing is
+    scattered: the score and the statistics are tasks the scheduler can run again (a review: scattered data, even
+    broadcast, was lost with the one worker left holding it — distributed's memory manager drops replicas — and
+    every task needing it was cancelled: exit 3, no file, or a hang)."""
     pytest.importorskip("distributed")
     import bnilp.lattice as lattice
 
@@ -625,20 +628,24 @@ def test_dask_tasks_pack_blocks_and_carry_or_scatter_frontiers_alike(monkeypatch
 
     def counted_frontier(self, child, stats):
         scattered.append(child)
-        return frontier(self, child, stats)
+        future = frontier(self, child, stats)
+        wait([future, self.score_future])           # known to the scheduler
+        recomputable.append(self.client.run_on_scheduler(
+            lambda dask_scheduler, key=future.key: dask_scheduler.tasks[key].run_spec is not None))
+        recomputable.append(self.client.run_on_scheduler(
+            lambda dask_scheduler, key=self.score_future.key: dask_scheduler.tasks[key].run_spec is not None))
+        return future
 
     monkeypatch.setattr(lattice.DaskExecutor, "_collect", counted_collect)
     monkeypatch.setattr(lattice.DaskExecutor, "_frontier", counted_frontier)
-    from distributed import Client
+    from distributed import Client, wait
 
-    scatter, scattered_to_all = Client.scatter, []
+    recomputable: list[bool] = []
 
-    def recorded_scatter(self, data, *args, **kwargs):
-        if isinstance(data, tuple):         # a level's (ll, nh), not the score
-            scattered_to_all.append(kwargs.get("broadcast", False))
-        return scatter(self, data, *args, **kwargs)
+    def no_scatter(self, data, *args, **kwargs):
+        raise AssertionError("scattered data cannot be recomputed where its workers die")
 
-    monkeypatch.setattr(Client, "scatter", recorded_scatter)
+    monkeypatch.setattr(Client, "scatter", no_scatter)
     data = discrete(4, 9, 400)
     serial = score_parent_sets(make_score("bic", data), epsilon=math.log(20), counts="families")
     dask = score_parent_sets(make_score("bic", data), epsilon=math.log(20), scheduler="local", n_jobs=2,
@@ -646,9 +653,7 @@ def test_dask_tasks_pack_blocks_and_carry_or_scatter_frontiers_alike(monkeypatch
     assert dask.families == serial.families and dask.meta["pruned"] == serial.meta["pruned"]
     assert max(packs) > 1
     assert bool(scattered) == (inline == 0)
-    # to every worker, as the score: scattered to one, a level's statistics died with it and every task needing
-    # them was cancelled (a review: a worker of a cluster given by address killed, exit 3, no file)
-    assert all(broadcast for broadcast in scattered_to_all)
+    assert len(recomputable) == 2 * len(scattered) and all(recomputable)
 
 
 def test_the_local_cluster_is_reused_and_shares_the_blocks_with_the_coordinator(monkeypatch) -> None:
