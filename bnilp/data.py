@@ -868,16 +868,15 @@ def _build(
             kind, why = CONTINUOUS, "numeric"
         if kind == DISCRETE and category_codes and name in category_codes:
             _check_categories_apart(*category_codes[name], name, source)
-        declared = ("the arity line" if lines is not None else
-                    "its categorical dtype" if name in (level_orders or {}) else "its bool dtype")
+        dtype = "categorical dtype" if name in (level_orders or {}) else "bool dtype"    # a frame's declaration
         if why == "declared":       # the file's own types are said too (a review: only the inferred ones were)
-            notes.append(f"{name}: {kind} (declared in the arity line)" if lines is not None else
-                         f"{name}: {kind} ({declared.removeprefix('its ')})")
+            notes.append(f"{name}: {kind} ({'declared in the arity line' if lines is not None else dtype})")
         elif why != "given":
             notes.append(f"{name}: {kind} ({why})")
         elif kind == CONTINUOUS and continuous_all and hints.get(name) == DISCRETE:
-            notes.append(f"{name}: continuous (declared discrete {'in' if lines is not None else 'by'} {declared}, "
-                         "read as numbers: every column continuous)")
+            declared = "in the arity line" if lines is not None else f"by its {dtype}"
+            notes.append(f"{name}: continuous (declared discrete {declared}, read as numbers: every column "
+                         "continuous)")
         if kind == CONTINUOUS:
             if np.isnan(numeric).any() or not np.isfinite(numeric).all():
                 r = int(np.flatnonzero(~np.isfinite(numeric))[0])
